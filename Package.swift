@@ -1,0 +1,76 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let package = Package(
+    name: "Gatehouse",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "GatehouseProtocol", targets: ["GatehouseProtocol"]),
+        .library(name: "GatehouseServer", targets: ["GatehouseServer"]),
+        .executable(name: "gatehouse", targets: ["gatehouse"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.0"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.0"),
+        .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.0"),
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+    ],
+    targets: [
+        // Wire vocabulary shared by server and SDK. No I/O.
+        .target(
+            name: "GatehouseProtocol",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // The Hummingbird application, storage, and pages.
+        .target(
+            name: "GatehouseServer",
+            dependencies: [
+                "GatehouseProtocol",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Resources")]
+        ),
+        // Command implementations of the `gatehouse` tool (a library so tests can drive them).
+        .target(
+            name: "GatehouseCLI",
+            dependencies: [
+                "GatehouseServer",
+                "GatehouseProtocol",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(name: "gatehouse", dependencies: ["GatehouseCLI"]),
+        .testTarget(name: "GatehouseProtocolTests", dependencies: ["GatehouseProtocol"]),
+        .testTarget(
+            name: "GatehouseServerTests",
+            dependencies: [
+                "GatehouseServer",
+                "GatehouseProtocol",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "GatehouseCLITests",
+            dependencies: ["GatehouseCLI", "GatehouseServer", "GatehouseProtocol", .product(name: "AsyncHTTPClient", package: "async-http-client")],
+            exclude: ["Interop"]
+        ),
+    ]
+)

@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+
+/// The `gatehouse` command: run the server and manage apps and people.
+public struct GatehouseCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "gatehouse",
+        abstract: "A Facebook Login compatible login server, emulator and toolkit.",
+        subcommands: [ServeCommand.self, AppsCommand.self, UsersCommand.self]
+    )
+    public init() {}
+}
+
+/// Where the database lives; shared by every command that touches it.
+struct DataOptions: ParsableArguments {
+    @Option(name: .customLong("data-dir"), help: "Folder for gatehouse.sqlite (env GATEHOUSE_DATA_DIR; default ./.gatehouse).")
+    var dataDir: String?
+
+    var resolved: String { dataDir ?? Environment.value("GATEHOUSE_DATA_DIR") ?? ".gatehouse" }
+}
+
+/// Environment variables, read in one place.
+enum Environment {
+    static func value(_ name: String) -> String? {
+        guard let v = ProcessInfo.processInfo.environment[name], !v.isEmpty else { return nil }
+        return v
+    }
+}
+
+/// A failure the person can act on: printed as one line, exit status 1.
+struct CLIError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Prints an error plainly and exits non-zero, instead of ArgumentParser's usage dump.
+func fail(_ message: String) -> ExitCode {
+    FileHandle.standardError.write(Data("gatehouse: \(message)\n".utf8))
+    return ExitCode(1)
+}
+
+/// Compact, stable JSON for `--json` output.
+func printJSON(_ value: some Encodable) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
+    encoder.dateEncodingStrategy = .iso8601
+    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+}

@@ -1,0 +1,58 @@
+import Foundation
+import GatehouseServer
+import Logging
+
+/// Opens the same database the server uses, for management commands (safe while the server runs: WAL + busy timeout).
+func withServices<T>(_ data: DataOptions, _ body: (GatehouseServices) async throws -> T) async throws -> T {
+    var logger = Logger(label: "gatehouse.cli")
+    logger.logLevel = .warning
+    let configuration = GatehouseConfiguration(dataDirectory: data.resolved)
+    let services = try await GatehouseServerRunner.services(configuration: configuration, logger: logger)
+    do {
+        let result = try await body(services)
+        try await services.storage.shutdown()
+        return result
+    } catch {
+        try? await services.storage.shutdown()
+        if let account = error as? AccountError { throw fail(account.description) }
+        if let cli = error as? CLIError { throw fail(cli.description) }
+        throw error
+    }
+}
+
+/// The JSON shape of an app in `--json` output.
+struct AppJSON: Encodable {
+    var id, name, secret: String
+    var client_token: String
+    var redirect_uris: [String]
+    var require_app_secret: Bool
+    var approved_permissions: [String]
+    var deauthorize_callback_url: String?
+    var data_deletion_callback_url: String?
+    var roles: [RoleJSON]
+    var created_at: Date
+
+    struct RoleJSON: Encodable { var user_id: String; var role: String }
+
+    init(_ app: AppRecord, roles: [(userID: String, role: AppRole)]) {
+        id = app.id; name = app.name; secret = app.secret; client_token = app.clientToken
+        redirect_uris = app.redirectURIs; require_app_secret = app.requireAppSecret
+        approved_permissions = app.approvedPermissions; deauthorize_callback_url = app.deauthorizeCallbackURL
+        data_deletion_callback_url = app.dataDeletionCallbackURL; created_at = app.createdAt
+        self.roles = roles.map { RoleJSON(user_id: $0.userID, role: $0.role.rawValue) }
+    }
+}
+
+/// The JSON shape of a person in `--json` output (never the password hash).
+struct UserJSON: Encodable {
+    var id, email, name, first_name, last_name: String
+    var middle_name, birthday, gender: String?
+    var test_user_of: String?
+    var created_at: Date
+
+    init(_ user: UserRecord) {
+        id = user.id; email = user.email; name = user.fullName; first_name = user.firstName; last_name = user.lastName
+        middle_name = user.middleName; birthday = user.birthday; gender = user.gender; test_user_of = user.testUserOfAppID
+        created_at = user.createdAt
+    }
+}

@@ -1,0 +1,68 @@
+import ArgumentParser
+import Foundation
+import GatehouseServer
+
+/// `gatehouse users …`: people, test users and friendships.
+struct UsersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "users", abstract: "Create and list people; make friends.",
+        subcommands: [Create.self, List.self, Befriend.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a person who can log in.")
+        @Option var email: String
+        @Option var password: String
+        @Option(name: .customLong("first-name")) var firstName: String
+        @Option(name: .customLong("middle-name")) var middleName: String?
+        @Option(name: .customLong("last-name")) var lastName: String
+        @Option(help: "MM/DD/YYYY, MM/DD or YYYY.") var birthday: String?
+        @Option var gender: String?
+        @Option(name: .customLong("test-user-of"), help: "Make this a test user of the app with this id.") var testUserOf: String?
+        @OptionGroup var data: DataOptions
+        @Flag(help: "Print one JSON document.") var json = false
+
+        func run() async throws {
+            let user = try await withServices(data) { s in
+                try await s.accounts.createUser(NewUser(
+                    email: email, password: password, firstName: firstName, middleName: middleName, lastName: lastName,
+                    birthday: birthday, gender: gender, testUserOfAppID: testUserOf))
+            }
+            if json { try printJSON(UserJSON(user)) } else { print("Created \(user.fullName) <\(user.email)> with id \(user.id)") }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List people.")
+        @OptionGroup var data: DataOptions
+        @Flag(help: "Print one JSON document (an array).") var json = false
+
+        func run() async throws {
+            let users = try await withServices(data) { s in try await s.storage.users.list().map(UserJSON.init) }
+            if json { try printJSON(users); return }
+            if users.isEmpty { print("No users yet. Create one with `gatehouse users create …`.") }
+            for u in users { print("\(u.id)  \(u.name)  <\(u.email)>\(u.test_user_of.map { "  test user of \($0)" } ?? "")") }
+        }
+    }
+
+    struct Befriend: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Make two people friends (by id or email).")
+        @Argument var first: String
+        @Argument var second: String
+        @OptionGroup var data: DataOptions
+        @Flag(help: "Print one JSON document.") var json = false
+
+        func run() async throws {
+            let pair = try await withServices(data) { s -> (UserRecord, UserRecord) in
+                guard let a = try await s.accounts.findUser(first) else { throw CLIError("no user \(first)") }
+                guard let b = try await s.accounts.findUser(second) else { throw CLIError("no user \(second)") }
+                guard a.id != b.id else { throw CLIError("a person cannot befriend themselves") }
+                try await s.storage.friendships.befriend(a.id, b.id, at: s.clock.now())
+                return (a, b)
+            }
+            struct Out: Encodable { var friends: [String]; var success: Bool }
+            if json { try printJSON(Out(friends: [pair.0.id, pair.1.id], success: true)) } else {
+                print("\(pair.0.fullName) and \(pair.1.fullName) are now friends")
+            }
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+
+/// `GET /debug_token`: `{"data":{…}}`. Invalid tokens still get HTTP 200 with `is_valid: false`.
+public struct DebugTokenResponse: Sendable, Equatable, Codable {
+    /// The token description.
+    public var data: DebugTokenData
+
+    /// Wraps a description.
+    public init(data: DebugTokenData) {
+        self.data = data
+    }
+}
+
+/// What `debug_token` knows about a token.
+///
+/// `app_id` and `user_id` are strings because clients compare them with the `client_id` string;
+/// decoding also accepts numbers since Facebook's documentation sample shows one.
+public struct DebugTokenData: Sendable, Equatable, Codable {
+    /// The app the token belongs to.
+    public var appID: String?
+    /// `USER`, `APP` or `PAGE`.
+    public var type: String?
+    /// The app's display name.
+    public var application: String?
+    /// Unix time data access expires.
+    public var dataAccessExpiresAt: Int?
+    /// Unix time the token expires; 0 means never.
+    public var expiresAt: Int?
+    /// Whether the token can be used now.
+    public var isValid: Bool
+    /// Unix time the token was issued; Facebook omits it for some invalid tokens.
+    public var issuedAt: Int?
+    /// Login context such as `auth_type` and `sso`.
+    public var metadata: [String: String]?
+    /// Granted permissions.
+    public var scopes: [String]?
+    /// Permissions limited to specific objects, such as Pages.
+    public var granularScopes: [GranularScope]?
+    /// The app-scoped user id.
+    public var userID: String?
+    /// Why the token is invalid.
+    public var error: DebugTokenError?
+
+    /// Creates a description.
+    public init(
+        appID: String? = nil, type: String? = nil, application: String? = nil,
+        dataAccessExpiresAt: Int? = nil, expiresAt: Int? = nil, isValid: Bool, issuedAt: Int? = nil,
+        metadata: [String: String]? = nil, scopes: [String]? = nil, granularScopes: [GranularScope]? = nil,
+        userID: String? = nil, error: DebugTokenError? = nil
+    ) {
+        self.appID = appID
+        self.type = type
+        self.application = application
+        self.dataAccessExpiresAt = dataAccessExpiresAt
+        self.expiresAt = expiresAt
+        self.isValid = isValid
+        self.issuedAt = issuedAt
+        self.metadata = metadata
+        self.scopes = scopes
+        self.granularScopes = granularScopes
+        self.userID = userID
+        self.error = error
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case appID = "app_id", type, application
+        case dataAccessExpiresAt = "data_access_expires_at", expiresAt = "expires_at"
+        case isValid = "is_valid", issuedAt = "issued_at", metadata, scopes
+        case granularScopes = "granular_scopes", userID = "user_id", error
+    }
+
+    /// Decodes a description, accepting numeric ids.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func identifier(_ key: CodingKeys) throws -> String? {
+            if let number = try? container.decodeIfPresent(Int64.self, forKey: key) { return String(number) }
+            return try container.decodeIfPresent(String.self, forKey: key)
+        }
+        self.init(
+            appID: try identifier(.appID),
+            type: try container.decodeIfPresent(String.self, forKey: .type),
+            application: try container.decodeIfPresent(String.self, forKey: .application),
+            dataAccessExpiresAt: try container.decodeIfPresent(Int.self, forKey: .dataAccessExpiresAt),
+            expiresAt: try container.decodeIfPresent(Int.self, forKey: .expiresAt),
+            isValid: try container.decode(Bool.self, forKey: .isValid),
+            issuedAt: try container.decodeIfPresent(Int.self, forKey: .issuedAt),
+            metadata: try container.decodeIfPresent([String: String].self, forKey: .metadata),
+            scopes: try container.decodeIfPresent([String].self, forKey: .scopes),
+            granularScopes: try container.decodeIfPresent([GranularScope].self, forKey: .granularScopes),
+            userID: try identifier(.userID),
+            error: try container.decodeIfPresent(DebugTokenError.self, forKey: .error))
+    }
+
+    /// Encodes in the order of Facebook's documented sample, with `error` at its alphabetical
+    /// place (the observed garbage-token answer is `error`, `is_valid`, `scopes`) and `metadata`
+    /// sorted so output is stable.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(appID, forKey: .appID)
+        try container.encodeIfPresent(type, forKey: .type)
+        try container.encodeIfPresent(application, forKey: .application)
+        try container.encodeIfPresent(dataAccessExpiresAt, forKey: .dataAccessExpiresAt)
+        try container.encodeIfPresent(error, forKey: .error)
+        try container.encodeIfPresent(expiresAt, forKey: .expiresAt)
+        try container.encode(isValid, forKey: .isValid)
+        try container.encodeIfPresent(issuedAt, forKey: .issuedAt)
+        if let metadata {
+            let sorted = JSONObject(metadata.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) })
+            try container.encode(sorted, forKey: .metadata)
+        }
+        try container.encodeIfPresent(scopes, forKey: .scopes)
+        try container.encodeIfPresent(granularScopes, forKey: .granularScopes)
+        try container.encodeIfPresent(userID, forKey: .userID)
+    }
+}
+
+/// A permission granted only for some objects: `{"scope":"pages_show_list","target_ids":["123"]}`.
+public struct GranularScope: Sendable, Equatable, Codable {
+    /// The permission.
+    public var scope: String
+    /// The object ids it covers; absent means all.
+    public var targetIDs: [String]?
+
+    /// Creates an entry.
+    public init(scope: String, targetIDs: [String]? = nil) {
+        self.scope = scope
+        self.targetIDs = targetIDs
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case scope, targetIDs = "target_ids"
+    }
+}
+
+/// Why `debug_token` considers a token invalid. The key is `subcode`, not `error_subcode` as in
+/// Graph errors, which clients parsing both must keep apart.
+public struct DebugTokenError: Sendable, Equatable, Codable {
+    /// The Graph error code, e.g. 190.
+    public var code: Int
+    /// The Graph error message.
+    public var message: String
+    /// The refinement, e.g. 463 for expired.
+    public var subcode: Int?
+
+    /// Creates an error.
+    public init(code: Int, message: String, subcode: Int? = nil) {
+        self.code = code
+        self.message = message
+        self.subcode = subcode
+    }
+
+    /// The `debug_token` form of a Graph error.
+    public init(_ graphError: GraphError) {
+        self.init(code: graphError.code, message: graphError.message, subcode: graphError.errorSubcode)
+    }
+}

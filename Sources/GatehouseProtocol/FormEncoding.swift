@@ -1,0 +1,88 @@
+import Foundation
+
+/// `application/x-www-form-urlencoded`, the encoding of Facebook's query strings, token-endpoint
+/// bodies and redirect fragments.
+///
+/// Written by hand rather than with `URLComponents` because Foundation leaves `+`, `&` and `=`
+/// unescaped in query items, while Facebook writes `error_description=Permissions+error` and clients
+/// such as social-core split on those characters.
+public enum FormEncoding {
+    /// Encodes pairs in order as `k=v&k2=v2`, writing space as `+` and percent-encoding every
+    /// byte outside `A-Z a-z 0-9 - . _ ~` (uppercase hex).
+    public static func encode(_ pairs: [(String, String)]) -> String {
+        pairs.map { escape($0.0) + "=" + escape($0.1) }.joined(separator: "&")
+    }
+
+    /// Escapes one key or value the way ``encode(_:)`` does.
+    public static func escape(_ text: String) -> String {
+        var output = ""
+        output.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                output.unicodeScalars.append(UnicodeScalar(byte))
+            case UInt8(ascii: " "):
+                output += "+"
+            default:
+                output += "%"
+                output.unicodeScalars.append(upperHex[Int(byte >> 4)])
+                output.unicodeScalars.append(upperHex[Int(byte & 0xF)])
+            }
+        }
+        return output
+    }
+
+    /// Decodes `k=v&k2=v2` into pairs in order, keeping repeated keys.
+    ///
+    /// A segment without `=` is a key with an empty value and empty segments (`a=1&&b=2`) are
+    /// skipped, as browsers do. Returns nil for a malformed `%` escape or bytes that are not UTF-8,
+    /// so that a corrupted code or token is reported instead of being silently altered.
+    public static func decode(_ text: String) -> [(String, String)]? {
+        var pairs: [(String, String)] = []
+        for segment in text.split(separator: "&", omittingEmptySubsequences: true) {
+            let key: Substring
+            let value: Substring
+            if let equals = segment.firstIndex(of: "=") {
+                key = segment[..<equals]
+                value = segment[segment.index(after: equals)...]
+            } else {
+                key = segment
+                value = ""
+            }
+            guard let decodedKey = unescape(key), let decodedValue = unescape(value) else { return nil }
+            pairs.append((decodedKey, decodedValue))
+        }
+        return pairs
+    }
+
+    /// Reverses ``escape(_:)``: `+` becomes a space and `%XX` a byte; nil on a bad escape or
+    /// invalid UTF-8.
+    public static func unescape(_ text: some StringProtocol) -> String? {
+        let input = Array(text.utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(input.count)
+        var index = 0
+        while index < input.count {
+            let byte = input[index]
+            switch byte {
+            case UInt8(ascii: "+"):
+                bytes.append(UInt8(ascii: " "))
+                index += 1
+            case UInt8(ascii: "%"):
+                guard index + 2 < input.count,
+                      let high = hexValue(input[index + 1]), let low = hexValue(input[index + 2])
+                else { return nil }
+                bytes.append(high << 4 | low)
+                index += 3
+            default:
+                bytes.append(byte)
+                index += 1
+            }
+        }
+        return String(validatingUTF8Bytes: bytes)
+    }
+
+    private static let upperHex: [UnicodeScalar] = Array("0123456789ABCDEF".unicodeScalars)
+}

@@ -1,0 +1,161 @@
+import Foundation
+
+/// Facebook's errors with their exact codes, messages and HTTP statuses.
+///
+/// Messages are copied verbatim from real responses because client libraries and app code match
+/// on them (for instance to detect an expired session), so a paraphrase would break them.
+extension GraphError {
+    private static let validatingToken = "Error validating access token: "
+
+    // MARK: Access tokens (190 family)
+
+    /// A token that is not even shaped like one.
+    public static let invalidTokenFormat = GraphError(
+        message: "Invalid OAuth access token - Cannot parse access token", code: 190)
+
+    /// A token past its expiry. Facebook states both times in Pacific time.
+    public static func tokenExpired(expiredAt: Date, now: Date) -> GraphError {
+        GraphError(
+            message: validatingToken + "Session has expired on \(pacificTimestamp(expiredAt)). "
+                + "The current time is \(pacificTimestamp(now)).",
+            code: 190, errorSubcode: 463)
+    }
+
+    /// A token for a user who has removed the app (or never installed it).
+    public static func appNotAuthorized(appID: String) -> GraphError {
+        GraphError(
+            message: validatingToken + "The user has not authorized application \(appID).",
+            code: 190, errorSubcode: 458)
+    }
+
+    /// A token invalidated by a password change.
+    public static let passwordChanged = GraphError(
+        message: validatingToken + "The session has been invalidated because the user changed their password "
+            + "or Facebook has changed the session for security reasons.",
+        code: 190, errorSubcode: 460)
+
+    /// A token invalidated by logging out.
+    public static let sessionLoggedOut = GraphError(
+        message: validatingToken + "The session is invalid because the user logged out.",
+        code: 190, errorSubcode: 467)
+
+    /// A request without any token.
+    public static let tokenRequired = GraphError(
+        message: "An access token is required to request this resource.", code: 104)
+
+    /// `/me` with an app token or no user.
+    public static let activeTokenRequired = GraphError(
+        message: "An active access token must be used to query information about the current user.", code: 2500)
+
+    /// A path this server does not route; `components` is echoed as given, e.g. `/x`.
+    public static func unknownPath(_ components: String) -> GraphError {
+        GraphError(message: "Unknown path components: \(components)", code: 2500)
+    }
+
+    // MARK: Permissions and parameters
+
+    /// An edge or field that needs a permission the token lacks.
+    public static func missingPermission(_ name: String) -> GraphError {
+        GraphError(message: "(#200) Requires extended permission: \(name)", code: 200, httpStatus: 403)
+    }
+
+    /// A bad parameter; `message` is the text after `(#100) `.
+    public static func invalidParameter(_ message: String) -> GraphError {
+        GraphError(message: "(#100) \(message)", code: 100)
+    }
+
+    /// A `fields` entry the node type does not have.
+    public static func nonexistingField(_ field: String, nodeType: String) -> GraphError {
+        invalidParameter("Tried accessing nonexisting field (\(field)) on node type (\(nodeType))")
+    }
+
+    /// An object id that does not exist, is hidden, or does not support `method`.
+    public static func unsupportedRequest(method: String, objectID: String) -> GraphError {
+        GraphError(
+            message: "Unsupported \(method.lowercased()) request. Object with ID '\(objectID)' does not exist, "
+                + "cannot be loaded due to missing permissions, or does not support this operation. "
+                + "Please read the Graph API documentation at https://developers.facebook.com/docs/graph-api",
+            type: "GraphMethodException", code: 100, errorSubcode: 33)
+    }
+
+    /// "Require App Secret" is on and the call has no proof.
+    public static let appsecretProofRequired = GraphError(
+        message: "API calls from the server require an appsecret_proof argument",
+        type: "GraphMethodException", code: 100)
+
+    /// A proof that does not match, rejected even when proofs are optional.
+    public static let appsecretProofInvalid = GraphError(
+        message: "Invalid appsecret_proof provided in the API argument",
+        type: "GraphMethodException", code: 100)
+
+    // MARK: Token endpoint
+
+    /// A code older than its lifetime.
+    public static let codeExpired = GraphError(
+        message: "This authorization code has expired.", code: 100, errorSubcode: 36007)
+
+    /// A `redirect_uri` that differs from the dialog's.
+    public static let redirectURIMismatch = GraphError(
+        message: "Error validating verification code. Please make sure your redirect_uri is identical "
+            + "to the one you used in the OAuth dialog request",
+        code: 100, errorSubcode: 36008)
+
+    /// A code presented a second time.
+    public static let codeUsed = GraphError(
+        message: "This authorization code has been used.", code: 100, errorSubcode: 36009)
+
+    /// A code this server never issued.
+    public static let invalidCodeFormat = GraphError(message: "Invalid verification code format.", code: 100)
+
+    /// A wrong `client_secret`; code 1 here is neither transient nor a 500.
+    public static let invalidClientSecret = GraphError(message: "Error validating client secret.", code: 1)
+
+    /// An unknown `client_id`.
+    public static let invalidApplicationID = GraphError(
+        message: "Error validating application. Invalid application ID.", code: 101)
+
+    /// No `client_id` at all.
+    public static let missingClientID = GraphError(message: "Missing client_id parameter.", code: 101)
+
+    /// A PKCE verifier that does not match the challenge.
+    public static let invalidCodeVerifier = GraphError(message: "Invalid code verifier.", code: 100)
+
+    /// A verifier sent for a code issued without a challenge (a downgrade attempt, RFC 9700 §4.8).
+    public static let unexpectedCodeVerifier = GraphError(
+        message: "A code_verifier was sent but the login dialog was not sent a code_challenge.", code: 100)
+
+    // MARK: Server-side and throttling
+
+    /// An unexpected failure; clients retry.
+    public static let unknownError = GraphError(
+        message: "An unknown error has occurred.", code: 1, isTransient: true, httpStatus: 500)
+
+    /// A temporary outage; clients retry.
+    public static let serviceUnavailable = GraphError(
+        message: "An unexpected error has occurred. Please retry your request later.",
+        code: 2, isTransient: true, httpStatus: 500)
+
+    /// The app's call budget is spent.
+    public static let appRateLimit = GraphError(
+        message: "(#4) Application request limit reached", code: 4, httpStatus: 403)
+
+    /// One user's call budget is spent.
+    public static let userRateLimit = GraphError(
+        message: "(#17) User request limit reached", code: 17, httpStatus: 403)
+
+    /// A per-endpoint limit.
+    public static let apiRateLimit = GraphError(
+        message: "(#613) Calls to this api have exceeded the rate limit.", code: 613, httpStatus: 403)
+
+    // MARK: Helpers
+
+    /// Formats like `Saturday, 11-Dec-21 05:00:00 PST`; a fresh formatter per call because
+    /// `DateFormatter` is not `Sendable` and expiry errors are rare.
+    static func pacificTimestamp(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "America/Los_Angeles")
+        formatter.dateFormat = "EEEE, dd-MMM-yy HH:mm:ss zzz"
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+
+/// What the consent page and App Review rules need to know about one permission.
+public struct PermissionInfo: Sendable, Equatable, Hashable {
+    /// The wire name, e.g. `user_birthday`.
+    public var name: String
+    /// A short label for the consent page, e.g. "Email address".
+    public var title: String
+    /// One sentence telling the user what the app will see, shown beside the title.
+    public var reveals: String
+    /// Whether the permission needs App Review (Advanced Access) before non-role users may grant
+    /// it; false only for `public_profile`, `email` and `openid`.
+    public var needsReview: Bool
+    /// Whether a Limited Login (`tracking: .limited`) request may ask for it.
+    public var allowedInLimitedLogin: Bool
+
+    /// Creates a catalogue entry.
+    public init(name: String, title: String, reveals: String, needsReview: Bool, allowedInLimitedLogin: Bool) {
+        self.name = name
+        self.title = title
+        self.reveals = reveals
+        self.needsReview = needsReview
+        self.allowedInLimitedLogin = allowedInLimitedLogin
+    }
+}
+
+/// Permission names and the rules around them.
+///
+/// A caseless namespace of string constants rather than an enum of cases: scopes arrive as free
+/// text, unknown names must pass through untouched (Facebook adds and retires permissions often),
+/// and the SDK's own `Permission` type already uses `.custom(String)` for the same reason.
+public enum Permission {
+    /// Name, profile picture and app-scoped id; always granted.
+    public static let publicProfile = "public_profile"
+    /// Primary email address.
+    public static let email = "email"
+    /// OpenID Connect; asks for an id_token.
+    public static let openid = "openid"
+    /// Friends who also use the app.
+    public static let userFriends = "user_friends"
+    /// Birthday.
+    public static let userBirthday = "user_birthday"
+    /// Gender.
+    public static let userGender = "user_gender"
+    /// Profile link.
+    public static let userLink = "user_link"
+    /// Current city.
+    public static let userLocation = "user_location"
+    /// Home town.
+    public static let userHometown = "user_hometown"
+    /// Age range.
+    public static let userAgeRange = "user_age_range"
+    /// Photos.
+    public static let userPhotos = "user_photos"
+    /// Timeline posts.
+    public static let userPosts = "user_posts"
+    /// Liked Pages.
+    public static let userLikes = "user_likes"
+    /// Videos.
+    public static let userVideos = "user_videos"
+    /// Messenger contact for the app's Page.
+    public static let userMessengerContact = "user_messenger_contact"
+    /// Gaming profile.
+    public static let gamingProfile = "gaming_profile"
+    /// Gaming profile picture.
+    public static let gamingUserPicture = "gaming_user_picture"
+    /// Pages the user manages.
+    public static let pagesShowList = "pages_show_list"
+    /// Page content and engagement data.
+    public static let pagesReadEngagement = "pages_read_engagement"
+    /// Posting as a Page.
+    public static let pagesManagePosts = "pages_manage_posts"
+    /// Publishing for the user (legacy, still requested by old clients).
+    public static let publishActions = "publish_actions"
+    /// Publishing live video.
+    public static let publishVideo = "publish_video"
+    /// Ads reporting.
+    public static let adsRead = "ads_read"
+    /// Ads management.
+    public static let adsManagement = "ads_management"
+    /// Business Manager assets.
+    public static let businessManagement = "business_management"
+    /// Linked Instagram account profile and media.
+    public static let instagramBasic = "instagram_basic"
+    /// Events the user hosts or attends.
+    public static let userEvents = "user_events"
+    /// Page and app insights.
+    public static let readInsights = "read_insights"
+
+    /// The catalogue entry for `name`, or nil for names this server does not describe.
+    public static func info(_ name: String) -> PermissionInfo? {
+        catalogueByName[name]
+    }
+
+    /// Whether `name` is in the catalogue.
+    public static func isKnown(_ name: String) -> Bool {
+        catalogueByName[name] != nil
+    }
+
+    /// Splits a `scope` parameter on commas and/or whitespace, since social-core joins with `,`
+    /// and Authlib with a space; empties are dropped and duplicates removed, keeping first order.
+    public static func parseScope(_ scope: String) -> [String] {
+        var seen = Set<String>()
+        var names: [String] = []
+        let pieces = scope.split(whereSeparator: { $0 == "," || $0.isWhitespace })
+        for piece in pieces where seen.insert(String(piece)).inserted {
+            names.append(String(piece))
+        }
+        return names
+    }
+
+    /// Whether `name` is shaped like a permission: non-empty, only `a-z`, `0-9`, `_` and `.`.
+    /// Digits and dots are allowed because names such as `user_action.fitness` exist, even though
+    /// the iOS SDK itself rejects them.
+    public static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
+        }
+    }
+
+    /// The names Limited Login accepts, in catalogue order.
+    public static var limitedLoginNames: [String] {
+        catalogue.filter(\.allowedInLimitedLogin).map(\.name)
+    }
+
+    private static let catalogueByName: [String: PermissionInfo] =
+        Dictionary(catalogue.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+}
+
+// MARK: - Catalogue
+
+extension Permission {
+    /// Every permission the consent page can describe, in the order it lists them.
+    ///
+    /// `needsReview` follows Facebook's rule that only `public_profile`, `email` (and `openid`,
+    /// which adds no data) are usable without App Review. `allowedInLimitedLogin` follows the
+    /// Limited Login documentation; the SDK does not check it, so the server must.
+    public static let catalogue: [PermissionInfo] = [
+        entry(publicProfile, "Public profile", "Your name, profile picture and an ID unique to this app.", review: false, limited: true),
+        entry(email, "Email address", "Your primary email address.", review: false, limited: true),
+        entry(openid, "Sign-in identity", "A signed statement that it is you signing in.", review: false, limited: true),
+        entry(userFriends, "Friends list", "The friends of yours who also use this app.", limited: true),
+        entry(userBirthday, "Birthday", "Your date of birth.", limited: true),
+        entry(userGender, "Gender", "The gender on your profile.", limited: true),
+        entry(userLink, "Profile link", "A link to your profile.", limited: true),
+        entry(userLocation, "Current city", "The current city on your profile.", limited: true),
+        entry(userHometown, "Home town", "The home town on your profile.", limited: true),
+        entry(userAgeRange, "Age range", "The age range you fall into, such as 21 or over.", limited: true),
+        entry(userPhotos, "Photos", "The photos you have uploaded or been tagged in.", limited: false),
+        entry(userPosts, "Posts", "The posts on your timeline.", limited: false),
+        entry(userLikes, "Likes", "The Pages and things you have liked.", limited: false),
+        entry(userVideos, "Videos", "The videos you have uploaded or been tagged in.", limited: false),
+        entry(userEvents, "Events", "The events you host or have responded to.", limited: false),
+        entry(userMessengerContact, "Messenger contact", "Lets the app's Page contact you in Messenger.", limited: true),
+        entry(gamingProfile, "Gaming profile", "Your gaming profile name and ID.", limited: true),
+        entry(gamingUserPicture, "Gaming profile picture", "The picture on your gaming profile.", limited: true),
+        entry(pagesShowList, "Pages you manage", "The list of Pages you manage.", limited: false),
+        entry(pagesReadEngagement, "Page engagement", "Content posted on your Pages and how people engage with it.", limited: false),
+        entry(pagesManagePosts, "Page posts", "Lets the app create, edit and delete posts on your Pages.", limited: false),
+        entry(publishActions, "Publishing", "Lets the app post on your behalf.", limited: false),
+        entry(publishVideo, "Live video", "Lets the app publish live video on your behalf.", limited: false),
+        entry(adsRead, "Ads reports", "Performance reports for the ad accounts you can see.", limited: false),
+        entry(adsManagement, "Ads management", "Lets the app create and manage ads in your ad accounts.", limited: false),
+        entry(businessManagement, "Business assets", "The businesses and business assets you manage.", limited: false),
+        entry(readInsights, "Insights", "Insights for the Pages, apps and domains you manage.", limited: false),
+        entry(instagramBasic, "Instagram account", "The profile and media of the Instagram account linked to your Page.", limited: false),
+    ]
+
+    private static func entry(
+        _ name: String, _ title: String, _ reveals: String, review: Bool = true, limited: Bool
+    ) -> PermissionInfo {
+        PermissionInfo(name: name, title: title, reveals: reveals, needsReview: review, allowedInLimitedLogin: limited)
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// Builds the Hummingbird application that serves every Gatehouse route.
+public enum GatehouseApp {
+    /// The router with all routes: dialog pages, pictures, dev helpers, and the Graph API catch-all.
+    public static func router(services: GatehouseServices, pages: PageRenderer) -> Router<GatehouseRequestContext> {
+        let router = Router(context: GatehouseRequestContext.self)
+        router.add(middleware: PageErrorMiddleware(pages: pages, logger: services.logger))
+        router.get("/static/gatehouse.css") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/css; charset=utf-8"
+            headers[.cacheControl] = "public, max-age=3600"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: pages.stylesheet))
+        }
+        router.get("/healthz") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok"))) }
+        DialogController(services: services, pages: pages).register(on: router)
+        PictureController(services: services).register(on: router)
+        AccountPages(services: services, pages: pages).register(on: router)
+        GraphHTTPAdapter(services: services, dispatcher: GraphDispatcher(services: services)).register(on: router)
+        return router
+    }
+
+    /// A ready-to-run application bound to the configured host and port.
+    public static func application(
+        services: GatehouseServices, onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) async throws -> some ApplicationProtocol {
+        let pages = try await PageRenderer.load(devMode: services.configuration.mode == .development)
+        return Application(
+            router: router(services: services, pages: pages),
+            configuration: .init(address: .hostname(services.configuration.host, port: services.configuration.port), serverName: "Gatehouse"),
+            onServerRunning: onServerRunning, logger: services.logger)
+    }
+}
+
+/// Turns anything a page handler throws into a plain error page: never a stack trace or an empty 500.
+struct PageErrorMiddleware: RouterMiddleware {
+    typealias Context = GatehouseRequestContext
+    let pages: PageRenderer
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError {
+            let html = pages.render("error", ["headline": error.status.reasonPhrase, "detail": "The request could not be handled.", "hint": ""])
+            return PageRenderer.htmlResponse(status: error.status, html: html, secureCookies: false)
+        } catch {
+            logger.error("page handler failed", metadata: ["error": "\(type(of: error))", "path": "\(request.uri.path)"])
+            let html = pages.render("error", ["headline": "Something went wrong", "detail": "Gatehouse could not complete this request. Try again in a moment.", "hint": ""])
+            return PageRenderer.htmlResponse(status: .serviceUnavailable, html: html, secureCookies: false)
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import GatehouseProtocol
+
+/// Performs the effects of a finished dialog: saves the grant, mints the code and/or token, and
+/// builds the redirect exactly as Facebook shapes it.
+struct DialogCompletion: Sendable {
+    let services: GatehouseServices
+
+    func complete(request: DialogRequest, app: AppRecord, user: UserRecord, decision: LoginAttempt.Decision) async throws -> String {
+        let storage = services.storage
+        let now = services.clock.now()
+        let existing = try await storage.grants.find(appID: app.id, userID: user.id)
+        let grant = GrantRecord(
+            appID: app.id, userID: user.id, granted: decision.granted, declined: decision.declined,
+            createdAt: existing?.createdAt ?? now, updatedAt: now, lastLoginAt: now)
+        try await storage.grants.save(grant)
+        let scopedID = try await storage.users.scopedID(appID: app.id, userID: user.id)
+        let type = request.responseType
+        var params: [(String, String)] = []
+
+        var code: String?
+        if type.code {
+            let text = "AQ" + services.random.alphanumeric(bits: 256)
+            let record = AuthCodeRecord(
+                id: UUID().uuidString, codeHash: SecretHash.sha256Hex(text), appID: app.id, userID: user.id,
+                redirectURI: request.redirectURI, codeChallenge: request.codeChallenge,
+                codeChallengeMethod: request.codeChallengeMethod, nonce: request.nonce,
+                authType: request.authType?.rawValue, authNonce: request.authNonce, scopes: decision.granted,
+                createdAt: now, expiresAt: now.addingTimeInterval(Lifetimes.authorizationCode))
+            try await storage.codes.insert(record)
+            code = text
+        }
+        if type.token || type.tokenOrNonce {
+            let (token, _) = try await services.tokens.mintUserToken(
+                app: app, userID: user.id, lifetime: Lifetimes.shortLivedToken, authType: request.authType?.rawValue,
+                authNonce: request.authNonce, origin: "dialog")
+            params.append(("access_token", token))
+            params.append(("data_access_expiration_time", String(Int(now.addingTimeInterval(Lifetimes.dataAccess).timeIntervalSince1970))))
+            params.append(("expires_in", String(Int(Lifetimes.shortLivedToken))))
+        }
+        if let code { params.append(("code", code)) }
+        if type.signedRequest {
+            var payload: JSONObject = [
+                "algorithm": "HMAC-SHA256", "issued_at": .int(Int64(now.timeIntervalSince1970)), "user_id": .string(scopedID),
+            ]
+            if let code { payload["code"] = .string(code) }
+            params.append(("signed_request", SignedRequest.make(payload: payload, secret: app.secret)))
+        }
+        if type.graphDomain { params.append(("graph_domain", "facebook")) }
+        if request.returnScopes || type.grantedScopes {
+            params.append(("granted_scopes", decision.granted.joined(separator: ",")))
+            params.append(("denied_scopes", decision.deniedThisTime.joined(separator: ",")))
+        }
+        if let state = request.state { params.append(("state", state)) }
+        return DialogRedirect.url(redirectURI: request.redirectURI, parameters: params, inFragment: type.usesFragment)
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import GatehouseProtocol
+import Hummingbird
+
+/// The OAuth login dialog: `GET /dialog/oauth`, and the login and consent forms it posts.
+struct DialogController: Sendable {
+    let services: GatehouseServices
+    let pages: PageRenderer
+
+    private var sessions: BrowserSessions { BrowserSessions(services: services) }
+
+    func register(on router: Router<GatehouseRequestContext>) {
+        router.get("/dialog/oauth") { request, _ in try await show(request, version: nil) }
+        router.get("/:version/dialog/oauth") { request, context in
+            try await show(request, version: context.parameters.get("version"))
+        }
+        router.post("/dialog/oauth/login") { request, context in try await login(request, context) }
+        router.post("/dialog/oauth/consent") { request, context in try await consent(request, context) }
+    }
+
+    // MARK: GET
+
+    func show(_ request: Request, version: String?) async throws -> Response {
+        if let version, GraphAPIVersion.parse(pathSegment: version) == nil {
+            return errorPage(.notFound, headline: "Page not found", detail: "There is no page at this address.", hint: nil, request: request)
+        }
+        let query = request.uri.query ?? ""
+        let parsed: (DialogRequest, AppRecord)
+        switch try await DialogRequest.parse(query: query, findApp: services.storage.apps.find(id:)) {
+        case .failure(let problem): return problemPage(problem, request: request)
+        case .success(let value): parsed = value
+        }
+        let (dialog, app) = parsed
+        let params = FormEncoding.decode(query).map { Dictionary($0, uniquingKeysWith: { a, _ in a }) } ?? [:]
+        let current = try await sessions.current(request)
+        var justAuthenticated = false
+        if let session = current?.0, let mark = params["gh_reauth"], let epoch = Int(mark) {
+            let authenticated = Int(session.authenticatedAt.timeIntervalSince1970)
+            justAuthenticated = epoch == authenticated
+                && services.clock.now().timeIntervalSince(session.authenticatedAt) < Lifetimes.reauthenticationWindow
+        }
+        let facts = try await facts(dialog, app, user: current?.1, authenticatedAt: current?.0.authenticatedAt, justAuthenticated: justAuthenticated)
+        switch LoginAttempt.next(facts) {
+        case .showLogin(let prefill):
+            let error = params["gh_login_error"] != nil ? "The email or password you entered is incorrect." : nil
+            return loginPage(dialog, app, request: request, email: prefill, error: error)
+        case .showConsent(let plan):
+            return try await consentPage(dialog, app, user: facts.user!, plan: plan, request: request)
+        case .complete(let decision):
+            let location = try await DialogCompletion(services: services).complete(request: dialog, app: app, user: facts.user!, decision: decision)
+            var headers = HTTPFields()
+            headers[.location] = location
+            PageRenderer.applySecurityHeaders(to: &headers)
+            return Response(status: .found, headers: headers)
+        }
+    }
+
+    // MARK: POST login
+
+    func login(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        guard let form = try await readForm(request, context) else { return badForm(request) }
+        guard sessions.csrfValid(request, formToken: form["csrf_token"]) else { return csrfPage(request) }
+        let rawDialog = Self.carriedQuery(form["dialog"] ?? "")
+        guard case .success = try await DialogRequest.parse(query: rawDialog, findApp: services.storage.apps.find(id:)) else {
+            return errorPage(.badRequest, headline: "This login link is no longer valid", detail: "Go back to the app and start again.", hint: nil, request: request)
+        }
+        let email = form["email"] ?? "", password = form["password"] ?? ""
+        guard !email.isEmpty, !password.isEmpty, password.utf8.count <= 1024,
+              let user = try await services.storage.users.find(email: email),
+              try await services.passwords.verify(password, hash: user.passwordHash)
+        else {
+            services.logger.info("login refused", metadata: ["reason": "bad credentials"])
+            return PageRenderer.seeOther("/dialog/oauth?" + rawDialog + "&gh_login_error=1")
+        }
+        if let old = try await sessions.current(request) { try await services.storage.sessions.delete(id: old.0.id) }
+        let (session, cookie) = try await sessions.start(userID: user.id)
+        services.logger.info("login", metadata: ["user": "\(user.id)"])
+        let mark = Int(session.authenticatedAt.timeIntervalSince1970)
+        return PageRenderer.seeOther("/dialog/oauth?" + rawDialog + "&gh_reauth=\(mark)", cookies: [cookie])
+    }
+
+    // MARK: POST consent
+
+    func consent(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        guard let pairs = try await readFormPairs(request, context) else { return badForm(request) }
+        let form = Dictionary(pairs, uniquingKeysWith: { a, _ in a })
+        guard sessions.csrfValid(request, formToken: form["csrf_token"]) else { return csrfPage(request) }
+        let rawDialog = Self.carriedQuery(form["dialog"] ?? "")
+        guard case .success(let (dialog, app)) = try await DialogRequest.parse(query: rawDialog, findApp: services.storage.apps.find(id:)) else {
+            return errorPage(.badRequest, headline: "This login link is no longer valid", detail: "Go back to the app and start again.", hint: nil, request: request)
+        }
+        guard let (session, user) = try await sessions.current(request) else {
+            return PageRenderer.seeOther("/dialog/oauth?" + rawDialog)
+        }
+        if form["action"] == "cancel" {
+            services.logger.info("consent cancelled", metadata: ["app": "\(app.id)"])
+            return PageRenderer.seeOther(DialogRedirect.cancelled(dialog))
+        }
+        let facts = try await facts(dialog, app, user: user, authenticatedAt: session.authenticatedAt, justAuthenticated: true)
+        let plan = LoginAttempt.consentPlan(facts)
+        let selected = pairs.filter { $0.0 == "permission" }.map(\.1)
+        let decision = LoginAttempt.decide(facts, plan: plan, selected: selected)
+        let location = try await DialogCompletion(services: services).complete(request: dialog, app: app, user: user, decision: decision)
+        services.logger.info("consent", metadata: ["app": "\(app.id)", "granted": "\(decision.granted.joined(separator: ","))"])
+        return PageRenderer.seeOther(location)
+    }
+
+    // MARK: Helpers
+
+    private func facts(_ dialog: DialogRequest, _ app: AppRecord, user: UserRecord?, authenticatedAt: Date?, justAuthenticated: Bool) async throws -> LoginAttempt.Facts {
+        var grant: GrantRecord?, role: AppRole?
+        if let user {
+            grant = try await services.storage.grants.find(appID: app.id, userID: user.id)
+            role = try await services.storage.apps.role(appID: app.id, userID: user.id)
+        }
+        return LoginAttempt.Facts(
+            request: dialog, app: app, user: user, authenticatedAt: authenticatedAt, justAuthenticated: justAuthenticated,
+            grant: grant, role: role, now: services.clock.now())
+    }
+
+    /// The dialog query without Gatehouse's own step markers, so they never pile up.
+    static func carriedQuery(_ raw: String) -> String {
+        raw.split(separator: "&").filter { !$0.hasPrefix("gh_") }.joined(separator: "&")
+    }
+
+    private func readFormPairs(_ request: Request, _ context: GatehouseRequestContext) async throws -> [(String, String)]? {
+        var request = request
+        guard let buffer = try? await request.collectBody(upTo: services.configuration.maxBodyBytes) else { return nil }
+        return FormEncoding.decode(String(buffer: buffer))
+    }
+
+    private func readForm(_ request: Request, _ context: GatehouseRequestContext) async throws -> [String: String]? {
+        try await readFormPairs(request, context).map { Dictionary($0, uniquingKeysWith: { a, _ in a }) }
+    }
+
+    private func loginPage(_ dialog: DialogRequest, _ app: AppRecord, request: Request, email: String?, error: String?) -> Response {
+        let (csrf, cookie) = sessions.csrfToken(request)
+        let html = pages.render("login", [
+            "appName": app.name, "csrf": csrf, "dialog": Self.carriedQuery(dialog.rawQuery), "email": email ?? "",
+            "error": error ?? "", "reauthenticate": dialog.authType == .reauthenticate,
+        ])
+        return PageRenderer.htmlResponse(status: error == nil ? .ok : .unauthorized, html: html, secureCookies: services.configuration.usesSecureCookies, cookies: cookie.map { [$0] } ?? [])
+    }
+
+    private func consentPage(_ dialog: DialogRequest, _ app: AppRecord, user: UserRecord, plan: LoginAttempt.ConsentPlan, request: Request) async throws -> Response {
+        let (csrf, cookie) = sessions.csrfToken(request)
+        func row(_ name: String) -> [String: Any] {
+            let info = Permission.info(name)
+            return ["name": name, "title": info?.title ?? name, "reveals": info?.reveals ?? "", "required": name == Permission.publicProfile]
+        }
+        let scoped = try await services.storage.users.scopedID(appID: app.id, userID: user.id)
+        let html = pages.render("consent", [
+            "appName": app.name, "csrf": csrf, "dialog": Self.carriedQuery(dialog.rawQuery),
+            "userName": user.fullName, "userFirstName": user.firstName,
+            "userPicture": "/pictures/\(app.id)/\(scoped)?size=112",
+            "ask": plan.ask.map(row), "unavailable": plan.unavailable.map(row),
+            "hasAlreadyGranted": !plan.alreadyGranted.isEmpty,
+            "alreadyGranted": plan.alreadyGranted.map { Permission.info($0)?.title ?? $0 }.joined(separator: ", "),
+            "renewsDataAccess": plan.renewsDataAccess,
+        ])
+        return PageRenderer.htmlResponse(status: .ok, html: html, secureCookies: services.configuration.usesSecureCookies, cookies: cookie.map { [$0] } ?? [])
+    }
+
+    func problemPage(_ problem: DialogRequest.Problem, request: Request) -> Response {
+        errorPage(.badRequest, headline: problem.headline, detail: "The app sent you to a login link that Gatehouse cannot use. Nothing was shared with the app.", hint: problem.developerHint, request: request)
+    }
+
+    func errorPage(_ status: HTTPResponse.Status, headline: String, detail: String, hint: String?, request: Request) -> Response {
+        let html = pages.render("error", ["headline": headline, "detail": detail, "hint": hint ?? ""])
+        return PageRenderer.htmlResponse(status: status, html: html, secureCookies: services.configuration.usesSecureCookies)
+    }
+
+    private func csrfPage(_ request: Request) -> Response {
+        errorPage(.forbidden, headline: "This form has expired", detail: "For your security the form could not be accepted. Go back, reload the page and try again.", hint: nil, request: request)
+    }
+
+    private func badForm(_ request: Request) -> Response {
+        errorPage(.badRequest, headline: "The form could not be read", detail: "The request was too large or not valid form data.", hint: nil, request: request)
+    }
+}

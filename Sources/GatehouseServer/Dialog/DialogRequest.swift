@@ -1,0 +1,109 @@
+import Foundation
+import GatehouseProtocol
+
+/// The `auth_type` values the dialog understands.
+public enum AuthType: String, Sendable {
+    case rerequest, reauthenticate, reauthorize
+}
+
+/// A validated `GET /dialog/oauth` request.
+///
+/// Its raw query travels through the login and consent forms as a hidden field and is validated
+/// again on every step, so nothing the browser sends later is trusted more than the first request.
+public struct DialogRequest: Sendable, Equatable {
+    public var clientID: String
+    public var redirectURI: String
+    public var state: String?
+    /// Requested permissions, without `openid` (kept in `openID`), `public_profile` first.
+    public var permissions: [String]
+    public var openID: Bool
+    public var responseType: ResponseType
+    public var authType: AuthType?
+    public var authNonce: String?
+    public var codeChallenge: String?
+    public var codeChallengeMethod: String?
+    public var nonce: String?
+    public var returnScopes: Bool
+    /// The query string this request was parsed from, to be carried through the forms.
+    public var rawQuery: String
+
+    /// Why a dialog request cannot proceed. These render an HTML error page and never redirect.
+    public enum Problem: Error, Equatable, Sendable {
+        case missingClientID
+        case unknownApp(String)
+        case missingRedirectURI
+        case redirectURINotAllowed(appID: String, uri: String)
+        case invalidScopes([String])
+        case invalidCodeChallenge
+        case malformedQuery
+    }
+
+    /// Parses and validates the dialog's query parameters against the app.
+    public static func parse(
+        query: String, findApp: (String) async throws -> AppRecord?
+    ) async throws -> Result<(DialogRequest, AppRecord), Problem> {
+        guard let pairs = FormEncoding.decode(query) else { return .failure(.malformedQuery) }
+        var params: [String: String] = [:]
+        for (k, v) in pairs where params[k] == nil { params[k] = v }
+        guard let clientID = params["client_id"], !clientID.isEmpty else { return .failure(.missingClientID) }
+        guard clientID.count <= 32, clientID.allSatisfy(\.isNumber), let app = try await findApp(clientID) else {
+            return .failure(.unknownApp(String(clientID.prefix(32))))
+        }
+        guard let redirect = params["redirect_uri"], !redirect.isEmpty else { return .failure(.missingRedirectURI) }
+        guard RedirectURIPolicy.isAllowed(redirect, for: app) else {
+            return .failure(.redirectURINotAllowed(appID: app.id, uri: String(redirect.prefix(512))))
+        }
+        let scope = Permission.parseScope(params["scope"] ?? "")
+        let unknown = scope.filter { !Permission.isKnown($0) }
+        if !unknown.isEmpty { return .failure(.invalidScopes(unknown)) }
+        var permissions = [Permission.publicProfile]
+        for p in scope where p != "openid" && !permissions.contains(p) { permissions.append(p) }
+
+        let challenge = params["code_challenge"].flatMap { $0.isEmpty ? nil : $0 }
+        var method = params["code_challenge_method"].flatMap { $0.isEmpty ? nil : $0 }
+        if challenge != nil {
+            method = method ?? "plain"
+            guard method == "S256" || method == "plain", let c = challenge, (43...128).contains(c.count) else {
+                return .failure(.invalidCodeChallenge)
+            }
+        } else {
+            method = nil
+        }
+        let request = DialogRequest(
+            clientID: clientID, redirectURI: redirect, state: params["state"], permissions: permissions,
+            openID: scope.contains("openid"), responseType: ResponseType.parse(params["response_type"]),
+            authType: params["auth_type"].flatMap(AuthType.init(rawValue:)), authNonce: params["auth_nonce"],
+            codeChallenge: challenge, codeChallengeMethod: method, nonce: params["nonce"],
+            returnScopes: params["return_scopes"] == "true" || params["return_scopes"] == "1", rawQuery: query)
+        return .success((request, app))
+    }
+}
+
+extension DialogRequest.Problem {
+    /// A plain statement of what went wrong, for the error page.
+    var headline: String {
+        switch self {
+        case .missingClientID: "The login link is missing client_id"
+        case .unknownApp: "This app does not exist"
+        case .missingRedirectURI: "The login link is missing redirect_uri"
+        case .redirectURINotAllowed: "This redirect URI is not allowed"
+        case .invalidScopes: "The app asked for permissions that do not exist"
+        case .invalidCodeChallenge: "The PKCE code challenge is invalid"
+        case .malformedQuery: "The login link is malformed"
+        }
+    }
+
+    /// What the app's developer must change.
+    var developerHint: String {
+        switch self {
+        case .missingClientID: "Add client_id=<your app id> to the dialog URL."
+        case .unknownApp(let id): "No app has the id \(id). List apps with `gatehouse apps list`."
+        case .missingRedirectURI: "Add redirect_uri=<a registered redirect URI> to the dialog URL."
+        case .redirectURINotAllowed(let appID, let uri):
+            "redirect_uri \(uri) is not registered for app \(appID): register it with `gatehouse apps update \(appID) --add-redirect-uri \(uri)`. It must match a registered URI exactly (only the port of a loopback URI may differ)."
+        case .invalidScopes(let names): "Invalid Scopes: \(names.joined(separator: ", ")). Check the permission names."
+        case .invalidCodeChallenge: "code_challenge must be 43-128 characters and code_challenge_method S256 or plain."
+        case .malformedQuery: "The query string could not be decoded (bad percent-encoding or invalid UTF-8)."
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import GatehouseProtocol
+
+/// The login dialog's lifecycle as a pure function of what is known about the attempt.
+///
+/// The HTTP layer gathers the facts (session, grant, role) and performs the returned action;
+/// this type decides. It has no I/O, so every rule is unit-tested directly.
+public enum LoginAttempt {
+    /// Everything the decision depends on.
+    public struct Facts: Sendable {
+        public var request: DialogRequest
+        public var app: AppRecord
+        /// The logged-in person, if the browser has a session.
+        public var user: UserRecord?
+        /// When that session last checked a password.
+        public var authenticatedAt: Date?
+        /// Whether the password was typed during this very attempt (for `reauthenticate`).
+        public var justAuthenticated: Bool
+        public var grant: GrantRecord?
+        public var role: AppRole?
+        public var now: Date
+
+        public init(
+            request: DialogRequest, app: AppRecord, user: UserRecord?, authenticatedAt: Date?, justAuthenticated: Bool,
+            grant: GrantRecord?, role: AppRole?, now: Date
+        ) {
+            self.request = request
+            self.app = app
+            self.user = user
+            self.authenticatedAt = authenticatedAt
+            self.justAuthenticated = justAuthenticated
+            self.grant = grant
+            self.role = role
+            self.now = now
+        }
+    }
+
+    /// What to ask on the consent page.
+    public struct ConsentPlan: Sendable, Equatable {
+        /// Permissions the person can switch on or off (`public_profile` is first and not optional).
+        public var ask: [String]
+        /// Requested but not approved for this app by review; they come back declined.
+        public var unavailable: [String]
+        /// Requested and already granted; not asked again.
+        public var alreadyGranted: [String]
+        /// Whether this is a renewal of expired data access.
+        public var renewsDataAccess: Bool
+    }
+
+    /// The outcome of a completed dialog.
+    public struct Decision: Sendable, Equatable {
+        /// The full granted set for the app after this login.
+        public var granted: [String]
+        /// The full declined set for the app after this login.
+        public var declined: [String]
+        /// Requested permissions that ended up declined (for `denied_scopes`).
+        public var deniedThisTime: [String]
+    }
+
+    public enum Action: Sendable, Equatable {
+        /// Ask for email and password (prefilled for reauthentication).
+        case showLogin(prefillEmail: String?)
+        case showConsent(ConsentPlan)
+        /// Nothing to ask: redirect back to the app now.
+        case complete(Decision)
+    }
+
+    /// Decides the next step of a dialog.
+    public static func next(_ facts: Facts) -> Action {
+        guard let user = facts.user else { return .showLogin(prefillEmail: nil) }
+        if facts.request.authType == .reauthenticate && !facts.justAuthenticated {
+            return .showLogin(prefillEmail: user.email)
+        }
+        let plan = consentPlan(facts)
+        if facts.grant == nil || !plan.ask.filter({ $0 != Permission.publicProfile }).isEmpty || plan.renewsDataAccess {
+            return .showConsent(plan)
+        }
+        return .complete(decide(facts, plan: plan, selected: plan.ask))
+    }
+
+    /// Which requested permissions to ask, skip or refuse.
+    public static func consentPlan(_ facts: Facts) -> ConsentPlan {
+        let request = facts.request
+        let granted = Set(facts.grant?.granted ?? [])
+        let declined = Set(facts.grant?.declined ?? [])
+        let expired = facts.grant.map { facts.now >= $0.lastLoginAt.addingTimeInterval(Lifetimes.dataAccess) } ?? false
+        let renew = facts.grant != nil && (expired || request.authType == .reauthorize)
+        let privileged = facts.role != nil || facts.user?.testUserOfAppID == facts.app.id
+
+        var ask: [String] = [], unavailable: [String] = [], already: [String] = []
+        for p in request.permissions {
+            let info = Permission.info(p)
+            if p != Permission.publicProfile, info?.needsReview ?? true, !privileged,
+               !facts.app.approvedPermissions.contains(p) {
+                unavailable.append(p)
+            } else if granted.contains(p) && !renew {
+                already.append(p)
+            } else if declined.contains(p) && request.authType != .rerequest && !renew {
+                continue // declined earlier; asked again only with auth_type=rerequest
+            } else {
+                ask.append(p)
+            }
+        }
+        if !ask.contains(Permission.publicProfile) && !already.contains(Permission.publicProfile) {
+            ask.insert(Permission.publicProfile, at: 0)
+        }
+        return ConsentPlan(ask: ask, unavailable: unavailable, alreadyGranted: already, renewsDataAccess: renew)
+    }
+
+    /// Applies the person's choices (`selected`, a subset of `plan.ask`) to the existing grant.
+    public static func decide(_ facts: Facts, plan: ConsentPlan, selected: [String]) -> Decision {
+        let chosen = Set(selected).intersection(plan.ask).union([Permission.publicProfile])
+        var granted = facts.grant?.granted ?? []
+        var declined = facts.grant?.declined ?? []
+        func add(_ p: String, to list: inout [String]) { if !list.contains(p) { list.append(p) } }
+        for p in plan.ask {
+            if chosen.contains(p) {
+                add(p, to: &granted)
+                declined.removeAll { $0 == p }
+            } else {
+                add(p, to: &declined)
+                granted.removeAll { $0 == p }
+            }
+        }
+        for p in plan.unavailable where !granted.contains(p) { add(p, to: &declined) }
+        if !granted.contains(Permission.publicProfile) { granted.insert(Permission.publicProfile, at: 0) }
+        let denied = facts.request.permissions.filter { declined.contains($0) }
+        return Decision(granted: granted, declined: declined, deniedThisTime: denied)
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// Decides whether a `redirect_uri` may receive codes and tokens for an app.
+///
+/// Exact string match against the registered list (RFC 9700 §2.1), with two documented exceptions:
+/// the iOS SDK's `fb{appid}{suffix}://authorize/` scheme, and loopback URLs (RFC 8252 §7.3) where only the
+/// port may differ from a registered loopback URI.
+public enum RedirectURIPolicy {
+    public static func isAllowed(_ uri: String, for app: AppRecord) -> Bool {
+        if app.redirectURIs.contains(uri) { return true }
+        if isAppScheme(uri, appID: app.id) { return true }
+        guard let requested = Loopback(uri) else { return false }
+        return app.redirectURIs.compactMap(Loopback.init).contains { $0.pathAndQuery == requested.pathAndQuery }
+    }
+
+    /// `fb{appid}://authorize/` or `fb{appid}{suffix}://authorize/` where the suffix is `[a-z0-9]*`.
+    static func isAppScheme(_ uri: String, appID: String) -> Bool {
+        let prefix = "fb\(appID)"
+        guard uri.hasPrefix(prefix), let sep = uri.range(of: "://") else { return false }
+        let suffix = uri[uri.index(uri.startIndex, offsetBy: prefix.count)..<sep.lowerBound]
+        guard suffix.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber) }) else { return false }
+        let rest = uri[sep.upperBound...]
+        return rest == "authorize" || rest == "authorize/"
+    }
+
+    /// Registrations must be absolute URLs without a fragment.
+    public static func isAcceptableRegistration(_ uri: String) -> Bool {
+        guard let comps = URLComponents(string: uri), let scheme = comps.scheme, !scheme.isEmpty else { return false }
+        return comps.fragment == nil && (comps.host?.isEmpty == false || scheme.hasPrefix("fb"))
+    }
+
+    /// A plain-http URL on 127.0.0.1 or localhost, reduced to what must match exactly.
+    struct Loopback {
+        let pathAndQuery: String
+
+        init?(_ uri: String) {
+            guard let comps = URLComponents(string: uri), comps.scheme == "http", comps.fragment == nil,
+                  comps.user == nil, comps.password == nil,
+                  let host = comps.host, ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host)
+            else { return nil }
+            let path = comps.percentEncodedPath.isEmpty ? "/" : comps.percentEncodedPath
+            pathAndQuery = path + (comps.percentEncodedQuery.map { "?" + $0 } ?? "")
+        }
+    }
+}

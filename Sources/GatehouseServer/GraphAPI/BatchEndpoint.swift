@@ -1,0 +1,114 @@
+import Foundation
+import GatehouseProtocol
+
+/// `POST /` with `batch=[…]`: up to 50 Graph calls, each with its own token or the request's.
+struct BatchEndpoint: Sendable {
+    let dispatcher: GraphDispatcher
+    static let maxEntries = 50
+
+    func handle(_ call: GraphCall) async throws -> GraphReply {
+        guard let raw = call.params["batch"], let parsed = try? JSONValue.parse(Data(raw.utf8)), case .array(let entries) = parsed else {
+            throw GraphFailure(.invalidParameter("The parameter batch must be a JSON array"))
+        }
+        guard !entries.isEmpty else { throw GraphFailure(.invalidParameter("The batch must contain at least one request")) }
+        guard entries.count <= Self.maxEntries else {
+            throw GraphFailure(GraphError(message: "(#1) Too many requests in batch message. Maximum batch size is 50", type: "OAuthException", code: 1))
+        }
+        var results: [JSONValue] = []
+        var named: [String: (ok: Bool, body: JSONValue)] = [:]
+        var dependedOn = Set<String>()
+        for entry in entries { if let d = entry["depends_on"]?.stringValue { dependedOn.insert(d) } }
+
+        for entry in entries {
+            guard case .object = entry, let relative = entry["relative_url"]?.stringValue else {
+                results.append(Self.entryError(.invalidParameter("Each batch entry needs a relative_url")))
+                continue
+            }
+            let name = entry["name"]?.stringValue
+            if let dependency = entry["depends_on"]?.stringValue, named[dependency]?.ok != true {
+                results.append(.null)
+                if let name { named[name] = (false, .null) }
+                continue
+            }
+            let resolvedURL = Self.substitute(relative, results: named)
+            let body = entry["body"]?.stringValue.map { Self.substitute($0, results: named) }
+            let method = GraphCall.Method(rawValue: (entry["method"]?.stringValue ?? "GET").uppercased())
+            let reply: GraphReply
+            if let method, let sub = Self.makeCall(method: method, relativeURL: resolvedURL, body: body, parent: call) {
+                reply = await dispatcher.dispatch(sub)
+            } else {
+                reply = .error(.invalidParameter("Invalid batch entry"))
+            }
+            let ok = (200..<300).contains(reply.status)
+            var bodyValue: JSONValue = .null
+            if case .json(let v) = reply.body { bodyValue = v }
+            if let name { named[name] = (ok, bodyValue) }
+            let omit = entry["omit_response_on_success"]?.boolValue ?? (name.map(dependedOn.contains) ?? false)
+            if ok && omit {
+                results.append(.null)
+            } else {
+                results.append(Self.render(reply))
+            }
+        }
+        return .json(.array(results))
+    }
+
+    /// A sub-call: the relative URL's path and query, the body's form fields, and the token fallback.
+    static func makeCall(method: GraphCall.Method, relativeURL: String, body: String?, parent: GraphCall) -> GraphCall? {
+        let trimmed = relativeURL.hasPrefix("/") ? String(relativeURL.dropFirst()) : relativeURL
+        let parts = trimmed.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        var segments = (parts.first ?? "").split(separator: "/").map(String.init)
+        var version = parent.version
+        if let first = segments.first, let v = GraphAPIVersion.parse(pathSegment: first) {
+            version = v
+            segments.removeFirst()
+        }
+        guard let query = FormEncoding.decode(parts.count > 1 ? parts[1] : ""), let form = FormEncoding.decode(body ?? "") else { return nil }
+        var params: [String: String] = [:]
+        for (k, v) in query + form { params[k] = v }
+        let token = params["access_token"] ?? parent.accessToken
+        return GraphCall(method: method, path: segments, version: version, params: params, accessToken: token)
+    }
+
+    /// Replaces `{result=name:$.path}` with values from an earlier named entry (comma-joined for arrays).
+    static func substitute(_ text: String, results: [String: (ok: Bool, body: JSONValue)]) -> String {
+        guard text.contains("{result=") else { return text }
+        var out = "", rest = Substring(text)
+        while let open = rest.range(of: "{result=") {
+            out += rest[..<open.lowerBound]
+            guard let close = rest[open.upperBound...].firstIndex(of: "}") else { out += rest[open.lowerBound...]; return out }
+            let spec = rest[open.upperBound..<close]
+            if let colon = spec.firstIndex(of: ":"), let source = results[String(spec[..<colon])] {
+                out += Self.evaluate(path: String(spec[spec.index(after: colon)...]), in: source.body)
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        return out + rest
+    }
+
+    /// A small JSONPath: `$.a.b.0.c` and `$.data.*.id`.
+    static func evaluate(path: String, in value: JSONValue) -> String {
+        var current: [JSONValue] = [value]
+        for step in path.split(separator: ".").dropFirst(path.hasPrefix("$") ? 1 : 0) {
+            current = current.flatMap { v -> [JSONValue] in
+                if step == "*" { return v.arrayValue ?? [] }
+                if let index = Int(step), let item = v[index] { return [item] }
+                return v[String(step)].map { [$0] } ?? []
+            }
+        }
+        return current.map { $0.stringValue ?? $0.serialized() }.joined(separator: ",")
+    }
+
+    static func render(_ reply: GraphReply) -> JSONValue {
+        var headers: [JSONValue] = [["name": "Content-Type", "value": "application/json; charset=UTF-8"]]
+        for (name, value) in reply.headers { headers.append(["name": .string(name), "value": .string(value)]) }
+        let body: String
+        switch reply.body {
+        case .json(let v): body = v.serialized()
+        case .bytes, .empty: body = ""
+        }
+        return ["code": .int(Int64(reply.status)), "headers": .array(headers), "body": .string(body)]
+    }
+
+    static func entryError(_ error: GraphError) -> JSONValue { render(.error(error)) }
+}

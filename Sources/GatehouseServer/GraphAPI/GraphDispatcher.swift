@@ -1,0 +1,116 @@
+import Foundation
+import GatehouseProtocol
+
+/// Routes a `GraphCall` to its endpoint. Every failure becomes a Graph error reply.
+struct GraphDispatcher: Sendable {
+    let services: GatehouseServices
+
+    func dispatch(_ call: GraphCall) async -> GraphReply {
+        do {
+            return try await route(call)
+        } catch let failure as GraphFailure {
+            return .error(failure.error)
+        } catch let error as StorageError {
+            services.logger.error("storage failure", metadata: ["error": "\(error)"])
+            return .error(.serviceUnavailable)
+        } catch {
+            services.logger.error("graph handler failed", metadata: ["error": "\(type(of: error))"])
+            return .error(.unknownError)
+        }
+    }
+
+    private func route(_ call: GraphCall) async throws -> GraphReply {
+        let p = call.path
+        guard p.count <= 8, p.allSatisfy({ $0.utf8.count <= 128 }) else { throw GraphFailure(.unknownPath("/" + p.joined(separator: "/"))) }
+        switch p.first {
+        case nil:
+            if call.method == .post, call.params["batch"] != nil { return try await BatchEndpoint(dispatcher: self).handle(call) }
+            throw GraphFailure(.unsupportedRequest(method: call.method.rawValue, objectID: ""))
+        case "oauth" where p.count == 2 && p[1] == "access_token":
+            return try await TokenEndpoint(services: services).handle(call)
+        case "oauth" where p.count == 2 && p[1] == "access_token_info":
+            return try await TokenEndpoint(services: services).info(call)
+        case "debug_token" where p.count == 1:
+            return try await DebugTokenEndpoint(services: services).handle(call)
+        default:
+            break
+        }
+        let caller = try await authenticate(call, forMe: p.first == "me")
+        let users = UserEndpoints(services: services)
+        if p.count == 4, p[1] == "accounts", p[2] == "test-users" {
+            throw GraphFailure(.unknownPath("/" + p.dropFirst().joined(separator: "/")))
+        }
+        if p.count == 3, p[1] == "accounts", p[2] == "test-users" {
+            return try await TestUserEndpoints(services: services).handle(call, appID: p[0], caller: caller)
+        }
+        let target = try await resolve(p[0], caller: caller, method: call.method)
+        switch (target, p.count) {
+        case (.app(let app), 1):
+            guard call.method == .get else { throw GraphFailure(.unsupportedRequest(method: call.method.rawValue, objectID: p[0])) }
+            return .json(.object(["name": .string(app.name), "id": .string(app.id)]))
+        case (.user(let user, let scoped), _):
+            let node = UserNode(user: user, scopedID: scoped, appID: caller.app.id)
+            switch (call.method, p.count > 1 ? p[1] : nil) {
+            case (.get, nil): return try await users.read(node, caller: caller, call: call)
+            case (.delete, nil): return try await TestUserEndpoints(services: services).delete(node, caller: caller)
+            case (.get, "picture"): return try await users.picture(node, call: call)
+            case (.get, "friends") where p.count == 2: return try await users.friends(node, caller: caller, call: call)
+            case (.post, "friends") where p.count == 3: return try await users.befriend(node, other: p[2], caller: caller)
+            case (.get, "permissions") where p.count <= 3: return try await users.permissions(node, caller: caller, only: p.count == 3 ? p[2] : call.param("permission"))
+            case (.delete, "permissions") where p.count == 2: return try await users.removeApp(node, caller: caller)
+            case (.delete, "permissions") where p.count == 3: return try await users.revoke(p[2], node, caller: caller)
+            case (_, .some(let edge)) where ["picture", "friends", "permissions"].contains(edge):
+                throw GraphFailure(.unsupportedRequest(method: call.method.rawValue, objectID: p[0]))
+            case (_, .some(let edge)):
+                throw GraphFailure(.nonexistingField(edge, nodeType: "User"))
+            default:
+                throw GraphFailure(.unsupportedRequest(method: call.method.rawValue, objectID: p[0]))
+            }
+        default:
+            throw GraphFailure(.unknownPath("/" + p.dropFirst().joined(separator: "/")))
+        }
+    }
+
+    /// A Graph object addressed by a path's first segment.
+    enum Target {
+        case user(UserRecord, scopedID: String)
+        case app(AppRecord)
+    }
+
+    func resolve(_ id: String, caller: Caller, method: GraphCall.Method) async throws -> Target {
+        if id == "me" {
+            guard case .user(let u) = caller else { throw GraphFailure(.activeTokenRequired) }
+            return .user(u.user, scopedID: u.scopedID)
+        }
+        let app = caller.app
+        if id == app.id { return .app(app) }
+        if id.count <= 20, id.allSatisfy(\.isNumber),
+           let userID = try await services.storage.users.userID(appID: app.id, scopedID: id),
+           let user = try await services.storage.users.find(id: userID) {
+            return .user(user, scopedID: id)
+        }
+        throw GraphFailure(.unsupportedRequest(method: method.rawValue, objectID: id))
+    }
+
+    /// Checks the call's token and `appsecret_proof`.
+    func authenticate(_ call: GraphCall, forMe: Bool) async throws -> Caller {
+        guard let token = call.accessToken else {
+            throw GraphFailure(forMe ? .activeTokenRequired : .tokenRequired)
+        }
+        let caller: Caller
+        switch try await services.tokens.resolve(token) {
+        case .failure(let error): throw GraphFailure(error)
+        case .success(let c): caller = c
+        }
+        if case .user(let user) = caller {
+            if let proof = call.params["appsecret_proof"] {
+                guard AppSecretProof.matches(proof, accessToken: token, appSecret: user.app.secret) else {
+                    throw GraphFailure(.appsecretProofInvalid)
+                }
+            } else if user.app.requireAppSecret {
+                throw GraphFailure(.appsecretProofRequired)
+            }
+        }
+        return caller
+    }
+}

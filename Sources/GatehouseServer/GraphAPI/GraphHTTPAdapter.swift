@@ -1,0 +1,151 @@
+import CompressNIO
+import Foundation
+import GatehouseProtocol
+import Hummingbird
+import NIOCore
+import HTTPTypes
+
+/// Turns Hummingbird requests into `GraphCall`s and `GraphReply`s into responses.
+///
+/// This is where bad input is stopped: oversized or undecodable bodies, broken gzip, invalid
+/// UTF-8 and malformed JSON all become Graph errors here, never crashes or bare 500s.
+struct GraphHTTPAdapter: Sendable {
+    let services: GatehouseServices
+    let dispatcher: GraphDispatcher
+
+    func register(on router: Router<GatehouseRequestContext>) {
+        for method in [HTTPRequest.Method.get, .post, .delete, .put, .patch] {
+            router.on("/", method: method) { request, context in await handle(request, context) }
+            router.on("**", method: method) { request, context in await handle(request, context) }
+        }
+    }
+
+    func handle(_ request: Request, _ context: GatehouseRequestContext) async -> Response {
+        var segments = request.uri.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        var version = services.configuration.defaultGraphVersion
+        if let first = segments.first, let v = GraphAPIVersion.parse(pathSegment: first) {
+            version = v
+            segments.removeFirst()
+        }
+        let reply: GraphReply
+        do {
+            let call = try await makeCall(request, path: segments, version: version)
+            reply = await dispatcher.dispatch(call)
+        } catch let failure as GraphFailure {
+            reply = .error(failure.error)
+        } catch {
+            services.logger.error("graph request failed", metadata: ["error": "\(type(of: error))"])
+            reply = .error(.unknownError)
+        }
+        return Self.response(reply, version: version)
+    }
+
+    func makeCall(_ request: Request, path: [String], version: String) async throws -> GraphCall {
+        guard let method = GraphCall.Method(rawValue: request.method.rawValue) else {
+            throw GraphFailure(.unsupportedRequest(method: request.method.rawValue, objectID: path.first ?? ""))
+        }
+        guard let query = FormEncoding.decode(request.uri.query ?? "") else {
+            throw GraphFailure(.invalidParameter("The request's query string is not valid UTF-8 or percent-encoding"))
+        }
+        var params: [String: String] = [:]
+        for (k, v) in query where params[k] == nil { params[k] = v }
+        for (k, v) in try await bodyParameters(request) { params[k] = v }
+
+        var call = GraphCall(method: method, path: path, version: version, params: params, accessToken: params["access_token"])
+        if let auth = request.headers[.authorization] {
+            let parts = auth.split(separator: " ", maxSplits: 1).map(String.init)
+            if parts.count == 2 {
+                switch parts[0].lowercased() {
+                case "bearer", "oauth": call.accessToken = call.accessToken ?? parts[1]
+                case "basic":
+                    if let data = Data(base64Encoded: parts[1]), let text = String(data: data, encoding: .utf8),
+                       let colon = text.firstIndex(of: ":") {
+                        call.basicCredentials = (String(text[..<colon]), String(text[text.index(after: colon)...]))
+                    }
+                default: break
+                }
+            }
+        }
+        if call.accessToken?.isEmpty == true { call.accessToken = nil }
+        return call
+    }
+
+    /// Form, JSON (object) and gzip-encoded bodies, limited in size before and after decompression.
+    func bodyParameters(_ request: Request) async throws -> [(String, String)] {
+        let limit = services.configuration.maxBodyBytes
+        var request = request
+        var buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: limit)
+        } catch {
+            throw GraphFailure(.requestTooLarge(limit: limit))
+        }
+        guard buffer.readableBytes > 0 else { return [] }
+        if let encoding = request.headers[.contentEncoding]?.lowercased(), encoding != "identity" {
+            guard encoding == "gzip" || encoding == "deflate" else {
+                throw GraphFailure(.invalidParameter("Unsupported Content-Encoding \(encoding)"))
+            }
+            do {
+                buffer = try buffer.decompress(with: encoding == "gzip" ? .gzip() : .zlib(), maxSize: limit, allocator: ByteBufferAllocator())
+            } catch {
+                throw GraphFailure(.invalidParameter("The request body could not be decompressed"))
+            }
+        }
+        let bytes = buffer.readableBytesView
+        guard let text = String(validating: Array(bytes), as: UTF8.self) else {
+            throw GraphFailure(.invalidParameter("The request body is not valid UTF-8"))
+        }
+        let contentType = request.headers[.contentType]?.lowercased() ?? ""
+        if contentType.hasPrefix("application/json") || (contentType.isEmpty && text.first == "{") {
+            guard let value = try? JSONValue.parse(Data(text.utf8)), case .object(let object) = value else {
+                throw GraphFailure(.invalidParameter("The request body is not a JSON object"))
+            }
+            return object.pairs.map { key, value in
+                switch value {
+                case .string(let s): (key, s)
+                case .null: (key, "")
+                default: (key, value.serialized())
+                }
+            }
+        }
+        if contentType.hasPrefix("multipart/") {
+            throw GraphFailure(.invalidParameter("multipart bodies are not supported by this server"))
+        }
+        guard let pairs = FormEncoding.decode(text) else {
+            throw GraphFailure(.invalidParameter("The request body is not valid form data"))
+        }
+        return pairs
+    }
+
+    /// Facebook's reply headers: JSON with charset, the API version, no caching of secrets.
+    static func response(_ reply: GraphReply, version: String) -> Response {
+        var headers = HTTPFields()
+        headers[.init("facebook-api-version")!] = version
+        headers[.cacheControl] = "private, no-cache, no-store, must-revalidate"
+        headers[.init("Pragma")!] = "no-cache"
+        headers[.accessControlAllowOrigin] = "*"
+        for (name, value) in reply.headers {
+            if let field = HTTPField.Name(name) { headers[field] = value }
+        }
+        let status = HTTPResponse.Status(code: reply.status)
+        switch reply.body {
+        case .json(let value):
+            headers[.contentType] = "application/json; charset=UTF-8"
+            return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: value.serialized())))
+        case .bytes(let bytes, let type):
+            headers[.contentType] = type
+            return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        case .empty:
+            return Response(status: status, headers: headers)
+        }
+    }
+}
+
+extension GraphError {
+    /// A body over the configured limit.
+    static func requestTooLarge(limit: Int) -> GraphError {
+        var error = GraphError.invalidParameter("The request body is larger than the limit of \(limit) bytes")
+        error.httpStatus = 413
+        return error
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import GatehouseProtocol
+
+/// `/{app-id}/accounts/test-users` and `DELETE /{test-user-id}`, with the app's token.
+struct TestUserEndpoints: Sendable {
+    let services: GatehouseServices
+
+    func handle(_ call: GraphCall, appID: String, caller: Caller) async throws -> GraphReply {
+        guard case .app(let app) = caller, app.id == appID else {
+            throw GraphFailure(GraphError(message: "(#15) This method must be called with an app access_token.", type: "OAuthException", code: 15))
+        }
+        switch call.method {
+        case .post: return try await create(call, app: app)
+        case .get: return try await list(call, app: app)
+        case .delete: throw GraphFailure(.unsupportedRequest(method: "delete", objectID: appID))
+        }
+    }
+
+    private func create(_ call: GraphCall, app: AppRecord) async throws -> GraphReply {
+        let installed = call.param("installed").map { $0 == "true" || $0 == "1" } ?? true
+        let permissions = Permission.parseScope(call.param("permissions") ?? "")
+        if let unknown = permissions.first(where: { !Permission.isKnown($0) }) {
+            throw GraphFailure(.invalidParameter("Invalid permission: \(unknown)"))
+        }
+        let name = (call.param("name") ?? "Open Graph Test User").trimmingCharacters(in: .whitespaces)
+        let words = name.split(separator: " ").map(String.init)
+        let first = words.first ?? "Test", last = words.count > 1 ? words.dropFirst().joined(separator: " ") : "User"
+        let tag = services.random.alphanumeric(bits: 40).lowercased()
+        let password = services.random.alphanumeric(bits: 72)
+        let user = try await services.accounts.createUser(NewUser(
+            email: "\(first.lowercased().filter(\.isLetter))_\(tag)_test@tfbnw.net", password: password,
+            firstName: first, lastName: last, testUserOfAppID: app.id))
+        let scoped = try await services.storage.users.scopedID(appID: app.id, userID: user.id)
+        var out: JSONObject = ["id": .string(scoped)]
+        if installed {
+            out["access_token"] = .string(try await install(user, app: app, permissions: permissions))
+        }
+        out["login_url"] = .string(loginURL(app: app, scopedID: scoped, userID: user.id))
+        out["email"] = .string(user.email)
+        out["password"] = .string(password)
+        return .json(.object(out))
+    }
+
+    /// Grants the permissions and returns a fresh token, as Facebook does for `installed=true`.
+    func install(_ user: UserRecord, app: AppRecord, permissions: [String]) async throws -> String {
+        let now = services.clock.now()
+        var granted = [Permission.publicProfile]
+        for p in permissions where !granted.contains(p) && p != "openid" { granted.append(p) }
+        try await services.storage.grants.save(GrantRecord(appID: app.id, userID: user.id, granted: granted, declined: [], createdAt: now, updatedAt: now, lastLoginAt: now))
+        return try await services.tokens.mintUserToken(app: app, userID: user.id, lifetime: Lifetimes.longLivedToken, origin: "test_user").0
+    }
+
+    /// A link that logs a browser in as the test user (signed with the app secret, so only the app can mint it).
+    func loginURL(app: AppRecord, scopedID: String, userID: String) -> String {
+        let sig = AppSecretProof.compute(accessToken: "test-user-login:\(userID)", appSecret: app.secret)
+        return "\(services.configuration.baseURL)/testuser/login?app_id=\(app.id)&user_id=\(scopedID)&sig=\(sig)"
+    }
+
+    private func list(_ call: GraphCall, app: AppRecord) async throws -> GraphReply {
+        let users = try await services.storage.users.testUsers(appID: app.id)
+        let limit = min(max(Int(call.param("limit") ?? "") ?? 50, 1), 500)
+        let start = call.param("after").flatMap(UserEndpoints.offset(fromCursor:)).map { $0 + 1 } ?? 0
+        let slice = start < users.count ? Array(users[start..<min(start + limit, users.count)]) : []
+        var data: [JSONValue] = []
+        for user in slice {
+            let scoped = try await services.storage.users.scopedID(appID: app.id, userID: user.id)
+            var entry: JSONObject = ["id": .string(scoped), "login_url": .string(loginURL(app: app, scopedID: scoped, userID: user.id))]
+            if try await services.storage.grants.find(appID: app.id, userID: user.id) != nil {
+                entry["access_token"] = .string(try await services.tokens.mintUserToken(
+                    app: app, userID: user.id, lifetime: Lifetimes.longLivedToken, origin: "test_user").0)
+            }
+            data.append(.object(entry))
+        }
+        var paging = JSONObject([])
+        if !slice.isEmpty {
+            paging["cursors"] = ["before": .string(UserEndpoints.cursor(start)), "after": .string(UserEndpoints.cursor(start + slice.count - 1))]
+            if start + slice.count < users.count {
+                var params: [(String, String)] = []
+                if let token = call.accessToken { params.append(("access_token", token)) }
+                params += [("limit", String(limit)), ("after", UserEndpoints.cursor(start + slice.count - 1))]
+                paging["next"] = .string("\(services.configuration.baseURL)/\(call.version)/\(app.id)/accounts/test-users?" + FormEncoding.encode(params))
+            }
+        }
+        return .json(["data": .array(data), "paging": .object(paging)])
+    }
+
+    /// `DELETE /{test-user-id}` with the owning app's token.
+    func delete(_ node: UserNode, caller: Caller) async throws -> GraphReply {
+        guard case .app(let app) = caller, node.user.testUserOfAppID == app.id else {
+            throw GraphFailure(GraphError(message: "(#2903) Cannot delete this test account", type: "OAuthException", code: 2903))
+        }
+        try await services.storage.users.delete(id: node.user.id)
+        return .success
+    }
+}

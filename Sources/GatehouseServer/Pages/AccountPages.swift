@@ -1,0 +1,81 @@
+import Foundation
+import GatehouseProtocol
+import Hummingbird
+
+/// The person's own pages (who am I, log out) and the development helpers
+/// (a stand-in redirect URI that shows what an app receives, and test users' login links).
+struct AccountPages: Sendable {
+    let services: GatehouseServices
+    let pages: PageRenderer
+
+    private var sessions: BrowserSessions { BrowserSessions(services: services) }
+
+    func register(on router: Router<GatehouseRequestContext>) {
+        router.get("/account") { request, _ in try await account(request) }
+        router.post("/logout") { request, _ in try await logout(request) }
+        router.get("/testuser/login") { request, _ in try await testUserLogin(request) }
+        router.get("/dev/callback") { request, _ in callback(request) }
+    }
+
+    func account(_ request: Request) async throws -> Response {
+        let (csrf, cookie) = sessions.csrfToken(request)
+        var values: [String: Any] = ["csrf": csrf]
+        if let (_, user) = try await sessions.current(request) {
+            values["userName"] = user.fullName
+            values["email"] = user.email
+        }
+        return PageRenderer.htmlResponse(status: .ok, html: pages.render("account", values), secureCookies: services.configuration.usesSecureCookies, cookies: cookie.map { [$0] } ?? [])
+    }
+
+    func logout(_ request: Request) async throws -> Response {
+        var request = request
+        let body = (try? await request.collectBody(upTo: 16 * 1024)).map { String(buffer: $0) } ?? ""
+        let form = FormEncoding.decode(body).map { Dictionary($0, uniquingKeysWith: { a, _ in a }) } ?? [:]
+        guard sessions.csrfValid(request, formToken: form["csrf_token"]) else {
+            let html = pages.render("error", ["headline": "This form has expired", "detail": "Reload the page and try again.", "hint": ""])
+            return PageRenderer.htmlResponse(status: .forbidden, html: html, secureCookies: services.configuration.usesSecureCookies)
+        }
+        if let (session, _) = try await sessions.current(request) { try await services.storage.sessions.delete(id: session.id) }
+        let expired = sessions.cookie(BrowserSessions.sessionCookie, "", maxAge: 0)
+        return PageRenderer.seeOther("/account", cookies: [expired])
+    }
+
+    /// Test users' `login_url`: signed with the owning app's secret; logs the browser in as that test user.
+    func testUserLogin(_ request: Request) async throws -> Response {
+        let q = request.uri.queryParameters
+        guard let appID = q.get("app_id"), let scoped = q.get("user_id"), let sig = q.get("sig"),
+              let app = try await services.storage.apps.find(id: appID),
+              let userID = try await services.storage.users.userID(appID: appID, scopedID: scoped),
+              let user = try await services.storage.users.find(id: userID), user.testUserOfAppID == app.id,
+              AppSecretProof.matches(sig, accessToken: "test-user-login:\(userID)", appSecret: app.secret)
+        else {
+            let html = pages.render("error", ["headline": "This login link is not valid", "detail": "Test-user login links come from the test-users API of the app that owns the user.", "hint": ""])
+            return PageRenderer.htmlResponse(status: .badRequest, html: html, secureCookies: services.configuration.usesSecureCookies)
+        }
+        let (_, cookie) = try await sessions.start(userID: user.id)
+        var headers = HTTPFields()
+        headers[.location] = "/account"
+        PageRenderer.applySecurityHeaders(to: &headers)
+        var response = Response(status: .found, headers: headers)
+        response.setCookie(cookie)
+        return response
+    }
+
+    /// Development stand-in for an app's redirect URI: shows the code and a ready curl command.
+    func callback(_ request: Request) -> Response {
+        guard services.configuration.mode == .development else {
+            let html = pages.render("error", ["headline": "Page not found", "detail": "There is no page at this address.", "hint": ""])
+            return PageRenderer.htmlResponse(status: .notFound, html: html, secureCookies: services.configuration.usesSecureCookies)
+        }
+        let params = FormEncoding.decode(request.uri.query ?? "") ?? []
+        let dict = Dictionary(params, uniquingKeysWith: { a, _ in a })
+        let base = services.configuration.baseURL
+        let redirect = base + "/dev/callback"
+        let html = pages.render("callback", [
+            "code": dict["code"] ?? "", "error": dict["error"] ?? "", "errorReason": dict["error_reason"] ?? "",
+            "baseURL": base, "clientID": "APP_ID", "redirectURIEncoded": FormEncoding.encode([("", redirect)]).dropFirst().description,
+            "hasParams": !params.isEmpty, "params": params.map { "\($0.0) = \($0.1)" }.joined(separator: "\n"),
+        ])
+        return PageRenderer.htmlResponse(status: .ok, html: html, secureCookies: services.configuration.usesSecureCookies)
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import GatehouseProtocol
+
+/// What it takes to create a person.
+public struct NewUser: Sendable {
+    public var email: String
+    public var password: String
+    public var firstName: String
+    public var middleName: String?
+    public var lastName: String
+    public var birthday: String?
+    public var gender: String?
+    public var location: Place?
+    public var hometown: Place?
+    public var testUserOfAppID: String?
+
+    public init(
+        email: String, password: String, firstName: String, middleName: String? = nil, lastName: String,
+        birthday: String? = nil, gender: String? = nil, location: Place? = nil, hometown: Place? = nil,
+        testUserOfAppID: String? = nil
+    ) {
+        self.email = email
+        self.password = password
+        self.firstName = firstName
+        self.middleName = middleName
+        self.lastName = lastName
+        self.birthday = birthday
+        self.gender = gender
+        self.location = location
+        self.hometown = hometown
+        self.testUserOfAppID = testUserOfAppID
+    }
+}
+
+/// Why an account operation was refused, in words a person can act on.
+public struct AccountError: Error, CustomStringConvertible, Equatable, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Creates and changes apps and people. Shared by the CLI, dev seeding and the Graph test-user endpoints.
+public struct AccountService: Sendable {
+    let services: GatehouseServices
+
+    public init(services: GatehouseServices) { self.services = services }
+
+    /// Registers an app with fresh id, secret and client token.
+    public func createApp(
+        name: String, redirectURIs: [String], requireAppSecret: Bool = false, approvedPermissions: [String] = [],
+        deauthorizeCallbackURL: String? = nil, dataDeletionCallbackURL: String? = nil
+    ) async throws -> AppRecord {
+        let name = name.trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty else { throw AccountError("an app needs a name") }
+        for uri in redirectURIs where !RedirectURIPolicy.isAcceptableRegistration(uri) {
+            throw AccountError("redirect URI \"\(uri)\" must be an absolute URL without a fragment")
+        }
+        for permission in approvedPermissions where !Permission.isKnown(permission) {
+            throw AccountError("unknown permission \"\(permission)\"")
+        }
+        let app = AppRecord(
+            id: services.random.numericID(digits: 16), secret: services.random.hex(16),
+            clientToken: services.random.hex(16), name: name, redirectURIs: redirectURIs,
+            requireAppSecret: requireAppSecret, approvedPermissions: approvedPermissions,
+            deauthorizeCallbackURL: deauthorizeCallbackURL, dataDeletionCallbackURL: dataDeletionCallbackURL,
+            createdAt: services.clock.now())
+        try await services.storage.apps.create(app)
+        return app
+    }
+
+    /// Creates a person with a bcrypt-hashed password.
+    public func createUser(_ new: NewUser) async throws -> UserRecord {
+        let email = new.email.trimmingCharacters(in: .whitespaces)
+        guard email.contains("@"), email.count <= 254 else { throw AccountError("\"\(new.email)\" is not an email address") }
+        guard new.password.count >= 6 else { throw AccountError("passwords need at least 6 characters") }
+        guard !new.firstName.isEmpty, !new.lastName.isEmpty else { throw AccountError("first and last name are required") }
+        if let birthday = new.birthday, !Self.isValidBirthday(birthday) {
+            throw AccountError("birthday must be MM/DD/YYYY, MM/DD or YYYY")
+        }
+        if let appID = new.testUserOfAppID, try await services.storage.apps.find(id: appID) == nil {
+            throw AccountError("no app with id \(appID)")
+        }
+        let user = UserRecord(
+            id: services.random.numericID(digits: 15), email: email,
+            passwordHash: try await services.passwords.hash(new.password), firstName: new.firstName,
+            middleName: new.middleName, lastName: new.lastName, birthday: new.birthday, gender: new.gender,
+            link: nil, location: new.location, hometown: new.hometown, testUserOfAppID: new.testUserOfAppID,
+            createdAt: services.clock.now())
+        do {
+            try await services.storage.users.create(user)
+        } catch StorageError.conflict {
+            throw AccountError("a user with email \(email) already exists")
+        }
+        return user
+    }
+
+    /// Finds a person by global id or email.
+    public func findUser(_ idOrEmail: String) async throws -> UserRecord? {
+        if idOrEmail.contains("@") { return try await services.storage.users.find(email: idOrEmail) }
+        return try await services.storage.users.find(id: idOrEmail)
+    }
+
+    /// Accepts `MM/DD/YYYY`, `MM/DD` and `YYYY`, the forms Facebook returns.
+    static func isValidBirthday(_ text: String) -> Bool {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        func num(_ s: String, _ len: Int, _ range: ClosedRange<Int>) -> Bool {
+            s.count == len && Int(s).map(range.contains) == true
+        }
+        switch parts.count {
+        case 1: return num(parts[0], 4, 1900...2100)
+        case 2: return num(parts[0], 2, 1...12) && num(parts[1], 2, 1...31)
+        case 3: return num(parts[0], 2, 1...12) && num(parts[1], 2, 1...31) && num(parts[2], 4, 1900...2100)
+        default: return false
+        }
+    }
+}

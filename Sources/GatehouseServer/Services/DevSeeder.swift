@@ -1,0 +1,94 @@
+import Foundation
+import GatehouseProtocol
+
+/// What development mode creates on first start, written to `<data-dir>/dev-seed.json` and printed.
+public struct DevSeed: Codable, Sendable, Equatable {
+    public struct App: Codable, Sendable, Equatable {
+        public var id: String
+        public var name: String
+        public var secret: String
+        public var clientToken: String
+        public var redirectURIs: [String]
+        enum CodingKeys: String, CodingKey {
+            case id, name, secret
+            case clientToken = "client_token"
+            case redirectURIs = "redirect_uris"
+        }
+    }
+    public struct User: Codable, Sendable, Equatable {
+        public var id: String
+        public var name: String
+        public var email: String
+        public var password: String
+    }
+    public var app: App
+    public var users: [User]
+    public var dialogURL: String
+    public var server: String
+
+    enum CodingKeys: String, CodingKey {
+        case app, users, server
+        case dialogURL = "dialog_url"
+    }
+}
+
+/// Seeds a demo app and three befriended test users into an empty database.
+public struct DevSeeder: Sendable {
+    let services: GatehouseServices
+    public init(services: GatehouseServices) { self.services = services }
+
+    static let people: [(first: String, last: String, birthday: String, gender: String)] = [
+        ("Alice", "Anders", "04/12/1990", "female"), ("Bob", "Brown", "11/03/1985", "male"), ("Carol", "Chen", "07/30/2001", "female"),
+    ]
+
+    /// Seeds when the database has no apps; otherwise reads the earlier seed file. Returns nil when there is neither.
+    public func seedIfNeeded() async throws -> DevSeed? {
+        let path = services.configuration.devSeedPath
+        if try await !services.storage.apps.list().isEmpty {
+            guard let data = FileManager.default.contents(atPath: path) else { return nil }
+            var seed = try JSONDecoder().decode(DevSeed.self, from: data)
+            seed.dialogURL = dialogURL(appID: seed.app.id)
+            seed.server = services.configuration.baseURL
+            return seed
+        }
+        let accounts = services.accounts
+        let base = services.configuration.baseURL
+        let app = try await accounts.createApp(name: "Gatehouse Demo", redirectURIs: [base + "/dev/callback", "http://127.0.0.1/callback"])
+        var users: [DevSeed.User] = []
+        try await withThrowingTaskGroup(of: (Int, UserRecord, String).self) { group in
+            for (i, p) in Self.people.enumerated() {
+                group.addTask {
+                    let password = "\(p.first.lowercased())-gatehouse"
+                    let user = try await accounts.createUser(NewUser(
+                        email: "\(p.first.lowercased())@gatehouse.test", password: password, firstName: p.first,
+                        lastName: p.last, birthday: p.birthday, gender: p.gender, testUserOfAppID: app.id))
+                    return (i, user, password)
+                }
+            }
+            var made: [(Int, UserRecord, String)] = []
+            for try await item in group { made.append(item) }
+            made.sort { $0.0 < $1.0 }
+            users = made.map { DevSeed.User(id: $0.1.id, name: $0.1.fullName, email: $0.1.email, password: $0.2) }
+        }
+        let now = services.clock.now()
+        for i in users.indices {
+            for j in users.indices where j > i { try await services.storage.friendships.befriend(users[i].id, users[j].id, at: now) }
+        }
+        let seed = DevSeed(
+            app: .init(id: app.id, name: app.name, secret: app.secret, clientToken: app.clientToken, redirectURIs: app.redirectURIs),
+            users: users, dialogURL: dialogURL(appID: app.id), server: base)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        try FileManager.default.createDirectory(atPath: services.configuration.dataDirectory, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: path, contents: try encoder.encode(seed), attributes: [.posixPermissions: 0o600])
+        return seed
+    }
+
+    func dialogURL(appID: String) -> String {
+        let base = services.configuration.baseURL
+        return "\(base)/v21.0/dialog/oauth?" + FormEncoding.encode([
+            ("client_id", appID), ("redirect_uri", base + "/dev/callback"), ("scope", "email,user_friends,user_birthday"),
+            ("state", "walkthrough"), ("response_type", "code"),
+        ])
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import Logging
+
+/// Everything request handlers depend on, injected once when the application is built.
+///
+/// There are no globals in the server: tests build their own `GatehouseServices` with an
+/// `AdjustableClock`, a cheap password hasher and a temporary database.
+public struct GatehouseServices: Sendable {
+    public var configuration: GatehouseConfiguration
+    public var storage: Storage
+    public var clock: any GatehouseClock
+    public var random: any RandomSource
+    public var passwords: any PasswordHasher
+    public var callbacks: any AppCallbackNotifier
+    public var logger: Logger
+
+    public init(
+        configuration: GatehouseConfiguration, storage: Storage, clock: any GatehouseClock = SystemClock(),
+        random: any RandomSource = SystemRandomSource(), passwords: any PasswordHasher = BcryptPasswordHasher(),
+        callbacks: (any AppCallbackNotifier)? = nil, logger: Logger = Logger(label: "gatehouse")
+    ) {
+        self.configuration = configuration
+        self.storage = storage
+        self.clock = clock
+        self.random = random
+        self.passwords = passwords
+        self.callbacks = callbacks ?? HTTPAppCallbackNotifier(logger: logger)
+        self.logger = logger
+    }
+
+    var tokens: TokenService { TokenService(services: self) }
+    /// App and people management shared by the CLI, seeding and the test-user API.
+    public var accounts: AccountService { AccountService(services: self) }
+}

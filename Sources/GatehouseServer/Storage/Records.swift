@@ -1,0 +1,235 @@
+import Foundation
+
+/// An application registered with Gatehouse (a Facebook "app").
+public struct AppRecord: Sendable, Codable, Equatable {
+    /// Numeric id of Facebook's length (15-16 digits), as a string.
+    public var id: String
+    /// The app secret. Kept in plain text because `appsecret_proof` and `signed_request` need the key itself.
+    public var secret: String
+    /// The client token used by mobile SDKs as `APPID|CLIENT_TOKEN`.
+    public var clientToken: String
+    public var name: String
+    /// Valid OAuth redirect URIs, compared by exact string (see `RedirectURIPolicy`).
+    public var redirectURIs: [String]
+    /// "Require App Secret": Graph calls with user tokens must carry `appsecret_proof`.
+    public var requireAppSecret: Bool
+    /// Permissions approved by App Review; `public_profile` and `email` never need approval.
+    public var approvedPermissions: [String]
+    public var deauthorizeCallbackURL: String?
+    public var dataDeletionCallbackURL: String?
+    public var createdAt: Date
+
+    public init(
+        id: String, secret: String, clientToken: String, name: String, redirectURIs: [String],
+        requireAppSecret: Bool = false, approvedPermissions: [String] = [],
+        deauthorizeCallbackURL: String? = nil, dataDeletionCallbackURL: String? = nil, createdAt: Date
+    ) {
+        self.id = id
+        self.secret = secret
+        self.clientToken = clientToken
+        self.name = name
+        self.redirectURIs = redirectURIs
+        self.requireAppSecret = requireAppSecret
+        self.approvedPermissions = approvedPermissions
+        self.deauthorizeCallbackURL = deauthorizeCallbackURL
+        self.dataDeletionCallbackURL = dataDeletionCallbackURL
+        self.createdAt = createdAt
+    }
+}
+
+/// A person's role on an app. Role holders may grant permissions the app has not had approved.
+public enum AppRole: String, Sendable, Codable, CaseIterable {
+    case admin, developer, tester
+}
+
+/// A place, as Facebook returns `location` and `hometown`.
+public struct Place: Sendable, Codable, Equatable {
+    public var id: String
+    public var name: String
+    public init(id: String, name: String) {
+        self.id = id
+        self.name = name
+    }
+}
+
+/// A person who can log in.
+public struct UserRecord: Sendable, Codable, Equatable {
+    /// Global numeric id. Apps never see it: they see an app-scoped id (`UserStore.scopedID`).
+    public var id: String
+    public var email: String
+    /// bcrypt hash of the password.
+    public var passwordHash: String
+    public var firstName: String
+    public var middleName: String?
+    public var lastName: String
+    /// `MM/DD/YYYY`, `MM/DD` or `YYYY`, as Facebook formats it.
+    public var birthday: String?
+    public var gender: String?
+    public var link: String?
+    public var location: Place?
+    public var hometown: Place?
+    /// A PNG the person uploaded; nil means a generated avatar is served.
+    public var picture: Data?
+    /// Set for test users: the app that owns them.
+    public var testUserOfAppID: String?
+    /// When the password last changed; tokens issued before it are invalid (190/460).
+    public var passwordChangedAt: Date?
+    public var createdAt: Date
+
+    public init(
+        id: String, email: String, passwordHash: String, firstName: String, middleName: String? = nil,
+        lastName: String, birthday: String? = nil, gender: String? = nil, link: String? = nil,
+        location: Place? = nil, hometown: Place? = nil, picture: Data? = nil, testUserOfAppID: String? = nil,
+        passwordChangedAt: Date? = nil, createdAt: Date
+    ) {
+        self.id = id
+        self.email = email
+        self.passwordHash = passwordHash
+        self.firstName = firstName
+        self.middleName = middleName
+        self.lastName = lastName
+        self.birthday = birthday
+        self.gender = gender
+        self.link = link
+        self.location = location
+        self.hometown = hometown
+        self.picture = picture
+        self.testUserOfAppID = testUserOfAppID
+        self.passwordChangedAt = passwordChangedAt
+        self.createdAt = createdAt
+    }
+
+    /// "First Middle Last", as Facebook's `name`.
+    public var fullName: String {
+        [firstName, middleName, lastName].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
+    }
+}
+
+/// What a person has granted and declined to one app.
+public struct GrantRecord: Sendable, Codable, Equatable {
+    public var appID: String
+    public var userID: String
+    public var granted: [String]
+    public var declined: [String]
+    public var createdAt: Date
+    public var updatedAt: Date
+    /// The last login to the app; data access expires 90 days after it.
+    public var lastLoginAt: Date
+
+    public init(appID: String, userID: String, granted: [String], declined: [String], createdAt: Date, updatedAt: Date, lastLoginAt: Date) {
+        self.appID = appID
+        self.userID = userID
+        self.granted = granted
+        self.declined = declined
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.lastLoginAt = lastLoginAt
+    }
+}
+
+/// An authorization code issued by the login dialog. Only its SHA-256 hash is stored.
+public struct AuthCodeRecord: Sendable, Codable, Equatable {
+    public var id: String
+    public var codeHash: String
+    public var appID: String
+    public var userID: String
+    public var redirectURI: String
+    public var codeChallenge: String?
+    /// `S256` or `plain`.
+    public var codeChallengeMethod: String?
+    public var nonce: String?
+    public var authType: String?
+    public var authNonce: String?
+    /// The scopes granted at the time the code was issued (informational; tokens read live grants).
+    public var scopes: [String]
+    public var createdAt: Date
+    public var expiresAt: Date
+    public var usedAt: Date?
+
+    public init(
+        id: String, codeHash: String, appID: String, userID: String, redirectURI: String,
+        codeChallenge: String? = nil, codeChallengeMethod: String? = nil, nonce: String? = nil,
+        authType: String? = nil, authNonce: String? = nil, scopes: [String] = [],
+        createdAt: Date, expiresAt: Date, usedAt: Date? = nil
+    ) {
+        self.id = id
+        self.codeHash = codeHash
+        self.appID = appID
+        self.userID = userID
+        self.redirectURI = redirectURI
+        self.codeChallenge = codeChallenge
+        self.codeChallengeMethod = codeChallengeMethod
+        self.nonce = nonce
+        self.authType = authType
+        self.authNonce = authNonce
+        self.scopes = scopes
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.usedAt = usedAt
+    }
+}
+
+/// Whose token it is.
+public enum TokenKind: String, Sendable, Codable {
+    case user, app
+}
+
+/// An access token. Only its SHA-256 hash is stored; the token text exists only in the reply that issued it.
+public struct TokenRecord: Sendable, Codable, Equatable {
+    public var id: String
+    public var tokenHash: String
+    public var kind: TokenKind
+    public var appID: String
+    /// The global user id, for user tokens.
+    public var userID: String?
+    public var issuedAt: Date
+    /// nil = never expires (app tokens).
+    public var expiresAt: Date?
+    /// Set when revoked (logout, app removal, code replay, console).
+    public var revokedAt: Date?
+    /// The authorization code this token was minted from, so a replayed code can revoke it.
+    public var codeID: String?
+    public var authType: String?
+    public var authNonce: String?
+    /// How the token was obtained, for `debug_token.metadata.sso` (e.g. `dialog`, `code`, `exchange`).
+    public var origin: String?
+
+    public init(
+        id: String, tokenHash: String, kind: TokenKind, appID: String, userID: String?, issuedAt: Date,
+        expiresAt: Date?, revokedAt: Date? = nil, codeID: String? = nil, authType: String? = nil,
+        authNonce: String? = nil, origin: String? = nil
+    ) {
+        self.id = id
+        self.tokenHash = tokenHash
+        self.kind = kind
+        self.appID = appID
+        self.userID = userID
+        self.issuedAt = issuedAt
+        self.expiresAt = expiresAt
+        self.revokedAt = revokedAt
+        self.codeID = codeID
+        self.authType = authType
+        self.authNonce = authNonce
+        self.origin = origin
+    }
+}
+
+/// A logged-in browser. The cookie carries a random secret; only its hash is stored.
+public struct BrowserSessionRecord: Sendable, Codable, Equatable {
+    public var id: String
+    public var secretHash: String
+    public var userID: String
+    public var createdAt: Date
+    public var expiresAt: Date
+    /// When the password was last entered in this session (for `auth_type=reauthenticate`).
+    public var authenticatedAt: Date
+
+    public init(id: String, secretHash: String, userID: String, createdAt: Date, expiresAt: Date, authenticatedAt: Date) {
+        self.id = id
+        self.secretHash = secretHash
+        self.userID = userID
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.authenticatedAt = authenticatedAt
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import SQLKit
+
+/// One numbered schema change. Applied once, in order, and recorded in `gatehouse_migrations`.
+public struct SQLMigration: Sendable {
+    /// Position in the sequence; never reused or renumbered once released.
+    public var version: Int
+    /// A short description, for logs.
+    public var name: String
+    /// The statements. They run inside one transaction together with the bookkeeping row.
+    public var apply: @Sendable (any SQLDatabase) async throws -> Void
+
+    /// Creates a migration.
+    public init(version: Int, name: String, apply: @escaping @Sendable (any SQLDatabase) async throws -> Void) {
+        self.version = version
+        self.name = name
+        self.apply = apply
+    }
+}
+
+/// Applies Gatehouse's migrations to a database.
+///
+/// The bookkeeping table is `gatehouse_migrations(version, applied_at)`. Each pending migration runs in its
+/// own transaction (both SQLite and PostgreSQL have transactional DDL), and its statements use
+/// `IF NOT EXISTS` so that even a half-applied migration from an older, crashed process re-runs cleanly.
+enum SQLMigrator {
+    /// Every migration, oldest first.
+    static let all: [SQLMigration] = [SchemaV1.migration]
+
+    static let table = "gatehouse_migrations"
+
+    /// Brings the schema up to date; a no-op when it already is.
+    static func migrate(_ db: any SQLDatabase, migrations: [SQLMigration] = all) async throws {
+        try await db.create(table: table)
+            .ifNotExists()
+            .column("version", type: .bigint, .primaryKey(autoIncrement: false))
+            .column("applied_at", type: .bigint, .notNull)
+            .run()
+        let applied = Set(try await appliedVersions(db))
+        for migration in migrations.sorted(by: { $0.version < $1.version }) where !applied.contains(migration.version) {
+            // Another process (the CLI next to the server) may be migrating the same database: a lost race
+            // fails one attempt, and the retry finds the version recorded.
+            var attempt = 1
+            while true {
+                do {
+                    try await apply(migration, to: db)
+                    break
+                } catch where attempt < 3 {
+                    attempt += 1
+                    try await Task.sleep(nanoseconds: 200_000_000)
+                }
+            }
+        }
+    }
+
+    /// Applies one migration in a transaction, unless it is recorded by the time the transaction starts.
+    static func apply(_ migration: SQLMigration, to db: any SQLDatabase) async throws {
+        try await db.withSession { session in
+            try await session.raw("BEGIN").run()
+            do {
+                let done = try await session.select().column("version").from(table)
+                    .where("version", .equal, Int64(migration.version))
+                    .first() != nil
+                if !done {
+                    try await migration.apply(session)
+                    try await session.insert(into: table)
+                        .columns("version", "applied_at")
+                        .values(Int64(migration.version), SQLCodec.seconds(Date()))
+                        .ignoringConflicts()
+                        .run()
+                }
+                try await session.raw("COMMIT").run()
+                if !done {
+                    db.logger.info("Applied storage migration", metadata: [
+                        "version": "\(migration.version)", "name": "\(migration.name)",
+                    ])
+                }
+            } catch {
+                try? await session.raw("ROLLBACK").run()
+                throw error
+            }
+        }
+    }
+
+    /// The versions recorded as applied, ascending.
+    static func appliedVersions(_ db: any SQLDatabase) async throws -> [Int] {
+        try await db.select().column("version").from(table).orderBy("version")
+            .all(decodingColumn: "version", as: Int.self)
+    }
+}
+
+/// Column types and DDL pieces that differ between dialects, chosen from `db.dialect.name`.
+enum SQLSchemaTypes {
+    /// Binary data: SQLKit's `.blob` (`BLOB`), except PostgreSQL, which calls it `BYTEA`.
+    static func blob(for db: any SQLDatabase) -> SQLDataType {
+        db.dialect.name == "postgresql" ? .custom(SQLRaw("BYTEA")) : .blob
+    }
+
+    /// `BOOLEAN` is understood by both SQLite (numeric affinity, 0/1) and PostgreSQL.
+    static let boolean = SQLDataType.custom(SQLRaw("BOOLEAN"))
+
+    /// `CREATE [UNIQUE] INDEX IF NOT EXISTS name ON table (columns)`, valid in SQLite and PostgreSQL.
+    static func createIndex(
+        _ db: any SQLDatabase, _ name: String, on table: String, _ columns: [String], unique: Bool = false
+    ) async throws {
+        var index = SQLCreateIndex(name: SQLList([SQLRaw("IF NOT EXISTS"), SQLIdentifier(name)], separator: SQLRaw(" ")))
+        index.modifier = unique ? SQLRaw("UNIQUE") : nil
+        index.table = SQLIdentifier(table)
+        index.columns = columns.map(SQLIdentifier.init(_:))
+        try await db.execute(sql: index) { _ in }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Logging
+import SQLKit
+import SQLiteKit
+
+/// Entry points to Gatehouse's SQL storage.
+///
+/// Every query is written once with SQLKit's builders; the only dialect-specific features used
+/// (`INSERT … ON CONFLICT`, `RETURNING`, `CREATE INDEX IF NOT EXISTS`) exist in both SQLite (≥ 3.35) and
+/// PostgreSQL, so a PostgreSQL `SQLDatabase` can be passed to ``make(database:random:errors:shutdown:)`` and
+/// ``migrate(_:)`` as is (with a classifier for its errors).
+public enum SQLStorage {
+    /// Opens (creating if needed) the SQLite database at `path`, configures it and applies migrations.
+    ///
+    /// Parent folders are created and a new file is made readable by its owner only (it holds app secrets).
+    /// The connection uses `journal_mode=WAL`, `synchronous=FULL` (a committed write survives a crash),
+    /// `busy_timeout=5000` (the CLI may write while the server runs) and `foreign_keys=ON`.
+    /// `Storage.shutdown` closes the connection.
+    ///
+    /// - Throws: `StorageError.unavailable` when the file cannot be created, opened or migrated.
+    public static func openSQLite(
+        path: String, logger: Logger, random: any RandomSource = SystemRandomSource()
+    ) async throws -> Storage {
+        let connection = try await SQLiteDatabaseFactory.open(path: path, logger: logger)
+        let db = connection.sql(queryLogLevel: nil)
+        do {
+            try await SQLStoreContext(db: db, errors: .sqlite).run { try await migrate(db) }
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        return make(database: db, random: random) {
+            try await connection.close()
+        }
+    }
+
+    /// Stores over any (already migrated) SQL database.
+    ///
+    /// - Parameters:
+    ///   - random: where app-scoped ids come from.
+    ///   - errors: how the driver's errors are recognised (defaults to SQLite's).
+    ///   - shutdown: run by `Storage.shutdown`; by default nothing (the caller owns the connection).
+    public static func make(
+        database: any SQLDatabase,
+        random: any RandomSource = SystemRandomSource(),
+        errors: SQLErrorClassifier = .sqlite,
+        shutdown: @escaping @Sendable () async throws -> Void = {}
+    ) -> Storage {
+        Storage(
+            apps: SQLAppStore(database: database, errors: errors),
+            users: SQLUserStore(database: database, random: random, errors: errors),
+            friendships: SQLFriendshipStore(database: database, errors: errors),
+            grants: SQLGrantStore(database: database, errors: errors),
+            codes: SQLAuthCodeStore(database: database, errors: errors),
+            tokens: SQLTokenStore(database: database, errors: errors),
+            sessions: SQLBrowserSessionStore(database: database, errors: errors),
+            shutdown: shutdown
+        )
+    }
+
+    /// Applies pending migrations in order, each once; a no-op on an up-to-date database.
+    public static func migrate(_ db: any SQLDatabase) async throws {
+        try await SQLMigrator.migrate(db)
+    }
+
+    /// The migration versions recorded in `gatehouse_migrations`, ascending.
+    public static func appliedMigrations(_ db: any SQLDatabase) async throws -> [Int] {
+        try await SQLMigrator.appliedVersions(db)
+    }
+
+    /// The newest migration version this build knows.
+    public static var latestMigration: Int {
+        SQLMigrator.all.map(\.version).max() ?? 0
+    }
+}
+

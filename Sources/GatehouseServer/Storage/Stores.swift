@@ -1,0 +1,129 @@
+import Foundation
+
+/// Registered apps and the roles people hold on them.
+public protocol AppStore: Sendable {
+    func create(_ app: AppRecord) async throws
+    func find(id: String) async throws -> AppRecord?
+    /// All apps, oldest first.
+    func list() async throws -> [AppRecord]
+    /// Replaces the stored app with the same id. Throws `StorageError.notFound` if there is none.
+    func update(_ app: AppRecord) async throws
+    /// Sets a person's role on an app; nil removes it.
+    func setRole(appID: String, userID: String, role: AppRole?) async throws
+    func role(appID: String, userID: String) async throws -> AppRole?
+    /// (userID, role) pairs for an app.
+    func roles(appID: String) async throws -> [(userID: String, role: AppRole)]
+}
+
+/// People, their app-scoped ids, and test users.
+public protocol UserStore: Sendable {
+    /// Throws `StorageError.conflict` when the email is taken (emails are unique, case-insensitively).
+    func create(_ user: UserRecord) async throws
+    func find(id: String) async throws -> UserRecord?
+    /// Case-insensitive.
+    func find(email: String) async throws -> UserRecord?
+    /// All users, oldest first.
+    func list() async throws -> [UserRecord]
+    /// Test users owned by an app, oldest first.
+    func testUsers(appID: String) async throws -> [UserRecord]
+    func update(_ user: UserRecord) async throws
+    /// Deletes the user with their grants, tokens, codes, sessions, roles, friendships and scoped ids.
+    func delete(id: String) async throws
+    /// The person's stable id inside one app, created on first use (Facebook's app-scoped user id).
+    func scopedID(appID: String, userID: String) async throws -> String
+    /// The global user id behind an app-scoped id, or nil.
+    func userID(appID: String, scopedID: String) async throws -> String?
+}
+
+/// Symmetric friendships.
+public protocol FriendshipStore: Sendable {
+    /// Idempotent.
+    func befriend(_ a: String, _ b: String, at: Date) async throws
+    func unfriend(_ a: String, _ b: String) async throws
+    /// Global ids of a user's friends, in the order the friendships were made.
+    func friends(of userID: String) async throws -> [String]
+    func areFriends(_ a: String, _ b: String) async throws -> Bool
+}
+
+/// What each person granted to each app.
+public protocol GrantStore: Sendable {
+    func find(appID: String, userID: String) async throws -> GrantRecord?
+    /// Inserts or replaces the grant for (appID, userID).
+    func save(_ grant: GrantRecord) async throws
+    func delete(appID: String, userID: String) async throws
+    /// All of one person's grants (the apps they logged in to).
+    func grants(userID: String) async throws -> [GrantRecord]
+    /// All grants for an app.
+    func grants(appID: String) async throws -> [GrantRecord]
+}
+
+/// Authorization codes from the login dialog.
+public protocol AuthCodeStore: Sendable {
+    func insert(_ code: AuthCodeRecord) async throws
+    func find(codeHash: String) async throws -> AuthCodeRecord?
+    /// Marks the code used if it was not yet; returns false if it had already been used.
+    /// Atomic: of two concurrent calls exactly one returns true.
+    func consume(id: String, at: Date) async throws -> Bool
+}
+
+/// Access tokens, stored by hash.
+public protocol TokenStore: Sendable {
+    func insert(_ token: TokenRecord) async throws
+    func find(tokenHash: String) async throws -> TokenRecord?
+    func setExpiry(id: String, expiresAt: Date?) async throws
+    func revoke(id: String, at: Date) async throws
+    /// Revokes every live token of one person for one app (app removal).
+    func revokeAll(appID: String, userID: String, at: Date) async throws
+    /// Revokes every token of a person (password change, account deletion).
+    func revokeAll(userID: String, at: Date) async throws
+    /// Revokes every token minted from one authorization code (code replay).
+    func revokeAll(codeID: String, at: Date) async throws
+    /// Live (unrevoked, unexpired at `now`) tokens, newest first; filters are optional.
+    func live(appID: String?, userID: String?, now: Date) async throws -> [TokenRecord]
+}
+
+/// Logged-in browsers.
+public protocol BrowserSessionStore: Sendable {
+    func insert(_ session: BrowserSessionRecord) async throws
+    func find(secretHash: String) async throws -> BrowserSessionRecord?
+    func markAuthenticated(id: String, at: Date) async throws
+    func delete(id: String) async throws
+    func deleteAll(userID: String) async throws
+}
+
+/// Storage failures the rest of the server understands.
+public enum StorageError: Error, Equatable, Sendable {
+    case notFound
+    /// A uniqueness rule was broken (e.g. an email already in use).
+    case conflict(String)
+    /// The database could not be reached or answered with an error.
+    case unavailable(String)
+}
+
+/// Every store the server needs, over one database.
+public struct Storage: Sendable {
+    public var apps: any AppStore
+    public var users: any UserStore
+    public var friendships: any FriendshipStore
+    public var grants: any GrantStore
+    public var codes: any AuthCodeStore
+    public var tokens: any TokenStore
+    public var sessions: any BrowserSessionStore
+    /// Closes connections; the stores must not be used afterwards.
+    public var shutdown: @Sendable () async throws -> Void
+
+    public init(
+        apps: any AppStore, users: any UserStore, friendships: any FriendshipStore, grants: any GrantStore,
+        codes: any AuthCodeStore, tokens: any TokenStore, sessions: any BrowserSessionStore,
+        shutdown: @escaping @Sendable () async throws -> Void
+    ) {
+        self.apps = apps
+        self.users = users
+        self.friendships = friendships
+        self.grants = grants
+        self.codes = codes
+        self.tokens = tokens
+        self.sessions = sessions
+        self.shutdown = shutdown
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// Where secrets, ids and tokens get their randomness. Injected so tests can be deterministic.
+public protocol RandomSource: Sendable {
+    /// `count` bytes of cryptographically strong randomness.
+    func bytes(_ count: Int) -> [UInt8]
+}
+
+/// The operating system's CSPRNG.
+public struct SystemRandomSource: RandomSource {
+    public init() {}
+    public func bytes(_ count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }
+}
+
+extension RandomSource {
+    /// Lowercase hex of `byteCount` random bytes.
+    public func hex(_ byteCount: Int) -> String {
+        bytes(byteCount).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// A decimal id of `digits` digits that never starts with 0 (Facebook ids are 15-17 digits).
+    public func numericID(digits: Int = 15) -> String {
+        let raw = bytes(digits)
+        var out = String(Character(Unicode.Scalar(UInt8(ascii: "1") + raw[0] % 9)))
+        for b in raw.dropFirst() { out.append(Character(Unicode.Scalar(UInt8(ascii: "0") + b % 10))) }
+        return out
+    }
+
+    /// Alphanumeric token text (A-Z a-z 0-9) carrying at least `bits` bits of entropy.
+    public func alphanumeric(bits: Int = 192) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        let count = Int((Double(bits) / log2(62.0)).rounded(.up))
+        var out = ""
+        out.reserveCapacity(count)
+        while out.count < count {
+            for b in bytes(count * 2) where b < 248 { // 248 = 62*4: rejection sampling keeps it uniform
+                out.append(alphabet[Int(b) % 62])
+                if out.count == count { break }
+            }
+        }
+        return out
+    }
+}

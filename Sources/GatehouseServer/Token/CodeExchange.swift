@@ -1,0 +1,50 @@
+import Foundation
+import GatehouseProtocol
+
+/// The authorization-code → token step as a pure decision (RFC 6749 §4.1.3, RFC 7636, RFC 9700 §4.2.4).
+///
+/// The endpoint gathers the stored code and what the client sent; this decides. A replayed code
+/// is answered with 36009 and revokes every token minted from it.
+public enum CodeExchange {
+    /// What the client presented.
+    public struct Presented: Sendable, Equatable {
+        public var clientID: String
+        /// The `redirect_uri` sent to the token endpoint (`""` when absent).
+        public var redirectURI: String
+        public var codeVerifier: String?
+        /// nil when no secret was sent; otherwise whether it matched.
+        public var secretValid: Bool?
+
+        public init(clientID: String, redirectURI: String, codeVerifier: String?, secretValid: Bool?) {
+            self.clientID = clientID
+            self.redirectURI = redirectURI
+            self.codeVerifier = codeVerifier
+            self.secretValid = secretValid
+        }
+    }
+
+    public enum Action: Sendable, Equatable {
+        /// Mint a token. `confidential` is true when the client proved its secret (long-lived token).
+        case issue(confidential: Bool)
+        case reject(GraphError)
+        /// The code was already used: refuse, and revoke the tokens minted from it.
+        case rejectAndRevokeFamily(GraphError)
+    }
+
+    public static func decide(code: AuthCodeRecord?, presented: Presented, now: Date) -> Action {
+        if presented.secretValid == false { return .reject(.invalidClientSecret) }
+        guard let code, code.appID == presented.clientID else { return .reject(.invalidCodeFormat) }
+        if code.usedAt != nil { return .rejectAndRevokeFamily(.codeUsed) }
+        if now >= code.expiresAt { return .reject(.codeExpired) }
+        if presented.redirectURI != code.redirectURI { return .reject(.redirectURIMismatch) }
+        if let challenge = code.codeChallenge {
+            guard let verifier = presented.codeVerifier, PKCE.isValidVerifier(verifier),
+                  PKCE.verify(verifier: verifier, challenge: challenge, method: code.codeChallengeMethod ?? "plain")
+            else { return .reject(.invalidCodeVerifier) }
+            return .issue(confidential: presented.secretValid == true)
+        }
+        if presented.codeVerifier != nil { return .reject(.unexpectedCodeVerifier) }
+        guard presented.secretValid == true else { return .reject(.invalidClientSecret) }
+        return .issue(confidential: true)
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import GatehouseProtocol
+
+/// `GET /debug_token?input_token=…&access_token=<app token>` with exactly Facebook's shape.
+struct DebugTokenEndpoint: Sendable {
+    let services: GatehouseServices
+
+    func handle(_ call: GraphCall) async throws -> GraphReply {
+        guard let callerToken = call.accessToken else { throw GraphFailure(.tokenRequired) }
+        let caller: Caller
+        switch try await services.tokens.resolve(callerToken) {
+        case .failure(let error): throw GraphFailure(error)
+        case .success(.client): throw GraphFailure(.invalidAppToken)
+        case .success(let c): caller = c
+        }
+        guard let input = call.param("input_token") else {
+            throw GraphFailure(.invalidParameter("The parameter input_token is required"))
+        }
+        return .encodable(DebugTokenResponse(data: try await inspect(input, viewer: caller.app)))
+    }
+
+    func inspect(_ input: String, viewer: AppRecord) async throws -> DebugTokenData {
+        let storage = services.storage
+        let resolution = try await services.tokens.resolve(input)
+        switch resolution {
+        case .success(.app(let app)), .success(.client(let app)):
+            return DebugTokenData(appID: app.id, type: "APP", application: app.name, isValid: true, scopes: [])
+        case .success(.user(let user)):
+            return userData(user.token, app: user.app, scopedID: user.scopedID, grant: user.grant, error: nil)
+        case .failure(let error):
+            // A token we know (revoked, expired, app removed) still describes itself; garbage does not.
+            guard !input.contains("|"), let record = try await storage.tokens.find(tokenHash: SecretHash.sha256Hex(input)),
+                  let app = try await storage.apps.find(id: record.appID), let userID = record.userID
+            else {
+                return DebugTokenData(isValid: false, scopes: [], error: DebugTokenError(code: error.code, message: error.message, subcode: error.errorSubcode))
+            }
+            let scoped = try await storage.users.scopedID(appID: app.id, userID: userID)
+            let grant = try await storage.grants.find(appID: app.id, userID: userID)
+            return userData(record, app: app, scopedID: scoped, grant: grant,
+                            error: DebugTokenError(code: error.code, message: error.message, subcode: error.errorSubcode))
+        }
+    }
+
+    private func userData(_ token: TokenRecord, app: AppRecord, scopedID: String, grant: GrantRecord?, error: DebugTokenError?) -> DebugTokenData {
+        let scopes = error == nil ? (grant?.granted ?? []) : []
+        var metadata = ["sso": token.origin ?? "dialog"]
+        if let authType = token.authType { metadata["auth_type"] = authType }
+        return DebugTokenData(
+            appID: app.id, type: "USER", application: app.name,
+            dataAccessExpiresAt: grant.map { Int($0.lastLoginAt.addingTimeInterval(Lifetimes.dataAccess).timeIntervalSince1970) },
+            expiresAt: token.expiresAt.map { Int($0.timeIntervalSince1970) } ?? 0, isValid: error == nil,
+            issuedAt: Int(token.issuedAt.timeIntervalSince1970), metadata: metadata, scopes: scopes,
+            granularScopes: scopes.filter { $0 != Permission.publicProfile }.map { GranularScope(scope: $0, targetIDs: nil) },
+            userID: scopedID, error: error)
+    }
+}

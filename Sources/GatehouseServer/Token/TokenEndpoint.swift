@@ -1,0 +1,117 @@
+import Foundation
+import GatehouseProtocol
+
+/// `GET|POST /oauth/access_token` for every grant Facebook clients use, and `/oauth/access_token_info`.
+struct TokenEndpoint: Sendable {
+    let services: GatehouseServices
+
+    func handle(_ call: GraphCall) async throws -> GraphReply {
+        switch call.param("grant_type") {
+        case nil, "authorization_code": return try await exchangeCode(call)
+        case "fb_exchange_token": return try await exchangeToken(call)
+        case "client_credentials": return try await clientCredentials(call)
+        case "fb_extend_sso_token": return try await extendSSO(call)
+        case let other?: throw GraphFailure(.invalidParameter("Unsupported grant_type \(other.prefix(64))"))
+        }
+    }
+
+    /// The app named by `client_id` (or the Basic credentials), and whether a presented secret matched.
+    private func client(_ call: GraphCall) async throws -> (AppRecord, secretValid: Bool?) {
+        guard let id = call.param("client_id") ?? call.basicCredentials?.id else { throw GraphFailure(.missingClientID) }
+        guard id.count <= 32, let app = try await services.storage.apps.find(id: id) else {
+            throw GraphFailure(.invalidApplicationID)
+        }
+        let secret = call.param("client_secret") ?? (call.basicCredentials?.id == id ? call.basicCredentials?.secret : nil)
+        return (app, secret.map { constantTimeEquals($0, app.secret) })
+    }
+
+    private func exchangeCode(_ call: GraphCall) async throws -> GraphReply {
+        let (app, secretValid) = try await client(call)
+        guard let code = call.param("code") else { throw GraphFailure(.invalidParameter("Missing authorization code")) }
+        let storage = services.storage
+        let record = code.utf8.count <= 256 ? try await storage.codes.find(codeHash: SecretHash.sha256Hex(code)) : nil
+        let now = services.clock.now()
+        let presented = CodeExchange.Presented(
+            clientID: app.id, redirectURI: call.params["redirect_uri"] ?? "", codeVerifier: call.param("code_verifier"),
+            secretValid: secretValid)
+        switch CodeExchange.decide(code: record, presented: presented, now: now) {
+        case .reject(let error):
+            throw GraphFailure(error)
+        case .rejectAndRevokeFamily(let error):
+            if let record { try await storage.tokens.revokeAll(codeID: record.id, at: now) }
+            services.logger.warning("authorization code replayed; tokens from it revoked", metadata: ["app": "\(app.id)"])
+            throw GraphFailure(error)
+        case .issue(let confidential):
+            guard let record, try await storage.codes.consume(id: record.id, at: now) else {
+                if let record { try await storage.tokens.revokeAll(codeID: record.id, at: now) }
+                throw GraphFailure(.codeUsed)
+            }
+            let lifetime = confidential ? Lifetimes.longLivedToken : Lifetimes.shortLivedToken
+            let (token, _) = try await services.tokens.mintUserToken(
+                app: app, userID: record.userID, lifetime: lifetime, codeID: record.id, authType: record.authType,
+                authNonce: record.authNonce, origin: confidential ? "code" : "pkce")
+            return .encodable(AccessTokenResponse(accessToken: token, tokenType: "bearer", expiresIn: Int(lifetime), idToken: nil))
+        }
+    }
+
+    private func exchangeToken(_ call: GraphCall) async throws -> GraphReply {
+        let (app, secretValid) = try await client(call)
+        guard secretValid == true else { throw GraphFailure(.invalidClientSecret) }
+        guard let input = call.param("fb_exchange_token") else {
+            throw GraphFailure(.invalidParameter("Missing fb_exchange_token parameter"))
+        }
+        let user = try await userToken(input, app: app)
+        let (token, _) = try await services.tokens.mintUserToken(
+            app: app, userID: user.user.id, lifetime: Lifetimes.longLivedToken, authType: user.token.authType,
+            authNonce: user.token.authNonce, origin: "exchange")
+        return .encodable(AccessTokenResponse(accessToken: token, tokenType: "bearer", expiresIn: Int(Lifetimes.longLivedToken), idToken: nil))
+    }
+
+    private func clientCredentials(_ call: GraphCall) async throws -> GraphReply {
+        let (app, secretValid) = try await client(call)
+        guard secretValid == true else { throw GraphFailure(.invalidClientSecret) }
+        let token = try await services.tokens.mintAppToken(app: app)
+        return .encodable(AccessTokenResponse(accessToken: token, tokenType: "bearer", expiresIn: nil, idToken: nil))
+    }
+
+    /// The mobile SDKs' daily refresh: the same token, its life extended.
+    private func extendSSO(_ call: GraphCall) async throws -> GraphReply {
+        guard let text = call.accessToken else { throw GraphFailure(.tokenRequired) }
+        guard case .user(let user) = try await services.tokens.resolve(text).orThrow() else { throw GraphFailure(.activeTokenRequired) }
+        if let clientID = call.param("client_id"), clientID != user.app.id { throw GraphFailure(.invalidApplicationID) }
+        let now = services.clock.now()
+        let expires = now.addingTimeInterval(Lifetimes.longLivedToken)
+        try await services.storage.tokens.setExpiry(id: user.token.id, expiresAt: expires)
+        return .encodable(ExtendSSOTokenResponse(
+            accessToken: text, expiresAt: Int(expires.timeIntervalSince1970),
+            dataAccessExpirationTime: Int(user.dataAccessExpiresAt.timeIntervalSince1970),
+            expiresIn: Int(Lifetimes.longLivedToken), graphDomain: "facebook"))
+    }
+
+    /// `/oauth/access_token_info`: the token's remaining life and its `auth_nonce`.
+    func info(_ call: GraphCall) async throws -> GraphReply {
+        guard let text = call.accessToken else { throw GraphFailure(.tokenRequired) }
+        guard case .user(let user) = try await services.tokens.resolve(text).orThrow() else { throw GraphFailure(.activeTokenRequired) }
+        if let clientID = call.param("client_id"), clientID != user.app.id { throw GraphFailure(.invalidApplicationID) }
+        let remaining = user.token.expiresAt.map { Int($0.timeIntervalSince(services.clock.now())) }
+        return .encodable(AccessTokenInfoResponse(accessToken: text, tokenType: "bearer", expiresIn: remaining, authNonce: user.token.authNonce))
+    }
+
+    private func userToken(_ text: String, app: AppRecord) async throws -> UserCaller {
+        switch try await services.tokens.resolve(text) {
+        case .failure(let error): throw GraphFailure(error)
+        case .success(.user(let user)) where user.app.id == app.id: return user
+        case .success: throw GraphFailure(.invalidTokenFormat)
+        }
+    }
+}
+
+extension Result where Failure == GraphError {
+    /// Unwraps or throws the Graph error as a `GraphFailure`.
+    func orThrow() throws -> Success {
+        switch self {
+        case .success(let value): return value
+        case .failure(let error): throw GraphFailure(error)
+        }
+    }
+}

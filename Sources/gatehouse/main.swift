@@ -1,0 +1,3 @@
+import GatehouseCLI
+
+await GatehouseCommand.main()

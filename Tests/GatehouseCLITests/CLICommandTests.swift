@@ -1,0 +1,121 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Testing
+
+@Suite(.serialized) struct CLICommandTests {
+    @Test func appsAndUsersPrintJSONForScripts() throws {
+        let dir = try CLIProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let created = try CLIProcess.run(["apps", "create", "--name", "Shop", "--redirect-uri", "https://shop.example/cb", "--redirect-uri", "https://shop.example/cb2", "--require-app-secret", "--approve-permission", "user_birthday", "--json", "--data-dir", dir])
+        #expect(created.status == 0)
+        let app = try #require(created.json as? [String: Any])
+        let id = try #require(app["id"] as? String)
+        #expect(id.count == 16 && id.allSatisfy(\.isNumber))
+        #expect((app["secret"] as? String)?.count == 32)
+        #expect((app["client_token"] as? String)?.count == 32)
+        #expect(app["redirect_uris"] as? [String] == ["https://shop.example/cb", "https://shop.example/cb2"])
+        #expect(app["require_app_secret"] as? Bool == true)
+        #expect(app["approved_permissions"] as? [String] == ["user_birthday"])
+
+        let listed = try CLIProcess.run(["apps", "list", "--json", "--data-dir", dir])
+        #expect((listed.json as? [[String: Any]])?.compactMap { $0["id"] as? String } == [id])
+        let shown = try CLIProcess.run(["apps", "show", id, "--json", "--data-dir", dir])
+        #expect((shown.json as? [String: Any])?["name"] as? String == "Shop")
+
+        let user = try CLIProcess.run(["users", "create", "--email", "dana@example.com", "--password", "dana-password", "--first-name", "Dana", "--last-name", "Doe", "--birthday", "01/02/1999", "--gender", "female", "--test-user-of", id, "--json", "--data-dir", dir])
+        #expect(user.status == 0)
+        let userJSON = try #require(user.json as? [String: Any])
+        let userID = try #require(userJSON["id"] as? String)
+        #expect(userJSON["name"] as? String == "Dana Doe")
+        #expect(userJSON["test_user_of"] as? String == id)
+        #expect(userJSON["password"] == nil && userJSON["password_hash"] == nil)
+        let other = try CLIProcess.run(["users", "create", "--email", "eli@example.com", "--password", "eli-password", "--first-name", "Eli", "--last-name", "Eng", "--json", "--data-dir", dir])
+        let otherID = try #require((other.json as? [String: Any])?["id"] as? String)
+        let friends = try CLIProcess.run(["users", "befriend", userID, "eli@example.com", "--json", "--data-dir", dir])
+        #expect((friends.json as? [String: Any])?["friends"] as? [String] == [userID, otherID])
+        let users = try CLIProcess.run(["users", "list", "--json", "--data-dir", dir])
+        #expect((users.json as? [[String: Any]])?.count == 2)
+
+        let updated = try CLIProcess.run(["apps", "update", id, "--add-redirect-uri", "http://127.0.0.1/cb", "--role", "eli@example.com:developer", "--json", "--data-dir", dir])
+        #expect(((updated.json as? [String: Any])?["redirect_uris"] as? [String])?.last == "http://127.0.0.1/cb")
+        #expect(((updated.json as? [String: Any])?["roles"] as? [[String: String]])?.first?["role"] == "developer")
+    }
+
+    @Test func mistakesGetOneClearLineAndExitStatus1() throws {
+        let dir = try CLIProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let missing = try CLIProcess.run(["apps", "show", "42", "--data-dir", dir])
+        #expect(missing.status == 1)
+        #expect(missing.stderr == "gatehouse: no app with id 42\n")
+        _ = try CLIProcess.run(["users", "create", "--email", "a@example.com", "--password", "secret1", "--first-name", "A", "--last-name", "B", "--data-dir", dir])
+        let duplicate = try CLIProcess.run(["users", "create", "--email", "A@example.com", "--password", "secret1", "--first-name", "A", "--last-name", "B", "--data-dir", dir])
+        #expect(duplicate.status == 1)
+        #expect(duplicate.stderr.contains("already exists"))
+        let badBirthday = try CLIProcess.run(["users", "create", "--email", "c@example.com", "--password", "secret1", "--first-name", "C", "--last-name", "D", "--birthday", "1999-01-02", "--data-dir", dir])
+        #expect(badBirthday.status == 1)
+        #expect(badBirthday.stderr.contains("MM/DD/YYYY"))
+    }
+
+    @Test func serveSeedsDevDataAndSharesTheDatabaseWithTheCLI() async throws {
+        let dir = try CLIProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try ServerProcess(arguments: ["serve", "--port", "0"], environment: ["GATEHOUSE_DATA_DIR": dir])
+        defer { _ = server.stop() }
+        let banner = try await server.waitFor("These facts are also in")
+        let seedData = try #require(FileManager.default.contents(atPath: dir + "/dev-seed.json"))
+        let seed = try #require(try JSONSerialization.jsonObject(with: seedData) as? [String: Any])
+        let app = try #require(seed["app"] as? [String: Any])
+        let appID = try #require(app["id"] as? String)
+        let users = try #require(seed["users"] as? [[String: Any]])
+        #expect(users.count == 3)
+        #expect(banner.contains(appID))
+        #expect(banner.contains(app["secret"] as! String))
+        #expect(banner.contains(users[0]["email"] as! String))
+        let base = try #require(seed["server"] as? String)
+        let dialogURL = try #require(seed["dialog_url"] as? String)
+        #expect(banner.contains(dialogURL))
+        #expect(dialogURL.hasPrefix(base + "/v21.0/dialog/oauth?client_id=\(appID)"))
+
+        let page = try await HTTPClient.shared.execute(HTTPClientRequest(url: dialogURL), timeout: .seconds(10))
+        #expect(page.status.code == 200)
+        let cli = try CLIProcess.run(["apps", "create", "--name", "Live", "--redirect-uri", "https://live.example/cb", "--json", "--data-dir", dir])
+        let live = try #require(cli.json as? [String: Any])
+        let token = "\(live["id"] as! String)%7C\(live["secret"] as! String)"
+        let node = try await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/\(live["id"] as! String)?access_token=\(token)"), timeout: .seconds(10))
+        let body = try await node.body.collect(upTo: 1 << 16)
+        #expect(String(buffer: body) == #"{"name":"Live","id":"\#(live["id"] as! String)"}"#)
+        #expect(server.stop() == 0)
+
+        // A second start keeps the same demo app and says so again.
+        let again = try ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
+        defer { _ = again.stop() }
+        let banner2 = try await again.waitFor("These facts are also in")
+        #expect(banner2.contains(appID))
+    }
+}
+
+@Suite struct FacebookClientInteropTests {
+    /// facebook-sdk 3.1.0 (PyPI), unmodified but for its base-URL globals, logs in and reads the Graph API.
+    /// Needs python3 with `facebook-sdk` and `requests` (installed by scripts/test); fails when they are missing.
+    @Test func pythonFacebookSDKCompletesCodeLoginAndReadsMe() async throws {
+        let dir = try CLIProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
+        defer { _ = server.stop() }
+        let banner = try await server.waitFor("These facts are also in")
+        let base = try #require(banner.split(separator: "\n").first?.split(separator: " ").first { $0.hasPrefix("http://") }.map(String.init))
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Interop/facebook_sdk_client.py")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path, base, dir + "/dev-seed.json"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        try process.run()
+        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(output)")
+        #expect(output.contains("facebook-sdk interop: 22 checks passed"), "\(output)")
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+/// Runs the built `gatehouse` executable, as a person or script would.
+struct CLIProcess {
+    /// The executable next to the test bundle (SwiftPM builds both into the same products folder).
+    static var executable: URL {
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = dir.appendingPathComponent("gatehouse")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: ".build/debug/gatehouse")
+    }
+
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var json: Any? { try? JSONSerialization.jsonObject(with: Data(stdout.utf8)) }
+    }
+
+    /// Runs to completion.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Output {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Output(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    static func temporaryDirectory() throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir.path
+    }
+}
+
+/// A `gatehouse serve` child process, stopped with SIGTERM.
+final class ServerProcess: @unchecked Sendable {
+    let process = Process()
+    private let out = Pipe()
+    private let lock = NSLock()
+    private var buffer = Data()
+
+    init(arguments: [String], environment: [String: String] = [:]) throws {
+        process.executableURL = CLIProcess.executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        out.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self else { return }
+            self.lock.withLock { self.buffer.append(data) }
+        }
+        try process.run()
+    }
+
+    var output: String { lock.withLock { String(decoding: buffer, as: UTF8.self) } }
+
+    /// Waits until stdout contains `marker`, or fails after `timeout` seconds.
+    func waitFor(_ marker: String, timeout: TimeInterval = 30) async throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let text = output
+            if text.contains(marker) { return text }
+            if !process.isRunning { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw ServerError.notReady(output)
+    }
+
+    func stop() -> Int32 {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        out.fileHandleForReading.readabilityHandler = nil
+        return process.terminationStatus
+    }
+
+    enum ServerError: Error { case notReady(String) }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Logging
+import Testing
+@testable import GatehouseServer
+
+/// One database backend the contract tests run against.
+///
+/// `open` connects to the *same* database every time it is called, so tests can close and reopen;
+/// `cleanup` removes it. A PostgreSQL backend would open a fresh schema and drop it in `cleanup`.
+struct StorageTestBackend: Sendable {
+    var name: String
+    var open: @Sendable () async throws -> Storage
+    var cleanup: @Sendable () async throws -> Void
+}
+
+enum StorageBackends {
+    static let logger: Logger = {
+        var logger = Logger(label: "gatehouse.storage.tests")
+        logger.logLevel = .warning
+        return logger
+    }()
+
+    /// A fresh SQLite file in its own temporary folder.
+    static func sqlite() -> StorageTestBackend {
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("gatehouse-storage-\(UUID().uuidString)", isDirectory: true)
+        let path = folder.appendingPathComponent("db/gatehouse.sqlite").path
+        return StorageTestBackend(
+            name: "sqlite",
+            open: { try await SQLStorage.openSQLite(path: path, logger: logger) },
+            cleanup: { try? FileManager.default.removeItem(at: folder) }
+        )
+    }
+
+    /// Every backend available in this environment (SQLite today).
+    static func all() -> [StorageTestBackend] {
+        [sqlite()]
+    }
+}
+
+/// Runs `body` once per backend with a freshly migrated, empty database, then closes and removes it.
+func withEachBackend(_ body: (Storage) async throws -> Void) async throws {
+    try await withEachReopenableBackend { open in
+        let storage = try await open()
+        do {
+            try await body(storage)
+        } catch {
+            try? await storage.shutdown()
+            throw error
+        }
+        try await storage.shutdown()
+    }
+}
+
+/// Runs `body` once per backend with a function that (re)opens the same database; `body` must shut down
+/// every `Storage` it opens.
+func withEachReopenableBackend(_ body: (_ open: @Sendable () async throws -> Storage) async throws -> Void) async throws {
+    for backend in StorageBackends.all() {
+        do {
+            try await body(backend.open)
+        } catch {
+            try? await backend.cleanup()
+            Issue.record("backend \(backend.name) failed")
+            throw error
+        }
+        try await backend.cleanup()
+    }
+}
+
+/// Fixed instants, whole seconds, so round trips compare exactly.
+enum TestTime {
+    static let base = Date(timeIntervalSince1970: 1_700_000_000)
+    static func at(_ offset: TimeInterval) -> Date { base.addingTimeInterval(offset) }
+}
+
+/// Small builders for valid records.
+enum Fixture {
+    static func app(_ id: String = "100000000000001", createdAt: Date = TestTime.base) -> AppRecord {
+        AppRecord(
+            id: id, secret: "secret-\(id)", clientToken: "client-\(id)", name: "App \(id)",
+            redirectURIs: ["https://example.com/cb"], createdAt: createdAt
+        )
+    }
+
+    static func user(_ id: String, email: String? = nil, createdAt: Date = TestTime.base, testUserOf: String? = nil) -> UserRecord {
+        UserRecord(
+            id: id, email: email ?? "user\(id)@example.com", passwordHash: "$2b$12$hash\(id)",
+            firstName: "First\(id)", lastName: "Last\(id)", testUserOfAppID: testUserOf, createdAt: createdAt
+        )
+    }
+
+    static func token(
+        _ id: String, app: String, user: String?, issuedAt: Date = TestTime.base, expiresAt: Date? = TestTime.at(3600),
+        revokedAt: Date? = nil, codeID: String? = nil, kind: TokenKind = .user
+    ) -> TokenRecord {
+        TokenRecord(
+            id: id, tokenHash: "hash-\(id)", kind: kind, appID: app, userID: user, issuedAt: issuedAt,
+            expiresAt: expiresAt, revokedAt: revokedAt, codeID: codeID
+        )
+    }
+
+    static func code(_ id: String, app: String, user: String) -> AuthCodeRecord {
+        AuthCodeRecord(
+            id: id, codeHash: "codehash-\(id)", appID: app, userID: user, redirectURI: "https://example.com/cb",
+            createdAt: TestTime.base, expiresAt: TestTime.at(600)
+        )
+    }
+
+    static func session(_ id: String, user: String) -> BrowserSessionRecord {
+        BrowserSessionRecord(
+            id: id, secretHash: "secret-\(id)", userID: user, createdAt: TestTime.base, expiresAt: TestTime.at(86_400),
+            authenticatedAt: TestTime.base
+        )
+    }
+
+    static func grant(app: String, user: String, granted: [String] = ["public_profile"], at: Date = TestTime.base) -> GrantRecord {
+        GrantRecord(appID: app, userID: user, granted: granted, declined: [], createdAt: at, updatedAt: at, lastLoginAt: at)
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import GatehouseProtocol
+@testable import GatehouseServer
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+
+/// Records app callbacks instead of making HTTP calls.
+final class RecordingNotifier: AppCallbackNotifier, @unchecked Sendable {
+    private let lock = NSLock()
+    private var _removed: [(appID: String, scopedUserID: String)] = []
+    var removed: [(appID: String, scopedUserID: String)] { lock.withLock { _removed } }
+    func appRemoved(app: AppRecord, scopedUserID: String, at: Date) async {
+        lock.withLock { _removed.append((app.id, scopedUserID)) }
+    }
+}
+
+/// A server over a fresh SQLite file, a fixed clock, and a demo app with two befriended users.
+struct TestServer {
+    static let redirectURI = "https://app.example.com/callback"
+    let services: GatehouseServices
+    let clock: AdjustableClock
+    let notifier: RecordingNotifier
+    let app: AppRecord
+    let alice: UserRecord
+    let bob: UserRecord
+    let directory: URL
+
+    static func make(requireAppSecret: Bool = false, approved: [String] = []) async throws -> TestServer {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let configuration = GatehouseConfiguration(
+            host: "127.0.0.1", port: 0, dataDirectory: directory.path, publicURL: "http://gatehouse.test")
+        let storage = try await SQLStorage.openSQLite(path: configuration.databasePath, logger: logger)
+        let clock = AdjustableClock(fixed: Date(timeIntervalSince1970: 1_800_000_000))
+        let notifier = RecordingNotifier()
+        let services = GatehouseServices(
+            configuration: configuration, storage: storage, clock: clock, passwords: BcryptPasswordHasher(cost: 4),
+            callbacks: notifier, logger: logger)
+        let app = try await services.accounts.createApp(
+            name: "Test App", redirectURIs: [redirectURI, "http://127.0.0.1/cb"], requireAppSecret: requireAppSecret,
+            approvedPermissions: approved)
+        let alice = try await services.accounts.createUser(NewUser(
+            email: "alice@example.com", password: "alice-password", firstName: "Alice", lastName: "Anders",
+            birthday: "04/12/1990", gender: "female", location: Place(id: "110", name: "Lisbon, Portugal")))
+        let bob = try await services.accounts.createUser(NewUser(
+            email: "bob@example.com", password: "bob-password", firstName: "Bob", lastName: "Brown"))
+        try await storage.friendships.befriend(alice.id, bob.id, at: clock.now())
+        return TestServer(services: services, clock: clock, notifier: notifier, app: app, alice: alice, bob: bob, directory: directory)
+    }
+
+    /// Runs `body` against the application in-process (`.router`) or over a real socket (`.live`).
+    func run(_ mode: TestingSetup = .router, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let pages = try await PageRenderer.load(devMode: true)
+        let application = Application(router: GatehouseApp.router(services: services, pages: pages), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await application.test(mode, body)
+        try await services.storage.shutdown()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// A user token minted directly, after saving a grant (skips the dialog for Graph tests).
+    func token(for user: UserRecord, granted: [String] = ["public_profile"], declined: [String] = [], lifetime: TimeInterval = Lifetimes.longLivedToken) async throws -> String {
+        let now = clock.now()
+        try await services.storage.grants.save(GrantRecord(appID: app.id, userID: user.id, granted: granted, declined: declined, createdAt: now, updatedAt: now, lastLoginAt: now))
+        return try await services.tokens.mintUserToken(app: app, userID: user.id, lifetime: lifetime, origin: "test").0
+    }
+
+    func scopedID(_ user: UserRecord) async throws -> String {
+        try await services.storage.users.scopedID(appID: app.id, userID: user.id)
+    }
+
+    var appToken: String { "\(app.id)|\(app.secret)" }
+}
+
+extension TestResponse {
+    var text: String { String(buffer: body) }
+    var json: JSONValue { (try? JSONValue.parse(Data(text.utf8))) ?? .null }
+    var location: String? { headers[.location] }
+}
