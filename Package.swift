@@ -55,7 +55,10 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
-        .executableTarget(name: "gatehouse", dependencies: ["GatehouseCLI"]),
+        .executableTarget(
+            name: "gatehouse",
+            dependencies: ["GatehouseCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .testTarget(name: "GatehouseProtocolTests", dependencies: ["GatehouseProtocol"]),
         .testTarget(
             name: "GatehouseServerTests",

@@ -9,7 +9,7 @@ struct AppsCommand: AsyncParsableCommand {
         commandName: "apps", abstract: "Create, list, show and update apps.",
         subcommands: [Create.self, List.self, Show.self, Update.self])
 
-    struct Create: AsyncParsableCommand {
+    struct Create: AsyncParsableCommand, ExecutableCommand {
         static let configuration = CommandConfiguration(abstract: "Register an app; prints its id, secret and client token.")
         @Option(help: "Display name.") var name: String
         @Option(name: .customLong("redirect-uri"), help: "A valid OAuth redirect URI (repeatable).") var redirectURIs: [String] = []
@@ -20,7 +20,7 @@ struct AppsCommand: AsyncParsableCommand {
         @OptionGroup var data: DataOptions
         @Flag(help: "Print one JSON document.") var json = false
 
-        func run() async throws {
+        func execute() async throws {
             let app = try await withServices(data) { s in
                 try await s.accounts.createApp(
                     name: name, redirectURIs: redirectURIs, requireAppSecret: requireAppSecret, approvedPermissions: approved,
@@ -32,12 +32,12 @@ struct AppsCommand: AsyncParsableCommand {
         }
     }
 
-    struct List: AsyncParsableCommand {
+    struct List: AsyncParsableCommand, ExecutableCommand {
         static let configuration = CommandConfiguration(abstract: "List apps.")
         @OptionGroup var data: DataOptions
         @Flag(help: "Print one JSON document (an array).") var json = false
 
-        func run() async throws {
+        func execute() async throws {
             let apps = try await withServices(data) { s in
                 var out: [AppJSON] = []
                 for app in try await s.storage.apps.list() { out.append(AppJSON(app, roles: try await s.storage.apps.roles(appID: app.id))) }
@@ -49,13 +49,13 @@ struct AppsCommand: AsyncParsableCommand {
         }
     }
 
-    struct Show: AsyncParsableCommand {
+    struct Show: AsyncParsableCommand, ExecutableCommand {
         static let configuration = CommandConfiguration(abstract: "Show one app.")
         @Argument(help: "The app id.") var id: String
         @OptionGroup var data: DataOptions
         @Flag(help: "Print one JSON document.") var json = false
 
-        func run() async throws {
+        func execute() async throws {
             let app = try await withServices(data) { s -> AppJSON in
                 guard let app = try await s.storage.apps.find(id: id) else { throw CLIError("no app with id \(id)") }
                 return AppJSON(app, roles: try await s.storage.apps.roles(appID: id))
@@ -74,7 +74,7 @@ struct AppsCommand: AsyncParsableCommand {
         }
     }
 
-    struct Update: AsyncParsableCommand {
+    struct Update: AsyncParsableCommand, ExecutableCommand {
         static let configuration = CommandConfiguration(abstract: "Change an app's redirect URIs, review approvals, roles or callbacks.")
         @Argument(help: "The app id.") var id: String
         @Option(name: .customLong("name")) var name: String?
@@ -89,7 +89,7 @@ struct AppsCommand: AsyncParsableCommand {
         @OptionGroup var data: DataOptions
         @Flag(help: "Print one JSON document.") var json = false
 
-        func run() async throws {
+        func execute() async throws {
             let result = try await withServices(data) { s -> AppJSON in
                 guard var app = try await s.storage.apps.find(id: id) else { throw CLIError("no app with id \(id)") }
                 if let name { app.name = name }

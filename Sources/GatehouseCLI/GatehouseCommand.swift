@@ -11,6 +11,12 @@ public struct GatehouseCommand: AsyncParsableCommand {
     public init() {}
 }
 
+/// A leaf command's work. `main.swift` calls `execute()` directly: with ArgumentParser 1.8 on Linux the
+/// protocol extension's synchronous `run()` (which prints help) wins over an async `run()` as the witness.
+public protocol ExecutableCommand {
+    func execute() async throws
+}
+
 /// Where the database lives; shared by every command that touches it.
 struct DataOptions: ParsableArguments {
     @Option(name: .customLong("data-dir"), help: "Folder for gatehouse.sqlite (env GATEHOUSE_DATA_DIR; default ./.gatehouse).")

@@ -5,7 +5,7 @@ import Logging
 import NIOCore
 
 /// `gatehouse serve`: the server, with SQLite in the data directory.
-struct ServeCommand: AsyncParsableCommand {
+struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
     static let configuration = CommandConfiguration(commandName: "serve", abstract: "Run the Gatehouse server.")
 
     @Option(help: "Address to listen on (env GATEHOUSE_HOST; default 127.0.0.1).") var host: String?
@@ -17,7 +17,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (env GATEHOUSE_LOG_LEVEL; default info).")
     var logLevel: String?
 
-    func run() async throws {
+    func execute() async throws {
         let modeName = mode ?? Environment.value("GATEHOUSE_MODE") ?? "development"
         guard let serverMode = ServerMode(rawValue: modeName) else { throw fail("--mode must be development or production, not \(modeName)") }
         let portValue: Int

@@ -8,7 +8,7 @@ struct UsersCommand: AsyncParsableCommand {
         commandName: "users", abstract: "Create and list people; make friends.",
         subcommands: [Create.self, List.self, Befriend.self])
 
-    struct Create: AsyncParsableCommand {
+    struct Create: AsyncParsableCommand, ExecutableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a person who can log in.")
         @Option var email: String
         @Option var password: String
@@ -21,7 +21,7 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var data: DataOptions
         @Flag(help: "Print one JSON document.") var json = false
 
-        func run() async throws {
+        func execute() async throws {
             let user = try await withServices(data) { s in
                 try await s.accounts.createUser(NewUser(
                     email: email, password: password, firstName: firstName, middleName: middleName, lastName: lastName,
@@ -31,12 +31,12 @@ struct UsersCommand: AsyncParsableCommand {
         }
     }
 
-    struct List: AsyncParsableCommand {
+    struct List: AsyncParsableCommand, ExecutableCommand {
         static let configuration = CommandConfiguration(abstract: "List people.")
         @OptionGroup var data: DataOptions
         @Flag(help: "Print one JSON document (an array).") var json = false
 
-        func run() async throws {
+        func execute() async throws {
             let users = try await withServices(data) { s in try await s.storage.users.list().map(UserJSON.init) }
             if json { try printJSON(users); return }
             if users.isEmpty { print("No users yet. Create one with `gatehouse users create …`.") }
@@ -44,14 +44,14 @@ struct UsersCommand: AsyncParsableCommand {
         }
     }
 
-    struct Befriend: AsyncParsableCommand {
+    struct Befriend: AsyncParsableCommand, ExecutableCommand {
         static let configuration = CommandConfiguration(abstract: "Make two people friends (by id or email).")
         @Argument var first: String
         @Argument var second: String
         @OptionGroup var data: DataOptions
         @Flag(help: "Print one JSON document.") var json = false
 
-        func run() async throws {
+        func execute() async throws {
             let pair = try await withServices(data) { s -> (UserRecord, UserRecord) in
                 guard let a = try await s.accounts.findUser(first) else { throw CLIError("no user \(first)") }
                 guard let b = try await s.accounts.findUser(second) else { throw CLIError("no user \(second)") }

@@ -1,3 +1,13 @@
+import ArgumentParser
 import GatehouseCLI
 
-await GatehouseCommand.main()
+do {
+    var command = try await GatehouseCommand.asyncParseAsRoot()
+    if let executable = command as? any ExecutableCommand {
+        try await executable.execute()
+    } else {
+        try command.run() // --help, --version, and commands without work of their own
+    }
+} catch {
+    GatehouseCommand.exit(withError: error)
+}

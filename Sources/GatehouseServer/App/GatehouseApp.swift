@@ -16,10 +16,13 @@ public enum GatehouseApp {
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: pages.stylesheet))
         }
         router.get("/healthz") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok"))) }
-        DialogController(services: services, pages: pages).register(on: router)
+        let dialog = DialogController(services: services, pages: pages)
+        dialog.register(on: router)
         PictureController(services: services).register(on: router)
         AccountPages(services: services, pages: pages).register(on: router)
-        GraphHTTPAdapter(services: services, dispatcher: GraphDispatcher(services: services)).register(on: router)
+        var graph = GraphHTTPAdapter(services: services, dispatcher: GraphDispatcher(services: services))
+        graph.versionedPages["dialog/oauth"] = { request, version in try await dialog.show(request, version: version) }
+        graph.register(on: router)
         return router
     }
 

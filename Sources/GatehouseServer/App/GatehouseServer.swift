@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import NIOPosix
 
 /// Opens storage, seeds development data, and runs the HTTP server until shutdown.
 public enum GatehouseServerRunner {
@@ -16,14 +17,19 @@ public enum GatehouseServerRunner {
         configuration: GatehouseConfiguration, logger: Logger,
         announce: @escaping @Sendable (_ boundPort: Int, _ seed: DevSeed?) -> Void
     ) async throws {
+        var configuration = configuration
+        if configuration.port == 0 {
+            // Resolve "any free port" before anything builds URLs (seed, redirects, paging links).
+            configuration.port = try await FreePort.find(host: configuration.host)
+        }
         let services = try await services(configuration: configuration, logger: logger)
         var seed: DevSeed?
         if configuration.mode == .development {
             seed = try await DevSeeder(services: services).seedIfNeeded()
         }
-        let chosenSeed = seed
+        let chosenSeed = seed, port = configuration.port
         let app = try await GatehouseApp.application(services: services) { channel in
-            announce(channel.localAddress?.port ?? configuration.port, chosenSeed)
+            announce(channel.localAddress?.port ?? port, chosenSeed)
         }
         do {
             try await app.runService()
@@ -32,5 +38,17 @@ public enum GatehouseServerRunner {
             throw error
         }
         try? await services.storage.shutdown()
+    }
+}
+
+/// Finds a free TCP port by binding port 0 and closing the socket again.
+enum FreePort {
+    static func find(host: String) async throws -> Int {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .bind(host: host, port: 0).get()
+        let port = channel.localAddress?.port ?? 0
+        try await channel.close()
+        return port
     }
 }

@@ -10,10 +10,9 @@ struct DialogController: Sendable {
     private var sessions: BrowserSessions { BrowserSessions(services: services) }
 
     func register(on router: Router<GatehouseRequestContext>) {
+        // `/vX.Y/dialog/oauth` reaches `show` through the Graph catch-all: Hummingbird's trie cannot hold
+        // a first-level parameter route beside `**`.
         router.get("/dialog/oauth") { request, _ in try await show(request, version: nil) }
-        router.get("/:version/dialog/oauth") { request, context in
-            try await show(request, version: context.parameters.get("version"))
-        }
         router.post("/dialog/oauth/login") { request, context in try await login(request, context) }
         router.post("/dialog/oauth/consent") { request, context in try await consent(request, context) }
     }

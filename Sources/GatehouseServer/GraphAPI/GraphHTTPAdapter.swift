@@ -12,6 +12,8 @@ import HTTPTypes
 struct GraphHTTPAdapter: Sendable {
     let services: GatehouseServices
     let dispatcher: GraphDispatcher
+    /// HTML pages that also live under a version prefix (`/v19.0/dialog/oauth`), keyed by their unversioned path.
+    var versionedPages: [String: @Sendable (Request, _ version: String) async throws -> Response] = [:]
 
     func register(on router: Router<GatehouseRequestContext>) {
         for method in [HTTPRequest.Method.get, .post, .delete, .put, .patch] {
@@ -21,15 +23,16 @@ struct GraphHTTPAdapter: Sendable {
     }
 
     func handle(_ request: Request, _ context: GatehouseRequestContext) async -> Response {
-        var segments = request.uri.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        var version = services.configuration.defaultGraphVersion
-        if let first = segments.first, let v = GraphAPIVersion.parse(pathSegment: first) {
-            version = v
-            segments.removeFirst()
+        let segments = request.uri.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        let version = segments.first.flatMap { GraphAPIVersion.parse(pathSegment: $0) } ?? services.configuration.defaultGraphVersion
+        if request.method == .get, segments.count >= 2, let page = versionedPages[segments.dropFirst().joined(separator: "/")] {
+            // The page itself rejects a malformed version with its 404 page.
+            do { return try await page(request, segments[0]) } catch { return Self.response(.error(.unknownError), version: version) }
         }
+        let path = segments.first.flatMap { GraphAPIVersion.parse(pathSegment: $0) } != nil ? Array(segments.dropFirst()) : segments
         let reply: GraphReply
         do {
-            let call = try await makeCall(request, path: segments, version: version)
+            let call = try await makeCall(request, path: path, version: version)
             reply = await dispatcher.dispatch(call)
         } catch let failure as GraphFailure {
             reply = .error(failure.error)
@@ -41,15 +44,21 @@ struct GraphHTTPAdapter: Sendable {
     }
 
     func makeCall(_ request: Request, path: [String], version: String) async throws -> GraphCall {
-        guard let method = GraphCall.Method(rawValue: request.method.rawValue) else {
-            throw GraphFailure(.unsupportedRequest(method: request.method.rawValue, objectID: path.first ?? ""))
-        }
         guard let query = FormEncoding.decode(request.uri.query ?? "") else {
             throw GraphFailure(.invalidParameter("The request's query string is not valid UTF-8 or percent-encoding"))
         }
         var params: [String: String] = [:]
         for (k, v) in query where params[k] == nil { params[k] = v }
         for (k, v) in try await bodyParameters(request) { params[k] = v }
+        // Facebook honours a `method` parameter on POST (the JS SDK sends reads that way).
+        var method = GraphCall.Method(rawValue: request.method.rawValue)
+        if request.method == .post, let override = params["method"].flatMap({ GraphCall.Method(rawValue: $0.uppercased()) }) {
+            method = override
+            params["method"] = nil
+        }
+        guard let method else {
+            throw GraphFailure(.unsupportedRequest(method: request.method.rawValue, objectID: path.first ?? ""))
+        }
 
         var call = GraphCall(method: method, path: path, version: version, params: params, accessToken: params["access_token"])
         if let auth = request.headers[.authorization] {

@@ -72,16 +72,10 @@ check("facebook fragment appended", location.endswith("#_=_"))
 
 token = graph.get_access_token_from_code(code_from(location), redirect_uri, app_id, app_secret)
 check("code exchanged", token["access_token"].startswith("EAA") and token["token_type"] == "bearer", token)
-try:
-    graph.get_access_token_from_code(code_from(location), redirect_uri, app_id, app_secret)
-    check("replayed code refused", False)
-except facebook.GraphAPIError as error:
-    check("replayed code refused", error.code == 100 and "has been used" in str(error), error.result)
-
 api = facebook.GraphAPI(access_token=token["access_token"], version="2.8")
 me = api.get_object("me", fields="id,name,email,first_name")
 check("/me read", me["name"] == alice["name"] and me["email"] == alice["email"] and me["first_name"] == alice["name"].split()[0], me)
-check("version header read", api.get_version() == 2.8)
+check("version header read", api.get_version() == "2.8")
 check("permissions", api.get_permissions(me["id"]) == {"public_profile", "email", "user_friends"})
 
 debug = api.debug_access_token(token["access_token"], app_id, app_secret)["data"]
@@ -93,6 +87,11 @@ check("long-lived exchange", extended["access_token"].startswith("EAA") and exte
 
 code_bob = code_from(browser_login(auth_url, bob["email"], bob["password"]))
 graph.get_access_token_from_code(code_bob, redirect_uri, app_id, app_secret)
+try:
+    graph.get_access_token_from_code(code_bob, redirect_uri, app_id, app_secret)
+    check("replayed code refused", False)
+except facebook.GraphAPIError as error:
+    check("replayed code refused", error.code == 100 and "has been used" in str(error), error.result)
 friends = api.get_connections("me", "friends", limit=1)
 check("friends who use the app", [f["name"] for f in friends["data"]] == [bob["name"]] and friends["summary"]["total_count"] == 2, friends)
 check("all connections via paging", [f["name"] for f in api.get_all_connections("me", "friends", limit=1)] == [bob["name"]])

@@ -181,7 +181,10 @@ import Testing
             _ = try await browser.logIn(query: Self.query(server, [("scope", "email")]), email: "alice@example.com", password: "alice-password")
             server.clock.advance(by: 91 * 86400)
             let old = try await server.services.storage.grants.find(appID: server.app.id, userID: server.alice.id)
-            let page = try await browser.get("/dialog/oauth?" + Self.query(server, [("scope", "email"), ("auth_type", "reauthorize")]))
+            // The browser session (30 days) has lapsed too, so the person logs in again first.
+            let login = try await browser.get("/dialog/oauth?" + Self.query(server, [("scope", "email"), ("auth_type", "reauthorize")]))
+            let posted = try await browser.submitLogin(page: login, email: "alice@example.com", password: "alice-password")
+            let page = try await browser.get(posted.location!)
             #expect(page.text.contains("Your data access for Test App has expired"))
             let done = try await browser.submitConsent(page: page, permissions: ["email"])
             #expect(done.status == .seeOther)

@@ -12,10 +12,10 @@ import CompressNIO
         let server = try await TestServer.make()
         let token = try await server.token(for: server.alice)
         try await server.run { client in
-            let json = try await client.execute(uri: "/me", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: #"{"access_token":"\#(token)","fields":"first_name"}"#))
+            let json = try await client.execute(uri: "/me", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: #"{"access_token":"\#(token)","fields":"first_name","method":"GET"}"#))
             #expect(json.text == #"{"first_name":"Alice"}"#)
 
-            var plain = ByteBuffer(string: #"{"access_token":"\#(token)","fields":"last_name","format":"json","sdk":"ios"}"#)
+            var plain = ByteBuffer(string: #"{"access_token":"\#(token)","fields":"last_name","format":"json","sdk":"ios","method":"get"}"#)
             let gz = try plain.compress(with: .gzip(), allocator: ByteBufferAllocator())
             let gzipped = try await client.execute(uri: "/v21.0/me", method: .post, headers: [.contentType: "application/json", .contentEncoding: "gzip"], body: gz)
             #expect(gzipped.text == #"{"last_name":"Anders"}"#)

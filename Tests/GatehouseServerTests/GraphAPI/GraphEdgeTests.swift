@@ -33,7 +33,7 @@ import Testing
 
     @Test func permissionsExpireWithDataAccess() async throws {
         let server = try await TestServer.make()
-        let token = try await server.token(for: server.alice, granted: ["public_profile", "email"])
+        let token = try await server.token(for: server.alice, granted: ["public_profile", "email"], lifetime: 200 * 86400)
         server.clock.advance(by: 91 * 86400)
         try await server.run { client in
             let list = try await client.execute(uri: "/me/permissions?access_token=\(token)", method: .get)

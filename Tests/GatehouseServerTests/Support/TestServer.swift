@@ -27,7 +27,7 @@ struct TestServer {
     let bob: UserRecord
     let directory: URL
 
-    static func make(requireAppSecret: Bool = false, approved: [String] = []) async throws -> TestServer {
+    static func make(requireAppSecret: Bool = false, approved: [String] = ["user_friends"]) async throws -> TestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var logger = Logger(label: "test")
