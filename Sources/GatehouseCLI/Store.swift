@@ -48,9 +48,11 @@ struct UserJSON: Encodable {
     var id, email, name, first_name, last_name: String
     var middle_name, birthday, gender: String?
     var test_user_of: String?
+    var location, hometown: Place?
     var created_at: Date
 
     init(_ user: UserRecord) {
+        location = user.location; hometown = user.hometown
         id = user.id; email = user.email; name = user.fullName; first_name = user.firstName; last_name = user.lastName
         middle_name = user.middleName; birthday = user.birthday; gender = user.gender; test_user_of = user.testUserOfAppID
         created_at = user.createdAt

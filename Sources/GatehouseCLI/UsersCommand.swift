@@ -17,6 +17,8 @@ struct UsersCommand: AsyncParsableCommand {
         @Option(name: .customLong("last-name")) var lastName: String
         @Option(help: "MM/DD/YYYY, MM/DD or YYYY.") var birthday: String?
         @Option var gender: String?
+        @Option(help: "Current city, e.g. \"Lisbon, Portugal\" (read with user_location).") var location: String?
+        @Option(help: "Home town (read with user_hometown).") var hometown: String?
         @Option(name: .customLong("test-user-of"), help: "Make this a test user of the app with this id.") var testUserOf: String?
         @OptionGroup var data: DataOptions
         @Flag(help: "Print one JSON document.") var json = false
@@ -25,7 +27,8 @@ struct UsersCommand: AsyncParsableCommand {
             let user = try await withServices(data) { s in
                 try await s.accounts.createUser(NewUser(
                     email: email, password: password, firstName: firstName, middleName: middleName, lastName: lastName,
-                    birthday: birthday, gender: gender, testUserOfAppID: testUserOf))
+                    birthday: birthday, gender: gender, location: location.map { s.accounts.place(named: $0) },
+                    hometown: hometown.map { s.accounts.place(named: $0) }, testUserOfAppID: testUserOf))
             }
             if json { try printJSON(UserJSON(user)) } else { print("Created \(user.fullName) <\(user.email)> with id \(user.id)") }
         }

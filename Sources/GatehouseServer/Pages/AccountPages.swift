@@ -14,7 +14,7 @@ struct AccountPages: Sendable {
         router.get("/account") { request, _ in try await account(request) }
         router.post("/logout") { request, _ in try await logout(request) }
         router.get("/testuser/login") { request, _ in try await testUserLogin(request) }
-        router.get("/dev/callback") { request, _ in callback(request) }
+        router.get("/dev/callback") { request, _ in try await callback(request) }
     }
 
     func account(_ request: Request) async throws -> Response {
@@ -62,7 +62,7 @@ struct AccountPages: Sendable {
     }
 
     /// Development stand-in for an app's redirect URI: shows the code and a ready curl command.
-    func callback(_ request: Request) -> Response {
+    func callback(_ request: Request) async throws -> Response {
         guard services.configuration.mode == .development else {
             let html = pages.render("error", ["headline": "Page not found", "detail": "There is no page at this address.", "hint": ""])
             return PageRenderer.htmlResponse(status: .notFound, html: html, secureCookies: services.configuration.usesSecureCookies)
@@ -70,10 +70,16 @@ struct AccountPages: Sendable {
         let params = FormEncoding.decode(request.uri.query ?? "") ?? []
         let dict = Dictionary(params, uniquingKeysWith: { a, _ in a })
         let base = services.configuration.baseURL
-        let redirect = base + "/dev/callback"
+        // The code names its app and redirect URI; the secret is never shown here.
+        var clientID = "APP_ID", redirect = base + "/dev/callback"
+        if let code = dict["code"], code.utf8.count <= 256,
+           let record = try await services.storage.codes.find(codeHash: SecretHash.sha256Hex(code)) {
+            clientID = record.appID
+            redirect = record.redirectURI
+        }
         let html = pages.render("callback", [
             "code": dict["code"] ?? "", "error": dict["error"] ?? "", "errorReason": dict["error_reason"] ?? "",
-            "baseURL": base, "clientID": "APP_ID", "redirectURIEncoded": FormEncoding.encode([("", redirect)]).dropFirst().description,
+            "baseURL": base, "clientID": clientID, "redirectURIEncoded": FormEncoding.escape(redirect),
             "hasParams": !params.isEmpty, "params": params.map { "\($0.0) = \($0.1)" }.joined(separator: "\n"),
         ])
         return PageRenderer.htmlResponse(status: .ok, html: html, secureCookies: services.configuration.usesSecureCookies)

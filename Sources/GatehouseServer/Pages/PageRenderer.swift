@@ -22,7 +22,8 @@ public struct PageRenderer: Sendable {
 
     /// Renders a template with `values` (the layout's `devMode` flag is added).
     func render(_ template: String, _ values: [String: Any]) -> String {
-        var values = values
+        // swift-mustache treats "" as true in sections, so empty strings are dropped: `{{#error}}` stays hidden.
+        var values = values.filter { !(($0.value as? String)?.isEmpty ?? false) }
         values["devMode"] = devMode
         return library.render(values, withTemplate: template) ?? "<!doctype html><title>Gatehouse</title><p>Page unavailable.</p>"
     }

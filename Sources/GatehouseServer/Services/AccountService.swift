@@ -99,6 +99,13 @@ public struct AccountService: Sendable {
         return try await services.storage.users.find(id: idOrEmail)
     }
 
+    /// A place with a stable numeric id derived from its name, as Facebook's Page ids are stable.
+    public func place(named name: String) -> Place {
+        let digest = SecretHash.sha256Hex("place:" + name.lowercased())
+        let digits = digest.compactMap { $0.hexDigitValue }.map { String($0 % 10) }.joined()
+        return Place(id: "1" + digits.prefix(14), name: name)
+    }
+
     /// Accepts `MM/DD/YYYY`, `MM/DD` and `YYYY`, the forms Facebook returns.
     static func isValidBirthday(_ text: String) -> Bool {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
