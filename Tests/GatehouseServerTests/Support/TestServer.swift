@@ -56,7 +56,14 @@ struct TestServer {
     func run(_ mode: TestingSetup = .router, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
         let pages = try await PageRenderer.load(devMode: true)
         let application = Application(router: GatehouseApp.router(services: services, pages: pages), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await application.test(mode, body)
+        do {
+            try await application.test(mode, body)
+        } catch {
+            // Close the database even when the test fails, so the failure is reported rather than
+            // sqlite-nio's debug assertion about an unclosed connection ending the whole run.
+            try? await services.storage.shutdown()
+            throw error
+        }
         try await services.storage.shutdown()
         try? FileManager.default.removeItem(at: directory)
     }

@@ -45,7 +45,7 @@ enum SQLMigrator {
                 do {
                     try await apply(migration, to: db)
                     break
-                } catch where attempt < 3 {
+                } catch where attempt < 5 {
                     attempt += 1
                     try await Task.sleep(nanoseconds: 200_000_000)
                 }
@@ -56,7 +56,9 @@ enum SQLMigrator {
     /// Applies one migration in a transaction, unless it is recorded by the time the transaction starts.
     static func apply(_ migration: SQLMigration, to db: any SQLDatabase) async throws {
         try await db.withSession { session in
-            try await session.raw("BEGIN").run()
+            // SQLite: take the write lock up front so a concurrent migrator waits (busy_timeout) instead of
+            // failing the read-to-write upgrade at once. PostgreSQL has no IMMEDIATE and needs none.
+            try await session.raw(db.dialect.name == "sqlite" ? "BEGIN IMMEDIATE" : "BEGIN").run()
             do {
                 let done = try await session.select().column("version").from(table)
                     .where("version", .equal, Int64(migration.version))
