@@ -19,16 +19,22 @@ struct UsersCommand: AsyncParsableCommand {
         @Option var gender: String?
         @Option(help: "Current city, e.g. \"Lisbon, Portugal\" (read with user_location).") var location: String?
         @Option(help: "Home town (read with user_hometown).") var hometown: String?
+        @Option(help: "A PNG file for the profile picture (default: a generated avatar).") var picture: String?
         @Option(name: .customLong("test-user-of"), help: "Make this a test user of the app with this id.") var testUserOf: String?
         @OptionGroup var data: DataOptions
         @Flag(help: "Print one JSON document.") var json = false
 
         func execute() async throws {
+            var pictureData: Data?
+            if let picture {
+                guard let data = FileManager.default.contents(atPath: picture) else { throw fail("cannot read \(picture)") }
+                pictureData = data
+            }
             let user = try await withServices(data) { s in
                 try await s.accounts.createUser(NewUser(
                     email: email, password: password, firstName: firstName, middleName: middleName, lastName: lastName,
                     birthday: birthday, gender: gender, location: location.map { s.accounts.place(named: $0) },
-                    hometown: hometown.map { s.accounts.place(named: $0) }, testUserOfAppID: testUserOf))
+                    hometown: hometown.map { s.accounts.place(named: $0) }, testUserOfAppID: testUserOf, picture: pictureData))
             }
             if json { try printJSON(UserJSON(user)) } else { print("Created \(user.fullName) <\(user.email)> with id \(user.id)") }
         }

@@ -13,12 +13,15 @@ public struct NewUser: Sendable {
     public var location: Place?
     public var hometown: Place?
     public var testUserOfAppID: String?
+    /// A PNG; nil means Gatehouse serves a generated avatar.
+    public var picture: Data?
 
     public init(
         email: String, password: String, firstName: String, middleName: String? = nil, lastName: String,
         birthday: String? = nil, gender: String? = nil, location: Place? = nil, hometown: Place? = nil,
-        testUserOfAppID: String? = nil
+        testUserOfAppID: String? = nil, picture: Data? = nil
     ) {
+        self.picture = picture
         self.email = email
         self.password = password
         self.firstName = firstName
@@ -76,6 +79,10 @@ public struct AccountService: Sendable {
         if let birthday = new.birthday, !Self.isValidBirthday(birthday) {
             throw AccountError("birthday must be MM/DD/YYYY, MM/DD or YYYY")
         }
+        if let picture = new.picture {
+            guard picture.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else { throw AccountError("the picture must be a PNG file") }
+            guard picture.count <= 2 << 20 else { throw AccountError("the picture must be at most 2 MiB") }
+        }
         if let appID = new.testUserOfAppID, try await services.storage.apps.find(id: appID) == nil {
             throw AccountError("no app with id \(appID)")
         }
@@ -83,7 +90,7 @@ public struct AccountService: Sendable {
             id: services.random.numericID(digits: 15), email: email,
             passwordHash: try await services.passwords.hash(new.password), firstName: new.firstName,
             middleName: new.middleName, lastName: new.lastName, birthday: new.birthday, gender: new.gender,
-            link: nil, location: new.location, hometown: new.hometown, testUserOfAppID: new.testUserOfAppID,
+            link: nil, location: new.location, hometown: new.hometown, picture: new.picture, testUserOfAppID: new.testUserOfAppID,
             createdAt: services.clock.now())
         do {
             try await services.storage.users.create(user)

@@ -86,6 +86,23 @@ import Testing
         }
     }
 
+    @Test func anUploadedPictureIsServedAsIs() async throws {
+        let server = try await TestServer.make()
+        let png = PNGEncoder.encode(width: 2, height: 2, rgb: Array(repeating: 200, count: 12))
+        let dana = try await server.services.accounts.createUser(NewUser(email: "dana@example.com", password: "dana-password", firstName: "Dana", lastName: "Doe", picture: Data(png)))
+        let token = try await server.token(for: dana)
+        let scoped = try await server.scopedID(dana)
+        await #expect(throws: AccountError("the picture must be a PNG file")) {
+            try await server.services.accounts.createUser(NewUser(email: "x@example.com", password: "password", firstName: "X", lastName: "Y", picture: Data("GIF89a".utf8)))
+        }
+        try await server.run { client in
+            let json = try await client.execute(uri: "/me/picture?redirect=false&access_token=\(token)", method: .get)
+            #expect(json.json["data"]?["is_silhouette"] == false)
+            let served = try await client.execute(uri: "/pictures/\(server.app.id)/\(scoped)", method: .get)
+            #expect(Array(served.body.readableBytesView) == png)
+        }
+    }
+
     @Test func otherUsersAndTheAppToken() async throws {
         let server = try await TestServer.make()
         let aliceToken = try await server.token(for: server.alice, granted: ["public_profile", "email"])
