@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .library(name: "GatehouseProtocol", targets: ["GatehouseProtocol"]),
         .library(name: "GatehouseServer", targets: ["GatehouseServer"]),
+        .library(name: "GatehouseKit", targets: ["GatehouseKit"]),
+        .library(name: "GatehouseKitLoopback", targets: ["GatehouseKitLoopback"]),
         .executable(name: "gatehouse", targets: ["gatehouse"]),
     ],
     dependencies: [
@@ -45,12 +47,24 @@ let package = Package(
             ],
             resources: [.copy("Resources")]
         ),
+        // The login SDK with Facebook's iOS SDK API. Foundation + GatehouseProtocol only, so apps pull in no server stack.
+        .target(
+            name: "GatehouseKit",
+            dependencies: ["GatehouseProtocol", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // The RFC 8252 loopback presenter for desktop and command-line programs (needs an HTTP listener).
+        .target(
+            name: "GatehouseKitLoopback",
+            dependencies: ["GatehouseKit", "GatehouseProtocol", .product(name: "Hummingbird", package: "hummingbird")]
+        ),
         // Command implementations of the `gatehouse` tool (a library so tests can drive them).
         .target(
             name: "GatehouseCLI",
             dependencies: [
                 "GatehouseServer",
                 "GatehouseProtocol",
+                "GatehouseKit",
+                "GatehouseKitLoopback",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
@@ -70,6 +84,12 @@ let package = Package(
                 .product(name: "CompressNIO", package: "compress-nio"),
             ]
         ),
+        .testTarget(
+            name: "GatehouseKitTests",
+            dependencies: ["GatehouseKit", "GatehouseKitLoopback", "GatehouseProtocol", "GatehouseServer",
+                           .product(name: "Hummingbird", package: "hummingbird")]
+        ),
+        .testTarget(name: "GatehouseKitLoopbackTests", dependencies: ["GatehouseKitLoopback", "GatehouseKit"]),
         .testTarget(
             name: "GatehouseCLITests",
             dependencies: ["GatehouseCLI", "GatehouseServer", "GatehouseProtocol", .product(name: "AsyncHTTPClient", package: "async-http-client")],

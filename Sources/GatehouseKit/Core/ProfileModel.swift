@@ -1,0 +1,76 @@
+import Foundation
+
+/// A person's public profile (Facebook's `Profile`). Loading, caching and notifications live in `Profile/`.
+public final class Profile: Codable, Equatable, Sendable {
+    /// An age bracket, as `age_range` gives it.
+    public struct UserAgeRange: Codable, Equatable, Sendable {
+        public let min: Int?
+        public let max: Int?
+        public init(min: Int?, max: Int?) {
+            self.min = min
+            self.max = max
+        }
+    }
+
+    /// A place, as `location` and `hometown` give it.
+    public struct Location: Codable, Equatable, Sendable {
+        public let id: String
+        public let name: String
+        public init(id: String, name: String) {
+            self.id = id
+            self.name = name
+        }
+    }
+
+    public let userID: String
+    public let firstName: String?
+    public let middleName: String?
+    public let lastName: String?
+    public let name: String?
+    public let linkURL: URL?
+    public let refreshDate: Date
+    public let imageURL: URL?
+    public let email: String?
+    public let friendIDs: [String]?
+    public let birthday: Date?
+    public let ageRange: UserAgeRange?
+    public let hometown: Location?
+    public let location: Location?
+    public let gender: String?
+    public let permissions: Set<String>?
+    /// True when built from a Limited Login id_token rather than the Graph API.
+    public let isLimited: Bool
+
+    public init(
+        userID: String, firstName: String?, middleName: String?, lastName: String?, name: String?, linkURL: URL?,
+        refreshDate: Date?, imageURL: URL? = nil, email: String? = nil, friendIDs: [String]? = nil, birthday: Date? = nil,
+        ageRange: UserAgeRange? = nil, hometown: Location? = nil, location: Location? = nil, gender: String? = nil,
+        permissions: Set<String>? = nil, isLimited: Bool = false
+    ) {
+        self.userID = userID
+        self.firstName = firstName
+        self.middleName = middleName
+        self.lastName = lastName
+        self.name = name
+        self.linkURL = linkURL
+        self.refreshDate = refreshDate ?? GatehouseKitEnvironment.current.clock.now()
+        self.imageURL = imageURL
+        self.email = email
+        self.friendIDs = friendIDs
+        self.birthday = birthday
+        self.ageRange = ageRange
+        self.hometown = hometown
+        self.location = location
+        self.gender = gender
+        self.permissions = permissions
+        self.isLimited = isLimited
+    }
+
+    public static func == (a: Profile, b: Profile) -> Bool {
+        a.userID == b.userID && a.firstName == b.firstName && a.middleName == b.middleName && a.lastName == b.lastName
+            && a.name == b.name && a.linkURL == b.linkURL && a.refreshDate == b.refreshDate && a.imageURL == b.imageURL
+            && a.email == b.email && a.friendIDs == b.friendIDs && a.birthday == b.birthday && a.ageRange == b.ageRange
+            && a.hometown == b.hometown && a.location == b.location && a.gender == b.gender
+            && a.permissions == b.permissions && a.isLimited == b.isLimited
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import GatehouseKit
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A real `gatehouse serve` process on a free port with a fresh data directory, and its dev seed.
+///
+/// The binary is the one SwiftPM built next to the test bundle (or `GATEHOUSE_BIN`).
+final class LiveServer: @unchecked Sendable {
+    struct SeedUser: Sendable { let id: String; let name: String; let email: String; let password: String }
+
+    let process = Process()
+    let directory: String
+    let baseURL: URL
+    let appID: String
+    let appSecret: String
+    let clientToken: String
+    let users: [SeedUser]
+    private let output = Pipe()
+
+    static var binary: URL {
+        if let path = ProcessInfo.processInfo.environment["GATEHOUSE_BIN"] { return URL(fileURLWithPath: path) }
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = dir.appendingPathComponent("gatehouse")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: ".build/debug/gatehouse")
+    }
+
+    /// Starts the server and waits until it has written its seed. Throws if it does not start.
+    init() async throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-kit-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--port", "0", "--data-dir", directory, "--log-level", "error"]
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let seedPath = directory + "/dev-seed.json"
+        var seed: [String: Any]?
+        for _ in 0..<1500 {
+            if let data = FileManager.default.contents(atPath: seedPath),
+               let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any] { seed = json; break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        guard let seed, let server = seed["server"] as? String, let app = seed["app"] as? [String: Any],
+              let users = seed["users"] as? [[String: String]] else {
+            process.terminate()
+            throw LiveServerError.didNotStart
+        }
+        baseURL = URL(string: server)!
+        appID = app["id"] as! String
+        appSecret = app["secret"] as! String
+        clientToken = app["client_token"] as! String
+        self.users = users.map { SeedUser(id: $0["id"]!, name: $0["name"]!, email: $0["email"]!, password: $0["password"]!) }
+        // The seed is written before the socket is bound; wait for the first answer.
+        for _ in 0..<500 {
+            if (try? await URLSession.shared.data(from: baseURL.appendingPathComponent("healthz"))) != nil { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw LiveServerError.didNotStart
+    }
+
+    enum LiveServerError: Error { case didNotStart }
+
+    /// Settings pointing at this server's demo app.
+    func settings() -> Settings {
+        let settings = Settings()
+        settings.appID = appID
+        settings.clientToken = clientToken
+        settings.displayName = "Gatehouse Demo"
+        settings.serverURL = baseURL
+        return settings
+    }
+
+    func stop() {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    deinit { stop() }
+}
