@@ -6,7 +6,7 @@ public struct GatehouseCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "gatehouse",
         abstract: "A Facebook Login compatible login server, emulator and toolkit.",
-        subcommands: [ServeCommand.self, AppsCommand.self, UsersCommand.self]
+        subcommands: [ServeCommand.self, AppsCommand.self, UsersCommand.self, KeysCommand.self]
     )
     public init() {}
 }

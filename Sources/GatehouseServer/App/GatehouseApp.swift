@@ -19,6 +19,7 @@ public enum GatehouseApp {
         let dialog = DialogController(services: services, pages: pages)
         dialog.register(on: router)
         PictureController(services: services).register(on: router)
+        DiscoveryController(services: services).register(on: router)
         AccountPages(services: services, pages: pages).register(on: router)
         var graph = GraphHTTPAdapter(services: services, dispatcher: GraphDispatcher(services: services))
         graph.versionedPages["dialog/oauth"] = { request, version in try await dialog.show(request, version: version) }

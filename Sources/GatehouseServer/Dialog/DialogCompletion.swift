@@ -18,6 +18,16 @@ struct DialogCompletion: Sendable {
         let type = request.responseType
         var params: [(String, String)] = []
 
+        if request.isLimited {
+            // Limited Login: an id_token, never an access token or a code.
+            params.append(("id_token", try await IDTokenIssuer(services: services).issue(app: app, user: user, granted: decision.granted, nonce: request.nonce)))
+            if type.graphDomain { params.append(("graph_domain", "facebook")) }
+            params.append(("granted_scopes", decision.granted.joined(separator: ",")))
+            params.append(("denied_scopes", (decision.deniedThisTime + request.droppedByLimitedLogin).joined(separator: ",")))
+            if let state = request.state { params.append(("state", state)) }
+            return DialogRedirect.url(redirectURI: request.redirectURI, parameters: params, inFragment: true)
+        }
+
         var code: String?
         if type.code {
             let text = "AQ" + services.random.alphanumeric(bits: 256)
@@ -25,7 +35,8 @@ struct DialogCompletion: Sendable {
                 id: UUID().uuidString, codeHash: SecretHash.sha256Hex(text), appID: app.id, userID: user.id,
                 redirectURI: request.redirectURI, codeChallenge: request.codeChallenge,
                 codeChallengeMethod: request.codeChallengeMethod, nonce: request.nonce,
-                authType: request.authType?.rawValue, authNonce: request.authNonce, scopes: decision.granted,
+                authType: request.authType?.rawValue, authNonce: request.authNonce,
+                scopes: decision.granted + (request.openID ? ["openid"] : []),
                 createdAt: now, expiresAt: now.addingTimeInterval(Lifetimes.authorizationCode))
             try await storage.codes.insert(record)
             code = text
@@ -39,6 +50,9 @@ struct DialogCompletion: Sendable {
             params.append(("expires_in", String(Int(Lifetimes.shortLivedToken))))
         }
         if let code { params.append(("code", code)) }
+        if type.idToken {
+            params.append(("id_token", try await IDTokenIssuer(services: services).issue(app: app, user: user, granted: decision.granted, nonce: request.nonce)))
+        }
         if type.signedRequest {
             var payload: JSONObject = [
                 "algorithm": "HMAC-SHA256", "issued_at": .int(Int64(now.timeIntervalSince1970)), "user_id": .string(scopedID),

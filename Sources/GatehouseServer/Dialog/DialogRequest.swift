@@ -24,6 +24,10 @@ public struct DialogRequest: Sendable, Equatable {
     public var codeChallengeMethod: String?
     public var nonce: String?
     public var returnScopes: Bool
+    /// A Limited Login: an id_token and never an access token (`tp=ios_14_do_not_track`, or `id_token` alone).
+    public var isLimited: Bool
+    /// Requested permissions outside the Limited Login list; dropped from consent and reported declined.
+    public var droppedByLimitedLogin: [String]
     /// The query string this request was parsed from, to be carried through the forms.
     public var rawQuery: String
 
@@ -58,6 +62,14 @@ public struct DialogRequest: Sendable, Equatable {
         if !unknown.isEmpty { return .failure(.invalidScopes(unknown)) }
         var permissions = [Permission.publicProfile]
         for p in scope where p != "openid" && !permissions.contains(p) { permissions.append(p) }
+        let responseType = ResponseType.parse(params["response_type"])
+        let isLimited = params["tp"] == "ios_14_do_not_track"
+            || (responseType.idToken && !responseType.token && !responseType.tokenOrNonce && !responseType.code)
+        var dropped: [String] = []
+        if isLimited {
+            dropped = permissions.filter { !(Permission.info($0)?.allowedInLimitedLogin ?? false) }
+            permissions.removeAll { dropped.contains($0) }
+        }
 
         let challenge = params["code_challenge"].flatMap { $0.isEmpty ? nil : $0 }
         var method = params["code_challenge_method"].flatMap { $0.isEmpty ? nil : $0 }
@@ -71,10 +83,11 @@ public struct DialogRequest: Sendable, Equatable {
         }
         let request = DialogRequest(
             clientID: clientID, redirectURI: redirect, state: params["state"], permissions: permissions,
-            openID: scope.contains("openid"), responseType: ResponseType.parse(params["response_type"]),
+            openID: scope.contains("openid") || responseType.idToken, responseType: responseType,
             authType: params["auth_type"].flatMap(AuthType.init(rawValue:)), authNonce: params["auth_nonce"],
             codeChallenge: challenge, codeChallengeMethod: method, nonce: params["nonce"],
-            returnScopes: params["return_scopes"] == "true" || params["return_scopes"] == "1", rawQuery: query)
+            returnScopes: params["return_scopes"] == "true" || params["return_scopes"] == "1", isLimited: isLimited,
+            droppedByLimitedLogin: dropped, rawQuery: query)
         return .success((request, app))
     }
 }

@@ -13,6 +13,8 @@ public struct GatehouseServices: Sendable {
     public var passwords: any PasswordHasher
     public var callbacks: any AppCallbackNotifier
     public var logger: Logger
+    /// id_token signing keys, shared by every copy of these services.
+    public let keyRing: KeyRing
 
     public init(
         configuration: GatehouseConfiguration, storage: Storage, clock: any GatehouseClock = SystemClock(),
@@ -26,6 +28,7 @@ public struct GatehouseServices: Sendable {
         self.passwords = passwords
         self.callbacks = callbacks ?? HTTPAppCallbackNotifier(logger: logger)
         self.logger = logger
+        self.keyRing = KeyRing(store: storage.signingKeys, clock: clock)
     }
 
     var tokens: TokenService { TokenService(services: self) }

@@ -233,3 +233,27 @@ public struct BrowserSessionRecord: Sendable, Codable, Equatable {
         self.authenticatedAt = authenticatedAt
     }
 }
+
+/// An RSA key that signs id_tokens. Kept in the database so every node of a cluster signs with the same key.
+public struct SigningKeyRecord: Sendable, Codable, Equatable {
+    /// 40 hex characters, like Facebook's.
+    public var kid: String
+    /// PKCS#8 PEM of the RSA-2048 private key.
+    public var privateKeyPEM: String
+    /// A self-signed X.509 certificate for the key, in the form the iOS SDK reads (`/.well-known/oauth/openid/certs/`).
+    public var certificatePEM: String
+    public var createdAt: Date
+    /// When a newer key took over signing; nil for the key in use.
+    public var retiredAt: Date?
+    /// Until when a retired key stays published, so tokens it signed still verify.
+    public var publishUntil: Date?
+
+    public init(kid: String, privateKeyPEM: String, certificatePEM: String, createdAt: Date, retiredAt: Date? = nil, publishUntil: Date? = nil) {
+        self.kid = kid
+        self.privateKeyPEM = privateKeyPEM
+        self.certificatePEM = certificatePEM
+        self.createdAt = createdAt
+        self.retiredAt = retiredAt
+        self.publishUntil = publishUntil
+    }
+}

@@ -91,6 +91,15 @@ public protocol BrowserSessionStore: Sendable {
     func deleteAll(userID: String) async throws
 }
 
+/// id_token signing keys.
+public protocol SigningKeyStore: Sendable {
+    func insert(_ key: SigningKeyRecord) async throws
+    /// Every key, oldest first.
+    func all() async throws -> [SigningKeyRecord]
+    /// Marks a key retired at `at`, still published until `publishUntil`.
+    func retire(kid: String, at: Date, publishUntil: Date) async throws
+}
+
 /// Storage failures the rest of the server understands.
 public enum StorageError: Error, Equatable, Sendable {
     case notFound
@@ -109,14 +118,16 @@ public struct Storage: Sendable {
     public var codes: any AuthCodeStore
     public var tokens: any TokenStore
     public var sessions: any BrowserSessionStore
+    public var signingKeys: any SigningKeyStore
     /// Closes connections; the stores must not be used afterwards.
     public var shutdown: @Sendable () async throws -> Void
 
     public init(
         apps: any AppStore, users: any UserStore, friendships: any FriendshipStore, grants: any GrantStore,
         codes: any AuthCodeStore, tokens: any TokenStore, sessions: any BrowserSessionStore,
-        shutdown: @escaping @Sendable () async throws -> Void
+        signingKeys: any SigningKeyStore, shutdown: @escaping @Sendable () async throws -> Void
     ) {
+        self.signingKeys = signingKeys
         self.apps = apps
         self.users = users
         self.friendships = friendships

@@ -50,7 +50,12 @@ struct TokenEndpoint: Sendable {
             let (token, _) = try await services.tokens.mintUserToken(
                 app: app, userID: record.userID, lifetime: lifetime, codeID: record.id, authType: record.authType,
                 authNonce: record.authNonce, origin: confidential ? "code" : "pkce")
-            return .encodable(AccessTokenResponse(accessToken: token, tokenType: "bearer", expiresIn: Int(lifetime), idToken: nil))
+            var idToken: String?
+            if record.scopes.contains("openid"), let user = try await storage.users.find(id: record.userID) {
+                let granted = try await storage.grants.find(appID: app.id, userID: user.id)?.granted ?? []
+                idToken = try await IDTokenIssuer(services: services).issue(app: app, user: user, granted: granted, nonce: record.nonce)
+            }
+            return .encodable(AccessTokenResponse(accessToken: token, tokenType: "bearer", expiresIn: Int(lifetime), idToken: idToken))
         }
     }
 

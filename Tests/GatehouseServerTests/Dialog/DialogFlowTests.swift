@@ -232,7 +232,7 @@ import Testing
             let q = redirectParameters(iosLocation)
             #expect(q["access_token"]?.hasPrefix("EAAG") == true)
             #expect(q["graph_domain"] == "facebook")
-            #expect(q["id_token"] == nil)
+            #expect(q["id_token"]?.split(separator: ".").count == 3) // verified in OIDCTests
             #expect(q["granted_scopes"] == "public_profile,email")
             let payload = SignedRequest.unverifiedPayload(q["signed_request"]!)
             #expect(payload?["user_id"]?.stringValue == (try await server.scopedID(server.alice)))

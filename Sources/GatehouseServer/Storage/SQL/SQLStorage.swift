@@ -54,6 +54,7 @@ public enum SQLStorage {
             codes: SQLAuthCodeStore(database: database, errors: errors),
             tokens: SQLTokenStore(database: database, errors: errors),
             sessions: SQLBrowserSessionStore(database: database, errors: errors),
+            signingKeys: SQLSigningKeyStore(database: database, errors: errors),
             shutdown: shutdown
         )
     }

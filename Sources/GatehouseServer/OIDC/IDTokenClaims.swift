@@ -1,0 +1,47 @@
+import Foundation
+import JWTKit
+
+/// The claims of a Gatehouse id_token, named as Facebook's Limited Login tokens name them.
+///
+/// Optional claims are present only when the person granted the permission behind them; there is no `at_hash`
+/// (social-core compares it against the hash of "").
+public struct IDTokenClaims: JWTPayload, Equatable {
+    public struct AgeRange: Codable, Sendable, Equatable {
+        public var min: Int?
+        public var max: Int?
+    }
+
+    public struct Place: Codable, Sendable, Equatable {
+        public var id: String
+        public var name: String
+    }
+
+    public var iss: String
+    public var aud: String
+    public var sub: String
+    public var iat: Int
+    public var exp: Int
+    public var jti: String
+    public var nonce: String?
+    public var name: String?
+    public var given_name: String?
+    public var middle_name: String?
+    public var family_name: String?
+    public var email: String?
+    public var picture: String?
+    public var user_friends: [String]?
+    public var user_birthday: String?
+    public var user_age_range: AgeRange?
+    public var user_hometown: Place?
+    public var user_location: Place?
+    public var user_gender: String?
+    public var user_link: String?
+
+    /// Gatehouse signs, it does not verify its own payloads here; verifiers check the claims themselves.
+    public func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
+/// How long an id_token is valid.
+enum IDTokenLifetime {
+    static let seconds: TimeInterval = 3600
+}
