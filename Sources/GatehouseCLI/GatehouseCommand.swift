@@ -6,7 +6,10 @@ public struct GatehouseCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "gatehouse",
         abstract: "A Facebook Login compatible login server, emulator and toolkit.",
-        subcommands: [ServeCommand.self, AppsCommand.self, UsersCommand.self, KeysCommand.self]
+        subcommands: [
+            ServeCommand.self, AppsCommand.self, UsersCommand.self, KeysCommand.self,
+            LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, TokenCommand.self, GraphCommand.self, PermissionsCommand.self,
+        ]
     )
     public init() {}
 }

@@ -4,10 +4,10 @@ import NIOCore
 import Testing
 
 @Suite(.serialized) struct CLICommandTests {
-    @Test func appsAndUsersPrintJSONForScripts() throws {
+    @Test func appsAndUsersPrintJSONForScripts() async throws {
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let created = try CLIProcess.run(["apps", "create", "--name", "Shop", "--redirect-uri", "https://shop.example/cb", "--redirect-uri", "https://shop.example/cb2", "--require-app-secret", "--approve-permission", "user_birthday", "--json", "--data-dir", dir])
+        let created = try await CLIProcess.run(["apps", "create", "--name", "Shop", "--redirect-uri", "https://shop.example/cb", "--redirect-uri", "https://shop.example/cb2", "--require-app-secret", "--approve-permission", "user_birthday", "--json", "--data-dir", dir])
         #expect(created.status == 0)
         let app = try #require(created.json as? [String: Any])
         let id = try #require(app["id"] as? String)
@@ -18,12 +18,12 @@ import Testing
         #expect(app["require_app_secret"] as? Bool == true)
         #expect(app["approved_permissions"] as? [String] == ["user_birthday"])
 
-        let listed = try CLIProcess.run(["apps", "list", "--json", "--data-dir", dir])
+        let listed = try await CLIProcess.run(["apps", "list", "--json", "--data-dir", dir])
         #expect((listed.json as? [[String: Any]])?.compactMap { $0["id"] as? String } == [id])
-        let shown = try CLIProcess.run(["apps", "show", id, "--json", "--data-dir", dir])
+        let shown = try await CLIProcess.run(["apps", "show", id, "--json", "--data-dir", dir])
         #expect((shown.json as? [String: Any])?["name"] as? String == "Shop")
 
-        let user = try CLIProcess.run(["users", "create", "--email", "dana@example.com", "--password", "dana-password", "--first-name", "Dana", "--last-name", "Doe", "--birthday", "01/02/1999", "--gender", "female", "--location", "Porto, Portugal", "--test-user-of", id, "--json", "--data-dir", dir])
+        let user = try await CLIProcess.run(["users", "create", "--email", "dana@example.com", "--password", "dana-password", "--first-name", "Dana", "--last-name", "Doe", "--birthday", "01/02/1999", "--gender", "female", "--location", "Porto, Portugal", "--test-user-of", id, "--json", "--data-dir", dir])
         #expect(user.status == 0)
         let userJSON = try #require(user.json as? [String: Any])
         let userID = try #require(userJSON["id"] as? String)
@@ -32,29 +32,29 @@ import Testing
         #expect((userJSON["location"] as? [String: String])?["name"] == "Porto, Portugal")
         #expect((userJSON["location"] as? [String: String])?["id"]?.count == 15)
         #expect(userJSON["password"] == nil && userJSON["password_hash"] == nil)
-        let other = try CLIProcess.run(["users", "create", "--email", "eli@example.com", "--password", "eli-password", "--first-name", "Eli", "--last-name", "Eng", "--json", "--data-dir", dir])
+        let other = try await CLIProcess.run(["users", "create", "--email", "eli@example.com", "--password", "eli-password", "--first-name", "Eli", "--last-name", "Eng", "--json", "--data-dir", dir])
         let otherID = try #require((other.json as? [String: Any])?["id"] as? String)
-        let friends = try CLIProcess.run(["users", "befriend", userID, "eli@example.com", "--json", "--data-dir", dir])
+        let friends = try await CLIProcess.run(["users", "befriend", userID, "eli@example.com", "--json", "--data-dir", dir])
         #expect((friends.json as? [String: Any])?["friends"] as? [String] == [userID, otherID])
-        let users = try CLIProcess.run(["users", "list", "--json", "--data-dir", dir])
+        let users = try await CLIProcess.run(["users", "list", "--json", "--data-dir", dir])
         #expect((users.json as? [[String: Any]])?.count == 2)
 
-        let updated = try CLIProcess.run(["apps", "update", id, "--add-redirect-uri", "http://127.0.0.1/cb", "--role", "eli@example.com:developer", "--json", "--data-dir", dir])
+        let updated = try await CLIProcess.run(["apps", "update", id, "--add-redirect-uri", "http://127.0.0.1/cb", "--role", "eli@example.com:developer", "--json", "--data-dir", dir])
         #expect(((updated.json as? [String: Any])?["redirect_uris"] as? [String])?.last == "http://127.0.0.1/cb")
         #expect(((updated.json as? [String: Any])?["roles"] as? [[String: String]])?.first?["role"] == "developer")
     }
 
-    @Test func mistakesGetOneClearLineAndExitStatus1() throws {
+    @Test func mistakesGetOneClearLineAndExitStatus1() async throws {
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let missing = try CLIProcess.run(["apps", "show", "42", "--data-dir", dir])
+        let missing = try await CLIProcess.run(["apps", "show", "42", "--data-dir", dir])
         #expect(missing.status == 1)
         #expect(missing.stderr == "gatehouse: no app with id 42\n")
-        _ = try CLIProcess.run(["users", "create", "--email", "a@example.com", "--password", "secret1", "--first-name", "A", "--last-name", "B", "--data-dir", dir])
-        let duplicate = try CLIProcess.run(["users", "create", "--email", "A@example.com", "--password", "secret1", "--first-name", "A", "--last-name", "B", "--data-dir", dir])
+        _ = try await CLIProcess.run(["users", "create", "--email", "a@example.com", "--password", "secret1", "--first-name", "A", "--last-name", "B", "--data-dir", dir])
+        let duplicate = try await CLIProcess.run(["users", "create", "--email", "A@example.com", "--password", "secret1", "--first-name", "A", "--last-name", "B", "--data-dir", dir])
         #expect(duplicate.status == 1)
         #expect(duplicate.stderr.contains("already exists"))
-        let badBirthday = try CLIProcess.run(["users", "create", "--email", "c@example.com", "--password", "secret1", "--first-name", "C", "--last-name", "D", "--birthday", "1999-01-02", "--data-dir", dir])
+        let badBirthday = try await CLIProcess.run(["users", "create", "--email", "c@example.com", "--password", "secret1", "--first-name", "C", "--last-name", "D", "--birthday", "1999-01-02", "--data-dir", dir])
         #expect(badBirthday.status == 1)
         #expect(badBirthday.stderr.contains("MM/DD/YYYY"))
     }
@@ -81,7 +81,7 @@ import Testing
 
         let page = try await HTTPClient.shared.execute(HTTPClientRequest(url: dialogURL), timeout: .seconds(10))
         #expect(page.status.code == 200)
-        let cli = try CLIProcess.run(["apps", "create", "--name", "Live", "--redirect-uri", "https://live.example/cb", "--json", "--data-dir", dir])
+        let cli = try await CLIProcess.run(["apps", "create", "--name", "Live", "--redirect-uri", "https://live.example/cb", "--json", "--data-dir", dir])
         let live = try #require(cli.json as? [String: Any])
         let token = "\(live["id"] as! String)%7C\(live["secret"] as! String)"
         let node = try await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/\(live["id"] as! String)?access_token=\(token)"), timeout: .seconds(10))
@@ -115,8 +115,13 @@ import Testing
         process.standardOutput = out
         process.standardError = out
         try process.run()
-        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let output: String = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                continuation.resume(returning: text)
+            }
+        }
         #expect(process.terminationStatus == 0, "\(output)")
         #expect(output.contains("facebook-sdk interop: 22 checks passed"), "\(output)")
     }

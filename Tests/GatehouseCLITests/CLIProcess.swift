@@ -21,8 +21,17 @@ struct CLIProcess {
         var json: Any? { try? JSONSerialization.jsonObject(with: Data(stdout.utf8)) }
     }
 
-    /// Runs to completion.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Output {
+    /// Runs to completion on a dispatch thread: waiting for a child process must not block one of the
+    /// (on two cores, two) threads Swift concurrency runs every other test on.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Output {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try runBlocking(arguments, environment: environment) })
+            }
+        }
+    }
+
+    static func runBlocking(_ arguments: [String], environment: [String: String] = [:]) throws -> Output {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

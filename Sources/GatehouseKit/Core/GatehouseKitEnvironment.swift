@@ -17,9 +17,18 @@ public final class GatehouseKitEnvironment: @unchecked Sendable {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var installed = GatehouseKitEnvironment()
 
-    /// The environment in use.
+    /// Overrides `current` for one task and the tasks it starts, without touching the process-wide one,
+    /// so tests running in parallel each see their own environment:
+    /// `GatehouseKitEnvironment.$taskOverride.withValue(env) { ... }`.
+    @TaskLocal public static var taskOverride: GatehouseKitEnvironment?
+
+    /// The environment in use: the task's override if one is bound, else the installed one.
+    /// Setting it installs a process-wide environment (an override still wins inside its task).
     public static var current: GatehouseKitEnvironment {
-        get { lock.lock(); defer { lock.unlock() }; return installed }
+        get {
+            if let override = taskOverride { return override }
+            lock.lock(); defer { lock.unlock() }; return installed
+        }
         set { lock.lock(); installed = newValue; lock.unlock() }
     }
 
@@ -68,13 +77,15 @@ public final class GatehouseKitEnvironment: @unchecked Sendable {
     // MARK: Access token
 
     var currentAccessToken: AccessToken? {
-        locked {
-            if !loadedAccessToken {
-                _accessToken = _tokenCache?.accessToken
-                loadedAccessToken = true
-            }
-            return _accessToken
+        let (token, restored): (AccessToken?, Bool) = locked {
+            guard !loadedAccessToken else { return (_accessToken, false) }
+            _accessToken = _tokenCache?.accessToken
+            loadedAccessToken = true
+            return (_accessToken, true)
         }
+        // A token restored from the cache (a new launch) gets its expiry timer too.
+        if restored { armExpiryTimer(for: token) }
+        return token
     }
 
     /// Sets the token, writes the cache, posts `.AccessTokenDidChange` and (re)arms the expiry timer.
@@ -87,6 +98,26 @@ public final class GatehouseKitEnvironment: @unchecked Sendable {
             return old
         }
         armExpiryTimer(for: token)
+        postAccessTokenChange(old: old, new: token)
+    }
+
+    /// Replaces the token cache and makes `AccessToken.current` the new cache's token, posting
+    /// `.AccessTokenDidChange` when it differs: how an app switches between people's cached tokens.
+    /// (Assigning `tokenCache` instead changes `.current` silently on its next read.)
+    public func switchTokenCache(to cache: (any TokenCaching)?) {
+        let (old, new): (AccessToken?, AccessToken?) = locked {
+            let old = loadedAccessToken ? _accessToken : _tokenCache?.accessToken
+            _tokenCache = cache
+            _accessToken = cache?.accessToken
+            loadedAccessToken = true
+            loadedAuthenticationToken = false
+            return (old, _accessToken)
+        }
+        armExpiryTimer(for: new)
+        postAccessTokenChange(old: old, new: new)
+    }
+
+    private func postAccessTokenChange(old: AccessToken?, new token: AccessToken?) {
         guard old != token else { return }
         var info: [String: Any] = [:]
         if let token { info[AccessTokenChangeNewKey] = token }
@@ -115,12 +146,14 @@ public final class GatehouseKitEnvironment: @unchecked Sendable {
                 self?.checkAccessTokenExpiry()
             }
         }
-        let previous: Task<Void, Never>? = locked {
+        // Only the token that is still current owns the timer; a racing newer token armed its own.
+        let (owns, previous): (Bool, Task<Void, Never>?) = locked {
+            guard _accessToken === token else { return (false, nil) }
             let previous = expiryTask
             expiryTask = task
-            return previous
+            return (true, previous)
         }
-        previous?.cancel()
+        if owns { previous?.cancel() } else { task?.cancel() }
     }
 
     // MARK: Authentication token

@@ -23,8 +23,36 @@ public enum Permission: Hashable, Sendable, ExpressibleByStringLiteral, CustomSt
 
     /// The wire name, e.g. `public_profile`.
     public var name: String {
-        if case .custom(let raw) = self { return raw }
-        return Self.names.first { $0.0 == self }!.1
+        // A switch, not a lookup in `names`: `==` compares names, so a lookup would recurse forever.
+        switch self {
+        case .custom(let raw): raw
+        case .publicProfile: "public_profile"
+        case .email: "email"
+        case .userFriends: "user_friends"
+        case .userBirthday: "user_birthday"
+        case .userAgeRange: "user_age_range"
+        case .userGender: "user_gender"
+        case .userHometown: "user_hometown"
+        case .userLocation: "user_location"
+        case .userLink: "user_link"
+        case .userPhotos: "user_photos"
+        case .userPosts: "user_posts"
+        case .userLikes: "user_likes"
+        case .userVideos: "user_videos"
+        case .userMessengerContact: "user_messenger_contact"
+        case .gamingProfile: "gaming_profile"
+        case .gamingUserPicture: "gaming_user_picture"
+        case .pagesShowList: "pages_show_list"
+        case .pagesReadEngagement: "pages_read_engagement"
+        case .pagesManagePosts: "pages_manage_posts"
+        case .publishActions: "publish_actions"
+        case .publishVideo: "publish_video"
+        case .adsRead: "ads_read"
+        case .adsManagement: "ads_management"
+        case .businessManagement: "business_management"
+        case .instagramBasic: "instagram_basic"
+        case .openid: "openid"
+        }
     }
 
     /// The typed permission for a wire name.

@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+import GatehouseKit
+import GatehouseProtocol
+
+/// Exit statuses of the client commands, so scripts can tell outcomes apart.
+enum ClientExit {
+    static let failed: Int32 = 1
+    static let cancelled: Int32 = 2
+    static let unreachable: Int32 = 3
+    static let notLoggedIn: Int32 = 4
+}
+
+extension ClientOptions {
+    /// Installs an SDK environment: these settings, a file token cache per app, a file profile cache.
+    func installEnvironment() throws -> GatehouseKitEnvironment {
+        let settings = try settings()
+        let directory = cacheDirectory ?? FileTokenCache.defaultDirectory()
+        let environment = GatehouseKitEnvironment(
+            settings: settings,
+            tokenCache: FileTokenCache(directory: directory, keyName: FileTokenCache.defaultKeyName + "." + (settings.appID ?? "")),
+            profileCache: FileProfileCache(directory: directory))
+        GatehouseKitEnvironment.current = environment
+        return environment
+    }
+}
+
+/// Turns SDK errors into one line a person understands, and the matching exit status.
+func clientFailure(_ error: any Error, server: URL) -> ExitCode {
+    switch error {
+    case let core as CoreError where core.code == .network:
+        return exitWith(ClientExit.unreachable, "cannot reach the Gatehouse server at \(server.absoluteString). Is `gatehouse serve` running?")
+    case let core as CoreError where core.code == .accessTokenRequired:
+        return exitWith(ClientExit.notLoggedIn, "not logged in. Run `gatehouse login` first.")
+    case let graph as GraphRequestError:
+        if ErrorRecovery.category(for: graph) == .loginRequired {
+            return exitWith(ClientExit.notLoggedIn, (ErrorRecovery.userMessage(for: graph) ?? graph.message) + " Run `gatehouse login` again.")
+        }
+        return exitWith(ClientExit.failed, "the server refused: \(graph.message) (code \(graph.code)\(graph.subcode.map { "/\($0)" } ?? ""))")
+    case let login as LoginError:
+        return exitWith(ClientExit.failed, "login failed: \(login)")
+    default:
+        return exitWith(ClientExit.failed, "\(error)")
+    }
+}
+
+func exitWith(_ status: Int32, _ message: String) -> ExitCode {
+    FileHandle.standardError.write(Data("gatehouse: \(message)\n".utf8))
+    return ExitCode(status)
+}
+
+/// Runs one Graph request with the current token and returns its JSON.
+func graphJSON(_ path: String, parameters: [String: Any] = [:], method: HTTPMethod = .get) async throws -> JSONValue {
+    try await GraphRequest(graphPath: path, parameters: parameters, httpMethod: method).startJSON()
+}
+
+/// Pretty JSON text of a Graph reply, for people.
+func prettyJSON(_ value: JSONValue) -> String {
+    guard let object = try? JSONSerialization.jsonObject(with: Data(value.serialized().utf8), options: [.fragmentsAllowed]),
+          let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])
+    else { return value.serialized() }
+    return String(decoding: data, as: UTF8.self)
+}

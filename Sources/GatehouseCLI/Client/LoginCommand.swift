@@ -1,0 +1,110 @@
+import ArgumentParser
+import Foundation
+import GatehouseKit
+import GatehouseKitLoopback
+import GatehouseProtocol
+
+/// `gatehouse login`: logs a person in through their browser (RFC 8252 loopback redirect).
+struct LoginCommand: AsyncParsableCommand, ExecutableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "login",
+        abstract: "Log in through the browser and keep the token for the other commands.",
+        discussion: "Exit status: 0 logged in, 1 failed, 2 cancelled, 3 server unreachable.")
+
+    @Option(help: "Comma-separated permissions to ask for, e.g. email,user_friends.") var permissions: String = "public_profile"
+    @Option(name: .customLong("auth-type"), help: "rerequest (ask again for declined permissions) or reauthorize.") var authType: String?
+    @Flag(name: .customLong("no-browser"), help: "Only print the dialog URL; open it yourself.") var noBrowser = false
+    @Flag(help: "Limited Login: an id_token and no access token.") var limited = false
+    @Option(help: "The nonce for a Limited Login (default: random).") var nonce: String?
+    @Option(help: "Seconds to wait for the browser (default 300).") var timeout: Int = 300
+    @OptionGroup var client: ClientOptions
+
+    func execute() async throws {
+        let environment = try client.installEnvironment()
+        let requested = scopeList(permissions)
+        var auth: LoginAuthType?
+        switch authType {
+        case nil: auth = .rerequest
+        case "rerequest": auth = .rerequest
+        case "reauthorize": auth = .reauthorize
+        case let other?: throw exitWith(ClientExit.failed, "--auth-type must be rerequest or reauthorize, not \(other)")
+        }
+        guard let configuration = LoginConfiguration(
+            permissions: requested, tracking: limited ? .limited : .enabled, nonce: nonce ?? UUID().uuidString,
+            messengerPageId: nil, authType: auth, appSwitch: .enabled, codeVerifier: CodeVerifier())
+        else {
+            throw exitWith(ClientExit.failed, "invalid login request: permission names are [a-z_] only\(limited ? " and must be allowed in Limited Login" : "")\(nonce != nil ? ", and the nonce must have no spaces" : "")")
+        }
+        let browser: any BrowserOpening = noBrowser ? PrintOnlyBrowser() : SystemBrowserOpener()
+        let presenter = LoopbackLoginPresenter(browser: browser, timeout: .seconds(timeout))
+        let manager = LoginManager(presenter: presenter, environment: environment)
+        let result = await manager.logIn(configuration: configuration)
+        switch result {
+        case .cancelled:
+            throw exitWith(ClientExit.cancelled, "login cancelled: nothing was shared")
+        case .failed(let error):
+            throw clientFailure(error, server: environment.settings.serverURL)
+        case .success(let granted, let declined, let token):
+            try await report(granted: granted, declined: declined, token: token)
+        }
+    }
+
+    private func report(granted: Set<GatehouseKit.Permission>, declined: Set<GatehouseKit.Permission>, token: AccessToken?) async throws {
+        let grantedNames = granted.map(\.name).sorted(), declinedNames = declined.map(\.name).sorted()
+        if let token {
+            let me = try? await graphJSON("me", parameters: ["fields": "id,name"])
+            let name = me?["name"]?.stringValue ?? token.userID
+            if client.json {
+                try printJSON(LoginJSON(user_id: token.userID, name: name, granted: grantedNames, declined: declinedNames, expires_at: token.expirationDate, limited: false, claims: nil))
+                return
+            }
+            print("Logged in as \(name) (user id \(token.userID)).")
+        } else if let idToken = AuthenticationToken.current {
+            let claims = IDTokenText.claims(of: idToken.tokenString)
+            if client.json {
+                try printJSON(LoginJSON(user_id: claims?["sub"]?.stringValue ?? "", name: claims?["name"]?.stringValue ?? "", granted: grantedNames, declined: declinedNames, expires_at: nil, limited: true, claims: claims.map { AnyJSON($0) }))
+                return
+            }
+            print("Logged in with Limited Login as \(claims?["name"]?.stringValue ?? "?") (sub \(claims?["sub"]?.stringValue ?? "?")). No access token was issued.")
+            if let claims { print("id_token claims:\n" + prettyJSON(claims)) }
+        }
+        print("Granted: \(grantedNames.isEmpty ? "(none)" : grantedNames.joined(separator: ", "))")
+        print("Declined: \(declinedNames.isEmpty ? "(none)" : declinedNames.joined(separator: ", "))")
+    }
+}
+
+/// `--no-browser`: never opens anything; the presenter prints the URL.
+struct PrintOnlyBrowser: BrowserOpening {
+    func open(_ url: URL) async -> Bool { false }
+}
+
+struct LoginJSON: Encodable {
+    var user_id: String
+    var name: String
+    var granted: [String]
+    var declined: [String]
+    var expires_at: Date?
+    var limited: Bool
+    var claims: AnyJSON?
+}
+
+/// Encodes a `JSONValue` inside `Encodable` output.
+struct AnyJSON: Encodable {
+    let value: JSONValue
+    init(_ value: JSONValue) { self.value = value }
+    func encode(to encoder: any Encoder) throws { try value.encode(to: encoder) }
+}
+
+/// Reads an id_token's payload for display. Verification is the SDK's job; this only shows what it carries.
+enum IDTokenText {
+    static func claims(of token: String) -> JSONValue? {
+        let parts = token.split(separator: ".")
+        guard parts.count == 3, let data = Base64URL.decode(String(parts[1])) else { return nil }
+        return try? JSONValue.parse(data)
+    }
+}
+
+/// `email,user_friends` or `email user_friends`.
+func scopeList(_ text: String) -> [String] {
+    text.split(whereSeparator: { $0 == "," || $0 == " " }).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+}

@@ -1,0 +1,83 @@
+import Foundation
+@testable import GatehouseKit
+import GatehouseProtocol
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A presenter that plays the person in the live server's dialog with `DialogBrowser` and hands back the
+/// redirect, the way the system browser would.
+final class DialogBrowserPresenter: LoginDialogPresenting, @unchecked Sendable {
+    private let lock = NSLock()
+    private let redirectURI: String
+    private var _user: LiveServer.SeedUser
+    private var _choice: DialogBrowser.Choice = .grant(nil)
+    private var _responseType: String?
+    private var browser = DialogBrowser()
+    private var _dialogURLs: [URL] = []
+    private var _callbacks: [URL] = []
+
+    init(server: LiveServer, user: LiveServer.SeedUser) {
+        redirectURI = "fb\(server.appID)://authorize/"
+        _user = user
+    }
+
+    /// Who logs in next; a different person gets a fresh browser (no shared cookies).
+    var user: LiveServer.SeedUser {
+        get { lock.withLock { _user } }
+        set {
+            lock.withLock {
+                if newValue.email != _user.email { browser = DialogBrowser() }
+                _user = newValue
+            }
+        }
+    }
+    /// What the person chooses on the consent page.
+    var choice: DialogBrowser.Choice {
+        get { lock.withLock { _choice } }
+        set { lock.withLock { _choice = newValue } }
+    }
+    /// Replaces the dialog's `response_type`, to make the server answer with a code.
+    var responseType: String? {
+        get { lock.withLock { _responseType } }
+        set { lock.withLock { _responseType = newValue } }
+    }
+    var dialogURLs: [URL] { lock.withLock { _dialogURLs } }
+    var callbacks: [URL] { lock.withLock { _callbacks } }
+
+    func prepare() async throws -> String { redirectURI }
+
+    func present(_ url: URL) async throws -> URL? {
+        let (user, choice, browser, responseType) = lock.withLock { (_user, _choice, self.browser, _responseType) }
+        let dialog = responseType.map { LiveLogin.replacing("response_type", with: $0, in: url) } ?? url
+        lock.withLock { _dialogURLs.append(dialog) }
+        let callback = try await browser.complete(dialog, email: user.email, password: user.password, choice: choice)
+        lock.withLock { _callbacks.append(callback) }
+        return callback
+    }
+}
+
+enum LiveLogin {
+    /// An environment on the live server's demo app with an in-memory token cache.
+    static func environment(_ server: LiveServer) -> GatehouseKitEnvironment {
+        GatehouseKitEnvironment(settings: server.settings(), tokenCache: LoginTestTokenCache())
+    }
+
+    /// `url` with one query parameter replaced.
+    static func replacing(_ name: String, with value: String, in url: URL) -> URL {
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
+        let pairs = (FormEncoding.decode(components.percentEncodedQuery ?? "") ?? []).map { $0.0 == name ? ($0.0, value) : $0 }
+        components.percentEncodedQuery = FormEncoding.encode(pairs)
+        return components.url!
+    }
+
+    /// The user id the server reports for `token` (`me?fields=id`).
+    static func meID(_ token: AccessToken, environment: GatehouseKitEnvironment) async throws -> String? {
+        let reply = try await GraphTransport(environment: environment).send(
+            method: "GET", path: "me", parameters: ["fields": "id"], tokenString: token.tokenString)
+        return reply.json?["id"]?.stringValue
+    }
+
+    /// `response_type` that makes the server return an authorization code in the query.
+    static let codeResponseType = "code,signed_request,graph_domain"
+}
