@@ -88,6 +88,15 @@ final class ServerProcess: @unchecked Sendable {
         throw ServerError.notReady(output)
     }
 
+    /// Waits for the process to end by itself; nil if it is still running after `timeout` seconds.
+    func waitForExit(timeout: TimeInterval = 60) async throws -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        if process.isRunning { return nil }
+        try await Task.sleep(for: .milliseconds(100)) // let the last output arrive
+        return process.terminationStatus
+    }
+
     func stop() -> Int32 {
         if process.isRunning { process.terminate() }
         process.waitUntilExit()

@@ -60,7 +60,9 @@ struct PermissionsCommand: AsyncParsableCommand, ExecutableCommand {
                 if client.json { try printJSON(["success": true]) } else { print("Revoked \(words[1]).") }
             case "revoke-all":
                 _ = try await graphJSON("me/permissions", method: .delete)
+                // The app is gone from the account: neither the access token nor the id_token stands for anything now.
                 AccessToken.current = nil
+                AuthenticationToken.current = nil
                 if client.json { try printJSON(["success": true]) } else { print("Removed the app from your account; the token is gone.") }
             case let other:
                 throw exitWith(ClientExit.failed, "unknown action \(other): use list, revoke NAME or revoke-all")
