@@ -55,7 +55,12 @@ let package = Package(
         // The login SDK with Facebook's iOS SDK API. Foundation + GatehouseProtocol only, so apps pull in no server stack.
         .target(
             name: "GatehouseKit",
-            dependencies: ["GatehouseProtocol", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "GatehouseProtocol",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ]
         ),
         // The RFC 8252 loopback presenter for desktop and command-line programs (needs an HTTP listener).
         .target(

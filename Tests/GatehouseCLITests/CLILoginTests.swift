@@ -104,3 +104,31 @@ import Testing
         #expect(who.status == 4)
     }
 }
+
+extension CLILoginTests {
+    @Test func limitedLoginPrintsTheVerifiedClaimsAndKeepsNoAccessToken() async throws {
+        let data = try CLIProcess.temporaryDirectory(), cache = try CLIProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data); try? FileManager.default.removeItem(atPath: cache) }
+        let server = try ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data])
+        defer { _ = server.stop() }
+        _ = try await server.waitFor("These facts are also in")
+        let common = ["--data-dir", data, "--cache-dir", cache]
+        let refused = try await CLIProcess.run(["login", "--no-browser", "--limited", "--permissions", "email,user_posts"] + common)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("must be allowed in Limited Login"))
+        let (login, url) = try await Self.startLogin(["--limited", "--nonce", "cli-nonce", "--permissions", "email,user_birthday"] + common)
+        #expect(url.contains("tp=ios_14_do_not_track"))
+        _ = try await Self.browse(url, "carol@gatehouse.test", "carol-gatehouse", ["grant"])
+        #expect(try await login.waitForExit() == 0, "\(login.output)")
+        #expect(login.output.contains("Logged in with Limited Login as Carol Chen"))
+        #expect(login.output.contains("Verified id_token claims:"))
+        #expect(login.output.contains("\"nonce\" : \"cli-nonce\""))
+        #expect(login.output.contains("\"email\" : \"carol@gatehouse.test\""))
+        let token = try await CLIProcess.run(["token", "show", "--json"] + common)
+        let claims = try #require(token.json as? [String: Any])
+        #expect(claims["aud"] as? String != nil)
+        #expect(claims["nonce"] as? String == "cli-nonce")
+        let graph = try await CLIProcess.run(["graph", "me"] + common)
+        #expect(graph.status == 4) // a Limited Login gives no Graph token
+    }
+}

@@ -66,7 +66,7 @@ struct LoginCommand: AsyncParsableCommand, ExecutableCommand {
                 return
             }
             print("Logged in with Limited Login as \(claims?["name"]?.stringValue ?? "?") (sub \(claims?["sub"]?.stringValue ?? "?")). No access token was issued.")
-            if let claims { print("id_token claims:\n" + prettyJSON(claims)) }
+            if let claims { print("Verified id_token claims:\n" + prettyJSON(claims)) }
         }
         print("Granted: \(grantedNames.isEmpty ? "(none)" : grantedNames.joined(separator: ", "))")
         print("Declined: \(declinedNames.isEmpty ? "(none)" : declinedNames.joined(separator: ", "))")

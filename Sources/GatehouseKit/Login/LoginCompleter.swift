@@ -18,6 +18,8 @@ struct LoginCompletion: Sendable {
     var error: (any Error)?
     /// The `user_token_nonce` to send with the next login.
     var userTokenNonce: String?
+    /// A Limited Login's profile, built from the verified id_token.
+    var limitedProfile: Profile?
 
     static let cancelled = LoginCompletion(result: .cancelled, error: nil)
     static func failed(_ error: any Error) -> LoginCompletion { LoginCompletion(result: nil, error: error) }

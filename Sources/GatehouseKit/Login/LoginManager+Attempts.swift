@@ -92,9 +92,19 @@ extension LoginManager {
             let completer = LoginCompleter(
                 graph: graphClient ?? GraphTransport(environment: environment), appID: builder.appID,
                 clientToken: settings.clientToken)
-            return await completer.complete(
+            var completion = await completer.complete(
                 callbackURL: callbackURL, expectations: expectations, previousToken: environment.currentAccessToken,
                 now: environment.clock.now())
+            // An id_token is trusted only once verified against the server's published keys and the nonce sent.
+            if let result = completion.result, let idToken = result.authenticationToken {
+                let (verified, claims) = try await AuthenticationTokenVerifier(environment: environment)
+                    .verify(idToken.tokenString, nonce: configuration.nonce)
+                completion.result = LoginManagerLoginResult(
+                    token: result.token, authenticationToken: verified, isCancelled: result.isCancelled,
+                    grantedPermissions: result.grantedPermissions, declinedPermissions: result.declinedPermissions)
+                if configuration.tracking == .limited { completion.limitedProfile = Profile(claims: claims, now: environment.clock.now()) }
+            }
+            return completion
         } catch is CancellationError {
             return .cancelled
         } catch {
@@ -113,10 +123,11 @@ extension LoginManager {
         if let result = completion.result {
             if !result.isCancelled {
                 // The authentication token first, so `.AccessTokenDidChange` observers already see it.
-                // A Limited Login sets `AccessToken.current` to nil, as Facebook's SDK does. Facebook also
-                // sets `Profile.current` from the verified id_token's claims; that comes with Limited Login.
+                // A Limited Login sets `AccessToken.current` to nil and `Profile.current` from the verified
+                // id_token's claims, as Facebook's SDK does.
                 environment.setCurrentAuthenticationToken(result.authenticationToken)
                 environment.setCurrentAccessToken(result.token)
+                if let profile = completion.limitedProfile { Profile.setCurrent(profile, in: environment) }
             } else if let authenticationToken = result.authenticationToken {
                 environment.setCurrentAuthenticationToken(authenticationToken)
             }

@@ -162,18 +162,20 @@ import Testing
         #expect(environment.currentAccessToken == old)
     }
 
-    @Test func limitedLoginClearsTheAccessTokenAndKeepsTheIDToken() async throws {
+    /// A Limited Login's id_token is verified before anything is stored; this one is not even a JWS.
+    /// (The successful path, against a live server's keys, is in `AuthenticationTokenVerifierTests`.)
+    @Test func limitedLoginWithAnUnverifiableIDTokenFailsWith309AndChangesNothing() async throws {
         let environment = LoginTest.environment()
-        environment.setCurrentAccessToken(LoginTest.token())
+        let old = LoginTest.token()
+        environment.setCurrentAccessToken(old)
         let presenter = ScriptedLoginPresenter { LoginTest.callback(to: $0, [("id_token", "h.p.s"), ("granted_scopes", "public_profile,email")]) }
         let configuration = try #require(LoginConfiguration(permissions: [.email], tracking: .limited, nonce: "n-lim"))
-        guard case .success(let granted, _, let token) = await Self.manager(presenter, environment: environment).logIn(configuration: configuration) else {
-            Issue.record("expected success"); return
+        guard case .failed(let error) = await Self.manager(presenter, environment: environment).logIn(configuration: configuration) else {
+            Issue.record("expected failure"); return
         }
-        #expect(token == nil)
-        #expect(granted == [.email])  // a token existed before: only what was requested
-        #expect(environment.currentAccessToken == nil)
-        #expect(environment.currentAuthenticationToken == AuthenticationToken(tokenString: "h.p.s", nonce: "n-lim"))
+        #expect((error as? LoginError)?.code == .invalidIDToken)
+        #expect(environment.currentAccessToken == old)
+        #expect(environment.currentAuthenticationToken == nil)
         #expect(LoginTest.query(presenter.dialogURLs[0])["response_type"] == "id_token,graph_domain,user_token_nonce")
     }
 

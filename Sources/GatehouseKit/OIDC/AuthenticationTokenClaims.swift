@@ -1,0 +1,85 @@
+import Foundation
+import GatehouseProtocol
+
+/// The claims of a Limited Login id_token (Facebook's `AuthenticationTokenClaims`).
+public struct AuthenticationTokenClaims: Sendable, Equatable {
+    public struct AgeRange: Sendable, Equatable { public let min: Int?; public let max: Int? }
+    public struct Place: Sendable, Equatable { public let id: String; public let name: String }
+
+    public let jti: String
+    public let iss: String
+    public let aud: String
+    public let nonce: String
+    public let sub: String
+    public let exp: TimeInterval
+    public let iat: TimeInterval
+    public let name: String?
+    public let givenName: String?
+    public let middleName: String?
+    public let familyName: String?
+    public let email: String?
+    public let picture: String?
+    public let userFriends: [String]?
+    public let userBirthday: String?
+    public let userAgeRange: AgeRange?
+    public let userHometown: Place?
+    public let userLocation: Place?
+    public let userGender: String?
+    public let userLink: String?
+
+    /// Reads the payload; nil when a required claim is missing or of the wrong type.
+    init?(_ json: JSONValue) {
+        guard let jti = json["jti"]?.stringValue, let iss = json["iss"]?.stringValue, let aud = json["aud"]?.stringValue,
+              let sub = json["sub"]?.stringValue, let exp = json["exp"]?.doubleValue, let iat = json["iat"]?.doubleValue
+        else { return nil }
+        self.jti = jti
+        self.iss = iss
+        self.aud = aud
+        self.sub = sub
+        self.exp = exp
+        self.iat = iat
+        nonce = json["nonce"]?.stringValue ?? ""
+        name = json["name"]?.stringValue
+        givenName = json["given_name"]?.stringValue
+        middleName = json["middle_name"]?.stringValue
+        familyName = json["family_name"]?.stringValue
+        email = json["email"]?.stringValue
+        picture = json["picture"]?.stringValue
+        userFriends = json["user_friends"]?.arrayValue?.compactMap(\.stringValue)
+        userBirthday = json["user_birthday"]?.stringValue
+        userAgeRange = json["user_age_range"].map { AgeRange(min: $0["min"]?.intValue.map(Int.init), max: $0["max"]?.intValue.map(Int.init)) }
+        userHometown = Self.place(json["user_hometown"])
+        userLocation = Self.place(json["user_location"])
+        userGender = json["user_gender"]?.stringValue
+        userLink = json["user_link"]?.stringValue
+    }
+
+    private static func place(_ value: JSONValue?) -> Place? {
+        guard let id = value?["id"]?.stringValue, let name = value?["name"]?.stringValue else { return nil }
+        return Place(id: id, name: name)
+    }
+
+    /// Why a set of claims is refused, for tests and logs; callers see `LoginError(.invalidIDToken)`.
+    public enum Problem: Error, Equatable, Sendable {
+        case emptyJTI, wrongIssuer, wrongAudience, expired, staleIssuedAt, wrongNonce, emptySubject
+    }
+
+    /// Facebook's checks: `jti` and `sub` non-empty, `iss` the server, `aud` the app, `exp` in the future,
+    /// `iat` no older than 10 minutes, `nonce` the one the login sent.
+    public func validate(issuer: String, appID: String, nonce expected: String, now: Date) -> Problem? {
+        if jti.isEmpty { return .emptyJTI }
+        if !Self.sameIssuer(iss, issuer) { return .wrongIssuer }
+        if aud != appID { return .wrongAudience }
+        if exp <= now.timeIntervalSince1970 { return .expired }
+        if iat < now.timeIntervalSince1970 - 600 { return .staleIssuedAt }
+        if expected.isEmpty || nonce != expected { return .wrongNonce }
+        if sub.isEmpty { return .emptySubject }
+        return nil
+    }
+
+    /// Issuers compare without a trailing slash (`https://host` and `https://host/` are one issuer).
+    static func sameIssuer(_ a: String, _ b: String) -> Bool {
+        func trimmed(_ s: String) -> String { s.hasSuffix("/") ? String(s.dropLast()) : s }
+        return trimmed(a) == trimmed(b)
+    }
+}
