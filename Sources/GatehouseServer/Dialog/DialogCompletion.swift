@@ -41,7 +41,15 @@ struct DialogCompletion: Sendable {
             try await storage.codes.insert(record)
             code = text
         }
-        if type.token || type.tokenOrNonce {
+        if request.answersWithNonce {
+            let text = "NA" + services.random.alphanumeric(bits: 256)
+            try await storage.codes.insert(AuthCodeRecord(
+                id: UUID().uuidString, codeHash: SecretHash.sha256Hex(text), appID: app.id, userID: user.id,
+                redirectURI: AuthCodeRecord.nonceExchangeMarker, nonce: request.nonce, authType: request.authType?.rawValue,
+                authNonce: request.authNonce, scopes: decision.granted + (request.openID ? ["openid"] : []),
+                createdAt: now, expiresAt: now.addingTimeInterval(Lifetimes.authorizationCode)))
+            params.append(("nonce", text))
+        } else if type.token || type.tokenOrNonce {
             let (token, _) = try await services.tokens.mintUserToken(
                 app: app, userID: user.id, lifetime: Lifetimes.shortLivedToken, authType: request.authType?.rawValue,
                 authNonce: request.authNonce, origin: "dialog")

@@ -28,6 +28,9 @@ public struct DialogRequest: Sendable, Equatable {
     public var isLimited: Bool
     /// Requested permissions outside the Limited Login list; dropped from consent and reported declined.
     public var droppedByLimitedLogin: [String]
+    /// The native app-switch flow (`ios_fast_app_switch=true`) with `token_or_nonce`: answer with a one-time
+    /// `nonce` the SDK redeems with `grant_type=fb_exchange_nonce`, instead of a token in the URL.
+    public var answersWithNonce: Bool
     /// The query string this request was parsed from, to be carried through the forms.
     public var rawQuery: String
 
@@ -87,7 +90,9 @@ public struct DialogRequest: Sendable, Equatable {
             authType: params["auth_type"].flatMap(AuthType.init(rawValue:)), authNonce: params["auth_nonce"],
             codeChallenge: challenge, codeChallengeMethod: method, nonce: params["nonce"],
             returnScopes: params["return_scopes"] == "true" || params["return_scopes"] == "1", isLimited: isLimited,
-            droppedByLimitedLogin: dropped, rawQuery: query)
+            droppedByLimitedLogin: dropped,
+            answersWithNonce: params["ios_fast_app_switch"] == "true" && responseType.tokenOrNonce && !responseType.token,
+            rawQuery: query)
         return .success((request, app))
     }
 }

@@ -169,6 +169,11 @@ public struct AuthCodeRecord: Sendable, Codable, Equatable {
     }
 }
 
+extension AuthCodeRecord {
+    /// The `redirectURI` of a record that is an app-switch `nonce`: redeemable only by `fb_exchange_nonce`.
+    public static let nonceExchangeMarker = "urn:gatehouse:fb_exchange_nonce"
+}
+
 /// Whose token it is.
 public enum TokenKind: String, Sendable, Codable {
     case user, app

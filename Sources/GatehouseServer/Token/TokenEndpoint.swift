@@ -11,6 +11,7 @@ struct TokenEndpoint: Sendable {
         case "fb_exchange_token": return try await exchangeToken(call)
         case "client_credentials": return try await clientCredentials(call)
         case "fb_extend_sso_token": return try await extendSSO(call)
+        case "fb_exchange_nonce": return try await exchangeNonce(call)
         case let other?: throw GraphFailure(.invalidParameter("Unsupported grant_type \(other.prefix(64))"))
         }
     }
@@ -29,7 +30,9 @@ struct TokenEndpoint: Sendable {
         let (app, secretValid) = try await client(call)
         guard let code = call.param("code") else { throw GraphFailure(.invalidParameter("Missing authorization code")) }
         let storage = services.storage
-        let record = code.utf8.count <= 256 ? try await storage.codes.find(codeHash: SecretHash.sha256Hex(code)) : nil
+        let found = code.utf8.count <= 256 ? try await storage.codes.find(codeHash: SecretHash.sha256Hex(code)) : nil
+        // An app-switch nonce is not a code: it is redeemed only by `fb_exchange_nonce`.
+        let record = found?.redirectURI == AuthCodeRecord.nonceExchangeMarker ? nil : found
         let now = services.clock.now()
         let presented = CodeExchange.Presented(
             clientID: app.id, redirectURI: call.params["redirect_uri"] ?? "", codeVerifier: call.param("code_verifier"),
@@ -77,6 +80,34 @@ struct TokenEndpoint: Sendable {
         guard secretValid == true else { throw GraphFailure(.invalidClientSecret) }
         let token = try await services.tokens.mintAppToken(app: app)
         return .encodable(AccessTokenResponse(accessToken: token, tokenType: "bearer", expiresIn: nil, idToken: nil))
+    }
+
+    /// `grant_type=fb_exchange_nonce`: the iOS SDK redeems the dialog's one-time `nonce` (app-switch flow)
+    /// with its client id; the nonce itself is the proof, so no secret is needed.
+    private func exchangeNonce(_ call: GraphCall) async throws -> GraphReply {
+        let (app, secretValid) = try await client(call)
+        if secretValid == false { throw GraphFailure(.invalidClientSecret) }
+        guard let nonce = call.param("fb_exchange_nonce") else { throw GraphFailure(.invalidParameter("Missing fb_exchange_nonce parameter")) }
+        let storage = services.storage
+        let now = services.clock.now()
+        guard nonce.utf8.count <= 256, let record = try await storage.codes.find(codeHash: SecretHash.sha256Hex(nonce)),
+              record.redirectURI == AuthCodeRecord.nonceExchangeMarker, record.appID == app.id
+        else { throw GraphFailure(.invalidCodeFormat) }
+        if record.usedAt != nil {
+            try await storage.tokens.revokeAll(codeID: record.id, at: now)
+            throw GraphFailure(.codeUsed)
+        }
+        if now >= record.expiresAt { throw GraphFailure(.codeExpired) }
+        guard try await storage.codes.consume(id: record.id, at: now) else { throw GraphFailure(.codeUsed) }
+        let (token, _) = try await services.tokens.mintUserToken(
+            app: app, userID: record.userID, lifetime: Lifetimes.shortLivedToken, codeID: record.id,
+            authType: record.authType, authNonce: record.authNonce, origin: "nonce")
+        var idToken: String?
+        if record.scopes.contains("openid"), let user = try await storage.users.find(id: record.userID) {
+            let granted = try await storage.grants.find(appID: app.id, userID: user.id)?.granted ?? []
+            idToken = try await IDTokenIssuer(services: services).issue(app: app, user: user, granted: granted, nonce: record.nonce)
+        }
+        return .encodable(AccessTokenResponse(accessToken: token, tokenType: "bearer", expiresIn: Int(Lifetimes.shortLivedToken), idToken: idToken))
     }
 
     /// The mobile SDKs' daily refresh: the same token, its life extended.

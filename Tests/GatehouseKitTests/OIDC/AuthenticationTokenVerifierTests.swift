@@ -68,6 +68,12 @@ import Testing
         #expect(claims.aud == server.appID)
         #expect(claims.email == server.users[0].email)
         #expect(!claims.sub.isEmpty && !claims.jti.isEmpty)
+        await GatehouseKitEnvironment.$taskOverride.withValue(environment) {
+            #expect(verified.claims() == claims)
+            clock.lock.withLock { clock.instant = Date().addingTimeInterval(601) }
+            #expect(verified.claims() == nil) // Facebook's claims() gives nil for tokens older than 10 minutes
+            clock.lock.withLock { clock.instant = Date() }
+        }
 
         let parts = Self.segments(token)
         let header = try JSONValue.parse(Base64URL.decode(parts[0])!)
@@ -112,5 +118,35 @@ import Testing
         await Self.expectInvalid(verifier, token, "stale iat")
         clock.lock.withLock { clock.instant = Date().addingTimeInterval(3601) }
         await Self.expectInvalid(verifier, token, "expired")
+    }
+}
+
+/// The native app-switch flow: the server answers with a one-time `nonce`, the SDK redeems it with
+/// `fb_exchange_nonce`, then verifies the id_token that comes back.
+@Suite struct LiveNonceExchangeTests {
+    /// Sends the dialog through the app-switch path (`ios_fast_app_switch=true`), as Facebook's app does.
+    final class AppSwitchPresenter: LoginDialogPresenting, @unchecked Sendable {
+        let server: LiveServer
+        init(server: LiveServer) { self.server = server }
+        func prepare() async throws -> String { "fb\(server.appID)://authorize/" }
+        func present(_ url: URL) async throws -> URL? {
+            let appSwitch = URL(string: url.absoluteString + "&ios_fast_app_switch=true")!
+            return try await DialogBrowser().complete(appSwitch, email: server.users[1].email, password: server.users[1].password)
+        }
+    }
+
+    @Test func loginManagerRedeemsTheNonceAndVerifiesTheIDToken() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let environment = LiveLogin.environment(server)
+        let manager = LoginManager(presenter: AppSwitchPresenter(server: server), environment: environment)
+        let result = try await manager.logIn(permissions: ["public_profile", "email"])
+        #expect(!result.isCancelled)
+        let token = try #require(environment.currentAccessToken)
+        #expect(token.tokenString.hasPrefix("EAAG"))
+        #expect(token.hasGranted(.email))
+        #expect(environment.currentAuthenticationToken != nil)
+        let me = try await GraphTransport(environment: environment).send(method: "GET", path: "me", parameters: ["fields": "name"], tokenString: token.tokenString)
+        #expect(me.json?["name"]?.stringValue == server.users[1].name)
     }
 }

@@ -11,7 +11,7 @@ import Testing
     func request(_ scope: String, authType: AuthType? = nil) -> DialogRequest {
         DialogRequest(clientID: app.id, redirectURI: "https://a/cb", state: nil, permissions: ["public_profile"] + Permission.parseScope(scope).filter { $0 != "public_profile" },
                       openID: false, responseType: ResponseType.parse("code"), authType: authType, authNonce: nil, codeChallenge: nil,
-                      codeChallengeMethod: nil, nonce: nil, returnScopes: false, isLimited: false, droppedByLimitedLogin: [], rawQuery: "")
+                      codeChallengeMethod: nil, nonce: nil, returnScopes: false, isLimited: false, droppedByLimitedLogin: [], answersWithNonce: false, rawQuery: "")
     }
 
     func facts(_ scope: String, authType: AuthType? = nil, user: UserRecord?? = nil, grant: GrantRecord? = nil, role: AppRole? = nil, just: Bool = false) -> LoginAttempt.Facts {

@@ -180,3 +180,38 @@ struct VerifiedIDToken: JWTPayload {
         }
     }
 }
+
+@Suite struct NonceExchangeTests {
+    @Test func appSwitchLoginsAnswerWithANonceThatTheIOSSDKRedeemsOnce() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            let browser = Browser(client)
+            let location = try await browser.logIn(query: FormEncoding.encode([
+                ("client_id", server.app.id), ("redirect_uri", "fb\(server.app.id)://authorize/"),
+                ("response_type", "id_token,token_or_nonce,signed_request,graph_domain,user_token_nonce"), ("scope", "email,openid"),
+                ("nonce", "oidc-nonce"), ("ios_fast_app_switch", "true"),
+            ]), email: "alice@example.com", password: "alice-password")
+            let p = redirectParameters(location)
+            #expect(p["access_token"] == nil)
+            let nonce = try #require(p["nonce"])
+            let clientToken = "\(server.app.id)%7C\(server.app.clientToken)"
+            let exchange = "/v21.0/oauth/access_token?grant_type=fb_exchange_nonce&fb_exchange_nonce=\(nonce)&client_id=\(server.app.id)&fields=&access_token=\(clientToken)"
+            let first = try await client.execute(uri: exchange, method: .get)
+            #expect(first.status == .ok)
+            #expect(first.json.objectValue?.pairs.map(\.0) == ["access_token", "token_type", "expires_in", "id_token"])
+            let token = try #require(first.json["access_token"]?.stringValue)
+            let claims = try await OIDCTests.jwks(client).verify(first.json["id_token"]!.stringValue!, as: VerifiedIDToken.self)
+            #expect(claims.nonce == "oidc-nonce")
+            let me = try await client.execute(uri: "/me?access_token=\(token)", method: .get)
+            #expect(me.json["name"]?.stringValue == "Alice Anders")
+
+            let again = try await client.execute(uri: exchange, method: .get)
+            #expect(again.json["error"]?["error_subcode"]?.intValue == 36009)
+            let dead = try await client.execute(uri: "/me?access_token=\(token)", method: .get)
+            #expect(dead.json["error"]?["code"]?.intValue == 190)
+            // A nonce is not an authorization code.
+            let asCode = try await client.execute(uri: "/oauth/access_token?client_id=\(server.app.id)&client_secret=\(server.app.secret)&redirect_uri=\(AuthCodeRecord.nonceExchangeMarker)&code=\(nonce)", method: .get)
+            #expect(asCode.json["error"]?["message"]?.stringValue == "Invalid verification code format.")
+        }
+    }
+}
