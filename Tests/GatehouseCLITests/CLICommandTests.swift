@@ -126,3 +126,35 @@ import Testing
         #expect(output.contains("facebook-sdk interop: 22 checks passed"), "\(output)")
     }
 }
+
+@Suite struct OIDCDiscoveryInteropTests {
+    /// A backend that knows only the discovery URL verifies Gatehouse's id_tokens with joserfc (Python),
+    /// an independent JOSE implementation, and refuses forged ones. Needs python3 with `joserfc` and `requests`.
+    @Test func independentVerifierWithOnlyTheDiscoveryURL() async throws {
+        let dir = try CLIProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
+        defer { _ = server.stop() }
+        let banner = try await server.waitFor("These facts are also in")
+        let base = try #require(banner.split(separator: "\n").first?.split(separator: " ").first { $0.hasPrefix("http://") }.map(String.init))
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Interop/oidc_discovery_verifier.py")
+        let output: String = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    let process = Process()
+                    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+                    process.arguments = ["python3", script.path, base, dir + "/dev-seed.json"]
+                    let out = Pipe()
+                    process.standardOutput = out
+                    process.standardError = out
+                    try process.run()
+                    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                    process.waitUntilExit()
+                    return text + "\nexit \(process.terminationStatus)"
+                })
+            }
+        }
+        #expect(output.contains("oidc discovery verifier: 11 checks passed\n"), "\(output)")
+        #expect(output.hasSuffix("exit 0"), "\(output)")
+    }
+}
