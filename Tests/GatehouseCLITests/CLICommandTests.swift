@@ -107,22 +107,8 @@ import Testing
         defer { _ = server.stop() }
         let banner = try await server.waitFor("These facts are also in")
         let base = try #require(banner.split(separator: "\n").first?.split(separator: " ").first { $0.hasPrefix("http://") }.map(String.init))
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Interop/facebook_sdk_client.py")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, base, dir + "/dev-seed.json"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = out
-        try process.run()
-        let output: String = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                process.waitUntilExit()
-                continuation.resume(returning: text)
-            }
-        }
-        #expect(process.terminationStatus == 0, "\(output)")
+        let (output, status) = try await runPython(interopScript("facebook_sdk_client.py"), [base, dir + "/dev-seed.json"])
+        #expect(status == 0, "\(output)")
         #expect(output.contains("facebook-sdk interop: 22 checks passed"), "\(output)")
     }
 }
@@ -137,24 +123,8 @@ import Testing
         defer { _ = server.stop() }
         let banner = try await server.waitFor("These facts are also in")
         let base = try #require(banner.split(separator: "\n").first?.split(separator: " ").first { $0.hasPrefix("http://") }.map(String.init))
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Interop/oidc_discovery_verifier.py")
-        let output: String = try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result {
-                    let process = Process()
-                    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-                    process.arguments = ["python3", script.path, base, dir + "/dev-seed.json"]
-                    let out = Pipe()
-                    process.standardOutput = out
-                    process.standardError = out
-                    try process.run()
-                    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                    process.waitUntilExit()
-                    return text + "\nexit \(process.terminationStatus)"
-                })
-            }
-        }
+        let (output, status) = try await runPython(interopScript("oidc_discovery_verifier.py"), [base, dir + "/dev-seed.json"])
         #expect(output.contains("oidc discovery verifier: 11 checks passed\n"), "\(output)")
-        #expect(output.hasSuffix("exit 0"), "\(output)")
+        #expect(status == 0, "\(output)")
     }
 }

@@ -4,26 +4,9 @@ import Testing
 /// `gatehouse login` and the commands that use its cached token, against a real `gatehouse serve`,
 /// with Python playing the person in the browser.
 @Suite(.serialized) struct CLILoginTests {
-    static let browserScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Interop/browser_login.py").path
-
-    /// Runs the browser script on a dialog URL, off the cooperative pool.
+    /// Runs the browser script on a dialog URL.
     static func browse(_ url: String, _ email: String, _ password: String, _ action: [String]) async throws -> String {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result {
-                    let p = Process()
-                    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-                    p.arguments = ["python3", browserScript, url, email, password] + action
-                    let out = Pipe()
-                    p.standardOutput = out
-                    p.standardError = out
-                    try p.run()
-                    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                    p.waitUntilExit()
-                    return text
-                })
-            }
-        }
+        try await runPython(interopScript("browser_login.py"), [url, email, password] + action).output
     }
 
     /// Starts `gatehouse login --no-browser …`, returns the process and the dialog URL it printed.

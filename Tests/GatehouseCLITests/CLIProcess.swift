@@ -106,3 +106,28 @@ final class ServerProcess: @unchecked Sendable {
 
     enum ServerError: Error { case notReady(String) }
 }
+
+/// Runs `python3 script args…` on a dispatch thread and returns its combined output and exit status.
+func runPython(_ script: String, _ arguments: [String]) async throws -> (output: String, status: Int32) {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async {
+            continuation.resume(with: Result {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+                process.arguments = ["python3", script] + arguments
+                let out = Pipe()
+                process.standardOutput = out
+                process.standardError = out
+                try process.run()
+                let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                return (text, process.terminationStatus)
+            })
+        }
+    }
+}
+
+/// A file next to the calling test file, e.g. `Interop/…py`.
+func interopScript(_ name: String, near file: String = #filePath) -> String {
+    URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent("Interop/" + name).path
+}

@@ -53,12 +53,8 @@ struct TokenEndpoint: Sendable {
             let (token, _) = try await services.tokens.mintUserToken(
                 app: app, userID: record.userID, lifetime: lifetime, codeID: record.id, authType: record.authType,
                 authNonce: record.authNonce, origin: confidential ? "code" : "pkce")
-            var idToken: String?
-            if record.scopes.contains("openid"), let user = try await storage.users.find(id: record.userID) {
-                let granted = try await storage.grants.find(appID: app.id, userID: user.id)?.granted ?? []
-                idToken = try await IDTokenIssuer(services: services).issue(app: app, user: user, granted: granted, nonce: record.nonce)
-            }
-            return .encodable(AccessTokenResponse(accessToken: token, tokenType: "bearer", expiresIn: Int(lifetime), idToken: idToken))
+            return .encodable(AccessTokenResponse(
+                accessToken: token, tokenType: "bearer", expiresIn: Int(lifetime), idToken: try await idToken(for: record, app: app)))
         }
     }
 
@@ -102,12 +98,15 @@ struct TokenEndpoint: Sendable {
         let (token, _) = try await services.tokens.mintUserToken(
             app: app, userID: record.userID, lifetime: Lifetimes.shortLivedToken, codeID: record.id,
             authType: record.authType, authNonce: record.authNonce, origin: "nonce")
-        var idToken: String?
-        if record.scopes.contains("openid"), let user = try await storage.users.find(id: record.userID) {
-            let granted = try await storage.grants.find(appID: app.id, userID: user.id)?.granted ?? []
-            idToken = try await IDTokenIssuer(services: services).issue(app: app, user: user, granted: granted, nonce: record.nonce)
-        }
-        return .encodable(AccessTokenResponse(accessToken: token, tokenType: "bearer", expiresIn: Int(Lifetimes.shortLivedToken), idToken: idToken))
+        return .encodable(AccessTokenResponse(
+            accessToken: token, tokenType: "bearer", expiresIn: Int(Lifetimes.shortLivedToken), idToken: try await idToken(for: record, app: app)))
+    }
+
+    /// The id_token for a redeemed code or nonce that was issued with `openid`, carrying its nonce.
+    private func idToken(for record: AuthCodeRecord, app: AppRecord) async throws -> String? {
+        guard record.scopes.contains("openid"), let user = try await services.storage.users.find(id: record.userID) else { return nil }
+        let granted = try await services.storage.grants.find(appID: app.id, userID: user.id)?.granted ?? []
+        return try await IDTokenIssuer(services: services).issue(app: app, user: user, granted: granted, nonce: record.nonce)
     }
 
     /// The mobile SDKs' daily refresh: the same token, its life extended.
