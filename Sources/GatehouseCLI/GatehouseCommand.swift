@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GatehouseServer
 
 /// The `gatehouse` command: run the server and manage apps and people.
 public struct GatehouseCommand: AsyncParsableCommand {
@@ -7,7 +8,7 @@ public struct GatehouseCommand: AsyncParsableCommand {
         commandName: "gatehouse",
         abstract: "A Facebook Login compatible login server, emulator and toolkit.",
         subcommands: [
-            ServeCommand.self, AppsCommand.self, UsersCommand.self, KeysCommand.self,
+            ServeCommand.self, MigrateCommand.self, AppsCommand.self, UsersCommand.self, KeysCommand.self,
             LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, TokenCommand.self, GraphCommand.self, PermissionsCommand.self,
         ]
     )
@@ -25,7 +26,20 @@ struct DataOptions: ParsableArguments {
     @Option(name: .customLong("data-dir"), help: "Folder for gatehouse.sqlite (env GATEHOUSE_DATA_DIR; default ./.gatehouse).")
     var dataDir: String?
 
+    @Option(name: .customLong("database"), help: "postgres://user@host:port/db or a SQLite file path (env GATEHOUSE_DATABASE_URL; default DATA_DIR/gatehouse.sqlite).")
+    var database: String?
+
     var resolved: String { dataDir ?? Environment.value("GATEHOUSE_DATA_DIR") ?? ".gatehouse" }
+
+    /// The database to open: `--database`, else `GATEHOUSE_DATABASE_URL`, else nil (SQLite in the data folder).
+    func resolvedDatabase() throws -> DatabaseLocation? {
+        guard let value = database ?? Environment.value("GATEHOUSE_DATABASE_URL") else { return nil }
+        do {
+            return try DatabaseLocation(parsing: value)
+        } catch StorageError.unavailable(let message) {
+            throw fail(message)
+        }
+    }
 }
 
 /// Environment variables, read in one place.

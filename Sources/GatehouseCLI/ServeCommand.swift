@@ -4,7 +4,7 @@ import GatehouseServer
 import Logging
 import NIOCore
 
-/// `gatehouse serve`: the server, with SQLite in the data directory.
+/// `gatehouse serve`: the server, on SQLite in the data directory or on `--database`.
 struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
     static let configuration = CommandConfiguration(commandName: "serve", abstract: "Run the Gatehouse server.")
 
@@ -28,7 +28,8 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
         guard (0...65535).contains(portValue) else { throw fail("--port must be between 0 and 65535") }
         let configuration = GatehouseConfiguration(
             host: host ?? Environment.value("GATEHOUSE_HOST") ?? "127.0.0.1", port: portValue,
-            dataDirectory: data.resolved, publicURL: publicURL ?? Environment.value("GATEHOUSE_PUBLIC_URL"), mode: serverMode)
+            dataDirectory: data.resolved, publicURL: publicURL ?? Environment.value("GATEHOUSE_PUBLIC_URL"), mode: serverMode,
+            database: try data.resolvedDatabase())
         var logger = Logger(label: "gatehouse")
         logger.logLevel = Logger.Level(rawValue: logLevel ?? Environment.value("GATEHOUSE_LOG_LEVEL") ?? "info") ?? .info
         do {
@@ -40,6 +41,8 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
             }
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             throw fail("port \(portValue) on \(configuration.host) is already in use; pick another with --port")
+        } catch StorageError.unavailable(let message) {
+            throw fail(message)
         }
     }
 }
@@ -48,7 +51,7 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
 enum Banner {
     static func text(configuration: GatehouseConfiguration, seed: DevSeed?) -> String {
         var out = "Gatehouse is listening on \(configuration.baseURL) (\(configuration.mode.rawValue) mode)\n"
-        out += "Database: \(configuration.databasePath)\n"
+        out += "Database: \(configuration.databaseLocation)\n"
         guard let seed else { return out + "\n" }
         out += """
 

@@ -6,8 +6,13 @@ import Logging
 func withServices<T>(_ data: DataOptions, _ body: (GatehouseServices) async throws -> T) async throws -> T {
     var logger = Logger(label: "gatehouse.cli")
     logger.logLevel = .warning
-    let configuration = GatehouseConfiguration(dataDirectory: data.resolved)
-    let services = try await GatehouseServerRunner.services(configuration: configuration, logger: logger)
+    let configuration = GatehouseConfiguration(dataDirectory: data.resolved, database: try data.resolvedDatabase())
+    let services: GatehouseServices
+    do {
+        services = try await GatehouseServerRunner.services(configuration: configuration, logger: logger)
+    } catch StorageError.unavailable(let message) {
+        throw fail(message)
+    }
     do {
         let result = try await body(services)
         try await services.storage.shutdown()

@@ -135,6 +135,11 @@ extension GraphError {
         message: "An unexpected error has occurred. Please retry your request later.",
         code: 2, isTransient: true, httpStatus: 500)
 
+    /// The database behind the server cannot be reached (e.g. PostgreSQL restarting): HTTP 503, and clients
+    /// retry. Facebook answers such outages with code 2 and `is_transient`.
+    public static let temporarilyUnavailable = GraphError(
+        message: "(#2) Service temporarily unavailable", code: 2, isTransient: true, httpStatus: 503)
+
     /// The app's call budget is spent.
     public static let appRateLimit = GraphError(
         message: "(#4) Application request limit reached", code: 4, httpStatus: 403)

@@ -15,7 +15,7 @@ public enum GatehouseApp {
             headers[.cacheControl] = "public, max-age=3600"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: pages.stylesheet))
         }
-        router.get("/healthz") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok"))) }
+        HealthEndpoints(storage: services.storage, logger: services.logger).register(on: router)
         let dialog = DialogController(services: services, pages: pages)
         dialog.register(on: router)
         PictureController(services: services).register(on: router)

@@ -3,12 +3,13 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 
 /// Opens storage, seeds development data, and runs the HTTP server until shutdown.
 public enum GatehouseServerRunner {
-    /// Services over the SQLite database in the configured data directory.
+    /// Services over the configured database (by default the SQLite file in the data directory).
     public static func services(configuration: GatehouseConfiguration, logger: Logger, clock: any GatehouseClock = SystemClock()) async throws -> GatehouseServices {
-        let storage = try await SQLStorage.openSQLite(path: configuration.databasePath, logger: logger)
+        let storage = try await configuration.databaseLocation.open(logger: logger)
         return GatehouseServices(configuration: configuration, storage: storage, clock: clock, logger: logger)
     }
 
@@ -31,14 +32,24 @@ public enum GatehouseServerRunner {
         let app = try await GatehouseApp.application(services: services) { channel in
             announce(channel.localAddress?.port ?? port, chosenSeed)
         }
+        // SIGTERM or SIGINT: stop accepting connections, let in-flight requests finish (at most
+        // `drainTimeout`), then close the database.
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = drainTimeout
+        let group = ServiceGroup(configuration: groupConfiguration)
         do {
-            try await app.runService()
+            try await group.run()
         } catch {
             try? await services.storage.shutdown()
             throw error
         }
+        logger.info("Gatehouse stopped")
         try? await services.storage.shutdown()
     }
+
+    /// How long a graceful shutdown waits for in-flight requests before cancelling them.
+    public static let drainTimeout: Duration = .seconds(30)
 }
 
 /// Finds a free TCP port by binding port 0 and closing the socket again.

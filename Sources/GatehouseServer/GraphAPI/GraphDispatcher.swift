@@ -10,6 +10,9 @@ struct GraphDispatcher: Sendable {
             return try await route(call)
         } catch let failure as GraphFailure {
             return .error(failure.error)
+        } catch StorageError.unavailable(let message) {
+            services.logger.error("database unavailable", metadata: ["error": "\(message)"])
+            return .error(.temporarilyUnavailable)
         } catch let error as StorageError {
             services.logger.error("storage failure", metadata: ["error": "\(error)"])
             return .error(.serviceUnavailable)

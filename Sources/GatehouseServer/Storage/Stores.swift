@@ -121,12 +121,17 @@ public struct Storage: Sendable {
     public var signingKeys: any SigningKeyStore
     /// Closes connections; the stores must not be used afterwards.
     public var shutdown: @Sendable () async throws -> Void
+    /// Returns once the database answers a trivial query; throws `StorageError.unavailable` otherwise
+    /// (`/readyz`).
+    public var ping: @Sendable () async throws -> Void
 
     public init(
         apps: any AppStore, users: any UserStore, friendships: any FriendshipStore, grants: any GrantStore,
         codes: any AuthCodeStore, tokens: any TokenStore, sessions: any BrowserSessionStore,
-        signingKeys: any SigningKeyStore, shutdown: @escaping @Sendable () async throws -> Void
+        signingKeys: any SigningKeyStore, shutdown: @escaping @Sendable () async throws -> Void,
+        ping: @escaping @Sendable () async throws -> Void = {}
     ) {
+        self.ping = ping
         self.signingKeys = signingKeys
         self.apps = apps
         self.users = users

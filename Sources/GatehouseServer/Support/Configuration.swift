@@ -20,12 +20,15 @@ public struct GatehouseConfiguration: Sendable {
     public var maxBodyBytes: Int
     /// The Graph API version reported when a request names none.
     public var defaultGraphVersion: String
+    /// The database; nil means the SQLite file `gatehouse.sqlite` in ``dataDirectory``.
+    public var database: DatabaseLocation?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = ".gatehouse",
         publicURL: String? = nil, mode: ServerMode = .development, maxBodyBytes: Int = 1 << 20,
-        defaultGraphVersion: String = "v21.0"
+        defaultGraphVersion: String = "v21.0", database: DatabaseLocation? = nil
     ) {
+        self.database = database
         self.host = host
         self.port = port
         self.dataDirectory = dataDirectory
@@ -43,6 +46,8 @@ public struct GatehouseConfiguration: Sendable {
     }
 
     public var databasePath: String { (dataDirectory as NSString).appendingPathComponent("gatehouse.sqlite") }
+    /// ``database``, or the SQLite file at ``databasePath``.
+    public var databaseLocation: DatabaseLocation { database ?? .sqlite(path: databasePath) }
     public var devSeedPath: String { (dataDirectory as NSString).appendingPathComponent("dev-seed.json") }
 
     /// Cookies get `Secure` when the public URL is https.

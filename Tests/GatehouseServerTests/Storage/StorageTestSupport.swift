@@ -6,11 +6,29 @@ import Testing
 /// One database backend the contract tests run against.
 ///
 /// `open` connects to the *same* database every time it is called, so tests can close and reopen;
-/// `cleanup` removes it. A PostgreSQL backend would open a fresh schema and drop it in `cleanup`.
+/// `cleanup` removes it. The PostgreSQL backend creates a database of its own on first use and drops it in
+/// `cleanup`.
 struct StorageTestBackend: Sendable {
     var name: String
     var open: @Sendable () async throws -> Storage
     var cleanup: @Sendable () async throws -> Void
+}
+
+/// The URL of one lazily created PostgreSQL test database.
+actor LazyPostgresDatabase {
+    private var url: String?
+
+    func get() async throws -> String {
+        if let url { return url }
+        let created = try await PostgresTestDatabase.create()
+        url = created
+        return created
+    }
+
+    func drop() async throws {
+        if let url { try await PostgresTestDatabase.drop(url) }
+        url = nil
+    }
 }
 
 enum StorageBackends {
@@ -32,9 +50,24 @@ enum StorageBackends {
         )
     }
 
-    /// Every backend available in this environment (SQLite today).
+    /// A fresh PostgreSQL database on the test cluster. Fails (never skips) when the cluster is missing.
+    static func postgres() -> StorageTestBackend {
+        let database = LazyPostgresDatabase()
+        return StorageTestBackend(
+            name: "postgresql",
+            open: {
+                // Small pools: dozens of tests run at once against one cluster.
+                try await PostgresStorage.open(
+                    url: try await database.get(), logger: logger,
+                    options: .init(maxConnectionsPerEventLoop: 2))
+            },
+            cleanup: { try await database.drop() }
+        )
+    }
+
+    /// Every backend: each contract test runs on SQLite and on PostgreSQL.
     static func all() -> [StorageTestBackend] {
-        [sqlite()]
+        [sqlite(), postgres()]
     }
 }
 
@@ -60,7 +93,7 @@ func withEachReopenableBackend(_ body: (_ open: @Sendable () async throws -> Sto
             try await body(backend.open)
         } catch {
             try? await backend.cleanup()
-            Issue.record("backend \(backend.name) failed")
+            Issue.record("backend \(backend.name) failed: \(error)")
             throw error
         }
         try await backend.cleanup()

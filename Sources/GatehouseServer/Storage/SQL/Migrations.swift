@@ -29,13 +29,25 @@ enum SQLMigrator {
 
     static let table = "gatehouse_migrations"
 
+    /// PostgreSQL advisory lock id taken while migrating ("GHMIGRAT" read as hex-ish digits; any constant does).
+    static let advisoryLockKey: Int64 = 0x4748_4D49_4752_4154
+
     /// Brings the schema up to date; a no-op when it already is.
     static func migrate(_ db: any SQLDatabase, migrations: [SQLMigration] = all) async throws {
-        try await db.create(table: table)
-            .ifNotExists()
-            .column("version", type: .bigint, .primaryKey(autoIncrement: false))
-            .column("applied_at", type: .bigint, .notNull)
-            .run()
+        // PostgreSQL's CREATE TABLE IF NOT EXISTS is not safe against a concurrent twin (it can fail on the
+        // catalog's unique index); one retry finds the table made.
+        for attempt in 1...3 {
+            do {
+                try await db.create(table: table)
+                    .ifNotExists()
+                    .column("version", type: .bigint, .primaryKey(autoIncrement: false))
+                    .column("applied_at", type: .bigint, .notNull)
+                    .run()
+                break
+            } catch where attempt < 3 {
+                try await Task.sleep(nanoseconds: 100_000_000)
+            }
+        }
         let applied = Set(try await appliedVersions(db))
         for migration in migrations.sorted(by: { $0.version < $1.version }) where !applied.contains(migration.version) {
             // Another process (the CLI next to the server) may be migrating the same database: a lost race
@@ -60,6 +72,11 @@ enum SQLMigrator {
             // failing the read-to-write upgrade at once. PostgreSQL has no IMMEDIATE and needs none.
             try await session.raw(db.dialect.name == "sqlite" ? "BEGIN IMMEDIATE" : "BEGIN").run()
             do {
+                if db.dialect.name == "postgresql" {
+                    // Several nodes may start at once: one migrates, the others wait here and then find the
+                    // version recorded. The lock ends with the transaction.
+                    try await session.raw("SELECT pg_advisory_xact_lock(\(bind: Self.advisoryLockKey))").run()
+                }
                 let done = try await session.select().column("version").from(table)
                     .where("version", .equal, Int64(migration.version))
                     .first() != nil

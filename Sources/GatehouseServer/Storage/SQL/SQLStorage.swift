@@ -7,8 +7,7 @@ import SQLiteKit
 ///
 /// Every query is written once with SQLKit's builders; the only dialect-specific features used
 /// (`INSERT … ON CONFLICT`, `RETURNING`, `CREATE INDEX IF NOT EXISTS`) exist in both SQLite (≥ 3.35) and
-/// PostgreSQL, so a PostgreSQL `SQLDatabase` can be passed to ``make(database:random:errors:shutdown:)`` and
-/// ``migrate(_:)`` as is (with a classifier for its errors).
+/// PostgreSQL; ``PostgresStorage`` opens the PostgreSQL side.
 public enum SQLStorage {
     /// Opens (creating if needed) the SQLite database at `path`, configures it and applies migrations.
     ///
@@ -29,7 +28,7 @@ public enum SQLStorage {
             try? await connection.close()
             throw error
         }
-        return make(database: db, random: random) {
+        return make(database: db, random: random, tokenCache: TokenLookupCache()) {
             try await connection.close()
         }
     }
@@ -39,23 +38,31 @@ public enum SQLStorage {
     /// - Parameters:
     ///   - random: where app-scoped ids come from.
     ///   - errors: how the driver's errors are recognised (defaults to SQLite's).
+    ///   - tokenCache: a node-local cache of token lookups (nil: none); revocations invalidate it and are
+    ///     announced through `invalidations` to the other nodes on the same database.
     ///   - shutdown: run by `Storage.shutdown`; by default nothing (the caller owns the connection).
     public static func make(
         database: any SQLDatabase,
         random: any RandomSource = SystemRandomSource(),
         errors: SQLErrorClassifier = .sqlite,
+        tokenCache: TokenLookupCache? = nil,
+        invalidations: any TokenInvalidationPublisher = LocalTokenInvalidation(),
         shutdown: @escaping @Sendable () async throws -> Void = {}
     ) -> Storage {
-        Storage(
+        let tokens = SQLTokenStore(database: database, errors: errors)
+        return Storage(
             apps: SQLAppStore(database: database, errors: errors),
             users: SQLUserStore(database: database, random: random, errors: errors),
             friendships: SQLFriendshipStore(database: database, errors: errors),
             grants: SQLGrantStore(database: database, errors: errors),
             codes: SQLAuthCodeStore(database: database, errors: errors),
-            tokens: SQLTokenStore(database: database, errors: errors),
+            tokens: tokenCache.map { CachingTokenStore(base: tokens, cache: $0, publisher: invalidations) } ?? tokens,
             sessions: SQLBrowserSessionStore(database: database, errors: errors),
             signingKeys: SQLSigningKeyStore(database: database, errors: errors),
-            shutdown: shutdown
+            shutdown: shutdown,
+            ping: {
+                try await SQLStoreContext(db: database, errors: errors).run { try await database.raw("SELECT 1").run() }
+            }
         )
     }
 

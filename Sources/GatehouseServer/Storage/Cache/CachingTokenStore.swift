@@ -1,0 +1,76 @@
+import Foundation
+
+/// Tells the other nodes on the same database that cached token lookups are stale.
+///
+/// SQLite has one node, so ``LocalTokenInvalidation`` does nothing; PostgreSQL sends a `NOTIFY` that every
+/// node's listener turns into ``TokenLookupCache/invalidate(_:)``.
+public protocol TokenInvalidationPublisher: Sendable {
+    /// Called after the change committed. Failures are the publisher's to log: the change itself stands, and
+    /// nodes that could not hear it clear their whole cache when they reconnect.
+    func publish(_ event: TokenInvalidation) async
+}
+
+/// The single-node publisher: the local cache is already cleared by ``CachingTokenStore``.
+public struct LocalTokenInvalidation: TokenInvalidationPublisher {
+    public init() {}
+    public func publish(_ event: TokenInvalidation) async {}
+}
+
+/// A `TokenStore` that answers `find(tokenHash:)` from a ``TokenLookupCache`` and invalidates it (here and, through
+/// the publisher, on every other node) whenever a token is revoked or its expiry changes.
+///
+/// The local cache is cleared before the change is published and again after the change committed, so a
+/// lookup racing the write on this node cannot keep the old record.
+public struct CachingTokenStore: TokenStore {
+    let base: any TokenStore
+    public let cache: TokenLookupCache
+    let publisher: any TokenInvalidationPublisher
+
+    /// Wraps `base`; `publisher` reaches the other nodes.
+    public init(base: any TokenStore, cache: TokenLookupCache, publisher: any TokenInvalidationPublisher) {
+        self.base = base
+        self.cache = cache
+        self.publisher = publisher
+    }
+
+    public func insert(_ token: TokenRecord) async throws {
+        try await base.insert(token)
+    }
+
+    public func find(tokenHash: String) async throws -> TokenRecord? {
+        try await cache.lookup(tokenHash) { try await base.find(tokenHash: tokenHash) }
+    }
+
+    public func setExpiry(id: String, expiresAt: Date?) async throws {
+        try await changing(.token(id: id)) { try await base.setExpiry(id: id, expiresAt: expiresAt) }
+    }
+
+    public func revoke(id: String, at: Date) async throws {
+        try await changing(.token(id: id)) { try await base.revoke(id: id, at: at) }
+    }
+
+    public func revokeAll(appID: String, userID: String, at: Date) async throws {
+        try await changing(.appUser(appID: appID, userID: userID)) {
+            try await base.revokeAll(appID: appID, userID: userID, at: at)
+        }
+    }
+
+    public func revokeAll(userID: String, at: Date) async throws {
+        try await changing(.user(id: userID)) { try await base.revokeAll(userID: userID, at: at) }
+    }
+
+    public func revokeAll(codeID: String, at: Date) async throws {
+        try await changing(.code(id: codeID)) { try await base.revokeAll(codeID: codeID, at: at) }
+    }
+
+    public func live(appID: String?, userID: String?, now: Date) async throws -> [TokenRecord] {
+        try await base.live(appID: appID, userID: userID, now: now)
+    }
+
+    private func changing(_ event: TokenInvalidation, _ write: () async throws -> Void) async throws {
+        cache.invalidate(event)
+        try await write()
+        cache.invalidate(event)
+        await publisher.publish(event)
+    }
+}

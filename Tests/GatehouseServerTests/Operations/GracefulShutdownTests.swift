@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+
+/// SIGTERM drains: a request already being received when the signal arrives is answered in full, and the
+/// process then exits with status 0 (swift-service-lifecycle's graceful shutdown).
+@Suite("Graceful shutdown on SIGTERM")
+struct GracefulShutdownTests {
+    @Test func sigtermAnswersTheInFlightRequestThenExitsCleanly() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-drain-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try await GatehouseProcess(dataDirectory: directory)
+        let token = try await server.mintUserToken()
+
+        // Half a request: the head and part of the body. The server is now in the middle of it.
+        let body = "fields=id,name&access_token=\(token)"
+        let split = body.index(body.startIndex, offsetBy: 10)
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.send(
+            "POST /v21.0/me?method=GET HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body[..<split])
+        try await Task.sleep(for: .milliseconds(300))
+
+        server.terminate()
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(server.process.isRunning, "the server must wait for the in-flight request")
+
+        try connection.send(String(body[split...]))
+        let reply = await connection.readToEnd()
+        #expect(reply.hasPrefix("HTTP/1.1 200"), "\(reply)")
+        #expect(reply.contains("\"name\""))
+
+        let status = await server.exitStatus(timeout: 20)
+        #expect(status == 0, "exit status \(String(describing: status)); log: \(server.log)")
+        #expect(server.process.terminationReason == .exit)
+    }
+
+    @Test func sigtermOnAnIdleServerExitsAtOnceWithStatusZero() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-idle-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try await GatehouseProcess(dataDirectory: directory)
+        server.terminate()
+        let status = await server.exitStatus(timeout: 10)
+        #expect(status == 0, "log: \(server.log)")
+    }
+}

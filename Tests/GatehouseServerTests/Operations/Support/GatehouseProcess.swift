@@ -1,0 +1,157 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// A real `gatehouse serve` child process (the binary SwiftPM built next to the test bundle), for tests of
+/// what only a process shows: crashes, signals, several nodes.
+final class GatehouseProcess: @unchecked Sendable {
+    let process = Process()
+    let port: Int
+    let dataDirectory: String
+    private let output = Pipe()
+    private let lock = NSLock()
+    private var buffer = Data()
+
+    static var binary: URL {
+        if let path = ProcessInfo.processInfo.environment["GATEHOUSE_BIN"] { return URL(fileURLWithPath: path) }
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = dir.appendingPathComponent("gatehouse")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: ".build/debug/gatehouse")
+    }
+
+    /// Starts `gatehouse serve` on `port` (a free one by default) and waits until `/healthz` answers.
+    /// - Parameter database: `--database` (nil: SQLite in `dataDirectory`).
+    init(dataDirectory: String, database: String? = nil, port: Int? = nil) async throws {
+        self.dataDirectory = dataDirectory
+        self.port = try port ?? FreeTCPPort.find()
+        var arguments = ["serve", "--port", "\(self.port)", "--data-dir", dataDirectory, "--log-level", "warning"]
+        if let database { arguments += ["--database", database] }
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["GATEHOUSE_DATABASE_URL"] = nil
+        process.environment = environment
+        process.standardOutput = output
+        process.standardError = output
+        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self else { return }
+            self.lock.withLock { self.buffer.append(data) }
+        }
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            if !process.isRunning { throw Failure.exited(log) }
+            if log.contains("is listening on"),
+               let status = try? await HTTP.get("http://127.0.0.1:\(self.port)/healthz").status, status == .ok {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        kill()
+        throw Failure.notReady(log)
+    }
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+    var log: String { lock.withLock { String(decoding: buffer, as: UTF8.self) } }
+
+    /// The dev seed the first node on a database wrote.
+    func seed() throws -> (appID: String, appSecret: String) {
+        let data = try Data(contentsOf: URL(fileURLWithPath: dataDirectory + "/dev-seed.json"))
+        let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        let app = json?["app"] as? [String: Any]
+        guard let id = app?["id"] as? String, let secret = app?["secret"] as? String else { throw Failure.noSeed }
+        return (id, secret)
+    }
+
+    /// A test user's token with `permissions`, minted through the Graph API (an answered issuance).
+    func mintUserToken(permissions: String = "email") async throws -> String {
+        let (appID, secret) = try seed()
+        let reply = try await HTTP.post(
+            "\(baseURL)/v21.0/\(appID)/accounts/test-users",
+            form: ["installed": "true", "permissions": permissions, "access_token": "\(appID)|\(secret)"])
+        guard reply.status == .ok, let token = reply.json["access_token"] as? String else { throw Failure.noToken(reply.text) }
+        return token
+    }
+
+    /// SIGKILL: the process gets no chance to flush or close anything.
+    func kill() {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        waitUntilExit()
+    }
+
+    /// SIGTERM: the graceful shutdown path.
+    func terminate() { if process.isRunning { process.terminate() } }
+
+    /// Waits (off the cooperative pool) for the process to end; nil if it still runs after `timeout`.
+    func exitStatus(timeout: TimeInterval) async -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { try? await Task.sleep(for: .milliseconds(25)) }
+        guard !process.isRunning else { return nil }
+        waitUntilExit()
+        return process.terminationStatus
+    }
+
+    private func waitUntilExit() {
+        while process.isRunning { usleep(5_000) }
+        output.fileHandleForReading.readabilityHandler = nil
+    }
+
+    enum Failure: Error { case exited(String), notReady(String), noSeed, noToken(String) }
+}
+
+/// Finds a free loopback port (bind to 0, read it, close).
+enum FreeTCPPort {
+    static func find() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw POSIXError(.EADDRNOTAVAIL) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// Small HTTP helpers over AsyncHTTPClient's shared client.
+enum HTTP {
+    struct Reply: Sendable {
+        var status: HTTPResponseStatus
+        var text: String
+        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:] }
+        var errorCode: Int? { (json["error"] as? [String: Any])?["code"] as? Int }
+    }
+
+    static func get(_ url: String, timeout: TimeAmount = .seconds(10)) async throws -> Reply {
+        try await send(HTTPClientRequest(url: url), timeout: timeout)
+    }
+
+    static func post(_ url: String, form: [String: String], method: HTTPMethod = .POST) async throws -> Reply {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        let body = form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
+            .joined(separator: "&")
+        request.body = .bytes(ByteBuffer(string: body))
+        return try await send(request, timeout: .seconds(30))
+    }
+
+    static func send(_ request: HTTPClientRequest, timeout: TimeAmount) async throws -> Reply {
+        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+        let body = try await response.body.collect(upTo: 1 << 20)
+        return Reply(status: response.status, text: String(buffer: body))
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import NIOConcurrencyHelpers
+import Testing
+
+/// Two `gatehouse serve` nodes on one PostgreSQL database behind nginx: they share every piece of state,
+/// a revocation on one is honoured by the other within a second (LISTEN/NOTIFY invalidates its token
+/// cache), and killing one during a load run fails at most the requests in flight.
+@Suite("Two nodes on one PostgreSQL behind nginx", .serialized)
+struct TwoNodeTests {
+    /// Two nodes on a fresh database sharing one data folder (for the dev seed), plus nginx in front.
+    struct Cluster {
+        let database: String
+        let directory: String
+        let nodes: [GatehouseProcess]
+        let proxy: NginxProxy
+
+        static func start() async throws -> Cluster {
+            let database = try await PostgresTestDatabase.create()
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-nodes-\(UUID().uuidString)").path
+            // The first node migrates and seeds; the second finds both done.
+            let first = try await GatehouseProcess(dataDirectory: directory, database: database)
+            let second = try await GatehouseProcess(dataDirectory: directory, database: database)
+            let proxy = try await NginxProxy(upstreamPorts: [first.port, second.port])
+            return Cluster(database: database, directory: directory, nodes: [first, second], proxy: proxy)
+        }
+
+        func stop() async {
+            proxy.stop()
+            for node in nodes { node.kill() }
+            try? await PostgresTestDatabase.drop(database)
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+    }
+
+    @Test func revocationAndExpiryChangesOnOneNodeShowOnTheOtherWithinOneSecond() async throws {
+        let cluster = try await Cluster.start()
+        do {
+            let (a, b) = (cluster.nodes[0], cluster.nodes[1])
+            let token = try await a.mintUserToken()
+            let me = "/v21.0/me?fields=id,name&access_token=\(token)"
+            // Alternate between the nodes directly and through nginx: both know the token (and cache it).
+            for i in 0..<6 {
+                let base = [a.baseURL, b.baseURL, cluster.proxy.baseURL][i % 3]
+                let reply = try await HTTP.get(base + me)
+                #expect(reply.status == .ok, "\(base): \(reply.text)")
+            }
+            // An expiry change on node A (the SDK's daily extension) shows on node B, which cached the token.
+            // Expiries are whole seconds, so wait one for the new one to differ.
+            let (appID, secret) = try a.seed()
+            let debug = "/v21.0/debug_token?input_token=\(token)&access_token=\(appID)%7C\(secret)"
+            let before = try await HTTP.get(b.baseURL + debug)
+            let oldExpiry = try #require((before.json["data"] as? [String: Any])?["expires_at"] as? Int)
+            try await Task.sleep(for: .milliseconds(1100))
+            let extended = try await HTTP.get("\(a.baseURL)/v21.0/oauth/access_token?grant_type=fb_extend_sso_token&access_token=\(token)")
+            let newExpiry = try #require(extended.json["expires_at"] as? Int, "\(extended.text)")
+            #expect(newExpiry > oldExpiry)
+            let extendedAt = Date()
+            var expirySeenAfter: TimeInterval?
+            while Date().timeIntervalSince(extendedAt) < 3 {
+                let reply = try await HTTP.get(b.baseURL + debug)
+                if (reply.json["data"] as? [String: Any])?["expires_at"] as? Int == newExpiry {
+                    expirySeenAfter = Date().timeIntervalSince(extendedAt)
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let expiryAfter = try #require(expirySeenAfter, "node B still showed the old expiry after 3 s")
+            #expect(expiryAfter < 1)
+
+            // Remove the app on node A: its tokens are revoked there…
+            let removed = try await HTTP.post("\(a.baseURL)/v21.0/me/permissions", form: ["access_token": token], method: .DELETE)
+            #expect(removed.status == .ok, "\(removed.text)")
+            let revokedAt = Date()
+            // …and node B, which had the token cached, answers 190 within one second.
+            var seenAfter: TimeInterval?
+            while Date().timeIntervalSince(revokedAt) < 3 {
+                let reply = try await HTTP.get(b.baseURL + me)
+                if reply.status != .ok {
+                    #expect(reply.errorCode == 190, "\(reply.text)")
+                    seenAfter = Date().timeIntervalSince(revokedAt)
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let after = try #require(seenAfter, "node B still accepted the revoked token after 3 s")
+            #expect(after < 1, "node B saw the revocation after \(after) s")
+            print("Two nodes: revocation on node A seen on node B after \(String(format: "%.3f", after)) s")
+            #expect(try await HTTP.get(cluster.proxy.baseURL + me).errorCode == 190)
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+        await cluster.stop()
+    }
+
+    @Test func killingOneNodeDuringLoadFailsOnlyInFlightRequests() async throws {
+        let cluster = try await Cluster.start()
+        do {
+            let token = try await cluster.nodes[0].mintUserToken()
+            let url = "\(cluster.proxy.baseURL)/v21.0/me?fields=id,name&access_token=\(token)"
+            struct Sample: Sendable { var start: Date; var end: Date; var ok: Bool }
+            let samples = NIOLockedValueBox<[Sample]>([])
+            let killedAt = NIOLockedValueBox<Date?>(nil)
+            let workers = 4
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<workers {
+                    group.addTask {
+                        let stopAt = Date().addingTimeInterval(4)
+                        while Date() < stopAt {
+                            let start = Date()
+                            let ok = (try? await HTTP.get(url, timeout: .seconds(5)))?.status == .ok
+                            samples.withLockedValue { $0.append(Sample(start: start, end: Date(), ok: ok)) }
+                        }
+                    }
+                }
+                group.addTask {
+                    try await Task.sleep(for: .milliseconds(1500))
+                    killedAt.withLockedValue { $0 = Date() }
+                    cluster.nodes[1].kill()
+                }
+                try await group.waitForAll()
+            }
+            let kill = try #require(killedAt.withLockedValue { $0 })
+            let all = samples.withLockedValue { $0 }
+            let before = all.filter { $0.end < kill }, inFlight = all.filter { $0.start <= kill && $0.end >= kill }
+            let later = all.filter { $0.start > kill }
+            #expect(before.count > 10 && later.count > 10, "too little load: \(before.count) before, \(later.count) after")
+            #expect(before.allSatisfy(\.ok))
+            #expect(inFlight.filter { !$0.ok }.count <= workers)
+            let laterFailures = later.filter { !$0.ok }.count
+            #expect(laterFailures == 0, "\(laterFailures) of \(later.count) requests after the kill failed")
+            print("Two nodes: \(all.count) requests, \(inFlight.filter { !$0.ok }.count) of \(inFlight.count) in flight failed, \(later.count) after the kill all ok")
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+        await cluster.stop()
+    }
+}
