@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOPosix
 import PostgresKit
 import SQLKit
 
@@ -63,7 +64,8 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
             let connection: PostgresConnection
             do {
                 connection = try await PostgresConnection.connect(
-                    configuration: configuration.coreConfiguration, id: 0, logger: logger)
+                    on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration.coreConfiguration,
+                    id: 0, logger: logger)
             } catch {
                 throw StorageError.unavailable("cannot connect to \(description): \(SQLErrorClassifier.postgres.classify(error))")
             }

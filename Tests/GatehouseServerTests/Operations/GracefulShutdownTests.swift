@@ -22,7 +22,7 @@ struct GracefulShutdownTests {
 
         server.terminate()
         try await Task.sleep(for: .milliseconds(500))
-        #expect(server.process.isRunning, "the server must wait for the in-flight request")
+        #expect(server.isRunning, "the server must wait for the in-flight request")
 
         try connection.send(String(body[split...]))
         let reply = await connection.readToEnd()
@@ -31,7 +31,6 @@ struct GracefulShutdownTests {
 
         let status = await server.exitStatus(timeout: 20)
         #expect(status == 0, "exit status \(String(describing: status)); log: \(server.log)")
-        #expect(server.process.terminationReason == .exit)
     }
 
     @Test func sigtermOnAnIdleServerExitsAtOnceWithStatusZero() async throws {

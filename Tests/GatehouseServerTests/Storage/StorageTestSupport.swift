@@ -15,19 +15,20 @@ struct StorageTestBackend: Sendable {
 }
 
 /// The URL of one lazily created PostgreSQL test database.
+/// Concurrent first callers share one creation (the actor is reentrant across the `await`).
 actor LazyPostgresDatabase {
-    private var url: String?
+    private var creation: Task<String, any Error>?
 
     func get() async throws -> String {
-        if let url { return url }
-        let created = try await PostgresTestDatabase.create()
-        url = created
-        return created
+        if let creation { return try await creation.value }
+        let task = Task { try await PostgresTestDatabase.create() }
+        creation = task
+        return try await task.value
     }
 
     func drop() async throws {
-        if let url { try await PostgresTestDatabase.drop(url) }
-        url = nil
+        if let url = try? await creation?.value { try await PostgresTestDatabase.drop(url) }
+        creation = nil
     }
 }
 

@@ -44,8 +44,11 @@ final class PostgresInvalidationListener: Sendable {
     private static func listenOnce(
         configuration: SQLPostgresConfiguration, channel: String, cache: TokenLookupCache, logger: Logger
     ) async {
-        var quiet = logger
-        quiet.logLevel = max(logger.logLevel, .critical)
+        let quiet = {
+            var quiet = logger
+            quiet.logLevel = .critical
+            return quiet
+        }()
         let connection: PostgresConnection
         do {
             connection = try await PostgresConnection.connect(

@@ -51,7 +51,7 @@ public enum PostgresStorage {
         var poolLogger = logger
         // The pool logs every failed connection attempt at error level; while PostgreSQL is down the server
         // already answers 503 and logs once per request.
-        poolLogger.logLevel = max(logger.logLevel, .critical)
+        poolLogger.logLevel = .critical
         let pool = EventLoopGroupConnectionPool(
             source: PostgresConnectionSource(sqlConfiguration: configuration),
             maxConnectionsPerEventLoop: options.maxConnectionsPerEventLoop,
@@ -59,18 +59,19 @@ public enum PostgresStorage {
             logger: poolLogger,
             on: MultiThreadedEventLoopGroup.singleton
         )
+        let owner = PoolOwner(pool: pool)
         let db = pool.database(logger: poolLogger).sql(queryLogLevel: nil)
         do {
             try await SQLStoreContext(db: db, errors: .postgres).run { try await SQLStorage.migrate(db) }
         } catch {
-            try? await pool.shutdownAsync()
+            try? await owner.shutdown()
             if case StorageError.unavailable(let message) = error {
                 throw StorageError.unavailable("cannot open PostgreSQL database \(redacted(url)): \(message)")
             }
             throw error
         }
         guard options.cachesTokens else {
-            return SQLStorage.make(database: db, random: random, errors: .postgres) { try await pool.shutdownAsync() }
+            return SQLStorage.make(database: db, random: random, errors: .postgres) { try await owner.shutdown() }
         }
         let cache = TokenLookupCache(enabled: false)
         let listener = PostgresInvalidationListener.start(
@@ -80,7 +81,7 @@ public enum PostgresStorage {
             database: db, random: random, errors: .postgres, tokenCache: cache, invalidations: publisher
         ) {
             await listener.stop()
-            try await pool.shutdownAsync()
+            try await owner.shutdown()
         }
     }
 
@@ -100,6 +101,14 @@ public enum PostgresStorage {
         components.password = "***"
         return components.string ?? "postgres://…"
     }
+}
+
+/// Owns the pool for `Storage.shutdown`. AsyncKit's pool is thread-safe (each per-loop pool confines itself
+/// to its event loop) but predates `Sendable`.
+final class PoolOwner: @unchecked Sendable {
+    let pool: EventLoopGroupConnectionPool<PostgresConnectionSource>
+    init(pool: EventLoopGroupConnectionPool<PostgresConnectionSource>) { self.pool = pool }
+    func shutdown() async throws { try await pool.shutdownAsync() }
 }
 
 /// Sends token invalidations to every node (including this one) with `pg_notify`.

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOConcurrencyHelpers
 import NIOHTTP1
 import Testing
 
@@ -47,7 +48,7 @@ final class GatehouseProcess: @unchecked Sendable {
         try process.run()
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
-            if !process.isRunning { throw Failure.exited(log) }
+            if !isRunning { throw Failure.exited(log) }
             if log.contains("is listening on"),
                let status = try? await HTTP.get("http://127.0.0.1:\(self.port)/healthz").status, status == .ok {
                 return
@@ -80,27 +81,35 @@ final class GatehouseProcess: @unchecked Sendable {
         return token
     }
 
-    /// SIGKILL: the process gets no chance to flush or close anything.
+    private let exited = NIOLockedValueBox<Int32?>(nil)
+
+    /// SIGKILL: the process gets no chance to flush or close anything. Returns once it is gone.
     func kill() {
-        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
-        waitUntilExit()
+        guard isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        let status = ChildExit.waitBlocking(process, timeout: 30)
+        exited.withLockedValue { $0 = status }
+        output.fileHandleForReading.readabilityHandler = nil
     }
 
     /// SIGTERM: the graceful shutdown path.
-    func terminate() { if process.isRunning { process.terminate() } }
+    func terminate() { Foundation.kill(process.processIdentifier, SIGTERM) }
 
-    /// Waits (off the cooperative pool) for the process to end; nil if it still runs after `timeout`.
-    func exitStatus(timeout: TimeInterval) async -> Int32? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { try? await Task.sleep(for: .milliseconds(25)) }
-        guard !process.isRunning else { return nil }
-        waitUntilExit()
-        return process.terminationStatus
+    /// Whether the process has not exited yet.
+    var isRunning: Bool {
+        guard exited.withLockedValue({ $0 }) == nil else { return false }
+        guard let status = ChildExit.waitBlocking(process, timeout: 0) else { return true }
+        exited.withLockedValue { $0 = status }
+        return false
     }
 
-    private func waitUntilExit() {
-        while process.isRunning { usleep(5_000) }
-        output.fileHandleForReading.readabilityHandler = nil
+    /// Waits for the process to end; its exit status (128 + signal if killed), or nil if it still runs after
+    /// `timeout`.
+    func exitStatus(timeout: TimeInterval) async -> Int32? {
+        if let status = exited.withLockedValue({ $0 }) { return status }
+        let status = await ChildExit.wait(process, timeout: timeout)
+        if let status { exited.withLockedValue { $0 = status } }
+        return status
     }
 
     enum Failure: Error { case exited(String), notReady(String), noSeed, noToken(String) }

@@ -58,7 +58,7 @@ final class NginxProxy: @unchecked Sendable {
         try process.run()
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {
-            if !process.isRunning { break }
+            if ChildExit.waitBlocking(process, timeout: 0) != nil { break }
             if (try? await HTTP.get("http://127.0.0.1:\(port)/healthz", timeout: .seconds(2)))?.status == .ok { return }
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -71,11 +71,10 @@ final class NginxProxy: @unchecked Sendable {
 
     /// Stops nginx (SIGQUIT for the master, which takes its workers along) and removes its folder.
     func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGQUIT)
-            let deadline = Date().addingTimeInterval(5)
-            while process.isRunning, Date() < deadline { usleep(10_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        kill(process.processIdentifier, SIGQUIT)
+        if ChildExit.waitBlocking(process, timeout: 5) == nil {
+            kill(process.processIdentifier, SIGKILL)
+            _ = ChildExit.waitBlocking(process, timeout: 5)
         }
         try? FileManager.default.removeItem(atPath: directory)
     }

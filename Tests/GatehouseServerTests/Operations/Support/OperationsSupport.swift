@@ -43,8 +43,8 @@ enum Shell {
                     process.standardError = pipe
                     try process.run()
                     let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                    process.waitUntilExit()
-                    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+                    let status = ChildExit.waitBlocking(process, timeout: 120) ?? -1
+                    return (status, String(decoding: data, as: UTF8.self))
                 })
             }
         }
@@ -63,6 +63,41 @@ enum Shell {
         for dir in path.split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/local/sbin", "/sbin"] {
             let candidate = dir + "/" + name
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+}
+
+/// Waits for a child to exit without relying only on Foundation's exit monitor, which was seen missing the
+/// exit of a short-lived child (left a zombie, `waitUntilExit()` hung) while other tests spawned processes.
+enum ChildExit {
+    /// The exit status (128 + signal when killed by one), or nil after `timeout` seconds. Blocks: call it off
+    /// the cooperative pool.
+    static func waitBlocking(_ process: Process, timeout: TimeInterval) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        let pid = process.processIdentifier
+        repeat {
+            var status: Int32 = 0
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid {
+                let signal = status & 0x7f
+                return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+            }
+            // Already reaped by Foundation's monitor: its view is authoritative once it says so.
+            if reaped == -1, !process.isRunning {
+                return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+            }
+            if timeout > 0 { usleep(10_000) }
+        } while Date() < deadline
+        return nil
+    }
+
+    /// The same, polling from async code without blocking a cooperative thread.
+    static func wait(_ process: Process, timeout: TimeInterval) async -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let status = waitBlocking(process, timeout: 0) { return status }
+            try? await Task.sleep(for: .milliseconds(20))
         }
         return nil
     }
