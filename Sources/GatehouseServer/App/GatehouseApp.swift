@@ -21,9 +21,15 @@ public enum GatehouseApp {
         PictureController(services: services).register(on: router)
         DiscoveryController(services: services).register(on: router)
         AccountPages(services: services, pages: pages).register(on: router)
+        DevicePages(services: services, pages: pages).register(on: router)
+        AppDataPages(services: services, pages: pages).register(on: router)
         var graph = GraphHTTPAdapter(services: services, dispatcher: GraphDispatcher(services: services))
         graph.versionedPages["dialog/oauth"] = { request, version in try await dialog.show(request, version: version) }
         graph.register(on: router)
+        // `/device` is a page, so its Graph siblings get explicit routes rather than relying on the catch-all.
+        for path in ["/device/login", "/device/login_status"] {
+            router.post(RouterPath(stringLiteral: path)) { [graph] request, context in await graph.handle(request, context) }
+        }
         return router
     }
 

@@ -119,14 +119,28 @@ public struct Storage: Sendable {
     public var tokens: any TokenStore
     public var sessions: any BrowserSessionStore
     public var signingKeys: any SigningKeyStore
+    /// Device-login codes (issue 7).
+    public var deviceCodes: any DeviceCodeStore
+    /// Remote token cache slots (issue 7).
+    public var tokenCache: any TokenCacheStore
+    /// Server key material such as the token cache's master key (issue 7).
+    public var serverKeys: any ServerKeyStore
+    /// The outbox of deauthorize and data-deletion callbacks (issue 7).
+    public var appCallbacks: any AppCallbackStore
     /// Closes connections; the stores must not be used afterwards.
     public var shutdown: @Sendable () async throws -> Void
 
     public init(
         apps: any AppStore, users: any UserStore, friendships: any FriendshipStore, grants: any GrantStore,
         codes: any AuthCodeStore, tokens: any TokenStore, sessions: any BrowserSessionStore,
-        signingKeys: any SigningKeyStore, shutdown: @escaping @Sendable () async throws -> Void
+        signingKeys: any SigningKeyStore, deviceCodes: any DeviceCodeStore, tokenCache: any TokenCacheStore,
+        serverKeys: any ServerKeyStore, appCallbacks: any AppCallbackStore,
+        shutdown: @escaping @Sendable () async throws -> Void
     ) {
+        self.deviceCodes = deviceCodes
+        self.tokenCache = tokenCache
+        self.serverKeys = serverKeys
+        self.appCallbacks = appCallbacks
         self.signingKeys = signingKeys
         self.apps = apps
         self.users = users

@@ -55,6 +55,10 @@ public enum SQLStorage {
             tokens: SQLTokenStore(database: database, errors: errors),
             sessions: SQLBrowserSessionStore(database: database, errors: errors),
             signingKeys: SQLSigningKeyStore(database: database, errors: errors),
+            deviceCodes: SQLDeviceCodeStore(database: database, errors: errors),
+            tokenCache: SQLTokenCacheStore(database: database, errors: errors),
+            serverKeys: SQLServerKeyStore(database: database, errors: errors),
+            appCallbacks: SQLAppCallbackStore(database: database, errors: errors),
             shutdown: shutdown
         )
     }
