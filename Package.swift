@@ -98,7 +98,7 @@ let package = Package(
         .testTarget(
             name: "GatehouseKitTests",
             dependencies: ["GatehouseKit", "GatehouseKitLoopback", "GatehouseProtocol", "GatehouseServer",
-                           .product(name: "Hummingbird", package: "hummingbird")]
+                           .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(name: "GatehouseKitLoopbackTests", dependencies: ["GatehouseKitLoopback", "GatehouseKit"]),
         .testTarget(

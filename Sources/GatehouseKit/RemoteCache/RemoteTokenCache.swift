@@ -185,16 +185,16 @@ public final class RemoteTokenCache: TokenCaching, @unchecked Sendable {
     /// Blocks the calling thread (never a cooperative one in practice: writes run on a private queue).
     static func sendSynchronously(_ request: URLRequest, session: URLSession) throws -> (Data, URLResponse) {
         let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var outcome: Result<(Data, URLResponse), any Error> = .failure(RemoteTokenCacheError(code: nil, message: "no reply"))
+        let box = ReplyBox()
         let task = session.dataTask(with: request) { data, response, error in
-            if let data, let response { outcome = .success((data, response)) } else {
-                outcome = .failure(RemoteTokenCacheError(code: nil, message: "could not reach the token cache: \(error.map { "\($0.localizedDescription)" } ?? "no reply")"))
+            if let data, let response { box.set(.success((data, response))) } else {
+                box.set(.failure(RemoteTokenCacheError(code: nil, message: "could not reach the token cache: \(error.map { "\($0.localizedDescription)" } ?? "no reply")")))
             }
             done.signal()
         }
         task.resume()
         done.wait()
-        return try outcome.get()
+        return try box.get()
     }
 }
 
@@ -203,4 +203,12 @@ struct RemoteTokenData: Codable, Sendable {
     var accessToken: AccessToken?
     var authenticationToken: AuthenticationToken?
     var isEmpty: Bool { accessToken == nil && authenticationToken == nil }
+}
+
+/// Carries a reply from URLSession's completion handler to the waiting thread.
+private final class ReplyBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var outcome: Result<(Data, URLResponse), any Error> = .failure(RemoteTokenCacheError(code: nil, message: "no reply"))
+    func set(_ value: Result<(Data, URLResponse), any Error>) { lock.withLock { outcome = value } }
+    func get() throws -> (Data, URLResponse) { try lock.withLock { outcome }.get() }
 }

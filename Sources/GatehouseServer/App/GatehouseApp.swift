@@ -27,9 +27,9 @@ public enum GatehouseApp {
         graph.versionedPages["dialog/oauth"] = { request, version in try await dialog.show(request, version: version) }
         graph.register(on: router)
         // `/device` is a page, so its Graph siblings get explicit routes rather than relying on the catch-all.
-        for path in ["/device/login", "/device/login_status"] {
-            router.post(RouterPath(stringLiteral: path)) { [graph] request, context in await graph.handle(request, context) }
-        }
+        let adapter = graph
+        router.post("/device/login") { request, context in await adapter.handle(request, context) }
+        router.post("/device/login_status") { request, context in await adapter.handle(request, context) }
         return router
     }
 

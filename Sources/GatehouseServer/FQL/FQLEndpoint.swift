@@ -17,8 +17,8 @@ struct FQLEndpoint: Sendable {
         } catch {
             throw GraphFailure(.fqlParser(error.message))
         }
-        let rows = try await rows(query, caller: caller, call: call)
-        return .json(["data": .array(rows.map(JSONValue.object))])
+        let selected = try await rows(query, caller: caller, call: call)
+        return .json(["data": .array(selected.map(JSONValue.object))])
     }
 
     /// The rows a query selects, each with exactly the selected columns in order.

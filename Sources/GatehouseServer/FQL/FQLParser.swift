@@ -106,8 +106,8 @@ struct FQLParser {
         try keyword("FROM")
         let table = try name()
         try keyword("WHERE")
-        let condition = try condition(depth: depth)
-        return FQLQuery(columns: columns, table: table, condition: condition)
+        let clause = try condition(depth: depth)
+        return FQLQuery(columns: columns, table: table, condition: clause)
     }
 
     private mutating func condition(depth: Int) throws(FQLSyntaxError) -> FQLCondition {

@@ -29,10 +29,13 @@ struct AppDataPages: Sendable {
         var deletions: [[String: Any]] = []
         for record in try await storage.appCallbacks.list(userID: user.id, kind: .dataDeletion) {
             let app = try await storage.apps.find(id: record.appID)
-            deletions.append([
-                "id": record.id, "appName": app?.name ?? record.appID, "requested": Self.format(record.createdAt),
-                "status": Self.status(record), "confirmationCode": record.confirmationCode ?? "", "statusURL": record.statusURL ?? "",
-            ])
+            var item: [String: Any] = [
+                "id": record.id, "appName": app?.name ?? record.appID, "requested": Self.format(record.createdAt), "status": Self.status(record),
+            ]
+            // swift-mustache shows a section for "", so absent values are left out rather than empty.
+            if let code = record.confirmationCode { item["confirmationCode"] = code }
+            if let url = record.statusURL { item["statusURL"] = url }
+            deletions.append(item)
         }
         var notice = ""
         switch request.uri.queryParameters.get("done") {

@@ -42,7 +42,7 @@ struct TokenCacheEndpoint: Sendable {
         switch call.method {
         case .post:
             guard let info = call.param("token_info"), info.utf8.count <= TokenCacheWire.maxTokenInfoBytes,
-                  case .object? = try? JSONValue.parse(Data(info.utf8))
+                  case .object(_)? = try? JSONValue.parse(Data(info.utf8))
             else { throw Failure(.invalidInput, "Invalid data input.", status: 400) }
             let sealed = try crypto.seal(info, appID: app.id, sessionKey: sessionKey, slot: slot)
             try await store.put(TokenCacheSlotRecord(appID: app.id, slot: slot, sealed: sealed, updatedAt: services.clock.now()))
