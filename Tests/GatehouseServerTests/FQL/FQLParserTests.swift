@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseProtocol
 @testable import GatehouseServer
 import Testing
 

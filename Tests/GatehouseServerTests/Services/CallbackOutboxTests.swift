@@ -72,9 +72,10 @@ import Testing
         let inbox = AppBackendInbox(failFirst: 0, reply: #"{"url":"https://app.example.com/deletion?id=7","confirmation_code":"CONF-7"}"#)
         try await AppBackendInbox.serve(inbox) { url in
             let server = try await TestServer.make()
-            var app = server.app
-            app.dataDeletionCallbackURL = url
-            try await server.services.storage.apps.update(app)
+            var updated = server.app
+            updated.dataDeletionCallbackURL = url
+            try await server.services.storage.apps.update(updated)
+            let app = updated
             let scoped = try await server.scopedID(server.alice)
             try await server.run { client in
                 let browser = Browser(client)
