@@ -51,7 +51,9 @@ import Testing
         let wrong = try await CLIProcess.run(["signed-request", "parse", "--secret", "nope", value])
         #expect(wrong.status == 1)
         #expect(wrong.stderr == "gatehouse: signed_request rejected: the signature does not match (wrong app secret, or the payload was changed)\n")
-        let old = try await CLIProcess.run(["signed-request", "parse", "--max-age", "60", value], environment: ["GATEHOUSE_APP_SECRET": "s3cret"])
+        let stale = try await CLIProcess.run(["signed-request", "make", "--secret", "s3cret", "--user-id", "42", "--issued-at", "1600000000"])
+        let old = try await CLIProcess.run(["signed-request", "parse", "--max-age", "60", stale.stdout.trimmingCharacters(in: .whitespacesAndNewlines)],
+                                           environment: ["GATEHOUSE_APP_SECRET": "s3cret"])
         #expect(old.status == 1)
         #expect(old.stderr.contains("older than --max-age"))
         let garbage = try await CLIProcess.run(["signed-request", "parse", "--secret", "s3cret", "garbage"])
