@@ -44,7 +44,7 @@ import FoundationNetworking
         let (status, output) = await login.finish()
         #expect(status == 0)
         #expect(output.contains("Logged in as \(rig.server.users[0].name)"))
-        #expect(output.contains("Granted: public_profile, email, user_friends"))
+        #expect(output.contains("Granted: email, public_profile, user_friends"))
         let whoami = await CLIRun(["whoami", "--server", rig.base, "--app-id", rig.server.appID, "--cache-dir", scratch.path]).finish()
         #expect(whoami.0 == 0)
         #expect(whoami.1.contains(rig.server.users[0].name))

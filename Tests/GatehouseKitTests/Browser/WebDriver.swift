@@ -1,7 +1,6 @@
+import AsyncHTTPClient
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import NIOCore
 
 /// A real headless Chromium, driven over the W3C WebDriver protocol through `chromedriver`.
 ///
@@ -39,13 +38,18 @@ final class WebDriver: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         let base = URL(string: "http://127.0.0.1:\(port)")!
-        var ready = false
+        var ready = false, problem = ""
         for _ in 0..<250 {
-            if let (_, object) = try? await request("GET", base.appendingPathComponent("status"), nil),
-               (object["value"] as? [String: Any])?["ready"] as? Bool == true { ready = true; break }
+            do {
+                let (status, _) = try await request("GET", base.appendingPathComponent("status"), nil)
+                if status == 200 { ready = true; break }
+                problem = "status \(status)"
+            } catch {
+                problem = "\(error)"
+            }
             try await Task.sleep(for: .milliseconds(40))
         }
-        guard ready else { process.terminate(); throw Failure(description: "chromedriver did not start") }
+        guard ready else { process.terminate(); throw Failure(description: "chromedriver did not start on port \(port): \(problem)") }
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-chromium-\(UUID().uuidString)").path
         let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
             "browserName": "chrome", "pageLoadStrategy": "normal",
@@ -172,16 +176,19 @@ final class WebDriver: @unchecked Sendable {
 
     // MARK: Plumbing
 
+    /// One WebDriver call. AsyncHTTPClient rather than URLSession: FoundationNetworking fails on
+    /// chromedriver's replies with "Failed writing header".
     static func request(_ method: String, _ url: URL, _ body: [String: Any]?) async throws -> (Int, [String: Any]) {
-        var request = URLRequest(url: url, timeoutInterval: 60)
-        request.httpMethod = method
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = .init(rawValue: method)
         if let body {
-            request.httpBody = try JSONSerialization.data(withJSONObject: body)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.body = .bytes(ByteBuffer(data: try JSONSerialization.data(withJSONObject: body)))
+            request.headers.add(name: "Content-Type", value: "application/json")
         }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let object = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, object)
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+        let data = try await response.body.collect(upTo: 64 << 20)
+        let object = (try? JSONSerialization.jsonObject(with: Data(buffer: data)) as? [String: Any]) ?? [:]
+        return (Int(response.status.code), object)
     }
 
     static func freePort() throws -> Int {
