@@ -54,11 +54,10 @@ public struct ClockControl: Sendable {
         return status()
     }
 
-    /// Applies the persisted offset; called once at start-up.
+    /// Applies the persisted offset (none stored means real time); called at start-up and after an import.
     public func restore() async throws {
-        guard let clock = services.clockControl,
-              let stored = try await services.storage.emulator.setting(Self.offsetSetting), let offset = Double(stored)
-        else { return }
+        guard let clock = services.clockControl else { return }
+        let offset = try await services.storage.emulator.setting(Self.offsetSetting).flatMap(Double.init) ?? 0
         clock.advance(by: offset - clock.currentOffset)
     }
 
