@@ -23,12 +23,12 @@ import Testing
         // A test user with a token, to have something to break.
         var create = HTTPClientRequest(url: "\(base)/\(appID)/accounts/test-users?installed=true&permissions=email&access_token=\(appID)%7C\(secret)")
         create.method = .POST
-        let made = try await HTTPClient.shared.execute(create, timeout: .seconds(10))
+        let made = try await HTTPClient.shared.execute(create, timeout: .seconds(30))
         let madeBody = try await made.body.collect(upTo: 1 << 16)
         let madeJSON = try #require(try JSONSerialization.jsonObject(with: Data(String(buffer: madeBody).utf8)) as? [String: Any])
         let token = try #require(madeJSON["access_token"] as? String)
         func me() async throws -> (Int, [String: Any]) {
-            let reply = try await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/me?access_token=\(token)"), timeout: .seconds(10))
+            let reply = try await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/me?access_token=\(token)"), timeout: .seconds(30))
             let body = try await reply.body.collect(upTo: 1 << 16)
             let object = try? JSONSerialization.jsonObject(with: Data(String(buffer: body).utf8))
             return (Int(reply.status.code), object as? [String: Any] ?? [:])

@@ -111,11 +111,14 @@ struct StoragePersistenceTests {
 
         try await SQLStorage.migrate(db)
         try await SQLStorage.migrate(db)
-        #expect(try await SQLStorage.appliedMigrations(db) == [1, 2])
-        #expect(SQLStorage.latestMigration == 2)
+        // Every known migration, once each, in order (the list grows; its shape must not change).
+        let known = SQLMigrator.all.map(\.version)
+        #expect(try await SQLStorage.appliedMigrations(db) == known)
+        #expect(known == Array(1...known.count))
+        #expect(SQLStorage.latestMigration == known.count)
         let tables = try await db.raw("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
             .all(decodingColumn: "name", as: String.self)
-        for table in ["app_roles", "app_scoped_ids", "apps", "auth_codes", "browser_sessions", "friendships",
+        for table in ["app_roles", "app_scoped_ids", "apps", "auth_codes", "browser_sessions", "emulator_settings", "friendships", "injected_errors",
                       "gatehouse_migrations", "grants", "signing_keys", "tokens", "users"] {
             #expect(tables.contains(table), "missing table \(table)")
         }
