@@ -100,13 +100,7 @@ struct SettingsPages: Sendable {
 
     static let notices = ["removed": "The app was removed. It can no longer see your information.", "revoked": "The permission was removed."]
 
-    static func day(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "d MMM yyyy"
-        return formatter.string(from: date)
-    }
+    static func day(_ date: Date) -> String { PageDates.utc(date, "d MMM yyyy") }
 
     private func readForm(_ request: Request) async throws -> [String: String]? {
         var request = request
