@@ -106,7 +106,7 @@ struct DevicePages: Sendable {
     private func loginPage(_ request: Request, userCode: String, error: String?) -> Response {
         let (csrf, cookie) = sessions.csrfToken(request)
         let html = pages.render("login", [
-            "appName": "your device", "csrf": csrf, "formAction": "/device/signin",
+            "csrf": csrf, "formAction": "/device/signin",
             "dialog": FormEncoding.encode([("user_code", String(userCode.prefix(32)))]), "email": "", "error": error ?? "",
         ])
         return PageRenderer.htmlResponse(status: error == nil ? .ok : .unauthorized, html: html, secureCookies: services.configuration.usesSecureCookies, cookies: cookie.map { [$0] } ?? [])
@@ -127,7 +127,7 @@ struct DevicePages: Sendable {
         }
         let scoped = try await services.storage.users.scopedID(appID: app.id, userID: user.id)
         let html = pages.render("consent", [
-            "appName": app.name, "csrf": csrf, "formAction": "/device/consent",
+            "appName": app.name, "appID": app.id, "csrf": csrf, "formAction": "/device/consent",
             "dialog": FormEncoding.encode([("user_code", record.userCode)]),
             "userName": user.fullName, "userFirstName": user.firstName, "userPicture": "/pictures/\(app.id)/\(scoped)?size=112",
             "ask": plan.ask.map(row), "unavailable": plan.unavailable.map(row),

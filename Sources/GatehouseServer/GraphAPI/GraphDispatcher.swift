@@ -39,6 +39,7 @@ struct GraphDispatcher: Sendable {
             break
         }
         let caller = try await authenticate(call, forMe: p.first == "me")
+        if let injected = try await ErrorInjector(services: services).check(caller) { throw GraphFailure(injected) }
         switch (p.first, p.count) {
         case ("fql", 1): return try await FQLEndpoint(services: services).handle(call, caller: caller)
         case ("device", 2) where p[1] == "login": return try await DeviceEndpoints(services: services).login(call, caller: caller)
