@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.0"),
     ],
     targets: [
         // Wire vocabulary shared by server and SDK. No I/O.
@@ -48,6 +49,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -69,7 +71,10 @@ let package = Package(
         // The RFC 8252 loopback presenter for desktop and command-line programs (needs an HTTP listener).
         .target(
             name: "GatehouseKitLoopback",
-            dependencies: ["GatehouseKit", "GatehouseProtocol", .product(name: "Hummingbird", package: "hummingbird")]
+            dependencies: [
+                "GatehouseKit", "GatehouseProtocol", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         // Command implementations of the `gatehouse` tool (a library so tests can drive them).
         .target(
@@ -103,7 +108,9 @@ let package = Package(
         .testTarget(
             name: "GatehouseKitTests",
             dependencies: ["GatehouseKit", "GatehouseKitLoopback", "GatehouseProtocol", "GatehouseServer",
-                           .product(name: "Hummingbird", package: "hummingbird")]
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(name: "GatehouseKitLoopbackTests", dependencies: ["GatehouseKitLoopback", "GatehouseKit"]),
         .testTarget(

@@ -10,6 +10,8 @@ public struct GatehouseCommand: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, MigrateCommand.self, AppsCommand.self, UsersCommand.self, KeysCommand.self,
             LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, TokenCommand.self, GraphCommand.self, PermissionsCommand.self,
+            ClockCommand.self, InjectCommand.self, ExportCommand.self, ImportCommand.self,
+            SignedRequestCommand.self, TokenCacheCommand.self,
         ]
     )
     public init() {}

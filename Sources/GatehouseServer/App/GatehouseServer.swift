@@ -10,7 +10,12 @@ public enum GatehouseServerRunner {
     /// Services over the configured database (by default the SQLite file in the data directory).
     public static func services(configuration: GatehouseConfiguration, logger: Logger, clock: any GatehouseClock = SystemClock()) async throws -> GatehouseServices {
         let storage = try await configuration.databaseLocation.open(logger: logger)
-        return GatehouseServices(configuration: configuration, storage: storage, clock: clock, logger: logger)
+        // Development mode gets a clock the console and `gatehouse clock` can move; it keeps its offset across restarts.
+        let control = configuration.mode == .development ? AdjustableClock(base: clock) : nil
+        let services = GatehouseServices(
+            configuration: configuration, storage: storage, clock: control ?? clock, logger: logger, clockControl: control)
+        try await ClockControl(services: services).restore()
+        return services
     }
 
     /// Runs the server. `announce` is called once it listens, with the dev seed when in development mode.
@@ -38,13 +43,19 @@ public enum GatehouseServerRunner {
             services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = drainTimeout
         let group = ServiceGroup(configuration: groupConfiguration)
+        // Delivers due app callbacks (deauthorize, data deletion), including retries left by an earlier run.
+        let outboxWorker = Task { await services.outbox.run(every: .seconds(5)) }
         do {
             try await group.run()
         } catch {
+            outboxWorker.cancel()
+            _ = await outboxWorker.value
             try? await services.storage.shutdown()
             throw error
         }
         logger.info("Gatehouse stopped")
+        outboxWorker.cancel()
+        _ = await outboxWorker.value
         try? await services.storage.shutdown()
     }
 

@@ -59,6 +59,11 @@ public enum SQLStorage {
             tokens: tokenCache.map { CachingTokenStore(base: tokens, cache: $0, publisher: invalidations) } ?? tokens,
             sessions: SQLBrowserSessionStore(database: database, errors: errors),
             signingKeys: SQLSigningKeyStore(database: database, errors: errors),
+            emulator: SQLEmulatorStore(database: database, errors: errors),
+            deviceCodes: SQLDeviceCodeStore(database: database, errors: errors),
+            tokenCache: SQLTokenCacheStore(database: database, errors: errors),
+            serverKeys: SQLServerKeyStore(database: database, errors: errors),
+            appCallbacks: SQLAppCallbackStore(database: database, errors: errors),
             shutdown: shutdown,
             ping: {
                 try await SQLStoreContext(db: database, errors: errors).run { try await database.raw("SELECT 1").run() }
