@@ -27,13 +27,16 @@ struct PostgresStorageTests {
             let storage = try await PostgresStorage.open(url: url, logger: StorageBackends.logger)
             try await storage.shutdown()
             let again = try await DatabaseLocation.postgres(url: url).migrate(logger: StorageBackends.logger)
-            #expect(again == MigrationReport(before: [1, 2], after: [1, 2], latest: 2))
+            let versions = SQLMigrator.all.map(\.version).sorted()
+            #expect(again == MigrationReport(before: versions, after: versions, latest: SQLStorage.latestMigration))
             #expect(again.applied.isEmpty)
             try await withSQL(url) { db in
                 let tables = try await db.raw("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name")
                     .all(decodingColumn: "table_name", as: String.self)
-                #expect(tables == ["app_roles", "app_scoped_ids", "apps", "auth_codes", "browser_sessions", "friendships",
-                                   "gatehouse_migrations", "grants", "signing_keys", "tokens", "users"])
+                for table in ["app_roles", "app_scoped_ids", "apps", "auth_codes", "browser_sessions", "friendships",
+                              "gatehouse_migrations", "grants", "signing_keys", "tokens", "users"] {
+                    #expect(tables.contains(table), "missing table \(table)")
+                }
                 let picture = try await db.raw("SELECT data_type FROM information_schema.columns WHERE table_name = 'users' AND column_name = 'picture'")
                     .first(decodingColumn: "data_type", as: String.self)
                 #expect(picture == "bytea")
@@ -47,8 +50,9 @@ struct PostgresStorageTests {
     @Test func migrateReportsWhatItApplied() async throws {
         try await withDatabase { url in
             let report = try await DatabaseLocation(parsing: url).migrate(logger: StorageBackends.logger)
-            #expect(report == MigrationReport(before: [], after: [1, 2], latest: 2))
-            #expect(report.applied == [1, 2])
+            let versions = SQLMigrator.all.map(\.version).sorted()
+            #expect(report == MigrationReport(before: [], after: versions, latest: SQLStorage.latestMigration))
+            #expect(report.applied == versions)
         }
     }
 
