@@ -67,7 +67,7 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
                     on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration.coreConfiguration,
                     id: 0, logger: logger)
             } catch {
-                throw StorageError.unavailable("cannot connect to \(description): \(SQLErrorClassifier.postgres.classify(error))")
+                throw StorageError.unavailable("cannot connect to \(description): \(SQLErrorClassifier.postgres.describe(error))")
             }
             do {
                 let report = try await Self.migrate(connection.sql(queryLogLevel: nil), errors: .postgres)

@@ -31,6 +31,7 @@ struct GracefulShutdownTests {
 
         let status = await server.exitStatus(timeout: 20)
         #expect(status == 0, "exit status \(String(describing: status)); log: \(server.log)")
+        await server.kill() // only if it did not exit
     }
 
     @Test func sigtermOnAnIdleServerExitsAtOnceWithStatusZero() async throws {
@@ -40,5 +41,6 @@ struct GracefulShutdownTests {
         server.terminate()
         let status = await server.exitStatus(timeout: 10)
         #expect(status == 0, "log: \(server.log)")
+        await server.kill()
     }
 }

@@ -15,8 +15,13 @@ struct PostgresRestartTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-restart-\(UUID().uuidString)").path
         do {
             let server = try await GatehouseProcess(dataDirectory: directory, database: cluster.url)
-            defer { server.kill() }
-            try await restartUnderLoad(server: server, cluster: cluster)
+            do {
+                try await restartUnderLoad(server: server, cluster: cluster)
+            } catch {
+                await server.kill()
+                throw error
+            }
+            await server.kill()
         } catch {
             await cluster.destroy()
             try? FileManager.default.removeItem(atPath: directory)

@@ -25,8 +25,8 @@ struct TwoNodeTests {
         }
 
         func stop() async {
-            proxy.stop()
-            for node in nodes { node.kill() }
+            await proxy.stop()
+            for node in nodes { await node.kill() }
             try? await PostgresTestDatabase.drop(database)
             try? FileManager.default.removeItem(atPath: directory)
         }
@@ -120,7 +120,7 @@ struct TwoNodeTests {
                     while samples.withLockedValue({ $0.count }) < 40, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
                     let kill = Date()
                     killedAt.withLockedValue { $0 = kill }
-                    cluster.nodes[1].kill()
+                    await cluster.nodes[1].kill()
                     while samples.withLockedValue({ s in s.filter { $0.start > kill }.count }) < 40, Date() < deadline {
                         try await Task.sleep(for: .milliseconds(20))
                     }

@@ -82,7 +82,7 @@ final class PostgresInvalidationListener: Sendable {
             cache.setEnabled(false)
             if !Task.isCancelled {
                 logger.warning("token invalidation listener lost its connection; token caching paused", metadata: [
-                    "error": "\(SQLErrorClassifier.postgres.classify(error))",
+                    "error": "\(SQLErrorClassifier.postgres.describe(error))",
                 ])
             }
         }

@@ -127,7 +127,7 @@ struct PostgresNotifyPublisher: TokenInvalidationPublisher {
                 // The revocation itself committed. If the database is unreachable, the other nodes' listeners
                 // are cut off too and clear their caches when they reconnect.
                 logger.warning("could not announce a token revocation to other nodes", metadata: [
-                    "error": "\(SQLErrorClassifier.postgres.classify(error))",
+                    "error": "\(SQLErrorClassifier.postgres.describe(error))",
                 ])
             }
         }

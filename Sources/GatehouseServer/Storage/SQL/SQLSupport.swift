@@ -17,6 +17,15 @@ public struct SQLErrorClassifier: Sendable {
         case unavailable(String)
     }
 
+    /// Classifies one error thrown by the driver and says what it is in words (for messages and logs).
+    public func describe(_ error: any Error) -> String {
+        switch classify(error) {
+        case .uniqueViolation(let detail): "unique constraint violated (\(detail))"
+        case .foreignKeyViolation: "foreign key violated"
+        case .unavailable(let message): message
+        }
+    }
+
     /// Classifies one error thrown by the driver.
     public var classify: @Sendable (any Error) -> Kind
 

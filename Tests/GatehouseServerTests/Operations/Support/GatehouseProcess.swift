@@ -55,7 +55,7 @@ final class GatehouseProcess: @unchecked Sendable {
             }
             try await Task.sleep(for: .milliseconds(50))
         }
-        kill()
+        await kill()
         throw Failure.notReady(log)
     }
 
@@ -83,11 +83,12 @@ final class GatehouseProcess: @unchecked Sendable {
 
     private let exited = NIOLockedValueBox<Int32?>(nil)
 
-    /// SIGKILL: the process gets no chance to flush or close anything. Returns once it is gone.
-    func kill() {
+    /// SIGKILL: the process gets no chance to flush or close anything. Returns once it is gone (polling, so
+    /// no cooperative thread is blocked meanwhile).
+    func kill() async {
         guard isRunning else { return }
         Foundation.kill(process.processIdentifier, SIGKILL)
-        let status = ChildExit.waitBlocking(process, timeout: 30)
+        let status = await ChildExit.wait(process, timeout: 30)
         exited.withLockedValue { $0 = status }
         output.fileHandleForReading.readabilityHandler = nil
     }

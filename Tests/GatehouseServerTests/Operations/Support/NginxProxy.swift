@@ -63,18 +63,18 @@ final class NginxProxy: @unchecked Sendable {
             try await Task.sleep(for: .milliseconds(50))
         }
         let log = (try? String(contentsOfFile: directory + "/logs/error.log", encoding: .utf8)) ?? ""
-        stop()
+        await stop()
         throw Shell.Failure(message: "nginx did not start: \(log)")
     }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// Stops nginx (SIGQUIT for the master, which takes its workers along) and removes its folder.
-    func stop() {
+    func stop() async {
         kill(process.processIdentifier, SIGQUIT)
-        if ChildExit.waitBlocking(process, timeout: 5) == nil {
+        if await ChildExit.wait(process, timeout: 5) == nil {
             kill(process.processIdentifier, SIGKILL)
-            _ = ChildExit.waitBlocking(process, timeout: 5)
+            _ = await ChildExit.wait(process, timeout: 5)
         }
         try? FileManager.default.removeItem(atPath: directory)
     }
