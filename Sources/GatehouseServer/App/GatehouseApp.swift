@@ -18,11 +18,16 @@ public enum GatehouseApp {
         router.get("/healthz") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok"))) }
         let dialog = DialogController(services: services, pages: pages)
         dialog.register(on: router)
+        let social = SocialDialogController(services: services, pages: pages, dialogs: dialog)
+        social.register(on: router)
         PictureController(services: services).register(on: router)
         DiscoveryController(services: services).register(on: router)
         AccountPages(services: services, pages: pages).register(on: router)
         var graph = GraphHTTPAdapter(services: services, dispatcher: GraphDispatcher(services: services))
         graph.versionedPages["dialog/oauth"] = { request, version in try await dialog.show(request, version: version) }
+        for kind in SocialDialogKind.allCases {
+            graph.versionedPages["dialog/\(kind.rawValue)"] = { request, version in try await social.show(kind, request, version: version) }
+        }
         graph.register(on: router)
         return router
     }

@@ -119,14 +119,21 @@ public struct Storage: Sendable {
     public var tokens: any TokenStore
     public var sessions: any BrowserSessionStore
     public var signingKeys: any SigningKeyStore
+    /// Timeline posts (`/me/feed`, the feed dialog).
+    public var posts: any PostStore
+    /// App requests (the requests dialog, `/me/apprequests`).
+    public var requests: any AppRequestStore
     /// Closes connections; the stores must not be used afterwards.
     public var shutdown: @Sendable () async throws -> Void
 
     public init(
         apps: any AppStore, users: any UserStore, friendships: any FriendshipStore, grants: any GrantStore,
         codes: any AuthCodeStore, tokens: any TokenStore, sessions: any BrowserSessionStore,
-        signingKeys: any SigningKeyStore, shutdown: @escaping @Sendable () async throws -> Void
+        signingKeys: any SigningKeyStore, posts: any PostStore, requests: any AppRequestStore,
+        shutdown: @escaping @Sendable () async throws -> Void
     ) {
+        self.posts = posts
+        self.requests = requests
         self.signingKeys = signingKeys
         self.apps = apps
         self.users = users
