@@ -9,6 +9,7 @@ public struct GatehouseCommand: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, AppsCommand.self, UsersCommand.self, KeysCommand.self,
             LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, TokenCommand.self, GraphCommand.self, PermissionsCommand.self,
+            DialogCommand.self,
         ]
     )
     public init() {}

@@ -94,7 +94,8 @@ extension Session {
             return operationsInFlight > 0 ? .loginInProgress : nil
         }, then: { actions in
             guard actions.contains(.showLoginUI) else { return }
-            let declined = accessToken?.declinedPermissions ?? []
+            // A refusal keeps the session's token, but what it declined is remembered here.
+            let declined = (accessToken?.declinedPermissions ?? []).union(refusedPermissions)
             // Asking again for something declined needs auth_type=rerequest, or the dialog skips it.
             let authType = permissions.contains { declined.contains(Permission($0)) } ? "rerequest" : nil
             runLogin(permissions: permissions, authType: authType, audience: audience) { [self] outcome in
@@ -102,6 +103,7 @@ extension Session {
                 switch outcome {
                 case .success(let token):
                     let gained = permissions.contains { token.permissions.contains(Permission($0)) }
+                    if !gained { lock.withLock { refusedPermissions.formUnion(token.declinedPermissions) } }
                     apply(gained ? .permissionsGranted : .permissionsRefused, token: token)
                     error = state.isClosed ? SessionError.sessionClosed : nil
                 case .cancelled:

@@ -137,8 +137,9 @@ struct FeedEndpoints: Sendable {
         var data: [JSONValue] = []
         for post in slice { data.append(.object(try await render(post, fields: fields, appID: caller.app.id))) }
         var page = JSONObject([("data", .array(data))])
+        guard !slice.isEmpty else { return .json(.object(page)) }
         var paging = JSONObject([])
-        if !slice.isEmpty {
+        do {
             paging["cursors"] = .object([
                 "before": .string(UserEndpoints.cursor(start)), "after": .string(UserEndpoints.cursor(start + slice.count - 1)),
             ])
@@ -155,21 +156,23 @@ struct FeedEndpoints: Sendable {
         return .json(.object(page))
     }
 
-    static func selectedFields(_ call: GraphCall) throws -> [String] {
-        guard let raw = call.param("fields") else { return defaultFields }
+    static func selectedFields(_ call: GraphCall) throws -> [FieldSelection] {
+        guard let raw = call.param("fields") else {
+            return defaultFields.map { FieldSelection(name: $0, modifiers: [], subfields: nil) }
+        }
         let parsed: [FieldSelection]
         do { parsed = try FieldSelectionParser.parse(raw) } catch { throw GraphFailure(.invalidParameter(UserEndpoints.describe(error))) }
         for f in parsed where !fields.contains(f.name) { throw GraphFailure(.nonexistingField(f.name, nodeType: "Post")) }
-        return parsed.map(\.name)
+        return parsed
     }
 
     /// One post as the calling app sees it; absent values are left out, as Facebook does.
-    func render(_ post: PostRecord, fields: [String], appID: String) async throws -> JSONObject {
+    func render(_ post: PostRecord, fields: [FieldSelection], appID: String) async throws -> JSONObject {
         let storage = services.storage
         let authorScoped = try await storage.users.scopedID(appID: appID, userID: post.authorID)
         var out = JSONObject([])
-        for field in fields {
-            switch field {
+        for selection in fields {
+            switch selection.name {
             case "id": out["id"] = .string("\(authorScoped)_\(post.id)")
             case "created_time": out["created_time"] = .string(GraphTime.format(post.createdAt))
             case "message": if let v = post.message { out["message"] = .string(v) }
@@ -180,11 +183,11 @@ struct FeedEndpoints: Sendable {
             case "picture": if let v = post.picture { out["picture"] = .string(v) }
             case "from":
                 let name = try await storage.users.find(id: post.authorID)?.fullName ?? ""
-                out["from"] = .object(["name": .string(name), "id": .string(authorScoped)])
-            case "privacy": out["privacy"] = .object(Self.privacy(post.audience))
+                out["from"] = .object(UserEndpoints.select(["name": .string(name), "id": .string(authorScoped)], selection.subfields))
+            case "privacy": out["privacy"] = .object(UserEndpoints.select(Self.privacy(post.audience), selection.subfields))
             case "application":
                 if let app = try await storage.apps.find(id: post.appID) {
-                    out["application"] = .object(["name": .string(app.name), "id": .string(app.id)])
+                    out["application"] = .object(UserEndpoints.select(["name": .string(app.name), "id": .string(app.id)], selection.subfields))
                 }
             default: break
             }
