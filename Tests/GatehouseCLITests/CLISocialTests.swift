@@ -63,6 +63,15 @@ import Testing
         #expect(inbox.stdout.contains(#""message":"Come play","data":"level=3""#), "\(inbox.stdout)")
         #expect(inbox.stdout.contains(#""from":{"name":"Alice Anders""#))
 
+        // The admin view of the app's activity.
+        let seed = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: data + "/dev-seed.json"))) as? [String: Any]
+        let appID = try #require((seed?["app"] as? [String: Any])?["id"] as? String)
+        let activity = try await CLIProcess.run(["apps", "activity", appID, "--data-dir", data])
+        #expect(activity.status == 0, "\(activity.stderr)")
+        #expect(activity.stdout.contains("everyone  \"Look!\" https://example.com/game"), "\(activity.stdout)")
+        #expect(activity.stdout.contains("only_me  \"hello from the CLI\""), "\(activity.stdout)")
+        #expect(activity.stdout.contains("Alice Anders → Bob Brown  \"Come play\"  data: level=3"), "\(activity.stdout)")
+
         let unknown = try await CLIProcess.run(["dialog", "share"] + common)
         #expect(unknown.status == 1)
         #expect(unknown.stderr == "gatehouse: unknown dialog share: use feed or apprequests\n")

@@ -48,7 +48,7 @@ struct DialogCommand: AsyncParsableCommand, ExecutableCommand {
         default:
             throw exitWith(ClientExit.failed, "unknown dialog \(name): use feed or apprequests")
         }
-        switch await dialog.show() {
+        switch await dialog.present() {
         case .cancelled:
             throw exitWith(ClientExit.cancelled, "dialog cancelled: nothing was posted or sent")
         case .failed(let error as WebDialogError):

@@ -65,7 +65,7 @@ public protocol WebDialogDelegate: AnyObject, Sendable {
 /// `{dialogURL}/{version}/dialog/{name}?app_id=…&redirect_uri=…&display=touch&sdk=ios&…` with the app's parameters.
 ///
 /// ```swift
-/// let result = await WebDialog.feed(["link": "https://example.com", "name": "BlockHeadz"]).show()
+/// let result = await WebDialog.feed(["link": "https://example.com", "name": "BlockHeadz"]).present()
 /// if case .completed(let r) = result { print(r.postID!) }
 /// ```
 public final class WebDialog: @unchecked Sendable {
@@ -73,7 +73,7 @@ public final class WebDialog: @unchecked Sendable {
     public let name: String
     /// The app's parameters (`link`, `picture`, `name`, `caption`, `description`; or `message`, `to`, `data`, `title`).
     public let parameters: [String: String]
-    /// Told how the dialog ended when it is shown with ``show()``.
+    /// Told how the dialog ended when it is shown with ``show()`` (not with ``present()``).
     public weak var delegate: (any WebDialogDelegate)?
     /// Shows the page and brings back its redirect.
     public let presenter: any LoginDialogPresenting
@@ -118,7 +118,7 @@ public final class WebDialog: @unchecked Sendable {
     /// Shows the dialog and tells the ``delegate`` how it ended.
     public func show() {
         Task {
-            let result = await show()
+            let result = await present()
             guard let delegate else { return }
             switch result {
             case .completed(let results): delegate.webDialog(self, didCompleteWithResults: results)
@@ -128,8 +128,8 @@ public final class WebDialog: @unchecked Sendable {
         }
     }
 
-    /// Shows the dialog and returns how it ended. Cancelling the task cancels the dialog.
-    public func show() async -> WebDialogResult {
+    /// Shows the dialog and returns how it ended (the async form of ``show()``). Cancelling the task cancels the dialog.
+    public func present() async -> WebDialogResult {
         let settings = environment.settings
         guard let appID = settings.appID, !appID.isEmpty else {
             return .failed(CoreError(.invalidArgument, message: "Settings.appID (FacebookAppID) is not set"))

@@ -123,9 +123,8 @@ struct FeedEndpoints: Sendable {
         }
         let fields = try Self.selectedFields(call)
         var visible: [PostRecord] = []
-        for post in try await services.storage.posts.posts(authorID: node.user.id, limit: 1000, offset: 0)
-        where try await canRead(post, caller: caller) {
-            visible.append(post)
+        for post in try await services.storage.posts.posts(authorID: node.user.id, limit: 1000, offset: 0) {
+            if try await canRead(post, caller: caller) { visible.append(post) }
         }
         let limit = min(max(Int(call.param("limit") ?? "") ?? 25, 1), 100)
         var start = 0

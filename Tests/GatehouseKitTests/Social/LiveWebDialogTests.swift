@@ -53,7 +53,7 @@ final class DialogDelegateLog: WebDialogDelegate, @unchecked Sendable {
         let rig = try await Rig()
         defer { rig.server.stop() }
         rig.presenter.social = .post(message: "My new high score", audience: "everyone")
-        guard case .completed(let results) = await rig.feed(Self.seedParameters).show() else { Issue.record("expected completed"); return }
+        guard case .completed(let results) = await rig.feed(Self.seedParameters).present() else { Issue.record("expected completed"); return }
         let postID = try #require(results.postID)
         let dialog = try #require(rig.presenter.dialogURLs.first)
         #expect(dialog.path == "/v21.0/dialog/feed")
@@ -89,7 +89,7 @@ final class DialogDelegateLog: WebDialogDelegate, @unchecked Sendable {
         failing.show()
         for _ in 0..<500 where log.events.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
         #expect(log.events == [.cancelled, .failed("dialog error 100: link URL is not properly formatted")])
-        guard case .failed(let error) = await rig.feed(["link": "not a link"]).show() else { Issue.record("expected failed"); return }
+        guard case .failed(let error) = await rig.feed(["link": "not a link"]).present() else { Issue.record("expected failed"); return }
         #expect(error as? WebDialogError == WebDialogError(code: 100, message: "link URL is not properly formatted"))
     }
 
@@ -106,7 +106,7 @@ final class DialogDelegateLog: WebDialogDelegate, @unchecked Sendable {
         let dialog = WebDialog.appRequests(
             message: "invites you to check out some great stuff.", data: "gift=42", title: "Check this out",
             presenter: rig.presenter, environment: rig.environment)
-        guard case .completed(let results) = await dialog.show() else { Issue.record("expected completed"); return }
+        guard case .completed(let results) = await dialog.present() else { Issue.record("expected completed"); return }
         let requestID = try #require(results.requestID)
         #expect(results.recipients == [bobToken.userID, carolToken.userID])
 
@@ -128,17 +128,17 @@ final class DialogDelegateLog: WebDialogDelegate, @unchecked Sendable {
         rig.presenter.user = rig.server.users[0]
         rig.presenter.social = .send(to: nil)
         let one = WebDialog.appRequests(message: "your turn", to: [bobToken.userID], presenter: rig.presenter, environment: rig.environment)
-        guard case .completed(let results) = await one.show() else { Issue.record("expected completed"); return }
+        guard case .completed(let results) = await one.present() else { Issue.record("expected completed"); return }
         #expect(results.recipients == [bobToken.userID])
         // No message: refused before anything is shown.
         let shown = rig.presenter.dialogURLs.count
-        guard case .failed(let error) = await WebDialog.appRequests(message: " ", presenter: rig.presenter, environment: rig.environment).show() else {
+        guard case .failed(let error) = await WebDialog.appRequests(message: " ", presenter: rig.presenter, environment: rig.environment).present() else {
             Issue.record("expected failed"); return
         }
         #expect(error as? CoreError == CoreError(.invalidArgument, message: "the requests dialog needs a message"))
         #expect(rig.presenter.dialogURLs.count == shown)
         rig.presenter.social = .cancel
-        guard case .cancelled = await WebDialog.appRequests(message: "again", presenter: rig.presenter, environment: rig.environment).show() else {
+        guard case .cancelled = await WebDialog.appRequests(message: "again", presenter: rig.presenter, environment: rig.environment).present() else {
             Issue.record("expected cancelled"); return
         }
     }

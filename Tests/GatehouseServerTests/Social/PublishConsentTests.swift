@@ -87,7 +87,7 @@ import Testing
             page = try await browser.get(try await browser.submitLogin(page: page, email: "alice@example.com", password: "alice-password").location!)
             // Step 1: read permissions only.
             #expect(Browser.offered(in: page.text) == ["public_profile", "email"])
-            #expect(!page.text.contains("publish_actions"))
+            #expect(!page.text.contains("perm-publish_actions"))
             let step2 = try await browser.submitConsent(page: page, permissions: ["public_profile", "email"])
             #expect(step2.status == .ok)
             #expect(step2.text.contains("action=\"/dialog/oauth/publish\""))
