@@ -31,10 +31,11 @@ final class DialogDelegateLog: WebDialogDelegate, @unchecked Sendable {
             WebDialog.feed(parameters, presenter: presenter, environment: environment)
         }
 
-        /// A token for `user` with `permissions`, through the login dialog.
+        /// A token for `user` with `permissions`, through the login dialog (on an environment of its own: one
+        /// environment holds one person's token).
         func token(for user: LiveServer.SeedUser, _ permissions: [String]) async throws -> AccessToken {
             presenter.user = user
-            let manager = LoginManager(presenter: presenter, environment: environment)
+            let manager = LoginManager(presenter: presenter, environment: LiveLogin.environment(server))
             return try #require(try await manager.logIn(permissions: permissions).token)
         }
 
