@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
     ],
     targets: [
         // Wire vocabulary shared by server and SDK. No I/O.
@@ -44,6 +46,7 @@ let package = Package(
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -65,7 +68,10 @@ let package = Package(
         // The RFC 8252 loopback presenter for desktop and command-line programs (needs an HTTP listener).
         .target(
             name: "GatehouseKitLoopback",
-            dependencies: ["GatehouseKit", "GatehouseProtocol", .product(name: "Hummingbird", package: "hummingbird")]
+            dependencies: [
+                "GatehouseKit", "GatehouseProtocol", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         // Command implementations of the `gatehouse` tool (a library so tests can drive them).
         .target(
@@ -98,7 +104,8 @@ let package = Package(
         .testTarget(
             name: "GatehouseKitTests",
             dependencies: ["GatehouseKit", "GatehouseKitLoopback", "GatehouseProtocol", "GatehouseServer",
-                           .product(name: "Hummingbird", package: "hummingbird")]
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "AsyncHTTPClient", package: "async-http-client")]
         ),
         .testTarget(name: "GatehouseKitLoopbackTests", dependencies: ["GatehouseKitLoopback", "GatehouseKit"]),
         .testTarget(

@@ -9,7 +9,7 @@ public struct GatehouseCommand: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, AppsCommand.self, UsersCommand.self, KeysCommand.self,
             LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, TokenCommand.self, GraphCommand.self, PermissionsCommand.self,
-            DialogCommand.self,
+            ClockCommand.self, InjectCommand.self, ExportCommand.self, ImportCommand.self, DialogCommand.self,
         ]
     )
     public init() {}

@@ -23,6 +23,9 @@ public enum GatehouseApp {
         PictureController(services: services).register(on: router)
         DiscoveryController(services: services).register(on: router)
         AccountPages(services: services, pages: pages).register(on: router)
+        SettingsPages(services: services, pages: pages).register(on: router)
+        AdminAPI(services: services, access: ConsoleAccess(services: services)).register(on: router)
+        ConsoleController(services: services, pages: pages, access: ConsoleAccess(services: services)).register(on: router)
         var graph = GraphHTTPAdapter(services: services, dispatcher: GraphDispatcher(services: services))
         graph.versionedPages["dialog/oauth"] = { request, version in try await dialog.show(request, version: version) }
         for kind in SocialDialogKind.allCases {

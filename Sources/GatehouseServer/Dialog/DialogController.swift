@@ -16,6 +16,7 @@ struct DialogController: Sendable {
         router.post("/dialog/oauth/login") { request, context in try await login(request, context) }
         router.post("/dialog/oauth/consent") { request, context in try await consent(request, context) }
         router.post("/dialog/oauth/publish") { request, context in try await publish(request, context) }
+        DevIdentityPicker(services: services, pages: pages).register(on: router)
     }
 
     // MARK: GET
@@ -43,7 +44,7 @@ struct DialogController: Sendable {
         switch LoginAttempt.next(facts) {
         case .showLogin(let prefill):
             let error = params["gh_login_error"] != nil ? "The email or password you entered is incorrect." : nil
-            return loginPage(dialog, app, request: request, email: prefill, error: error)
+            return try await loginPage(dialog, app, request: request, email: prefill, error: error)
         case .showConsent(let plan):
             return try await consentPage(dialog, app, user: facts.user!, plan: plan, request: request)
         case .showPublishConsent(let plan):
@@ -181,19 +182,26 @@ struct DialogController: Sendable {
         try await readFormPairs(request, context).map { Dictionary($0, uniquingKeysWith: { a, _ in a }) }
     }
 
-    private func loginPage(_ dialog: DialogRequest, _ app: AppRecord, request: Request, email: String?, error: String?) -> Response {
-        loginPage(rawQuery: dialog.rawQuery, kind: nil, app: app, request: request, email: email, error: error, reauthenticate: dialog.authType == .reauthenticate)
+    private func loginPage(_ dialog: DialogRequest, _ app: AppRecord, request: Request, email: String?, error: String?) async throws -> Response {
+        try await loginPage(
+            rawQuery: dialog.rawQuery, kind: nil, app: app, request: request, email: email, error: error,
+            reauthenticate: dialog.authType == .reauthenticate)
     }
 
     /// The login form for any dialog; `kind` names a social dialog to come back to (nil: the login dialog).
     func loginPage(
         rawQuery: String, kind: SocialDialogKind?, app: AppRecord, request: Request, email: String?, error: String?, reauthenticate: Bool = false
-    ) -> Response {
+    ) async throws -> Response {
         let (csrf, cookie) = sessions.csrfToken(request)
-        let html = pages.render("login", [
-            "appName": app.name, "csrf": csrf, "dialog": Self.carriedQuery(rawQuery), "email": email ?? "",
-            "error": error ?? "", "reauthenticate": reauthenticate, "kind": kind?.rawValue ?? "",
-        ])
+        var values: [String: Any] = [
+            "appName": app.name, "appID": app.id, "csrf": csrf, "dialog": Self.carriedQuery(rawQuery), "email": email ?? "",
+            "error": error ?? "", "reauthenticate": reauthenticate, "formAction": "/dialog/oauth/login", "kind": kind?.rawValue ?? "",
+        ]
+        // A re-authentication must prove the password: no picking then.
+        if !reauthenticate {
+            values.merge(try await DevIdentityPicker(services: services, pages: pages).values(app: app)) { a, _ in a }
+        }
+        let html = pages.render("login", values)
         return PageRenderer.htmlResponse(status: error == nil ? .ok : .unauthorized, html: html, secureCookies: services.configuration.usesSecureCookies, cookies: cookie.map { [$0] } ?? [])
     }
 
@@ -205,7 +213,7 @@ struct DialogController: Sendable {
         }
         let scoped = try await services.storage.users.scopedID(appID: app.id, userID: user.id)
         let html = pages.render("consent", [
-            "appName": app.name, "csrf": csrf, "dialog": Self.carriedQuery(dialog.rawQuery),
+            "appName": app.name, "appID": app.id, "csrf": csrf, "dialog": Self.carriedQuery(dialog.rawQuery),
             "userName": user.fullName, "userFirstName": user.firstName,
             "userPicture": "/pictures/\(app.id)/\(scoped)?size=112",
             "ask": plan.ask.map(row), "unavailable": plan.unavailable.map(row),

@@ -36,7 +36,7 @@ struct SocialDialogController: Sendable {
         guard let app = try await services.storage.apps.find(id: dialog.appID) else { return dialogs.problemPage(.unknownApp(dialog.appID), request: request) }
         guard let (_, user) = try await dialogs.sessions.current(request) else {
             let failed = query.split(separator: "&").contains { $0.hasPrefix("gh_login_error=") }
-            return dialogs.loginPage(
+            return try await dialogs.loginPage(
                 rawQuery: query, kind: kind, app: app, request: request, email: nil,
                 error: failed ? "The email or password you entered is incorrect." : nil)
         }

@@ -36,6 +36,7 @@ struct GraphDispatcher: Sendable {
             break
         }
         let caller = try await authenticate(call, forMe: p.first == "me")
+        if let injected = try await ErrorInjector(services: services).check(caller) { throw GraphFailure(injected) }
         let users = UserEndpoints(services: services)
         if p.count == 4, p[1] == "accounts", p[2] == "test-users" {
             throw GraphFailure(.unknownPath("/" + p.dropFirst().joined(separator: "/")))

@@ -15,12 +15,16 @@ public struct GatehouseServices: Sendable {
     public var logger: Logger
     /// id_token signing keys, shared by every copy of these services.
     public let keyRing: KeyRing
+    /// The clock again, when it may be moved from outside (development mode's clock control); nil otherwise.
+    public var clockControl: AdjustableClock?
 
     public init(
         configuration: GatehouseConfiguration, storage: Storage, clock: any GatehouseClock = SystemClock(),
         random: any RandomSource = SystemRandomSource(), passwords: any PasswordHasher = BcryptPasswordHasher(),
-        callbacks: (any AppCallbackNotifier)? = nil, logger: Logger = Logger(label: "gatehouse")
+        callbacks: (any AppCallbackNotifier)? = nil, logger: Logger = Logger(label: "gatehouse"),
+        clockControl: AdjustableClock? = nil
     ) {
+        self.clockControl = clockControl
         self.configuration = configuration
         self.storage = storage
         self.clock = clock

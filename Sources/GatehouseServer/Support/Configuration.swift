@@ -45,6 +45,12 @@ public struct GatehouseConfiguration: Sendable {
     public var databasePath: String { (dataDirectory as NSString).appendingPathComponent("gatehouse.sqlite") }
     public var devSeedPath: String { (dataDirectory as NSString).appendingPathComponent("dev-seed.json") }
 
-    /// Cookies get `Secure` when the public URL is https.
-    public var usesSecureCookies: Bool { baseURL.hasPrefix("https://") }
+    /// Cookies get `Secure` everywhere but on loopback: over https, and on any other host too (plain
+    /// http off loopback then cannot keep a session, which is the point: serve it over TLS or a proxy).
+    public var usesSecureCookies: Bool {
+        if baseURL.hasPrefix("https://") { return true }
+        guard let host = URLComponents(string: baseURL)?.host?.lowercased() else { return true }
+        let loopback = host == "localhost" || host.hasSuffix(".localhost") || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
+        return !loopback
+    }
 }

@@ -27,19 +27,19 @@ struct TestServer {
     let bob: UserRecord
     let directory: URL
 
-    static func make(requireAppSecret: Bool = false, approved: [String] = ["user_friends"]) async throws -> TestServer {
+    static func make(requireAppSecret: Bool = false, approved: [String] = ["user_friends"], mode: ServerMode = .development) async throws -> TestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         let configuration = GatehouseConfiguration(
-            host: "127.0.0.1", port: 0, dataDirectory: directory.path, publicURL: "http://gatehouse.test")
+            host: "127.0.0.1", port: 0, dataDirectory: directory.path, publicURL: "http://gatehouse.test", mode: mode)
         let storage = try await SQLStorage.openSQLite(path: configuration.databasePath, logger: logger)
         let clock = AdjustableClock(fixed: Date(timeIntervalSince1970: 1_800_000_000))
         let notifier = RecordingNotifier()
         let services = GatehouseServices(
             configuration: configuration, storage: storage, clock: clock, passwords: BcryptPasswordHasher(cost: 4),
-            callbacks: notifier, logger: logger)
+            callbacks: notifier, logger: logger, clockControl: clock)
         let app = try await services.accounts.createApp(
             name: "Test App", redirectURIs: [redirectURI, "http://127.0.0.1/cb"], requireAppSecret: requireAppSecret,
             approvedPermissions: approved)

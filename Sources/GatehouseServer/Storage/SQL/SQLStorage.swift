@@ -55,6 +55,7 @@ public enum SQLStorage {
             tokens: SQLTokenStore(database: database, errors: errors),
             sessions: SQLBrowserSessionStore(database: database, errors: errors),
             signingKeys: SQLSigningKeyStore(database: database, errors: errors),
+            emulator: SQLEmulatorStore(database: database, errors: errors),
             posts: SQLPostStore(database: database, errors: errors),
             requests: SQLAppRequestStore(database: database, errors: errors),
             shutdown: shutdown
