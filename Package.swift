@@ -105,7 +105,8 @@ let package = Package(
             name: "GatehouseKitTests",
             dependencies: ["GatehouseKit", "GatehouseKitLoopback", "GatehouseProtocol", "GatehouseServer",
                            .product(name: "Hummingbird", package: "hummingbird"),
-                           .product(name: "AsyncHTTPClient", package: "async-http-client")]
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(name: "GatehouseKitLoopbackTests", dependencies: ["GatehouseKitLoopback", "GatehouseKit"]),
         .testTarget(

@@ -9,7 +9,8 @@ public struct GatehouseCommand: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, AppsCommand.self, UsersCommand.self, KeysCommand.self,
             LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, TokenCommand.self, GraphCommand.self, PermissionsCommand.self,
-            ClockCommand.self, InjectCommand.self, ExportCommand.self, ImportCommand.self, DialogCommand.self,
+            ClockCommand.self, InjectCommand.self, ExportCommand.self, ImportCommand.self,
+            SignedRequestCommand.self, TokenCacheCommand.self, DialogCommand.self,
         ]
     )
     public init() {}

@@ -26,9 +26,14 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
             portValue = p
         } else { portValue = 8080 }
         guard (0...65535).contains(portValue) else { throw fail("--port must be between 0 and 65535") }
-        let configuration = GatehouseConfiguration(
+        var settings = GatehouseConfiguration(
             host: host ?? Environment.value("GATEHOUSE_HOST") ?? "127.0.0.1", port: portValue,
             dataDirectory: data.resolved, publicURL: publicURL ?? Environment.value("GATEHOUSE_PUBLIC_URL"), mode: serverMode)
+        if let interval = Environment.value("GATEHOUSE_DEVICE_POLL_INTERVAL") {
+            guard let seconds = Int(interval), (1...60).contains(seconds) else { throw fail("GATEHOUSE_DEVICE_POLL_INTERVAL must be 1-60 seconds") }
+            settings.devicePollInterval = seconds
+        }
+        let configuration = settings
         var logger = Logger(label: "gatehouse")
         logger.logLevel = Logger.Level(rawValue: logLevel ?? Environment.value("GATEHOUSE_LOG_LEVEL") ?? "info") ?? .info
         do {

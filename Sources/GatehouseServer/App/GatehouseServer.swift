@@ -36,12 +36,18 @@ public enum GatehouseServerRunner {
         let app = try await GatehouseApp.application(services: services) { channel in
             announce(channel.localAddress?.port ?? port, chosenSeed)
         }
+        // Delivers due app callbacks (deauthorize, data deletion), including retries left by an earlier run.
+        let outboxWorker = Task { await services.outbox.run(every: .seconds(5)) }
         do {
             try await app.runService()
         } catch {
+            outboxWorker.cancel()
+            _ = await outboxWorker.value
             try? await services.storage.shutdown()
             throw error
         }
+        outboxWorker.cancel()
+        _ = await outboxWorker.value
         try? await services.storage.shutdown()
     }
 }

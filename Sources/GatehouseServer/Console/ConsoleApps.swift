@@ -25,7 +25,13 @@ struct ConsoleApps: Sendable {
         router.get("/console/apps/:id") { request, context in
             let id = context.parameters.get("id") ?? ""
             guard let app = try await services.storage.apps.find(id: id) else { return try await console.refused(request, "There is no app \(id).", status: .notFound) }
-            return try await console.page(request, "console-app", title: app.name, nav: "apps") { try await values(app) }
+            // The secret is rendered only when asked for, never as a hidden part of every page.
+            let showSecret = request.uri.queryParameters.get("show") == "secret"
+            return try await console.page(request, "console-app", title: app.name, nav: "apps") {
+                var values = try await values(app)
+                values["showSecret"] = showSecret
+                return values
+            }
         }
         router.post("/console/apps/:id") { request, context in
             try await console.action(request) { form in

@@ -111,13 +111,7 @@ struct ConsoleController: Sendable {
         try await services.storage.users.list().map { ["id": $0.id, "name": $0.fullName, "email": $0.email, "selected": $0.id == selected] }
     }
 
-    static func timestamp(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm 'UTC'"
-        return formatter.string(from: date)
-    }
+    static func timestamp(_ date: Date) -> String { PageDates.utc(date, "yyyy-MM-dd HH:mm 'UTC'") }
 
     static func offsetText(_ offset: TimeInterval) -> String {
         let total = Int(offset), days = total / 86400, hours = (total % 86400) / 3600, minutes = (total % 3600) / 60

@@ -32,11 +32,20 @@ struct GraphDispatcher: Sendable {
             return try await TokenEndpoint(services: services).info(call)
         case "debug_token" where p.count == 1:
             return try await DebugTokenEndpoint(services: services).handle(call)
+        case _ where p.count == 2 && p[1] == "token_cache":
+            // Answers in the token cache's own JSON shape, credentials errors included.
+            return await TokenCacheEndpoint(services: services).handle(call, appID: p[0])
         default:
             break
         }
         let caller = try await authenticate(call, forMe: p.first == "me")
         if let injected = try await ErrorInjector(services: services).check(caller) { throw GraphFailure(injected) }
+        switch (p.first, p.count) {
+        case ("fql", 1): return try await FQLEndpoint(services: services).handle(call, caller: caller)
+        case ("device", 2) where p[1] == "login": return try await DeviceEndpoints(services: services).login(call, caller: caller)
+        case ("device", 2) where p[1] == "login_status": return try await DeviceEndpoints(services: services).status(call, caller: caller)
+        default: break
+        }
         let users = UserEndpoints(services: services)
         if p.count == 4, p[1] == "accounts", p[2] == "test-users" {
             throw GraphFailure(.unknownPath("/" + p.dropFirst().joined(separator: "/")))

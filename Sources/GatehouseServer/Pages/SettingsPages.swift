@@ -21,6 +21,7 @@ struct SettingsPages: Sendable {
         router.get("/settings/apps") { request, _ in try await apps(request) }
         router.post("/settings/apps/remove") { request, _ in try await remove(request) }
         router.post("/settings/apps/revoke") { request, _ in try await revoke(request) }
+        router.post("/settings/apps/delete-data") { request, _ in try await deleteData(request) }
     }
 
     /// Only local paths: `/settings/apps`, never `//evil.example` or an absolute URL.
@@ -65,6 +66,7 @@ struct SettingsPages: Sendable {
             }
             let dataExpires = grant.lastLoginAt.addingTimeInterval(Lifetimes.dataAccess)
             rows.append([
+                "deletable": !(app.dataDeletionCallbackURL ?? "").isEmpty,
                 "id": app.id, "name": app.name, "added": Self.day(grant.createdAt), "lastLogin": Self.day(grant.lastLoginAt),
                 "dataAccess": dataExpires > now ? "until \(Self.day(dataExpires))" : "expired \(Self.day(dataExpires))",
                 "permissions": grant.granted.map { row($0, "Allowed", removable: $0 != Permission.publicProfile) }
@@ -72,7 +74,11 @@ struct SettingsPages: Sendable {
             ])
         }
         let notice = request.uri.queryParameters.get("notice").flatMap(Self.notices.get)
-        let html = pages.render("settings-apps", ["csrf": csrf, "userName": user.fullName, "apps": rows, "notice": notice ?? ""])
+        let deletions = try await DataDeletionRequests(services: services).rows(userID: user.id)
+        let html = pages.render("settings-apps", [
+            "csrf": csrf, "userName": user.fullName, "apps": rows, "notice": notice ?? "",
+            "hasDeletions": !deletions.isEmpty, "deletions": deletions,
+        ])
         return PageRenderer.htmlResponse(status: .ok, html: html, secureCookies: secure, cookies: cookie.map { [$0] } ?? [])
     }
 
@@ -87,6 +93,17 @@ struct SettingsPages: Sendable {
         return PageRenderer.seeOther("/settings/apps?notice=removed")
     }
 
+    /// Removes the app and asks it to delete the person's data (its data-deletion callback, through the outbox).
+    func deleteData(_ request: Request) async throws -> Response {
+        guard let form = try await readForm(request), sessions.csrfValid(request, formToken: form["csrf_token"]) else { return expired() }
+        guard let (_, user) = try await sessions.current(request) else { return PageRenderer.seeOther("/login?next=%2Fsettings%2Fapps") }
+        guard let appID = form["app_id"], appID.count <= 20, let app = try await services.storage.apps.find(id: appID),
+              try await services.storage.grants.find(appID: appID, userID: user.id) != nil
+        else { return PageRenderer.seeOther("/settings/apps") }
+        try await DataDeletionRequests(services: services).request(app: app, user: user)
+        return PageRenderer.seeOther("/settings/apps?notice=deletion")
+    }
+
     func revoke(_ request: Request) async throws -> Response {
         guard let form = try await readForm(request), sessions.csrfValid(request, formToken: form["csrf_token"]) else { return expired() }
         guard let (_, user) = try await sessions.current(request) else { return PageRenderer.seeOther("/login?next=%2Fsettings%2Fapps") }
@@ -98,15 +115,12 @@ struct SettingsPages: Sendable {
         return PageRenderer.seeOther("/settings/apps?notice=revoked")
     }
 
-    static let notices = ["removed": "The app was removed. It can no longer see your information.", "revoked": "The permission was removed."]
+    static let notices = [
+        "removed": "The app was removed. It can no longer see your information.", "revoked": "The permission was removed.",
+        "deletion": "The app was removed and asked to delete your data. Its answer is shown under Data deletion requests.",
+    ]
 
-    static func day(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "d MMM yyyy"
-        return formatter.string(from: date)
-    }
+    static func day(_ date: Date) -> String { PageDates.utc(date, "d MMM yyyy") }
 
     private func readForm(_ request: Request) async throws -> [String: String]? {
         var request = request

@@ -123,6 +123,14 @@ public struct Storage: Sendable {
     public var tokens: any TokenStore
     public var sessions: any BrowserSessionStore
     public var signingKeys: any SigningKeyStore
+    /// Device-login codes (issue 7).
+    public var deviceCodes: any DeviceCodeStore
+    /// Remote token cache slots (issue 7).
+    public var tokenCache: any TokenCacheStore
+    /// Server key material such as the token cache's master key (issue 7).
+    public var serverKeys: any ServerKeyStore
+    /// The outbox of deauthorize and data-deletion callbacks (issue 7).
+    public var appCallbacks: any AppCallbackStore
     public var emulator: any EmulatorStore
     /// Timeline posts (`/me/feed`, the feed dialog).
     public var posts: any PostStore
@@ -134,9 +142,15 @@ public struct Storage: Sendable {
     public init(
         apps: any AppStore, users: any UserStore, friendships: any FriendshipStore, grants: any GrantStore,
         codes: any AuthCodeStore, tokens: any TokenStore, sessions: any BrowserSessionStore,
-        signingKeys: any SigningKeyStore, emulator: any EmulatorStore, posts: any PostStore, requests: any AppRequestStore,
+        signingKeys: any SigningKeyStore, emulator: any EmulatorStore, deviceCodes: any DeviceCodeStore,
+        tokenCache: any TokenCacheStore, serverKeys: any ServerKeyStore, appCallbacks: any AppCallbackStore,
+        posts: any PostStore, requests: any AppRequestStore,
         shutdown: @escaping @Sendable () async throws -> Void
     ) {
+        self.deviceCodes = deviceCodes
+        self.tokenCache = tokenCache
+        self.serverKeys = serverKeys
+        self.appCallbacks = appCallbacks
         self.posts = posts
         self.requests = requests
         self.signingKeys = signingKeys

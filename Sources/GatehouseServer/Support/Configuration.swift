@@ -20,6 +20,8 @@ public struct GatehouseConfiguration: Sendable {
     public var maxBodyBytes: Int
     /// The Graph API version reported when a request names none.
     public var defaultGraphVersion: String
+    /// Seconds a device must wait between device-login polls (`interval`; Facebook uses 5).
+    public var devicePollInterval: Int = 5
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = ".gatehouse",

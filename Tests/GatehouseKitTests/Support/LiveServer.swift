@@ -31,12 +31,14 @@ final class LiveServer: @unchecked Sendable {
     }
 
     /// Starts the server and waits until it has written its seed. Throws if it does not start.
-    init() async throws {
+    /// - Parameter environment: extra environment variables for the server (e.g. a short device poll interval).
+    init(environment: [String: String] = [:]) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-kit-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         process.executableURL = Self.binary
         process.arguments = ["serve", "--port", "0", "--data-dir", directory, "--log-level", "error"]
         process.standardOutput = output
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardError = FileHandle.nullDevice
         try process.run()
         let seedPath = directory + "/dev-seed.json"

@@ -61,6 +61,9 @@ import Testing
             #expect(bad.status == .badRequest)
             #expect(bad.text.contains("Redirect URI &quot;not a url#frag&quot; must be an absolute URL without a fragment."))
 
+            // The secret appears only when the developer asks for it.
+            #expect(!(try await browser.get("/console/apps/\(app.id)").text.contains(app.secret)))
+            #expect(try await browser.get("/console/apps/\(app.id)?show=secret").text.contains(#"<code id="app-secret">\#(app.secret)</code>"#))
             let reset = try await browser.post("/console/apps/\(app.id)/reset-secret", form: [("csrf_token", csrf)])
             #expect(reset.location == "/console/apps/\(app.id)?notice=secret")
             #expect(try await server.services.storage.apps.find(id: app.id)?.secret != app.secret)
