@@ -17,6 +17,7 @@ struct LoginCommand: AsyncParsableCommand, ExecutableCommand {
     @Flag(help: "Limited Login: an id_token and no access token.") var limited = false
     @Option(help: "The nonce for a Limited Login (default: random).") var nonce: String?
     @Option(help: "Seconds to wait for the browser (default 300).") var timeout: Int = 300
+    @Option(help: "Who sees posts made with publish permissions: friends (default), only_me or everyone.") var audience: String = "friends"
     @Flag(help: "Device login: print a code and a URL to open in any browser (on another device), then wait.") var device = false
     @OptionGroup var client: ClientOptions
 
@@ -39,7 +40,14 @@ struct LoginCommand: AsyncParsableCommand, ExecutableCommand {
         }
         let browser: any BrowserOpening = noBrowser ? PrintOnlyBrowser() : SystemBrowserOpener()
         let presenter = LoopbackLoginPresenter(browser: browser, timeout: .seconds(timeout))
-        let manager = LoginManager(presenter: presenter, environment: environment)
+        let defaultAudience: DefaultAudience
+        switch audience {
+        case "friends": defaultAudience = .friends
+        case "only_me": defaultAudience = .onlyMe
+        case "everyone": defaultAudience = .everyone
+        default: throw exitWith(ClientExit.failed, "--audience must be friends, only_me or everyone, not \(audience)")
+        }
+        let manager = LoginManager(defaultAudience: defaultAudience, presenter: presenter, environment: environment)
         let result = await manager.logIn(configuration: configuration)
         switch result {
         case .cancelled:

@@ -18,6 +18,8 @@ public enum GatehouseApp {
         HealthEndpoints(storage: services.storage, logger: services.logger).register(on: router)
         let dialog = DialogController(services: services, pages: pages)
         dialog.register(on: router)
+        let social = SocialDialogController(services: services, pages: pages, dialogs: dialog)
+        social.register(on: router)
         PictureController(services: services).register(on: router)
         DiscoveryController(services: services).register(on: router)
         AccountPages(services: services, pages: pages).register(on: router)
@@ -27,6 +29,9 @@ public enum GatehouseApp {
         DevicePages(services: services, pages: pages).register(on: router)
         var graph = GraphHTTPAdapter(services: services, dispatcher: GraphDispatcher(services: services))
         graph.versionedPages["dialog/oauth"] = { request, version in try await dialog.show(request, version: version) }
+        for kind in SocialDialogKind.allCases {
+            graph.versionedPages["dialog/\(kind.rawValue)"] = { request, version in try await social.show(kind, request, version: version) }
+        }
         graph.register(on: router)
         // `/device` is a page, so its Graph siblings get explicit routes rather than relying on the catch-all.
         let adapter = graph

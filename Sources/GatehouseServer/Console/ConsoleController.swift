@@ -19,6 +19,7 @@ struct ConsoleController: Sendable {
         ConsoleUsers(console: self).register(on: router)
         ConsoleTools(console: self).register(on: router)
         ConsoleExplorer(console: self).register(on: router)
+        ConsoleSocial(console: self).register(on: router)
         router.get("/console") { request, _ in
             try await page(request, "console-home", title: "Console", nav: "home") {
                 let storage = services.storage
@@ -35,7 +36,8 @@ struct ConsoleController: Sendable {
 
     static let navigation: [(key: String, label: String, href: String)] = [
         ("home", "Console", "/console"), ("apps", "Apps", "/console/apps"), ("users", "People", "/console/users"),
-        ("tokens", "Tokens", "/console/tokens"), ("errors", "Error injection", "/console/errors"),
+        ("tokens", "Tokens", "/console/tokens"), ("social", "Posts & requests", "/console/social"),
+        ("errors", "Error injection", "/console/errors"),
         ("clock", "Clock", "/console/clock"), ("explorer", "Graph API Explorer", "/console/explorer"),
         ("data", "Export / import", "/console/data"),
     ]

@@ -85,7 +85,7 @@ struct DevicePages: Sendable {
                 let decision = LoginAttempt.decide(facts, plan: plan, selected: pairs.filter { $0.0 == "permission" }.map(\.1))
                 try await storage.grants.save(GrantRecord(
                     appID: app.id, userID: user.id, granted: decision.granted, declined: decision.declined,
-                    createdAt: facts.grant?.createdAt ?? now, updatedAt: now, lastLoginAt: now))
+                    createdAt: facts.grant?.createdAt ?? now, updatedAt: now, lastLoginAt: now, defaultAudience: decision.defaultAudience))
             }
             // A poll may have touched the record meanwhile; then decide again on the fresh copy.
             guard try await storage.deviceCodes.update(decided, expecting: .pending, expectedPolledAt: record.lastPolledAt) else { continue }
@@ -130,7 +130,9 @@ struct DevicePages: Sendable {
             "appName": app.name, "appID": app.id, "csrf": csrf, "formAction": "/device/consent",
             "dialog": FormEncoding.encode([("user_code", record.userCode)]),
             "userName": user.fullName, "userFirstName": user.firstName, "userPicture": "/pictures/\(app.id)/\(scoped)?size=112",
-            "ask": plan.ask.map(row), "unavailable": plan.unavailable.map(row),
+            // One consent step on the device page: publish permissions (asked on a step of their own in the login
+            // dialog) are listed with the read ones, and get the default audience, friends.
+            "ask": (plan.ask + plan.publish).map(row), "unavailable": plan.unavailable.map(row),
             "hasAlreadyGranted": !plan.alreadyGranted.isEmpty,
             "alreadyGranted": plan.alreadyGranted.map { Permission.info($0)?.title ?? $0 }.joined(separator: ", "),
         ])

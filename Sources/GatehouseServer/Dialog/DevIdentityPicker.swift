@@ -38,15 +38,14 @@ struct DevIdentityPicker: Sendable {
     func pick(_ request: Request) async throws -> Response {
         guard enabled else { return notFound() }
         guard let form = try await readForm(request), sessions.csrfValid(request, formToken: form["csrf_token"]) else { return expired() }
-        let rawDialog = DialogController.carriedQuery(form["dialog"] ?? "")
-        guard case .success(let (_, app)) = try await DialogRequest.parse(query: rawDialog, findApp: services.storage.apps.find(id:)),
+        guard let target = try await target(form),
               let userID = form["user_id"], userID.count <= 32, let user = try await services.storage.users.find(id: userID),
-              user.testUserOfAppID == nil || user.testUserOfAppID == app.id
+              user.testUserOfAppID == nil || user.testUserOfAppID == target.app.id
         else {
             return page(.badRequest, "This person cannot be picked", "Go back to the app and start again.")
         }
         services.logger.info("dev login by pick", metadata: ["user": "\(user.id)"])
-        return try await logIn(user, request: request, rawDialog: rawDialog)
+        return try await logIn(user, request: request, path: target.path, rawDialog: target.raw)
     }
 
     func createTestUser(_ request: Request) async throws -> Response {
@@ -54,10 +53,10 @@ struct DevIdentityPicker: Sendable {
         guard let pairs = try await readPairs(request) else { return expired() }
         let form = Dictionary(pairs, uniquingKeysWith: { a, _ in a })
         guard sessions.csrfValid(request, formToken: form["csrf_token"]) else { return expired() }
-        let rawDialog = DialogController.carriedQuery(form["dialog"] ?? "")
-        guard case .success(let (_, app)) = try await DialogRequest.parse(query: rawDialog, findApp: services.storage.apps.find(id:)) else {
+        guard let target = try await target(form) else {
             return page(.badRequest, "This login link is no longer valid", "Go back to the app and start again.")
         }
+        let app = target.app
         let permissions = pairs.filter { $0.0 == "permission" }.map(\.1).filter(Permission.isKnown)
         let name = (form["name"] ?? "").trimmingCharacters(in: .whitespaces)
         let words = name.split(separator: " ").map(String.init)
@@ -74,14 +73,27 @@ struct DevIdentityPicker: Sendable {
                 declined: [], createdAt: now, updatedAt: now, lastLoginAt: now))
         }
         services.logger.info("dev test user created", metadata: ["app": "\(app.id)", "user": "\(user.id)"])
-        return try await logIn(user, request: request, rawDialog: rawDialog)
+        return try await logIn(user, request: request, path: target.path, rawDialog: target.raw)
     }
 
-    private func logIn(_ user: UserRecord, request: Request, rawDialog: String) async throws -> Response {
+    /// The dialog to return to and its app: the login dialog, or the feed or requests dialog named by `kind`.
+    private func target(_ form: [String: String]) async throws -> (path: String, raw: String, app: AppRecord)? {
+        let raw = DialogController.carriedQuery(form["dialog"] ?? "")
+        if let kind = SocialDialogKind(rawValue: form["kind"] ?? "") {
+            guard case .ok(let dialog) = try await SocialDialogRequest.parse(kind: kind, query: raw, findApp: services.storage.apps.find(id:)),
+                  let app = try await services.storage.apps.find(id: dialog.appID)
+            else { return nil }
+            return ("/dialog/\(kind.rawValue)", raw, app)
+        }
+        guard case .success(let (_, app)) = try await DialogRequest.parse(query: raw, findApp: services.storage.apps.find(id:)) else { return nil }
+        return ("/dialog/oauth", raw, app)
+    }
+
+    private func logIn(_ user: UserRecord, request: Request, path: String, rawDialog: String) async throws -> Response {
         if let old = try await sessions.current(request) { try await services.storage.sessions.delete(id: old.0.id) }
         let (session, cookie) = try await sessions.start(userID: user.id)
         let mark = Int(session.authenticatedAt.timeIntervalSince1970)
-        return PageRenderer.seeOther("/dialog/oauth?" + rawDialog + "&gh_reauth=\(mark)", cookies: [cookie])
+        return PageRenderer.seeOther(path + "?" + rawDialog + "&gh_reauth=\(mark)", cookies: [cookie])
     }
 
     private func readPairs(_ request: Request) async throws -> [(String, String)]? {

@@ -21,6 +21,9 @@ public struct EmulatorState: Codable, Sendable {
     public var tokens: [TokenRecord]
     public var signingKeys: [SigningKeyRecord]
     public var injectedErrors: [InjectedErrorRecord]
+    /// Timeline posts and app requests, oldest first (absent in exports from before migration 5).
+    public var posts: [PostRecord]?
+    public var appRequests: [AppRequestRecord]?
 
     public struct Role: Codable, Sendable, Equatable { public var appID, userID: String; public var role: AppRole }
     public struct ScopedID: Codable, Sendable, Equatable { public var appID, userID, scopedID: String }
@@ -68,12 +71,18 @@ public struct StateTransfer: Sendable {
             grants += try await storage.grants.grants(userID: user.id)
             friendships += try await storage.friendships.friends(of: user.id).filter { user.id < $0 }.map { [user.id, $0] }
         }
+        var posts: [PostRecord] = [], requests: [AppRequestRecord] = []
+        for app in apps {
+            posts += try await storage.posts.posts(appID: app.id, limit: 1_000_000).reversed()
+            requests += try await storage.requests.requests(appID: app.id, limit: 1_000_000).reversed()
+        }
         let offset = try await storage.emulator.setting(ClockControl.offsetSetting).flatMap { Int64($0) }
         return EmulatorState(
             exportedAt: services.clock.now(), clockOffsetSeconds: offset, apps: apps, roles: roles, users: users,
             scopedIDs: scoped, friendships: friendships, grants: grants,
             tokens: try await storage.tokens.live(appID: nil, userID: nil, now: services.clock.now()).reversed(),
-            signingKeys: try await storage.signingKeys.all(), injectedErrors: try await storage.emulator.injections())
+            signingKeys: try await storage.signingKeys.all(), injectedErrors: try await storage.emulator.injections(),
+            posts: posts, appRequests: requests)
     }
 
     /// Decodes an export, refusing anything that is not one.
@@ -105,6 +114,8 @@ public struct StateTransfer: Sendable {
         }
         for key in state.signingKeys { try await storage.signingKeys.insert(key) }
         for injection in state.injectedErrors { try await storage.emulator.insertInjection(injection) }
+        for post in state.posts ?? [] { try await storage.posts.insert(post) }
+        for request in state.appRequests ?? [] { try await storage.requests.insert([request]) }
         try await storage.emulator.setSetting(ClockControl.offsetSetting, state.clockOffsetSeconds.map(String.init))
         try await ClockControl(services: services).restore()
         services.logger.info("state imported", metadata: ["apps": "\(state.apps.count)", "users": "\(state.users.count)"])

@@ -61,6 +61,20 @@ struct GraphDispatcher: Sendable {
         case (.app(let app), 1):
             guard call.method == .get else { throw GraphFailure(.unsupportedRequest(method: call.method.rawValue, objectID: p[0])) }
             return .json(.object(["name": .string(app.name), "id": .string(app.id)]))
+        case (.post(let post), 1):
+            let feed = FeedEndpoints(services: services)
+            switch call.method {
+            case .get: return try await feed.read(post, caller: caller, call: call)
+            case .delete: return try await feed.delete(post, caller: caller, objectID: p[0])
+            case .post: throw GraphFailure(.unsupportedRequest(method: call.method.rawValue, objectID: p[0]))
+            }
+        case (.request(let request, let withRecipient), 1):
+            let requests = AppRequestEndpoints(services: services)
+            switch call.method {
+            case .get: return try await requests.read(request, caller: caller, withRecipient: withRecipient)
+            case .delete where withRecipient: return try await requests.delete(request, caller: caller, objectID: p[0])
+            default: throw GraphFailure(.unsupportedRequest(method: call.method.rawValue, objectID: p[0]))
+            }
         case (.user(let user, let scoped), _):
             let node = UserNode(user: user, scopedID: scoped, appID: caller.app.id)
             switch (call.method, p.count > 1 ? p[1] : nil) {
@@ -72,7 +86,10 @@ struct GraphDispatcher: Sendable {
             case (.get, "permissions") where p.count <= 3: return try await users.permissions(node, caller: caller, only: p.count == 3 ? p[2] : call.param("permission"))
             case (.delete, "permissions") where p.count == 2: return try await users.removeApp(node, caller: caller)
             case (.delete, "permissions") where p.count == 3: return try await users.revoke(p[2], node, caller: caller)
-            case (_, .some(let edge)) where ["picture", "friends", "permissions"].contains(edge):
+            case (.post, "feed") where p.count == 2: return try await FeedEndpoints(services: services).publish(node, caller: caller, call: call)
+            case (.get, "feed") where p.count == 2: return try await FeedEndpoints(services: services).timeline(node, caller: caller, call: call)
+            case (.get, "apprequests") where p.count == 2: return try await AppRequestEndpoints(services: services).list(node, caller: caller)
+            case (_, .some(let edge)) where ["picture", "friends", "permissions", "feed", "apprequests"].contains(edge):
                 throw GraphFailure(.unsupportedRequest(method: call.method.rawValue, objectID: p[0]))
             case (_, .some(let edge)):
                 throw GraphFailure(.nonexistingField(edge, nodeType: "User"))
@@ -88,6 +105,11 @@ struct GraphDispatcher: Sendable {
     enum Target {
         case user(UserRecord, scopedID: String)
         case app(AppRecord)
+        /// A post the caller may see, addressed as `{author}_{post}`.
+        case post(PostRecord)
+        /// An app request the caller may see: one recipient's copy (`{request}_{recipient}`, or the caller's own
+        /// copy of a bare `{request}`), or the whole request for its sender or app (`withRecipient` false).
+        case request(AppRequestRecord, withRecipient: Bool)
     }
 
     func resolve(_ id: String, caller: Caller, method: GraphCall.Method) async throws -> Target {
@@ -102,7 +124,35 @@ struct GraphDispatcher: Sendable {
            let user = try await services.storage.users.find(id: userID) {
             return .user(user, scopedID: id)
         }
+        if let social = try await resolveSocial(id, caller: caller) { return social }
         throw GraphFailure(.unsupportedRequest(method: method.rawValue, objectID: id))
+    }
+
+    /// Post and request ids. Objects the caller may not see resolve to nothing, like ids that do not exist.
+    private func resolveSocial(_ id: String, caller: Caller) async throws -> Target? {
+        let storage = services.storage, app = caller.app
+        let parts = id.split(separator: "_", omittingEmptySubsequences: false).map(String.init)
+        guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.count <= 20 && $0.allSatisfy(\.isNumber) }) else { return nil }
+        let requests = AppRequestEndpoints(services: services)
+        if parts.count == 2 {
+            if let post = try await storage.posts.find(id: parts[1]),
+               try await storage.users.scopedID(appID: app.id, userID: post.authorID) == parts[0],
+               try await FeedEndpoints(services: services).canRead(post, caller: caller) {
+                return .post(post)
+            }
+            if let recipient = try await storage.users.userID(appID: app.id, scopedID: parts[1]),
+               let request = try await storage.requests.find(requestID: parts[0], recipientID: recipient),
+               requests.canRead(request, caller: caller) {
+                return .request(request, withRecipient: true)
+            }
+            return nil
+        }
+        let copies = try await storage.requests.recipients(requestID: id)
+        if case .user(let u) = caller, let own = copies.first(where: { $0.recipientID == u.user.id && $0.appID == app.id }) {
+            return .request(own, withRecipient: true)
+        }
+        if let first = copies.first, requests.canRead(first, caller: caller) { return .request(first, withRecipient: false) }
+        return nil
     }
 
     /// Checks the call's token and `appsecret_proof`.

@@ -132,6 +132,10 @@ public struct Storage: Sendable {
     /// The outbox of deauthorize and data-deletion callbacks (issue 7).
     public var appCallbacks: any AppCallbackStore
     public var emulator: any EmulatorStore
+    /// Timeline posts (`/me/feed`, the feed dialog).
+    public var posts: any PostStore
+    /// App requests (the requests dialog, `/me/apprequests`).
+    public var requests: any AppRequestStore
     /// Closes connections; the stores must not be used afterwards.
     public var shutdown: @Sendable () async throws -> Void
     /// Returns once the database answers a trivial query; throws `StorageError.unavailable` otherwise
@@ -143,6 +147,7 @@ public struct Storage: Sendable {
         codes: any AuthCodeStore, tokens: any TokenStore, sessions: any BrowserSessionStore,
         signingKeys: any SigningKeyStore, emulator: any EmulatorStore, deviceCodes: any DeviceCodeStore,
         tokenCache: any TokenCacheStore, serverKeys: any ServerKeyStore, appCallbacks: any AppCallbackStore,
+        posts: any PostStore, requests: any AppRequestStore,
         shutdown: @escaping @Sendable () async throws -> Void, ping: @escaping @Sendable () async throws -> Void = {}
     ) {
         self.ping = ping
@@ -150,6 +155,8 @@ public struct Storage: Sendable {
         self.tokenCache = tokenCache
         self.serverKeys = serverKeys
         self.appCallbacks = appCallbacks
+        self.posts = posts
+        self.requests = requests
         self.signingKeys = signingKeys
         self.emulator = emulator
         self.apps = apps

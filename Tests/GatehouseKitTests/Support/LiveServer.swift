@@ -78,11 +78,21 @@ final class LiveServer: @unchecked Sendable {
         return settings
     }
 
+    /// Asks the server to stop and returns at once. Waiting for the exit here would block one of the two
+    /// cooperative threads every async test shares, for as long as the server takes to drain its keep-alive
+    /// connections; with many live-server suites in parallel that starved timer-based tests. The process is
+    /// reaped and its folder removed on a plain dispatch thread instead.
     func stop() {
         if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        try? FileManager.default.removeItem(atPath: directory)
+        DispatchQueue.global().async { [self] in
+            process.waitUntilExit()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
     }
 
-    deinit { stop() }
+    deinit {
+        // `stop()` (called by every test) keeps `self` alive until the process is reaped; this only covers a
+        // server whose test never called it.
+        if process.isRunning { process.terminate() }
+    }
 }

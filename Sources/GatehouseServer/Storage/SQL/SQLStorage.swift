@@ -64,6 +64,8 @@ public enum SQLStorage {
             tokenCache: SQLTokenCacheStore(database: database, errors: errors),
             serverKeys: SQLServerKeyStore(database: database, errors: errors),
             appCallbacks: SQLAppCallbackStore(database: database, errors: errors),
+            posts: SQLPostStore(database: database, errors: errors),
+            requests: SQLAppRequestStore(database: database, errors: errors),
             shutdown: shutdown,
             ping: {
                 try await SQLStoreContext(db: database, errors: errors).run { try await database.raw("SELECT 1").run() }
