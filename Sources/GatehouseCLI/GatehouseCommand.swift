@@ -7,7 +7,7 @@ public struct GatehouseCommand: AsyncParsableCommand {
         commandName: "gatehouse",
         abstract: "A Facebook Login compatible login server, emulator and toolkit.",
         subcommands: [
-            ServeCommand.self, AppsCommand.self, UsersCommand.self, KeysCommand.self,
+            ServeCommand.self, AppsCommand.self, UsersCommand.self, KeysCommand.self, AdminCommand.self, SeedCommand.self,
             LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, TokenCommand.self, GraphCommand.self, PermissionsCommand.self,
         ]
     )

@@ -23,13 +23,22 @@ public enum GatehouseServerRunner {
             configuration.port = try await FreePort.find(host: configuration.host)
         }
         let services = try await services(configuration: configuration, logger: logger)
-        var seed: DevSeed?
-        if configuration.mode == .development {
-            seed = try await DevSeeder(services: services).seedIfNeeded()
-        }
-        let chosenSeed = seed, port = configuration.port
-        let app = try await GatehouseApp.application(services: services) { channel in
-            announce(channel.localAddress?.port ?? port, chosenSeed)
+        let app: any ApplicationProtocol
+        let chosenSeed: DevSeed?
+        do {
+            try await checkProductionSafety(services)
+            var seed: DevSeed?
+            if configuration.isDevelopment {
+                seed = try await DevSeeder(services: services).seedIfNeeded()
+            }
+            chosenSeed = seed
+            let port = configuration.port
+            app = try await GatehouseApp.application(services: services) { channel in
+                announce(channel.localAddress?.port ?? port, chosenSeed)
+            }
+        } catch {
+            try? await services.storage.shutdown()
+            throw error
         }
         do {
             try await app.runService()
@@ -38,6 +47,25 @@ public enum GatehouseServerRunner {
             throw error
         }
         try? await services.storage.shutdown()
+    }
+
+    /// Production mode: refuses unsafe settings (``ProductionSafety``), and warns when no admin can log in.
+    /// - Throws: ``UnsafeConfigurationError`` listing every problem.
+    public static func checkProductionSafety(_ services: GatehouseServices) async throws {
+        let configuration = services.configuration
+        guard configuration.isProduction else { return }
+        var facts = ProductionSafety.Facts()
+        if let data = FileManager.default.contents(atPath: configuration.devSeedPath) {
+            facts.devSeedPresent = true
+            if let seed = try? JSONDecoder().decode(DevSeed.self, from: data) {
+                facts.devSeedAppPresent = try await services.storage.apps.find(id: seed.app.id) != nil
+            }
+        }
+        let problems = ProductionSafety.problems(configuration, facts: facts)
+        guard problems.isEmpty else { throw UnsafeConfigurationError(problems: problems) }
+        if try await services.storage.admins.list().isEmpty {
+            services.logger.warning("no admin account: the console is unreachable until one is created with `gatehouse admin create`")
+        }
     }
 }
 

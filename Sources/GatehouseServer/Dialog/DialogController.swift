@@ -60,20 +60,33 @@ struct DialogController: Sendable {
         guard let form = try await readForm(request, context) else { return badForm(request) }
         guard sessions.csrfValid(request, formToken: form["csrf_token"]) else { return csrfPage(request) }
         let rawDialog = Self.carriedQuery(form["dialog"] ?? "")
-        guard case .success = try await DialogRequest.parse(query: rawDialog, findApp: services.storage.apps.find(id:)) else {
+        guard case .success(let (dialog, app)) = try await DialogRequest.parse(query: rawDialog, findApp: services.storage.apps.find(id:)) else {
             return errorPage(.badRequest, headline: "This login link is no longer valid", detail: "Go back to the app and start again.", hint: nil, request: request)
         }
-        let email = form["email"] ?? "", password = form["password"] ?? ""
+        let email = String((form["email"] ?? "").prefix(320)), password = form["password"] ?? ""
+        let throttle = LoginThrottle(services: services, scope: "login")
+        if try await throttle.isLocked(email: email, ip: context.client.ip) {
+            services.logger.notice("login refused", metadata: ["reason": "too many attempts", "app": "\(app.id)"])
+            services.metrics.login(.limited)
+            var response = loginPage(dialog, app, request: request, email: email, status: .tooManyRequests,
+                error: "Too many failed attempts. For your security, wait \(throttle.retryMinutes) minute\(throttle.retryMinutes == 1 ? "" : "s") and try again.")
+            response.headers[.retryAfter] = "\(throttle.retryAfterSeconds)"
+            return response
+        }
         guard !email.isEmpty, !password.isEmpty, password.utf8.count <= 1024,
               let user = try await services.storage.users.find(email: email),
               try await services.passwords.verify(password, hash: user.passwordHash)
         else {
-            services.logger.info("login refused", metadata: ["reason": "bad credentials"])
+            try await throttle.recordFailure(email: email, ip: context.client.ip)
+            services.logger.info("login refused", metadata: ["reason": "bad credentials", "app": "\(app.id)"])
+            services.metrics.login(.failure)
             return PageRenderer.seeOther("/dialog/oauth?" + rawDialog + "&gh_login_error=1")
         }
+        try await throttle.recordSuccess(email: email)
         if let old = try await sessions.current(request) { try await services.storage.sessions.delete(id: old.0.id) }
         let (session, cookie) = try await sessions.start(userID: user.id)
-        services.logger.info("login", metadata: ["user": "\(user.id)"])
+        services.logger.info("login", metadata: ["user": "\(user.id)", "app": "\(app.id)"])
+        services.metrics.login(.success)
         let mark = Int(session.authenticatedAt.timeIntervalSince1970)
         return PageRenderer.seeOther("/dialog/oauth?" + rawDialog + "&gh_reauth=\(mark)", cookies: [cookie])
     }
@@ -93,6 +106,7 @@ struct DialogController: Sendable {
         }
         if form["action"] == "cancel" {
             services.logger.info("consent cancelled", metadata: ["app": "\(app.id)"])
+            services.metrics.consent(granted: false)
             return PageRenderer.seeOther(DialogRedirect.cancelled(dialog))
         }
         let facts = try await facts(dialog, app, user: user, authenticatedAt: session.authenticatedAt, justAuthenticated: true)
@@ -101,6 +115,7 @@ struct DialogController: Sendable {
         let decision = LoginAttempt.decide(facts, plan: plan, selected: selected)
         let location = try await DialogCompletion(services: services).complete(request: dialog, app: app, user: user, decision: decision)
         services.logger.info("consent", metadata: ["app": "\(app.id)", "granted": "\(decision.granted.joined(separator: ","))"])
+        services.metrics.consent(granted: true)
         return PageRenderer.seeOther(location)
     }
 
@@ -132,13 +147,13 @@ struct DialogController: Sendable {
         try await readFormPairs(request, context).map { Dictionary($0, uniquingKeysWith: { a, _ in a }) }
     }
 
-    private func loginPage(_ dialog: DialogRequest, _ app: AppRecord, request: Request, email: String?, error: String?) -> Response {
+    private func loginPage(_ dialog: DialogRequest, _ app: AppRecord, request: Request, email: String?, status: HTTPResponse.Status? = nil, error: String?) -> Response {
         let (csrf, cookie) = sessions.csrfToken(request)
         let html = pages.render("login", [
             "appName": app.name, "csrf": csrf, "dialog": Self.carriedQuery(dialog.rawQuery), "email": email ?? "",
             "error": error ?? "", "reauthenticate": dialog.authType == .reauthenticate,
         ])
-        return PageRenderer.htmlResponse(status: error == nil ? .ok : .unauthorized, html: html, secureCookies: services.configuration.usesSecureCookies, cookies: cookie.map { [$0] } ?? [])
+        return PageRenderer.htmlResponse(status: status ?? (error == nil ? .ok : .unauthorized), html: html, secureCookies: services.configuration.usesSecureCookies, cookies: cookie.map { [$0] } ?? [])
     }
 
     private func consentPage(_ dialog: DialogRequest, _ app: AppRecord, user: UserRecord, plan: LoginAttempt.ConsentPlan, request: Request) async throws -> Response {

@@ -27,6 +27,7 @@ struct GraphDispatcher: Sendable {
             if call.method == .post, call.params["batch"] != nil { return try await BatchEndpoint(dispatcher: self).handle(call) }
             throw GraphFailure(.unsupportedRequest(method: call.method.rawValue, objectID: ""))
         case "oauth" where p.count == 2 && p[1] == "access_token":
+            try await GraphRateLimits(services: services).checkTokenEndpoint(ip: call.clientIP)
             return try await TokenEndpoint(services: services).handle(call)
         case "oauth" where p.count == 2 && p[1] == "access_token_info":
             return try await TokenEndpoint(services: services).info(call)
@@ -36,6 +37,7 @@ struct GraphDispatcher: Sendable {
             break
         }
         let caller = try await authenticate(call, forMe: p.first == "me")
+        try await GraphRateLimits(services: services).check(caller)
         let users = UserEndpoints(services: services)
         if p.count == 4, p[1] == "accounts", p[2] == "test-users" {
             throw GraphFailure(.unknownPath("/" + p.dropFirst().joined(separator: "/")))

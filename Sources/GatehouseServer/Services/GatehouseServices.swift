@@ -13,14 +13,18 @@ public struct GatehouseServices: Sendable {
     public var passwords: any PasswordHasher
     public var callbacks: any AppCallbackNotifier
     public var logger: Logger
+    /// Prometheus counters and timers (`/metrics`); injected, never the global `MetricsSystem`.
+    public var metrics: GatehouseMetrics
     /// id_token signing keys, shared by every copy of these services.
     public let keyRing: KeyRing
 
     public init(
         configuration: GatehouseConfiguration, storage: Storage, clock: any GatehouseClock = SystemClock(),
         random: any RandomSource = SystemRandomSource(), passwords: any PasswordHasher = BcryptPasswordHasher(),
-        callbacks: (any AppCallbackNotifier)? = nil, logger: Logger = Logger(label: "gatehouse")
+        callbacks: (any AppCallbackNotifier)? = nil, logger: Logger = Logger(label: "gatehouse"),
+        metrics: GatehouseMetrics = GatehouseMetrics()
     ) {
+        self.metrics = metrics
         self.configuration = configuration
         self.storage = storage
         self.clock = clock

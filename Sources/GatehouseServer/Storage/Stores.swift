@@ -119,14 +119,21 @@ public struct Storage: Sendable {
     public var tokens: any TokenStore
     public var sessions: any BrowserSessionStore
     public var signingKeys: any SigningKeyStore
+    /// Console administrators (production mode).
+    public var admins: any AdminStore
+    /// Shared rate-limit counters.
+    public var rateLimits: any RateLimitStore
     /// Closes connections; the stores must not be used afterwards.
     public var shutdown: @Sendable () async throws -> Void
 
     public init(
         apps: any AppStore, users: any UserStore, friendships: any FriendshipStore, grants: any GrantStore,
         codes: any AuthCodeStore, tokens: any TokenStore, sessions: any BrowserSessionStore,
-        signingKeys: any SigningKeyStore, shutdown: @escaping @Sendable () async throws -> Void
+        signingKeys: any SigningKeyStore, admins: any AdminStore, rateLimits: any RateLimitStore,
+        shutdown: @escaping @Sendable () async throws -> Void
     ) {
+        self.admins = admins
+        self.rateLimits = rateLimits
         self.signingKeys = signingKeys
         self.apps = apps
         self.users = users

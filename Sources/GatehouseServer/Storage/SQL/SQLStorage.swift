@@ -55,6 +55,8 @@ public enum SQLStorage {
             tokens: SQLTokenStore(database: database, errors: errors),
             sessions: SQLBrowserSessionStore(database: database, errors: errors),
             signingKeys: SQLSigningKeyStore(database: database, errors: errors),
+            admins: SQLAdminStore(database: database, errors: errors),
+            rateLimits: SQLRateLimitStore(database: database, errors: errors),
             shutdown: shutdown
         )
     }
