@@ -73,10 +73,10 @@ public struct BenchSeeder: Sendable {
                 rows.append([id, "bench\(i)@bench.example", "bench\(i)@bench.example", passwordHash, "Bench", "Person\(i)", t])
             }
             try await insert("users", ["id", "email", "email_key", "password_hash", "first_name", "last_name", "created_at"], rows)
-            rows = range.map { i in [appID, String(userBase + Int64(i)), String(scopedBase + Int64(i)), t] }
+            rows = range.map { i -> [any Encodable & Sendable] in [appID, String(userBase + Int64(i)), String(scopedBase + Int64(i)), t] }
             try await insert("app_scoped_ids", ["app_id", "user_id", "scoped_id", "created_at"], rows)
             let granted = try SQLCodec.json(["public_profile", "email"]), declined = try SQLCodec.json([])
-            rows = range.map { i in [appID, String(userBase + Int64(i)), granted, declined, t, t, t] }
+            rows = range.map { i -> [any Encodable & Sendable] in [appID, String(userBase + Int64(i)), granted, declined, t, t, t] }
             try await insert("grants", ["app_id", "user_id", "granted", "declined", "created_at", "updated_at", "last_login_at"], rows)
         }
 

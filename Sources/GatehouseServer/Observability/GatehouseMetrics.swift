@@ -41,7 +41,7 @@ public struct GatehouseMetrics: Sendable {
         Counter(label: "gatehouse_http_requests_total", dimensions: [("route", route), ("method", method), ("status", "\(status)")], factory: factory)
             .increment()
         let nanos = duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
-        Metrics.Timer(label: "gatehouse_http_request_duration_seconds", dimensions: [("route", route), ("method", method)], factory: factory)
+        CoreMetrics.Timer(label: "gatehouse_http_request_duration_seconds", dimensions: [("route", route), ("method", method)], factory: factory)
             .recordNanoseconds(nanos)
     }
 

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 
 /// Resolves the real client (``ForwardedClient``) for every request and adds HSTS to HTTPS responses.

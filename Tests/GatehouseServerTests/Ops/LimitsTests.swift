@@ -46,9 +46,9 @@ import Testing
             #expect(limited.text.contains("Too many failed attempts. For your security, wait 10 minutes and try again."))
             #expect(limited.text.contains("action=\"/dialog/oauth/login\""))
             // Emails are one account whatever their case.
-            #expect(try await attempt("alice-password", email: "ALICE@example.com").status == .tooManyRequests)
+            do { let status = try await attempt("alice-password", email: "ALICE@example.com").status; #expect(status == .tooManyRequests) }
             // Another account is not affected.
-            #expect(try await attempt("bob-password", email: "bob@example.com").status == .seeOther)
+            do { let status = try await attempt("bob-password", email: "bob@example.com").status; #expect(status == .seeOther) }
             server.clock.advance(by: 600)
             let ok = try await attempt("alice-password")
             #expect(ok.status == .seeOther)
@@ -64,11 +64,11 @@ import Testing
             func attempt(_ password: String) async throws -> HTTPResponse.Status {
                 try await browser.submitLogin(page: try await browser.get("/dialog/oauth?" + query), email: "bob@example.com", password: password).status
             }
-            #expect(try await attempt("wrong") == .seeOther)
-            #expect(try await attempt("bob-password") == .seeOther)
-            #expect(try await attempt("wrong") == .seeOther)
-            #expect(try await attempt("wrong") == .seeOther)
-            #expect(try await attempt("bob-password") == .tooManyRequests)
+            do { let status = try await attempt("wrong"); #expect(status == .seeOther) }
+            do { let status = try await attempt("bob-password"); #expect(status == .seeOther) }
+            do { let status = try await attempt("wrong"); #expect(status == .seeOther) }
+            do { let status = try await attempt("wrong"); #expect(status == .seeOther) }
+            do { let status = try await attempt("bob-password"); #expect(status == .tooManyRequests) }
         }
     }
 

@@ -76,9 +76,9 @@ import Testing
                     ])
                     return try await client.execute(uri: "/dialog/oauth/login", method: .post, headers: headers, body: ByteBuffer(string: form)).status
                 }
-                #expect(try await attempt(from: "203.0.113.1") == .seeOther)
-                #expect(try await attempt(from: "203.0.113.1") == .tooManyRequests)
-                #expect(try await attempt(from: "203.0.113.2") == (secondClientLimited ? .tooManyRequests : .seeOther))
+                do { let status = try await attempt(from: "203.0.113.1"); #expect(status == .seeOther) }
+                do { let status = try await attempt(from: "203.0.113.1"); #expect(status == .tooManyRequests) }
+                do { let status = try await attempt(from: "203.0.113.2"); #expect(status == (secondClientLimited ? .tooManyRequests : .seeOther)) }
             }
         }
     }
