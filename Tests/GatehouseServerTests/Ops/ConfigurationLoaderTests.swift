@@ -86,7 +86,7 @@ import Testing
         ).load()
         let text = loaded.printed()
         #expect(!text.contains("s3cr3t"))
-        #expect(text.contains("database: postgres://gatehouse:*****@db.internal/gh?sslmode=require&password=*****  # --database\n"))
+        #expect(text.contains("database: \"postgres://gatehouse:*****@db.internal/gh?sslmode=require&password=*****\"  # --database\n"))
         #expect(text.contains("port: 9000  # port in the config file\n"))
         #expect(text.contains("log_level: warning  # GATEHOUSE_LOG_LEVEL\n"))
         #expect(text.contains("host: 0.0.0.0  # --host\n"))

@@ -71,13 +71,19 @@ struct CapturingLogHandler: LogHandler {
             let token = try #require(exchanged.json["access_token"]?.stringValue)
             let idToken = try #require(exchanged.json["id_token"]?.stringValue)
             #expect(try await client.execute(uri: "/me?fields=id,name,email&access_token=\(token)", method: .get).status == .ok)
-            #expect(try await client.execute(uri: "/me/friends", method: .get, headers: [.authorization: "Bearer \(token)"]).status == .ok)
-            #expect(try await client.execute(uri: "/debug_token?input_token=\(token)&access_token=\(server.appToken)", method: .get).status == .ok)
-            let bad = try await client.execute(uri: "/me?access_token=\(token)x", method: .get)
-            #expect(bad.status == .badRequest)
-            let proof = AppSecretProof.compute(accessToken: token, appSecret: "wrong")
-            _ = try await client.execute(uri: "/me?access_token=\(token)&appsecret_proof=\(proof)", method: .get)
-            _ = try await client.execute(uri: "/oauth/access_token?client_id=\(server.app.id)&client_secret=\(server.app.secret)&code=\(code)&redirect_uri=x", method: .get)
+            #expect(try await client.execute(uri: "/me/permissions", method: .get, headers: [.authorization: "Bearer \(token)"]).status == .ok)
+            #expect(try await client.execute(uri: "/debug_token?input_token=\(token)&access_token=\(server.app.id)%7C\(server.app.secret)", method: .get).status == .ok)
+            do {
+                let bad = try await client.execute(uri: "/me?access_token=\(token)x", method: .get)
+                #expect(bad.status == .badRequest)
+            } catch { Issue.record("bad token: \(error)") }
+            do {
+                let proof = AppSecretProof.compute(accessToken: token, appSecret: "wrong")
+                _ = try await client.execute(uri: "/me?access_token=\(token)&appsecret_proof=\(proof)", method: .get)
+            } catch { Issue.record("proof: \(error)") }
+            do {
+                _ = try await client.execute(uri: "/oauth/access_token?client_id=\(server.app.id)&client_secret=\(server.app.secret)&code=\(code)&redirect_uri=x", method: .get)
+            } catch { Issue.record("replay: \(error)") }
             box.set([
                 "access token": token, "code": code, "id_token": idToken, "app secret": server.app.secret,
                 "client token": server.app.clientToken, "password": "alice-password", "wrong password": "Wr0ng-Passw0rd-xyz",
