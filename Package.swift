@@ -29,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
     ],
     targets: [
         // Wire vocabulary shared by server and SDK. No I/O.
@@ -48,6 +50,7 @@ let package = Package(
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -76,7 +79,10 @@ let package = Package(
         // The RFC 8252 loopback presenter for desktop and command-line programs (needs an HTTP listener).
         .target(
             name: "GatehouseKitLoopback",
-            dependencies: ["GatehouseKit", "GatehouseProtocol", .product(name: "Hummingbird", package: "hummingbird")]
+            dependencies: [
+                "GatehouseKit", "GatehouseProtocol", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         // Command implementations of the `gatehouse` tool (a library so tests can drive them).
         .target(
@@ -114,7 +120,9 @@ let package = Package(
         .testTarget(
             name: "GatehouseKitTests",
             dependencies: ["GatehouseKit", "GatehouseKitLoopback", "GatehouseProtocol", "GatehouseServer",
-                           .product(name: "Hummingbird", package: "hummingbird")]
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(name: "GatehouseKitLoopbackTests", dependencies: ["GatehouseKitLoopback", "GatehouseKit"]),
         .testTarget(

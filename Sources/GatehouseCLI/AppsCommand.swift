@@ -7,7 +7,7 @@ import GatehouseServer
 struct AppsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apps", abstract: "Create, list, show and update apps.",
-        subcommands: [Create.self, List.self, Show.self, Update.self])
+        subcommands: [Create.self, List.self, Show.self, Update.self, Activity.self])
 
     struct Create: AsyncParsableCommand, ExecutableCommand {
         static let configuration = CommandConfiguration(abstract: "Register an app; prints its id, secret and client token.")

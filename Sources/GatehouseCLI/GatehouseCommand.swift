@@ -9,6 +9,8 @@ public struct GatehouseCommand: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, AppsCommand.self, UsersCommand.self, KeysCommand.self, AdminCommand.self, SeedCommand.self,
             LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, TokenCommand.self, GraphCommand.self, PermissionsCommand.self,
+            ClockCommand.self, InjectCommand.self, ExportCommand.self, ImportCommand.self,
+            SignedRequestCommand.self, TokenCacheCommand.self, DialogCommand.self,
         ]
     )
     public init() {}

@@ -6,7 +6,7 @@ public protocol BrowserOpening: Sendable {
     func open(_ url: URL) async -> Bool
 }
 
-/// The system browser: `open` on macOS, `xdg-open` on Linux desktops.
+/// The system browser: `$BROWSER` when set, else `open` on macOS and `xdg-open` on Linux desktops.
 ///
 /// On Linux without `DISPLAY` or `WAYLAND_DISPLAY` it does not try: `xdg-open` would fall back to a text
 /// browser that takes over the terminal the program is printing to.
@@ -19,17 +19,31 @@ public struct SystemBrowserOpener: BrowserOpening {
         self.environment = environment
     }
 
-    /// Whether a graphical session is available to show a browser in.
+    /// Whether a browser can be shown: a graphical session, or a `BROWSER` command that knows how.
     public var hasGraphicalSession: Bool {
         #if os(Linux)
         return !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
+            || !(environment["BROWSER"] ?? "").isEmpty
         #else
         return true
         #endif
     }
 
-    /// Runs `open` / `xdg-open`; false when it cannot or the command fails.
+    /// Runs `$BROWSER`, `open` or `xdg-open`; false when it cannot or the command fails.
     public func open(_ url: URL) async -> Bool {
+        #if os(macOS) || os(Linux)
+        // `BROWSER` is the convention `xdg-open`, Python's `webbrowser` and git honour: the first command of a
+        // colon-separated list, with `%s` replaced by the URL (or the URL appended).
+        if let command = environment["BROWSER"]?.split(separator: ":").first.map(String.init), !command.isEmpty {
+            var words = command.split(separator: " ").map(String.init)
+            if words.contains(where: { $0.contains("%s") }) {
+                words = words.map { $0.replacingOccurrences(of: "%s", with: url.absoluteString) }
+            } else {
+                words.append(url.absoluteString)
+            }
+            return await Self.run("/usr/bin/env", words)
+        }
+        #endif
         #if os(macOS)
         return await Self.run("/usr/bin/open", [url.absoluteString])
         #elseif os(Linux)

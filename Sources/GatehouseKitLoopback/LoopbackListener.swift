@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import Logging
+import ServiceLifecycle
 
 /// One login's HTTP listener on a loopback port: serves the callback paths, keeps the first callback,
 /// and gives up after the timeout.
@@ -15,6 +17,7 @@ final class LoopbackListener: @unchecked Sendable {
     private var claimed = false
     private var _redirectURI = ""
     private var serverTask: Task<Void, Never>?
+    private var serviceGroup: ServiceGroup?
     private var watchdog: Task<Void, Never>?
 
     var redirectURI: String { lock.withLock { _redirectURI } }
@@ -35,10 +38,15 @@ final class LoopbackListener: @unchecked Sendable {
         // Hummingbird announces itself at info level and reports the shutdown at error level; the
         // program's own output (the CLI prints the dialog URL) must stay clean.
         app.logger.logLevel = .critical
-        let application = app
+        // Run under a service group so `stop()` can shut down gracefully: cancelling the server task
+        // instead would drop connections the browser keeps alive (favicon requests, say) mid-response.
+        var quiet = Logger(label: "gatehouse.loopback")
+        quiet.logLevel = .critical
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: quiet))
+        listener.lock.withLock { listener.serviceGroup = group }
         listener.serverTask = Task {
             do {
-                try await application.run()
+                try await group.run()
                 bound.fulfil(.failure(LoopbackLoginError.listenerStopped))
             } catch {
                 bound.fulfil(.failure(error))
@@ -93,10 +101,16 @@ final class LoopbackListener: @unchecked Sendable {
 
     /// Closes the port and stops the timer; returns once the server has stopped.
     func stop() async {
-        let (server, timer) = lock.withLock { (serverTask, watchdog) }
+        let (server, timer, group) = lock.withLock { (serverTask, watchdog, serviceGroup) }
         timer?.cancel()
-        server?.cancel()
+        await group?.triggerGracefulShutdown()
+        // A browser that never lets go of a connection must not keep the login from finishing.
+        let deadline = Task {
+            try? await Task.sleep(for: .seconds(2))
+            if !Task.isCancelled { server?.cancel() }
+        }
         await server?.value
+        deadline.cancel()
     }
 
     private func respond(path: String, query: String?) -> Response {

@@ -45,6 +45,10 @@ public enum LoopbackPage: Sendable, Equatable {
 
     /// The page for a callback's parameters, by the same rules the SDK uses to read them.
     public static func ending(forCallback url: URL) -> LoopbackPage {
+        // The feed and requests dialogs (`WebDialog`) answer with `post_id` / `request`, or `error_code` 4201 on cancel.
+        let parameters = LoginCallback.parameters(of: url)
+        if parameters["post_id"] != nil || parameters["request"] != nil { return .finished }
+        if parameters["error_code"] == "4201" { return .cancelled }
         switch LoginCallback(url: url)?.outcome {
         case .success?: return .finished
         case .failed(_, _, let message)?: return .failed(message: message)

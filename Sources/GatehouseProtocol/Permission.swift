@@ -13,14 +13,17 @@ public struct PermissionInfo: Sendable, Equatable, Hashable {
     public var needsReview: Bool
     /// Whether a Limited Login (`tracking: .limited`) request may ask for it.
     public var allowedInLimitedLogin: Bool
+    /// A publish permission: asked on the dialog's second step, with the default audience.
+    public var isPublish: Bool
 
     /// Creates a catalogue entry.
-    public init(name: String, title: String, reveals: String, needsReview: Bool, allowedInLimitedLogin: Bool) {
+    public init(name: String, title: String, reveals: String, needsReview: Bool, allowedInLimitedLogin: Bool, isPublish: Bool = false) {
         self.name = name
         self.title = title
         self.reveals = reveals
         self.needsReview = needsReview
         self.allowedInLimitedLogin = allowedInLimitedLogin
+        self.isPublish = isPublish
     }
 }
 
@@ -74,6 +77,10 @@ public enum Permission {
     public static let publishActions = "publish_actions"
     /// Publishing live video.
     public static let publishVideo = "publish_video"
+    /// Posting as the Pages the person manages (Graph v2.3-v3.x).
+    public static let publishPages = "publish_pages"
+    /// Page access tokens for the Pages the person manages (Graph v2.x).
+    public static let managePages = "manage_pages"
     /// Ads reporting.
     public static let adsRead = "ads_read"
     /// Ads management.
@@ -120,6 +127,15 @@ public enum Permission {
         }
     }
 
+    /// Whether `name` is a publish permission, which Facebook asks for apart from read permissions.
+    ///
+    /// The iOS SDK 4.x rule (`FBSDKInternalUtility isPublishPermission:`): a `publish` or `manage` prefix,
+    /// `ads_management`, `create_event` or `rsvp_event`. It covers names outside the catalogue too.
+    public static func isPublish(_ name: String) -> Bool {
+        name.hasPrefix("publish") || name.hasPrefix("manage")
+            || ["ads_management", "create_event", "rsvp_event"].contains(name)
+    }
+
     /// The names Limited Login accepts, in catalogue order.
     public static var limitedLoginNames: [String] {
         catalogue.filter(\.allowedInLimitedLogin).map(\.name)
@@ -159,8 +175,10 @@ extension Permission {
         entry(pagesShowList, "Pages you manage", "The list of Pages you manage.", limited: false),
         entry(pagesReadEngagement, "Page engagement", "Content posted on your Pages and how people engage with it.", limited: false),
         entry(pagesManagePosts, "Page posts", "Lets the app create, edit and delete posts on your Pages.", limited: false),
-        entry(publishActions, "Publishing", "Lets the app post on your behalf.", limited: false),
+        entry(publishActions, "Post for you", "Lets the app post to Facebook as you.", limited: false),
         entry(publishVideo, "Live video", "Lets the app publish live video on your behalf.", limited: false),
+        entry(publishPages, "Post as your Pages", "Lets the app post as the Pages you manage.", limited: false),
+        entry(managePages, "Manage your Pages", "Lets the app act for the Pages you manage.", limited: false),
         entry(adsRead, "Ads reports", "Performance reports for the ad accounts you can see.", limited: false),
         entry(adsManagement, "Ads management", "Lets the app create and manage ads in your ad accounts.", limited: false),
         entry(businessManagement, "Business assets", "The businesses and business assets you manage.", limited: false),
@@ -171,6 +189,8 @@ extension Permission {
     private static func entry(
         _ name: String, _ title: String, _ reveals: String, review: Bool = true, limited: Bool
     ) -> PermissionInfo {
-        PermissionInfo(name: name, title: title, reveals: reveals, needsReview: review, allowedInLimitedLogin: limited)
+        PermissionInfo(
+            name: name, title: title, reveals: reveals, needsReview: review, allowedInLimitedLogin: limited,
+            isPublish: isPublish(name))
     }
 }

@@ -5,6 +5,7 @@ do {
     var command = try await GatehouseCommand.asyncParseAsRoot()
     if let executable = command as? any ExecutableCommand {
         try await executable.execute()
+        await GatehouseCommand.finishPendingWrites()
     } else {
         try command.run() // --help, --version, and commands without work of their own
     }

@@ -83,7 +83,7 @@ final class ServerProcess: @unchecked Sendable {
     var output: String { lock.withLock { String(decoding: buffer, as: UTF8.self) } }
 
     /// Waits until stdout contains `marker`, or fails after `timeout` seconds.
-    func waitFor(_ marker: String, timeout: TimeInterval = 30) async throws -> String {
+    func waitFor(_ marker: String, timeout: TimeInterval = 90) async throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let text = output

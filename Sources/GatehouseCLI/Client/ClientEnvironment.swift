@@ -13,13 +13,26 @@ enum ClientExit {
 
 extension ClientOptions {
     /// Installs an SDK environment: these settings, a file token cache per app, a file profile cache.
+    ///
+    /// With `--remote-cache-key` (or `GATEHOUSE_REMOTE_CACHE_KEY`) the token lives in the server's remote token
+    /// cache instead, so another machine with the same app session is logged in too.
     func installEnvironment() throws -> GatehouseKitEnvironment {
         let settings = try settings()
         let directory = cacheDirectory ?? FileTokenCache.defaultDirectory()
-        let environment = GatehouseKitEnvironment(
-            settings: settings,
-            tokenCache: FileTokenCache(directory: directory, keyName: FileTokenCache.defaultKeyName + "." + (settings.appID ?? "")),
-            profileCache: FileProfileCache(directory: directory))
+        let tokenCache: any TokenCaching
+        if let key = remoteCacheKey ?? Environment.value("GATEHOUSE_REMOTE_CACHE_KEY") {
+            guard let proof = remoteCacheProof ?? Environment.value("GATEHOUSE_REMOTE_CACHE_PROOF") else {
+                throw CLIError("--remote-cache-key needs --remote-cache-proof (or GATEHOUSE_REMOTE_CACHE_PROOF)")
+            }
+            do {
+                tokenCache = try RemoteTokenCache(sessionKey: key, sessionProof: proof, settings: settings)
+            } catch {
+                throw CLIError("remote token cache: \(error)")
+            }
+        } else {
+            tokenCache = FileTokenCache(directory: directory, keyName: FileTokenCache.defaultKeyName + "." + (settings.appID ?? ""))
+        }
+        let environment = GatehouseKitEnvironment(settings: settings, tokenCache: tokenCache, profileCache: FileProfileCache(directory: directory))
         GatehouseKitEnvironment.current = environment
         return environment
     }
@@ -64,4 +77,17 @@ func prettyJSON(_ value: JSONValue) -> String {
           let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])
     else { return value.serialized() }
     return String(decoding: data, as: UTF8.self)
+}
+
+extension GatehouseCommand {
+    /// Waits for token-cache writes still in flight (a remote cache sends them in the background), so a
+    /// command's login or logout is on the server before the process exits.
+    public static func finishPendingWrites() async {
+        guard let remote = GatehouseKitEnvironment.current.tokenCache as? RemoteTokenCache else { return }
+        do {
+            try await remote.flush()
+        } catch {
+            FileHandle.standardError.write(Data("gatehouse: the remote token cache did not save the change: \(error)\n".utf8))
+        }
+    }
 }

@@ -14,6 +14,10 @@ struct ClientOptions: ParsableArguments {
     var cacheDir: String?
     @Option(name: .customLong("data-dir"), help: "The local server's data folder, for its dev-seed.json (env GATEHOUSE_DATA_DIR; default ./.gatehouse).")
     var dataDir: String?
+    @Option(name: .customLong("remote-cache-key"), help: "Keep the token in the server's remote token cache under this session key, from the app's backend (env GATEHOUSE_REMOTE_CACHE_KEY).")
+    var remoteCacheKey: String?
+    @Option(name: .customLong("remote-cache-proof"), help: "The session proof that goes with --remote-cache-key (env GATEHOUSE_REMOTE_CACHE_PROOF).")
+    var remoteCacheProof: String?
     @Flag(help: "Print one JSON document.") var json = false
 
     /// Settings from, in order of precedence: flags, the config file, the environment, the dev seed.

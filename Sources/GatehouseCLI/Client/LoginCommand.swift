@@ -17,11 +17,14 @@ struct LoginCommand: AsyncParsableCommand, ExecutableCommand {
     @Flag(help: "Limited Login: an id_token and no access token.") var limited = false
     @Option(help: "The nonce for a Limited Login (default: random).") var nonce: String?
     @Option(help: "Seconds to wait for the browser (default 300).") var timeout: Int = 300
+    @Option(help: "Who sees posts made with publish permissions: friends (default), only_me or everyone.") var audience: String = "friends"
+    @Flag(help: "Device login: print a code and a URL to open in any browser (on another device), then wait.") var device = false
     @OptionGroup var client: ClientOptions
 
     func execute() async throws {
         let environment = try client.installEnvironment()
         let requested = scopeList(permissions)
+        if device { return try await deviceLogin(requested, environment: environment) }
         var auth: LoginAuthType?
         switch authType {
         case nil: auth = .rerequest
@@ -37,7 +40,14 @@ struct LoginCommand: AsyncParsableCommand, ExecutableCommand {
         }
         let browser: any BrowserOpening = noBrowser ? PrintOnlyBrowser() : SystemBrowserOpener()
         let presenter = LoopbackLoginPresenter(browser: browser, timeout: .seconds(timeout))
-        let manager = LoginManager(presenter: presenter, environment: environment)
+        let defaultAudience: DefaultAudience
+        switch audience {
+        case "friends": defaultAudience = .friends
+        case "only_me": defaultAudience = .onlyMe
+        case "everyone": defaultAudience = .everyone
+        default: throw exitWith(ClientExit.failed, "--audience must be friends, only_me or everyone, not \(audience)")
+        }
+        let manager = LoginManager(defaultAudience: defaultAudience, presenter: presenter, environment: environment)
         let result = await manager.logIn(configuration: configuration)
         switch result {
         case .cancelled:
@@ -47,6 +57,32 @@ struct LoginCommand: AsyncParsableCommand, ExecutableCommand {
         case .success(let granted, let declined, let token):
             try await report(granted: granted, declined: declined, token: token)
         }
+    }
+
+    /// `--device`: Facebook Login for Devices through the SDK's `DeviceLoginManager`.
+    private func deviceLogin(_ requested: [String], environment: GatehouseKitEnvironment) async throws {
+        let manager = DeviceLoginManager(permissions: requested, enableSmartLogin: false, environment: environment)
+        let result: DeviceLoginManagerResult
+        do {
+            result = try await manager.login { info in
+                // Written straight to the handle so a script reading a pipe sees it at once.
+                FileHandle.standardOutput.write(Data("""
+                    To log in, open \(info.verificationURL.absoluteString) in a browser on any device and enter the code:
+
+                        \(info.loginCode)
+
+                    Waiting (the code expires in \(max(0, Int(info.expirationDate.timeIntervalSince(environment.clock.now())))) seconds)...
+
+                    """.utf8))
+            }
+        } catch {
+            throw clientFailure(error, server: environment.settings.serverURL)
+        }
+        guard let token = result.accessToken, !result.isCancelled else {
+            throw exitWith(ClientExit.cancelled, "device login cancelled or the code expired: nothing was shared")
+        }
+        let requestedSet = Set(requested.map { GatehouseKit.Permission($0) })
+        try await report(granted: token.permissions, declined: token.declinedPermissions.intersection(requestedSet), token: token)
     }
 
     private func report(granted: Set<GatehouseKit.Permission>, declined: Set<GatehouseKit.Permission>, token: AccessToken?) async throws {

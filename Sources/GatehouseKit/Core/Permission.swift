@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseProtocol
 
 /// A permission, typed as in Facebook's SDK: known names as cases, anything else as `.custom`.
 public enum Permission: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
@@ -80,5 +81,14 @@ public enum DefaultAudience: UInt, Sendable {
         case .onlyMe: "only_me"
         case .everyone: "everyone"
         }
+    }
+}
+
+/// Read or publish: Facebook's SDKs ask for the two kinds separately.
+public enum PermissionKind {
+    /// The iOS SDK 4.x rule (`isPublishPermission:`): a `publish` or `manage` prefix, `ads_management`,
+    /// `create_event` or `rsvp_event`. The server's catalogue uses the same rule.
+    public static func isPublish(_ name: String) -> Bool {
+        GatehouseProtocol.Permission.isPublish(name)
     }
 }

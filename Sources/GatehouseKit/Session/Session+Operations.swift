@@ -27,7 +27,8 @@ extension Session {
 
     private func beginOpen(allowLoginUI: Bool, resolver: OpenResolver?) -> SessionError? {
         let actions = apply(allowLoginUI ? .openWithUI : .openSilently, unless: {
-            allowLoginUI && state == .created && loginProvider == nil ? .noLoginProvider : nil
+            if state == .created, requestedPermissions.contains(where: PermissionKind.isPublish) { return .publishPermissionsInReadRequest }
+            return allowLoginUI && state == .created && loginProvider == nil ? .noLoginProvider : nil
         }, then: { actions in
             guard actions.rejection == nil else { return }
             if let resolver { awaitOpen(resolver) }
@@ -55,12 +56,26 @@ extension Session {
     /// Asks for more read permissions. Granted (at least one) → `openTokenExtended` with the new
     /// token; refused → state unchanged. The completion's error is nil unless the dialog was cancelled
     /// or failed; check ``permissions`` for what was granted, as the seeds do.
+    ///
+    /// A publish permission in the list is refused with ``SessionError/publishPermissionsInReadRequest``
+    /// before any dialog, as Facebook's SDK refused it: read and publish permissions are asked apart.
     public func requestNewReadPermissions(_ permissions: [String], completion: RequestCompletion?) {
+        if permissions.contains(where: PermissionKind.isPublish) {
+            completion?(self, SessionError.publishPermissionsInReadRequest)
+            return
+        }
         requestPermissions(permissions, audience: .friends, completion: completion)
     }
 
-    /// Asks for publish permissions with the audience posts get by default. As ``requestNewReadPermissions(_:completion:)``.
+    /// Asks for publish permissions with the audience posts get by default (Facebook's
+    /// `requestNewPublishPermissions:defaultAudience:completionHandler:`). The dialog shows its publish step,
+    /// where the person may also pick another audience. As ``requestNewReadPermissions(_:completion:)``;
+    /// a read permission in the list is refused with ``SessionError/readPermissionsInPublishRequest``.
     public func requestNewPublishPermissions(_ permissions: [String], defaultAudience: DefaultAudience, completion: RequestCompletion?) {
+        if permissions.contains(where: { !PermissionKind.isPublish($0) }) {
+            completion?(self, SessionError.readPermissionsInPublishRequest)
+            return
+        }
         requestPermissions(permissions, audience: defaultAudience, completion: completion)
     }
 
@@ -79,7 +94,8 @@ extension Session {
             return operationsInFlight > 0 ? .loginInProgress : nil
         }, then: { actions in
             guard actions.contains(.showLoginUI) else { return }
-            let declined = accessToken?.declinedPermissions ?? []
+            // A refusal keeps the session's token, but what it declined is remembered here.
+            let declined = (accessToken?.declinedPermissions ?? []).union(refusedPermissions)
             // Asking again for something declined needs auth_type=rerequest, or the dialog skips it.
             let authType = permissions.contains { declined.contains(Permission($0)) } ? "rerequest" : nil
             runLogin(permissions: permissions, authType: authType, audience: audience) { [self] outcome in
@@ -87,6 +103,7 @@ extension Session {
                 switch outcome {
                 case .success(let token):
                     let gained = permissions.contains { token.permissions.contains(Permission($0)) }
+                    if !gained { lock.withLock { refusedPermissions.formUnion(token.declinedPermissions) } }
                     apply(gained ? .permissionsGranted : .permissionsRefused, token: token)
                     error = state.isClosed ? SessionError.sessionClosed : nil
                 case .cancelled:

@@ -33,6 +33,9 @@ public final class Session: @unchecked Sendable {
     var loginTask: Task<Void, Never>?
     /// Dialogs and refreshes under way; token changes they cause are theirs to report.
     var operationsInFlight = 0
+    /// Permissions the person declined in a refused request; the token (and so its declined list) stays as it
+    /// was, but asking for them again must use `auth_type=rerequest`.
+    var refusedPermissions: Set<Permission> = []
     private var observer: (any NSObjectProtocol)?
 
     /// Creates a session and loads a usable cached token: one that has not expired and grants every

@@ -101,6 +101,11 @@ public enum SessionError: Error, Sendable, Equatable, CustomStringConvertible {
     case noLoginProvider
     /// No ``SessionTokenRefreshing`` was given and `Session.defaultTokenRefresher` is not set.
     case noTokenRefresher
+    /// A read-permission request (or a session's permissions) named a publish permission. Facebook's SDK
+    /// raised `FBInvalidOperationException` with this message; ask with ``Session/requestNewPublishPermissions(_:defaultAudience:completion:)``.
+    case publishPermissionsInReadRequest
+    /// A publish-permission request named a read permission; ask for those with ``Session/requestNewReadPermissions(_:completion:)``.
+    case readPermissionsInPublishRequest
 
     public var description: String {
         switch self {
@@ -112,6 +117,8 @@ public enum SessionError: Error, Sendable, Equatable, CustomStringConvertible {
         case .loginCancelled: "the login was cancelled"
         case .noLoginProvider: "no login provider: pass one to Session(...) or set Session.defaultLoginProvider"
         case .noTokenRefresher: "no token refresher: pass one to Session(...) or set Session.defaultTokenRefresher"
+        case .publishPermissionsInReadRequest: "Publish or manage permissions are not permitted to be requested with read permissions."
+        case .readPermissionsInPublishRequest: "Read permissions are not permitted to be requested with publish or manage permissions."
         }
     }
 }

@@ -28,12 +28,25 @@ public enum GatehouseApp {
         router.get("/healthz") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok"))) }
         let dialog = DialogController(services: services, pages: pages)
         dialog.register(on: router)
+        let social = SocialDialogController(services: services, pages: pages, dialogs: dialog)
+        social.register(on: router)
         PictureController(services: services).register(on: router)
         DiscoveryController(services: services).register(on: router)
         AccountPages(services: services, pages: pages).register(on: router)
+        SettingsPages(services: services, pages: pages).register(on: router)
+        AdminAPI(services: services, access: ConsoleAccess(services: services)).register(on: router)
+        ConsoleController(services: services, pages: pages, access: ConsoleAccess(services: services)).register(on: router)
+        DevicePages(services: services, pages: pages).register(on: router)
         var graph = GraphHTTPAdapter(services: services, dispatcher: GraphDispatcher(services: services))
         graph.versionedPages["dialog/oauth"] = { request, version in try await dialog.show(request, version: version) }
+        for kind in SocialDialogKind.allCases {
+            graph.versionedPages["dialog/\(kind.rawValue)"] = { request, version in try await social.show(kind, request, version: version) }
+        }
         graph.register(on: router)
+        // `/device` is a page, so its Graph siblings get explicit routes rather than relying on the catch-all.
+        let adapter = graph
+        router.post("/device/login") { request, context in await adapter.handle(request, context) }
+        router.post("/device/login_status") { request, context in await adapter.handle(request, context) }
         return router
     }
 

@@ -9,7 +9,12 @@ public enum GatehouseServerRunner {
     /// Services over the SQLite database in the configured data directory.
     public static func services(configuration: GatehouseConfiguration, logger: Logger, clock: any GatehouseClock = SystemClock()) async throws -> GatehouseServices {
         let storage = try await SQLStorage.openSQLite(path: configuration.databasePath, logger: logger)
-        return GatehouseServices(configuration: configuration, storage: storage, clock: clock, logger: logger)
+        // Development mode gets a clock the console and `gatehouse clock` can move; it keeps its offset across restarts.
+        let control = configuration.mode == .development ? AdjustableClock(base: clock) : nil
+        let services = GatehouseServices(
+            configuration: configuration, storage: storage, clock: control ?? clock, logger: logger, clockControl: control)
+        try await ClockControl(services: services).restore()
+        return services
     }
 
     /// Runs the server. `announce` is called once it listens, with the dev seed when in development mode.
@@ -40,12 +45,18 @@ public enum GatehouseServerRunner {
             try? await services.storage.shutdown()
             throw error
         }
+        // Delivers due app callbacks (deauthorize, data deletion), including retries left by an earlier run.
+        let outboxWorker = Task { await services.outbox.run(every: .seconds(5)) }
         do {
             try await app.runService()
         } catch {
+            outboxWorker.cancel()
+            _ = await outboxWorker.value
             try? await services.storage.shutdown()
             throw error
         }
+        outboxWorker.cancel()
+        _ = await outboxWorker.value
         try? await services.storage.shutdown()
     }
 

@@ -12,7 +12,7 @@ struct DialogCompletion: Sendable {
         let existing = try await storage.grants.find(appID: app.id, userID: user.id)
         let grant = GrantRecord(
             appID: app.id, userID: user.id, granted: decision.granted, declined: decision.declined,
-            createdAt: existing?.createdAt ?? now, updatedAt: now, lastLoginAt: now)
+            createdAt: existing?.createdAt ?? now, updatedAt: now, lastLoginAt: now, defaultAudience: decision.defaultAudience)
         try await storage.grants.save(grant)
         let scopedID = try await storage.users.scopedID(appID: app.id, userID: user.id)
         let type = request.responseType

@@ -7,7 +7,7 @@ struct DialogController: Sendable {
     let services: GatehouseServices
     let pages: PageRenderer
 
-    private var sessions: BrowserSessions { BrowserSessions(services: services) }
+    var sessions: BrowserSessions { BrowserSessions(services: services) }
 
     func register(on router: Router<GatehouseRequestContext>) {
         // `/vX.Y/dialog/oauth` reaches `show` through the Graph catch-all: Hummingbird's trie cannot hold
@@ -15,6 +15,8 @@ struct DialogController: Sendable {
         router.get("/dialog/oauth") { request, _ in try await show(request, version: nil) }
         router.post("/dialog/oauth/login") { request, context in try await login(request, context) }
         router.post("/dialog/oauth/consent") { request, context in try await consent(request, context) }
+        router.post("/dialog/oauth/publish") { request, context in try await publish(request, context) }
+        DevIdentityPicker(services: services, pages: pages).register(on: router)
     }
 
     // MARK: GET
@@ -42,9 +44,11 @@ struct DialogController: Sendable {
         switch LoginAttempt.next(facts) {
         case .showLogin(let prefill):
             let error = params["gh_login_error"] != nil ? "The email or password you entered is incorrect." : nil
-            return loginPage(dialog, app, request: request, email: prefill, error: error)
+            return try await loginPage(dialog, app, request: request, email: prefill, error: error)
         case .showConsent(let plan):
             return try await consentPage(dialog, app, user: facts.user!, plan: plan, request: request)
+        case .showPublishConsent(let plan):
+            return try await publishPage(dialog, app, user: facts.user!, plan: plan, read: [], request: request)
         case .complete(let decision):
             let location = try await DialogCompletion(services: services).complete(request: dialog, app: app, user: facts.user!, decision: decision)
             var headers = HTTPFields()
@@ -60,16 +64,28 @@ struct DialogController: Sendable {
         guard let form = try await readForm(request, context) else { return badForm(request) }
         guard sessions.csrfValid(request, formToken: form["csrf_token"]) else { return csrfPage(request) }
         let rawDialog = Self.carriedQuery(form["dialog"] ?? "")
-        guard case .success(let (dialog, app)) = try await DialogRequest.parse(query: rawDialog, findApp: services.storage.apps.find(id:)) else {
+        // The feed and requests dialogs share this login form; `kind` says which dialog to return to.
+        let kind = SocialDialogKind(rawValue: form["kind"] ?? "")
+        let path = kind.map { "/dialog/\($0.rawValue)" } ?? "/dialog/oauth"
+        let stillValid: Bool
+        if let kind {
+            stillValid = try await SocialDialogRequest.parse(kind: kind, query: rawDialog, findApp: services.storage.apps.find(id:)).isUsable
+        } else if case .success = try await DialogRequest.parse(query: rawDialog, findApp: services.storage.apps.find(id:)) {
+            stillValid = true
+        } else {
+            stillValid = false
+        }
+        guard stillValid else {
             return errorPage(.badRequest, headline: "This login link is no longer valid", detail: "Go back to the app and start again.", hint: nil, request: request)
         }
         let email = String((form["email"] ?? "").prefix(320)), password = form["password"] ?? ""
         let throttle = LoginThrottle(services: services, scope: "login")
         if try await throttle.isLocked(email: email, ip: context.client.ip) {
-            services.logger.notice("login refused", metadata: ["reason": "too many attempts", "app": "\(app.id)"])
+            services.logger.notice("login refused", metadata: ["reason": "too many attempts"])
             services.metrics.login(.limited)
-            var response = loginPage(dialog, app, request: request, email: email, status: .tooManyRequests,
-                error: "Too many failed attempts. For your security, wait \(throttle.retryMinutes) minute\(throttle.retryMinutes == 1 ? "" : "s") and try again.")
+            let minutes = throttle.retryMinutes
+            var response = errorPage(.tooManyRequests, headline: "Too many failed attempts.",
+                detail: "For your security, wait \(minutes) minute\(minutes == 1 ? "" : "s") and try again.", hint: nil, request: request)
             response.headers[.retryAfter] = "\(throttle.retryAfterSeconds)"
             return response
         }
@@ -78,17 +94,17 @@ struct DialogController: Sendable {
               try await services.passwords.verify(password, hash: user.passwordHash)
         else {
             try await throttle.recordFailure(email: email, ip: context.client.ip)
-            services.logger.info("login refused", metadata: ["reason": "bad credentials", "app": "\(app.id)"])
+            services.logger.info("login refused", metadata: ["reason": "bad credentials"])
             services.metrics.login(.failure)
-            return PageRenderer.seeOther("/dialog/oauth?" + rawDialog + "&gh_login_error=1")
+            return PageRenderer.seeOther(path + "?" + rawDialog + "&gh_login_error=1")
         }
         try await throttle.recordSuccess(email: email)
         if let old = try await sessions.current(request) { try await services.storage.sessions.delete(id: old.0.id) }
         let (session, cookie) = try await sessions.start(userID: user.id)
-        services.logger.info("login", metadata: ["user": "\(user.id)", "app": "\(app.id)"])
+        services.logger.info("login", metadata: ["user": "\(user.id)"])
         services.metrics.login(.success)
         let mark = Int(session.authenticatedAt.timeIntervalSince1970)
-        return PageRenderer.seeOther("/dialog/oauth?" + rawDialog + "&gh_reauth=\(mark)", cookies: [cookie])
+        return PageRenderer.seeOther(path + "?" + rawDialog + "&gh_reauth=\(mark)", cookies: [cookie])
     }
 
     // MARK: POST consent
@@ -112,10 +128,45 @@ struct DialogController: Sendable {
         let facts = try await facts(dialog, app, user: user, authenticatedAt: session.authenticatedAt, justAuthenticated: true)
         let plan = LoginAttempt.consentPlan(facts)
         let selected = pairs.filter { $0.0 == "permission" }.map(\.1)
-        let decision = LoginAttempt.decide(facts, plan: plan, selected: selected)
+        switch LoginAttempt.afterReadConsent(facts, plan: plan, selected: selected) {
+        case .showPublishConsent(let plan):
+            return try await publishPage(dialog, app, user: user, plan: plan, read: selected.filter(plan.ask.contains), request: request)
+        case .complete(let decision):
+            let location = try await DialogCompletion(services: services).complete(request: dialog, app: app, user: user, decision: decision)
+            services.logger.info("consent", metadata: ["app": "\(app.id)", "granted": "\(decision.granted.joined(separator: ","))"])
+            services.metrics.consent(granted: true)
+            return PageRenderer.seeOther(location)
+        case .showLogin, .showConsent:
+            return PageRenderer.seeOther("/dialog/oauth?" + rawDialog)
+        }
+    }
+
+    // MARK: POST publish (the second step)
+
+    /// The publish step's answer: the read choices carried from the first step, the publish permissions kept
+    /// (none on "Skip") and the audience.
+    func publish(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        guard let pairs = try await readFormPairs(request, context) else { return badForm(request) }
+        let form = Dictionary(pairs, uniquingKeysWith: { a, _ in a })
+        guard sessions.csrfValid(request, formToken: form["csrf_token"]) else { return csrfPage(request) }
+        let rawDialog = Self.carriedQuery(form["dialog"] ?? "")
+        guard case .success(let (dialog, app)) = try await DialogRequest.parse(query: rawDialog, findApp: services.storage.apps.find(id:)) else {
+            return errorPage(.badRequest, headline: "This login link is no longer valid", detail: "Go back to the app and start again.", hint: nil, request: request)
+        }
+        guard let (session, user) = try await sessions.current(request) else {
+            return PageRenderer.seeOther("/dialog/oauth?" + rawDialog)
+        }
+        let facts = try await facts(dialog, app, user: user, authenticatedAt: session.authenticatedAt, justAuthenticated: true)
+        let plan = LoginAttempt.consentPlan(facts)
+        let read = pairs.filter { $0.0 == "read" }.map(\.1)
+        let publish = form["action"] == "skip" ? [] : pairs.filter { $0.0 == "permission" }.map(\.1)
+        let audience = form["audience"].flatMap(Audience.init(wireName:))
+        let decision = LoginAttempt.decide(facts, plan: plan, selected: read + publish, audience: audience)
         let location = try await DialogCompletion(services: services).complete(request: dialog, app: app, user: user, decision: decision)
-        services.logger.info("consent", metadata: ["app": "\(app.id)", "granted": "\(decision.granted.joined(separator: ","))"])
-        services.metrics.consent(granted: true)
+        services.logger.info("publish consent", metadata: [
+            "app": "\(app.id)", "granted": "\(decision.granted.joined(separator: ","))",
+            "audience": "\(decision.defaultAudience?.wireName ?? "none")",
+        ])
         return PageRenderer.seeOther(location)
     }
 
@@ -137,23 +188,37 @@ struct DialogController: Sendable {
         raw.split(separator: "&").filter { !$0.hasPrefix("gh_") }.joined(separator: "&")
     }
 
-    private func readFormPairs(_ request: Request, _ context: GatehouseRequestContext) async throws -> [(String, String)]? {
+    func readFormPairs(_ request: Request, _ context: GatehouseRequestContext) async throws -> [(String, String)]? {
         var request = request
         guard let buffer = try? await request.collectBody(upTo: services.configuration.maxBodyBytes) else { return nil }
         return FormEncoding.decode(String(buffer: buffer))
     }
 
-    private func readForm(_ request: Request, _ context: GatehouseRequestContext) async throws -> [String: String]? {
+    func readForm(_ request: Request, _ context: GatehouseRequestContext) async throws -> [String: String]? {
         try await readFormPairs(request, context).map { Dictionary($0, uniquingKeysWith: { a, _ in a }) }
     }
 
-    private func loginPage(_ dialog: DialogRequest, _ app: AppRecord, request: Request, email: String?, status: HTTPResponse.Status? = nil, error: String?) -> Response {
+    private func loginPage(_ dialog: DialogRequest, _ app: AppRecord, request: Request, email: String?, error: String?) async throws -> Response {
+        try await loginPage(
+            rawQuery: dialog.rawQuery, kind: nil, app: app, request: request, email: email, error: error,
+            reauthenticate: dialog.authType == .reauthenticate)
+    }
+
+    /// The login form for any dialog; `kind` names a social dialog to come back to (nil: the login dialog).
+    func loginPage(
+        rawQuery: String, kind: SocialDialogKind?, app: AppRecord, request: Request, email: String?, error: String?, reauthenticate: Bool = false
+    ) async throws -> Response {
         let (csrf, cookie) = sessions.csrfToken(request)
-        let html = pages.render("login", [
-            "appName": app.name, "csrf": csrf, "dialog": Self.carriedQuery(dialog.rawQuery), "email": email ?? "",
-            "error": error ?? "", "reauthenticate": dialog.authType == .reauthenticate,
-        ])
-        return PageRenderer.htmlResponse(status: status ?? (error == nil ? .ok : .unauthorized), html: html, secureCookies: services.configuration.usesSecureCookies, cookies: cookie.map { [$0] } ?? [])
+        var values: [String: Any] = [
+            "appName": app.name, "appID": app.id, "csrf": csrf, "dialog": Self.carriedQuery(rawQuery), "email": email ?? "",
+            "error": error ?? "", "reauthenticate": reauthenticate, "formAction": "/dialog/oauth/login", "kind": kind?.rawValue ?? "",
+        ]
+        // A re-authentication must prove the password: no picking then.
+        if !reauthenticate {
+            values.merge(try await DevIdentityPicker(services: services, pages: pages).values(app: app)) { a, _ in a }
+        }
+        let html = pages.render("login", values)
+        return PageRenderer.htmlResponse(status: error == nil ? .ok : .unauthorized, html: html, secureCookies: services.configuration.usesSecureCookies, cookies: cookie.map { [$0] } ?? [])
     }
 
     private func consentPage(_ dialog: DialogRequest, _ app: AppRecord, user: UserRecord, plan: LoginAttempt.ConsentPlan, request: Request) async throws -> Response {
@@ -164,7 +229,7 @@ struct DialogController: Sendable {
         }
         let scoped = try await services.storage.users.scopedID(appID: app.id, userID: user.id)
         let html = pages.render("consent", [
-            "appName": app.name, "csrf": csrf, "dialog": Self.carriedQuery(dialog.rawQuery),
+            "appName": app.name, "appID": app.id, "csrf": csrf, "dialog": Self.carriedQuery(dialog.rawQuery),
             "userName": user.fullName, "userFirstName": user.firstName,
             "userPicture": "/pictures/\(app.id)/\(scoped)?size=112",
             "ask": plan.ask.map(row), "unavailable": plan.unavailable.map(row),
@@ -173,6 +238,29 @@ struct DialogController: Sendable {
             "renewsDataAccess": plan.renewsDataAccess,
         ])
         return PageRenderer.htmlResponse(status: .ok, html: html, secureCookies: services.configuration.usesSecureCookies, cookies: cookie.map { [$0] } ?? [])
+    }
+
+    private func publishPage(
+        _ dialog: DialogRequest, _ app: AppRecord, user: UserRecord, plan: LoginAttempt.ConsentPlan, read: [String], request: Request
+    ) async throws -> Response {
+        let (csrf, cookie) = sessions.csrfToken(request)
+        let scoped = try await services.storage.users.scopedID(appID: app.id, userID: user.id)
+        let html = pages.render("publish", [
+            "appName": app.name, "csrf": csrf, "dialog": Self.carriedQuery(dialog.rawQuery),
+            "userName": user.fullName, "userPicture": "/pictures/\(app.id)/\(scoped)?size=112",
+            "read": read,
+            "publish": plan.publish.map { name -> [String: Any] in
+                let info = Permission.info(name)
+                return ["name": name, "title": info?.title ?? name, "reveals": info?.reveals ?? ""]
+            },
+            "audiences": Self.audienceOptions(selected: plan.audience),
+        ])
+        return PageRenderer.htmlResponse(status: .ok, html: html, secureCookies: services.configuration.usesSecureCookies, cookies: cookie.map { [$0] } ?? [])
+    }
+
+    /// The audience selector's options, narrowest first, with `selected` preselected.
+    static func audienceOptions(selected: Audience) -> [[String: Any]] {
+        Audience.allCases.map { ["value": $0.wireName, "label": $0.label, "selected": $0 == selected] }
     }
 
     func problemPage(_ problem: DialogRequest.Problem, request: Request) -> Response {
@@ -184,11 +272,11 @@ struct DialogController: Sendable {
         return PageRenderer.htmlResponse(status: status, html: html, secureCookies: services.configuration.usesSecureCookies)
     }
 
-    private func csrfPage(_ request: Request) -> Response {
+    func csrfPage(_ request: Request) -> Response {
         errorPage(.forbidden, headline: "This form has expired", detail: "For your security the form could not be accepted. Go back, reload the page and try again.", hint: nil, request: request)
     }
 
-    private func badForm(_ request: Request) -> Response {
+    func badForm(_ request: Request) -> Response {
         errorPage(.badRequest, headline: "The form could not be read", detail: "The request was too large or not valid form data.", hint: nil, request: request)
     }
 }

@@ -31,6 +31,8 @@ public struct DialogRequest: Sendable, Equatable {
     /// The native app-switch flow (`ios_fast_app_switch=true`) with `token_or_nonce`: answer with a one-time
     /// `nonce` the SDK redeems with `grant_type=fb_exchange_nonce`, instead of a token in the URL.
     public var answersWithNonce: Bool
+    /// `default_audience`: preselected on the publish step; `friends` when absent or unknown, as Facebook's SDK defaults.
+    public var defaultAudience: Audience = .friends
     /// The query string this request was parsed from, to be carried through the forms.
     public var rawQuery: String
 
@@ -92,6 +94,7 @@ public struct DialogRequest: Sendable, Equatable {
             returnScopes: params["return_scopes"] == "true" || params["return_scopes"] == "1", isLimited: isLimited,
             droppedByLimitedLogin: dropped,
             answersWithNonce: params["ios_fast_app_switch"] == "true" && responseType.tokenOrNonce && !responseType.token,
+            defaultAudience: params["default_audience"].flatMap(Audience.init(wireName:)) ?? .friends,
             rawQuery: query)
         return .success((request, app))
     }

@@ -37,7 +37,7 @@ public enum LoginAttempt {
 
     /// What to ask on the consent page.
     public struct ConsentPlan: Sendable, Equatable {
-        /// Permissions the person can switch on or off (`public_profile` is first and not optional).
+        /// Read permissions the person can switch on or off (`public_profile` is first and not optional).
         public var ask: [String]
         /// Requested but not approved for this app by review; they come back declined.
         public var unavailable: [String]
@@ -45,6 +45,11 @@ public enum LoginAttempt {
         public var alreadyGranted: [String]
         /// Whether this is a renewal of expired data access.
         public var renewsDataAccess: Bool
+        /// Publish permissions, asked on a second step of their own after the read permissions, as Facebook's
+        /// dialog did, together with the audience of the app's posts.
+        public var publish: [String] = []
+        /// The audience preselected on that step: the dialog's `default_audience`.
+        public var audience: Audience = .friends
     }
 
     /// The outcome of a completed dialog.
@@ -55,12 +60,17 @@ public enum LoginAttempt {
         public var declined: [String]
         /// Requested permissions that ended up declined (for `denied_scopes`).
         public var deniedThisTime: [String]
+        /// Who sees what the app posts; nil while no publish permission is granted.
+        public var defaultAudience: Audience? = nil
     }
 
     public enum Action: Sendable, Equatable {
         /// Ask for email and password (prefilled for reauthentication).
         case showLogin(prefillEmail: String?)
+        /// The first consent step: the read permissions.
         case showConsent(ConsentPlan)
+        /// The second consent step: the plan's publish permissions and the audience.
+        case showPublishConsent(ConsentPlan)
         /// Nothing to ask: redirect back to the app now.
         case complete(Decision)
     }
@@ -75,7 +85,15 @@ public enum LoginAttempt {
         if facts.grant == nil || !plan.ask.filter({ $0 != Permission.publicProfile }).isEmpty || plan.renewsDataAccess {
             return .showConsent(plan)
         }
+        if !plan.publish.isEmpty { return .showPublishConsent(plan) }
         return .complete(decide(facts, plan: plan, selected: plan.ask))
+    }
+
+    /// What follows the read step: the publish step when the plan has one, else the end of the dialog.
+    /// `selected` are the read permissions the person kept; the controller carries them to the publish step.
+    public static func afterReadConsent(_ facts: Facts, plan: ConsentPlan, selected: [String]) -> Action {
+        if !plan.publish.isEmpty { return .showPublishConsent(plan) }
+        return .complete(decide(facts, plan: plan, selected: selected))
     }
 
     /// Which requested permissions to ask, skip or refuse.
@@ -87,7 +105,7 @@ public enum LoginAttempt {
         let renew = facts.grant != nil && (expired || request.authType == .reauthorize)
         let privileged = facts.role != nil || facts.user?.testUserOfAppID == facts.app.id
 
-        var ask: [String] = [], unavailable: [String] = [], already: [String] = []
+        var ask: [String] = [], unavailable: [String] = [], already: [String] = [], publish: [String] = []
         for p in request.permissions {
             let info = Permission.info(p)
             if p != Permission.publicProfile, info?.needsReview ?? true, !privileged,
@@ -97,6 +115,8 @@ public enum LoginAttempt {
                 already.append(p)
             } else if declined.contains(p) && request.authType != .rerequest && !renew {
                 continue // declined earlier; asked again only with auth_type=rerequest
+            } else if Permission.isPublish(p) {
+                publish.append(p)
             } else {
                 ask.append(p)
             }
@@ -104,16 +124,22 @@ public enum LoginAttempt {
         if !ask.contains(Permission.publicProfile) && !already.contains(Permission.publicProfile) {
             ask.insert(Permission.publicProfile, at: 0)
         }
-        return ConsentPlan(ask: ask, unavailable: unavailable, alreadyGranted: already, renewsDataAccess: renew)
+        return ConsentPlan(
+            ask: ask, unavailable: unavailable, alreadyGranted: already, renewsDataAccess: renew, publish: publish,
+            audience: request.defaultAudience)
     }
 
-    /// Applies the person's choices (`selected`, a subset of `plan.ask`) to the existing grant.
-    public static func decide(_ facts: Facts, plan: ConsentPlan, selected: [String]) -> Decision {
-        let chosen = Set(selected).intersection(plan.ask).union([Permission.publicProfile])
+    /// Applies the person's choices (`selected`, a subset of `plan.ask` and `plan.publish`) to the existing grant.
+    ///
+    /// `audience` is what the person picked on the publish step (the plan's preselection when nil). It is
+    /// recorded when a publish permission is granted now, kept while one granted earlier remains, and
+    /// cleared when none is left.
+    public static func decide(_ facts: Facts, plan: ConsentPlan, selected: [String], audience: Audience? = nil) -> Decision {
+        let chosen = Set(selected).intersection(plan.ask + plan.publish).union([Permission.publicProfile])
         var granted = facts.grant?.granted ?? []
         var declined = facts.grant?.declined ?? []
         func add(_ p: String, to list: inout [String]) { if !list.contains(p) { list.append(p) } }
-        for p in plan.ask {
+        for p in plan.ask + plan.publish {
             if chosen.contains(p) {
                 add(p, to: &granted)
                 declined.removeAll { $0 == p }
@@ -125,6 +151,9 @@ public enum LoginAttempt {
         for p in plan.unavailable where !granted.contains(p) { add(p, to: &declined) }
         if !granted.contains(Permission.publicProfile) { granted.insert(Permission.publicProfile, at: 0) }
         let denied = facts.request.permissions.filter { declined.contains($0) }
-        return Decision(granted: granted, declined: declined, deniedThisTime: denied)
+        var kept = facts.grant?.defaultAudience
+        if plan.publish.contains(where: chosen.contains) { kept = audience ?? plan.audience }
+        if !granted.contains(where: Permission.isPublish) { kept = nil }
+        return Decision(granted: granted, declined: declined, deniedThisTime: denied, defaultAudience: kept)
     }
 }

@@ -110,14 +110,8 @@ extension UserEndpoints {
     func revoke(_ permission: String, _ node: UserNode, caller: Caller) async throws -> GraphReply {
         guard Self.isSelfOrApp(node, caller) else { throw GraphFailure(.unsupportedRequest(method: "delete", objectID: node.scopedID)) }
         if permission == Permission.publicProfile { return try await removeApp(node, caller: caller) }
-        guard var grant = try await services.storage.grants.find(appID: node.appID, userID: node.user.id) else {
+        guard try await AppRemoval(services: services).revoke(permission, appID: node.appID, userID: node.user.id) else {
             throw GraphFailure(.appNotAuthorized(appID: node.appID))
-        }
-        if grant.granted.contains(permission) {
-            grant.granted.removeAll { $0 == permission }
-            if !grant.declined.contains(permission) { grant.declined.append(permission) }
-            grant.updatedAt = services.clock.now()
-            try await services.storage.grants.save(grant)
         }
         return .success
     }
@@ -130,7 +124,7 @@ extension UserEndpoints {
     }
 }
 
-/// Removing an app from a person's account, shared by the Graph API and (later) the settings page.
+/// Removing an app (or one permission) from a person's account, shared by the Graph API and the settings page.
 struct AppRemoval: Sendable {
     let services: GatehouseServices
 
@@ -143,5 +137,17 @@ struct AppRemoval: Sendable {
         if let app = try await storage.apps.find(id: appID) {
             await services.callbacks.appRemoved(app: app, scopedUserID: scopedID, at: now)
         }
+    }
+
+    /// Moves one permission from granted to declined. False when the person has not authorized the app.
+    func revoke(_ permission: String, appID: String, userID: String) async throws -> Bool {
+        guard var grant = try await services.storage.grants.find(appID: appID, userID: userID) else { return false }
+        if grant.granted.contains(permission) {
+            grant.granted.removeAll { $0 == permission }
+            if !grant.declined.contains(permission) { grant.declined.append(permission) }
+            grant.updatedAt = services.clock.now()
+            try await services.storage.grants.save(grant)
+        }
+        return true
     }
 }

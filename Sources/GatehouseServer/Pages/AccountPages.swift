@@ -37,7 +37,7 @@ struct AccountPages: Sendable {
         }
         if let (session, _) = try await sessions.current(request) { try await services.storage.sessions.delete(id: session.id) }
         let expired = sessions.cookie(BrowserSessions.sessionCookie, "", maxAge: 0)
-        return PageRenderer.seeOther("/account", cookies: [expired])
+        return PageRenderer.seeOther(form["next"].map { SettingsPages.safeNext($0) } ?? "/account", cookies: [expired])
     }
 
     /// Test users' `login_url`: signed with the owning app's secret; logs the browser in as that test user.

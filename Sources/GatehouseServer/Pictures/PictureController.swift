@@ -23,5 +23,20 @@ struct PictureController: Sendable {
             headers[.cacheControl] = "public, max-age=86400"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
         }
+        // An app's picture on the login, consent and settings pages: generated from its id and name.
+        router.get("/app-icons/:file") { request, context in
+            let file = try context.parameters.require("file")
+            let appID = file.hasSuffix(".png") ? String(file.dropLast(4)) : file
+            let size = min(max(request.uri.queryParameters.get("size", as: Int.self) ?? 96, 16), 512)
+            guard appID.count <= 20, let app = try await services.storage.apps.find(id: appID) else {
+                return Response(status: .notFound, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "no such picture")))
+            }
+            let words = app.name.split(separator: " ")
+            let initials = String((words.first?.prefix(1) ?? "A") + (words.dropFirst().first?.prefix(1) ?? ""))
+            var headers = HTTPFields()
+            headers[.contentType] = "image/png"
+            headers[.cacheControl] = "public, max-age=3600"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: AvatarRenderer.render(seed: "app:" + app.id, initials: initials, size: size))))
+        }
     }
 }

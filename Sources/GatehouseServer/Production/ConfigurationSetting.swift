@@ -72,6 +72,7 @@ public struct ConfigurationSetting: Sendable {
             guard levels.contains(value.lowercased()) else { throw ConfigurationError("must be one of \(levels.joined(separator: ", "))") }
             c.logLevel = value.lowercased()
         }, show: { $0.logLevel }),
+        int("device_poll_interval", \.devicePollInterval, range: 1...60),
         int("limits.login_attempts_per_account", \.limits.loginAttemptsPerAccount, range: 0...1_000_000),
         int("limits.login_attempts_per_ip", \.limits.loginAttemptsPerIP, range: 0...1_000_000),
         int("limits.login_window_seconds", \.limits.loginWindowSeconds, range: 1...86_400 * 30),

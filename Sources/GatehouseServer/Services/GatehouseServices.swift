@@ -12,30 +12,41 @@ public struct GatehouseServices: Sendable {
     public var random: any RandomSource
     public var passwords: any PasswordHasher
     public var callbacks: any AppCallbackNotifier
+    /// How callbacks reach apps' URLs (the outbox's HTTP client).
+    public var callbackTransport: any CallbackTransport
     public var logger: Logger
     /// Prometheus counters and timers (`/metrics`); injected, never the global `MetricsSystem`.
     public var metrics: GatehouseMetrics
     /// id_token signing keys, shared by every copy of these services.
     public let keyRing: KeyRing
+    /// The clock again, when it may be moved from outside (development mode's clock control); nil otherwise.
+    public var clockControl: AdjustableClock?
 
     public init(
         configuration: GatehouseConfiguration, storage: Storage, clock: any GatehouseClock = SystemClock(),
         random: any RandomSource = SystemRandomSource(), passwords: any PasswordHasher = BcryptPasswordHasher(),
         callbacks: (any AppCallbackNotifier)? = nil, logger: Logger = Logger(label: "gatehouse"),
+        clockControl: AdjustableClock? = nil,
+        callbackTransport: any CallbackTransport = HTTPCallbackTransport(),
         metrics: GatehouseMetrics = GatehouseMetrics()
     ) {
         self.metrics = metrics
+        self.clockControl = clockControl
+        self.callbackTransport = callbackTransport
         self.configuration = configuration
         self.storage = storage
         self.clock = clock
         self.random = random
         self.passwords = passwords
-        self.callbacks = callbacks ?? HTTPAppCallbackNotifier(logger: logger)
+        self.callbacks = callbacks ?? OutboxAppCallbackNotifier(
+            outbox: CallbackOutbox(storage: storage, clock: clock, transport: callbackTransport, logger: logger))
         self.logger = logger
         self.keyRing = KeyRing(store: storage.signingKeys, clock: clock)
     }
 
     var tokens: TokenService { TokenService(services: self) }
+    /// The persistent outbox of callbacks to apps (deauthorize, data deletion).
+    public var outbox: CallbackOutbox { CallbackOutbox(storage: storage, clock: clock, transport: callbackTransport, logger: logger) }
     /// App and people management shared by the CLI, seeding and the test-user API.
     public var accounts: AccountService { AccountService(services: self) }
 }

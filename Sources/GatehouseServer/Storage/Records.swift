@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseProtocol
 
 /// An application registered with Gatehouse (a Facebook "app").
 public struct AppRecord: Sendable, Codable, Equatable {
@@ -115,8 +116,14 @@ public struct GrantRecord: Sendable, Codable, Equatable {
     public var updatedAt: Date
     /// The last login to the app; data access expires 90 days after it.
     public var lastLoginAt: Date
+    /// The audience the person chose for the app's posts on the publish step; nil without publish permissions.
+    public var defaultAudience: Audience?
 
-    public init(appID: String, userID: String, granted: [String], declined: [String], createdAt: Date, updatedAt: Date, lastLoginAt: Date) {
+    public init(
+        appID: String, userID: String, granted: [String], declined: [String], createdAt: Date, updatedAt: Date, lastLoginAt: Date,
+        defaultAudience: Audience? = nil
+    ) {
+        self.defaultAudience = defaultAudience
         self.appID = appID
         self.userID = userID
         self.granted = granted

@@ -33,6 +33,10 @@ public protocol UserStore: Sendable {
     func scopedID(appID: String, userID: String) async throws -> String
     /// The global user id behind an app-scoped id, or nil.
     func userID(appID: String, scopedID: String) async throws -> String?
+    /// Every app-scoped id of one person.
+    func scopedIDs(userID: String) async throws -> [(appID: String, scopedID: String)]
+    /// Records a known app-scoped id (import keeps ids stable). Throws `.conflict` if taken.
+    func assignScopedID(appID: String, userID: String, scopedID: String) async throws
 }
 
 /// Symmetric friendships.
@@ -123,18 +127,40 @@ public struct Storage: Sendable {
     public var admins: any AdminStore
     /// Shared rate-limit counters.
     public var rateLimits: any RateLimitStore
+    /// Device-login codes (issue 7).
+    public var deviceCodes: any DeviceCodeStore
+    /// Remote token cache slots (issue 7).
+    public var tokenCache: any TokenCacheStore
+    /// Server key material such as the token cache's master key (issue 7).
+    public var serverKeys: any ServerKeyStore
+    /// The outbox of deauthorize and data-deletion callbacks (issue 7).
+    public var appCallbacks: any AppCallbackStore
+    public var emulator: any EmulatorStore
+    /// Timeline posts (`/me/feed`, the feed dialog).
+    public var posts: any PostStore
+    /// App requests (the requests dialog, `/me/apprequests`).
+    public var requests: any AppRequestStore
     /// Closes connections; the stores must not be used afterwards.
     public var shutdown: @Sendable () async throws -> Void
 
     public init(
         apps: any AppStore, users: any UserStore, friendships: any FriendshipStore, grants: any GrantStore,
         codes: any AuthCodeStore, tokens: any TokenStore, sessions: any BrowserSessionStore,
-        signingKeys: any SigningKeyStore, admins: any AdminStore, rateLimits: any RateLimitStore,
+        signingKeys: any SigningKeyStore, emulator: any EmulatorStore, deviceCodes: any DeviceCodeStore,
+        tokenCache: any TokenCacheStore, serverKeys: any ServerKeyStore, appCallbacks: any AppCallbackStore,
+        posts: any PostStore, requests: any AppRequestStore, admins: any AdminStore, rateLimits: any RateLimitStore,
         shutdown: @escaping @Sendable () async throws -> Void
     ) {
         self.admins = admins
         self.rateLimits = rateLimits
+        self.deviceCodes = deviceCodes
+        self.tokenCache = tokenCache
+        self.serverKeys = serverKeys
+        self.appCallbacks = appCallbacks
+        self.posts = posts
+        self.requests = requests
         self.signingKeys = signingKeys
+        self.emulator = emulator
         self.apps = apps
         self.users = users
         self.friendships = friendships
@@ -144,4 +170,25 @@ public struct Storage: Sendable {
         self.sessions = sessions
         self.shutdown = shutdown
     }
+}
+
+/// The emulator's controls: injected Graph errors and small persisted settings such as the clock offset.
+public protocol EmulatorStore: Sendable {
+    func insertInjection(_ injection: InjectedErrorRecord) async throws
+    /// Every injection, oldest first.
+    func injections() async throws -> [InjectedErrorRecord]
+    /// Injections aimed at any of `targets`, oldest first.
+    func injections(targets: [(InjectionTargetKind, String)]) async throws -> [InjectedErrorRecord]
+    /// Uses up one failure of a counted injection, deleting it when none are left.
+    /// Returns false when another caller used the last one first. Uncounted injections always return true.
+    func consumeInjection(id: String) async throws -> Bool
+    /// Returns false when there was no such injection.
+    func deleteInjection(id: String) async throws -> Bool
+    func deleteAllInjections() async throws
+    func setting(_ name: String) async throws -> String?
+    /// Stores a setting; nil removes it.
+    func setSetting(_ name: String, _ value: String?) async throws
+    /// Deletes every app, person, key, injection and setting (and, by cascade, everything that hangs off them).
+    /// Used by `import` to replace the emulator's state.
+    func eraseAll() async throws
 }

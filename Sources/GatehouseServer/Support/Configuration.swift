@@ -39,6 +39,8 @@ public struct GatehouseConfiguration: Sendable {
     public var benchRoutes: Bool
     /// swift-log level name: trace, debug, info, notice, warning, error, critical.
     public var logLevel: String
+    /// Seconds a device must wait between device-login polls (`interval`; Facebook uses 5).
+    public var devicePollInterval: Int = 5
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = ".gatehouse",
@@ -89,8 +91,14 @@ public struct GatehouseConfiguration: Sendable {
     public var databasePath: String { (dataDirectory as NSString).appendingPathComponent("gatehouse.sqlite") }
     public var devSeedPath: String { (dataDirectory as NSString).appendingPathComponent("dev-seed.json") }
 
-    /// Cookies get `Secure` when the public URL is https, when serving TLS, and always in production mode.
-    public var usesSecureCookies: Bool { baseURL.hasPrefix("https://") || servesTLS || isProduction }
+    /// Cookies get `Secure` everywhere but on loopback: over https, and on any other host too (plain
+    /// http off loopback then cannot keep a session, which is the point: serve it over TLS or a proxy).
+    public var usesSecureCookies: Bool {
+        if baseURL.hasPrefix("https://") || servesTLS || isProduction { return true }
+        guard let host = URLComponents(string: baseURL)?.host?.lowercased() else { return true }
+        let loopback = host == "localhost" || host.hasSuffix(".localhost") || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
+        return !loopback
+    }
 }
 
 /// Limits on password guessing and API use. A limit of 0 switches that limit off.

@@ -45,6 +45,10 @@ struct DebugTokenEndpoint: Sendable {
         let scopes = error == nil ? (grant?.granted ?? []) : []
         var metadata = ["sso": token.origin ?? "dialog"]
         if let authType = token.authType { metadata["auth_type"] = authType }
+        // Gatehouse reports the audience chosen on the publish step here (Facebook showed it nowhere in the API).
+        if error == nil, let grant, let audience = grant.defaultAudience, grant.granted.contains(where: Permission.isPublish) {
+            metadata["default_audience"] = audience.wireName
+        }
         return DebugTokenData(
             appID: app.id, type: "USER", application: app.name,
             dataAccessExpiresAt: grant.map { Int($0.lastLoginAt.addingTimeInterval(Lifetimes.dataAccess).timeIntervalSince1970) },

@@ -36,6 +36,13 @@ else:
             ("action", "cancel" if action == "cancel" else "continue")]
     form += [("permission", p) for p in (chosen if chosen is not None else offered)]
     done = s.post(origin + "/dialog/oauth/consent", data=form, allow_redirects=False)
+    if done.status_code == 200 and 'action="/dialog/oauth/publish"' in done.text:
+        # The publish step: keep the read choices, grant the publish permissions offered (or chosen), keep the audience.
+        publish = [("csrf_token", hidden("csrf_token", done.text)), ("dialog", hidden("dialog", done.text)),
+                   ("action", "skip" if action == "cancel" else "continue")]
+        publish += [("read", r) for r in re.findall(r'name="read" value="([^"]+)"', done.text)]
+        publish += [("permission", p) for p in re.findall(r'name="permission" value="([^"]+)"', done.text) if chosen is None or p in chosen]
+        done = s.post(origin + "/dialog/oauth/publish", data=publish, allow_redirects=False)
     redirect = done.headers["Location"]
 
 target = urllib.parse.urlsplit(redirect)

@@ -76,11 +76,17 @@ enum SessionKitFixtures {
         var count: Int { all.count }
 
         /// Waits (polling, bounded) until `count` notifications have arrived; returns whether they did.
+        ///
+        /// Gives up only when `timeout` has passed *and* the loop has polled for that long: when the whole test
+        /// process stalls (hundreds of tests starting at once on a loaded two-core machine stalled it for over
+        /// 30 s), the wall clock runs out while nothing, the timer under test included, could run.
         func wait(for count: Int, timeout: TimeInterval = 5) async -> Bool {
             let deadline = Date().addingTimeInterval(timeout)
+            var polls = 0
             while self.count < count {
-                if Date() > deadline { return false }
+                if Date() > deadline && Double(polls) * 0.01 >= timeout { return false }
                 try? await Task.sleep(for: .milliseconds(10))
+                polls += 1
             }
             return true
         }

@@ -13,6 +13,9 @@ final class DialogBrowserPresenter: LoginDialogPresenting, @unchecked Sendable {
     private var _user: LiveServer.SeedUser
     private var _choice: DialogBrowser.Choice = .grant(nil)
     private var _responseType: String?
+    private var _audience: String?
+    private var _skipPublish = false
+    private var _social: DialogBrowser.SocialChoice = .cancel
     private var browser = DialogBrowser()
     private var _dialogURLs: [URL] = []
     private var _callbacks: [URL] = []
@@ -42,16 +45,38 @@ final class DialogBrowserPresenter: LoginDialogPresenting, @unchecked Sendable {
         get { lock.withLock { _responseType } }
         set { lock.withLock { _responseType = newValue } }
     }
+    /// The audience picked on the publish step (nil: keep the preselected one).
+    var audience: String? {
+        get { lock.withLock { _audience } }
+        set { lock.withLock { _audience = newValue } }
+    }
+    /// Press Skip on the publish step.
+    var skipPublish: Bool {
+        get { lock.withLock { _skipPublish } }
+        set { lock.withLock { _skipPublish = newValue } }
+    }
+    /// What the person does in a feed or requests dialog.
+    var social: DialogBrowser.SocialChoice {
+        get { lock.withLock { _social } }
+        set { lock.withLock { _social = newValue } }
+    }
     var dialogURLs: [URL] { lock.withLock { _dialogURLs } }
     var callbacks: [URL] { lock.withLock { _callbacks } }
 
     func prepare() async throws -> String { redirectURI }
 
     func present(_ url: URL) async throws -> URL? {
-        let (user, choice, browser, responseType) = lock.withLock { (_user, _choice, self.browser, _responseType) }
+        let (user, choice, browser, responseType, audience, skip, social) = lock.withLock {
+            (_user, _choice, self.browser, _responseType, _audience, _skipPublish, _social)
+        }
         let dialog = responseType.map { LiveLogin.replacing("response_type", with: $0, in: url) } ?? url
         lock.withLock { _dialogURLs.append(dialog) }
-        let callback = try await browser.complete(dialog, email: user.email, password: user.password, choice: choice)
+        let callback: URL
+        if url.path.hasSuffix("/dialog/feed") || url.path.hasSuffix("/dialog/apprequests") {
+            callback = try await browser.completeSocial(dialog, email: user.email, password: user.password, choice: social)
+        } else {
+            callback = try await browser.complete(dialog, email: user.email, password: user.password, choice: choice, audience: audience, skipPublish: skip)
+        }
         lock.withLock { _callbacks.append(callback) }
         return callback
     }

@@ -59,30 +59,83 @@ final class DialogBrowser: NSObject, URLSessionTaskDelegate, @unchecked Sendable
             .replacingOccurrences(of: "&#39;", with: "'").replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
     }
 
-    /// Completes the dialog at `url` as `email` and returns the redirect URL the app receives.
-    func complete(_ url: URL, email: String, password: String, choice: Choice = .grant(nil)) async throws -> URL {
+    /// Logs in on `page` if it is the login form; returns the page the dialog shows next.
+    func logInIfAsked(_ page: Page, origin: URL, email: String, password: String) async throws -> Page {
+        guard page.html.contains("action=\"/dialog/oauth/login\"") else { return page }
+        var form = [
+            ("csrf_token", Self.hidden("csrf_token", page.html)), ("dialog", Self.hidden("dialog", page.html)),
+            ("email", email), ("password", password),
+        ]
+        if page.html.contains("name=\"kind\"") { form.append(("kind", Self.hidden("kind", page.html))) }
+        let posted = try await post(URL(string: "dialog/oauth/login", relativeTo: origin)!, form: form)
+        guard let next = posted.location else { throw BrowserError.unexpected("login: \(posted.status)") }
+        return try await get(URL(string: next, relativeTo: origin)!)
+    }
+
+    static func offered(_ html: String, name: String = "permission") -> [String] {
+        html.components(separatedBy: "name=\"\(name)\" value=\"").dropFirst().compactMap { $0.split(separator: "\"").first.map(String.init) }
+    }
+
+    /// Completes the dialog at `url` as `email` and returns the redirect URL the app receives. `audience` is
+    /// picked on the publish step, if the dialog shows one; `skipPublish` presses Skip there.
+    func complete(_ url: URL, email: String, password: String, choice: Choice = .grant(nil), audience: String? = nil, skipPublish: Bool = false) async throws -> URL {
         let origin = URL(string: "/", relativeTo: url)!.absoluteURL
-        var page = try await get(url)
-        if page.html.contains("action=\"/dialog/oauth/login\"") {
-            let posted = try await post(URL(string: "dialog/oauth/login", relativeTo: origin)!, form: [
-                ("csrf_token", Self.hidden("csrf_token", page.html)), ("dialog", Self.hidden("dialog", page.html)),
-                ("email", email), ("password", password),
-            ])
-            guard let next = posted.location else { throw BrowserError.unexpected("login: \(posted.status)") }
-            page = try await get(URL(string: next, relativeTo: origin)!)
-        }
+        var page = try await logInIfAsked(try await get(url), origin: origin, email: email, password: password)
         if let location = page.location, page.status == 302 { return URL(string: location)! }
-        guard page.html.contains("action=\"/dialog/oauth/consent\"") else { throw BrowserError.unexpected("no consent page (\(page.status))") }
-        let offered = page.html.components(separatedBy: "name=\"permission\" value=\"").dropFirst().compactMap { $0.split(separator: "\"").first.map(String.init) }
+        if page.html.contains("action=\"/dialog/oauth/consent\"") {
+            let offered = Self.offered(page.html)
+            var form: [(String, String)] = [("csrf_token", Self.hidden("csrf_token", page.html)), ("dialog", Self.hidden("dialog", page.html))]
+            switch choice {
+            case .cancel: form.append(("action", "cancel"))
+            case .grant(let chosen):
+                form.append(("action", "continue"))
+                for p in chosen ?? offered { form.append(("permission", p)) }
+            }
+            page = try await post(URL(string: "dialog/oauth/consent", relativeTo: origin)!, form: form)
+            if let location = page.location, let redirect = URL(string: location) { return redirect }
+        }
+        guard page.html.contains("action=\"/dialog/oauth/publish\"") else { throw BrowserError.unexpected("no consent or publish page (\(page.status))") }
+        var form: [(String, String)] = [("csrf_token", Self.hidden("csrf_token", page.html)), ("dialog", Self.hidden("dialog", page.html))]
+        for read in Self.offered(page.html, name: "read") { form.append(("read", read)) }
+        if case .cancel = choice { form.append(("action", "skip")) } else { form.append(("action", skipPublish ? "skip" : "continue")) }
+        if case .grant(let chosen) = choice {
+            for p in Self.offered(page.html) where chosen?.contains(p) ?? true { form.append(("permission", p)) }
+        }
+        if let audience { form.append(("audience", audience)) }
+        let done = try await post(URL(string: "dialog/oauth/publish", relativeTo: origin)!, form: form)
+        guard let location = done.location, let redirect = URL(string: location) else { throw BrowserError.unexpected("publish: \(done.status)") }
+        return redirect
+    }
+
+    /// What the person does in the feed or requests dialog.
+    enum SocialChoice: Sendable {
+        /// Feed: post with this message and audience (nil: the preselected one).
+        case post(message: String, audience: String?)
+        /// Requests: send to these app-scoped ids (nil: every friend offered).
+        case send(to: [String]?)
+        case cancel
+    }
+
+    /// Completes a feed or requests dialog and returns the redirect URL the app receives.
+    func completeSocial(_ url: URL, email: String, password: String, choice: SocialChoice) async throws -> URL {
+        let origin = URL(string: "/", relativeTo: url)!.absoluteURL
+        let page = try await logInIfAsked(try await get(url), origin: origin, email: email, password: password)
+        if let location = page.location, page.status == 302 { return URL(string: location)! }
+        let isFeed = page.html.contains("action=\"/dialog/feed/post\"")
+        guard isFeed || page.html.contains("action=\"/dialog/apprequests/send\"") else { throw BrowserError.unexpected("no dialog page (\(page.status))") }
         var form: [(String, String)] = [("csrf_token", Self.hidden("csrf_token", page.html)), ("dialog", Self.hidden("dialog", page.html))]
         switch choice {
         case .cancel: form.append(("action", "cancel"))
-        case .grant(let chosen):
-            form.append(("action", "continue"))
-            for p in chosen ?? offered { form.append(("permission", p)) }
+        case .post(let message, let audience):
+            form.append(("action", "post"))
+            form.append(("message", message))
+            if let audience { form.append(("audience", audience)) }
+        case .send(let to):
+            form.append(("action", "send"))
+            for id in to ?? Self.offered(page.html, name: "to") { form.append(("to", id)) }
         }
-        let done = try await post(URL(string: "dialog/oauth/consent", relativeTo: origin)!, form: form)
-        guard let location = done.location, let redirect = URL(string: location) else { throw BrowserError.unexpected("consent: \(done.status)") }
+        let done = try await post(URL(string: isFeed ? "dialog/feed/post" : "dialog/apprequests/send", relativeTo: origin)!, form: form)
+        guard let location = done.location, let redirect = URL(string: location) else { throw BrowserError.unexpected("dialog: \(done.status)") }
         return redirect
     }
 

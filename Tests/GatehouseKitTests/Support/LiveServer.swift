@@ -31,12 +31,14 @@ final class LiveServer: @unchecked Sendable {
     }
 
     /// Starts the server and waits until it has written its seed. Throws if it does not start.
-    init() async throws {
+    /// - Parameter environment: extra environment variables for the server (e.g. a short device poll interval).
+    init(environment: [String: String] = [:]) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-kit-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         process.executableURL = Self.binary
         process.arguments = ["serve", "--port", "0", "--data-dir", directory, "--log-level", "error"]
         process.standardOutput = output
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardError = FileHandle.nullDevice
         try process.run()
         let seedPath = directory + "/dev-seed.json"
@@ -76,11 +78,21 @@ final class LiveServer: @unchecked Sendable {
         return settings
     }
 
+    /// Asks the server to stop and returns at once. Waiting for the exit here would block one of the two
+    /// cooperative threads every async test shares, for as long as the server takes to drain its keep-alive
+    /// connections; with many live-server suites in parallel that starved timer-based tests. The process is
+    /// reaped and its folder removed on a plain dispatch thread instead.
     func stop() {
         if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        try? FileManager.default.removeItem(atPath: directory)
+        DispatchQueue.global().async { [self] in
+            process.waitUntilExit()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
     }
 
-    deinit { stop() }
+    deinit {
+        // `stop()` (called by every test) keeps `self` alive until the process is reaped; this only covers a
+        // server whose test never called it.
+        if process.isRunning { process.terminate() }
+    }
 }

@@ -6,62 +6,67 @@ import Logging
 import NIOCore
 import Testing
 
-/// The real notifier, posting to a real local HTTP endpoint that plays the app's backend.
+/// The default notifier: app removal goes into the persistent outbox and is POSTed to the app's real endpoint.
 @Suite struct AppCallbackNotifierTests {
-    actor Inbox {
-        var bodies: [String] = []
-        var failuresLeft: Int
-        init(failFirst: Int) { failuresLeft = failFirst }
-        func receive(_ body: String) -> Bool {
-            bodies.append(body)
-            if failuresLeft > 0 { failuresLeft -= 1; return false }
-            return true
-        }
-    }
-
     @Test func deauthorizeCallbackGetsAVerifiableSignedRequestAndIsRetried() async throws {
-        let inbox = Inbox(failFirst: 1)
-        let router = Router()
-        router.post("/deauth") { request, _ -> HTTPResponse.Status in
-            var request = request
-            let body = String(buffer: try await request.collectBody(upTo: 1 << 16))
-            return await inbox.receive(body) ? .ok : .internalServerError
-        }
-        let portBox = PortBox()
-        let backend = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                                  onServerRunning: { await portBox.set($0.localAddress?.port ?? 0) })
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await backend.runService(gracefulShutdownSignals: []) }
-            let port = try await portBox.wait()
-            let app = AppRecord(id: "1234567890123456", secret: "app-secret", clientToken: "c", name: "A", redirectURIs: [],
-                                deauthorizeCallbackURL: "http://127.0.0.1:\(port)/deauth", createdAt: Date())
-            var logger = Logger(label: "test")
-            logger.logLevel = .critical
-            let notifier = HTTPAppCallbackNotifier(logger: logger, attempts: 3, firstDelay: .milliseconds(50))
-            await notifier.appRemoved(app: app, scopedUserID: "555", at: Date(timeIntervalSince1970: 1_800_000_000))
-            var bodies: [String] = []
-            for _ in 0..<200 {
-                bodies = await inbox.bodies
-                if bodies.count >= 2 { break }
-                try await Task.sleep(for: .milliseconds(20))
+        let inbox = AppBackendInbox(failFirst: 1)
+        try await AppBackendInbox.serve(inbox) { url in
+            let env = try await OutboxTestEnvironment.make(deauthorizeURL: url, dataDeletionURL: nil)
+            do {
+                let notifier = OutboxAppCallbackNotifier(outbox: env.services.outbox)
+                await notifier.appRemoved(app: env.app, scopedUserID: env.scopedID, at: env.clock.now())
+                // The detached first attempt fails; the outbox schedules the retry 30 s later by the injected clock.
+                var first: [String] = []
+                for _ in 0..<300 {
+                    first = await inbox.bodies
+                    if first.count == 1, try await env.services.storage.appCallbacks.due(now: env.clock.now().addingTimeInterval(30), limit: 5).count == 1 { break }
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                #expect(first.count == 1)
+                env.clock.advance(by: 30)
+                let delivered = await env.services.outbox.deliverDue()
+                #expect(delivered.count == 1)
+                #expect(delivered.first?.deliveredAt != nil)
+                let forms = await inbox.forms()
+                #expect(forms.count == 2)
+                let payload = try SignedRequest.parse(forms.last?["signed_request"] ?? "", secret: env.app.secret)
+                #expect(payload.serialized() == #"{"algorithm":"HMAC-SHA256","issued_at":1800000000,"user_id":"\#(env.scopedID)"}"#)
+                #expect(throws: SignedRequestError.self) { try SignedRequest.parse(forms.last?["signed_request"] ?? "", secret: "other") }
+            } catch {
+                try? await env.services.storage.shutdown()
+                throw error
             }
-            #expect(bodies.count == 2)
-            let form = Dictionary(FormEncoding.decode(bodies.last ?? "") ?? [], uniquingKeysWith: { a, _ in a })
-            let payload = try SignedRequest.parse(form["signed_request"] ?? "", secret: "app-secret")
-            #expect(payload["user_id"]?.stringValue == "555")
-            #expect(payload["issued_at"]?.intValue == 1_800_000_000)
-            #expect(payload["algorithm"]?.stringValue == "HMAC-SHA256")
-            #expect(throws: SignedRequestError.self) { try SignedRequest.parse(form["signed_request"] ?? "", secret: "other") }
-            group.cancelAll()
+            try await env.services.storage.shutdown()
         }
     }
+}
 
-    actor PortBox {
-        var port: Int?
-        func set(_ p: Int) { port = p }
-        func wait() async throws -> Int {
-            for _ in 0..<500 { if let port { return port }; try await Task.sleep(for: .milliseconds(10)) }
-            throw CancellationError()
+/// Services with the real outbox (no recording notifier), an app with callback URLs, and one person.
+struct OutboxTestEnvironment {
+    let services: GatehouseServices
+    let clock: AdjustableClock
+    let app: AppRecord
+    let user: UserRecord
+    let scopedID: String
+    let directory: URL
+
+    static func make(deauthorizeURL: String?, dataDeletionURL: String?, directory: URL? = nil, clock: AdjustableClock? = nil) async throws -> OutboxTestEnvironment {
+        let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-outbox-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let configuration = GatehouseConfiguration(port: 0, dataDirectory: directory.path, publicURL: "http://gatehouse.test")
+        let storage = try await SQLStorage.openSQLite(path: configuration.databasePath, logger: logger)
+        let clock = clock ?? AdjustableClock(fixed: Date(timeIntervalSince1970: 1_800_000_000))
+        let services = GatehouseServices(configuration: configuration, storage: storage, clock: clock, passwords: BcryptPasswordHasher(cost: 4), logger: logger)
+        if let app = try await storage.apps.list().first, let user = try await storage.users.list().first {
+            return OutboxTestEnvironment(services: services, clock: clock, app: app, user: user,
+                                         scopedID: try await storage.users.scopedID(appID: app.id, userID: user.id), directory: directory)
         }
+        let app = try await services.accounts.createApp(name: "Callback App", redirectURIs: ["https://app.example.com/cb"],
+                                                        deauthorizeCallbackURL: deauthorizeURL, dataDeletionCallbackURL: dataDeletionURL)
+        let user = try await services.accounts.createUser(NewUser(email: "carol@example.com", password: "carol-password", firstName: "Carol", lastName: "Cole"))
+        return OutboxTestEnvironment(services: services, clock: clock, app: app, user: user,
+                                     scopedID: try await storage.users.scopedID(appID: app.id, userID: user.id), directory: directory)
     }
 }

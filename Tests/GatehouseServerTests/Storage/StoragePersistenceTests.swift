@@ -111,12 +111,17 @@ struct StoragePersistenceTests {
 
         try await SQLStorage.migrate(db)
         try await SQLStorage.migrate(db)
-        #expect(try await SQLStorage.appliedMigrations(db) == [1, 2])
-        #expect(SQLStorage.latestMigration == 2)
+        // Every known migration, once each, in order. Workstreams own version numbers (lead 3, ops 4, social 5,
+        // remote 6-7), so the list may have gaps until every workstream has landed; it must stay strictly increasing.
+        let known = SQLMigrator.all.map(\.version)
+        #expect(try await SQLStorage.appliedMigrations(db) == known)
+        #expect(known == known.sorted() && Set(known).count == known.count && known.first == 1)
+        #expect(SQLStorage.latestMigration == known.last)
         let tables = try await db.raw("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
             .all(decodingColumn: "name", as: String.self)
-        for table in ["app_roles", "app_scoped_ids", "apps", "auth_codes", "browser_sessions", "friendships",
-                      "gatehouse_migrations", "grants", "signing_keys", "tokens", "users"] {
+        for table in ["app_roles", "app_scoped_ids", "apps", "auth_codes", "browser_sessions", "emulator_settings", "friendships", "injected_errors",
+                      "gatehouse_migrations", "grants", "signing_keys", "tokens", "users",
+                      "device_codes", "token_cache_slots", "server_keys", "app_callbacks", "posts", "app_requests"] {
             #expect(tables.contains(table), "missing table \(table)")
         }
         try await connection.close()

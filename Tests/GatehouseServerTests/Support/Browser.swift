@@ -80,9 +80,10 @@ final class Browser: @unchecked Sendable {
         return try await post("/dialog/oauth/consent", form: form)
     }
 
-    /// Runs the whole dialog: open, log in if asked, consent with `grant` (nil = everything offered).
+    /// Runs the whole dialog: open, log in if asked, consent with `grant` (nil = everything offered), and on the
+    /// publish step (if shown) keep the granted publish permissions with `audience` (nil: the preselected one).
     /// Returns the final redirect to the app.
-    func logIn(query: String, email: String, password: String, grant: [String]? = nil) async throws -> String {
+    func logIn(query: String, email: String, password: String, grant: [String]? = nil, audience: String? = nil) async throws -> String {
         var page = try await get("/dialog/oauth?" + query)
         if page.text.contains("action=\"/dialog/oauth/login\"") {
             let posted = try await submitLogin(page: page, email: email, password: password)
@@ -90,11 +91,34 @@ final class Browser: @unchecked Sendable {
             page = try await get(next)
         }
         if page.status == .found, let location = page.location { return location }
-        guard page.text.contains("action=\"/dialog/oauth/consent\"") else { throw BrowserError.unexpected("no consent page: \(page.status)") }
-        let offered = Self.offered(in: page.text)
-        let consent = try await submitConsent(page: page, permissions: grant ?? offered)
-        guard consent.status == .seeOther, let location = consent.location else { throw BrowserError.unexpected("consent answered \(consent.status)") }
+        if page.text.contains("action=\"/dialog/oauth/consent\"") {
+            let offered = Self.offered(in: page.text)
+            page = try await submitConsent(page: page, permissions: grant ?? offered)
+            if page.status == .seeOther, let location = page.location { return location }
+        }
+        guard page.text.contains("action=\"/dialog/oauth/publish\"") else { throw BrowserError.unexpected("no consent or publish page: \(page.status)") }
+        let publish = Self.offered(in: page.text).filter { grant?.contains($0) ?? true }
+        let done = try await submitPublish(page: page, permissions: publish, audience: audience)
+        guard done.status == .seeOther, let location = done.location else { throw BrowserError.unexpected("publish answered \(done.status)") }
         return location
+    }
+
+    /// Submits the publish step on `page`: the carried read choices, `permissions`, `audience`, or Skip.
+    func submitPublish(page: TestResponse, permissions: [String], audience: String?, skip: Bool = false) async throws -> TestResponse {
+        let html = page.text
+        var form: [(String, String)] = [
+            ("csrf_token", Self.hiddenValue("csrf_token", in: html) ?? ""), ("dialog", Self.hiddenValue("dialog", in: html) ?? ""),
+            ("action", skip ? "skip" : "continue"),
+        ]
+        for read in Self.values(named: "read", in: html) { form.append(("read", read)) }
+        for p in permissions { form.append(("permission", p)) }
+        if let audience { form.append(("audience", audience)) }
+        return try await post("/dialog/oauth/publish", form: form)
+    }
+
+    /// Every `value` of inputs called `name` on a page.
+    static func values(named name: String, in html: String) -> [String] {
+        html.components(separatedBy: "name=\"\(name)\" value=\"").dropFirst().compactMap { $0.split(separator: "\"").first.map(String.init) }
     }
 
     /// The permission checkboxes a consent page offers.

@@ -31,7 +31,7 @@ struct TestServer {
     ///   - configure: changes to the configuration (mode, limits, proxies, TLS) before services are built.
     ///   - logger: replaces the silent default (the secrets-in-logs test captures everything).
     static func make(
-        requireAppSecret: Bool = false, approved: [String] = ["user_friends"],
+        requireAppSecret: Bool = false, approved: [String] = ["user_friends"], mode: ServerMode = .development,
         configure: (inout GatehouseConfiguration) -> Void = { _ in }, logger customLogger: Logger? = nil
     ) async throws -> TestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-test-\(UUID().uuidString)")
@@ -40,14 +40,14 @@ struct TestServer {
         logger.logLevel = .critical
         if let customLogger { logger = customLogger }
         var configuration = GatehouseConfiguration(
-            host: "127.0.0.1", port: 0, dataDirectory: directory.path, publicURL: "http://gatehouse.test")
+            host: "127.0.0.1", port: 0, dataDirectory: directory.path, publicURL: "http://gatehouse.test", mode: mode)
         configure(&configuration)
         let storage = try await SQLStorage.openSQLite(path: configuration.databasePath, logger: logger)
         let clock = AdjustableClock(fixed: Date(timeIntervalSince1970: 1_800_000_000))
         let notifier = RecordingNotifier()
         let services = GatehouseServices(
             configuration: configuration, storage: storage, clock: clock, passwords: BcryptPasswordHasher(cost: 4),
-            callbacks: notifier, logger: logger)
+            callbacks: notifier, logger: logger, clockControl: clock)
         let app = try await services.accounts.createApp(
             name: "Test App", redirectURIs: [redirectURI, "http://127.0.0.1/cb"], requireAppSecret: requireAppSecret,
             approvedPermissions: approved)

@@ -25,7 +25,9 @@ public struct SQLMigration: Sendable {
 /// `IF NOT EXISTS` so that even a half-applied migration from an older, crashed process re-runs cleanly.
 enum SQLMigrator {
     /// Every migration, oldest first.
-    static let all: [SQLMigration] = [SchemaV1.migration, SchemaV2.migration, SchemaV4.migration]
+    static let all: [SQLMigration] = [
+        SchemaV1.migration, SchemaV2.migration, SchemaV3.migration, SchemaV4.migration, SchemaV5.migration, SchemaV6.migration, SchemaV7.migration,
+    ]
 
     static let table = "gatehouse_migrations"
 

@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseProtocol
 import SQLKit
 
 /// `GrantStore` over any `SQLDatabase`: table `grants`, keyed by (app_id, user_id).
@@ -14,7 +15,7 @@ public struct SQLGrantStore: GrantStore {
 
     private var db: any SQLDatabase { context.db }
 
-    static let columns = ["app_id", "user_id", "granted", "declined", "created_at", "updated_at", "last_login_at"]
+    static let columns = ["app_id", "user_id", "granted", "declined", "created_at", "updated_at", "last_login_at", "default_audience"]
 
     public func find(appID: String, userID: String) async throws -> GrantRecord? {
         try await context.run {
@@ -71,6 +72,7 @@ public struct SQLGrantStore: GrantStore {
         [
             grant.appID, grant.userID, try SQLCodec.json(grant.granted), try SQLCodec.json(grant.declined),
             SQLCodec.seconds(grant.createdAt), SQLCodec.seconds(grant.updatedAt), SQLCodec.seconds(grant.lastLoginAt),
+            grant.defaultAudience?.rawValue,
         ]
     }
 
@@ -83,7 +85,9 @@ public struct SQLGrantStore: GrantStore {
             declined: try r.list("declined"),
             createdAt: try r.date("created_at"),
             updatedAt: try r.date("updated_at"),
-            lastLoginAt: try r.date("last_login_at")
+            lastLoginAt: try r.date("last_login_at"),
+            // Rows from before migration 5, or with an audience this build does not know, read as none.
+            defaultAudience: try r.optionalString("default_audience").flatMap(Audience.init(wireName:))
         )
     }
 }

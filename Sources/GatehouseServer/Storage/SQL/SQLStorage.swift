@@ -55,6 +55,13 @@ public enum SQLStorage {
             tokens: SQLTokenStore(database: database, errors: errors),
             sessions: SQLBrowserSessionStore(database: database, errors: errors),
             signingKeys: SQLSigningKeyStore(database: database, errors: errors),
+            emulator: SQLEmulatorStore(database: database, errors: errors),
+            deviceCodes: SQLDeviceCodeStore(database: database, errors: errors),
+            tokenCache: SQLTokenCacheStore(database: database, errors: errors),
+            serverKeys: SQLServerKeyStore(database: database, errors: errors),
+            appCallbacks: SQLAppCallbackStore(database: database, errors: errors),
+            posts: SQLPostStore(database: database, errors: errors),
+            requests: SQLAppRequestStore(database: database, errors: errors),
             admins: SQLAdminStore(database: database, errors: errors),
             rateLimits: SQLRateLimitStore(database: database, errors: errors),
             shutdown: shutdown

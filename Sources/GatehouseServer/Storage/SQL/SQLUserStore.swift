@@ -121,6 +121,23 @@ public struct SQLUserStore: UserStore {
         }
     }
 
+    public func scopedIDs(userID: String) async throws -> [(appID: String, scopedID: String)] {
+        try await context.run {
+            try await db.select().columns("app_id", "scoped_id").from("app_scoped_ids")
+                .where("user_id", .equal, userID).orderBy("app_id").all()
+                .map { (try $0.decode(column: "app_id", as: String.self), try $0.decode(column: "scoped_id", as: String.self)) }
+        }
+    }
+
+    public func assignScopedID(appID: String, userID: String, scopedID: String) async throws {
+        try await context.run(uniqueConflict: { _ in "scoped_id" }) {
+            try await db.insert(into: "app_scoped_ids")
+                .columns("app_id", "user_id", "scoped_id", "created_at")
+                .values(appID, userID, scopedID, SQLCodec.seconds(Date()))
+                .run()
+        }
+    }
+
     private func findScopedID(appID: String, userID: String) async throws -> String? {
         try await db.select().column("scoped_id").from("app_scoped_ids")
             .where("app_id", .equal, appID).where("user_id", .equal, userID)

@@ -1,0 +1,173 @@
+import Foundation
+import GatehouseProtocol
+import Hummingbird
+
+/// The emulator's JSON admin API, used by `gatehouse clock|inject|export|import` and by test suites.
+///
+///     GET    /admin/api/clock                 {"now":…,"now_iso":…,"offset_seconds":…,"controllable":…}
+///     POST   /admin/api/clock/advance         {"by":"61d"}
+///     POST   /admin/api/clock/reset
+///     GET    /admin/api/injections            {"data":[…]}
+///     POST   /admin/api/injections            {"target":"user|app|token","id":…,"error":"190/460","times":2}
+///     DELETE /admin/api/injections/{id}
+///     DELETE /admin/api/injections            clears all
+///     GET    /admin/api/export                the whole state (see `EmulatorState`)
+///     POST   /admin/api/import                replaces the whole state
+///
+/// POSTs must be `application/json`: a browser cannot send that cross-site without a CORS preflight,
+/// which this server never grants, so the API needs no CSRF token.
+struct AdminAPI: Sendable {
+    let services: GatehouseServices
+    let access: ConsoleAccess
+
+    func register(on router: Router<GatehouseRequestContext>) {
+        let api = router.group("admin/api")
+        api.get("clock") { request, _ in try await guarded(request) { _ in clockJSON() } }
+        api.post("clock/advance") { request, _ in
+            try await guarded(request, body: true) { body in
+                let by = body?["by"]?.stringValue ?? body?["by"]?.doubleValue.map { String($0) } ?? ""
+                guard let seconds = DurationParser.seconds(by) else { throw AdminFailure(400, "\"by\" must be a duration such as 61d, 12h, 90m or 3600") }
+                _ = try await ClockControl(services: services).advance(by: seconds)
+                return clockJSON()
+            }
+        }
+        api.post("clock/reset") { request, _ in
+            try await guarded(request) { _ in
+                _ = try await ClockControl(services: services).reset()
+                return clockJSON()
+            }
+        }
+        api.get("injections") { request, _ in
+            try await guarded(request) { _ in
+                .object(["data": .array(try await services.storage.emulator.injections().map(Self.json))])
+            }
+        }
+        api.post("injections") { request, _ in
+            try await guarded(request, body: true, created: true) { body in
+                guard let kind = body?["target"]?.stringValue.flatMap(InjectionTargetKind.init(rawValue:)) else {
+                    throw AdminFailure(400, "\"target\" must be user, app or token")
+                }
+                guard let id = body?["id"]?.stringValue, !id.isEmpty else { throw AdminFailure(400, "\"id\" names the user, app or token") }
+                let times = body?["times"]?.intValue.map { Int($0) }
+                let record = try await ErrorInjector(services: services).add(kind: kind, target: id, error: body?["error"]?.stringValue ?? "", times: times)
+                return Self.json(record)
+            }
+        }
+        api.delete("injections/:id") { request, context in
+            try await guarded(request) { _ in
+                let id = context.parameters.get("id") ?? ""
+                guard try await services.storage.emulator.deleteInjection(id: id) else { throw AdminFailure(404, "no injection \(id)") }
+                return ["success": true]
+            }
+        }
+        api.delete("injections") { request, _ in
+            try await guarded(request) { _ in
+                try await services.storage.emulator.deleteAllInjections()
+                return ["success": true]
+            }
+        }
+        api.get("export") { request, _ in
+            guard await access.allows(request) else { return Self.reply(Self.denied, status: .forbidden) }
+            let data = try EmulatorState.encoder.encode(try await StateTransfer(services: services).export())
+            var headers = HTTPFields()
+            headers[.contentType] = "application/json; charset=UTF-8"
+            headers[.cacheControl] = "no-store"
+            headers[.contentDisposition] = "attachment; filename=\"gatehouse-state.json\""
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: data)))
+        }
+        api.post("import") { request, _ in
+            guard await access.allows(request) else { return Self.reply(Self.denied, status: .forbidden) }
+            guard Self.isJSON(request) else { return Self.reply(Self.error(415, "send the export as application/json"), status: .unsupportedMediaType) }
+            var request = request
+            guard let buffer = try? await request.collectBody(upTo: 256 << 20) else {
+                return Self.reply(Self.error(413, "the file is larger than 256 MB"), status: .contentTooLarge)
+            }
+            do {
+                let state = try StateTransfer.decode(Data(buffer: buffer))
+                try await StateTransfer(services: services).replace(with: state)
+                return Self.reply(["success": true, "apps": .int(Int64(state.apps.count)), "users": .int(Int64(state.users.count)), "tokens": .int(Int64(state.tokens.count))], status: .ok)
+            } catch let error as StateTransfer.ImportError {
+                return Self.reply(Self.error(400, error.description), status: .badRequest)
+            } catch let error as StorageError {
+                return Self.reply(Self.error(409, "the import could not be stored (\(error)); the state may be partly replaced, import again"), status: .conflict)
+            }
+        }
+    }
+
+    // MARK: Plumbing
+
+    struct AdminFailure: Error {
+        var status: Int
+        var message: String
+        init(_ status: Int, _ message: String) { self.status = status; self.message = message }
+    }
+
+    private func guarded(_ request: Request, body: Bool = false, created: Bool = false, _ work: (JSONValue?) async throws -> JSONValue) async throws -> Response {
+        guard await access.allows(request) else { return Self.reply(Self.denied, status: .forbidden) }
+        var parsed: JSONValue?
+        if body {
+            guard Self.isJSON(request) else { return Self.reply(Self.error(415, "send a JSON body with Content-Type: application/json"), status: .unsupportedMediaType) }
+            var request = request
+            guard let buffer = try? await request.collectBody(upTo: 64 * 1024), let value = try? JSONValue.parse(Data(buffer: buffer)) else {
+                return Self.reply(Self.error(400, "the body is not valid JSON"), status: .badRequest)
+            }
+            parsed = value
+        }
+        do {
+            return Self.reply(try await work(parsed), status: created ? .created : .ok)
+        } catch let failure as AdminFailure {
+            return Self.reply(Self.error(failure.status, failure.message), status: .init(code: failure.status))
+        } catch let error as ErrorInjector.InjectionError {
+            return Self.reply(Self.error(error == .disabled ? 403 : 400, error.description), status: error == .disabled ? .forbidden : .badRequest)
+        } catch let error as ClockControl.ClockError {
+            return Self.reply(Self.error(error == .notControllable ? 403 : 400, error.description), status: error == .notControllable ? .forbidden : .badRequest)
+        }
+    }
+
+    private func clockJSON() -> JSONValue {
+        let status = ClockControl(services: services).status()
+        return [
+            "now": .int(Int64(status.now.timeIntervalSince1970)),
+            "now_iso": .string(ISO8601DateFormatter().string(from: status.now)),
+            "offset_seconds": .int(Int64(status.offset)),
+            "controllable": .bool(status.controllable),
+        ]
+    }
+
+    static func json(_ record: InjectedErrorRecord) -> JSONValue {
+        [
+            "id": .string(record.id), "target": .string(record.targetKind.rawValue), "target_id": .string(record.targetID),
+            "error": .string(InjectableError(code: record.code, subcode: record.subcode)?.rawValue ?? "\(record.code)"),
+            "code": .int(Int64(record.code)), "error_subcode": record.subcode.map { .int(Int64($0)) } ?? .null,
+            "remaining": record.remaining.map { .int(Int64($0)) } ?? .null,
+            "created_time": .int(Int64(record.createdAt.timeIntervalSince1970)),
+        ]
+    }
+
+    static let denied = error(403, "the admin API needs an admin login in production mode")
+
+    static func error(_ code: Int, _ message: String) -> JSONValue {
+        ["error": ["message": .string(message), "type": "GatehouseAdminException", "code": .int(Int64(code))]]
+    }
+
+    static func isJSON(_ request: Request) -> Bool {
+        request.headers[.contentType]?.lowercased().hasPrefix("application/json") ?? false
+    }
+
+    static func reply(_ value: JSONValue, status: HTTPResponse.Status) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=UTF-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: value.serialized())))
+    }
+}
+
+/// Who may use the console and the admin API: everyone in development mode; in production mode,
+/// only a signed-in admin (until admin accounts exist, nobody).
+struct ConsoleAccess: Sendable {
+    let services: GatehouseServices
+
+    func allows(_ request: Request) async -> Bool {
+        services.configuration.mode == .development
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import GatehouseProtocol
+import Hummingbird
+
+/// The console's "Posts & requests" page: what apps published (`/me/feed`, the feed dialog) and the app
+/// requests waiting for people (the requests dialog), newest first, with their audience, and delete buttons.
+struct ConsoleSocial: Sendable {
+    let console: ConsoleController
+    var services: GatehouseServices { console.services }
+    static let shown = 200
+
+    func register(on router: Router<GatehouseRequestContext>) {
+        router.get("/console/social") { request, _ in
+            let app = request.uri.queryParameters.get("app").flatMap { $0.isEmpty ? nil : String($0) }
+            return try await console.page(request, "console-social", title: "Posts and requests", nav: "social") { try await values(app: app) }
+        }
+        router.post("/console/posts/:id/delete") { request, context in
+            try await console.action(request) { _ in
+                try await services.storage.posts.delete(id: context.parameters.get("id") ?? "")
+                return "/console/social?notice=cleared"
+            }
+        }
+        router.post("/console/requests/:id/delete") { request, context in
+            try await console.action(request) { form in
+                try await services.storage.requests.delete(requestID: context.parameters.get("id") ?? "", recipientID: form["recipient"] ?? "")
+                return "/console/social?notice=cleared"
+            }
+        }
+    }
+
+    private func values(app filter: String?) async throws -> [String: Any] {
+        let storage = services.storage
+        var users: [String: UserRecord] = [:]
+        for u in try await storage.users.list() { users[u.id] = u }
+        let apps = try await storage.apps.list().filter { filter == nil || $0.id == filter }
+        var posts: [(Date, [String: Any])] = [], requests: [(Date, [String: Any])] = []
+        for app in apps {
+            for p in try await storage.posts.posts(appID: app.id, limit: Self.shown) {
+                posts.append((p.createdAt, [
+                    "id": p.id, "graphID": "\(try await storage.users.scopedID(appID: app.id, userID: p.authorID))_\(p.id)",
+                    "appName": app.name, "author": users[p.authorID]?.fullName ?? p.authorID, "audience": p.audience.label,
+                    "message": p.message ?? "", "link": p.link ?? "", "created": ConsoleController.timestamp(p.createdAt),
+                ]))
+            }
+            for r in try await storage.requests.requests(appID: app.id, limit: Self.shown) {
+                requests.append((r.createdAt, [
+                    "id": r.requestID, "recipientID": r.recipientID, "appName": app.name,
+                    "from": users[r.senderID]?.fullName ?? r.senderID, "to": users[r.recipientID]?.fullName ?? r.recipientID,
+                    "message": r.message, "data": r.data ?? "", "created": ConsoleController.timestamp(r.createdAt),
+                ]))
+            }
+        }
+        return [
+            "posts": posts.sorted { $0.0 > $1.0 }.prefix(Self.shown).map(\.1),
+            "requests": requests.sorted { $0.0 > $1.0 }.prefix(Self.shown).map(\.1),
+            "apps": try await console.appOptions(selected: filter),
+        ]
+    }
+}

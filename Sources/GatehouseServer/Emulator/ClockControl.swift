@@ -1,0 +1,86 @@
+import Foundation
+
+/// Moves the server's clock in development mode, and keeps the offset across restarts.
+///
+/// The clock itself is the `AdjustableClock` the services were built with; this type validates
+/// requests and persists the offset so a restarted emulator keeps its place in time.
+public struct ClockControl: Sendable {
+    let services: GatehouseServices
+    static let offsetSetting = "clock_offset_seconds"
+
+    public init(services: GatehouseServices) {
+        self.services = services
+    }
+
+    /// Why the clock cannot be moved.
+    public enum ClockError: Error, Equatable, CustomStringConvertible {
+        case notControllable
+        case backwards
+
+        public var description: String {
+            switch self {
+            case .notControllable: "the clock can only be moved in development mode"
+            case .backwards: "the clock only moves forward; use reset to return to real time"
+            }
+        }
+    }
+
+    /// Where the clock stands.
+    public struct Status: Sendable, Equatable {
+        public var now: Date
+        public var offset: TimeInterval
+        public var controllable: Bool
+    }
+
+    public func status() -> Status {
+        Status(now: services.clock.now(), offset: services.clockControl?.currentOffset ?? 0, controllable: services.clockControl != nil)
+    }
+
+    /// Moves time forward by `interval` seconds.
+    public func advance(by interval: TimeInterval) async throws -> Status {
+        guard let clock = services.clockControl else { throw ClockError.notControllable }
+        guard interval >= 0 else { throw ClockError.backwards }
+        clock.advance(by: interval)
+        try await persist(clock)
+        services.logger.info("clock advanced", metadata: ["seconds": "\(Int(interval))"])
+        return status()
+    }
+
+    /// Returns to real time (offset zero).
+    public func reset() async throws -> Status {
+        guard let clock = services.clockControl else { throw ClockError.notControllable }
+        clock.advance(by: -clock.currentOffset)
+        try await persist(clock)
+        return status()
+    }
+
+    /// Applies the persisted offset (none stored means real time); called at start-up and after an import.
+    public func restore() async throws {
+        guard let clock = services.clockControl else { return }
+        let offset = try await services.storage.emulator.setting(Self.offsetSetting).flatMap(Double.init) ?? 0
+        clock.advance(by: offset - clock.currentOffset)
+    }
+
+    private func persist(_ clock: AdjustableClock) async throws {
+        let offset = clock.currentOffset
+        try await services.storage.emulator.setSetting(Self.offsetSetting, offset == 0 ? nil : String(Int64(offset)))
+    }
+}
+
+/// Parses durations such as `61d`, `90m`, `2h30m`, `1w`, `3600` (seconds) or `3600s`.
+public enum DurationParser {
+    public static func seconds(_ text: String) -> TimeInterval? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        guard !trimmed.isEmpty, trimmed.count <= 32 else { return nil }
+        if let plain = Double(trimmed), plain.isFinite { return plain }
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800]
+        var total = 0.0, digits = ""
+        for ch in trimmed {
+            if ch.isNumber { digits.append(ch); continue }
+            guard let unit = units[ch], let value = Double(digits) else { return nil }
+            total += value * unit
+            digits = ""
+        }
+        return digits.isEmpty ? total : nil
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+
+/// The whole emulator state as one JSON document, so a team can commit its test fixtures.
+///
+/// Ids, secrets, app-scoped ids and token hashes are kept as they are, so tokens and ids in a
+/// fixture stay valid after import. Authorization codes and browser sessions are short-lived and
+/// left out.
+public struct EmulatorState: Codable, Sendable {
+    public static let formatName = "gatehouse-state"
+
+    public var format = EmulatorState.formatName
+    public var version = 1
+    public var exportedAt: Date
+    public var clockOffsetSeconds: Int64?
+    public var apps: [AppRecord]
+    public var roles: [Role]
+    public var users: [UserRecord]
+    public var scopedIDs: [ScopedID]
+    public var friendships: [[String]]
+    public var grants: [GrantRecord]
+    public var tokens: [TokenRecord]
+    public var signingKeys: [SigningKeyRecord]
+    public var injectedErrors: [InjectedErrorRecord]
+    /// Timeline posts and app requests, oldest first (absent in exports from before migration 5).
+    public var posts: [PostRecord]?
+    public var appRequests: [AppRequestRecord]?
+
+    public struct Role: Codable, Sendable, Equatable { public var appID, userID: String; public var role: AppRole }
+    public struct ScopedID: Codable, Sendable, Equatable { public var appID, userID, scopedID: String }
+
+    /// Keys as the records name them (camelCase), dates as unix seconds, binary data (pictures) as base64.
+    /// Key conversion is deliberately off: `.convertToSnakeCase` does not round-trip names like `redirectURIs`.
+    public static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    public static var decoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return decoder
+    }
+}
+
+/// Reads and replaces the emulator's state.
+public struct StateTransfer: Sendable {
+    let services: GatehouseServices
+
+    public init(services: GatehouseServices) {
+        self.services = services
+    }
+
+    /// A file that is not a Gatehouse export, with the reason.
+    public struct ImportError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public func export() async throws -> EmulatorState {
+        let storage = services.storage
+        let apps = try await storage.apps.list()
+        let users = try await storage.users.list()
+        var roles: [EmulatorState.Role] = [], scoped: [EmulatorState.ScopedID] = [], grants: [GrantRecord] = []
+        var friendships: [[String]] = []
+        for app in apps {
+            roles += try await storage.apps.roles(appID: app.id).map { .init(appID: app.id, userID: $0.userID, role: $0.role) }
+        }
+        for user in users {
+            scoped += try await storage.users.scopedIDs(userID: user.id).map { .init(appID: $0.appID, userID: user.id, scopedID: $0.scopedID) }
+            grants += try await storage.grants.grants(userID: user.id)
+            friendships += try await storage.friendships.friends(of: user.id).filter { user.id < $0 }.map { [user.id, $0] }
+        }
+        var posts: [PostRecord] = [], requests: [AppRequestRecord] = []
+        for app in apps {
+            posts += try await storage.posts.posts(appID: app.id, limit: 1_000_000).reversed()
+            requests += try await storage.requests.requests(appID: app.id, limit: 1_000_000).reversed()
+        }
+        let offset = try await storage.emulator.setting(ClockControl.offsetSetting).flatMap { Int64($0) }
+        return EmulatorState(
+            exportedAt: services.clock.now(), clockOffsetSeconds: offset, apps: apps, roles: roles, users: users,
+            scopedIDs: scoped, friendships: friendships, grants: grants,
+            tokens: try await storage.tokens.live(appID: nil, userID: nil, now: services.clock.now()).reversed(),
+            signingKeys: try await storage.signingKeys.all(), injectedErrors: try await storage.emulator.injections(),
+            posts: posts, appRequests: requests)
+    }
+
+    /// Decodes an export, refusing anything that is not one.
+    public static func decode(_ data: Data) throws -> EmulatorState {
+        let state: EmulatorState
+        do {
+            state = try EmulatorState.decoder.decode(EmulatorState.self, from: data)
+        } catch let error as DecodingError {
+            throw ImportError(description: "not a Gatehouse export: \(Self.describe(error))")
+        }
+        guard state.format == EmulatorState.formatName else { throw ImportError(description: "not a Gatehouse export (format is \"\(state.format)\")") }
+        guard state.version == 1 else { throw ImportError(description: "export version \(state.version) is newer than this Gatehouse understands") }
+        return state
+    }
+
+    /// Replaces everything with `state`. Restart-free: the running server uses the new data at once.
+    public func replace(with state: EmulatorState) async throws {
+        let storage = services.storage
+        try await storage.emulator.eraseAll()
+        for app in state.apps { try await storage.apps.create(app) }
+        for user in state.users { try await storage.users.create(user) }
+        for role in state.roles { try await storage.apps.setRole(appID: role.appID, userID: role.userID, role: role.role) }
+        for id in state.scopedIDs { try await storage.users.assignScopedID(appID: id.appID, userID: id.userID, scopedID: id.scopedID) }
+        for pair in state.friendships where pair.count == 2 { try await storage.friendships.befriend(pair[0], pair[1], at: state.exportedAt) }
+        for grant in state.grants { try await storage.grants.save(grant) }
+        for var token in state.tokens {
+            token.codeID = nil // codes are not exported
+            try await storage.tokens.insert(token)
+        }
+        for key in state.signingKeys { try await storage.signingKeys.insert(key) }
+        for injection in state.injectedErrors { try await storage.emulator.insertInjection(injection) }
+        for post in state.posts ?? [] { try await storage.posts.insert(post) }
+        for request in state.appRequests ?? [] { try await storage.requests.insert([request]) }
+        try await storage.emulator.setSetting(ClockControl.offsetSetting, state.clockOffsetSeconds.map(String.init))
+        try await ClockControl(services: services).restore()
+        services.logger.info("state imported", metadata: ["apps": "\(state.apps.count)", "users": "\(state.users.count)"])
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .keyNotFound(let key, let context): "missing \"\((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))\""
+        case .typeMismatch(_, let context), .valueNotFound(_, let context): "wrong value at \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\""
+        case .dataCorrupted(let context): context.codingPath.isEmpty ? "not valid JSON" : "bad value at \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\""
+        @unknown default: "unreadable"
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import GatehouseProtocol
+import Hummingbird
+
+/// The person's own privacy settings: the apps they logged in to, what each may see, and removal
+/// ("people can revoke what they granted from their privacy settings at any time").
+///
+/// Every form carries the CSRF token and answers 303. Removing an app kills its tokens at once and
+/// calls the app's deauthorize callback, exactly like `DELETE /me/permissions`.
+struct SettingsPages: Sendable {
+    let services: GatehouseServices
+    let pages: PageRenderer
+
+    private var sessions: BrowserSessions { BrowserSessions(services: services) }
+    private var secure: Bool { services.configuration.usesSecureCookies }
+
+    func register(on router: Router<GatehouseRequestContext>) {
+        router.get("/login") { request, _ in try await loginPage(request, next: Self.safeNext(request.uri.queryParameters.get("next")), error: nil) }
+        router.post("/login") { request, _ in try await login(request) }
+        router.get("/settings") { _, _ in PageRenderer.seeOther("/settings/apps") }
+        router.get("/settings/apps") { request, _ in try await apps(request) }
+        router.post("/settings/apps/remove") { request, _ in try await remove(request) }
+        router.post("/settings/apps/revoke") { request, _ in try await revoke(request) }
+        router.post("/settings/apps/delete-data") { request, _ in try await deleteData(request) }
+    }
+
+    /// Only local paths: `/settings/apps`, never `//evil.example` or an absolute URL.
+    static func safeNext(_ raw: String?) -> String {
+        guard let raw, raw.hasPrefix("/"), !raw.hasPrefix("//"), !raw.contains("\\"), raw.count <= 512 else { return "/settings/apps" }
+        return raw
+    }
+
+    func loginPage(_ request: Request, next: String, error: String?) async throws -> Response {
+        let (csrf, cookie) = sessions.csrfToken(request)
+        let html = pages.render("login", ["csrf": csrf, "formAction": "/login", "next": next, "error": error ?? ""])
+        return PageRenderer.htmlResponse(status: error == nil ? .ok : .unauthorized, html: html, secureCookies: secure, cookies: cookie.map { [$0] } ?? [])
+    }
+
+    func login(_ request: Request) async throws -> Response {
+        guard let form = try await readForm(request), sessions.csrfValid(request, formToken: form["csrf_token"]) else { return expired() }
+        let next = Self.safeNext(form["next"])
+        let email = form["email"] ?? "", password = form["password"] ?? ""
+        guard !email.isEmpty, !password.isEmpty, password.utf8.count <= 1024,
+              let user = try await services.storage.users.find(email: email),
+              try await services.passwords.verify(password, hash: user.passwordHash)
+        else {
+            services.logger.info("login refused", metadata: ["reason": "bad credentials", "page": "settings"])
+            return try await loginPage(request, next: next, error: "The email or password you entered is incorrect.")
+        }
+        if let old = try await sessions.current(request) { try await services.storage.sessions.delete(id: old.0.id) }
+        let (_, cookie) = try await sessions.start(userID: user.id)
+        return PageRenderer.seeOther(next, cookies: [cookie])
+    }
+
+    func apps(_ request: Request) async throws -> Response {
+        guard let (_, user) = try await sessions.current(request) else { return PageRenderer.seeOther("/login?next=%2Fsettings%2Fapps") }
+        let (csrf, cookie) = sessions.csrfToken(request)
+        let now = services.clock.now()
+        var rows: [[String: Any]] = []
+        for grant in try await services.storage.grants.grants(userID: user.id) {
+            guard let app = try await services.storage.apps.find(id: grant.appID) else { continue }
+            func row(_ name: String, _ status: String, removable: Bool) -> [String: Any] {
+                let info = Permission.info(name)
+                return ["name": name, "title": info?.title ?? name, "reveals": info?.reveals ?? "", "status": status,
+                        "removable": removable, "appID": app.id, "appName": app.name]
+            }
+            let dataExpires = grant.lastLoginAt.addingTimeInterval(Lifetimes.dataAccess)
+            rows.append([
+                "deletable": !(app.dataDeletionCallbackURL ?? "").isEmpty,
+                "id": app.id, "name": app.name, "added": Self.day(grant.createdAt), "lastLogin": Self.day(grant.lastLoginAt),
+                "dataAccess": dataExpires > now ? "until \(Self.day(dataExpires))" : "expired \(Self.day(dataExpires))",
+                "permissions": grant.granted.map { row($0, "Allowed", removable: $0 != Permission.publicProfile) }
+                    + grant.declined.map { row($0, "Not allowed", removable: false) },
+            ])
+        }
+        let notice = request.uri.queryParameters.get("notice").flatMap(Self.notices.get)
+        let deletions = try await DataDeletionRequests(services: services).rows(userID: user.id)
+        let html = pages.render("settings-apps", [
+            "csrf": csrf, "userName": user.fullName, "apps": rows, "notice": notice ?? "",
+            "hasDeletions": !deletions.isEmpty, "deletions": deletions,
+        ])
+        return PageRenderer.htmlResponse(status: .ok, html: html, secureCookies: secure, cookies: cookie.map { [$0] } ?? [])
+    }
+
+    func remove(_ request: Request) async throws -> Response {
+        guard let form = try await readForm(request), sessions.csrfValid(request, formToken: form["csrf_token"]) else { return expired() }
+        guard let (_, user) = try await sessions.current(request) else { return PageRenderer.seeOther("/login?next=%2Fsettings%2Fapps") }
+        guard let appID = form["app_id"], appID.count <= 20, try await services.storage.grants.find(appID: appID, userID: user.id) != nil else {
+            return PageRenderer.seeOther("/settings/apps")
+        }
+        let scoped = try await services.storage.users.scopedID(appID: appID, userID: user.id)
+        try await AppRemoval(services: services).remove(appID: appID, userID: user.id, scopedID: scoped)
+        return PageRenderer.seeOther("/settings/apps?notice=removed")
+    }
+
+    /// Removes the app and asks it to delete the person's data (its data-deletion callback, through the outbox).
+    func deleteData(_ request: Request) async throws -> Response {
+        guard let form = try await readForm(request), sessions.csrfValid(request, formToken: form["csrf_token"]) else { return expired() }
+        guard let (_, user) = try await sessions.current(request) else { return PageRenderer.seeOther("/login?next=%2Fsettings%2Fapps") }
+        guard let appID = form["app_id"], appID.count <= 20, let app = try await services.storage.apps.find(id: appID),
+              try await services.storage.grants.find(appID: appID, userID: user.id) != nil
+        else { return PageRenderer.seeOther("/settings/apps") }
+        try await DataDeletionRequests(services: services).request(app: app, user: user)
+        return PageRenderer.seeOther("/settings/apps?notice=deletion")
+    }
+
+    func revoke(_ request: Request) async throws -> Response {
+        guard let form = try await readForm(request), sessions.csrfValid(request, formToken: form["csrf_token"]) else { return expired() }
+        guard let (_, user) = try await sessions.current(request) else { return PageRenderer.seeOther("/login?next=%2Fsettings%2Fapps") }
+        guard let appID = form["app_id"], appID.count <= 20, let permission = form["permission"], Permission.isKnown(permission) else {
+            return PageRenderer.seeOther("/settings/apps")
+        }
+        if permission == Permission.publicProfile { return try await remove(request) }
+        _ = try await AppRemoval(services: services).revoke(permission, appID: appID, userID: user.id)
+        return PageRenderer.seeOther("/settings/apps?notice=revoked")
+    }
+
+    static let notices = [
+        "removed": "The app was removed. It can no longer see your information.", "revoked": "The permission was removed.",
+        "deletion": "The app was removed and asked to delete your data. Its answer is shown under Data deletion requests.",
+    ]
+
+    static func day(_ date: Date) -> String { PageDates.utc(date, "d MMM yyyy") }
+
+    private func readForm(_ request: Request) async throws -> [String: String]? {
+        var request = request
+        guard let buffer = try? await request.collectBody(upTo: services.configuration.maxBodyBytes),
+              let pairs = FormEncoding.decode(String(buffer: buffer)) else { return nil }
+        return Dictionary(pairs, uniquingKeysWith: { a, _ in a })
+    }
+
+    private func expired() -> Response {
+        let html = pages.render("error", ["headline": "This form has expired", "detail": "For your security the form could not be accepted. Go back, reload the page and try again."])
+        return PageRenderer.htmlResponse(status: .forbidden, html: html, secureCookies: secure)
+    }
+}
+
+private extension Dictionary where Key == String, Value == String {
+    func get(_ key: String) -> String? { self[key] }
+}

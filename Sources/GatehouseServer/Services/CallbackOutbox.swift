@@ -1,0 +1,214 @@
+import AsyncHTTPClient
+import Foundation
+import GatehouseProtocol
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// POSTs one form to an app's callback URL. Injected so tests can count calls; the default uses AsyncHTTPClient.
+public protocol CallbackTransport: Sendable {
+    /// The HTTP status and up to 64 KiB of the reply body.
+    func post(url: String, form: String) async throws -> (status: Int, body: [UInt8])
+}
+
+/// `CallbackTransport` over AsyncHTTPClient's shared client.
+public struct HTTPCallbackTransport: CallbackTransport {
+    public var timeout: TimeAmount
+
+    public init(timeout: TimeAmount = .seconds(10)) { self.timeout = timeout }
+
+    public func post(url: String, form: String) async throws -> (status: Int, body: [UInt8]) {
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        request.headers.add(name: "User-Agent", value: "Gatehouse-Callbacks/1")
+        request.body = .bytes(ByteBuffer(string: form))
+        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+        var body = try await response.body.collect(upTo: 64 * 1024)
+        return (Int(response.status.code), body.readBytes(length: body.readableBytes) ?? [])
+    }
+}
+
+/// The persistent outbox of deauthorize and data-deletion callbacks.
+///
+/// Each callback is a row with its next attempt time. `deliverDue()` (called by the server's worker every few
+/// seconds, and by tests after moving the injected clock) takes due rows one at a time with a lease, POSTs,
+/// and records the outcome; a failure schedules the next attempt by ``backoff``. Because the schedule lives
+/// in the database, retries survive a restart and are shared by every node.
+public struct CallbackOutbox: Sendable {
+    let storage: Storage
+    let clock: any GatehouseClock
+    let transport: any CallbackTransport
+    let logger: Logger
+
+    /// Waits after the 1st, 2nd, … failed attempt; after the last one Gatehouse gives up.
+    public static let backoff: [TimeInterval] = [30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600]
+    /// How long one attempt may hold a row before another worker may retry it.
+    static let lease: TimeInterval = 120
+
+    public init(storage: Storage, clock: any GatehouseClock, transport: any CallbackTransport, logger: Logger) {
+        self.storage = storage
+        self.clock = clock
+        self.transport = transport
+        self.logger = logger
+    }
+
+    /// When to try again after `attempts` failed attempts, or nil to give up.
+    public static func nextAttempt(afterFailedAttempts attempts: Int, now: Date) -> Date? {
+        guard attempts >= 1, attempts <= backoff.count else { return nil }
+        return now.addingTimeInterval(backoff[attempts - 1])
+    }
+
+    /// Queues a callback of `kind` for `app` about one person; nil when the app registered no URL for it.
+    @discardableResult
+    public func enqueue(_ kind: AppCallbackKind, app: AppRecord, userID: String, scopedUserID: String, at: Date) async throws -> AppCallbackRecord? {
+        let url = kind == .deauthorize ? app.deauthorizeCallbackURL : app.dataDeletionCallbackURL
+        guard let url, !url.isEmpty else { return nil }
+        let issued = Int64(at.timeIntervalSince1970)
+        var payload: JSONObject = ["algorithm": "HMAC-SHA256"]
+        // Facebook's data-deletion payload also carries `expires`.
+        if kind == .dataDeletion { payload["expires"] = .int(issued + 3600) }
+        payload["issued_at"] = .int(issued)
+        payload["user_id"] = .string(scopedUserID)
+        let body = FormEncoding.encode([("signed_request", SignedRequest.make(payload: payload, secret: app.secret))])
+        let record = AppCallbackRecord(
+            id: UUID().uuidString, appID: app.id, kind: kind, userID: userID, url: url, body: body, nextAttemptAt: at, createdAt: at)
+        try await storage.appCallbacks.insert(record)
+        return record
+    }
+
+    /// Attempts every due callback once; returns them as stored afterwards.
+    @discardableResult
+    public func deliverDue(limit: Int = 50) async -> [AppCallbackRecord] {
+        guard let due = try? await storage.appCallbacks.due(now: clock.now(), limit: limit) else { return [] }
+        var out: [AppCallbackRecord] = []
+        for record in due {
+            if let done = await attempt(record) { out.append(done) }
+        }
+        return out
+    }
+
+    /// One attempt at a callback that is due; nil when it is not due or another worker holds it.
+    public func attempt(_ record: AppCallbackRecord) async -> AppCallbackRecord? {
+        let now = clock.now()
+        guard let due = record.nextAttemptAt, due <= now,
+              (try? await storage.appCallbacks.claim(id: record.id, expectedNextAttemptAt: due, leaseUntil: now.addingTimeInterval(Self.lease))) == true
+        else { return nil }
+        var next = record
+        next.attempts += 1
+        do {
+            let (status, body) = try await transport.post(url: record.url, form: record.body)
+            if (200..<300).contains(status) {
+                next.deliveredAt = clock.now()
+                next.nextAttemptAt = nil
+                next.lastError = nil
+                if record.kind == .dataDeletion {
+                    if let reply = DataDeletionReply.parse(body) {
+                        next.confirmationCode = reply.confirmationCode
+                        next.statusURL = reply.url
+                    } else {
+                        next.lastError = "the app's reply had no url and confirmation_code"
+                    }
+                }
+                logger.info("app callback delivered", metadata: ["app": "\(record.appID)", "kind": "\(record.kind.rawValue)", "attempt": "\(next.attempts)"])
+            } else {
+                fail(&next, reason: "HTTP \(status)")
+            }
+        } catch {
+            fail(&next, reason: "\(type(of: error))")
+        }
+        do {
+            try await storage.appCallbacks.update(next)
+        } catch {
+            logger.error("app callback outcome not saved", metadata: ["app": "\(record.appID)", "error": "\(error)"])
+        }
+        return next
+    }
+
+    private func fail(_ record: inout AppCallbackRecord, reason: String) {
+        let now = clock.now()
+        record.lastError = reason
+        record.nextAttemptAt = Self.nextAttempt(afterFailedAttempts: record.attempts, now: now)
+        if record.nextAttemptAt == nil { record.gaveUpAt = now }
+        logger.warning("app callback failed", metadata: [
+            "app": "\(record.appID)", "kind": "\(record.kind.rawValue)", "attempt": "\(record.attempts)", "reason": "\(reason)",
+        ])
+    }
+
+    /// The server's worker: delivers due callbacks every `period` until cancelled.
+    public func run(every period: Duration) async {
+        while !Task.isCancelled {
+            await deliverDue()
+            try? await Task.sleep(for: period)
+        }
+    }
+}
+
+/// Tells apps through the outbox: the removal is recorded at once and delivered (and retried) in the background.
+public struct OutboxAppCallbackNotifier: AppCallbackNotifier {
+    public let outbox: CallbackOutbox
+
+    public init(outbox: CallbackOutbox) { self.outbox = outbox }
+
+    public func appRemoved(app: AppRecord, scopedUserID: String, at: Date) async {
+        do {
+            let userID = try await outbox.storage.users.userID(appID: app.id, scopedID: scopedUserID) ?? ""
+            guard let record = try await outbox.enqueue(.deauthorize, app: app, userID: userID, scopedUserID: scopedUserID, at: at) else { return }
+            let outbox = self.outbox
+            // The person's request never waits on the app's server.
+            Task.detached { _ = await outbox.attempt(record) }
+        } catch {
+            outbox.logger.error("deauthorize callback not queued", metadata: ["app": "\(app.id)", "error": "\(error)"])
+        }
+    }
+}
+
+/// The app's answer to a data-deletion callback: `{"url": "...", "confirmation_code": "..."}`. Facebook's own
+/// sample answers with unquoted keys and single quotes (`{ url: '…', confirmation_code: '…' }`), so both are read.
+public enum DataDeletionReply {
+    public static func parse(_ body: [UInt8]) -> (url: String, confirmationCode: String)? {
+        guard let text = String(validating: body, as: UTF8.self) else { return nil }
+        if case .object(let object)? = try? JSONValue.parse(Data(text.utf8)) {
+            guard let url = object["url"]?.stringValue, let code = object["confirmation_code"]?.stringValue else { return nil }
+            return clean(url, code)
+        }
+        guard let url = looseValue("url", in: text), let code = looseValue("confirmation_code", in: text) else { return nil }
+        return clean(url, code)
+    }
+
+    private static func clean(_ url: String, _ code: String) -> (String, String)? {
+        guard !code.isEmpty, code.count <= 256, url.count <= 2048, url.hasPrefix("https://") || url.hasPrefix("http://") else { return nil }
+        return (url, code)
+    }
+
+    /// `key: 'value'` or `"key": "value"` in a JavaScript-style object literal.
+    private static func looseValue(_ key: String, in text: String) -> String? {
+        let chars = Array(text)
+        var i = 0
+        while i < chars.count {
+            // A key starts at a boundary and may be quoted.
+            var j = i
+            if chars[j] == "'" || chars[j] == "\"" { j += 1 }
+            let keyChars = Array(key)
+            if j + keyChars.count <= chars.count, Array(chars[j..<j + keyChars.count]) == keyChars,
+               i == 0 || !(chars[i - 1].isLetter || chars[i - 1] == "_") {
+                var k = j + keyChars.count
+                if k < chars.count, chars[k] == "'" || chars[k] == "\"" { k += 1 }
+                while k < chars.count, chars[k].isWhitespace { k += 1 }
+                if k < chars.count, chars[k] == ":" {
+                    k += 1
+                    while k < chars.count, chars[k].isWhitespace { k += 1 }
+                    if k < chars.count, chars[k] == "'" || chars[k] == "\"" {
+                        let quote = chars[k]
+                        var value = ""
+                        k += 1
+                        while k < chars.count, chars[k] != quote { value.append(chars[k]); k += 1 }
+                        if k < chars.count { return value }
+                    }
+                }
+            }
+            i += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,207 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+
+/// A real headless Chromium, driven over the W3C WebDriver protocol through `chromedriver`.
+///
+/// Debian's `chromium` and `chromium-driver` are required: `scripts/test` installs them. When they are
+/// missing, `start()` throws and the test fails; it never skips.
+final class WebDriver: @unchecked Sendable {
+    static let elementKey = "element-6066-11e4-a52e-4f735466cecf"
+
+    let base: URL
+    let sessionID: String
+    let profileDirectory: String
+    /// Where `screenshot(_:)` writes PNGs: `artifacts/screenshots` in the package, or `GATEHOUSE_ARTIFACTS`.
+    let screenshotDirectory: URL
+    let testName: String
+    private var shots = 0
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func executable(_ name: String, _ candidates: [String]) throws -> String {
+        for path in candidates where FileManager.default.isExecutableFile(atPath: path) { return path }
+        throw Failure(description: "\(name) is not installed (looked in \(candidates.joined(separator: ", "))); scripts/test installs Debian's chromium and chromium-driver")
+    }
+
+    /// Starts chromedriver on a free port and opens a headless Chromium session with its own profile.
+    static func start(testName: String) async throws -> WebDriver {
+        let driver = try executable("chromedriver", ["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"])
+        let chromium = try executable("chromium", ["/usr/bin/chromium", "/usr/lib/chromium/chromium"])
+        let port = try freePort()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: driver)
+        process.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let base = URL(string: "http://127.0.0.1:\(port)")!
+        var ready = false, problem = ""
+        for _ in 0..<250 {
+            do {
+                let (status, _) = try await request("GET", base.appendingPathComponent("status"), nil)
+                if status == 200 { ready = true; break }
+                problem = "status \(status)"
+            } catch {
+                problem = "\(error)"
+            }
+            try await Task.sleep(for: .milliseconds(40))
+        }
+        guard ready else { process.terminate(); throw Failure(description: "chromedriver did not start on port \(port): \(problem)") }
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-chromium-\(UUID().uuidString)").path
+        let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
+            "browserName": "chrome", "pageLoadStrategy": "normal",
+            "goog:chromeOptions": ["binary": chromium, "args": [
+                "--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1100,1000",
+                "--user-data-dir=\(profile)", "--no-first-run", "--password-store=basic", "--lang=en-US",
+            ]],
+        ]]]
+        let (status, reply) = try await request("POST", base.appendingPathComponent("session"), capabilities)
+        guard status == 200, let value = reply["value"] as? [String: Any], let session = value["sessionId"] as? String else {
+            process.terminate()
+            throw Failure(description: "chromium did not start: \(reply)")
+        }
+        return WebDriver(process: process, base: base, session: session, profile: profile, testName: testName)
+    }
+
+    private init(process: Process, base: URL, session: String, profile: String, testName: String) {
+        self.base = base
+        self.sessionID = session
+        self.profileDirectory = profile
+        self.testName = testName
+        let root = ProcessInfo.processInfo.environment["GATEHOUSE_ARTIFACTS"].map { URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("artifacts")
+        screenshotDirectory = root.appendingPathComponent("screenshots")
+        try? FileManager.default.createDirectory(at: screenshotDirectory, withIntermediateDirectories: true)
+        self.process = process
+    }
+
+    private let process: Process
+
+    // MARK: Commands
+
+    @discardableResult
+    func command(_ method: String, _ path: String, _ body: [String: Any]? = [:]) async throws -> Any? {
+        let url = base.appendingPathComponent("session/\(sessionID)/\(path)")
+        let (status, reply) = try await Self.request(method, url, method == "GET" || method == "DELETE" ? nil : body)
+        guard status == 200 else {
+            let value = reply["value"] as? [String: Any]
+            throw Failure(description: "WebDriver \(method) \(path): \(value?["error"] ?? status) \(value?["message"] ?? "")")
+        }
+        return reply["value"]
+    }
+
+    /// Loads a page and saves a screenshot named after it.
+    func open(_ url: String, shot: String? = nil) async throws {
+        try await command("POST", "url", ["url": url])
+        if let shot { try await screenshot(shot) }
+    }
+
+    func currentURL() async throws -> String { try await command("GET", "url") as? String ?? "" }
+    func title() async throws -> String { try await command("GET", "title") as? String ?? "" }
+    func source() async throws -> String { try await command("GET", "source") as? String ?? "" }
+
+    /// The first element matching a CSS selector, waiting up to `timeout` for it to appear.
+    func find(_ css: String, timeout: Duration = .seconds(5)) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let value = try? await command("POST", "element", ["using": "css selector", "value": css]) as? [String: Any],
+               let id = value[Self.elementKey] as? String { return id }
+            if ContinuousClock.now > deadline { throw Failure(description: "no element matches \(css) on \(try await currentURL())") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    func exists(_ css: String) async throws -> Bool {
+        let value = try await command("POST", "elements", ["using": "css selector", "value": css]) as? [[String: Any]]
+        return !(value ?? []).isEmpty
+    }
+
+    func click(_ css: String) async throws { try await command("POST", "element/\(try await find(css))/click") }
+    func text(_ css: String) async throws -> String { try await command("GET", "element/\(try await find(css))/text") as? String ?? "" }
+
+    func type(_ css: String, _ text: String) async throws {
+        let element = try await find(css)
+        try await command("POST", "element/\(element)/clear")
+        try await command("POST", "element/\(element)/value", ["text": text])
+    }
+
+    /// Sends real key presses to the focused element (Tab, Enter and Space move and act like a keyboard user).
+    func keys(_ text: String) async throws {
+        try await command("POST", "actions", ["actions": [["type": "key", "id": "keyboard", "actions": text.unicodeScalars.flatMap { scalar in
+            [["type": "keyDown", "value": String(scalar)], ["type": "keyUp", "value": String(scalar)]]
+        }]]])
+    }
+
+    static let tab = "\u{E004}", enter = "\u{E007}", space = "\u{E00D}"
+
+    /// The `id` or `name` of the focused element.
+    func focused() async throws -> String {
+        let value = try await command("GET", "element/active") as? [String: Any]
+        guard let id = value?[Self.elementKey] as? String else { return "" }
+        if let attr = try await command("GET", "element/\(id)/attribute/id") as? String, !attr.isEmpty { return attr }
+        return try await command("GET", "element/\(id)/attribute/name") as? String ?? ""
+    }
+
+    /// Waits until the URL satisfies `predicate` (after a redirect chain, for instance).
+    func waitForURL(timeout: Duration = .seconds(10), _ predicate: (String) -> Bool) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let url = try await currentURL()
+            if predicate(url) { return url }
+            if ContinuousClock.now > deadline { throw Failure(description: "the browser stayed at \(url)") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// Saves a PNG of the page as `artifacts/screenshots/<test>-<n>-<name>.png`.
+    @discardableResult
+    func screenshot(_ name: String) async throws -> URL {
+        guard let base64 = try await command("GET", "screenshot") as? String, let data = Data(base64Encoded: base64) else {
+            throw Failure(description: "no screenshot")
+        }
+        shots += 1
+        let file = screenshotDirectory.appendingPathComponent("\(testName)-\(String(format: "%02d", shots))-\(name).png")
+        try data.write(to: file)
+        return file
+    }
+
+    func quit() async {
+        _ = try? await Self.request("DELETE", base.appendingPathComponent("session/\(sessionID)"), nil)
+        if process.isRunning { process.terminate() }
+        try? FileManager.default.removeItem(atPath: profileDirectory)
+    }
+
+    // MARK: Plumbing
+
+    /// One WebDriver call. AsyncHTTPClient rather than URLSession: FoundationNetworking fails on
+    /// chromedriver's replies with "Failed writing header".
+    static func request(_ method: String, _ url: URL, _ body: [String: Any]?) async throws -> (Int, [String: Any]) {
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = .init(rawValue: method)
+        if let body {
+            request.body = .bytes(ByteBuffer(data: try JSONSerialization.data(withJSONObject: body)))
+            request.headers.add(name: "Content-Type", value: "application/json")
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+        let data = try await response.body.collect(upTo: 64 << 20)
+        let object = (try? JSONSerialization.jsonObject(with: Data(buffer: data)) as? [String: Any]) ?? [:]
+        return (Int(response.status.code), object)
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
+        guard bound == 0 else { throw Failure(description: "no free port") }
+        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        return Int(UInt16(bigEndian: addr.sin_port))
+    }
+}
