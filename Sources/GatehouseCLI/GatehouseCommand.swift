@@ -8,7 +8,7 @@ public struct GatehouseCommand: AsyncParsableCommand {
         commandName: "gatehouse",
         abstract: "A Facebook Login compatible login server, emulator and toolkit.",
         subcommands: [
-            ServeCommand.self, MigrateCommand.self, AppsCommand.self, UsersCommand.self, KeysCommand.self,
+            ServeCommand.self, MigrateCommand.self, AppsCommand.self, UsersCommand.self, KeysCommand.self, AdminCommand.self, SeedCommand.self,
             LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, TokenCommand.self, GraphCommand.self, PermissionsCommand.self,
             ClockCommand.self, InjectCommand.self, ExportCommand.self, ImportCommand.self,
             SignedRequestCommand.self, TokenCacheCommand.self, DialogCommand.self,

@@ -4,39 +4,70 @@ import GatehouseServer
 import Logging
 import NIOCore
 
-/// `gatehouse serve`: the server, on SQLite in the data directory or on `--database`.
+/// `gatehouse serve`: the server, on SQLite in the data directory or on `--database`. Settings come from
+/// flags > `GATEHOUSE_*` environment > `--config` YAML file > defaults.
 struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
     static let configuration = CommandConfiguration(commandName: "serve", abstract: "Run the Gatehouse server.")
 
+    @Option(help: "YAML config file (env GATEHOUSE_CONFIG). Keys as in --print-config.") var config: String?
     @Option(help: "Address to listen on (env GATEHOUSE_HOST; default 127.0.0.1).") var host: String?
-    @Option(help: "Port to listen on; 0 picks a free one (env GATEHOUSE_PORT; default 8080).") var port: Int?
-    @OptionGroup var data: DataOptions
+    @Option(help: "Port to listen on; 0 picks a free one (env GATEHOUSE_PORT; default 8080).") var port: String?
+    @Option(name: .customLong("data-dir"), help: "Folder for gatehouse.sqlite (env GATEHOUSE_DATA_DIR; default ./.gatehouse).")
+    var dataDir: String?
     @Option(name: .customLong("public-url"), help: "URL clients reach the server at (env GATEHOUSE_PUBLIC_URL; default http://HOST:PORT).")
     var publicURL: String?
-    @Option(help: "development or production (env GATEHOUSE_MODE; default development).") var mode: String?
+    @Option(help: "development or production (env GATEHOUSE_MODE; default development, production with a postgres:// database).")
+    var mode: String?
+    @Option(help: "Database URL, e.g. postgres://user@host/db (env GATEHOUSE_DATABASE_URL; default SQLite in the data dir).")
+    var database: String?
+    @Option(name: .customLong("tls-cert"), help: "PEM certificate chain: serve HTTPS (env GATEHOUSE_TLS_CERT).") var tlsCert: String?
+    @Option(name: .customLong("tls-key"), help: "PEM private key for --tls-cert (env GATEHOUSE_TLS_KEY).") var tlsKey: String?
+    @Option(name: .customLong("trusted-proxy"), help: "Address or CIDR whose X-Forwarded-For/-Proto are believed; repeatable (env GATEHOUSE_TRUSTED_PROXIES, comma-separated).")
+    var trustedProxy: [String] = []
+    @Option(name: .customLong("max-body-bytes"), help: "Largest request body (env GATEHOUSE_MAX_BODY_BYTES; default 1048576).")
+    var maxBodyBytes: String?
+    @Flag(name: .customLong("bench-routes"), help: "Serve /bench/hello and /bench/id_token for scripts/bench (env GATEHOUSE_BENCH_ROUTES).")
+    var benchRoutes = false
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (env GATEHOUSE_LOG_LEVEL; default info).")
     var logLevel: String?
+    @Flag(name: .customLong("print-config"), help: "Print the effective configuration (secrets masked) and exit.")
+    var printConfig = false
+
+    /// The flags actually given, by setting key.
+    var flagValues: [String: String] {
+        var values: [String: String] = [:]
+        values["host"] = host
+        values["port"] = port
+        values["data_dir"] = dataDir
+        values["public_url"] = publicURL
+        values["mode"] = mode
+        values["database"] = database
+        values["tls_cert"] = tlsCert
+        values["tls_key"] = tlsKey
+        if !trustedProxy.isEmpty { values["trusted_proxies"] = trustedProxy.joined(separator: ",") }
+        values["max_body_bytes"] = maxBodyBytes
+        if benchRoutes { values["bench_routes"] = "true" }
+        values["log_level"] = logLevel
+        return values
+    }
 
     func execute() async throws {
-        let modeName = mode ?? Environment.value("GATEHOUSE_MODE") ?? "development"
-        guard let serverMode = ServerMode(rawValue: modeName) else { throw fail("--mode must be development or production, not \(modeName)") }
-        let portValue: Int
-        if let port { portValue = port } else if let env = Environment.value("GATEHOUSE_PORT") {
-            guard let p = Int(env) else { throw fail("GATEHOUSE_PORT must be a number, not \(env)") }
-            portValue = p
-        } else { portValue = 8080 }
-        guard (0...65535).contains(portValue) else { throw fail("--port must be between 0 and 65535") }
-        var settings = GatehouseConfiguration(
-            host: host ?? Environment.value("GATEHOUSE_HOST") ?? "127.0.0.1", port: portValue,
-            dataDirectory: data.resolved, publicURL: publicURL ?? Environment.value("GATEHOUSE_PUBLIC_URL"), mode: serverMode,
-            database: try data.resolvedDatabase())
-        if let interval = Environment.value("GATEHOUSE_DEVICE_POLL_INTERVAL") {
-            guard let seconds = Int(interval), (1...60).contains(seconds) else { throw fail("GATEHOUSE_DEVICE_POLL_INTERVAL must be 1-60 seconds") }
-            settings.devicePollInterval = seconds
+        let environment = ProcessInfo.processInfo.environment
+        let loader = ConfigurationLoader(
+            flags: flagValues, environment: environment, filePath: config ?? Environment.value("GATEHOUSE_CONFIG"))
+        let loaded: ConfigurationLoader.Loaded
+        do {
+            loaded = try loader.load()
+        } catch let error as ConfigurationError {
+            throw fail(error.message)
         }
-        let configuration = settings
+        if printConfig {
+            print(loaded.printed(), terminator: "")
+            return
+        }
+        let configuration = loaded.configuration
         var logger = Logger(label: "gatehouse")
-        logger.logLevel = Logger.Level(rawValue: logLevel ?? Environment.value("GATEHOUSE_LOG_LEVEL") ?? "info") ?? .info
+        logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .info
         do {
             try await GatehouseServerRunner.run(configuration: configuration, logger: logger) { boundPort, seed in
                 var shown = configuration
@@ -45,9 +76,13 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
                 FileHandle.standardOutput.write(Data(Banner.text(configuration: shown, seed: seed).utf8))
             }
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
-            throw fail("port \(portValue) on \(configuration.host) is already in use; pick another with --port")
+            throw fail("port \(configuration.port) on \(configuration.host) is already in use; pick another with --port")
         } catch StorageError.unavailable(let message) {
             throw fail(message)
+        } catch let error as UnsafeConfigurationError {
+            throw fail(error.description)
+        } catch let error as ConfigurationError {
+            throw fail(error.message)
         }
     }
 }

@@ -23,15 +23,15 @@ struct CLIProcess {
 
     /// Runs to completion on a dispatch thread: waiting for a child process must not block one of the
     /// (on two cores, two) threads Swift concurrency runs every other test on.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Output {
+    static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) async throws -> Output {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try runBlocking(arguments, environment: environment) })
+                continuation.resume(with: Result { try runBlocking(arguments, environment: environment, input: input) })
             }
         }
     }
 
-    static func runBlocking(_ arguments: [String], environment: [String: String] = [:]) throws -> Output {
+    static func runBlocking(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws -> Output {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -39,7 +39,13 @@ struct CLIProcess {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        let stdin = Pipe()
+        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
         try process.run()
+        if let input {
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try? stdin.fileHandleForWriting.close()
+        }
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

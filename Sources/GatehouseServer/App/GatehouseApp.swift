@@ -1,6 +1,9 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
+import NIOSSL
 import NIOCore
 
 /// Builds the Hummingbird application that serves every Gatehouse route.
@@ -8,7 +11,14 @@ public enum GatehouseApp {
     /// The router with all routes: dialog pages, pictures, dev helpers, and the Graph API catch-all.
     public static func router(services: GatehouseServices, pages: PageRenderer) -> Router<GatehouseRequestContext> {
         let router = Router(context: GatehouseRequestContext.self)
+        // Order matters: the real client first (rate limits and logs use it), then timing, then error pages,
+        // then the admin gate, so a refused console request is still timed and logged.
+        router.add(middleware: ForwardedHeadersMiddleware(configuration: services.configuration))
+        router.add(middleware: RequestObservabilityMiddleware(metrics: services.metrics, logger: services.logger))
         router.add(middleware: PageErrorMiddleware(pages: pages, logger: services.logger))
+        router.add(middleware: AdminGate(services: services))
+        AdminLoginController(services: services, pages: pages).register(on: router)
+        OpsRoutes(services: services).register(on: router)
         router.get("/static/gatehouse.css") { _, _ in
             var headers = HTTPFields()
             headers[.contentType] = "text/css; charset=utf-8"
@@ -47,8 +57,30 @@ public enum GatehouseApp {
         let pages = try await PageRenderer.load(devMode: services.configuration.mode == .development)
         return Application(
             router: router(services: services, pages: pages),
+            server: try serverBuilder(services.configuration),
             configuration: .init(address: .hostname(services.configuration.host, port: services.configuration.port), serverName: "Gatehouse"),
             onServerRunning: onServerRunning, logger: services.logger)
+    }
+
+    /// Plain HTTP/1.1, or HTTPS when `tls_cert` and `tls_key` are configured (swift-nio-ssl, TLS 1.2+).
+    /// - Throws: ``ConfigurationError`` naming the file when the certificate or key cannot be loaded.
+    public static func serverBuilder(_ configuration: GatehouseConfiguration) throws -> HTTPServerBuilder {
+        guard let certPath = configuration.tlsCertificatePath, let keyPath = configuration.tlsKeyPath else { return .http1() }
+        let chain: [NIOSSLCertificate], key: NIOSSLPrivateKey
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(certPath)
+        } catch {
+            throw ConfigurationError("tls_cert \(certPath) could not be read as a PEM certificate chain")
+        }
+        do {
+            key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
+        } catch {
+            throw ConfigurationError("tls_key \(keyPath) could not be read as a PEM private key")
+        }
+        guard !chain.isEmpty else { throw ConfigurationError("tls_cert \(certPath) holds no certificate") }
+        var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        tls.minimumTLSVersion = .tlsv12
+        return try .tls(.http1(), tlsConfiguration: tls)
     }
 }
 

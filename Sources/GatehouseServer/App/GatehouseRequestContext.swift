@@ -1,13 +1,16 @@
 import Hummingbird
 import NIOCore
 
-/// Per-request context: Hummingbird's core storage plus the peer address (for logs and, later, rate limits).
+/// Per-request context: Hummingbird's core storage plus the peer address and the real client.
 public struct GatehouseRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
+    /// The client behind any trusted proxy (set by ``ForwardedHeadersMiddleware``); rate limits key on its IP.
+    public var client: ForwardedClient
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress
+        self.client = ForwardedClient(ip: source.channel.remoteAddress?.ipAddress, isHTTPS: false)
     }
 }

@@ -29,13 +29,22 @@ public enum GatehouseServerRunner {
             configuration.port = try await FreePort.find(host: configuration.host)
         }
         let services = try await services(configuration: configuration, logger: logger)
-        var seed: DevSeed?
-        if configuration.mode == .development {
-            seed = try await DevSeeder(services: services).seedIfNeeded()
-        }
-        let chosenSeed = seed, port = configuration.port
-        let app = try await GatehouseApp.application(services: services) { channel in
-            announce(channel.localAddress?.port ?? port, chosenSeed)
+        let app: any ApplicationProtocol
+        let chosenSeed: DevSeed?
+        do {
+            try await checkProductionSafety(services)
+            var seed: DevSeed?
+            if configuration.isDevelopment {
+                seed = try await DevSeeder(services: services).seedIfNeeded()
+            }
+            chosenSeed = seed
+            let port = configuration.port
+            app = try await GatehouseApp.application(services: services) { channel in
+                announce(channel.localAddress?.port ?? port, chosenSeed)
+            }
+        } catch {
+            try? await services.storage.shutdown()
+            throw error
         }
         // SIGTERM or SIGINT: stop accepting connections, let in-flight requests finish (at most
         // `drainTimeout`), then close the database.
@@ -61,6 +70,25 @@ public enum GatehouseServerRunner {
 
     /// How long a graceful shutdown waits for in-flight requests before cancelling them.
     public static let drainTimeout: Duration = .seconds(30)
+
+    /// Production mode: refuses unsafe settings (``ProductionSafety``), and warns when no admin can log in.
+    /// - Throws: ``UnsafeConfigurationError`` listing every problem.
+    public static func checkProductionSafety(_ services: GatehouseServices) async throws {
+        let configuration = services.configuration
+        guard configuration.isProduction else { return }
+        var facts = ProductionSafety.Facts()
+        if let data = FileManager.default.contents(atPath: configuration.devSeedPath) {
+            facts.devSeedPresent = true
+            if let seed = try? JSONDecoder().decode(DevSeed.self, from: data) {
+                facts.devSeedAppPresent = try await services.storage.apps.find(id: seed.app.id) != nil
+            }
+        }
+        let problems = ProductionSafety.problems(configuration, facts: facts)
+        guard problems.isEmpty else { throw UnsafeConfigurationError(problems: problems) }
+        if try await services.storage.admins.list().isEmpty {
+            services.logger.warning("no admin account: the console is unreachable until one is created with `gatehouse admin create`")
+        }
+    }
 }
 
 /// Finds a free TCP port by binding port 0 and closing the socket again.

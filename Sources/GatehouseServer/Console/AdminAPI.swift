@@ -167,7 +167,10 @@ struct AdminAPI: Sendable {
 struct ConsoleAccess: Sendable {
     let services: GatehouseServices
 
+    /// Development mode: everyone. Production mode: a live admin session (``AdminGate`` already sent anyone
+    /// else to `/console/login` or answered 401, so this is a second check behind it).
     func allows(_ request: Request) async -> Bool {
-        services.configuration.mode == .development
+        if services.configuration.isDevelopment { return true }
+        return (try? await AdminAccounts(services: services).current(request)) != nil
     }
 }

@@ -39,6 +39,7 @@ struct DialogCompletion: Sendable {
                 scopes: decision.granted + (request.openID ? ["openid"] : []),
                 createdAt: now, expiresAt: now.addingTimeInterval(Lifetimes.authorizationCode))
             try await storage.codes.insert(record)
+            services.metrics.tokenIssued("code")
             code = text
         }
         if request.answersWithNonce {

@@ -78,17 +78,31 @@ struct DialogController: Sendable {
         guard stillValid else {
             return errorPage(.badRequest, headline: "This login link is no longer valid", detail: "Go back to the app and start again.", hint: nil, request: request)
         }
-        let email = form["email"] ?? "", password = form["password"] ?? ""
+        let email = String((form["email"] ?? "").prefix(320)), password = form["password"] ?? ""
+        let throttle = LoginThrottle(services: services, scope: "login")
+        if try await throttle.isLocked(email: email, ip: context.client.ip) {
+            services.logger.notice("login refused", metadata: ["reason": "too many attempts"])
+            services.metrics.login(.limited)
+            let minutes = throttle.retryMinutes
+            var response = errorPage(.tooManyRequests, headline: "Too many failed attempts.",
+                detail: "For your security, wait \(minutes) minute\(minutes == 1 ? "" : "s") and try again.", hint: nil, request: request)
+            response.headers[.retryAfter] = "\(throttle.retryAfterSeconds)"
+            return response
+        }
         guard !email.isEmpty, !password.isEmpty, password.utf8.count <= 1024,
               let user = try await services.storage.users.find(email: email),
               try await services.passwords.verify(password, hash: user.passwordHash)
         else {
+            try await throttle.recordFailure(email: email, ip: context.client.ip)
             services.logger.info("login refused", metadata: ["reason": "bad credentials"])
+            services.metrics.login(.failure)
             return PageRenderer.seeOther(path + "?" + rawDialog + "&gh_login_error=1")
         }
+        try await throttle.recordSuccess(email: email)
         if let old = try await sessions.current(request) { try await services.storage.sessions.delete(id: old.0.id) }
         let (session, cookie) = try await sessions.start(userID: user.id)
         services.logger.info("login", metadata: ["user": "\(user.id)"])
+        services.metrics.login(.success)
         let mark = Int(session.authenticatedAt.timeIntervalSince1970)
         return PageRenderer.seeOther(path + "?" + rawDialog + "&gh_reauth=\(mark)", cookies: [cookie])
     }
@@ -108,6 +122,7 @@ struct DialogController: Sendable {
         }
         if form["action"] == "cancel" {
             services.logger.info("consent cancelled", metadata: ["app": "\(app.id)"])
+            services.metrics.consent(granted: false)
             return PageRenderer.seeOther(DialogRedirect.cancelled(dialog))
         }
         let facts = try await facts(dialog, app, user: user, authenticatedAt: session.authenticatedAt, justAuthenticated: true)
@@ -119,6 +134,7 @@ struct DialogController: Sendable {
         case .complete(let decision):
             let location = try await DialogCompletion(services: services).complete(request: dialog, app: app, user: user, decision: decision)
             services.logger.info("consent", metadata: ["app": "\(app.id)", "granted": "\(decision.granted.joined(separator: ","))"])
+            services.metrics.consent(granted: true)
             return PageRenderer.seeOther(location)
         case .showLogin, .showConsent:
             return PageRenderer.seeOther("/dialog/oauth?" + rawDialog)

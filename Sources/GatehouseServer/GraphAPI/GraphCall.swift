@@ -16,6 +16,8 @@ struct GraphCall: Sendable {
     var accessToken: String?
     /// `Authorization: Basic` client credentials, for the token endpoint.
     var basicCredentials: (id: String, secret: String)?
+    /// The client's IP (behind trusted proxies), for per-IP limits; nil inside batches and tests.
+    var clientIP: String?
 
     func param(_ name: String) -> String? {
         guard let value = params[name], !value.isEmpty else { return nil }

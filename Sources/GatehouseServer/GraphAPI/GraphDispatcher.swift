@@ -30,6 +30,7 @@ struct GraphDispatcher: Sendable {
             if call.method == .post, call.params["batch"] != nil { return try await BatchEndpoint(dispatcher: self).handle(call) }
             throw GraphFailure(.unsupportedRequest(method: call.method.rawValue, objectID: ""))
         case "oauth" where p.count == 2 && p[1] == "access_token":
+            try await GraphRateLimits(services: services).checkTokenEndpoint(ip: call.clientIP)
             return try await TokenEndpoint(services: services).handle(call)
         case "oauth" where p.count == 2 && p[1] == "access_token_info":
             return try await TokenEndpoint(services: services).info(call)
@@ -42,6 +43,7 @@ struct GraphDispatcher: Sendable {
             break
         }
         let caller = try await authenticate(call, forMe: p.first == "me")
+        try await GraphRateLimits(services: services).check(caller)
         if let injected = try await ErrorInjector(services: services).check(caller) { throw GraphFailure(injected) }
         switch (p.first, p.count) {
         case ("fql", 1): return try await FQLEndpoint(services: services).handle(call, caller: caller)

@@ -32,13 +32,17 @@ struct GraphHTTPAdapter: Sendable {
         let path = segments.first.flatMap { GraphAPIVersion.parse(pathSegment: $0) } != nil ? Array(segments.dropFirst()) : segments
         let reply: GraphReply
         do {
-            let call = try await makeCall(request, path: path, version: version)
+            var call = try await makeCall(request, path: path, version: version)
+            call.clientIP = context.client.ip
             reply = await dispatcher.dispatch(call)
         } catch let failure as GraphFailure {
             reply = .error(failure.error)
         } catch {
             services.logger.error("graph request failed", metadata: ["error": "\(type(of: error))"])
             reply = .error(.unknownError)
+        }
+        if reply.status >= 400, case .json(let body) = reply.body, let code = body["error"]?["code"]?.intValue {
+            services.metrics.graphError(code: Int(code))
         }
         return Self.response(reply, version: version)
     }

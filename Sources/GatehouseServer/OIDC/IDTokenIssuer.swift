@@ -38,7 +38,9 @@ struct IDTokenIssuer: Sendable {
         if has("user_location"), let place = user.location { claims.user_location = .init(id: place.id, name: place.name) }
         if has("user_gender") { claims.user_gender = user.gender }
         if has("user_link") { claims.user_link = user.link ?? "\(base)/profile/\(app.id)/\(scoped)" }
-        return try await services.keyRing.sign(claims)
+        let signed = try await services.keyRing.sign(claims)
+        services.metrics.tokenIssued("id_token")
+        return signed
     }
 }
 

@@ -15,6 +15,8 @@ public struct GatehouseServices: Sendable {
     /// How callbacks reach apps' URLs (the outbox's HTTP client).
     public var callbackTransport: any CallbackTransport
     public var logger: Logger
+    /// Prometheus counters and timers (`/metrics`); injected, never the global `MetricsSystem`.
+    public var metrics: GatehouseMetrics
     /// id_token signing keys, shared by every copy of these services.
     public let keyRing: KeyRing
     /// The clock again, when it may be moved from outside (development mode's clock control); nil otherwise.
@@ -25,8 +27,10 @@ public struct GatehouseServices: Sendable {
         random: any RandomSource = SystemRandomSource(), passwords: any PasswordHasher = BcryptPasswordHasher(),
         callbacks: (any AppCallbackNotifier)? = nil, logger: Logger = Logger(label: "gatehouse"),
         clockControl: AdjustableClock? = nil,
-        callbackTransport: any CallbackTransport = HTTPCallbackTransport()
+        callbackTransport: any CallbackTransport = HTTPCallbackTransport(),
+        metrics: GatehouseMetrics = GatehouseMetrics()
     ) {
+        self.metrics = metrics
         self.clockControl = clockControl
         self.callbackTransport = callbackTransport
         self.configuration = configuration

@@ -55,6 +55,7 @@ struct TokenService: Sendable {
             issuedAt: now, expiresAt: now.addingTimeInterval(lifetime), codeID: codeID, authType: authType,
             authNonce: authNonce, origin: origin)
         try await services.storage.tokens.insert(record)
+        services.metrics.tokenIssued("user")
         return (text, record)
     }
 
@@ -65,6 +66,7 @@ struct TokenService: Sendable {
             id: UUID().uuidString, tokenHash: SecretHash.sha256Hex(text), kind: .app, appID: app.id, userID: nil,
             issuedAt: services.clock.now(), expiresAt: nil, origin: "client_credentials")
         try await services.storage.tokens.insert(record)
+        services.metrics.tokenIssued("app")
         return text
     }
 

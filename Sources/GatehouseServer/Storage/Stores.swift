@@ -123,6 +123,10 @@ public struct Storage: Sendable {
     public var tokens: any TokenStore
     public var sessions: any BrowserSessionStore
     public var signingKeys: any SigningKeyStore
+    /// Console administrators (production mode).
+    public var admins: any AdminStore
+    /// Shared rate-limit counters.
+    public var rateLimits: any RateLimitStore
     /// Device-login codes (issue 7).
     public var deviceCodes: any DeviceCodeStore
     /// Remote token cache slots (issue 7).
@@ -147,10 +151,12 @@ public struct Storage: Sendable {
         codes: any AuthCodeStore, tokens: any TokenStore, sessions: any BrowserSessionStore,
         signingKeys: any SigningKeyStore, emulator: any EmulatorStore, deviceCodes: any DeviceCodeStore,
         tokenCache: any TokenCacheStore, serverKeys: any ServerKeyStore, appCallbacks: any AppCallbackStore,
-        posts: any PostStore, requests: any AppRequestStore,
+        posts: any PostStore, requests: any AppRequestStore, admins: any AdminStore, rateLimits: any RateLimitStore,
         shutdown: @escaping @Sendable () async throws -> Void, ping: @escaping @Sendable () async throws -> Void = {}
     ) {
         self.ping = ping
+        self.admins = admins
+        self.rateLimits = rateLimits
         self.deviceCodes = deviceCodes
         self.tokenCache = tokenCache
         self.serverKeys = serverKeys

@@ -7,13 +7,17 @@ public enum ServerMode: String, Sendable, Codable, CaseIterable {
 }
 
 /// Everything a server instance needs to know about where and how it runs.
+///
+/// Built by ``ConfigurationLoader`` from defaults, a YAML file, `GATEHOUSE_*` environment variables and
+/// command-line flags (in rising precedence). Emulator conveniences (password-free user picking, clock
+/// control, the dev seed) must check ``isDevelopment`` before doing anything.
 public struct GatehouseConfiguration: Sendable {
     public var host: String
     public var port: Int
     /// Folder holding `gatehouse.sqlite` and `dev-seed.json`.
     public var dataDirectory: String
     /// The URL people and clients reach the server at; used in redirects, paging links and picture URLs.
-    /// Defaults to `http://host:port`.
+    /// Defaults to `http://host:port` (or `https://` when serving TLS).
     public var publicURL: String?
     public var mode: ServerMode
     /// Largest request body accepted, after gzip decompression.
@@ -22,15 +26,39 @@ public struct GatehouseConfiguration: Sendable {
     public var defaultGraphVersion: String
     /// The database; nil means the SQLite file `gatehouse.sqlite` in ``dataDirectory``.
     public var database: DatabaseLocation?
+    /// ``database`` as the text the config file and flags use (`postgres://…` or `sqlite:PATH`).
+    public var databaseURL: String? {
+        switch database {
+        case .postgres(let url): url
+        case .sqlite(let path): "sqlite:" + path
+        case nil: nil
+        }
+    }
+    /// PEM certificate chain and private key: when both are set the server speaks HTTPS itself.
+    public var tlsCertificatePath: String?
+    public var tlsKeyPath: String?
+    /// Peers (addresses or CIDR ranges) whose `X-Forwarded-For` / `X-Forwarded-Proto` headers are believed.
+    public var trustedProxies: [String]
+    /// Password-attempt, Graph API and token-endpoint limits.
+    public var limits: LimitsConfiguration
+    /// Serve Prometheus text at `/metrics`.
+    public var metricsEnabled: Bool
+    /// Serve `/bench/*` routes (a hello-world baseline and a bare id_token signer) for `scripts/bench`.
+    public var benchRoutes: Bool
+    /// swift-log level name: trace, debug, info, notice, warning, error, critical.
+    public var logLevel: String
     /// Seconds a device must wait between device-login polls (`interval`; Facebook uses 5).
     public var devicePollInterval: Int = 5
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = ".gatehouse",
         publicURL: String? = nil, mode: ServerMode = .development, maxBodyBytes: Int = 1 << 20,
-        defaultGraphVersion: String = "v21.0", database: DatabaseLocation? = nil
+        defaultGraphVersion: String = "v21.0", database: DatabaseLocation? = nil, tlsCertificatePath: String? = nil,
+        tlsKeyPath: String? = nil, trustedProxies: [String] = [], limits: LimitsConfiguration = LimitsConfiguration(),
+        metricsEnabled: Bool = true, benchRoutes: Bool = false, logLevel: String = "info"
     ) {
         self.database = database
+        self.logLevel = logLevel
         self.host = host
         self.port = port
         self.dataDirectory = dataDirectory
@@ -38,11 +66,32 @@ public struct GatehouseConfiguration: Sendable {
         self.mode = mode
         self.maxBodyBytes = maxBodyBytes
         self.defaultGraphVersion = defaultGraphVersion
+        self.tlsCertificatePath = tlsCertificatePath
+        self.tlsKeyPath = tlsKeyPath
+        self.trustedProxies = trustedProxies
+        self.limits = limits
+        self.metricsEnabled = metricsEnabled
+        self.benchRoutes = benchRoutes
+    }
+
+    /// True in development mode: the emulator conveniences (test-user picking, clock control, dev seed) are on.
+    public var isDevelopment: Bool { mode == .development }
+    /// True in production mode: the console needs an admin login and unsafe settings refuse to start.
+    public var isProduction: Bool { mode == .production }
+
+    /// Whether the server terminates TLS itself.
+    public var servesTLS: Bool { tlsCertificatePath != nil && tlsKeyPath != nil }
+
+    /// Whether ``database`` is PostgreSQL (which implies production mode).
+    public var usesPostgreSQL: Bool {
+        if case .postgres = database { return true }
+        return false
     }
 
     /// The base URL without a trailing slash.
     public var baseURL: String {
-        var url = publicURL ?? "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        let scheme = servesTLS ? "https" : "http"
+        var url = publicURL ?? "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)"
         while url.hasSuffix("/") { url.removeLast() }
         return url
     }
@@ -55,9 +104,42 @@ public struct GatehouseConfiguration: Sendable {
     /// Cookies get `Secure` everywhere but on loopback: over https, and on any other host too (plain
     /// http off loopback then cannot keep a session, which is the point: serve it over TLS or a proxy).
     public var usesSecureCookies: Bool {
-        if baseURL.hasPrefix("https://") { return true }
+        if baseURL.hasPrefix("https://") || servesTLS || isProduction { return true }
         guard let host = URLComponents(string: baseURL)?.host?.lowercased() else { return true }
         let loopback = host == "localhost" || host.hasSuffix(".localhost") || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
         return !loopback
+    }
+}
+
+/// Limits on password guessing and API use. A limit of 0 switches that limit off.
+///
+/// Counting is per fixed window (`…WindowSeconds`) in the shared ``RateLimitStore``, so several nodes on one
+/// database enforce one budget.
+public struct LimitsConfiguration: Sendable, Equatable {
+    /// Failed password attempts per account (email) per window before the login form answers 429.
+    public var loginAttemptsPerAccount: Int
+    /// Failed password attempts per client IP per window before the login form answers 429.
+    public var loginAttemptsPerIP: Int
+    public var loginWindowSeconds: Int
+    /// Graph API calls per app per window (error code 4 beyond it).
+    public var appCallsPerWindow: Int
+    /// Graph API calls per app and person per window (error code 17 beyond it).
+    public var userCallsPerWindow: Int
+    public var apiWindowSeconds: Int
+    /// `/oauth/access_token` calls per client IP per window (error code 613 beyond it): slows code guessing.
+    public var tokenEndpointCallsPerIP: Int
+
+    public init(
+        loginAttemptsPerAccount: Int = 10, loginAttemptsPerIP: Int = 50, loginWindowSeconds: Int = 900,
+        appCallsPerWindow: Int = 0, userCallsPerWindow: Int = 0, apiWindowSeconds: Int = 3600,
+        tokenEndpointCallsPerIP: Int = 0
+    ) {
+        self.loginAttemptsPerAccount = loginAttemptsPerAccount
+        self.loginAttemptsPerIP = loginAttemptsPerIP
+        self.loginWindowSeconds = loginWindowSeconds
+        self.appCallsPerWindow = appCallsPerWindow
+        self.userCallsPerWindow = userCallsPerWindow
+        self.apiWindowSeconds = apiWindowSeconds
+        self.tokenEndpointCallsPerIP = tokenEndpointCallsPerIP
     }
 }

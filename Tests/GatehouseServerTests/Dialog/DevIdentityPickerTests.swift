@@ -63,9 +63,11 @@ import Testing
             #expect(!page.text.contains("Who do you want to be?"))
             let pick = try await client.execute(uri: "/dialog/oauth/pick", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: "user_id=x"))
             #expect(pick.status == .notFound)
-            // The console and the admin API are closed without an admin login.
-            #expect(try await client.execute(uri: "/console", method: .get).status == .forbidden)
-            #expect(try await client.execute(uri: "/admin/api/clock", method: .get).status == .forbidden)
+            // The console and the admin API are closed without an admin login (AdminGate).
+            let console = try await client.execute(uri: "/console", method: .get)
+            #expect(console.status == .seeOther)
+            #expect(console.headers[.location] == "/console/login?next=%2Fconsole")
+            #expect(try await client.execute(uri: "/admin/api/clock", method: .get).status == .unauthorized)
         }
     }
 }

@@ -27,13 +27,21 @@ struct TestServer {
     let bob: UserRecord
     let directory: URL
 
-    static func make(requireAppSecret: Bool = false, approved: [String] = ["user_friends"], mode: ServerMode = .development) async throws -> TestServer {
+    /// - Parameters:
+    ///   - configure: changes to the configuration (mode, limits, proxies, TLS) before services are built.
+    ///   - logger: replaces the silent default (the secrets-in-logs test captures everything).
+    static func make(
+        requireAppSecret: Bool = false, approved: [String] = ["user_friends"], mode: ServerMode = .development,
+        configure: (inout GatehouseConfiguration) -> Void = { _ in }, logger customLogger: Logger? = nil
+    ) async throws -> TestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var logger = Logger(label: "test")
         logger.logLevel = .critical
-        let configuration = GatehouseConfiguration(
+        if let customLogger { logger = customLogger }
+        var configuration = GatehouseConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: directory.path, publicURL: "http://gatehouse.test", mode: mode)
+        configure(&configuration)
         let storage = try await SQLStorage.openSQLite(path: configuration.databasePath, logger: logger)
         let clock = AdjustableClock(fixed: Date(timeIntervalSince1970: 1_800_000_000))
         let notifier = RecordingNotifier()
@@ -54,8 +62,10 @@ struct TestServer {
 
     /// Runs `body` against the application in-process (`.router`) or over a real socket (`.live`).
     func run(_ mode: TestingSetup = .router, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        let pages = try await PageRenderer.load(devMode: true)
-        let application = Application(router: GatehouseApp.router(services: services, pages: pages), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        let pages = try await PageRenderer.load(devMode: services.configuration.isDevelopment)
+        let application = Application(
+            router: GatehouseApp.router(services: services, pages: pages), server: try GatehouseApp.serverBuilder(services.configuration),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: services.logger)
         do {
             try await application.test(mode, body)
         } catch {

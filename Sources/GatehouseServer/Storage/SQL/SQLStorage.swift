@@ -66,6 +66,8 @@ public enum SQLStorage {
             appCallbacks: SQLAppCallbackStore(database: database, errors: errors),
             posts: SQLPostStore(database: database, errors: errors),
             requests: SQLAppRequestStore(database: database, errors: errors),
+            admins: SQLAdminStore(database: database, errors: errors),
+            rateLimits: SQLRateLimitStore(database: database, errors: errors),
             shutdown: shutdown,
             ping: {
                 try await SQLStoreContext(db: database, errors: errors).run { try await database.raw("SELECT 1").run() }

@@ -1,0 +1,46 @@
+import Foundation
+import GatehouseProtocol
+import Hummingbird
+
+/// The seam that keeps the developer console and the admin API behind an admin login in production mode.
+///
+/// Add it once to the router (``GatehouseApp/router(services:pages:)`` does); it guards every path under
+/// ``protectedPrefixes`` except the login page itself:
+/// - development mode: passes every request through untouched (the console is open, as issue 5 wants);
+/// - production mode, no live `gh_admin` session: `/console…` pages get `303 See Other` to
+///   `/console/login?next=<path>`, `/admin/…` API calls get `401` with a Graph-shaped error;
+/// - production mode, logged in: passes through. Handlers that want to know who is acting call
+///   `AdminAccounts(services:).current(request)`.
+///
+/// State-changing console forms still need their own CSRF token (`BrowserSessions.csrfToken` /
+/// `csrfValid`), exactly like the dialog pages.
+struct AdminGate: RouterMiddleware {
+    typealias Context = GatehouseRequestContext
+    let services: GatehouseServices
+
+    static let protectedPrefixes = ["/console", "/admin/"]
+    /// Reachable without a session: the login form and its POST.
+    static let openPaths: Set<String> = ["/console/login", "/console/login/"]
+
+    /// Whether `path` is guarded (`/console`, `/console/…`, `/admin/…`; not `/consoles`).
+    static func isProtected(_ path: String) -> Bool {
+        if openPaths.contains(path) { return false }
+        if path == "/console" || path.hasPrefix("/console/") { return true }
+        return path.hasPrefix("/admin/") || path == "/admin"
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard services.configuration.isProduction, Self.isProtected(request.uri.path) else {
+            return try await next(request, context)
+        }
+        if try await AdminAccounts(services: services).current(request) != nil {
+            return try await next(request, context)
+        }
+        if request.uri.path.hasPrefix("/admin") {
+            let error = GraphError(message: "An admin session is required: log in at /console/login.", code: 190, httpStatus: 401)
+            return GraphHTTPAdapter.response(.error(error), version: services.configuration.defaultGraphVersion)
+        }
+        let next = request.method == .get ? request.uri.path : "/console"
+        return PageRenderer.seeOther("/console/login?next=" + (FormEncoding.escape(next)))
+    }
+}

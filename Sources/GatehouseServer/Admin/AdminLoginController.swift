@@ -1,0 +1,95 @@
+import Foundation
+import GatehouseProtocol
+import Hummingbird
+
+/// `GET|POST /console/login` and `POST /console/logout`: the console's admin login (production mode).
+///
+/// CSRF-protected like the dialog pages (double-submit `gh_csrf`), throttled like them (per account and per
+/// IP, 429 once spent), and every POST answers `303 See Other`.
+struct AdminLoginController: Sendable {
+    let services: GatehouseServices
+    let pages: PageRenderer
+
+    private var admins: AdminAccounts { AdminAccounts(services: services) }
+    private var csrf: BrowserSessions { BrowserSessions(services: services) }
+
+    func register(on router: Router<GatehouseRequestContext>) {
+        router.get("/console/login") { request, _ in try await show(request) }
+        router.post("/console/login") { request, context in try await login(request, context) }
+        router.post("/console/logout") { request, context in try await logout(request, context) }
+    }
+
+    func show(_ request: Request) async throws -> Response {
+        let next = Self.safeNext(request.uri.queryParameters["next"].map(String.init))
+        if try await admins.current(request) != nil { return PageRenderer.seeOther(next) }
+        let failed = request.uri.queryParameters["error"] != nil
+        return page(request, next: next, email: "", status: failed ? .unauthorized : .ok,
+                    error: failed ? "The email or password you entered is incorrect." : nil)
+    }
+
+    func login(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        var request = request
+        guard let buffer = try? await request.collectBody(upTo: min(services.configuration.maxBodyBytes, 64 * 1024)),
+              let pairs = FormEncoding.decode(String(buffer: buffer)) else {
+            return errorPage(.badRequest, "The form could not be read", "The request was too large or not valid form data.")
+        }
+        let form = Dictionary(pairs, uniquingKeysWith: { a, _ in a })
+        guard csrf.csrfValid(request, formToken: form["csrf_token"]) else {
+            return errorPage(.forbidden, "This form has expired", "For your security the form could not be accepted. Go back, reload the page and try again.")
+        }
+        let next = Self.safeNext(form["next"])
+        let email = String((form["email"] ?? "").prefix(320)), password = form["password"] ?? ""
+        let throttle = LoginThrottle(services: services, scope: "admin")
+        if try await throttle.isLocked(email: email, ip: context.client.ip) {
+            services.logger.notice("console login refused", metadata: ["reason": "too many attempts"])
+            services.metrics.login(.limited, console: true)
+            var response = page(request, next: next, email: email, status: .tooManyRequests,
+                                error: "Too many failed attempts. Wait \(throttle.retryMinutes) minute\(throttle.retryMinutes == 1 ? "" : "s") and try again.")
+            response.headers[.retryAfter] = "\(throttle.retryAfterSeconds)"
+            return response
+        }
+        guard let admin = try await admins.authenticate(email: email, password: password) else {
+            try await throttle.recordFailure(email: email, ip: context.client.ip)
+            services.logger.info("console login refused", metadata: ["reason": "bad credentials"])
+            services.metrics.login(.failure, console: true)
+            return PageRenderer.seeOther("/console/login?error=1&next=" + FormEncoding.escape(next))
+        }
+        try await throttle.recordSuccess(email: email)
+        let cookie = try await admins.startSession(adminID: admin.id)
+        services.logger.notice("console login", metadata: ["admin": "\(admin.id)"])
+        services.metrics.login(.success, console: true)
+        return PageRenderer.seeOther(next, cookies: [cookie])
+    }
+
+    func logout(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        var request = request
+        let buffer = try? await request.collectBody(upTo: 16 * 1024)
+        let form = buffer.flatMap { FormEncoding.decode(String(buffer: $0)) }.map { Dictionary($0, uniquingKeysWith: { a, _ in a }) } ?? [:]
+        guard csrf.csrfValid(request, formToken: form["csrf_token"]) else {
+            return errorPage(.forbidden, "This form has expired", "Reload the page and try again.")
+        }
+        let cookie = try await admins.endSession(request)
+        return PageRenderer.seeOther("/console/login", cookies: [cookie])
+    }
+
+    /// Only console/admin paths on this server: never an absolute URL (open redirect) or `//host`.
+    static func safeNext(_ raw: String?) -> String {
+        guard let raw, raw.hasPrefix("/"), !raw.hasPrefix("//"), !raw.contains("\\"),
+              raw.hasPrefix("/console") || raw.hasPrefix("/admin/"), raw.utf8.count <= 512,
+              !raw.contains(where: { $0.isNewline })
+        else { return "/console" }
+        return raw
+    }
+
+    private func page(_ request: Request, next: String, email: String, status: HTTPResponse.Status, error: String?) -> Response {
+        let (token, cookie) = csrf.csrfToken(request)
+        let html = pages.render("admin-login", ["csrf": token, "next": next, "email": email, "error": error ?? ""])
+        return PageRenderer.htmlResponse(status: status, html: html, secureCookies: services.configuration.usesSecureCookies,
+                                         cookies: cookie.map { [$0] } ?? [])
+    }
+
+    private func errorPage(_ status: HTTPResponse.Status, _ headline: String, _ detail: String) -> Response {
+        let html = pages.render("error", ["headline": headline, "detail": detail, "hint": ""])
+        return PageRenderer.htmlResponse(status: status, html: html, secureCookies: services.configuration.usesSecureCookies)
+    }
+}

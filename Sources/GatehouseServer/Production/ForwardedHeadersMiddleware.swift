@@ -1,0 +1,38 @@
+import HTTPTypes
+import Hummingbird
+
+/// Resolves the real client (``ForwardedClient``) for every request and adds HSTS to HTTPS responses.
+///
+/// `X-Forwarded-For` / `X-Forwarded-Proto` are believed only when the TCP peer is one of the configured
+/// trusted proxies; from anyone else they are ignored, so a client cannot pick its own rate-limit key.
+struct ForwardedHeadersMiddleware: RouterMiddleware {
+    typealias Context = GatehouseRequestContext
+    let trusted: [IPRange]
+    let servesTLS: Bool
+
+    init(configuration: GatehouseConfiguration) {
+        trusted = configuration.trustedProxies.compactMap(IPRange.init)
+        servesTLS = configuration.servesTLS
+    }
+
+    /// One year, the usual HSTS lifetime; no `preload` (that is a decision for the operator).
+    static let hsts = "max-age=31536000; includeSubDomains"
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        context.client = ForwardedClient.resolve(
+            peer: context.remoteAddress?.ipAddress,
+            forwardedFor: request.headers[.xForwardedFor], forwardedProto: request.headers[.xForwardedProto],
+            servesTLS: servesTLS, trusted: trusted)
+        var response = try await next(request, context)
+        if context.client.isHTTPS {
+            response.headers[.strictTransportSecurity] = Self.hsts
+        }
+        return response
+    }
+}
+
+extension HTTPField.Name {
+    static let xForwardedFor = Self("X-Forwarded-For")!
+    static let xForwardedProto = Self("X-Forwarded-Proto")!
+}
