@@ -32,7 +32,9 @@ final class GatehouseProcess: @unchecked Sendable {
         self.dataDirectory = dataDirectory
         self.port = try port ?? FreeTCPPort.find()
         var arguments = ["serve", "--port", "\(self.port)", "--data-dir", dataDirectory, "--log-level", "warning"]
-        if let database { arguments += ["--database", database] }
+        // A postgres:// database implies production mode, which refuses the dev seed these tests log in with;
+        // production mode's own rules are covered by ProductionSafetyTests and CLIOpsTests.
+        if let database { arguments += ["--database", database, "--mode", "development"] }
         process.executableURL = Self.binary
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
