@@ -31,6 +31,19 @@ struct BrowserRig {
         }
     }
 
+    /// Runs `body` with a fresh server and browser and always shuts both down before returning, so no
+    /// Chromium outlives the test (a `defer { Task { … } }` may never run before the process exits).
+    static func with(_ name: String, _ body: (BrowserRig) async throws -> Void) async throws {
+        let rig = try await start(name)
+        do {
+            try await body(rig)
+        } catch {
+            await rig.stop()
+            throw error
+        }
+        await rig.stop()
+    }
+
     func stop() async {
         await driver.quit()
         server.stop()

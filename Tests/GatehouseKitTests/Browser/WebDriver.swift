@@ -49,7 +49,7 @@ final class WebDriver: @unchecked Sendable {
             }
             try await Task.sleep(for: .milliseconds(40))
         }
-        guard ready else { process.terminate(); throw Failure(description: "chromedriver did not start on port \(port): \(problem)") }
+        guard ready else { kill(process.processIdentifier, SIGKILL); throw Failure(description: "chromedriver did not start on port \(port): \(problem)") }
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-chromium-\(UUID().uuidString)").path
         let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
             "browserName": "chrome", "pageLoadStrategy": "normal",
@@ -60,7 +60,7 @@ final class WebDriver: @unchecked Sendable {
         ]]]
         let (status, reply) = try await request("POST", base.appendingPathComponent("session"), capabilities)
         guard status == 200, let value = reply["value"] as? [String: Any], let session = value["sessionId"] as? String else {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             throw Failure(description: "chromium did not start: \(reply)")
         }
         return WebDriver(process: process, base: base, session: session, profile: profile, testName: testName)
@@ -170,7 +170,8 @@ final class WebDriver: @unchecked Sendable {
 
     func quit() async {
         _ = try? await Self.request("DELETE", base.appendingPathComponent("session/\(sessionID)"), nil)
-        if process.isRunning { process.terminate() }
+        // chromedriver ignores SIGTERM; the browser is already closed by the DELETE above.
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(atPath: profileDirectory)
     }
 
