@@ -110,16 +110,12 @@ struct DialogController: Sendable {
     // MARK: POST consent
 
     func consent(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
-        guard let pairs = try await readFormPairs(request, context) else { return badForm(request) }
-        let form = Dictionary(pairs, uniquingKeysWith: { a, _ in a })
-        guard sessions.csrfValid(request, formToken: form["csrf_token"]) else { return csrfPage(request) }
-        let rawDialog = Self.carriedQuery(form["dialog"] ?? "")
-        guard case .success(let (dialog, app)) = try await DialogRequest.parse(query: rawDialog, findApp: services.storage.apps.find(id:)) else {
-            return errorPage(.badRequest, headline: "This login link is no longer valid", detail: "Go back to the app and start again.", hint: nil, request: request)
+        let step: ConsentStep
+        switch try await consentStep(request, context) {
+        case .answer(let response): return response
+        case .proceed(let value): step = value
         }
-        guard let (session, user) = try await sessions.current(request) else {
-            return PageRenderer.seeOther("/dialog/oauth?" + rawDialog)
-        }
+        let (pairs, form, rawDialog, dialog, app, session, user) = (step.pairs, step.form, step.rawDialog, step.dialog, step.app, step.session, step.user)
         if form["action"] == "cancel" {
             services.logger.info("consent cancelled", metadata: ["app": "\(app.id)"])
             services.metrics.consent(granted: false)
@@ -146,16 +142,12 @@ struct DialogController: Sendable {
     /// The publish step's answer: the read choices carried from the first step, the publish permissions kept
     /// (none on "Skip") and the audience.
     func publish(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
-        guard let pairs = try await readFormPairs(request, context) else { return badForm(request) }
-        let form = Dictionary(pairs, uniquingKeysWith: { a, _ in a })
-        guard sessions.csrfValid(request, formToken: form["csrf_token"]) else { return csrfPage(request) }
-        let rawDialog = Self.carriedQuery(form["dialog"] ?? "")
-        guard case .success(let (dialog, app)) = try await DialogRequest.parse(query: rawDialog, findApp: services.storage.apps.find(id:)) else {
-            return errorPage(.badRequest, headline: "This login link is no longer valid", detail: "Go back to the app and start again.", hint: nil, request: request)
+        let step: ConsentStep
+        switch try await consentStep(request, context) {
+        case .answer(let response): return response
+        case .proceed(let value): step = value
         }
-        guard let (session, user) = try await sessions.current(request) else {
-            return PageRenderer.seeOther("/dialog/oauth?" + rawDialog)
-        }
+        let (pairs, form, dialog, app, session, user) = (step.pairs, step.form, step.dialog, step.app, step.session, step.user)
         let facts = try await facts(dialog, app, user: user, authenticatedAt: session.authenticatedAt, justAuthenticated: true)
         let plan = LoginAttempt.consentPlan(facts)
         let read = pairs.filter { $0.0 == "read" }.map(\.1)
@@ -171,6 +163,37 @@ struct DialogController: Sendable {
     }
 
     // MARK: Helpers
+
+    /// What both consent steps read from their form once it has passed the checks.
+    struct ConsentStep {
+        var pairs: [(String, String)]
+        var form: [String: String]
+        var rawDialog: String
+        var dialog: DialogRequest
+        var app: AppRecord
+        var session: BrowserSessionRecord
+        var user: UserRecord
+    }
+
+    enum ConsentStepOutcome {
+        case answer(Response)
+        case proceed(ConsentStep)
+    }
+
+    /// The checks both consent steps share: a readable form, the CSRF token, a still-valid dialog, a session.
+    private func consentStep(_ request: Request, _ context: GatehouseRequestContext) async throws -> ConsentStepOutcome {
+        guard let pairs = try await readFormPairs(request, context) else { return .answer(badForm(request)) }
+        let form = Dictionary(pairs, uniquingKeysWith: { a, _ in a })
+        guard sessions.csrfValid(request, formToken: form["csrf_token"]) else { return .answer(csrfPage(request)) }
+        let rawDialog = Self.carriedQuery(form["dialog"] ?? "")
+        guard case .success(let (dialog, app)) = try await DialogRequest.parse(query: rawDialog, findApp: services.storage.apps.find(id:)) else {
+            return .answer(errorPage(.badRequest, headline: "This login link is no longer valid", detail: "Go back to the app and start again.", hint: nil, request: request))
+        }
+        guard let (session, user) = try await sessions.current(request) else {
+            return .answer(PageRenderer.seeOther("/dialog/oauth?" + rawDialog))
+        }
+        return .proceed(ConsentStep(pairs: pairs, form: form, rawDialog: rawDialog, dialog: dialog, app: app, session: session, user: user))
+    }
 
     private func facts(_ dialog: DialogRequest, _ app: AppRecord, user: UserRecord?, authenticatedAt: Date?, justAuthenticated: Bool) async throws -> LoginAttempt.Facts {
         var grant: GrantRecord?, role: AppRole?
