@@ -51,7 +51,7 @@ public final class GatehouseKitEnvironment: @unchecked Sendable {
     public init(
         settings: Settings = Settings(), clock: any SDKClock = SystemSDKClock(), tokenCache: (any TokenCaching)? = nil,
         profileCache: (any ProfileCaching)? = nil, notificationCenter: NotificationCenter = NotificationCenter(),
-        urlSession: URLSession = URLSession(configuration: .ephemeral)
+        urlSession: URLSession = .gatehouseUncached()
     ) {
         self.settings = settings
         self.clock = clock

@@ -91,6 +91,9 @@ public final class URLSchemeLoginPresenter: LoginDialogPresenting, LoginURLHandl
         return false
     }
 
+    /// Whether the waiting login's dialog was opened (so becoming active again would cancel it).
+    var isDialogOpen: Bool { lock.withLock { waiting?.opened == true } }
+
     /// A login whose browser was opened but that got no callback ends as cancelled.
     public func handleDidBecomeActive() {
         guard let id = lock.withLock({ waiting?.opened == true ? waiting?.id : nil }) else { return }

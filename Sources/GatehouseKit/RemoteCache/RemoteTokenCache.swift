@@ -48,7 +48,7 @@ public final class RemoteTokenCache: TokenCaching, @unchecked Sendable {
     ///   - settings: app id, client token and server URL (defaults to `Settings.shared`).
     public init(
         sessionKey: String, sessionProof: String, settings: Settings = .shared,
-        urlSession: URLSession = URLSession(configuration: .ephemeral), timeout: TimeInterval = 15
+        urlSession: URLSession = .gatehouseUncached(), timeout: TimeInterval = 15
     ) throws {
         guard let appID = settings.appID, let clientToken = settings.clientToken else {
             throw CoreError(.invalidArgument, message: "RemoteTokenCache needs Settings.appID and Settings.clientToken")

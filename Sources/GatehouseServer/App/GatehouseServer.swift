@@ -23,49 +23,84 @@ public enum GatehouseServerRunner {
         configuration: GatehouseConfiguration, logger: Logger,
         announce: @escaping @Sendable (_ boundPort: Int, _ seed: DevSeed?) -> Void
     ) async throws {
-        var configuration = configuration
-        if configuration.port == 0 {
-            // Resolve "any free port" before anything builds URLs (seed, redirects, paging links).
-            configuration.port = try await FreePort.find(host: configuration.host)
-        }
-        let services = try await services(configuration: configuration, logger: logger)
-        let app: any ApplicationProtocol
-        let chosenSeed: DevSeed?
-        do {
-            try await checkProductionSafety(services)
-            var seed: DevSeed?
-            if configuration.isDevelopment {
-                seed = try await DevSeeder(services: services).seedIfNeeded()
-            }
-            chosenSeed = seed
-            let port = configuration.port
-            app = try await GatehouseApp.application(services: services) { channel in
-                announce(channel.localAddress?.port ?? port, chosenSeed)
-            }
-        } catch {
-            try? await services.storage.shutdown()
-            throw error
-        }
+        try await run(configuration: configuration, logger: logger, stopsOnSignals: true, announce: announce)
+    }
+
+    /// Runs the server: binds the port first, then opens storage, seeds, and starts answering.
+    ///
+    /// Binding comes first so that the port in every URL Gatehouse builds (the seed, redirects, paging links) is
+    /// one this process already holds. Requests that arrive while it starts get 503 with `Retry-After`.
+    /// - Parameters:
+    ///   - stopsOnSignals: SIGTERM and SIGINT stop it gracefully (tests pass false and stop it through an
+    ///     enclosing service group).
+    ///   - whileStarting: called with the bound port before storage opens (tests use it to show the port is held).
+    static func run(
+        configuration: GatehouseConfiguration, logger: Logger, stopsOnSignals: Bool,
+        whileStarting: (@Sendable (_ boundPort: Int) async throws -> Void)? = nil,
+        announce: @escaping @Sendable (_ boundPort: Int, _ seed: DevSeed?) -> Void
+    ) async throws {
+        let gate = StartupGate()
+        let bound = BoundPort()
+        let pages = try await PageRenderer.load(devMode: configuration.mode == .development)
+        let app = Application(
+            responder: gate, server: try GatehouseApp.serverBuilder(configuration),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Gatehouse"),
+            onServerRunning: { channel in bound.fulfil(.success(channel.localAddress?.port ?? configuration.port)) },
+            logger: logger)
         // SIGTERM or SIGINT: stop accepting connections, let in-flight requests finish (at most
         // `drainTimeout`), then close the database.
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            services: [.init(service: app)], gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = drainTimeout
         let group = ServiceGroup(configuration: groupConfiguration)
-        // Delivers due app callbacks (deauthorize, data deletion), including retries left by an earlier run.
-        let outboxWorker = Task { await services.outbox.run(every: .seconds(5)) }
-        do {
-            try await group.run()
-        } catch {
+
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask {
+                do {
+                    try await group.run()
+                    bound.fulfil(.failure(ServerStoppedBeforeBindingError()))
+                } catch {
+                    bound.fulfil(.failure(error))
+                    throw error
+                }
+            }
+            let services: GatehouseServices
+            let seed: DevSeed?
+            do {
+                var configuration = configuration
+                configuration.port = try await bound.value()
+                try await whileStarting?(configuration.port)
+                services = try await Self.services(configuration: configuration, logger: logger)
+                do {
+                    try await checkProductionSafety(services)
+                    seed = configuration.isDevelopment ? try await DevSeeder(services: services).seedIfNeeded() : nil
+                } catch {
+                    try? await services.storage.shutdown()
+                    throw error
+                }
+            } catch {
+                await group.triggerGracefulShutdown()
+                throw error
+            }
+            gate.open(with: GatehouseApp.router(services: services, pages: pages).buildResponder())
+            // The seed file tells clients where the server is, so it is written only once requests are served.
+            if let seed { try? DevSeeder(services: services).write(seed) }
+            announce(services.configuration.port, seed)
+            // Delivers due app callbacks (deauthorize, data deletion), including retries left by an earlier run.
+            let outboxWorker = Task { await services.outbox.run(every: .seconds(5)) }
+            do {
+                try await tasks.waitForAll()
+            } catch {
+                outboxWorker.cancel()
+                _ = await outboxWorker.value
+                try? await services.storage.shutdown()
+                throw error
+            }
+            logger.info("Gatehouse stopped")
             outboxWorker.cancel()
             _ = await outboxWorker.value
             try? await services.storage.shutdown()
-            throw error
         }
-        logger.info("Gatehouse stopped")
-        outboxWorker.cancel()
-        _ = await outboxWorker.value
-        try? await services.storage.shutdown()
     }
 
     /// How long a graceful shutdown waits for in-flight requests before cancelling them.
@@ -88,17 +123,5 @@ public enum GatehouseServerRunner {
         if try await services.storage.admins.list().isEmpty {
             services.logger.warning("no admin account: the console is unreachable until one is created with `gatehouse admin create`")
         }
-    }
-}
-
-/// Finds a free TCP port by binding port 0 and closing the socket again.
-enum FreePort {
-    static func find(host: String) async throws -> Int {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .bind(host: host, port: 0).get()
-        let port = channel.localAddress?.port ?? 0
-        try await channel.close()
-        return port
     }
 }

@@ -42,6 +42,7 @@ public struct DevSeeder: Sendable {
     ]
 
     /// Seeds when the database has no apps; otherwise reads the earlier seed file. Returns nil when there is neither.
+    /// The caller writes the result with ``write(_:)`` once the server answers.
     public func seedIfNeeded() async throws -> DevSeed? {
         let path = services.configuration.devSeedPath
         if try await !services.storage.apps.list().isEmpty {
@@ -77,11 +78,20 @@ public struct DevSeeder: Sendable {
         let seed = DevSeed(
             app: .init(id: app.id, name: app.name, secret: app.secret, clientToken: app.clientToken, redirectURIs: app.redirectURIs),
             users: users, dialogURL: dialogURL(appID: app.id), server: base)
+        return seed
+    }
+
+    /// Writes `seed` to `dev-seed.json` (owner-only), replacing any earlier file in one step, so a reader never
+    /// sees half a file or a port from an earlier run.
+    public func write(_ seed: DevSeed) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let path = services.configuration.devSeedPath
         try FileManager.default.createDirectory(atPath: services.configuration.dataDirectory, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: path, contents: try encoder.encode(seed), attributes: [.posixPermissions: 0o600])
-        return seed
+        let partial = path + ".partial"
+        guard FileManager.default.createFile(atPath: partial, contents: try encoder.encode(seed), attributes: [.posixPermissions: 0o600]),
+              rename(partial, path) == 0
+        else { throw CocoaError(.fileWriteUnknown) }
     }
 
     func dialogURL(appID: String) -> String {

@@ -25,7 +25,6 @@ extension GraphSerialTests {
             let connection = GraphRequestConnection()
             let delegate = GraphRecordingDelegate()
             connection.delegate = delegate
-            let started = Date()
             Task {
                 try await Task.sleep(for: .milliseconds(200))
                 connection.cancel()
@@ -34,7 +33,9 @@ extension GraphSerialTests {
                 (GraphRequest(graphPath: "me", parameters: ["fields": "id"]), nil),
                 (GraphRequest(graphPath: "1234", parameters: ["fields": "name"]), nil),
             ])
-            #expect(Date().timeIntervalSince(started) < 10)
+            // No wall-clock bound: on a loaded machine the cancel itself may run seconds late. What shows the
+            // cancel worked is the error: the silent listener never answers, so only a cancel ends these calls
+            // with URLError.cancelled (a timeout would end them with CoreError .network).
             #expect(outcomes.count == 2)
             for outcome in outcomes {
                 #expect((outcome.error as? URLError)?.code == .cancelled)
@@ -69,7 +70,9 @@ extension GraphSerialTests {
             let outcomes = await GraphTestSupport.run(connection, [(GraphRequest(graphPath: "me", parameters: ["fields": "id"]), nil)])
             let elapsed = Date().timeIntervalSince(started)
             #expect(elapsed >= 0.9)
-            #expect(elapsed < 15)
+            // The 1 s timeout, not the 60 s default, ended it; anything shorter than the default shows that, even
+            // on a loaded machine.
+            #expect(elapsed < 59)
             #expect((outcomes[0].error as? CoreError)?.code == .network)
         }
 

@@ -69,7 +69,10 @@ import Testing
         let task = await Self.presenting(presenter, opened: opened)
         presenter.handleDidBecomeActive()
         release.open()
-        try await Task.sleep(for: .milliseconds(50))
+        // Wait for the opener's answer to land, not for a wall-clock delay: on a loaded machine 50 ms was
+        // sometimes too short, and the login then waited forever.
+        await LoginManagerTests.eventually { presenter.isDialogOpen }
+        #expect(presenter.isDialogOpen)
         presenter.handleDidBecomeActive()
         #expect(try await task.value == nil)
     }

@@ -36,10 +36,20 @@ final class LiveServer: @unchecked Sendable {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-kit-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         process.executableURL = Self.binary
-        process.arguments = ["serve", "--port", "0", "--data-dir", directory, "--log-level", "error"]
+        // `GATEHOUSE_LIVE_LOGS=DIR` keeps each server's debug log in DIR, to see what a server saw when a
+        // live test failed; without it the servers log errors only, to nowhere.
+        let logDirectory = ProcessInfo.processInfo.environment["GATEHOUSE_LIVE_LOGS"]
+        process.arguments = ["serve", "--port", "0", "--data-dir", directory, "--log-level", logDirectory == nil ? "error" : "debug"]
         process.standardOutput = output
         if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        process.standardError = FileHandle.nullDevice
+        if let logDirectory {
+            try FileManager.default.createDirectory(atPath: logDirectory, withIntermediateDirectories: true)
+            let path = logDirectory + "/" + URL(fileURLWithPath: directory).lastPathComponent + ".log"
+            FileManager.default.createFile(atPath: path, contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: path)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
         let seedPath = directory + "/dev-seed.json"
         var seed: [String: Any]?

@@ -108,9 +108,9 @@ struct PostgresStorageTests {
             #expect(cacheB.count == 2)
 
             try await a.tokens.revoke(id: "t1", at: TestTime.at(10))
-            let start = ContinuousClock.now
-            try await waitUntil { cacheB.count == 1 }
-            #expect(ContinuousClock.now - start < .seconds(1))
+            // Only the NOTIFY can drop the entry this soon: the cache's own expiry is 300 s away. How fast it
+            // arrives is a latency figure (milliseconds when idle), not something to assert on a loaded machine.
+            try await waitUntil(seconds: 60) { cacheB.count == 1 }
             #expect(try await b.tokens.find(tokenHash: "hash-t1")?.revokedAt == TestTime.at(10))
 
             try await a.tokens.setExpiry(id: "t2", expiresAt: TestTime.at(99))

@@ -1,7 +1,9 @@
 import Foundation
 import GatehouseProtocol
 import Hummingbird
+import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// A local HTTP server that plays an app's backend for callbacks: it records every POST body and fails the
 /// first `failFirst` requests with a 500.
@@ -31,13 +33,25 @@ actor AppBackendInbox {
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: inbox.reply)))
         }
         let port = PortBox()
+        var quiet = Logger(label: "gatehouse.test.backend")
+        quiet.logLevel = .critical
         let backend = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                                  onServerRunning: { await port.set($0.localAddress?.port ?? 0) })
+                                  onServerRunning: { await port.set($0.localAddress?.port ?? 0) }, logger: quiet)
+        // Stopped by a graceful shutdown, never by cancelling its task: cancelling closed the listening channel
+        // under Hummingbird's own shutdown handler, which then logged "Server shutdown error: Already closed".
+        let services = ServiceGroup(configuration: .init(services: [backend], gracefulShutdownSignals: [], logger: quiet))
         return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await backend.runService(gracefulShutdownSignals: []); return nil }
-            let value = try await body("http://127.0.0.1:\(try await port.wait())/callback")
-            group.cancelAll()
-            return value
+            group.addTask { try await services.run(); return nil }
+            do {
+                let value = try await body("http://127.0.0.1:\(try await port.wait())/callback")
+                await services.triggerGracefulShutdown()
+                try await group.waitForAll()
+                return value
+            } catch {
+                await services.triggerGracefulShutdown()
+                try? await group.waitForAll()
+                throw error
+            }
         }
     }
 

@@ -9,7 +9,8 @@ import Testing
 /// what only a process shows: crashes, signals, several nodes.
 final class GatehouseProcess: @unchecked Sendable {
     let process = Process()
-    let port: Int
+    /// The port the server bound and announced.
+    private(set) var port = 0
     let dataDirectory: String
     private let output = Pipe()
     private let lock = NSLock()
@@ -26,12 +27,14 @@ final class GatehouseProcess: @unchecked Sendable {
         return URL(fileURLWithPath: ".build/debug/gatehouse")
     }
 
-    /// Starts `gatehouse serve` on `port` (a free one by default) and waits until `/healthz` answers.
+    /// Starts `gatehouse serve` on a port it binds itself (`--port 0`) and waits until `/healthz` answers.
+    ///
+    /// The server picks the port: a port picked here and passed in could be taken by another process (another
+    /// test's server) before this one binds it.
     /// - Parameter database: `--database` (nil: SQLite in `dataDirectory`).
-    init(dataDirectory: String, database: String? = nil, port: Int? = nil) async throws {
+    init(dataDirectory: String, database: String? = nil) async throws {
         self.dataDirectory = dataDirectory
-        self.port = try port ?? FreeTCPPort.find()
-        var arguments = ["serve", "--port", "\(self.port)", "--data-dir", dataDirectory, "--log-level", "warning"]
+        var arguments = ["serve", "--port", "0", "--data-dir", dataDirectory, "--log-level", "warning"]
         // A postgres:// database implies production mode, which refuses the dev seed these tests log in with;
         // production mode's own rules are covered by ProductionSafetyTests and CLIOpsTests.
         if let database { arguments += ["--database", database, "--mode", "development"] }
@@ -51,14 +54,20 @@ final class GatehouseProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             if !isRunning { throw Failure.exited(log) }
-            if log.contains("is listening on"),
-               let status = try? await HTTP.get("http://127.0.0.1:\(self.port)/healthz").status, status == .ok {
-                return
+            if let announced = Self.announcedPort(in: log) {
+                port = announced
+                if let status = try? await HTTP.get("http://127.0.0.1:\(announced)/healthz").status, status == .ok { return }
             }
             try await Task.sleep(for: .milliseconds(50))
         }
         await kill()
         throw Failure.notReady(log)
+    }
+
+    /// The port in the banner's "Gatehouse is listening on http://127.0.0.1:PORT".
+    static func announcedPort(in log: String) -> Int? {
+        guard let range = log.range(of: "is listening on http://127.0.0.1:") else { return nil }
+        return Int(log[range.upperBound...].prefix { $0.isNumber })
     }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
