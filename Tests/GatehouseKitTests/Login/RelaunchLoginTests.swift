@@ -35,7 +35,7 @@ import Testing
         #expect(pending.redirectURI == "fb\(LoginTest.appID)://authorize/")
         #expect(pending.nonce == dialog["nonce"])
         #expect(CodeVerifier(string: pending.codeVerifier)?.challenge == dialog["code_challenge"])
-        #expect(dialog["state"]?.contains(pending.challenge) == true)
+        #expect(LoginDialogState.challenge(inParameter: dialog["state"]) == pending.challenge)
         #expect(pending.startedAt == LoginTest.now)
         #expect(!pending.isLimited)
     }
