@@ -81,7 +81,7 @@ struct LoginCompleter: Sendable {
         guard let json = reply.json else {
             throw CoreError(.invalidArgument, message: "the token endpoint answered HTTP \(reply.statusCode) without JSON")
         }
-        if let error = GraphRequestError(body: json, httpStatusCode: reply.statusCode) {
+        if let error = GraphAPIError(body: json, httpStatusCode: reply.statusCode) {
             throw CoreError(.invalidArgument, message: "token endpoint: \(error.message)")
         }
         return json
@@ -106,7 +106,7 @@ struct LoginCompleter: Sendable {
         guard let json = reply.json else {
             throw CoreError(.graphAPI, message: "me answered HTTP \(reply.statusCode) without JSON")
         }
-        if let error = GraphRequestError(body: json, httpStatusCode: reply.statusCode) { throw error }
+        if let error = GraphAPIError(body: json, httpStatusCode: reply.statusCode) { throw error }
         if let id = json["id"]?.stringValue, !id.isEmpty { return id }
         if let id = json["id"]?.intValue { return String(id) }
         throw LoginError(.unknown, message: "me returned no id")

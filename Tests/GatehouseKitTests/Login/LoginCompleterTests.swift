@@ -105,7 +105,7 @@ import Testing
     @Test func meGraphErrorFailsTheLogin() async {
         let graph = FakeLoginGraph(["me": (400, ["error": ["message": "Invalid OAuth access token", "code": 190]])])
         let completion = await Self.complete(graph, Self.url("access_token=EAAx&granted_scopes=email"))
-        #expect((completion.error as? GraphRequestError)?.code == 190)
+        #expect((completion.error as? GraphAPIError)?.code == 190)
     }
 
     @Test func limitedLoginMakesNoGraphCalls() async {
