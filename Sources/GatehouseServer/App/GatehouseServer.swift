@@ -9,7 +9,12 @@ import ServiceLifecycle
 public enum GatehouseServerRunner {
     /// Services over the configured database (by default the SQLite file in the data directory).
     public static func services(configuration: GatehouseConfiguration, logger: Logger, clock: any GatehouseClock = SystemClock()) async throws -> GatehouseServices {
-        let storage = try await configuration.databaseLocation.open(logger: logger)
+        // Load the master key before touching the database, so a bad key file fails fast with its name.
+        let sealer = try configuration.masterKeyFile.map(SecretSealer.load(path:))
+        if sealer == nil, configuration.isProduction {
+            logger.warning("no master key (--master-key-file): signing private keys and the token cache's master key are stored unencrypted in the database")
+        }
+        let storage = try await configuration.databaseLocation.open(logger: logger).sealingSecrets(with: sealer)
         // Development mode gets a clock the console and `gatehouse clock` can move; it keeps its offset across restarts.
         let control = configuration.mode == .development ? AdjustableClock(base: clock) : nil
         let services = GatehouseServices(
@@ -24,6 +29,8 @@ public enum GatehouseServerRunner {
         announce: @escaping @Sendable (_ boundPort: Int, _ seed: DevSeed?) -> Void
     ) async throws {
         var configuration = configuration
+        if let refusal = DevelopmentExposure.refusal(configuration) { throw ConfigurationError(refusal) }
+        if let warning = DevelopmentExposure.warning(configuration) { logger.critical("\(warning)") }
         if configuration.port == 0 {
             // Resolve "any free port" before anything builds URLs (seed, redirects, paging links).
             configuration.port = try await FreePort.find(host: configuration.host)

@@ -79,7 +79,9 @@ public struct DialogRequest: Sendable, Equatable {
         let challenge = params["code_challenge"].flatMap { $0.isEmpty ? nil : $0 }
         var method = params["code_challenge_method"].flatMap { $0.isEmpty ? nil : $0 }
         if challenge != nil {
-            method = method ?? "plain"
+            // RFC 7636 §4.3 lets a missing method mean `plain`; that would let anyone who sees the challenge (it
+            // travels in the front channel) redeem the code. Only an explicit `plain` is plain (issue 12, finding 12).
+            method = method ?? "S256"
             guard method == "S256" || method == "plain", let c = challenge, (43...128).contains(c.count) else {
                 return .failure(.invalidCodeChallenge)
             }

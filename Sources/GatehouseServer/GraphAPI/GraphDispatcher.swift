@@ -47,7 +47,9 @@ struct GraphDispatcher: Sendable {
         if let injected = try await ErrorInjector(services: services).check(caller) { throw GraphFailure(injected) }
         switch (p.first, p.count) {
         case ("fql", 1): return try await FQLEndpoint(services: services).handle(call, caller: caller)
-        case ("device", 2) where p[1] == "login": return try await DeviceEndpoints(services: services).login(call, caller: caller)
+        case ("device", 2) where p[1] == "login":
+            try await GraphRateLimits(services: services).checkDeviceLogin(appID: caller.app.id, ip: call.clientIP)
+            return try await DeviceEndpoints(services: services).login(call, caller: caller)
         case ("device", 2) where p[1] == "login_status": return try await DeviceEndpoints(services: services).status(call, caller: caller)
         default: break
         }
