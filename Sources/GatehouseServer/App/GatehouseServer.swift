@@ -29,8 +29,7 @@ public enum GatehouseServerRunner {
         announce: @escaping @Sendable (_ boundPort: Int, _ seed: DevSeed?) -> Void
     ) async throws {
         var configuration = configuration
-        if let refusal = DevelopmentExposure.refusal(configuration) { throw ConfigurationError(refusal) }
-        if let warning = DevelopmentExposure.warning(configuration) { logger.critical("\(warning)") }
+        try checkExposure(configuration, logger: logger)
         if configuration.port == 0 {
             // Resolve "any free port" before anything builds URLs (seed, redirects, paging links).
             configuration.port = try await FreePort.find(host: configuration.host)
@@ -73,6 +72,13 @@ public enum GatehouseServerRunner {
         outboxWorker.cancel()
         _ = await outboxWorker.value
         try? await services.storage.shutdown()
+    }
+
+    /// Development mode on a non-loopback host: refused, or with `--dev-allow-remote` a critical warning.
+    /// - Throws: ``ConfigurationError`` pointing to production mode and `--dev-allow-remote`.
+    public static func checkExposure(_ configuration: GatehouseConfiguration, logger: Logger) throws {
+        if let refusal = DevelopmentExposure.refusal(configuration) { throw ConfigurationError(refusal) }
+        if let warning = DevelopmentExposure.warning(configuration) { logger.critical("\(warning)") }
     }
 
     /// How long a graceful shutdown waits for in-flight requests before cancelling them.

@@ -32,6 +32,8 @@ import Testing
         try await server.run { client in
             for next in Self.sneaky {
                 let browser = Browser(client)
+                let loginCSRF = try #require(Browser.hiddenValue("csrf_token", in: try await browser.get("/login").text))
+                _ = try await browser.post("/login", form: [("csrf_token", loginCSRF), ("email", "alice@example.com"), ("password", "alice-password")])
                 let csrf = try #require(Browser.hiddenValue("csrf_token", in: try await browser.get("/account").text))
                 let r = try await browser.post("/logout", form: [("csrf_token", csrf), ("next", next)])
                 #expect(r.status == .seeOther)
