@@ -93,4 +93,24 @@ import Testing
             #expect(proven.json["access_token"]?.stringValue?.hasPrefix("EAAG") == true)
         }
     }
+
+    @Test func aPlainTokenToTheAppSchemeIsRefusedUntilTheAppOptsIn() async throws {
+        let server = try await TestServer.make()
+        let scheme = "fb\(server.app.id)://authorize/"
+        let query = "/dialog/oauth?" + DialogFlowTests.query(server, [("response_type", "token")], redirect: scheme)
+        try await server.run { client in
+            let refused = try await client.execute(uri: query, method: .get)
+            #expect(refused.status == .badRequest)
+            #expect(refused.headers[.location] == nil)
+            #expect(refused.text.contains("This app does not accept tokens at its URL scheme"))
+            // The SDK's own flow (token_or_nonce) is unaffected.
+            let sdk = try await client.execute(uri: "/dialog/oauth?" + DialogFlowTests.query(server, [("response_type", "token_or_nonce")], redirect: scheme), method: .get)
+            #expect(sdk.status == .ok)
+            // Registering the URI exactly is the opt-in.
+            var app = server.app
+            app.redirectURIs.append(scheme)
+            try await server.services.storage.apps.update(app)
+            #expect(try await client.execute(uri: query, method: .get).status == .ok)
+        }
+    }
 }
