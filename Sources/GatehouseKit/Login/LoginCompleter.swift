@@ -61,6 +61,8 @@ struct LoginCompleter: Sendable {
                 parameters = gathered
                 try parameters.merge(tokenEndpointReply: try await tokenEndpoint([
                     "grant_type": "fb_exchange_nonce", "fb_exchange_nonce": nonce, "client_id": appID, "fields": "",
+                    // The dialog was sent our code challenge; the server binds the nonce to it.
+                    "code_verifier": expectations.codeVerifier.value,
                 ]), now: now)
             }
             if expectations.tracking == .enabled, let tokenString = parameters.accessToken {

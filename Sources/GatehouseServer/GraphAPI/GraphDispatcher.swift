@@ -49,7 +49,9 @@ struct GraphDispatcher: Sendable {
         switch (p.first, p.count) {
         case ("fql", 1): return try await FQLEndpoint(services: services).handle(call, caller: caller)
         case ("method", 2) where p[1].lowercased() == "fql.query": return try await FQLEndpoint(services: services).handleREST(call, caller: caller)
-        case ("device", 2) where p[1] == "login": return try await DeviceEndpoints(services: services).login(call, caller: caller)
+        case ("device", 2) where p[1] == "login":
+            try await GraphRateLimits(services: services).checkDeviceLogin(appID: caller.app.id, ip: call.clientIP)
+            return try await DeviceEndpoints(services: services).login(call, caller: caller)
         case ("device", 2) where p[1] == "login_status": return try await DeviceEndpoints(services: services).status(call, caller: caller)
         default: break
         }

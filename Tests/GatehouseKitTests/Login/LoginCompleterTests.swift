@@ -62,7 +62,8 @@ import Testing
         let completion = await Self.complete(graph, Self.url("nonce=n1&granted_scopes=email"))
         #expect(graph.calls.first == FakeLoginGraph.Call(
             path: "oauth/access_token",
-            parameters: ["grant_type": "fb_exchange_nonce", "fb_exchange_nonce": "n1", "client_id": "1", "fields": ""],
+            parameters: ["grant_type": "fb_exchange_nonce", "fb_exchange_nonce": "n1", "client_id": "1", "fields": "",
+                         "code_verifier": Self.verifier.value],
             tokenString: "1|ct"))
         #expect(completion.result?.token?.expirationDate == Date(timeIntervalSince1970: 1_760_000_000))
         #expect(completion.result?.token?.userID == "31")
