@@ -71,35 +71,52 @@ struct TokenService: Sendable {
     }
 
     /// Checks a presented token, giving the caller or the exact Graph error Facebook would give.
+    ///
+    /// A token seen before is answered from the node's ``CallerCache`` (facts only; the verdict is worked out
+    /// again at every call by ``CallerRules``); otherwise the database decides and a valid caller's facts are
+    /// kept, unless a write invalidated them while they were being read.
     func resolve(_ text: String) async throws -> Result<Caller, GraphError> {
-        let storage = services.storage
         guard !text.isEmpty, text.count <= 512 else { return .failure(.invalidTokenFormat) }
+        let hash = SecretHash.sha256Hex(text)
+        let cache = services.storage.callerCache
+        let (hit, generation) = cache?.begin(hash) ?? (nil, nil)
+        if let hit, let verdict = CallerRules.evaluate(hit, text: text, now: services.clock.now()) { return verdict }
+        let (result, facts) = try await resolveFromDatabase(text, hash: hash)
+        if let cache, let facts, let generation { cache.store(facts, for: hash, ifGeneration: generation) }
+        return result
+    }
+
+    /// The database's answer, and the facts behind it when the caller is valid.
+    private func resolveFromDatabase(_ text: String, hash: String) async throws -> (Result<Caller, GraphError>, CallerFacts?) {
+        let storage = services.storage
         if let bar = text.firstIndex(of: "|") {
             let appID = String(text[..<bar]), rest = String(text[text.index(after: bar)...])
-            guard let app = try await storage.apps.find(id: appID) else { return .failure(.invalidTokenFormat) }
-            if constantTimeEquals(rest, app.secret) { return .success(.app(app)) }
-            if constantTimeEquals(rest, app.clientToken) { return .success(.client(app)) }
-            if let record = try await storage.tokens.find(tokenHash: SecretHash.sha256Hex(text)),
+            guard let app = try await storage.apps.find(id: appID) else { return (.failure(.invalidTokenFormat), nil) }
+            if constantTimeEquals(rest, app.secret) { return (.success(.app(app)), CallerFacts(app: app, kind: .app(token: nil))) }
+            if constantTimeEquals(rest, app.clientToken) { return (.success(.client(app)), CallerFacts(app: app, kind: .app(token: nil))) }
+            if let record = try await storage.tokens.find(tokenHash: hash),
                record.kind == .app, record.appID == app.id, record.revokedAt == nil {
-                return .success(.app(app))
+                return (.success(.app(app)), CallerFacts(app: app, kind: .app(token: record)))
             }
-            return .failure(GraphError.invalidAppToken)
+            return (.failure(GraphError.invalidAppToken), nil)
         }
-        guard let record = try await storage.tokens.find(tokenHash: SecretHash.sha256Hex(text)),
+        guard let record = try await storage.tokens.find(tokenHash: hash),
               record.kind == .user, let userID = record.userID,
               let app = try await storage.apps.find(id: record.appID),
               let user = try await storage.users.find(id: userID)
-        else { return .failure(.invalidTokenFormat) }
+        else { return (.failure(.invalidTokenFormat), nil) }
         let now = services.clock.now()
-        if let changed = user.passwordChangedAt, changed > record.issuedAt { return .failure(.passwordChanged) }
+        if let changed = user.passwordChangedAt, changed > record.issuedAt { return (.failure(.passwordChanged), nil) }
         guard let grant = try await storage.grants.find(appID: app.id, userID: userID) else {
-            return .failure(.appNotAuthorized(appID: app.id))
+            return (.failure(.appNotAuthorized(appID: app.id)), nil)
         }
-        if record.revokedAt != nil { return .failure(.sessionLoggedOut) }
-        if let expires = record.expiresAt, now >= expires { return .failure(.tokenExpired(expiredAt: expires, now: now)) }
+        if record.revokedAt != nil { return (.failure(.sessionLoggedOut), nil) }
+        if let expires = record.expiresAt, now >= expires { return (.failure(.tokenExpired(expiredAt: expires, now: now)), nil) }
         let scoped = try await storage.users.scopedID(appID: app.id, userID: userID)
-        return .success(.user(UserCaller(
-            tokenString: text, token: record, app: app, user: user, grant: grant, scopedID: scoped, now: now)))
+        let facts = CallerFacts(
+            app: app, kind: .user(token: record, user: CallerFacts.withoutPictureBytes(user), grant: grant, scopedID: scoped))
+        return (.success(.user(UserCaller(
+            tokenString: text, token: record, app: app, user: user, grant: grant, scopedID: scoped, now: now))), facts)
     }
 }
 
