@@ -14,10 +14,9 @@ public struct InvalidatingAppStore: AppStore {
         self.publisher = publisher
     }
 
-    public func create(_ app: AppRecord) async throws {
-        // A new app cannot be cached yet, unless an id is reused after an erase: announce it anyway.
-        try await invalidating(.app(id: app.id), local: caches, publisher: publisher) { try await base.create(app) }
-    }
+    /// Not announced: no node can hold facts about an app that did not exist (an erase, after which ids may
+    /// come back, already dropped everything), and a needless event would drop other entries.
+    public func create(_ app: AppRecord) async throws { try await base.create(app) }
     public func find(id: String) async throws -> AppRecord? { try await base.find(id: id) }
     public func list() async throws -> [AppRecord] { try await base.list() }
     public func update(_ app: AppRecord) async throws {
@@ -46,9 +45,8 @@ public struct InvalidatingUserStore: UserStore {
         self.publisher = publisher
     }
 
-    public func create(_ user: UserRecord) async throws {
-        try await invalidating(.user(id: user.id), local: caches, publisher: publisher) { try await base.create(user) }
-    }
+    /// Not announced, like a new app: nothing cached can be about a person who did not exist.
+    public func create(_ user: UserRecord) async throws { try await base.create(user) }
     public func find(id: String) async throws -> UserRecord? { try await base.find(id: id) }
     public func find(email: String) async throws -> UserRecord? { try await base.find(email: email) }
     public func list() async throws -> [UserRecord] { try await base.list() }
