@@ -99,6 +99,7 @@ public enum SQLStorage {
             }
         )
         storage.callerCache = callerCache
+        storage.callerRecords = SQLCallerRecordStore(database: database, errors: errors)
         return storage
     }
 
