@@ -2,9 +2,9 @@ import Foundation
 import GatehouseProtocol
 
 /// The claims of a Limited Login id_token (Facebook's `AuthenticationTokenClaims`).
-///
-/// Field types are Facebook's: the age range as `[String: NSNumber]`, places as `[String: String]`.
-public struct AuthenticationTokenClaims: @unchecked Sendable, Equatable {
+public struct AuthenticationTokenClaims: Sendable, Equatable {
+    public struct AgeRange: Sendable, Equatable { public let min: Int?; public let max: Int? }
+    public struct Place: Sendable, Equatable { public let id: String; public let name: String }
 
     public let jti: String
     public let iss: String
@@ -21,11 +21,9 @@ public struct AuthenticationTokenClaims: @unchecked Sendable, Equatable {
     public let picture: String?
     public let userFriends: [String]?
     public let userBirthday: String?
-    /// `{"min": …, "max": …}`.
-    public let userAgeRange: [String: NSNumber]?
-    /// `{"id": …, "name": …}`.
-    public let userHometown: [String: String]?
-    public let userLocation: [String: String]?
+    public let userAgeRange: AgeRange?
+    public let userHometown: Place?
+    public let userLocation: Place?
     public let userGender: String?
     public let userLink: String?
 
@@ -49,20 +47,16 @@ public struct AuthenticationTokenClaims: @unchecked Sendable, Equatable {
         picture = json["picture"]?.stringValue
         userFriends = json["user_friends"]?.arrayValue?.compactMap(\.stringValue)
         userBirthday = json["user_birthday"]?.stringValue
-        userAgeRange = json["user_age_range"]?.objectValue.map { range in
-            var numbers: [String: NSNumber] = [:]
-            for key in ["min", "max"] { if let value = range[key]?.intValue { numbers[key] = NSNumber(value: value) } }
-            return numbers
-        }
+        userAgeRange = json["user_age_range"].map { AgeRange(min: $0["min"]?.intValue.map(Int.init), max: $0["max"]?.intValue.map(Int.init)) }
         userHometown = Self.place(json["user_hometown"])
         userLocation = Self.place(json["user_location"])
         userGender = json["user_gender"]?.stringValue
         userLink = json["user_link"]?.stringValue
     }
 
-    private static func place(_ value: JSONValue?) -> [String: String]? {
+    private static func place(_ value: JSONValue?) -> Place? {
         guard let id = value?["id"]?.stringValue, let name = value?["name"]?.stringValue else { return nil }
-        return ["id": id, "name": name]
+        return Place(id: id, name: name)
     }
 
     /// Why a set of claims is refused, for tests and logs; callers see `LoginError(.invalidIDToken)`.

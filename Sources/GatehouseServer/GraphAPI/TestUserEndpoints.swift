@@ -50,9 +50,10 @@ struct TestUserEndpoints: Sendable {
         return try await services.tokens.mintUserToken(app: app, userID: user.id, lifetime: Lifetimes.longLivedToken, origin: "test_user").0
     }
 
-    /// A short-lived link to log a browser in as the test user (``TestUserLogin``; development mode only).
+    /// A link that logs a browser in as the test user (signed with the app secret, so only the app can mint it).
     func loginURL(app: AppRecord, scopedID: String, userID: String) -> String {
-        TestUserLogin.url(services: services, app: app, scopedID: scopedID, userID: userID)
+        let sig = AppSecretProof.compute(accessToken: "test-user-login:\(userID)", appSecret: app.secret)
+        return "\(services.configuration.baseURL)/testuser/login?app_id=\(app.id)&user_id=\(scopedID)&sig=\(sig)"
     }
 
     private func list(_ call: GraphCall, app: AppRecord) async throws -> GraphReply {

@@ -16,10 +16,7 @@ extension GraphSerialTests {
             ErrorRecovery.loginAttempter = nil
             Session.defaultLoginProvider = nil
             Session.defaultTokenRefresher = nil
-            // An environment with its own cache, so no default cache is written under the real $HOME.
-            await GatehouseKitEnvironment.$taskOverride.withValue(GatehouseKitEnvironment(tokenCache: InMemoryTokenCache())) {
-                ApplicationDelegate.shared.initializeSDK(processEnvironment: [:])
-            }
+            ApplicationDelegate.shared.initializeSDK()
             #expect(ErrorRecovery.loginAttempter is LoginRecoveryAttempter)
             #expect(Session.defaultLoginProvider is LoginManager)
             #expect(Session.defaultTokenRefresher is CurrentTokenRefresher)
@@ -32,26 +29,6 @@ extension GraphSerialTests {
                     try await CurrentTokenRefresher().refresh(stale)
                 }
             }
-        }
-
-        @Test func didFinishLaunchingInitializesAndKeepsTheAppsCache() async {
-            let savedAttempter = ErrorRecovery.loginAttempter
-            let savedLogin = Session.defaultLoginProvider, savedRefresher = Session.defaultTokenRefresher
-            defer {
-                ErrorRecovery.loginAttempter = savedAttempter
-                Session.defaultLoginProvider = savedLogin
-                Session.defaultTokenRefresher = savedRefresher
-            }
-            let cache = InMemoryTokenCache()
-            let environment = GatehouseKitEnvironment(tokenCache: cache)
-            Session.defaultLoginProvider = nil
-            #if !canImport(UIKit)
-            await GatehouseKitEnvironment.$taskOverride.withValue(environment) {
-                #expect(ApplicationDelegate().application(nil, didFinishLaunchingWithOptions: nil))
-            }
-            #expect(environment.tokenCache === cache)
-            #expect(Session.defaultLoginProvider is LoginManager)
-            #endif
         }
     }
 }
