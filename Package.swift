@@ -130,6 +130,8 @@ let package = Package(
                            .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(name: "GatehouseKitLoopbackTests", dependencies: ["GatehouseKitLoopback", "GatehouseKit"]),
+        // Sample-style app code ported from Facebook's SDK by changing only the import (UIKit parts guarded).
+        .testTarget(name: "PortingTests", dependencies: ["GatehouseKit"]),
         .testTarget(
             name: "GatehouseCLITests",
             dependencies: ["GatehouseCLI", "GatehouseServer", "GatehouseProtocol", .product(name: "AsyncHTTPClient", package: "async-http-client")],

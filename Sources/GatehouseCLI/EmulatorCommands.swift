@@ -64,7 +64,7 @@ struct ClockCommand: AsyncParsableCommand, ExecutableCommand {
         let data: Data
         switch action {
         case "show": data = try await server.call("GET", "clock").1
-        case "reset": data = try await server.call("POST", "clock/reset").1
+        case "reset": data = try await server.call("POST", "clock/reset", json: Data("{}".utf8)).1
         case "advance":
             guard let duration else { throw fail("say how far, e.g. `gatehouse clock advance 61d`") }
             data = try await server.call("POST", "clock/advance", json: AdminServerOptions.body(["by": duration])).1
@@ -139,10 +139,12 @@ struct InjectCommand: AsyncParsableCommand {
 struct ExportCommand: AsyncParsableCommand, ExecutableCommand {
     static let configuration = CommandConfiguration(commandName: "export", abstract: "Write the emulator's whole state as JSON (to commit as test fixtures).")
     @Option(name: .shortAndLong, help: "File to write (default: standard output).") var output: String?
+    @Flag(name: .customLong("include-private-keys"), help: "Also write the id_token signing keys' private halves (never commit such a file).")
+    var includePrivateKeys = false
     @OptionGroup var server: AdminServerOptions
 
     func execute() async throws {
-        let data = try await server.call("GET", "export").1
+        let data = try await server.call("GET", includePrivateKeys ? "export?include_private_keys=true" : "export").1
         guard let output else { FileHandle.standardOutput.write(data); return }
         do { try data.write(to: URL(fileURLWithPath: output), options: .atomic) } catch { throw fail("cannot write \(output): \(error.localizedDescription)") }
         FileHandle.standardError.write(Data("wrote \(output)\n".utf8))

@@ -22,12 +22,16 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
     var database: String?
     @Option(name: .customLong("tls-cert"), help: "PEM certificate chain: serve HTTPS (env GATEHOUSE_TLS_CERT).") var tlsCert: String?
     @Option(name: .customLong("tls-key"), help: "PEM private key for --tls-cert (env GATEHOUSE_TLS_KEY).") var tlsKey: String?
+    @Option(name: .customLong("master-key-file"), help: "32-byte key (raw, base64 or hex) that encrypts signing keys at rest (env GATEHOUSE_MASTER_KEY_FILE).")
+    var masterKeyFile: String?
     @Option(name: .customLong("trusted-proxy"), help: "Address or CIDR whose X-Forwarded-For/-Proto are believed; repeatable (env GATEHOUSE_TRUSTED_PROXIES, comma-separated).")
     var trustedProxy: [String] = []
     @Option(name: .customLong("max-body-bytes"), help: "Largest request body (env GATEHOUSE_MAX_BODY_BYTES; default 1048576).")
     var maxBodyBytes: String?
     @Flag(name: .customLong("bench-routes"), help: "Serve /bench/hello and /bench/id_token for scripts/bench (env GATEHOUSE_BENCH_ROUTES).")
     var benchRoutes = false
+    @Flag(name: .customLong("dev-allow-remote"), help: "Let development mode listen beyond loopback (env GATEHOUSE_DEV_ALLOW_REMOTE). Anyone who can connect can log in as anyone: trusted networks only.")
+    var devAllowRemote = false
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (env GATEHOUSE_LOG_LEVEL; default info).")
     var logLevel: String?
     @Flag(name: .customLong("print-config"), help: "Print the effective configuration (secrets masked) and exit.")
@@ -44,9 +48,11 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
         values["database"] = database
         values["tls_cert"] = tlsCert
         values["tls_key"] = tlsKey
+        values["master_key_file"] = masterKeyFile
         if !trustedProxy.isEmpty { values["trusted_proxies"] = trustedProxy.joined(separator: ",") }
         values["max_body_bytes"] = maxBodyBytes
         if benchRoutes { values["bench_routes"] = "true" }
+        if devAllowRemote { values["dev_allow_remote"] = "true" }
         values["log_level"] = logLevel
         return values
     }

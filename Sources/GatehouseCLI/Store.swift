@@ -6,12 +6,16 @@ import Logging
 func withServices<T>(_ data: DataOptions, _ body: (GatehouseServices) async throws -> T) async throws -> T {
     var logger = Logger(label: "gatehouse.cli")
     logger.logLevel = .warning
-    let configuration = GatehouseConfiguration(dataDirectory: data.resolved, database: try data.resolvedDatabase())
+    var configuration = GatehouseConfiguration(dataDirectory: data.resolved, database: try data.resolvedDatabase())
+    // Management commands read sealed signing keys with the same master key as the server.
+    configuration.masterKeyFile = ProcessInfo.processInfo.environment["GATEHOUSE_MASTER_KEY_FILE"]
     let services: GatehouseServices
     do {
         services = try await GatehouseServerRunner.services(configuration: configuration, logger: logger)
     } catch StorageError.unavailable(let message) {
         throw fail(message)
+    } catch let error as ConfigurationError {
+        throw fail(error.message)
     }
     do {
         let result = try await body(services)

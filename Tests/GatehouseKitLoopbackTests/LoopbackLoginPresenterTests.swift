@@ -197,3 +197,16 @@ enum Loopback {
         #expect(error as? LoginError == LoginError(.badChallengeString))
     }
 }
+
+/// The loopback flow as the `.webView` dialog of a login behaviour.
+@Suite struct LoopbackLoginDialogTests {
+    @Test func isTheWebViewDialogAndNeedsABrowser() async {
+        let headless = LoginManagerDialog.loopback(browser: SystemBrowserOpener(environment: [:]))
+        #expect(headless.kind == .webView)
+        #if os(Linux)
+        #expect(await !headless.isAvailable())
+        #endif
+        let desktop = LoginManagerDialog.loopback(browser: SystemBrowserOpener(environment: ["DISPLAY": ":0"]))
+        #expect(await desktop.isAvailable())
+    }
+}

@@ -45,7 +45,7 @@ func clientFailure(_ error: any Error, server: URL) -> ExitCode {
         return exitWith(ClientExit.unreachable, "cannot reach the Gatehouse server at \(server.absoluteString). Is `gatehouse serve` running?")
     case let core as CoreError where core.code == .accessTokenRequired:
         return exitWith(ClientExit.notLoggedIn, "not logged in. Run `gatehouse login` first.")
-    case let graph as GraphRequestError:
+    case let graph as GraphAPIError:
         // 104/2500: the call needed a person's token and had only the app's client token (or none).
         if graph.code == 104 || graph.code == 2500 {
             return exitWith(ClientExit.notLoggedIn, "this call needs a logged-in person's access token (\(graph.message)). Run `gatehouse login` (a Limited Login gives none).")

@@ -6,6 +6,8 @@ public final class InMemoryTokenCache: TokenCaching, @unchecked Sendable {
     private let lock = NSLock()
     private var _accessToken: AccessToken?
     private var _authenticationToken: AuthenticationToken?
+    private var _tokenInformation: [String: String]?
+    private var _pendingLogin: PendingLoginState?
 
     public init(accessToken: AccessToken? = nil, authenticationToken: AuthenticationToken? = nil) {
         _accessToken = accessToken
@@ -20,5 +22,15 @@ public final class InMemoryTokenCache: TokenCaching, @unchecked Sendable {
     public var authenticationToken: AuthenticationToken? {
         get { lock.withLock { _authenticationToken } }
         set { lock.withLock { _authenticationToken = newValue } }
+    }
+
+    public var tokenInformation: [String: String]? {
+        get { lock.withLock { _tokenInformation } }
+        set { lock.withLock { _tokenInformation = newValue } }
+    }
+
+    public var pendingLogin: PendingLoginState? {
+        get { lock.withLock { _pendingLogin } }
+        set { lock.withLock { _pendingLogin = newValue } }
     }
 }

@@ -35,6 +35,16 @@ public final class KeychainTokenCache: TokenCaching, @unchecked Sendable {
         set { modify { $0.authenticationToken = newValue } }
     }
 
+    public var tokenInformation: [String: String]? {
+        get { entry()?.tokenInformation }
+        set { modify { $0.tokenInformation = newValue } }
+    }
+
+    public var pendingLogin: PendingLoginState? {
+        get { entry()?.pendingLogin }
+        set { modify { $0.pendingLogin = newValue } }
+    }
+
     /// Deletes both tokens under this key.
     public func clear() {
         lock.withLock { _ = SecItemDelete(baseQuery as CFDictionary) }
@@ -64,7 +74,7 @@ public final class KeychainTokenCache: TokenCaching, @unchecked Sendable {
             var entry = readItem().flatMap { try? JSONDecoder().decode(TokenCacheEntry.self, from: $0) }
                 .flatMap { $0.tokenUUID == installID ? $0 : nil } ?? TokenCacheEntry(tokenUUID: installID)
             change(&entry)
-            if entry.accessToken == nil && entry.authenticationToken == nil {
+            if entry.isEmpty {
                 SecItemDelete(baseQuery as CFDictionary)
             } else if let data = try? JSONEncoder().encode(entry) {
                 writeItem(data)

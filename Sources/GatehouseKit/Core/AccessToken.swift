@@ -13,12 +13,17 @@ public final class AccessToken: Codable, Equatable, Sendable, CustomStringConver
     /// When the token was last refreshed (or created).
     public let refreshDate: Date
     public let dataAccessExpirationDate: Date
+    /// How the person logged in (the seeds' `FBAccessTokenData.loginType`); `.none` when unknown.
+    public let loginType: LoginType
 
     /// Facebook's designated initialiser: nil expiry → `distantFuture`, nil refresh → now.
+    /// `loginType` is GatehouseKit's addition, defaulted so Facebook's calls compile.
     public init(
         tokenString: String, permissions: [String], declinedPermissions: [String], expiredPermissions: [String],
-        appID: String, userID: String, expirationDate: Date?, refreshDate: Date?, dataAccessExpirationDate: Date?
+        appID: String, userID: String, expirationDate: Date?, refreshDate: Date?, dataAccessExpirationDate: Date?,
+        loginType: LoginType = .none
     ) {
+        self.loginType = loginType
         self.tokenString = tokenString
         self.permissions = Set(permissions.map { Permission($0) })
         self.declinedPermissions = Set(declinedPermissions.map { Permission($0) })
@@ -50,7 +55,15 @@ public final class AccessToken: Codable, Equatable, Sendable, CustomStringConver
         a.tokenString == b.tokenString && a.permissions == b.permissions && a.declinedPermissions == b.declinedPermissions
             && a.expiredPermissions == b.expiredPermissions && a.appID == b.appID && a.userID == b.userID
             && a.expirationDate == b.expirationDate && a.refreshDate == b.refreshDate
-            && a.dataAccessExpirationDate == b.dataAccessExpirationDate
+            && a.dataAccessExpirationDate == b.dataAccessExpirationDate && a.loginType == b.loginType
+    }
+
+    /// This token with `loginType` set (everything else unchanged).
+    public func with(loginType: LoginType) -> AccessToken {
+        AccessToken(
+            tokenString: tokenString, permissions: permissions.map(\.name), declinedPermissions: declinedPermissions.map(\.name),
+            expiredPermissions: expiredPermissions.map(\.name), appID: appID, userID: userID, expirationDate: expirationDate,
+            refreshDate: refreshDate, dataAccessExpirationDate: dataAccessExpirationDate, loginType: loginType)
     }
 
     /// Never prints the token itself.
@@ -58,7 +71,7 @@ public final class AccessToken: Codable, Equatable, Sendable, CustomStringConver
 
     // Archive keys match Facebook's (`tokenString`, `permissions`, …).
     enum CodingKeys: String, CodingKey {
-        case tokenString, permissions, declinedPermissions, expiredPermissions, appID, userID, expirationDate, refreshDate, dataAccessExpirationDate
+        case tokenString, permissions, declinedPermissions, expiredPermissions, appID, userID, expirationDate, refreshDate, dataAccessExpirationDate, loginType
     }
 
     public convenience init(from decoder: any Decoder) throws {
@@ -69,7 +82,9 @@ public final class AccessToken: Codable, Equatable, Sendable, CustomStringConver
             expiredPermissions: try c.decode([String].self, forKey: .expiredPermissions),
             appID: try c.decode(String.self, forKey: .appID), userID: try c.decode(String.self, forKey: .userID),
             expirationDate: try c.decode(Date.self, forKey: .expirationDate), refreshDate: try c.decode(Date.self, forKey: .refreshDate),
-            dataAccessExpirationDate: try c.decode(Date.self, forKey: .dataAccessExpirationDate))
+            dataAccessExpirationDate: try c.decode(Date.self, forKey: .dataAccessExpirationDate),
+            // Absent in caches written before the field existed.
+            loginType: (try? c.decodeIfPresent(LoginType.self, forKey: .loginType)) ?? .none)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -83,6 +98,7 @@ public final class AccessToken: Codable, Equatable, Sendable, CustomStringConver
         try c.encode(expirationDate, forKey: .expirationDate)
         try c.encode(refreshDate, forKey: .refreshDate)
         try c.encode(dataAccessExpirationDate, forKey: .dataAccessExpirationDate)
+        try c.encode(loginType, forKey: .loginType)
     }
 }
 
@@ -91,6 +107,9 @@ public let AccessTokenChangeNewKey = "FBSDKAccessToken"
 public let AccessTokenChangeOldKey = "FBSDKAccessTokenOld"
 public let AccessTokenDidChangeUserIDKey = "FBSDKAccessTokenDidChangeUserIDKey"
 public let AccessTokenDidExpireKey = "FBSDKAccessTokenDidExpireKey"
+/// GatehouseKit's addition: the Graph error that made the SDK drop the current token (code 190 or 102
+/// for the person's own token: app removed, password changed, logged out elsewhere).
+public let AccessTokenInvalidationErrorKey = "GatehouseAccessTokenInvalidationErrorKey"
 
 extension Notification.Name {
     /// Posted when `AccessToken.current` changes or expires.

@@ -10,6 +10,8 @@ public enum CoreErrorCode: Int, Sendable {
 
 /// A core SDK error (`com.facebook.sdk.core`).
 public struct CoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Facebook's `CoreError.Code`.
+    public typealias Code = CoreErrorCode
     public static let domain = "com.facebook.sdk.core"
     public var code: CoreErrorCode
     public var message: String?
@@ -30,6 +32,8 @@ public enum LoginErrorCode: Int, Sendable {
 
 /// A login error (`com.facebook.sdk.login`).
 public struct LoginError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Facebook's `LoginError.Code`, so `LoginError.Code.userMismatch` ports unchanged.
+    public typealias Code = LoginErrorCode
     public static let domain = "com.facebook.sdk.login"
     public var code: LoginErrorCode
     public var message: String?
@@ -43,7 +47,11 @@ public struct LoginError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A Graph API error reply, typed: Facebook's CoreError 8 with everything the reply carried.
-public struct GraphRequestError: Error, Sendable, Equatable, CustomStringConvertible {
+///
+/// Facebook has no such struct (it hands out an `NSError` whose `userInfo` holds these facts); the name
+/// `GraphRequestError` is Facebook's category enum, see ``GraphRequestError``. Bridged to `NSError` this
+/// error carries Facebook's domain, code and `userInfo` keys.
+public struct GraphAPIError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Facebook's `code`.
     public var code: Int
     /// `error_subcode`.

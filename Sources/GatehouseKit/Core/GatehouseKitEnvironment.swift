@@ -89,7 +89,7 @@ public final class GatehouseKitEnvironment: @unchecked Sendable {
     }
 
     /// Sets the token, writes the cache, posts `.AccessTokenDidChange` and (re)arms the expiry timer.
-    func setCurrentAccessToken(_ token: AccessToken?) {
+    func setCurrentAccessToken(_ token: AccessToken?, cause: (any Error)? = nil) {
         let old: AccessToken? = locked {
             let old = loadedAccessToken ? _accessToken : _tokenCache?.accessToken
             _accessToken = token
@@ -98,7 +98,7 @@ public final class GatehouseKitEnvironment: @unchecked Sendable {
             return old
         }
         armExpiryTimer(for: token)
-        postAccessTokenChange(old: old, new: token)
+        postAccessTokenChange(old: old, new: token, cause: cause)
     }
 
     /// Replaces the token cache and makes `AccessToken.current` the new cache's token, posting
@@ -117,9 +117,10 @@ public final class GatehouseKitEnvironment: @unchecked Sendable {
         postAccessTokenChange(old: old, new: new)
     }
 
-    private func postAccessTokenChange(old: AccessToken?, new token: AccessToken?) {
+    private func postAccessTokenChange(old: AccessToken?, new token: AccessToken?, cause: (any Error)? = nil) {
         guard old != token else { return }
         var info: [String: Any] = [:]
+        if let cause { info[AccessTokenInvalidationErrorKey] = cause }
         if let token { info[AccessTokenChangeNewKey] = token }
         if let old { info[AccessTokenChangeOldKey] = old }
         let oldActive = old.map { clock.now() < $0.expirationDate } ?? false

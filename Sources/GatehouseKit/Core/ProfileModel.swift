@@ -2,25 +2,9 @@ import Foundation
 
 /// A person's public profile (Facebook's `Profile`). Loading, caching and notifications live in `Profile/`.
 public final class Profile: Codable, Equatable, Sendable {
-    /// An age bracket, as `age_range` gives it.
-    public struct UserAgeRange: Codable, Equatable, Sendable {
-        public let min: Int?
-        public let max: Int?
-        public init(min: Int?, max: Int?) {
-            self.min = min
-            self.max = max
-        }
-    }
-
-    /// A place, as `location` and `hometown` give it.
-    public struct Location: Codable, Equatable, Sendable {
-        public let id: String
-        public let name: String
-        public init(id: String, name: String) {
-            self.id = id
-            self.name = name
-        }
-    }
+    /// Facebook's nested names before these types moved to the top level.
+    public typealias UserAgeRange = GatehouseKit.UserAgeRange
+    public typealias Location = GatehouseKit.Location
 
     public let userID: String
     public let firstName: String?

@@ -20,6 +20,10 @@ public final class Settings: @unchecked Sendable {
     private var _serverURL = URL(string: "http://127.0.0.1:8080")!
     private var _dialogURL: URL?
     private var _isGraphErrorRecoveryEnabled = true
+    private var _loggingBehaviors: Set<LoggingBehavior> = [.developerErrors]
+    private var _isAdvertiserTrackingEnabled = false
+    private var _isAutoLogAppEventsEnabled = true
+    private var _isAdvertiserIDCollectionEnabled = true
 
     public init() {}
 
@@ -41,6 +45,19 @@ public final class Settings: @unchecked Sendable {
     public var dialogURL: URL { get { locked { _dialogURL ?? _serverURL } } set { locked { _dialogURL = newValue } } }
     /// When false, every Graph request behaves as if it had the `disableErrorRecovery` flag.
     public var isGraphErrorRecoveryEnabled: Bool { get { locked { _isGraphErrorRecoveryEnabled } } set { locked { _isGraphErrorRecoveryEnabled = newValue } } }
+
+    /// Which kinds of log output the SDK may write; `[.developerErrors]` by default, as Facebook's.
+    /// GatehouseKit writes no logs of its own yet, so this is kept for source compatibility only.
+    public var loggingBehaviors: Set<LoggingBehavior> { get { locked { _loggingBehaviors } } set { locked { _loggingBehaviors = newValue } } }
+    public func enableLoggingBehavior(_ behavior: LoggingBehavior) { locked { _ = _loggingBehaviors.insert(behavior) } }
+    public func disableLoggingBehavior(_ behavior: LoggingBehavior) { locked { _ = _loggingBehaviors.remove(behavior) } }
+    /// Facebook's ATT flag, which on iOS 17 sends classic logins to Limited Login. Gatehouse has no
+    /// tracking and no Limited Login shim, so the value is stored and changes nothing.
+    public var isAdvertiserTrackingEnabled: Bool { get { locked { _isAdvertiserTrackingEnabled } } set { locked { _isAdvertiserTrackingEnabled = newValue } } }
+    /// `FacebookAutoLogAppEventsEnabled`. Gatehouse has no App Events: stored, changes nothing.
+    public var isAutoLogAppEventsEnabled: Bool { get { locked { _isAutoLogAppEventsEnabled } } set { locked { _isAutoLogAppEventsEnabled = newValue } } }
+    /// `FacebookAdvertiserIDCollectionEnabled`. Gatehouse collects no advertiser id: stored, changes nothing.
+    public var isAdvertiserIDCollectionEnabled: Bool { get { locked { _isAdvertiserIDCollectionEnabled } } set { locked { _isAdvertiserIDCollectionEnabled = newValue } } }
 
     /// `fb{appID}{suffix}`, the scheme app callbacks arrive on.
     public var appURLScheme: String? { appID.map { "fb\($0)\(appURLSchemeSuffix ?? "")" } }
@@ -65,7 +82,7 @@ public final class Settings: @unchecked Sendable {
         apply { key in map[key].flatMap { environment[$0] }.flatMap { $0.isEmpty ? nil : $0 } }
     }
 
-    private func apply(_ value: (String) -> String?) {
+    func apply(_ value: (String) -> String?) {
         if let v = value("FacebookAppID") { appID = v }
         if let v = value("FacebookClientToken") { clientToken = v }
         if let v = value("FacebookDisplayName") { displayName = v }

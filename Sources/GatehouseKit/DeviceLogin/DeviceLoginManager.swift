@@ -80,7 +80,7 @@ public final class DeviceLoginManager: @unchecked Sendable {
         while true {
             try await Task.sleep(for: .seconds(Int(info.pollingInterval)))
             let reply = try await transport.send(method: "POST", path: "device/login_status", parameters: ["code": code], tokenString: appToken)
-            if let error = GraphRequestError(body: reply.json ?? .null, httpStatusCode: reply.statusCode) {
+            if let error = GraphAPIError(body: reply.json ?? .null, httpStatusCode: reply.statusCode) {
                 switch error.subcode.flatMap(DeviceLoginError.init(rawValue:)) {
                 case .authorizationPending, .excessivePolling: continue
                 case .codeExpired, .authorizationDeclined: return DeviceLoginManagerResult(token: nil, isCancelled: true)
@@ -119,13 +119,14 @@ public final class DeviceLoginManager: @unchecked Sendable {
         return AccessToken(
             tokenString: tokenString, permissions: granted, declinedPermissions: declined, expiredPermissions: expired,
             appID: appID, userID: userID, expirationDate: expiresIn > 0 ? now.addingTimeInterval(TimeInterval(expiresIn)) : nil,
-            refreshDate: now, dataAccessExpirationDate: dataAccess.map { Date(timeIntervalSince1970: TimeInterval($0)) })
+            refreshDate: now, dataAccessExpirationDate: dataAccess.map { Date(timeIntervalSince1970: TimeInterval($0)) },
+            loginType: .device)
     }
 
     /// The JSON body, or the Graph error it carries.
     static func checked(_ reply: GraphHTTPResponse) throws -> JSONValue {
         guard let json = reply.json else { throw CoreError(.protocolMismatch, message: "the server's reply is not JSON") }
-        if let error = GraphRequestError(body: json, httpStatusCode: reply.statusCode) { throw error }
+        if let error = GraphAPIError(body: json, httpStatusCode: reply.statusCode) { throw error }
         return json
     }
 }

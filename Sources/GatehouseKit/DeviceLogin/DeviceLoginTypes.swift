@@ -36,7 +36,7 @@ public final class DeviceLoginManagerResult: Sendable {
     }
 }
 
-/// The device-login error subcodes (Facebook's `DeviceLoginError`), found in `GraphRequestError.subcode`.
+/// The device-login error subcodes (Facebook's `DeviceLoginError`), found in `GraphAPIError.subcode`.
 public enum DeviceLoginError: Int, Sendable, CaseIterable {
     case excessivePolling = 1349172
     case authorizationDeclined = 1349173

@@ -31,7 +31,7 @@ public protocol GraphErrorRecoveryAttempting: Sendable {
     ///   - permissions: the permissions to ask for: those the error names as missing, else the current
     ///     token's granted permissions (what Facebook's `LoginRecoveryAttempter` re-requests).
     /// - Returns: whether the person now has a token worth retrying with.
-    func attemptRecovery(from error: GraphRequestError, permissions: [String]) async -> Bool
+    func attemptRecovery(from error: GraphAPIError, permissions: [String]) async -> Bool
 }
 
 /// Classifies errors and words them for people (the seeds' `FBErrorUtility`, in today's form), and holds
@@ -59,11 +59,14 @@ public enum ErrorRecovery {
             return .userCancelled
         case let error as URLError where error.code == .cancelled:
             return .userCancelled
+        case SessionError.loginCancelled:
+            // A Session reports a cancelled or abandoned dialog this way.
+            return .userCancelled
         case let error as CoreError where error.code == .accessTokenRequired:
             return .loginRequired
         case let error as LoginError where [.passwordChanged, .userCheckpointed, .unconfirmedUser, .missingAccessToken].contains(error.code):
             return .loginRequired
-        case let error as GraphRequestError:
+        case let error as GraphAPIError:
             return category(code: error.code, subcode: error.subcode, isTransient: error.isTransient)
         default:
             return .other
@@ -83,7 +86,7 @@ public enum ErrorRecovery {
     /// the server sent `error_user_msg`, or the token died for a reason outside the app (app removed,
     /// account checkpointed, password changed, account unconfirmed, logged out).
     public static func shouldNotifyUser(for error: any Error) -> Bool {
-        guard let error = error as? GraphRequestError else { return false }
+        guard let error = error as? GraphAPIError else { return false }
         if let message = error.userMessage, !message.isEmpty { return true }
         return category(for: error) == .loginRequired && error.subcode.map(notifySubcodes.contains) == true
     }
@@ -91,8 +94,8 @@ public enum ErrorRecovery {
     /// The server's `error_user_msg`, else a default for the error's subcode or category; nil for
     /// cancellations and uncategorised errors, where the app knows best what to say.
     public static func userMessage(for error: any Error) -> String? {
-        if let error = error as? GraphRequestError, let message = error.userMessage, !message.isEmpty { return message }
-        if let error = error as? GraphRequestError, let subcode = error.subcode, let message = subcodeMessages[subcode] {
+        if let error = error as? GraphAPIError, let message = error.userMessage, !message.isEmpty { return message }
+        if let error = error as? GraphAPIError, let subcode = error.subcode, let message = subcodeMessages[subcode] {
             return message
         }
         switch category(for: error) {
@@ -115,7 +118,7 @@ public enum ErrorRecovery {
 
     /// Permission names a missing-permission message mentions, e.g. `user_friends` in
     /// "(#200) Requires extended permission: user_friends" or "(#10) Requires pages_read_engagement permission".
-    public static func missingPermissions(in error: GraphRequestError) -> [String] {
+    public static func missingPermissions(in error: GraphAPIError) -> [String] {
         let message = error.message
         var names: [String] = []
         if let range = message.range(of: "permission: ") ?? message.range(of: "permissions: ") {
@@ -154,7 +157,7 @@ struct GraphRecoveryPolicy: Sendable {
     func action(for error: any Error, flags: GraphRequestFlags, requestToken: String?, current: AccessToken?,
                 isClientToken: Bool) -> GraphRecoveryAction {
         guard recoveryEnabledCount == 1, !flags.contains(.disableErrorRecovery),
-              let graphError = error as? GraphRequestError else { return .none }
+              let graphError = error as? GraphAPIError else { return .none }
         switch ErrorRecovery.category(for: graphError) {
         case .transient:
             return .retry

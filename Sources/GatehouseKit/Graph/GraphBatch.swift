@@ -84,7 +84,7 @@ enum GraphBatch {
                 }
             }
         }
-        if let json, let error = GraphRequestError(body: json, httpStatusCode: statusCode) {
+        if let json, let error = GraphAPIError(body: json, httpStatusCode: statusCode) {
             return Array(repeating: .failure(error), count: count)
         }
         return Array(repeating: .failure(CoreError(.protocolMismatch, message: "The batch reply is not an array")), count: count)
@@ -96,7 +96,7 @@ enum GraphReply {
     /// The key Facebook wraps non-JSON bodies in.
     static let nonJSONResultKey = "FACEBOOK_NON_JSON_RESULT"
 
-    /// JSON → result or `GraphRequestError`; other UTF-8 text → `{"FACEBOOK_NON_JSON_RESULT": text}`;
+    /// JSON → result or `GraphAPIError`; other UTF-8 text → `{"FACEBOOK_NON_JSON_RESULT": text}`;
     /// other bytes → `CoreError(.unknown)`.
     static func outcome(statusCode: Int, data: Data) -> GraphOutcome {
         if let json = try? JSONValue.parse(data) { return outcome(statusCode: statusCode, json: json) }
@@ -107,7 +107,7 @@ enum GraphReply {
     }
 
     static func outcome(statusCode: Int, json: JSONValue) -> GraphOutcome {
-        if let error = GraphRequestError(body: json, httpStatusCode: statusCode) { return .failure(error) }
+        if let error = GraphAPIError(body: json, httpStatusCode: statusCode) { return .failure(error) }
         return GraphOutcome(result: json, error: nil)
     }
 }

@@ -112,7 +112,7 @@ public final class GraphRequest: @unchecked Sendable, CustomStringConvertible {
 
     /// Sends the request and returns the parsed result as Foundation objects (see `GraphRequestCompletion`).
     ///
-    /// Throws `GraphRequestError` for Graph errors, `CoreError` for local and network failures, and
+    /// Throws `GraphAPIError` for Graph errors, `CoreError` for local and network failures, and
     /// `CancellationError` when the calling task is cancelled.
     public func start() async throws -> Any {
         try await startJSON().foundationObject

@@ -28,7 +28,7 @@ extension GraphRequestConnection {
         for (entry, item) in zip(entries, sent) {
             guard let error = item.outcome.error else { continue }
             TokenInvalidation.action(for: error, requestToken: item.token, currentToken: environment.currentAccessToken?.tokenString,
-                                     flags: entry.request.flags).apply(in: environment)
+                                     flags: entry.request.flags).apply(in: environment, cause: error)
         }
         guard finishIfRunning() else { return }
         // The refresh settles first, so completions already see the refreshed `AccessToken.current`.
@@ -105,7 +105,7 @@ extension GraphRequestConnection {
                                  version: request.version, httpMethod: request.httpMethod,
                                  flags: request.flags.union(.disableErrorRecovery))
         case .attemptLogin(let permissions):
-            guard let attempter, let graphError = error as? GraphRequestError,
+            guard let attempter, let graphError = error as? GraphAPIError,
                   await attempter.attemptRecovery(from: graphError, permissions: permissions), !isCancelled else { return sent }
             retry = GraphRequest(graphPath: request.graphPath, parameters: request.parameters,
                                  tokenString: environment.currentAccessToken?.tokenString, version: request.version,

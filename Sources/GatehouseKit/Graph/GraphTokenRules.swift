@@ -66,25 +66,27 @@ enum TokenInvalidation: Sendable, Equatable {
 
     static func action(for error: any Error, requestToken: String?, currentToken: String?,
                        flags: GraphRequestFlags) -> TokenInvalidation {
-        guard let error = error as? GraphRequestError, !flags.contains(.doNotInvalidateTokenOnError),
+        guard let error = error as? GraphAPIError, !flags.contains(.doNotInvalidateTokenOnError),
               let requestToken, requestToken == currentToken, invalidatingCodes.contains(error.code) else { return .none }
         return error.subcode == expireOnlySubcode ? .expireCurrent : .clearCurrent
     }
 
     /// Applies the action to `environment`'s current token. `expireCurrent` keeps every other field.
-    func apply(in environment: GatehouseKitEnvironment) {
+    /// `cause` travels in the change notification (``AccessTokenInvalidationErrorKey``), so an open
+    /// `Session` closed by it can tell its handler why.
+    func apply(in environment: GatehouseKitEnvironment, cause: (any Error)? = nil) {
         switch self {
         case .none:
             return
         case .clearCurrent:
-            environment.setCurrentAccessToken(nil)
+            environment.setCurrentAccessToken(nil, cause: cause)
         case .expireCurrent:
             guard let token = environment.currentAccessToken else { return }
             environment.setCurrentAccessToken(AccessToken(
                 tokenString: token.tokenString, permissions: token.permissions.map(\.name),
                 declinedPermissions: token.declinedPermissions.map(\.name), expiredPermissions: token.expiredPermissions.map(\.name),
                 appID: token.appID, userID: token.userID, expirationDate: .distantPast, refreshDate: token.refreshDate,
-                dataAccessExpirationDate: token.dataAccessExpirationDate))
+                dataAccessExpirationDate: token.dataAccessExpirationDate, loginType: token.loginType))
         }
     }
 }

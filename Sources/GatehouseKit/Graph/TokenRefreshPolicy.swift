@@ -54,7 +54,8 @@ enum TokenRefreshPolicy {
         return AccessToken(tokenString: tokenString, permissions: granted, declinedPermissions: declined,
                            expiredPermissions: expired, appID: token.appID, userID: token.userID,
                            expirationDate: date("expires_at") ?? token.expirationDate, refreshDate: now,
-                           dataAccessExpirationDate: date("data_access_expiration_time") ?? token.dataAccessExpirationDate)
+                           dataAccessExpirationDate: date("data_access_expiration_time") ?? token.dataAccessExpirationDate,
+                           loginType: token.loginType)
     }
 }
 

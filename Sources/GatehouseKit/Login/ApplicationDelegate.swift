@@ -20,9 +20,14 @@ public final class ApplicationDelegate: @unchecked Sendable {
     public init() {}
 
     /// Passes `url` to the login waiting for its callback; true when it was that login's callback.
+    ///
+    /// With no login waiting in this process (the app was relaunched mid-login), a callback for the login
+    /// remembered in the token cache is completed in the background: `AccessToken.current` changes and a
+    /// `Session` waiting with its handler opens. ``completePendingLogin(url:environment:)`` is the awaitable form.
     @discardableResult
     public func handleOpen(url: URL) -> Bool {
-        lock.withLock { pendingURLOpener }?.handleOpen(url: url) ?? false
+        if let opener = lock.withLock({ pendingURLOpener }) { return opener.handleOpen(url: url) }
+        return resumePendingLogin(url: url)
     }
 
     /// The app is active again: a login still waiting for its callback ends as cancelled.

@@ -77,14 +77,14 @@ public enum LoginCallbackInterpreter {
 
     /// Facebook's CoreError 8 for an error callback: developer message from `error`, else `error_message`,
     /// else `error_reason`; Graph error code from `error_code`.
-    static func callbackError(error: String, code: String?, message: String, reason: String?) -> GraphRequestError {
+    static func callbackError(error: String, code: String?, message: String, reason: String?) -> GraphAPIError {
         var body = JSONObject()
         body["error"] = .string(error)
         body["error_message"] = .string(message)
         if let code { body["error_code"] = .string(code) }
         if let reason { body["error_reason"] = .string(reason) }
         let developerMessage = [error, message, reason ?? ""].first { !$0.isEmpty } ?? message
-        return GraphRequestError(
+        return GraphAPIError(
             code: code.flatMap { Int($0) } ?? 0, message: developerMessage, httpStatusCode: 0, body: .object(body))
     }
 }

@@ -61,6 +61,8 @@ struct LoginCompleter: Sendable {
                 parameters = gathered
                 try parameters.merge(tokenEndpointReply: try await tokenEndpoint([
                     "grant_type": "fb_exchange_nonce", "fb_exchange_nonce": nonce, "client_id": appID, "fields": "",
+                    // The dialog was sent our code challenge; the server binds the nonce to it.
+                    "code_verifier": expectations.codeVerifier.value,
                 ]), now: now)
             }
             if expectations.tracking == .enabled, let tokenString = parameters.accessToken {
@@ -81,7 +83,7 @@ struct LoginCompleter: Sendable {
         guard let json = reply.json else {
             throw CoreError(.invalidArgument, message: "the token endpoint answered HTTP \(reply.statusCode) without JSON")
         }
-        if let error = GraphRequestError(body: json, httpStatusCode: reply.statusCode) {
+        if let error = GraphAPIError(body: json, httpStatusCode: reply.statusCode) {
             throw CoreError(.invalidArgument, message: "token endpoint: \(error.message)")
         }
         return json
@@ -106,7 +108,7 @@ struct LoginCompleter: Sendable {
         guard let json = reply.json else {
             throw CoreError(.graphAPI, message: "me answered HTTP \(reply.statusCode) without JSON")
         }
-        if let error = GraphRequestError(body: json, httpStatusCode: reply.statusCode) { throw error }
+        if let error = GraphAPIError(body: json, httpStatusCode: reply.statusCode) { throw error }
         if let id = json["id"]?.stringValue, !id.isEmpty { return id }
         if let id = json["id"]?.intValue { return String(id) }
         throw LoginError(.unknown, message: "me returned no id")

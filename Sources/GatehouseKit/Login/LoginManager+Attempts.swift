@@ -81,29 +81,20 @@ extension LoginManager {
                 now: environment.clock.now(), uptime: ProcessInfo.processInfo.systemUptime,
                 userTokenNonce: lock.withLock { userTokenNonce }))
             lock.withLock { _ = machine.dialogPresented(attempt: attempt) }
+            // Remembered in the token cache so a callback reaching a relaunched process can finish it.
+            let pendingState = PendingLoginState(
+                challenge: state.challenge, codeVerifier: configuration.codeVerifier.value, nonce: configuration.nonce,
+                redirectURI: redirectURI, permissions: configuration.requestedPermissions.map(\.name).sorted(),
+                isLimited: configuration.tracking == .limited, startedAt: environment.clock.now())
+            PendingLoginStore.save(pendingState, in: environment)
+            defer { PendingLoginStore.clear(pendingState, in: environment) }
             // Always present after prepare, even when superseded meanwhile: presenters release what
             // prepare() set up when they see the cancelled task.
             let callbackURL = try await presenter.present(url)
             if Task.isCancelled { return .cancelled }
-            let expectations = LoginExpectations(
-                challenge: state.challenge, nonce: configuration.nonce, codeVerifier: configuration.codeVerifier,
-                redirectURI: redirectURI, tracking: configuration.tracking,
-                requestedPermissions: Set(configuration.requestedPermissions.map(\.name)))
-            let completer = LoginCompleter(
-                graph: graphClient ?? GraphTransport(environment: environment), appID: builder.appID,
-                clientToken: settings.clientToken)
-            var completion = await completer.complete(
-                callbackURL: callbackURL, expectations: expectations, previousToken: environment.currentAccessToken,
-                now: environment.clock.now())
-            // An id_token is trusted only once verified against the server's published keys and the nonce sent.
-            if let result = completion.result, let idToken = result.authenticationToken {
-                let (verified, claims) = try await AuthenticationTokenVerifier(environment: environment)
-                    .verify(idToken.tokenString, nonce: configuration.nonce)
-                completion.result = LoginManagerLoginResult(
-                    token: result.token, authenticationToken: verified, isCancelled: result.isCancelled,
-                    grantedPermissions: result.grantedPermissions, declinedPermissions: result.declinedPermissions)
-                if configuration.tracking == .limited { completion.limitedProfile = Profile(claims: claims, now: environment.clock.now()) }
-            }
+            let completion = try await LoginFinishing.complete(
+                callbackURL: callbackURL, expectations: pendingState.expectations, environment: environment,
+                graph: graphClient ?? GraphTransport(environment: environment), appID: builder.appID)
             return completion
         } catch is CancellationError {
             return .cancelled
@@ -120,18 +111,7 @@ extension LoginManager {
             return pending.removeValue(forKey: attempt)
         }
         guard let finished else { return }
-        if let result = completion.result {
-            if !result.isCancelled {
-                // The authentication token first, so `.AccessTokenDidChange` observers already see it.
-                // A Limited Login sets `AccessToken.current` to nil and `Profile.current` from the verified
-                // id_token's claims, as Facebook's SDK does.
-                environment.setCurrentAuthenticationToken(result.authenticationToken)
-                environment.setCurrentAccessToken(result.token)
-                if let profile = completion.limitedProfile { Profile.setCurrent(profile, in: environment) }
-            } else if let authenticationToken = result.authenticationToken {
-                environment.setCurrentAuthenticationToken(authenticationToken)
-            }
-        }
+        LoginFinishing.store(completion, in: environment)
         finished.deliver(completion)
     }
 }

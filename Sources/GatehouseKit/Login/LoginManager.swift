@@ -2,8 +2,8 @@ import Foundation
 
 /// Logs people in and out (Facebook's `LoginManager`).
 ///
-/// Handlers run on the task that finished the login, not necessarily the main thread: hop to the main
-/// actor before touching UI. The dialog is shown by a `LoginDialogPresenting`: by default the app's
+/// Completion handlers run on the main thread on Apple platforms, as Facebook's do; on Linux they run
+/// on the task that finished the login. The dialog is shown by a `LoginDialogPresenting`: by default the app's
 /// `fb{appID}{suffix}://` URL scheme; command-line programs pass `LoopbackLoginPresenter`.
 public final class LoginManager: @unchecked Sendable {
     struct PendingLogin {
@@ -68,7 +68,9 @@ public final class LoginManager: @unchecked Sendable {
             handler?(nil, CoreError(.invalidArgument, message: "invalid permission names: \(permissions)"))
             return
         }
-        start(configuration, audience: defaultAudience, checksState: true) { handler?($0.result, $0.error) }
+        start(configuration, audience: defaultAudience, checksState: true) { completion in
+            MainThreadDelivery.deliver { handler?(completion.result, completion.error) }
+        }
     }
 
     /// Logs in with a configuration (Swift). A nil configuration fails with CoreError 2.
@@ -79,8 +81,8 @@ public final class LoginManager: @unchecked Sendable {
             completion(.failed(CoreError(.invalidArgument, message: "the login configuration is nil")))
             return
         }
-        start(configuration, audience: defaultAudience, checksState: false) {
-            completion(LoginResult(result: $0.result, error: $0.error))
+        start(configuration, audience: defaultAudience, checksState: false) { outcome in
+            MainThreadDelivery.deliver { completion(LoginResult(result: outcome.result, error: outcome.error)) }
         }
     }
 
@@ -92,7 +94,9 @@ public final class LoginManager: @unchecked Sendable {
             completion(nil, CoreError(.invalidArgument, message: "the login configuration is nil"))
             return
         }
-        start(configuration, audience: defaultAudience, checksState: true) { completion($0.result, $0.error) }
+        start(configuration, audience: defaultAudience, checksState: true) { outcome in
+            MainThreadDelivery.deliver { completion(outcome.result, outcome.error) }
+        }
     }
 
     /// Renews data access for the current token's person (`auth_type=reauthorize`, no new permissions).

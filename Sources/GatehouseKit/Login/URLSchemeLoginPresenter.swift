@@ -27,6 +27,7 @@ public final class URLSchemeLoginPresenter: LoginDialogPresenting, LoginURLHandl
     private var lastID = 0
     private let fixedEnvironment: GatehouseKitEnvironment?
     private let opener: Opener
+    private let hasOwnOpener: Bool
     private let applicationDelegate: ApplicationDelegate
 
     /// - Parameters:
@@ -39,6 +40,18 @@ public final class URLSchemeLoginPresenter: LoginDialogPresenting, LoginURLHandl
         fixedEnvironment = environment
         self.applicationDelegate = applicationDelegate
         self.opener = opener ?? Self.systemOpener
+        hasOwnOpener = opener != nil
+    }
+
+    /// Whether this presenter can show a dialog: the app has a URL scheme (an app id), and URLs can be
+    /// opened (an opener was given, or the platform has UIKit or AppKit; Linux has no system opener).
+    public var isAvailable: Bool {
+        guard scheme != nil else { return false }
+        #if (canImport(UIKit) && !os(watchOS)) || canImport(AppKit)
+        return true
+        #else
+        return hasOwnOpener
+        #endif
     }
 
     private var scheme: String? { (fixedEnvironment ?? .current).settings.appURLScheme }

@@ -2,9 +2,9 @@ import Foundation
 import GatehouseProtocol
 
 /// The claims of a Limited Login id_token (Facebook's `AuthenticationTokenClaims`).
-public struct AuthenticationTokenClaims: Sendable, Equatable {
-    public struct AgeRange: Sendable, Equatable { public let min: Int?; public let max: Int? }
-    public struct Place: Sendable, Equatable { public let id: String; public let name: String }
+///
+/// Field types are Facebook's: the age range as `[String: NSNumber]`, places as `[String: String]`.
+public struct AuthenticationTokenClaims: @unchecked Sendable, Equatable {
 
     public let jti: String
     public let iss: String
@@ -21,9 +21,11 @@ public struct AuthenticationTokenClaims: Sendable, Equatable {
     public let picture: String?
     public let userFriends: [String]?
     public let userBirthday: String?
-    public let userAgeRange: AgeRange?
-    public let userHometown: Place?
-    public let userLocation: Place?
+    /// `{"min": …, "max": …}`.
+    public let userAgeRange: [String: NSNumber]?
+    /// `{"id": …, "name": …}`.
+    public let userHometown: [String: String]?
+    public let userLocation: [String: String]?
     public let userGender: String?
     public let userLink: String?
 
@@ -47,16 +49,20 @@ public struct AuthenticationTokenClaims: Sendable, Equatable {
         picture = json["picture"]?.stringValue
         userFriends = json["user_friends"]?.arrayValue?.compactMap(\.stringValue)
         userBirthday = json["user_birthday"]?.stringValue
-        userAgeRange = json["user_age_range"].map { AgeRange(min: $0["min"]?.intValue.map(Int.init), max: $0["max"]?.intValue.map(Int.init)) }
+        userAgeRange = json["user_age_range"]?.objectValue.map { range in
+            var numbers: [String: NSNumber] = [:]
+            for key in ["min", "max"] { if let value = range[key]?.intValue { numbers[key] = NSNumber(value: value) } }
+            return numbers
+        }
         userHometown = Self.place(json["user_hometown"])
         userLocation = Self.place(json["user_location"])
         userGender = json["user_gender"]?.stringValue
         userLink = json["user_link"]?.stringValue
     }
 
-    private static func place(_ value: JSONValue?) -> Place? {
+    private static func place(_ value: JSONValue?) -> [String: String]? {
         guard let id = value?["id"]?.stringValue, let name = value?["name"]?.stringValue else { return nil }
-        return Place(id: id, name: name)
+        return ["id": id, "name": name]
     }
 
     /// Why a set of claims is refused, for tests and logs; callers see `LoginError(.invalidIDToken)`.

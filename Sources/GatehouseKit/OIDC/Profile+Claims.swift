@@ -14,9 +14,9 @@ extension Profile {
             userID: claims.sub, firstName: claims.givenName, middleName: claims.middleName, lastName: claims.familyName,
             name: claims.name, linkURL: claims.userLink.flatMap(URL.init(string:)), refreshDate: now,
             imageURL: claims.picture.flatMap(URL.init(string:)), email: claims.email, friendIDs: claims.userFriends,
-            birthday: birthday, ageRange: claims.userAgeRange.map { .init(min: $0.min, max: $0.max) },
-            hometown: claims.userHometown.map { .init(id: $0.id, name: $0.name) },
-            location: claims.userLocation.map { .init(id: $0.id, name: $0.name) }, gender: claims.userGender,
+            birthday: birthday, ageRange: claims.userAgeRange.flatMap(UserAgeRange.init(from:)),
+            hometown: claims.userHometown.flatMap(Location.init(from:)),
+            location: claims.userLocation.flatMap(Location.init(from:)), gender: claims.userGender,
             permissions: nil, isLimited: true)
     }
 }

@@ -74,7 +74,7 @@ struct ProfileLoader: Sendable {
     func fetch(token: AccessToken) async throws -> Profile {
         let response = try await GraphTransport(environment: environment).send(
             method: "GET", path: "me", parameters: ["fields": ProfileLoadPolicy.fields(for: token)], tokenString: token.tokenString)
-        if let json = response.json, let error = GraphRequestError(body: json, httpStatusCode: response.statusCode) { throw error }
+        if let json = response.json, let error = GraphAPIError(body: json, httpStatusCode: response.statusCode) { throw error }
         guard (200..<300).contains(response.statusCode), let json = response.json else {
             throw CoreError(.unknown, message: "unexpected profile response (HTTP \(response.statusCode))")
         }

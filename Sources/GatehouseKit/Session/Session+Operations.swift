@@ -25,15 +25,20 @@ extension Session {
         }
     }
 
-    private func beginOpen(allowLoginUI: Bool, resolver: OpenResolver?) -> SessionError? {
+    /// - Parameter provider: the dialog for this open (``open(behavior:completion:)``), else ``loginProvider``.
+    func beginOpen(allowLoginUI: Bool, resolver: OpenResolver?, provider: (any SessionLoginProviding)? = nil) -> SessionError? {
+        let permissionsToAsk = lock.withLock { pendingPermissions } ?? requestedPermissions
+        let audience = lock.withLock { openAudience }
         let actions = apply(allowLoginUI ? .openWithUI : .openSilently, unless: {
-            if state == .created, requestedPermissions.contains(where: PermissionKind.isPublish) { return .publishPermissionsInReadRequest }
-            return allowLoginUI && state == .created && loginProvider == nil ? .noLoginProvider : nil
+            if state == .created, !allowsPublishPermissionsOnOpen, permissionsToAsk.contains(where: PermissionKind.isPublish) {
+                return .publishPermissionsInReadRequest
+            }
+            return allowLoginUI && state == .created && provider == nil && loginProvider == nil ? .noLoginProvider : nil
         }, then: { actions in
             guard actions.rejection == nil else { return }
             if let resolver { awaitOpen(resolver) }
             if actions.contains(.showLoginUI) {
-                runLogin(permissions: requestedPermissions, authType: nil, audience: .friends) { [self] outcome in
+                runLogin(permissions: permissionsToAsk, authType: nil, audience: audience, provider: provider) { [self] outcome in
                     switch outcome {
                     case .success(let token): apply(.loginSucceeded, token: token)
                     case .cancelled: apply(.loginCancelled, error: SessionError.loginCancelled)
@@ -166,10 +171,10 @@ extension Session {
     /// Runs the dialog in a task; `finish` gets the outcome after the session's bookkeeping.
     /// Called under the lock, so the dialog starts atomically with the transition that asked for it.
     private func runLogin(
-        permissions: [String], authType: String?, audience: DefaultAudience,
+        permissions: [String], authType: String?, audience: DefaultAudience, provider override: (any SessionLoginProviding)? = nil,
         finish: @escaping @Sendable (SessionLoginOutcome) -> Void
     ) {
-        guard let provider = loginProvider else {
+        guard let provider = override ?? loginProvider else {
             // Callers refuse earlier; still report asynchronously, never from under the lock.
             Task { finish(.failed(SessionError.noLoginProvider)) }
             return

@@ -37,6 +37,12 @@ public final class Session: @unchecked Sendable {
     /// was, but asking for them again must use `auth_type=rerequest`.
     var refusedPermissions: Set<Permission> = []
     private var observer: (any NSObjectProtocol)?
+    /// Permissions set through ``permissions`` before the session opened; they replace `requestedPermissions`.
+    var pendingPermissions: [String]?
+    /// The audience the first login asks for (`openActiveSession(withPublishPermissions:…)`).
+    var openAudience: DefaultAudience = .friends
+    /// Set by `openActiveSession(withPublishPermissions:…)`, whose first login asks for publish permissions.
+    var allowsPublishPermissionsOnOpen = false
 
     /// Creates a session and loads a usable cached token: one that has not expired and grants every
     /// requested permission. With one the state is `createdTokenLoaded`, else `created`.
@@ -76,8 +82,12 @@ public final class Session: @unchecked Sendable {
     /// The session's token (Facebook's `accessTokenData`).
     public var accessToken: AccessToken? { lock.withLock { token } }
     /// The token's granted permissions, or the requested ones while there is no token.
+    ///
+    /// Settable before the session opens (state `created`), as the seeds' sessions allowed: the first login
+    /// then asks for these. Setting it later changes nothing; ask with `requestNewReadPermissions` instead.
     public var permissions: [String] {
-        lock.withLock { token.map { $0.permissions.map(\.name).sorted() } ?? requestedPermissions }
+        get { lock.withLock { token.map { $0.permissions.map(\.name).sorted() } ?? pendingPermissions ?? requestedPermissions } }
+        set { lock.withLock { if machine.state == .created { pendingPermissions = newValue } } }
     }
     /// The permissions the person declined.
     public var declinedPermissions: [String] {
@@ -191,9 +201,13 @@ public final class Session: @unchecked Sendable {
     /// Follows `AccessToken.current` changes made elsewhere: a `LoginManager` finishing a login after a
     /// relaunch opens a waiting session, a refresh extends an open one, a logout or another person's
     /// login closes it. Changes made by this session's own dialog or refresh are reported by those.
+    /// A close caused by a Graph error reaches the handler with that error, whose ``ErrorRecovery``
+    /// category is `.loginRequired` and whose ``ErrorRecovery/userMessage(for:)`` tells the person why.
     private func accessTokenDidChange(_ info: [AnyHashable: Any]?) {
         guard info?[AccessTokenDidExpireKey] == nil else { return }
         let new = info?[AccessTokenChangeNewKey] as? AccessToken
+        // A Graph error that killed the token (app removed, password changed) is the close's reason.
+        let cause = info?[AccessTokenInvalidationErrorKey] as? any Error
         let event: SessionEvent? = lock.withLock {
             guard operationsInFlight == 0, new != token, !machine.state.isClosed else { return nil }
             switch (new, machine.state.isOpen) {
@@ -207,7 +221,7 @@ public final class Session: @unchecked Sendable {
                 return .tokenCleared
             }
         }
-        if let event { apply(event, token: event == .close ? nil : new, writesBack: false) }
+        if let event { apply(event, token: event == .close ? nil : new, error: event == .close ? cause : nil, writesBack: false) }
     }
 }
 

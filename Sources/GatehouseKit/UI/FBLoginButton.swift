@@ -1,16 +1,39 @@
 #if canImport(UIKit) && !os(watchOS)
 import UIKit
 
+/// Hears what an `FBLoginButton` did (Facebook's `LoginButtonDelegate`, with the same methods).
+/// Calls arrive on the main actor.
+@MainActor
+public protocol LoginButtonDelegate: AnyObject {
+    func loginButton(_ loginButton: FBLoginButton, didCompleteWith result: LoginManagerLoginResult?, error: (any Error)?)
+    func loginButtonDidLogOut(_ loginButton: FBLoginButton)
+    /// Optional: the default answer is true.
+    func loginButtonWillLogin(_ loginButton: FBLoginButton) -> Bool
+}
+
+extension LoginButtonDelegate {
+    public func loginButtonWillLogin(_ loginButton: FBLoginButton) -> Bool { true }
+}
+
 /// Facebook's login button for UIKit: a thin view over `LoginButtonModel`, which holds every decision.
 @MainActor
+@objc(FBSDKLoginButton)
 open class FBLoginButton: UIButton {
     /// The state and behaviour this button draws.
     public let model: LoginButtonModel
+    private let forwarder = ButtonDelegateForwarder()
 
-    /// Hears logins and log-outs (with the button's `model`).
-    public var delegate: (any LoginButtonDelegate)? {
-        get { model.delegate }
-        set { model.delegate = newValue }
+    /// Hears logins and log-outs, with this button, on the main actor. Held weakly.
+    public weak var delegate: (any LoginButtonDelegate)?
+    /// Sent as `messenger_page_id`.
+    public var messengerPageId: String? {
+        get { model.messengerPageId }
+        set { model.messengerPageId = newValue }
+    }
+    /// The PKCE verifier the button's logins use.
+    public var codeVerifier: CodeVerifier {
+        get { model.codeVerifier }
+        set { model.codeVerifier = newValue }
     }
     /// Permission names to ask for.
     public var permissions: [String] {
@@ -52,6 +75,8 @@ open class FBLoginButton: UIButton {
     }
 
     private func configure() {
+        forwarder.button = self
+        model.delegate = forwarder
         addTarget(self, action: #selector(buttonPressed), for: .touchUpInside)
         model.confirmLogOut = { [weak self] confirmation in
             await self?.confirm(confirmation) ?? false
@@ -91,6 +116,37 @@ open class FBLoginButton: UIButton {
             })
             sheet.popoverPresentationController?.sourceView = self
             presenter.present(sheet, animated: true)
+        }
+    }
+}
+/// Passes the model's delegate calls to the button's delegate, with the button, on the main actor.
+private final class ButtonDelegateForwarder: LoginButtonModelDelegate, @unchecked Sendable {
+    weak var button: FBLoginButton?
+
+    func loginButton(_ loginButton: LoginButtonModel, didCompleteWith result: LoginManagerLoginResult?, error: (any Error)?) {
+        nonisolated(unsafe) let error = error
+        onMain { button in button.delegate?.loginButton(button, didCompleteWith: result, error: error) }
+    }
+
+    func loginButtonDidLogOut(_ loginButton: LoginButtonModel) {
+        onMain { button in button.delegate?.loginButtonDidLogOut(button) }
+    }
+
+    func loginButtonWillLogin(_ loginButton: LoginButtonModel) -> Bool {
+        // Asked synchronously before a login: answer on the main thread without a deadlock.
+        let ask: @Sendable () -> Bool = { [weak self] in
+            MainActor.assumeIsolated {
+                guard let button = self?.button else { return true }
+                return button.delegate?.loginButtonWillLogin(button) ?? true
+            }
+        }
+        return Thread.isMainThread ? ask() : DispatchQueue.main.sync(execute: ask)
+    }
+
+    private func onMain(_ body: @escaping @MainActor @Sendable (FBLoginButton) -> Void) {
+        Task { @MainActor [weak self] in
+            guard let button = self?.button else { return }
+            body(button)
         }
     }
 }

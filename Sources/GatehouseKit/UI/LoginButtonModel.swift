@@ -23,7 +23,12 @@ public final class LoginButtonModel: @unchecked Sendable {
     }
 
     private let lock = NSLock()
-    private weak var _delegate: (any LoginButtonDelegate)?
+    private weak var _delegate: (any LoginButtonModelDelegate)?
+    private var _readPermissions: [String] = []
+    private var _publishPermissions: [String] = []
+    /// What the delegate was last told: nil before the first call.
+    var shownLoggedIn: Bool?
+    var tokenObserver: (any NSObjectProtocol)?
     private var _permissions: [String] = []
     private var _loginTracking: LoginTracking = .enabled
     private var _nonce: String?
@@ -44,13 +49,31 @@ public final class LoginButtonModel: @unchecked Sendable {
     public init(loginProvider: (any LoginProviding)? = nil, environment: GatehouseKitEnvironment? = nil) {
         self.loginProvider = loginProvider ?? LoginManager(defaultAudience: .friends, presenter: nil, environment: environment)
         fixedEnvironment = environment
+        observeTokenChanges()
+    }
+
+    deinit {
+        if let tokenObserver { environment.notificationCenter.removeObserver(tokenObserver) }
     }
 
     private func locked<T>(_ body: () -> T) -> T { lock.withLock(body) }
-    private var environment: GatehouseKitEnvironment { fixedEnvironment ?? .current }
+    var environment: GatehouseKitEnvironment { fixedEnvironment ?? .current }
 
     /// Hears what the button did; held weakly.
-    public var delegate: (any LoginButtonDelegate)? { get { locked { _delegate } } set { locked { _delegate = newValue } } }
+    /// Setting it tells the new delegate what the button shows now, as `FBLoginView` did.
+    public var delegate: (any LoginButtonModelDelegate)? {
+        get { locked { _delegate } }
+        set {
+            locked { _delegate = newValue; shownLoggedIn = nil }
+            showCurrentState()
+        }
+    }
+    /// The seeds' `readPermissions`: asked for when ``publishPermissions`` is empty. A publish permission
+    /// here fails the login with CoreError 2, because the seeds' SDK asked for the two kinds apart.
+    public var readPermissions: [String] { get { locked { _readPermissions } } set { locked { _readPermissions = newValue } } }
+    /// The seeds' `publishPermissions`: when set, the button's login asks for these (with ``defaultAudience``).
+    /// A read permission here fails the login with CoreError 2.
+    public var publishPermissions: [String] { get { locked { _publishPermissions } } set { locked { _publishPermissions = newValue } } }
     /// Permission names to ask for.
     public var permissions: [String] { get { locked { _permissions } } set { locked { _permissions = newValue } } }
     /// Classic or Limited Login.
@@ -100,10 +123,26 @@ public final class LoginButtonModel: @unchecked Sendable {
         return LogOutConfirmation(userName: name)
     }
 
+    /// The permissions a login from the button asks for: ``publishPermissions`` if any, else
+    /// ``readPermissions`` if any, else ``permissions``. Call under the lock.
+    private var permissionsToAsk: [String] {
+        if !_publishPermissions.isEmpty { return _publishPermissions }
+        if !_readPermissions.isEmpty { return _readPermissions }
+        return _permissions
+    }
+
+    /// Records that the button shows `loggedIn`; returns the delegate to tell when that changed.
+    func markShown(loggedIn: Bool) -> (any LoginButtonModelDelegate)? {
+        locked {
+            defer { shownLoggedIn = loggedIn }
+            return shownLoggedIn != loggedIn ? _delegate : nil
+        }
+    }
+
     /// The configuration a login from the button uses; nil when the settings are invalid.
     public func makeLoginConfiguration() -> LoginConfiguration? {
         let (permissions, tracking, nonce, pageID, authType, appSwitch, verifier) = locked {
-            (_permissions, _loginTracking, _nonce, _messengerPageId, _authType, _appSwitch, _codeVerifier)
+            (permissionsToAsk, _loginTracking, _nonce, _messengerPageId, _authType, _appSwitch, _codeVerifier)
         }
         return LoginConfiguration(
             permissions: permissions, tracking: tracking, nonce: nonce ?? UUID().uuidString, messengerPageId: pageID,
@@ -121,6 +160,10 @@ public final class LoginButtonModel: @unchecked Sendable {
             return
         }
         if let delegate, !delegate.loginButtonWillLogin(self) { return }
+        if let mixed = permissionKindError() {
+            delegate?.loginButton(self, didCompleteWith: nil, error: CoreError(.invalidArgument, message: mixed.description))
+            return
+        }
         guard let configuration = makeLoginConfiguration() else {
             delegate?.loginButton(self, didCompleteWith: nil, error: CoreError(
                 .invalidArgument, message: "the button's permissions, nonce or auth type are invalid"))
@@ -131,6 +174,7 @@ public final class LoginButtonModel: @unchecked Sendable {
         }
         let (result, error) = buttonResult(outcome)
         delegate?.loginButton(self, didCompleteWith: result, error: error)
+        if let token = result?.token, !(result?.isCancelled ?? true) { await fetchUserInfo(token: token) }
     }
 
     /// Loads the current person's name for the confirmation (`me?fields=id,name`, as Facebook's button does).
@@ -140,7 +184,7 @@ public final class LoginButtonModel: @unchecked Sendable {
         let reply = try await GraphTransport(environment: environment).send(
             method: "GET", path: "me", parameters: ["fields": "id,name"], tokenString: token.tokenString)
         guard let json = reply.json else { throw CoreError(.graphAPI, message: "me answered HTTP \(reply.statusCode) without JSON") }
-        if let error = GraphRequestError(body: json, httpStatusCode: reply.statusCode) { throw error }
+        if let error = GraphAPIError(body: json, httpStatusCode: reply.statusCode) { throw error }
         if json["id"]?.stringValue == token.userID { userName = json["name"]?.stringValue }
     }
 

@@ -43,15 +43,6 @@ public struct AdminAccounts: Sendable {
         return try await services.storage.admins.find(id: session.adminID)
     }
 
-    /// Checks the password; nil when wrong or unknown (same answer either way).
-    func authenticate(email: String, password: String) async throws -> AdminAccountRecord? {
-        guard !email.isEmpty, !password.isEmpty, password.utf8.count <= 1024,
-              let admin = try await services.storage.admins.find(email: email),
-              try await services.passwords.verify(password, hash: admin.passwordHash)
-        else { return nil }
-        return admin
-    }
-
     /// Starts a console session; returns its cookie (HttpOnly, SameSite=Strict, Path=/, Secure outside loopback dev).
     func startSession(adminID: String) async throws -> Cookie {
         let now = services.clock.now()

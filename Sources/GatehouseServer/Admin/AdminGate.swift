@@ -29,18 +29,33 @@ struct AdminGate: RouterMiddleware {
         return path.hasPrefix("/admin/") || path == "/admin"
     }
 
+    /// The path as a router might read it: percent-decoded, repeated slashes collapsed, `.` and `..` resolved.
+    /// The gate decides on this form, so `//console/apps`, `/./console` or `/%63onsole` are guarded like `/console`.
+    static func normalized(_ raw: String) -> String {
+        let decoded = raw.removingPercentEncoding ?? raw
+        var segments: [Substring] = []
+        for segment in decoded.split(separator: "/", omittingEmptySubsequences: true) {
+            if segment == "." { continue }
+            if segment == ".." { _ = segments.popLast(); continue }
+            segments.append(segment)
+        }
+        let trailing = decoded.count > 1 && decoded.hasSuffix("/") && !segments.isEmpty ? "/" : ""
+        return "/" + segments.joined(separator: "/") + trailing
+    }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard services.configuration.isProduction, Self.isProtected(request.uri.path) else {
+        let path = Self.normalized(request.uri.path)
+        guard services.configuration.isProduction, Self.isProtected(path) else {
             return try await next(request, context)
         }
         if try await AdminAccounts(services: services).current(request) != nil {
             return try await next(request, context)
         }
-        if request.uri.path.hasPrefix("/admin") {
+        if path.hasPrefix("/admin") {
             let error = GraphError(message: "An admin session is required: log in at /console/login.", code: 190, httpStatus: 401)
             return GraphHTTPAdapter.response(.error(error), version: services.configuration.defaultGraphVersion)
         }
-        let next = request.method == .get ? request.uri.path : "/console"
+        let next = request.method == .get ? path : "/console"
         return PageRenderer.seeOther("/console/login?next=" + (FormEncoding.escape(next)))
     }
 }

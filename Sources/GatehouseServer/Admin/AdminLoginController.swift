@@ -39,22 +39,22 @@ struct AdminLoginController: Sendable {
         }
         let next = Self.safeNext(form["next"])
         let email = String((form["email"] ?? "").prefix(320)), password = form["password"] ?? ""
-        let throttle = LoginThrottle(services: services, scope: "admin")
-        if try await throttle.isLocked(email: email, ip: context.client.ip) {
+        let admin: AdminAccountRecord
+        switch try await PasswordCheck.admins(services).admin(email: email, password: password, ip: context.client.ip) {
+        case .throttled(let seconds, let minutes):
             services.logger.notice("console login refused", metadata: ["reason": "too many attempts"])
             services.metrics.login(.limited, console: true)
             var response = page(request, next: next, email: email, status: .tooManyRequests,
-                                error: "Too many failed attempts. Wait \(throttle.retryMinutes) minute\(throttle.retryMinutes == 1 ? "" : "s") and try again.")
-            response.headers[.retryAfter] = "\(throttle.retryAfterSeconds)"
+                                error: "Too many failed attempts. Wait \(minutes) minute\(minutes == 1 ? "" : "s") and try again.")
+            response.headers[.retryAfter] = "\(seconds)"
             return response
-        }
-        guard let admin = try await admins.authenticate(email: email, password: password) else {
-            try await throttle.recordFailure(email: email, ip: context.client.ip)
+        case .refused:
             services.logger.info("console login refused", metadata: ["reason": "bad credentials"])
             services.metrics.login(.failure, console: true)
             return PageRenderer.seeOther("/console/login?error=1&next=" + FormEncoding.escape(next))
+        case .accepted(let account):
+            admin = account
         }
-        try await throttle.recordSuccess(email: email)
         let cookie = try await admins.startSession(adminID: admin.id)
         services.logger.notice("console login", metadata: ["admin": "\(admin.id)"])
         services.metrics.login(.success, console: true)
@@ -72,13 +72,9 @@ struct AdminLoginController: Sendable {
         return PageRenderer.seeOther("/console/login", cookies: [cookie])
     }
 
-    /// Only console/admin paths on this server: never an absolute URL (open redirect) or `//host`.
+    /// Only console/admin paths on this server (``LocalRedirect``): never an absolute URL, `//host` or a control character.
     static func safeNext(_ raw: String?) -> String {
-        guard let raw, raw.hasPrefix("/"), !raw.hasPrefix("//"), !raw.contains("\\"),
-              raw.hasPrefix("/console") || raw.hasPrefix("/admin/"), raw.utf8.count <= 512,
-              !raw.contains(where: { $0.isNewline })
-        else { return "/console" }
-        return raw
+        LocalRedirect.path(raw, allowed: ["/console", "/admin"]) ?? "/console"
     }
 
     private func page(_ request: Request, next: String, email: String, status: HTTPResponse.Status, error: String?) -> Response {

@@ -13,6 +13,8 @@ public enum GatehouseApp {
         let router = Router(context: GatehouseRequestContext.self)
         // Order matters: the real client first (rate limits and logs use it), then timing, then error pages,
         // then the admin gate, so a refused console request is still timed and logged.
+        // First of all: development mode answers only to loopback and its public URL (DNS rebinding).
+        router.add(middleware: DevelopmentHostGuard(configuration: services.configuration))
         router.add(middleware: ForwardedHeadersMiddleware(configuration: services.configuration))
         router.add(middleware: RequestObservabilityMiddleware(metrics: services.metrics, logger: services.logger))
         router.add(middleware: PageErrorMiddleware(pages: pages, logger: services.logger))

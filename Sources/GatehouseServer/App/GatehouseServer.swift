@@ -9,7 +9,12 @@ import ServiceLifecycle
 public enum GatehouseServerRunner {
     /// Services over the configured database (by default the SQLite file in the data directory).
     public static func services(configuration: GatehouseConfiguration, logger: Logger, clock: any GatehouseClock = SystemClock()) async throws -> GatehouseServices {
-        let storage = try await configuration.databaseLocation.open(logger: logger)
+        // Load the master key before touching the database, so a bad key file fails fast with its name.
+        let sealer = try configuration.masterKeyFile.map(SecretSealer.load(path:))
+        if sealer == nil, configuration.isProduction {
+            logger.warning("no master key (--master-key-file): signing private keys and the token cache's master key are stored unencrypted in the database")
+        }
+        let storage = try await configuration.databaseLocation.open(logger: logger).sealingSecrets(with: sealer)
         // Development mode gets a clock the console and `gatehouse clock` can move; it keeps its offset across restarts.
         let control = configuration.mode == .development ? AdjustableClock(base: clock) : nil
         let services = GatehouseServices(
@@ -39,6 +44,7 @@ public enum GatehouseServerRunner {
         whileStarting: (@Sendable (_ boundPort: Int) async throws -> Void)? = nil,
         announce: @escaping @Sendable (_ boundPort: Int, _ seed: DevSeed?) -> Void
     ) async throws {
+        try checkExposure(configuration, logger: logger)
         let gate = StartupGate()
         let bound = BoundPort()
         let pages = try await PageRenderer.load(devMode: configuration.mode == .development)
@@ -101,6 +107,13 @@ public enum GatehouseServerRunner {
             _ = await outboxWorker.value
             try? await services.storage.shutdown()
         }
+    }
+
+    /// Development mode on a non-loopback host: refused, or with `--dev-allow-remote` a critical warning.
+    /// - Throws: ``ConfigurationError`` pointing to production mode and `--dev-allow-remote`.
+    public static func checkExposure(_ configuration: GatehouseConfiguration, logger: Logger) throws {
+        if let refusal = DevelopmentExposure.refusal(configuration) { throw ConfigurationError(refusal) }
+        if let warning = DevelopmentExposure.warning(configuration) { logger.critical("\(warning)") }
     }
 
     /// How long a graceful shutdown waits for in-flight requests before cancelling them.

@@ -11,11 +11,12 @@ import Hummingbird
 ///     POST   /admin/api/injections            {"target":"user|app|token","id":…,"error":"190/460","times":2}
 ///     DELETE /admin/api/injections/{id}
 ///     DELETE /admin/api/injections            clears all
-///     GET    /admin/api/export                the whole state (see `EmulatorState`)
+///     GET    /admin/api/export                the whole state (see `EmulatorState`); signing keys' private
+///                                             halves only with `?include_private_keys=true`
 ///     POST   /admin/api/import                replaces the whole state
 ///
-/// POSTs must be `application/json`: a browser cannot send that cross-site without a CORS preflight,
-/// which this server never grants, so the API needs no CSRF token.
+/// Every POST must be `application/json`, even one without a body (`clock/reset`): a browser cannot send that
+/// cross-site without a CORS preflight, which this server never grants, so the API needs no CSRF token.
 struct AdminAPI: Sendable {
     let services: GatehouseServices
     let access: ConsoleAccess
@@ -68,7 +69,8 @@ struct AdminAPI: Sendable {
         }
         api.get("export") { request, _ in
             guard await access.allows(request) else { return Self.reply(Self.denied, status: .forbidden) }
-            let data = try EmulatorState.encoder.encode(try await StateTransfer(services: services).export())
+            let withKeys = request.uri.queryParameters["include_private_keys"] == "true"
+            let data = try EmulatorState.encoder.encode(try await StateTransfer(services: services).export(includePrivateKeys: withKeys))
             var headers = HTTPFields()
             headers[.contentType] = "application/json; charset=UTF-8"
             headers[.cacheControl] = "no-store"
@@ -105,6 +107,10 @@ struct AdminAPI: Sendable {
     private func guarded(_ request: Request, body: Bool = false, created: Bool = false, _ work: (JSONValue?) async throws -> JSONValue) async throws -> Response {
         guard await access.allows(request) else { return Self.reply(Self.denied, status: .forbidden) }
         var parsed: JSONValue?
+        // Checked for every POST, body or not: a cross-site form could otherwise trigger a bodiless one.
+        if request.method == .post, !Self.isJSON(request) {
+            return Self.reply(Self.error(415, "send a JSON body with Content-Type: application/json"), status: .unsupportedMediaType)
+        }
         if body {
             guard Self.isJSON(request) else { return Self.reply(Self.error(415, "send a JSON body with Content-Type: application/json"), status: .unsupportedMediaType) }
             var request = request

@@ -60,6 +60,9 @@ struct ConsoleUsers: Sendable {
                 user.gender = ConsoleApps.optional(form["gender"])
                 user.location = ConsoleApps.optional(form["location"]).map(services.accounts.place(named:))
                 user.hometown = ConsoleApps.optional(form["hometown"]).map(services.accounts.place(named:))
+                let quotes = ConsoleApps.optional(form["quotes"])
+                guard (quotes?.count ?? 0) <= 1000 else { throw ConsoleInputError("Quotes may be at most 1000 characters.") }
+                user.quotes = quotes
                 do {
                     try await services.storage.users.update(user)
                 } catch StorageError.conflict {
@@ -122,6 +125,7 @@ struct ConsoleUsers: Sendable {
                 "email": user.email, "birthday": user.birthday ?? "", "gender": user.gender ?? "",
             ] as [String: Any],
             "name": user.fullName, "location": user.location?.name ?? "", "hometown": user.hometown?.name ?? "",
+            "quotes": user.quotes ?? "",
             "friends": friendIDs.compactMap { byID[$0] }.map { ["id": $0.id, "name": $0.fullName] },
             "candidates": candidates, "hasCandidates": !candidates.isEmpty, "grants": grants,
         ]

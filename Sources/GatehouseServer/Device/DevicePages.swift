@@ -12,7 +12,7 @@ struct DevicePages: Sendable {
 
     func register(on router: Router<GatehouseRequestContext>) {
         router.get("/device") { request, _ in try await show(request) }
-        router.post("/device/signin") { request, _ in try await signIn(request) }
+        router.post("/device/signin") { request, context in try await signIn(request, context) }
         router.post("/device/consent") { request, _ in try await consent(request) }
     }
 
@@ -39,16 +39,23 @@ struct DevicePages: Sendable {
     }
 
     /// The login form posts here; on success the browser goes back to `/device` with its code.
-    func signIn(_ request: Request) async throws -> Response {
+    func signIn(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         let form = try await readForm(request)
         guard sessions.csrfValid(request, formToken: form["csrf_token"]) else { return expiredForm() }
         let userCode = Self.carriedUserCode(form["dialog"])
         let email = form["email"] ?? "", password = form["password"] ?? ""
-        guard !email.isEmpty, !password.isEmpty, password.utf8.count <= 1024,
-              let user = try await services.storage.users.find(email: email),
-              try await services.passwords.verify(password, hash: user.passwordHash)
-        else {
-            return loginPage(request, userCode: userCode, error: "The email or password you entered is incorrect.")
+        let user: UserRecord
+        switch try await PasswordCheck.people(services).person(email: email, password: password, ip: context.client.ip) {
+        case .throttled(let seconds, let minutes):
+            services.metrics.login(.limited)
+            var response = loginPage(request, userCode: userCode, error: PasswordCheck.throttledMessage(minutes: minutes), status: .tooManyRequests)
+            response.headers[.retryAfter] = "\(seconds)"
+            return response
+        case .refused:
+            services.metrics.login(.failure)
+            return loginPage(request, userCode: userCode, error: PasswordCheck.refusedMessage)
+        case .accepted(let person):
+            user = person
         }
         if let old = try await sessions.current(request) { try await services.storage.sessions.delete(id: old.0.id) }
         let (_, cookie) = try await sessions.start(userID: user.id)
@@ -103,13 +110,13 @@ struct DevicePages: Sendable {
 
     // MARK: Pages
 
-    private func loginPage(_ request: Request, userCode: String, error: String?) -> Response {
+    private func loginPage(_ request: Request, userCode: String, error: String?, status: HTTPResponse.Status? = nil) -> Response {
         let (csrf, cookie) = sessions.csrfToken(request)
         let html = pages.render("login", [
             "csrf": csrf, "formAction": "/device/signin",
             "dialog": FormEncoding.encode([("user_code", String(userCode.prefix(32)))]), "email": "", "error": error ?? "",
         ])
-        return PageRenderer.htmlResponse(status: error == nil ? .ok : .unauthorized, html: html, secureCookies: services.configuration.usesSecureCookies, cookies: cookie.map { [$0] } ?? [])
+        return PageRenderer.htmlResponse(status: status ?? (error == nil ? .ok : .unauthorized), html: html, secureCookies: services.configuration.usesSecureCookies, cookies: cookie.map { [$0] } ?? [])
     }
 
     private func codePage(_ request: Request, user: UserRecord, userCode: String, error: String?) -> Response {

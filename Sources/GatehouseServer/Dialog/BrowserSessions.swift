@@ -1,4 +1,6 @@
+import Crypto
 import Foundation
+import GatehouseProtocol
 import Hummingbird
 
 /// The browser-session cookie (single sign-on across apps) and the CSRF cookie for forms.
@@ -33,20 +35,40 @@ struct BrowserSessions: Sendable {
         return (record, cookie(Self.sessionCookie, secret, maxAge: Int(Lifetimes.browserSession)))
     }
 
-    /// The CSRF token for this browser, and a cookie to set when the browser had none.
-    func csrfToken(_ request: Request) -> (String, Cookie?) {
-        if let existing = request.cookies[Self.csrfCookie]?.value, existing.count == 43,
-           existing.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) {
-            return (existing, nil)
-        }
-        let token = services.random.alphanumeric(bits: 256)
-        return (token, cookie(Self.csrfCookie, token, maxAge: nil))
+    /// The CSRF cookie's name: `__Host-gh_csrf` on a secure origin (the browser then refuses it from a sibling
+    /// subdomain or plain http, and refuses a `Domain`), `gh_csrf` on plain-http loopback development.
+    var csrfCookieName: String {
+        let c = services.configuration
+        return c.servesTLS || c.baseURL.lowercased().hasPrefix("https://") ? "__Host-" + Self.csrfCookie : Self.csrfCookie
     }
 
-    /// Double-submit check: the form's token must equal the cookie's.
+    /// The CSRF token for this browser, and a cookie to set when the browser had none.
+    ///
+    /// The token a form carries is the cookie's value bound to the browser's session: with a session
+    /// (`gh_session` or `gh_admin`), it is the cookie value plus an HMAC of it keyed by the session secrets. Someone
+    /// who plants a CSRF cookie of their own in the victim's browser still cannot produce the matching form token.
+    func csrfToken(_ request: Request) -> (String, Cookie?) {
+        if let existing = request.cookies[csrfCookieName]?.value, existing.count == 43,
+           existing.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) {
+            return (bound(existing, request), nil)
+        }
+        let token = services.random.alphanumeric(bits: 256)
+        return (bound(token, request), cookie(csrfCookieName, token, maxAge: nil))
+    }
+
+    /// Double-submit check, bound to the session: the form's token must be the cookie's, bound to this request's session.
     func csrfValid(_ request: Request, formToken: String?) -> Bool {
-        guard let cookie = request.cookies[Self.csrfCookie]?.value, let formToken, !cookie.isEmpty else { return false }
-        return constantTimeEquals(cookie, formToken)
+        guard let cookie = request.cookies[csrfCookieName]?.value, let formToken, !cookie.isEmpty else { return false }
+        return constantTimeEquals(bound(cookie, request), formToken)
+    }
+
+    /// `raw`, or `raw.HMAC(session secrets, raw)` when the request carries a session cookie.
+    private func bound(_ raw: String, _ request: Request) -> String {
+        let secrets = [Self.sessionCookie, AdminAccounts.sessionCookie].compactMap { request.cookies[$0]?.value }.filter { !$0.isEmpty }
+        guard !secrets.isEmpty else { return raw }
+        let key = SymmetricKey(data: SHA256.hash(data: Data(("gatehouse-csrf\n" + secrets.joined(separator: "\n")).utf8)))
+        let mac = HMAC<SHA256>.authenticationCode(for: Data(raw.utf8), using: key)
+        return raw + "." + Base64URL.encode(Array(mac))
     }
 
     /// HttpOnly, SameSite=Lax, Path=/, and Secure when served over https.

@@ -46,14 +46,19 @@ struct DialogCompletion: Sendable {
             let text = "NA" + services.random.alphanumeric(bits: 256)
             try await storage.codes.insert(AuthCodeRecord(
                 id: UUID().uuidString, codeHash: SecretHash.sha256Hex(text), appID: app.id, userID: user.id,
-                redirectURI: AuthCodeRecord.nonceExchangeMarker, nonce: request.nonce, authType: request.authType?.rawValue,
+                // The code challenge rides along, so `fb_exchange_nonce` needs the verifier just as a code would.
+                redirectURI: AuthCodeRecord.nonceExchangeMarker, codeChallenge: request.codeChallenge,
+                codeChallengeMethod: request.codeChallengeMethod, nonce: request.nonce, authType: request.authType?.rawValue,
                 authNonce: request.authNonce, scopes: decision.granted + (request.openID ? ["openid"] : []),
                 createdAt: now, expiresAt: now.addingTimeInterval(Lifetimes.authorizationCode)))
             params.append(("nonce", text))
         } else if type.token || type.tokenOrNonce {
             let (token, _) = try await services.tokens.mintUserToken(
                 app: app, userID: user.id, lifetime: Lifetimes.shortLivedToken, authType: request.authType?.rawValue,
-                authNonce: request.authNonce, origin: "dialog")
+                // Tokens for the mobile SDKs' `fb{appid}://` scheme may be extended daily (`fb_extend_sso_token`);
+                // a web page's fragment token may not (issue 12, finding 11).
+                authNonce: request.authNonce,
+                origin: RedirectURIPolicy.isAppScheme(request.redirectURI, appID: app.id) ? "app_switch" : "dialog")
             params.append(("access_token", token))
             params.append(("data_access_expiration_time", String(Int(now.addingTimeInterval(Lifetimes.dataAccess).timeIntervalSince1970))))
             params.append(("expires_in", String(Int(Lifetimes.shortLivedToken))))

@@ -79,26 +79,22 @@ struct DialogController: Sendable {
             return errorPage(.badRequest, headline: "This login link is no longer valid", detail: "Go back to the app and start again.", hint: nil, request: request)
         }
         let email = String((form["email"] ?? "").prefix(320)), password = form["password"] ?? ""
-        let throttle = LoginThrottle(services: services, scope: "login")
-        if try await throttle.isLocked(email: email, ip: context.client.ip) {
+        let user: UserRecord
+        switch try await PasswordCheck.people(services).person(email: email, password: password, ip: context.client.ip) {
+        case .throttled(let seconds, let minutes):
             services.logger.notice("login refused", metadata: ["reason": "too many attempts"])
             services.metrics.login(.limited)
-            let minutes = throttle.retryMinutes
             var response = errorPage(.tooManyRequests, headline: "Too many failed attempts.",
                 detail: "For your security, wait \(minutes) minute\(minutes == 1 ? "" : "s") and try again.", hint: nil, request: request)
-            response.headers[.retryAfter] = "\(throttle.retryAfterSeconds)"
+            response.headers[.retryAfter] = "\(seconds)"
             return response
-        }
-        guard !email.isEmpty, !password.isEmpty, password.utf8.count <= 1024,
-              let user = try await services.storage.users.find(email: email),
-              try await services.passwords.verify(password, hash: user.passwordHash)
-        else {
-            try await throttle.recordFailure(email: email, ip: context.client.ip)
+        case .refused:
             services.logger.info("login refused", metadata: ["reason": "bad credentials"])
             services.metrics.login(.failure)
             return PageRenderer.seeOther(path + "?" + rawDialog + "&gh_login_error=1")
+        case .accepted(let person):
+            user = person
         }
-        try await throttle.recordSuccess(email: email)
         if let old = try await sessions.current(request) { try await services.storage.sessions.delete(id: old.0.id) }
         let (session, cookie) = try await sessions.start(userID: user.id)
         services.logger.info("login", metadata: ["user": "\(user.id)"])

@@ -45,6 +45,8 @@ public struct DialogRequest: Sendable, Equatable {
         case invalidScopes([String])
         case invalidCodeChallenge
         case malformedQuery
+        /// `response_type=token` to the app's URL scheme, which the app did not register (opt in to) explicitly.
+        case appSchemeTokenNotOptedIn(appID: String, uri: String)
     }
 
     /// Parses and validates the dialog's query parameters against the app.
@@ -68,6 +70,11 @@ public struct DialogRequest: Sendable, Equatable {
         var permissions = [Permission.publicProfile]
         for p in scope where p != "openid" && !permissions.contains(p) { permissions.append(p) }
         let responseType = ResponseType.parse(params["response_type"])
+        // A plain token in an `fb{appid}://` URL is readable by any app that claims the scheme. The SDK's own flow
+        // uses `token_or_nonce` (nonce bound to PKCE) or a code; a plain token needs the URI registered exactly.
+        if responseType.token, RedirectURIPolicy.isAppScheme(redirect, appID: app.id), !app.redirectURIs.contains(redirect) {
+            return .failure(.appSchemeTokenNotOptedIn(appID: app.id, uri: String(redirect.prefix(512))))
+        }
         let isLimited = params["tp"] == "ios_14_do_not_track"
             || (responseType.idToken && !responseType.token && !responseType.tokenOrNonce && !responseType.code)
         var dropped: [String] = []
@@ -79,7 +86,9 @@ public struct DialogRequest: Sendable, Equatable {
         let challenge = params["code_challenge"].flatMap { $0.isEmpty ? nil : $0 }
         var method = params["code_challenge_method"].flatMap { $0.isEmpty ? nil : $0 }
         if challenge != nil {
-            method = method ?? "plain"
+            // RFC 7636 §4.3 lets a missing method mean `plain`; that would let anyone who sees the challenge (it
+            // travels in the front channel) redeem the code. Only an explicit `plain` is plain (issue 12, finding 12).
+            method = method ?? "S256"
             guard method == "S256" || method == "plain", let c = challenge, (43...128).contains(c.count) else {
                 return .failure(.invalidCodeChallenge)
             }
@@ -111,6 +120,7 @@ extension DialogRequest.Problem {
         case .invalidScopes: "The app asked for permissions that do not exist"
         case .invalidCodeChallenge: "The PKCE code challenge is invalid"
         case .malformedQuery: "The login link is malformed"
+        case .appSchemeTokenNotOptedIn: "This app does not accept tokens at its URL scheme"
         }
     }
 
@@ -125,6 +135,8 @@ extension DialogRequest.Problem {
         case .invalidScopes(let names): "Invalid Scopes: \(names.joined(separator: ", ")). Check the permission names."
         case .invalidCodeChallenge: "code_challenge must be 43-128 characters and code_challenge_method S256 or plain."
         case .malformedQuery: "The query string could not be decoded (bad percent-encoding or invalid UTF-8)."
+        case .appSchemeTokenNotOptedIn(let appID, let uri):
+            "response_type=token to \(uri) puts the token where any app claiming the scheme can read it. Use response_type=token_or_nonce or code (with PKCE), or opt in by registering the URI exactly: `gatehouse apps update \(appID) --add-redirect-uri \(uri)`."
         }
     }
 }

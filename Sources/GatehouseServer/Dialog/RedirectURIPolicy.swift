@@ -4,13 +4,15 @@ import Foundation
 ///
 /// Exact string match against the registered list (RFC 9700 §2.1), with two documented exceptions:
 /// the iOS SDK's `fb{appid}{suffix}://authorize/` scheme, and loopback URLs (RFC 8252 §7.3) where only the
-/// port may differ from a registered loopback URI.
+/// port may differ from a registered loopback URI. The loopback host must match too: a registered `127.0.0.1`
+/// does not admit `localhost` or `[::1]` (RFC 8252 §8.3: `localhost` may resolve elsewhere, and another
+/// program may own the same port on the other address family).
 public enum RedirectURIPolicy {
     public static func isAllowed(_ uri: String, for app: AppRecord) -> Bool {
         if app.redirectURIs.contains(uri) { return true }
         if isAppScheme(uri, appID: app.id) { return true }
         guard let requested = Loopback(uri) else { return false }
-        return app.redirectURIs.compactMap(Loopback.init).contains { $0.pathAndQuery == requested.pathAndQuery }
+        return app.redirectURIs.compactMap(Loopback.init).contains { $0.host == requested.host && $0.pathAndQuery == requested.pathAndQuery }
     }
 
     /// `fb{appid}://authorize/` or `fb{appid}{suffix}://authorize/` where the suffix is `[a-z0-9]*`.
@@ -29,8 +31,10 @@ public enum RedirectURIPolicy {
         return comps.fragment == nil && (comps.host?.isEmpty == false || scheme.hasPrefix("fb"))
     }
 
-    /// A plain-http URL on 127.0.0.1 or localhost, reduced to what must match exactly.
+    /// A plain-http URL on 127.0.0.1, localhost or [::1], reduced to what must match exactly (all but the port).
     struct Loopback {
+        /// `127.0.0.1`, `localhost` or `::1`.
+        let host: String
         let pathAndQuery: String
 
         init?(_ uri: String) {
@@ -38,6 +42,7 @@ public enum RedirectURIPolicy {
                   comps.user == nil, comps.password == nil,
                   let host = comps.host, ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host)
             else { return nil }
+            self.host = host == "[::1]" ? "::1" : host
             let path = comps.percentEncodedPath.isEmpty ? "/" : comps.percentEncodedPath
             pathAndQuery = path + (comps.percentEncodedQuery.map { "?" + $0 } ?? "")
         }

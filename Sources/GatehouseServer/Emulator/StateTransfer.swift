@@ -57,7 +57,9 @@ public struct StateTransfer: Sendable {
         public var description: String
     }
 
-    public func export() async throws -> EmulatorState {
+    /// The whole state. Signing keys come without their private halves unless `includePrivateKeys` (the file is
+    /// meant to be committed; a private key in it would let anyone sign id_tokens for this server).
+    public func export(includePrivateKeys: Bool = false) async throws -> EmulatorState {
         let storage = services.storage
         let apps = try await storage.apps.list()
         let users = try await storage.users.list()
@@ -81,7 +83,11 @@ public struct StateTransfer: Sendable {
             exportedAt: services.clock.now(), clockOffsetSeconds: offset, apps: apps, roles: roles, users: users,
             scopedIDs: scoped, friendships: friendships, grants: grants,
             tokens: try await storage.tokens.live(appID: nil, userID: nil, now: services.clock.now()).reversed(),
-            signingKeys: try await storage.signingKeys.all(), injectedErrors: try await storage.emulator.injections(),
+            signingKeys: try await storage.signingKeys.all().map { key in
+                var shown = key
+                if !includePrivateKeys { shown.privateKeyPEM = "" }
+                return shown
+            }, injectedErrors: try await storage.emulator.injections(),
             posts: posts, appRequests: requests)
     }
 
@@ -101,6 +107,9 @@ public struct StateTransfer: Sendable {
     /// Replaces everything with `state`. Restart-free: the running server uses the new data at once.
     public func replace(with state: EmulatorState) async throws {
         let storage = services.storage
+        // Keys without a private half (the default export) cannot sign: keep this server's own keys instead.
+        let importedKeys = state.signingKeys.filter { !$0.privateKeyPEM.isEmpty }
+        let keptKeys = importedKeys.isEmpty ? try await storage.signingKeys.all() : []
         try await storage.emulator.eraseAll()
         for app in state.apps { try await storage.apps.create(app) }
         for user in state.users { try await storage.users.create(user) }
@@ -112,7 +121,7 @@ public struct StateTransfer: Sendable {
             token.codeID = nil // codes are not exported
             try await storage.tokens.insert(token)
         }
-        for key in state.signingKeys { try await storage.signingKeys.insert(key) }
+        for key in importedKeys + keptKeys { try await storage.signingKeys.insert(key) }
         for injection in state.injectedErrors { try await storage.emulator.insertInjection(injection) }
         for post in state.posts ?? [] { try await storage.posts.insert(post) }
         for request in state.appRequests ?? [] { try await storage.requests.insert([request]) }

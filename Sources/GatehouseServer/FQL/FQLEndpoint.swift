@@ -21,6 +21,16 @@ struct FQLEndpoint: Sendable {
         return .json(["data": .array(selected.map(JSONValue.object))])
     }
 
+    /// The REST form seed 002 calls (`GET /method/fql.query?query=…&format=json`, the SDK's
+    /// `requestWithMethodName:@"FQL.query"`): the same query in `query`, answered as a bare array of rows.
+    func handleREST(_ call: GraphCall, caller: Caller) async throws -> GraphReply {
+        var graphForm = call
+        graphForm.params["q"] = call.params["query"] ?? ""
+        let reply = try await handle(graphForm, caller: caller)
+        guard case .json(let body) = reply.body, let rows = body["data"] else { return reply }
+        return .json(rows)
+    }
+
     /// The rows a query selects, each with exactly the selected columns in order.
     func rows(_ query: FQLQuery, caller: Caller, call: GraphCall) async throws -> [JSONObject] {
         switch query.table {
@@ -144,7 +154,7 @@ enum FQLColumns {
         "middle_name": Rule(graphField: "middle_name"), "last_name": Rule(graphField: "last_name"),
         "email": Rule(graphField: "email"), "sex": Rule(graphField: "gender"), "birthday_date": Rule(graphField: "birthday"),
         "profile_url": Rule(graphField: "link"), "current_location": Rule(graphField: "location"),
-        "hometown_location": Rule(graphField: "hometown"),
+        "hometown_location": Rule(graphField: "hometown"), "quotes": Rule(graphField: "quotes"),
         "pic_square": Rule(graphField: "picture", pictureSide: 50), "pic_small": Rule(graphField: "picture", pictureSide: 50),
         "pic": Rule(graphField: "picture", pictureSide: 100), "pic_big": Rule(graphField: "picture", pictureSide: 200),
     ]

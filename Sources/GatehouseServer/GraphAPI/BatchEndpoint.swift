@@ -7,6 +7,8 @@ struct BatchEndpoint: Sendable {
     static let maxEntries = 50
 
     func handle(_ call: GraphCall) async throws -> GraphReply {
+        // One level only: a nested batch would multiply the 50-entry cap (50 × 50 × …) past every limit.
+        guard !call.insideBatch else { throw GraphFailure(.invalidParameter("Batch requests cannot be nested")) }
         guard let raw = call.params["batch"], let parsed = try? JSONValue.parse(Data(raw.utf8)), case .array(let entries) = parsed else {
             throw GraphFailure(.invalidParameter("The parameter batch must be a JSON array"))
         }
@@ -67,7 +69,11 @@ struct BatchEndpoint: Sendable {
         var params: [String: String] = [:]
         for (k, v) in query + form { params[k] = v }
         let token = params["access_token"] ?? parent.accessToken
-        return GraphCall(method: method, path: segments, version: version, params: params, accessToken: token)
+        // The entry runs for the same client as its batch: per-IP limits must see it.
+        var sub = GraphCall(method: method, path: segments, version: version, params: params, accessToken: token)
+        sub.clientIP = parent.clientIP
+        sub.insideBatch = true
+        return sub
     }
 
     /// Replaces `{result=name:$.path}` with values from an earlier named entry (comma-joined for arrays).

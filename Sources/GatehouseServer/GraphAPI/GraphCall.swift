@@ -16,8 +16,11 @@ struct GraphCall: Sendable {
     var accessToken: String?
     /// `Authorization: Basic` client credentials, for the token endpoint.
     var basicCredentials: (id: String, secret: String)?
-    /// The client's IP (behind trusted proxies), for per-IP limits; nil inside batches and tests.
+    /// The client's IP (behind trusted proxies), for per-IP limits. Batch entries inherit their batch's, so
+    /// per-IP limits (the token endpoint's) count every entry; nil only in tests.
     var clientIP: String?
+    /// Whether this call is an entry of a batch (a batch inside a batch is refused).
+    var insideBatch = false
 
     func param(_ name: String) -> String? {
         guard let value = params[name], !value.isEmpty else { return nil }

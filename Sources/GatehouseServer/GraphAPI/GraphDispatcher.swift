@@ -28,6 +28,7 @@ struct GraphDispatcher: Sendable {
         switch p.first {
         case nil:
             if call.method == .post, call.params["batch"] != nil { return try await BatchEndpoint(dispatcher: self).handle(call) }
+            if call.method == .get, let ids = call.params["ids"] { return try await MultiIDEndpoint(dispatcher: self).handle(call, ids: ids) }
             throw GraphFailure(.unsupportedRequest(method: call.method.rawValue, objectID: ""))
         case "oauth" where p.count == 2 && p[1] == "access_token":
             try await GraphRateLimits(services: services).checkTokenEndpoint(ip: call.clientIP)
@@ -47,7 +48,10 @@ struct GraphDispatcher: Sendable {
         if let injected = try await ErrorInjector(services: services).check(caller) { throw GraphFailure(injected) }
         switch (p.first, p.count) {
         case ("fql", 1): return try await FQLEndpoint(services: services).handle(call, caller: caller)
-        case ("device", 2) where p[1] == "login": return try await DeviceEndpoints(services: services).login(call, caller: caller)
+        case ("method", 2) where p[1].lowercased() == "fql.query": return try await FQLEndpoint(services: services).handleREST(call, caller: caller)
+        case ("device", 2) where p[1] == "login":
+            try await GraphRateLimits(services: services).checkDeviceLogin(appID: caller.app.id, ip: call.clientIP)
+            return try await DeviceEndpoints(services: services).login(call, caller: caller)
         case ("device", 2) where p[1] == "login_status": return try await DeviceEndpoints(services: services).status(call, caller: caller)
         default: break
         }

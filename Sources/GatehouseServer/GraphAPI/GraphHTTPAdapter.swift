@@ -37,6 +37,8 @@ struct GraphHTTPAdapter: Sendable {
             reply = await dispatcher.dispatch(call)
         } catch let failure as GraphFailure {
             reply = .error(failure.error)
+        } catch let unsupported as TokenCacheUnsupportedMethod {
+            reply = unsupported.reply
         } catch {
             services.logger.error("graph request failed", metadata: ["error": "\(type(of: error))"])
             reply = .error(.unknownError)
@@ -61,6 +63,11 @@ struct GraphHTTPAdapter: Sendable {
             params["method"] = nil
         }
         guard let method else {
+            // The token cache answers in its own shape: the seed's 50003 for PUT, PATCH and the like.
+            if path.count == 2, path[1] == "token_cache" {
+                throw TokenCacheUnsupportedMethod(reply: TokenCacheEndpoint.failure(
+                    .unsupportedMethod, "Unsupported method: \(request.method.rawValue)", status: 405))
+            }
             throw GraphFailure(.unsupportedRequest(method: request.method.rawValue, objectID: path.first ?? ""))
         }
 
@@ -161,4 +168,9 @@ extension GraphError {
         error.httpStatus = 413
         return error
     }
+}
+
+/// A token-cache request with a method the Graph API has no name for, answered before a `GraphCall` exists.
+struct TokenCacheUnsupportedMethod: Error {
+    let reply: GraphReply
 }

@@ -50,10 +50,9 @@ struct TestUserEndpoints: Sendable {
         return try await services.tokens.mintUserToken(app: app, userID: user.id, lifetime: Lifetimes.longLivedToken, origin: "test_user").0
     }
 
-    /// A link that logs a browser in as the test user (signed with the app secret, so only the app can mint it).
+    /// A short-lived link to log a browser in as the test user (``TestUserLogin``; development mode only).
     func loginURL(app: AppRecord, scopedID: String, userID: String) -> String {
-        let sig = AppSecretProof.compute(accessToken: "test-user-login:\(userID)", appSecret: app.secret)
-        return "\(services.configuration.baseURL)/testuser/login?app_id=\(app.id)&user_id=\(scopedID)&sig=\(sig)"
+        TestUserLogin.url(services: services, app: app, scopedID: scopedID, userID: userID)
     }
 
     private func list(_ call: GraphCall, app: AppRecord) async throws -> GraphReply {

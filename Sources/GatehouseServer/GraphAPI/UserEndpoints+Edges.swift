@@ -73,16 +73,34 @@ extension UserEndpoints {
         return Int(text.dropFirst(2)).flatMap { $0 >= 0 ? $0 : nil }
     }
 
-    /// `POST /{u1}/friends/{u2}`: test-user friending, by u1's token or the app's.
+    /// `POST /{u1}/friends/{u2}`: test-user friending, as Facebook allows it.
+    ///
+    /// Friendships are global across apps (they decide friends-audience posts, `/me/friends`, FQL `friend`,
+    /// the id_token's `user_friends`), so a caller may only connect two **test users of its own app**, and
+    /// only with that app's token or u1's token for that app. Anything else would let one token befriend a
+    /// real person and then read their friends-only posts.
     func befriend(_ node: UserNode, other: String, caller: Caller) async throws -> GraphReply {
-        guard Self.isSelfOrApp(node, caller) else { throw GraphFailure(.missingPermission("user_friends")) }
-        guard let otherID = try await services.storage.users.userID(appID: node.appID, scopedID: other) else {
+        let appID = caller.app.id
+        switch caller {
+        case .app(let app) where app.id == node.appID: break
+        case .user(let u) where u.user.id == node.user.id && u.app.id == node.appID: break
+        default: throw GraphFailure(.missingPermission("user_friends"))
+        }
+        guard let otherID = try await services.storage.users.userID(appID: node.appID, scopedID: other),
+              let otherUser = try await services.storage.users.find(id: otherID) else {
             throw GraphFailure(.unsupportedRequest(method: "post", objectID: other))
+        }
+        guard node.user.testUserOfAppID == appID, otherUser.testUserOfAppID == appID else {
+            throw GraphFailure(Self.notTestUsers)
         }
         guard otherID != node.user.id else { throw GraphFailure(.invalidParameter("A user cannot befriend themselves")) }
         try await services.storage.friendships.befriend(node.user.id, otherID, at: services.clock.now())
         return .success
     }
+
+    /// Facebook's answer when either side of a friend request is not a test user of the calling app.
+    static let notTestUsers = GraphError(
+        message: "(#2902) Both users must be test users of this app", type: "OAuthException", code: 2902)
 
     // MARK: permissions
 

@@ -68,6 +68,7 @@ struct UserEndpoints: Sendable {
             case "link": value = .string(user.link ?? "\(services.configuration.baseURL)/profile/\(node.appID)/\(node.scopedID)")
             case "location": value = user.location.map { ["id": .string($0.id), "name": .string($0.name)] }
             case "hometown": value = user.hometown.map { ["id": .string($0.id), "name": .string($0.name)] }
+            case "quotes": value = .string(user.quotes ?? "")
             case "age_range": value = UserFields.ageRange(birthday: user.birthday, now: services.clock.now())
             case "picture":
                 let (w, h) = PictureSize.pixels(type: field.modifier("type"), width: field.modifier("width"), height: field.modifier("height"))

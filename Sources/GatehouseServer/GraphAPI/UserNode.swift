@@ -18,6 +18,8 @@ enum UserFields {
         "picture": Permission.publicProfile, "email": "email", "birthday": "user_birthday", "gender": "user_gender",
         "link": "user_link", "location": "user_location", "hometown": "user_hometown", "age_range": "user_age_range",
         "friends": "user_friends", "permissions": Permission.publicProfile,
+        // Seed 002 reads it with basic permissions through FQL; empty until set in the console.
+        "quotes": Permission.publicProfile,
     ]
 
     /// Names some clients still request; Facebook drops them silently.

@@ -28,6 +28,18 @@ struct GraphRateLimits: Sendable {
         }
     }
 
+    /// `POST /device/login` per app and per client network: each call stores a code, so unlimited calls would fill
+    /// the database and flood the user-code space (making codes guessable). Over budget: `(#613)`.
+    func checkDeviceLogin(appID: String, ip: String?) async throws {
+        let window = limits.deviceLoginWindowSeconds
+        let networkAllowed = try await limiter.allow("device:ip:\(ClientNetwork.key(ip))", limit: limits.deviceLoginsPerIP, windowSeconds: window)
+        let appAllowed = try await limiter.allow("device:app:\(appID)", limit: limits.deviceLoginsPerApp, windowSeconds: window)
+        if !networkAllowed || !appAllowed {
+            services.metrics.rateLimited("device_login")
+            throw GraphFailure(.apiRateLimit)
+        }
+    }
+
     func checkTokenEndpoint(ip: String?) async throws {
         guard limits.tokenEndpointCallsPerIP > 0, let ip else { return }
         if try await !limiter.allow("api:token:\(ip)", limit: limits.tokenEndpointCallsPerIP, windowSeconds: limits.apiWindowSeconds) {

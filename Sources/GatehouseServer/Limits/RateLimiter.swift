@@ -44,46 +44,13 @@ public struct RateLimiter: Sendable {
     public func reset(_ key: String) async throws {
         try await store.reset(key: key)
     }
+
+    /// Gives back one event counted by ``allow(_:limit:windowSeconds:)`` in the current window (a success that
+    /// should not use up the budget meant for failures).
+    public func refund(_ key: String, limit: Int, windowSeconds: Int) async throws {
+        guard limit > 0 else { return }
+        let (start, end) = window(seconds: windowSeconds)
+        _ = try await store.increment(key: key, windowStart: start, amount: -1, expiresAt: end)
+    }
 }
 
-/// Password-guessing protection for the login dialog and the console login: failures are counted per
-/// account and per client IP; once either budget is spent the form answers 429 until the window ends.
-struct LoginThrottle: Sendable {
-    let limiter: RateLimiter
-    let limits: LimitsConfiguration
-    /// Separates dialog logins from console logins (`login`, `admin`).
-    let scope: String
-
-    init(services: GatehouseServices, scope: String) {
-        limiter = RateLimiter(store: services.storage.rateLimits, clock: services.clock)
-        limits = services.configuration.limits
-        self.scope = scope
-    }
-
-    private func accountKey(_ email: String) -> String { "\(scope):acct:\(email.lowercased())" }
-    private func ipKey(_ ip: String?) -> String { "\(scope):ip:\(ip ?? "unknown")" }
-
-    /// Whether this account or IP must wait; checked before the (expensive) password hash is verified.
-    func isLocked(email: String, ip: String?) async throws -> Bool {
-        if try await limiter.isExhausted(accountKey(email), limit: limits.loginAttemptsPerAccount, windowSeconds: limits.loginWindowSeconds) {
-            return true
-        }
-        return try await limiter.isExhausted(ipKey(ip), limit: limits.loginAttemptsPerIP, windowSeconds: limits.loginWindowSeconds)
-    }
-
-    func recordFailure(email: String, ip: String?) async throws {
-        if !email.isEmpty {
-            try await limiter.allow(accountKey(email), limit: limits.loginAttemptsPerAccount, windowSeconds: limits.loginWindowSeconds)
-        }
-        try await limiter.allow(ipKey(ip), limit: limits.loginAttemptsPerIP, windowSeconds: limits.loginWindowSeconds)
-    }
-
-    /// A correct password clears the account's failures (not the IP's: one good account must not unlock guessing).
-    func recordSuccess(email: String) async throws {
-        if limits.loginAttemptsPerAccount > 0 { try await limiter.reset(accountKey(email)) }
-    }
-
-    /// Minutes shown on the 429 page.
-    var retryMinutes: Int { max(1, (limiter.secondsLeft(windowSeconds: limits.loginWindowSeconds) + 59) / 60) }
-    var retryAfterSeconds: Int { limiter.secondsLeft(windowSeconds: limits.loginWindowSeconds) }
-}

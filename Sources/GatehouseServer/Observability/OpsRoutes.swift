@@ -4,18 +4,42 @@ import Hummingbird
 import NIOCore
 
 /// `/metrics` (Prometheus text) and, when `bench_routes` is on, the benchmark's baseline routes.
+///
+/// In production mode `/metrics` answers only a client on loopback (a scraper beside the server) or one sending
+/// `Authorization: Bearer <metrics_token>`; anyone else gets 401. Counters reveal traffic, login failures and
+/// route use, which is reconnaissance for an attacker.
 struct OpsRoutes: Sendable {
     let services: GatehouseServices
 
     func register(on router: Router<GatehouseRequestContext>) {
         let metrics = services.metrics
         if services.configuration.metricsEnabled, metrics.registry != nil {
-            router.get("/metrics") { _, _ in
-                Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+            let configuration = services.configuration
+            router.get("/metrics") { request, context in
+                guard Self.mayReadMetrics(request, client: context.client, configuration: configuration) else {
+                    return Response(
+                        status: .unauthorized,
+                        headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store", .wwwAuthenticate: "Bearer realm=\"metrics\""],
+                        body: .init(byteBuffer: ByteBuffer(string: "metrics need a loopback client or the metrics bearer token\n")))
+                }
+                return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
                          body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
             }
         }
         guard services.configuration.benchRoutes else { return }
+        registerBench(on: router)
+    }
+
+    /// Development mode: anyone. Production mode: a loopback client, or the configured bearer token.
+    static func mayReadMetrics(_ request: Request, client: ForwardedClient, configuration: GatehouseConfiguration) -> Bool {
+        guard configuration.isProduction else { return true }
+        if let ip = client.ip, DevelopmentExposure.isLoopback(ip) { return true }
+        guard let token = configuration.metricsToken, !token.isEmpty,
+              let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { return false }
+        return constantTimeEquals(String(header.dropFirst(7)), token)
+    }
+
+    private func registerBench(on router: Router<GatehouseRequestContext>) {
         // The baseline: the same binary, middleware and router, no storage and no work.
         router.get("/bench/hello") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "hello")))

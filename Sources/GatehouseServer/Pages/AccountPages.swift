@@ -13,7 +13,7 @@ struct AccountPages: Sendable {
     func register(on router: Router<GatehouseRequestContext>) {
         router.get("/account") { request, _ in try await account(request) }
         router.post("/logout") { request, _ in try await logout(request) }
-        router.get("/testuser/login") { request, _ in try await testUserLogin(request) }
+        TestUserLogin(services: services, pages: pages).register(on: router)
         router.get("/dev/callback") { request, _ in try await callback(request) }
     }
 
@@ -38,27 +38,6 @@ struct AccountPages: Sendable {
         if let (session, _) = try await sessions.current(request) { try await services.storage.sessions.delete(id: session.id) }
         let expired = sessions.cookie(BrowserSessions.sessionCookie, "", maxAge: 0)
         return PageRenderer.seeOther(form["next"].map { SettingsPages.safeNext($0) } ?? "/account", cookies: [expired])
-    }
-
-    /// Test users' `login_url`: signed with the owning app's secret; logs the browser in as that test user.
-    func testUserLogin(_ request: Request) async throws -> Response {
-        let q = request.uri.queryParameters
-        guard let appID = q.get("app_id"), let scoped = q.get("user_id"), let sig = q.get("sig"),
-              let app = try await services.storage.apps.find(id: appID),
-              let userID = try await services.storage.users.userID(appID: appID, scopedID: scoped),
-              let user = try await services.storage.users.find(id: userID), user.testUserOfAppID == app.id,
-              AppSecretProof.matches(sig, accessToken: "test-user-login:\(userID)", appSecret: app.secret)
-        else {
-            let html = pages.render("error", ["headline": "This login link is not valid", "detail": "Test-user login links come from the test-users API of the app that owns the user.", "hint": ""])
-            return PageRenderer.htmlResponse(status: .badRequest, html: html, secureCookies: services.configuration.usesSecureCookies)
-        }
-        let (_, cookie) = try await sessions.start(userID: user.id)
-        var headers = HTTPFields()
-        headers[.location] = "/account"
-        PageRenderer.applySecurityHeaders(to: &headers)
-        var response = Response(status: .found, headers: headers)
-        response.setCookie(cookie)
-        return response
     }
 
     /// Development stand-in for an app's redirect URI: shows the code and a ready curl command.

@@ -16,7 +16,7 @@ struct SettingsPages: Sendable {
 
     func register(on router: Router<GatehouseRequestContext>) {
         router.get("/login") { request, _ in try await loginPage(request, next: Self.safeNext(request.uri.queryParameters.get("next")), error: nil) }
-        router.post("/login") { request, _ in try await login(request) }
+        router.post("/login") { request, context in try await login(request, context) }
         router.get("/settings") { _, _ in PageRenderer.seeOther("/settings/apps") }
         router.get("/settings/apps") { request, _ in try await apps(request) }
         router.post("/settings/apps/remove") { request, _ in try await remove(request) }
@@ -24,28 +24,39 @@ struct SettingsPages: Sendable {
         router.post("/settings/apps/delete-data") { request, _ in try await deleteData(request) }
     }
 
-    /// Only local paths: `/settings/apps`, never `//evil.example` or an absolute URL.
+    /// The people's pages a login or logout may return to.
+    static let nextAllowList = ["/settings", "/account", "/console", "/device", "/dialog"]
+
+    /// Only this server's own pages (``LocalRedirect``): never `//evil.example`, `/\t/evil.example` or an absolute URL.
     static func safeNext(_ raw: String?) -> String {
-        guard let raw, raw.hasPrefix("/"), !raw.hasPrefix("//"), !raw.contains("\\"), raw.count <= 512 else { return "/settings/apps" }
-        return raw
+        LocalRedirect.path(raw, allowed: nextAllowList) ?? "/settings/apps"
     }
 
-    func loginPage(_ request: Request, next: String, error: String?) async throws -> Response {
+    func loginPage(_ request: Request, next: String, error: String?, status: HTTPResponse.Status? = nil) async throws -> Response {
         let (csrf, cookie) = sessions.csrfToken(request)
         let html = pages.render("login", ["csrf": csrf, "formAction": "/login", "next": next, "error": error ?? ""])
-        return PageRenderer.htmlResponse(status: error == nil ? .ok : .unauthorized, html: html, secureCookies: secure, cookies: cookie.map { [$0] } ?? [])
+        return PageRenderer.htmlResponse(status: status ?? (error == nil ? .ok : .unauthorized), html: html, secureCookies: secure, cookies: cookie.map { [$0] } ?? [])
     }
 
-    func login(_ request: Request) async throws -> Response {
+    /// Checks the password through ``PasswordCheck`` (throttled and timed like every other password form).
+    func login(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         guard let form = try await readForm(request), sessions.csrfValid(request, formToken: form["csrf_token"]) else { return expired() }
         let next = Self.safeNext(form["next"])
         let email = form["email"] ?? "", password = form["password"] ?? ""
-        guard !email.isEmpty, !password.isEmpty, password.utf8.count <= 1024,
-              let user = try await services.storage.users.find(email: email),
-              try await services.passwords.verify(password, hash: user.passwordHash)
-        else {
+        let user: UserRecord
+        switch try await PasswordCheck.people(services).person(email: email, password: password, ip: context.client.ip) {
+        case .throttled(let seconds, let minutes):
+            services.logger.notice("login refused", metadata: ["reason": "too many attempts", "page": "settings"])
+            services.metrics.login(.limited)
+            var response = try await loginPage(request, next: next, error: PasswordCheck.throttledMessage(minutes: minutes), status: .tooManyRequests)
+            response.headers[.retryAfter] = "\(seconds)"
+            return response
+        case .refused:
             services.logger.info("login refused", metadata: ["reason": "bad credentials", "page": "settings"])
-            return try await loginPage(request, next: next, error: "The email or password you entered is incorrect.")
+            services.metrics.login(.failure)
+            return try await loginPage(request, next: next, error: PasswordCheck.refusedMessage)
+        case .accepted(let person):
+            user = person
         }
         if let old = try await sessions.current(request) { try await services.storage.sessions.delete(id: old.0.id) }
         let (_, cookie) = try await sessions.start(userID: user.id)

@@ -61,6 +61,7 @@ public struct ConfigurationSetting: Sendable {
         }, show: { $0.databaseURL.map(SecretMask.url) }),
         optionalText("tls_cert", \.tlsCertificatePath),
         optionalText("tls_key", \.tlsKeyPath),
+        optionalText("master_key_file", \.masterKeyFile),
         ConfigurationSetting(key: "trusted_proxies", isSecret: false, apply: { value, c in
             let entries = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             for entry in entries where IPRange(entry) == nil {
@@ -71,6 +72,8 @@ public struct ConfigurationSetting: Sendable {
         int("max_body_bytes", \.maxBodyBytes, range: 1024...(1 << 30)),
         text("default_graph_version", \.defaultGraphVersion),
         bool("metrics", \.metricsEnabled),
+        ConfigurationSetting(key: "metrics_token", isSecret: true, apply: { value, c in c.metricsToken = value.isEmpty ? nil : value },
+                             show: { $0.metricsToken.map { _ in "*****" } }),
         bool("bench_routes", \.benchRoutes),
         ConfigurationSetting(key: "log_level", isSecret: false, apply: { value, c in
             let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
@@ -78,6 +81,7 @@ public struct ConfigurationSetting: Sendable {
             c.logLevel = value.lowercased()
         }, show: { $0.logLevel }),
         int("device_poll_interval", \.devicePollInterval, range: 1...60),
+        bool("dev_allow_remote", \.devAllowRemote),
         int("limits.login_attempts_per_account", \.limits.loginAttemptsPerAccount, range: 0...1_000_000),
         int("limits.login_attempts_per_ip", \.limits.loginAttemptsPerIP, range: 0...1_000_000),
         int("limits.login_window_seconds", \.limits.loginWindowSeconds, range: 1...86_400 * 30),
@@ -85,6 +89,9 @@ public struct ConfigurationSetting: Sendable {
         int("limits.user_calls_per_window", \.limits.userCallsPerWindow, range: 0...1_000_000_000),
         int("limits.api_window_seconds", \.limits.apiWindowSeconds, range: 1...86_400 * 30),
         int("limits.token_endpoint_calls_per_ip", \.limits.tokenEndpointCallsPerIP, range: 0...1_000_000_000),
+        int("limits.device_logins_per_ip", \.limits.deviceLoginsPerIP, range: 0...1_000_000_000),
+        int("limits.device_logins_per_app", \.limits.deviceLoginsPerApp, range: 0...1_000_000_000),
+        int("limits.device_login_window_seconds", \.limits.deviceLoginWindowSeconds, range: 1...86_400 * 30),
     ]
 
     private static func text(_ key: String, _ path: WritableKeyPath<GatehouseConfiguration, String> & Sendable) -> ConfigurationSetting {

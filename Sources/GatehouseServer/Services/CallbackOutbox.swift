@@ -11,24 +11,6 @@ public protocol CallbackTransport: Sendable {
     func post(url: String, form: String) async throws -> (status: Int, body: [UInt8])
 }
 
-/// `CallbackTransport` over AsyncHTTPClient's shared client.
-public struct HTTPCallbackTransport: CallbackTransport {
-    public var timeout: TimeAmount
-
-    public init(timeout: TimeAmount = .seconds(10)) { self.timeout = timeout }
-
-    public func post(url: String, form: String) async throws -> (status: Int, body: [UInt8]) {
-        var request = HTTPClientRequest(url: url)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        request.headers.add(name: "User-Agent", value: "Gatehouse-Callbacks/1")
-        request.body = .bytes(ByteBuffer(string: form))
-        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
-        var body = try await response.body.collect(upTo: 64 * 1024)
-        return (Int(response.status.code), body.readBytes(length: body.readableBytes) ?? [])
-    }
-}
-
 /// The persistent outbox of deauthorize and data-deletion callbacks.
 ///
 /// Each callback is a row with its next attempt time. `deliverDue()` (called by the server's worker every few
@@ -115,7 +97,7 @@ public struct CallbackOutbox: Sendable {
                 fail(&next, reason: "HTTP \(status)")
             }
         } catch {
-            fail(&next, reason: "\(type(of: error))")
+            fail(&next, reason: (error as? CallbackRefused)?.description ?? "\(type(of: error))")
         }
         do {
             try await storage.appCallbacks.update(next)

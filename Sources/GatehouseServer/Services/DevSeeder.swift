@@ -54,7 +54,12 @@ public struct DevSeeder: Sendable {
         }
         let accounts = services.accounts
         let base = services.configuration.baseURL
-        let app = try await accounts.createApp(name: "Gatehouse Demo", redirectURIs: [base + "/dev/callback", "http://127.0.0.1/callback"])
+        let created = try await accounts.createApp(name: "Gatehouse Demo", redirectURIs: [base + "/dev/callback", "http://127.0.0.1/callback"])
+        // The demo app opts in to plain tokens at its URL scheme, so SDK experiments with response_type=token work.
+        var optedIn = created
+        optedIn.redirectURIs.append("fb\(created.id)://authorize/")
+        try await services.storage.apps.update(optedIn)
+        let app = optedIn
         var users: [DevSeed.User] = []
         try await withThrowingTaskGroup(of: (Int, UserRecord, String).self) { group in
             for (i, p) in Self.people.enumerated() {

@@ -27,11 +27,13 @@ public struct GatehouseServices: Sendable {
         random: any RandomSource = SystemRandomSource(), passwords: any PasswordHasher = BcryptPasswordHasher(),
         callbacks: (any AppCallbackNotifier)? = nil, logger: Logger = Logger(label: "gatehouse"),
         clockControl: AdjustableClock? = nil,
-        callbackTransport: any CallbackTransport = HTTPCallbackTransport(),
+        callbackTransport: (any CallbackTransport)? = nil,
         metrics: GatehouseMetrics = GatehouseMetrics()
     ) {
         self.metrics = metrics
         self.clockControl = clockControl
+        // Production callbacks: https only, public addresses only, no redirects (``GuardedCallbackTransport``).
+        let callbackTransport = callbackTransport ?? GuardedCallbackTransport(rules: .forMode(configuration))
         self.callbackTransport = callbackTransport
         self.configuration = configuration
         self.storage = storage

@@ -69,6 +69,8 @@ public struct UserRecord: Sendable, Codable, Equatable {
     public var link: String?
     public var location: Place?
     public var hometown: Place?
+    /// The profile's favourite quotes (FQL's `quotes` column); nil until set in the console.
+    public var quotes: String?
     /// A PNG the person uploaded; nil means a generated avatar is served.
     public var picture: Data?
     /// Set for test users: the app that owns them.
@@ -81,8 +83,9 @@ public struct UserRecord: Sendable, Codable, Equatable {
         id: String, email: String, passwordHash: String, firstName: String, middleName: String? = nil,
         lastName: String, birthday: String? = nil, gender: String? = nil, link: String? = nil,
         location: Place? = nil, hometown: Place? = nil, picture: Data? = nil, testUserOfAppID: String? = nil,
-        passwordChangedAt: Date? = nil, createdAt: Date
+        passwordChangedAt: Date? = nil, quotes: String? = nil, createdAt: Date
     ) {
+        self.quotes = quotes
         self.id = id
         self.email = email
         self.passwordHash = passwordHash

@@ -49,6 +49,12 @@ public struct GatehouseConfiguration: Sendable {
     public var logLevel: String
     /// Seconds a device must wait between device-login polls (`interval`; Facebook uses 5).
     public var devicePollInterval: Int = 5
+    /// File holding the 32-byte key that seals signing private keys and the token cache's master key in storage.
+    public var masterKeyFile: String?
+    /// Bearer token that lets a non-loopback scraper read `/metrics` in production mode.
+    public var metricsToken: String?
+    /// Lets development mode listen beyond loopback (`--dev-allow-remote`); logged as a loud warning.
+    public var devAllowRemote: Bool = false
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = ".gatehouse",
@@ -128,12 +134,21 @@ public struct LimitsConfiguration: Sendable, Equatable {
     public var apiWindowSeconds: Int
     /// `/oauth/access_token` calls per client IP per window (error code 613 beyond it): slows code guessing.
     public var tokenEndpointCallsPerIP: Int
+    /// `POST /device/login` calls per client IP (IPv6: per /64) per device window (`(#613)` beyond it).
+    public var deviceLoginsPerIP: Int
+    /// `POST /device/login` calls per app per device window.
+    public var deviceLoginsPerApp: Int
+    public var deviceLoginWindowSeconds: Int
 
     public init(
         loginAttemptsPerAccount: Int = 10, loginAttemptsPerIP: Int = 50, loginWindowSeconds: Int = 900,
         appCallsPerWindow: Int = 0, userCallsPerWindow: Int = 0, apiWindowSeconds: Int = 3600,
-        tokenEndpointCallsPerIP: Int = 0
+        tokenEndpointCallsPerIP: Int = 0, deviceLoginsPerIP: Int = 60, deviceLoginsPerApp: Int = 6000,
+        deviceLoginWindowSeconds: Int = 3600
     ) {
+        self.deviceLoginsPerIP = deviceLoginsPerIP
+        self.deviceLoginsPerApp = deviceLoginsPerApp
+        self.deviceLoginWindowSeconds = deviceLoginWindowSeconds
         self.loginAttemptsPerAccount = loginAttemptsPerAccount
         self.loginAttemptsPerIP = loginAttemptsPerIP
         self.loginWindowSeconds = loginWindowSeconds

@@ -1,3 +1,4 @@
+import Foundation
 import HummingbirdBcrypt
 import NIOPosix
 
@@ -5,11 +6,23 @@ import NIOPosix
 public protocol PasswordHasher: Sendable {
     func hash(_ password: String) async throws -> String
     func verify(_ password: String, hash: String) async throws -> Bool
+    /// A hash of a password nobody knows, at the same cost as real ones. Password forms verify against it when
+    /// the email is unknown, so "no such person" costs as much time as "wrong password" (no enumeration by timing).
+    func dummyHash() async throws -> String
+}
+
+extension PasswordHasher {
+    /// Hashes a random password each time: correct for any hasher, but adds a hash to every unknown-email
+    /// attempt. Hashers used in production cache theirs (``BcryptPasswordHasher`` does).
+    public func dummyHash() async throws -> String {
+        try await hash(UUID().uuidString)
+    }
 }
 
 /// bcrypt on the NIO thread pool, so a hash (tens of milliseconds at cost 10+) never blocks an event loop.
 public struct BcryptPasswordHasher: PasswordHasher {
     public let cost: UInt8
+    private let dummy = DummyHashCache()
     public init(cost: UInt8 = 11) { self.cost = cost }
 
     public func hash(_ password: String) async throws -> String {
@@ -19,5 +32,23 @@ public struct BcryptPasswordHasher: PasswordHasher {
 
     public func verify(_ password: String, hash: String) async throws -> Bool {
         try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
+    }
+
+    /// Computed once per hasher (copies share it), with a random password that is then forgotten.
+    public func dummyHash() async throws -> String {
+        if let cached = dummy.value { return cached }
+        let made = try await hash(UUID().uuidString + UUID().uuidString)
+        dummy.value = made
+        return made
+    }
+}
+
+/// The lazily computed dummy hash, shared by every copy of one ``BcryptPasswordHasher``.
+private final class DummyHashCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: String?
+    var value: String? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
     }
 }

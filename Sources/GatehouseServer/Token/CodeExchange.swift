@@ -39,7 +39,7 @@ public enum CodeExchange {
         if presented.redirectURI != code.redirectURI { return .reject(.redirectURIMismatch) }
         if let challenge = code.codeChallenge {
             guard let verifier = presented.codeVerifier, PKCE.isValidVerifier(verifier),
-                  PKCE.verify(verifier: verifier, challenge: challenge, method: code.codeChallengeMethod ?? "plain")
+                  PKCE.verify(verifier: verifier, challenge: challenge, method: code.codeChallengeMethod ?? "S256")
             else { return .reject(.invalidCodeVerifier) }
             return .issue(confidential: presented.secretValid == true)
         }

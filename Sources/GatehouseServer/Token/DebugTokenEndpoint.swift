@@ -2,7 +2,15 @@ import Foundation
 import GatehouseProtocol
 
 /// `GET /debug_token?input_token=…&access_token=<app token>` with exactly Facebook's shape.
+///
+/// Like Facebook, a caller may only inspect tokens of its own app: the app's token, or a user token of that same
+/// app. A token of any other app is refused with error 100 (`The App_id in the input_token did not match the
+/// Viewing App`), so one app cannot learn another's users, scopes or expiries.
 struct DebugTokenEndpoint: Sendable {
+    /// Facebook's answer when the input token belongs to another app than the caller's.
+    static let appMismatch = GraphError(
+        message: "(#100) The App_id in the input_token did not match the Viewing App", type: "OAuthException", code: 100)
+
     let services: GatehouseServices
 
     func handle(_ call: GraphCall) async throws -> GraphReply {
@@ -22,10 +30,15 @@ struct DebugTokenEndpoint: Sendable {
     func inspect(_ input: String, viewer: AppRecord) async throws -> DebugTokenData {
         let storage = services.storage
         let resolution = try await services.tokens.resolve(input)
+        func sameApp(_ appID: String) throws {
+            guard appID == viewer.id else { throw GraphFailure(Self.appMismatch) }
+        }
         switch resolution {
         case .success(.app(let app)), .success(.client(let app)):
+            try sameApp(app.id)
             return DebugTokenData(appID: app.id, type: "APP", application: app.name, isValid: true, scopes: [])
         case .success(.user(let user)):
+            try sameApp(user.app.id)
             return userData(user.token, app: user.app, scopedID: user.scopedID, grant: user.grant, error: nil)
         case .failure(let error):
             // A token we know (revoked, expired, app removed) still describes itself; garbage does not.
@@ -34,6 +47,7 @@ struct DebugTokenEndpoint: Sendable {
             else {
                 return DebugTokenData(isValid: false, scopes: [], error: DebugTokenError(code: error.code, message: error.message, subcode: error.errorSubcode))
             }
+            try sameApp(app.id)
             let scoped = try await storage.users.scopedID(appID: app.id, userID: userID)
             let grant = try await storage.grants.find(appID: app.id, userID: userID)
             return userData(record, app: app, scopedID: scoped, grant: grant,

@@ -65,9 +65,10 @@ struct TokenEndpoint: Sendable {
             throw GraphFailure(.invalidParameter("Missing fb_exchange_token parameter"))
         }
         let user = try await userToken(input, app: app)
+        // The new token stays in the family of the code the input came from, so replaying that code revokes it too.
         let (token, _) = try await services.tokens.mintUserToken(
-            app: app, userID: user.user.id, lifetime: Lifetimes.longLivedToken, authType: user.token.authType,
-            authNonce: user.token.authNonce, origin: "exchange")
+            app: app, userID: user.user.id, lifetime: Lifetimes.longLivedToken, codeID: user.token.codeID,
+            authType: user.token.authType, authNonce: user.token.authNonce, origin: "exchange")
         return .encodable(AccessTokenResponse(accessToken: token, tokenType: "bearer", expiresIn: Int(Lifetimes.longLivedToken), idToken: nil))
     }
 
@@ -94,6 +95,12 @@ struct TokenEndpoint: Sendable {
             throw GraphFailure(.codeUsed)
         }
         if now >= record.expiresAt { throw GraphFailure(.codeExpired) }
+        // A dialog that was sent a code challenge hands out a nonce only its verifier can redeem.
+        if let challenge = record.codeChallenge {
+            guard let verifier = call.param("code_verifier"), PKCE.isValidVerifier(verifier),
+                  PKCE.verify(verifier: verifier, challenge: challenge, method: record.codeChallengeMethod ?? "S256")
+            else { throw GraphFailure(.invalidCodeVerifier) }
+        }
         guard try await storage.codes.consume(id: record.id, at: now) else { throw GraphFailure(.codeUsed) }
         let (token, _) = try await services.tokens.mintUserToken(
             app: app, userID: record.userID, lifetime: Lifetimes.shortLivedToken, codeID: record.id,
@@ -110,18 +117,30 @@ struct TokenEndpoint: Sendable {
     }
 
     /// The mobile SDKs' daily refresh: the same token, its life extended.
+    ///
+    /// The client must name itself (`client_id`, as the SDKs always send) and be the token's app. A short-lived
+    /// token the web dialog put in a URL fragment is not turned into a 60-day one: Facebook extends only the
+    /// mobile SDKs' tokens this way (web apps need `fb_exchange_token` with the app secret), so such a token is
+    /// answered with its current expiry.
     private func extendSSO(_ call: GraphCall) async throws -> GraphReply {
         guard let text = call.accessToken else { throw GraphFailure(.tokenRequired) }
         guard case .user(let user) = try await services.tokens.resolve(text).orThrow() else { throw GraphFailure(.activeTokenRequired) }
-        if let clientID = call.param("client_id"), clientID != user.app.id { throw GraphFailure(.invalidApplicationID) }
+        guard let clientID = call.param("client_id") else { throw GraphFailure(.missingClientID) }
+        guard clientID == user.app.id else { throw GraphFailure(.invalidApplicationID) }
         let now = services.clock.now()
-        let expires = now.addingTimeInterval(Lifetimes.longLivedToken)
-        try await services.storage.tokens.setExpiry(id: user.token.id, expiresAt: expires)
+        var expires = user.token.expiresAt ?? now.addingTimeInterval(Lifetimes.longLivedToken)
+        if Self.extendable(origin: user.token.origin) {
+            expires = now.addingTimeInterval(Lifetimes.longLivedToken)
+            try await services.storage.tokens.setExpiry(id: user.token.id, expiresAt: expires)
+        }
         return .encodable(ExtendSSOTokenResponse(
             accessToken: text, expiresAt: Int(expires.timeIntervalSince1970),
             dataAccessExpirationTime: Int(user.dataAccessExpiresAt.timeIntervalSince1970),
-            expiresIn: Int(Lifetimes.longLivedToken), graphDomain: "facebook"))
+            expiresIn: max(0, Int(expires.timeIntervalSince(now))), graphDomain: "facebook"))
     }
+
+    /// Whether `fb_extend_sso_token` may give a token 60 more days: every kind but the web dialog's fragment tokens.
+    static func extendable(origin: String?) -> Bool { origin != "dialog" }
 
     /// `/oauth/access_token_info`: the token's remaining life and its `auth_nonce`.
     func info(_ call: GraphCall) async throws -> GraphReply {

@@ -146,7 +146,7 @@ import FoundationNetworking
             do {
                 _ = try await rig.graphMe()
                 Issue.record("the removed app's token still worked")
-            } catch let error as GraphRequestError {
+            } catch let error as GraphAPIError {
                 #expect(error.code == 190)
                 #expect(error.subcode == 458)
                 #expect(ErrorRecovery.category(for: error) == .loginRequired)
@@ -177,7 +177,7 @@ import FoundationNetworking
             do {
                 _ = try await rig.graphMe()
                 Issue.record("the injected error did not happen")
-            } catch let error as GraphRequestError {
+            } catch let error as GraphAPIError {
                 #expect(error.code == 17)
                 #expect(ErrorRecovery.category(for: error) == .throttled)
             }
@@ -206,7 +206,7 @@ import FoundationNetworking
             do {
                 _ = try await rig.graphMe()
                 Issue.record("the token outlived the clock")
-            } catch let error as GraphRequestError {
+            } catch let error as GraphAPIError {
                 #expect(error.code == 190)
                 #expect(error.subcode == 463)
                 #expect(ErrorRecovery.category(for: error) == .loginRequired)

@@ -27,14 +27,14 @@ struct FileTokenCacheTests {
         #expect(leftovers.isEmpty)
     }
 
-    @Test("the file stores the token under Facebook's key with its archive field names")
+    @Test("the file stores the token under the seeds' key with Facebook's archive field names")
     func fileLayout() throws {
         let directory = F.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let cache = FileTokenCache(directory: directory)
         cache.accessToken = F.token()
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: cache.fileURL)) as? [String: Any]
-        let entry = json?["com.facebook.sdk.v4.FBSDKAccessTokenInformationKey"] as? [String: Any]
+        let entry = json?["FBAccessTokenInformationKey"] as? [String: Any]
         let installID = try String(contentsOf: directory.appendingPathComponent("install-id"), encoding: .utf8)
         #expect(entry?["tokenUUID"] as? String == installID.trimmingCharacters(in: .whitespacesAndNewlines))
         let token = entry?["accessToken"] as? [String: Any]
@@ -42,7 +42,7 @@ struct FileTokenCacheTests {
         #expect(token?["permissions"] as? [String] == ["public_profile"])
         #expect(Set(token?.keys.map { $0 } ?? []) == [
             "tokenString", "permissions", "declinedPermissions", "expiredPermissions", "appID", "userID",
-            "expirationDate", "refreshDate", "dataAccessExpirationDate",
+            "expirationDate", "refreshDate", "dataAccessExpirationDate", "loginType",
         ])
     }
 
@@ -145,6 +145,6 @@ struct FileTokenCacheTests {
         #expect(FileTokenCache.defaultDirectory(environment: ["HOME": "/home/a"]).path == "/home/a/.config/gatehouse")
         // The XDG spec ignores relative paths.
         #expect(FileTokenCache.defaultDirectory(environment: ["XDG_CONFIG_HOME": "cfg", "HOME": "/home/a"]).path == "/home/a/.config/gatehouse")
-        #expect(FileTokenCache(directory: URL(fileURLWithPath: "/tmp/x")).keyName == "com.facebook.sdk.v4.FBSDKAccessTokenInformationKey")
+        #expect(FileTokenCache(directory: URL(fileURLWithPath: "/tmp/x")).keyName == "FBAccessTokenInformationKey")
     }
 }

@@ -28,7 +28,7 @@ struct UserSwitcherTests {
 
         #expect(switcher.storedUserIDs == ["1", "2"])
         #expect(switcher.storedToken(forUserID: "1") == alice)
-        #expect(switcher.keyName(forUserID: "2") == "com.facebook.sdk.v4.FBSDKAccessTokenInformationKey.2")
+        #expect(switcher.keyName(forUserID: "2") == "FBAccessTokenInformationKey.2")
 
         let before = changes.count
         #expect(switcher.switchTo(userID: "1") == alice)

@@ -101,6 +101,6 @@ import Testing
         let settings = server.settings()
         settings.clientToken = "wrong"
         let manager = DeviceLoginManager(permissions: [], enableSmartLogin: false, environment: GatehouseKitEnvironment(settings: settings))
-        await #expect(throws: GraphRequestError.self) { _ = try await manager.login { _ in } }
+        await #expect(throws: GraphAPIError.self) { _ = try await manager.login { _ in } }
     }
 }

@@ -9,8 +9,8 @@ import FoundationNetworking
 /// `ErrorRecovery` classification and wording, and `GraphRecoveryPolicy`'s retry decision.
 @Suite struct ErrorRecoveryTests {
     static func error(_ code: Int, _ subcode: Int? = nil, transient: Bool = false, userMessage: String? = nil,
-                      message: String = "m") -> GraphRequestError {
-        GraphRequestError(code: code, subcode: subcode, type: "OAuthException", message: message, userMessage: userMessage,
+                      message: String = "m") -> GraphAPIError {
+        GraphAPIError(code: code, subcode: subcode, type: "OAuthException", message: message, userMessage: userMessage,
                           isTransient: transient, httpStatusCode: 400, body: [:])
     }
 

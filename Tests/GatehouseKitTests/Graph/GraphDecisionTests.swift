@@ -58,7 +58,7 @@ import Testing
         let outcomes = GraphBatch.split(statusCode: 200, json: reply, count: 5)
         #expect(outcomes[0].result == ["id": "1"])
         #expect(outcomes[1].result == nil && outcomes[1].error == nil)
-        let error = try #require(outcomes[2].error as? GraphRequestError)
+        let error = try #require(outcomes[2].error as? GraphAPIError)
         #expect(error.code == 100 && error.httpStatusCode == 400 && error.message == "bad")
         #expect(outcomes[3].result == true)
         #expect(outcomes[4].result == ["FACEBOOK_NON_JSON_RESULT": "plain text"])
@@ -66,15 +66,15 @@ import Testing
         let mismatch = GraphBatch.split(statusCode: 200, json: [nil], count: 2)
         #expect(mismatch.map { ($0.error as? CoreError)?.code } == [.protocolMismatch, .protocolMismatch])
         let topLevel = GraphBatch.split(statusCode: 400, json: ["error": ["message": "Invalid", "code": 190]], count: 2)
-        #expect(topLevel.map { ($0.error as? GraphRequestError)?.code } == [190, 190])
+        #expect(topLevel.map { ($0.error as? GraphAPIError)?.code } == [190, 190])
         let notJSON = GraphBatch.split(statusCode: 502, json: nil, count: 1)
         #expect((notJSON[0].error as? CoreError)?.code == .protocolMismatch)
         #expect((GraphReply.outcome(statusCode: 200, data: Data([0xff, 0xfe])).error as? CoreError)?.code == .unknown)
     }
 
     @Test func invalidationOnlyForTheCurrentTokensOwnAuthErrors() {
-        func error(_ code: Int, _ subcode: Int? = nil) -> GraphRequestError {
-            GraphRequestError(code: code, subcode: subcode, message: "m", httpStatusCode: 400, body: [:])
+        func error(_ code: Int, _ subcode: Int? = nil) -> GraphAPIError {
+            GraphAPIError(code: code, subcode: subcode, message: "m", httpStatusCode: 400, body: [:])
         }
         #expect(TokenInvalidation.action(for: error(190, 460), requestToken: "t", currentToken: "t", flags: []) == .clearCurrent)
         #expect(TokenInvalidation.action(for: error(102), requestToken: "t", currentToken: "t", flags: []) == .clearCurrent)

@@ -77,7 +77,7 @@ extension GraphSerialTests {
             do {
                 _ = try await GraphRequest(graphPath: "me").startJSON()
                 Issue.record("me answered a client token")
-            } catch let error as GraphRequestError {
+            } catch let error as GraphAPIError {
                 #expect(error.code == 2500)
                 #expect(error.message == "An active access token must be used to query information about the current user.")
                 #expect(error.httpStatusCode == 400)
@@ -86,7 +86,7 @@ extension GraphSerialTests {
             do {
                 _ = try await GraphRequest(graphPath: server.appID, parameters: ["fields": ""], flags: .skipClientToken).startJSON()
                 Issue.record("answered without a token")
-            } catch let error as GraphRequestError {
+            } catch let error as GraphAPIError {
                 #expect(error.code == 104)
                 #expect(error.message == "An access token is required to request this resource.")
             }
@@ -115,7 +115,7 @@ extension GraphSerialTests {
             ])
             #expect(outcomes.count == 3)
             #expect(outcomes[0].result == ["id": .string(token.userID)])
-            let error = try #require(outcomes[1].error as? GraphRequestError)
+            let error = try #require(outcomes[1].error as? GraphAPIError)
             #expect(error.code == 100)
             #expect(error.httpStatusCode == 400)
             #expect(error.message == "(#100) Tried accessing nonexisting field (bogus) on node type (User)")
@@ -150,9 +150,9 @@ extension GraphSerialTests {
             do {
                 _ = try await GraphRequest(graphPath: "me", parameters: ["fields": "id,bogus"]).start()
                 Issue.record("no error")
-            } catch let error as GraphRequestError {
+            } catch let error as GraphAPIError {
                 let message = "(#100) Tried accessing nonexisting field (bogus) on node type (User)"
-                #expect(error == GraphRequestError(code: 100, type: "OAuthException", message: message, httpStatusCode: 400,
+                #expect(error == GraphAPIError(code: 100, type: "OAuthException", message: message, httpStatusCode: 400,
                                                    body: ["error": ["message": .string(message), "type": "OAuthException", "code": 100]]))
                 #expect(ErrorRecovery.category(for: error) == .other)
                 #expect(!ErrorRecovery.shouldNotifyUser(for: error))

@@ -16,7 +16,7 @@ extension GraphSerialTests {
             #expect(removed == ["success": true])
 
             // With `.doNotInvalidateTokenOnError` the token stays.
-            await #expect(throws: GraphRequestError.self) {
+            await #expect(throws: GraphAPIError.self) {
                 try await GraphRequest(graphPath: "me", parameters: ["fields": "id"], flags: .doNotInvalidateTokenOnError).startJSON()
             }
             #expect(AccessToken.current == token)
@@ -25,7 +25,7 @@ extension GraphSerialTests {
             do {
                 _ = try await GraphRequest(graphPath: "me", parameters: ["fields": "id"]).startJSON()
                 Issue.record("a revoked token was accepted")
-            } catch let error as GraphRequestError {
+            } catch let error as GraphAPIError {
                 #expect(error.code == 190)
                 #expect(error.subcode == 458)
                 #expect(error.message == "Error validating access token: The user has not authorized application \(server.appID).")
@@ -132,7 +132,7 @@ extension GraphSerialTests {
             do {
                 _ = try await GraphRequest(graphPath: "me/friends").startJSON()
                 Issue.record("friends answered without user_friends")
-            } catch let error as GraphRequestError {
+            } catch let error as GraphAPIError {
                 #expect(error.code == 200)
                 #expect(error.httpStatusCode == 403)
                 #expect(ErrorRecovery.category(for: error) == .missingPermission)
@@ -163,7 +163,7 @@ actor GraphReLoginAttempter: GraphErrorRecoveryAttempting {
         self.grant = grant
     }
 
-    func attemptRecovery(from error: GraphRequestError, permissions: [String]) async -> Bool {
+    func attemptRecovery(from error: GraphAPIError, permissions: [String]) async -> Bool {
         calls.append(permissions)
         guard let token = try? await GraphTestSupport.logIn(server, scope: permissions.joined(separator: ","),
                                                             extra: [("auth_type", "rerequest")], choice: .grant(grant ? permissions : [])),

@@ -67,7 +67,7 @@ extension GraphSerialTests {
 
             let (again, twice) = self.connection([(500, Self.transient), (500, Self.transient)])
             let failed = await GraphTestSupport.run(again, [(GraphRequest(graphPath: "me", parameters: ["fields": "id"]), nil)])
-            #expect((failed[0].error as? GraphRequestError)?.code == 2)
+            #expect((failed[0].error as? GraphAPIError)?.code == 2)
             #expect(twice.calls.count == 2)
         }
 
@@ -87,7 +87,7 @@ extension GraphSerialTests {
             let (batch, three) = connection([(200, batchReply)])
             let both = await GraphTestSupport.run(batch, [(GraphRequest(graphPath: "me", parameters: [:]), nil),
                                                           (GraphRequest(graphPath: "me/permissions", parameters: [:]), nil)])
-            #expect(both.allSatisfy { ($0.error as? GraphRequestError)?.code == 2 })
+            #expect(both.allSatisfy { ($0.error as? GraphAPIError)?.code == 2 })
             #expect(three.calls.count == 1)
         }
 
@@ -137,7 +137,7 @@ extension GraphSerialTests {
                 (GraphRequest(graphPath: "me", parameters: [:], tokenString: "other", version: nil, httpMethod: .get), nil),
                 (GraphRequest(graphPath: "1234", parameters: ["fields": "name"], tokenString: nil, version: nil, httpMethod: .get), nil),
             ])
-            #expect(outcomes.map { ($0.error as? GraphRequestError)?.code } == [190, 190])
+            #expect(outcomes.map { ($0.error as? GraphAPIError)?.code } == [190, 190])
             let call = try #require(sender.calls.first)
             #expect(call.method == "POST")
             #expect(call.path == "")
@@ -185,7 +185,7 @@ actor GraphTokenSwappingAttempter: GraphErrorRecoveryAttempting {
     var calls: [[String]] = []
     init(environment: GatehouseKitEnvironment) { self.environment = environment }
 
-    func attemptRecovery(from error: GraphRequestError, permissions: [String]) async -> Bool {
+    func attemptRecovery(from error: GraphAPIError, permissions: [String]) async -> Bool {
         calls.append(permissions)
         environment.setCurrentAccessToken(AccessToken(
             tokenString: "new-token", permissions: permissions, declinedPermissions: [], expiredPermissions: [], appID: "1234",

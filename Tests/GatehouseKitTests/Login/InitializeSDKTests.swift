@@ -16,7 +16,10 @@ extension GraphSerialTests {
             ErrorRecovery.loginAttempter = nil
             Session.defaultLoginProvider = nil
             Session.defaultTokenRefresher = nil
-            ApplicationDelegate.shared.initializeSDK()
+            // An environment with its own cache, so no default cache is written under the real $HOME.
+            await GatehouseKitEnvironment.$taskOverride.withValue(GatehouseKitEnvironment(tokenCache: InMemoryTokenCache())) {
+                ApplicationDelegate.shared.initializeSDK(processEnvironment: [:])
+            }
             #expect(ErrorRecovery.loginAttempter is LoginRecoveryAttempter)
             #expect(Session.defaultLoginProvider is LoginManager)
             #expect(Session.defaultTokenRefresher is CurrentTokenRefresher)
@@ -29,6 +32,26 @@ extension GraphSerialTests {
                     try await CurrentTokenRefresher().refresh(stale)
                 }
             }
+        }
+
+        @Test func didFinishLaunchingInitializesAndKeepsTheAppsCache() async {
+            let savedAttempter = ErrorRecovery.loginAttempter
+            let savedLogin = Session.defaultLoginProvider, savedRefresher = Session.defaultTokenRefresher
+            defer {
+                ErrorRecovery.loginAttempter = savedAttempter
+                Session.defaultLoginProvider = savedLogin
+                Session.defaultTokenRefresher = savedRefresher
+            }
+            let cache = InMemoryTokenCache()
+            let environment = GatehouseKitEnvironment(tokenCache: cache)
+            Session.defaultLoginProvider = nil
+            #if !canImport(UIKit)
+            await GatehouseKitEnvironment.$taskOverride.withValue(environment) {
+                #expect(ApplicationDelegate().application(nil, didFinishLaunchingWithOptions: nil))
+            }
+            #expect(environment.tokenCache === cache)
+            #expect(Session.defaultLoginProvider is LoginManager)
+            #endif
         }
     }
 }

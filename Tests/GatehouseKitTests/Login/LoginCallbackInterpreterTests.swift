@@ -57,7 +57,7 @@ import Testing
     @Test func errorMessageMakesAGraphErrorWithFacebooksDeveloperMessageOrder() throws {
         let step = Self.interpret("fb1://authorize/#error=server_error&error_code=190&error_message=Bad+things&error_reason=why&state=forged")
         guard case .failed(let error) = step else { Issue.record("got \(step)"); return }
-        let graph = try #require(error as? GraphRequestError)
+        let graph = try #require(error as? GraphAPIError)
         #expect(graph.code == 190)
         #expect(graph.message == "server_error")
         #expect(graph.coreCode == .graphAPI)
@@ -66,8 +66,8 @@ import Testing
 
         let messageOnly = Self.interpret("fb1://authorize/#error_message=Only+a+message")
         guard case .failed(let second) = messageOnly else { Issue.record("got \(messageOnly)"); return }
-        #expect((second as? GraphRequestError)?.message == "Only a message")
-        #expect((second as? GraphRequestError)?.code == 0)
+        #expect((second as? GraphAPIError)?.message == "Only a message")
+        #expect((second as? GraphAPIError)?.code == 0)
     }
 
     @Test func wrongOrMissingChallengeIsError308() {

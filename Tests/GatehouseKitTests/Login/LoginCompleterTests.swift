@@ -62,7 +62,8 @@ import Testing
         let completion = await Self.complete(graph, Self.url("nonce=n1&granted_scopes=email"))
         #expect(graph.calls.first == FakeLoginGraph.Call(
             path: "oauth/access_token",
-            parameters: ["grant_type": "fb_exchange_nonce", "fb_exchange_nonce": "n1", "client_id": "1", "fields": ""],
+            parameters: ["grant_type": "fb_exchange_nonce", "fb_exchange_nonce": "n1", "client_id": "1", "fields": "",
+                         "code_verifier": Self.verifier.value],
             tokenString: "1|ct"))
         #expect(completion.result?.token?.expirationDate == Date(timeIntervalSince1970: 1_760_000_000))
         #expect(completion.result?.token?.userID == "31")
@@ -105,7 +106,7 @@ import Testing
     @Test func meGraphErrorFailsTheLogin() async {
         let graph = FakeLoginGraph(["me": (400, ["error": ["message": "Invalid OAuth access token", "code": 190]])])
         let completion = await Self.complete(graph, Self.url("access_token=EAAx&granted_scopes=email"))
-        #expect((completion.error as? GraphRequestError)?.code == 190)
+        #expect((completion.error as? GraphAPIError)?.code == 190)
     }
 
     @Test func limitedLoginMakesNoGraphCalls() async {

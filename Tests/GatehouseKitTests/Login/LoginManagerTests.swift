@@ -237,7 +237,7 @@ import Testing
         guard case .failed(let error) = await Self.manager(failing).logIn(permissions: ["email"], authType: nil, defaultAudience: .friends) else {
             Issue.record("expected failure"); return
         }
-        #expect((error as? GraphRequestError)?.message == "x")
+        #expect((error as? GraphAPIError)?.message == "x")
     }
 
     @Test func defaultAudienceReachesTheDialog() async throws {

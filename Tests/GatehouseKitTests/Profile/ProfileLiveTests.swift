@@ -153,7 +153,7 @@ struct ProfileLiveTests {
             do {
                 _ = try await Profile.loadCurrentProfile()
                 Issue.record("the load should fail")
-            } catch let error as GraphRequestError {
+            } catch let error as GraphAPIError {
                 #expect(error.code == 190)
                 #expect(error.type == "OAuthException")
             } catch {

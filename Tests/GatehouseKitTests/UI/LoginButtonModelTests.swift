@@ -37,7 +37,7 @@ final class FakeButtonLoginProvider: LoginProviding, @unchecked Sendable {
 }
 
 /// Records delegate calls as short strings.
-final class RecordingButtonDelegate: LoginButtonDelegate, @unchecked Sendable {
+final class RecordingButtonDelegate: LoginButtonModelDelegate, @unchecked Sendable {
     let events = LoginRecorder<String>()
     var allowsLogin = true
     var lastResult: LoginManagerLoginResult?
@@ -54,7 +54,7 @@ final class RecordingButtonDelegate: LoginButtonDelegate, @unchecked Sendable {
 }
 
 /// A delegate that leaves out the optional `loginButtonWillLogin`.
-final class MinimalButtonDelegate: LoginButtonDelegate, @unchecked Sendable {
+final class MinimalButtonDelegate: LoginButtonModelDelegate, @unchecked Sendable {
     let events = LoginRecorder<String>()
     func loginButton(_ loginButton: LoginButtonModel, didCompleteWith result: LoginManagerLoginResult?, error: (any Error)?) {
         events.record("complete")

@@ -9,8 +9,8 @@ import Testing
 
     @Test(arguments: [
         "https://app.example.com/callback", "fb1234567890123456://authorize/", "fb1234567890123456://authorize",
-        "fb1234567890123456suffix1://authorize/", "http://127.0.0.1:5555/cb", "http://localhost:9/cb", "http://127.0.0.1/cb",
-        "http://127.0.0.1:8080/auth?x=1",
+        "fb1234567890123456suffix1://authorize/", "http://127.0.0.1:5555/cb", "http://127.0.0.1/cb",
+        "http://localhost:8080/auth?x=1",
     ])
     func allowed(_ uri: String) { #expect(RedirectURIPolicy.isAllowed(uri, for: app)) }
 
@@ -19,6 +19,8 @@ import Testing
         "https://app.example.com/Callback", "https://app.example.com/callback#frag", "https://evil.example.com/callback",
         "fb999://authorize/", "fb1234567890123456://other/", "fb1234567890123456SUFFIX://authorize/", "http://127.0.0.1:5555/other",
         "https://127.0.0.1:5555/cb", "http://127.0.0.2/cb", "http://user@127.0.0.1/cb", "http://127.0.0.1:8080/auth?x=2", "",
+        // Issue 12, finding 13: the loopback host must match the registration's (only the port may vary).
+        "http://127.0.0.1:8080/auth?x=1", "http://localhost:5555/cb", "http://localhost:9/cb", "http://[::1]:5555/cb",
     ])
     func refused(_ uri: String) { #expect(!RedirectURIPolicy.isAllowed(uri, for: app)) }
 

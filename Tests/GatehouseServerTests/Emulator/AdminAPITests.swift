@@ -25,7 +25,7 @@ import Testing
             #expect(me.json["error"]?["error_subcode"]?.intValue == 463)
             // The offset is persisted, so a restarted emulator keeps its place in time.
             #expect(try await server.services.storage.emulator.setting("clock_offset_seconds") == "5270400")
-            let reset = try await client.execute(uri: "/admin/api/clock/reset", method: .post)
+            let reset = try await client.execute(uri: "/admin/api/clock/reset", method: .post, headers: Self.json, body: ByteBuffer(string: "{}"))
             #expect(reset.json["offset_seconds"]?.intValue == 0)
             #expect(try await client.execute(uri: "/me?access_token=\(token)", method: .get).status == .ok)
             #expect(try await server.services.storage.emulator.setting("clock_offset_seconds") == nil)

@@ -132,8 +132,14 @@ import Testing
             #expect(list.json["data"]?[0]?["id"]?.stringValue == firstID)
             #expect(list.json["paging"]?["next"]?.stringValue?.contains("access_token=") == true)
 
-            let login = try await client.execute(uri: Browser.relative(created.json["login_url"]!.stringValue!), method: .get)
-            #expect(login.status == .found)
+            // The login_url only shows a confirmation page; the login itself is a CSRF-checked POST (issue 12, finding 14).
+            let browser = Browser(client)
+            let confirm = try await browser.get(Browser.relative(created.json["login_url"]!.stringValue!))
+            #expect(confirm.status == .ok)
+            #expect(confirm.headers[.setCookie]?.hasPrefix("gh_session=") != true)
+            let form = ["csrf_token", "app_id", "user_id", "expires", "sig"].map { ($0, Browser.hiddenValue($0, in: confirm.text) ?? "") }
+            let login = try await browser.post("/testuser/login", form: form)
+            #expect(login.status == .seeOther)
             #expect(login.headers[.setCookie]?.hasPrefix("gh_session=") == true)
 
             let userToken = try await client.execute(uri: "/\(app.id)/accounts/test-users?access_token=\(token)", method: .get)

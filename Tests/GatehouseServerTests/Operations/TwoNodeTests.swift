@@ -51,7 +51,7 @@ struct TwoNodeTests {
             let before = try await HTTP.get(b.baseURL + debug)
             let oldExpiry = try #require((before.json["data"] as? [String: Any])?["expires_at"] as? Int)
             try await Task.sleep(for: .milliseconds(1100))
-            let extended = try await HTTP.get("\(a.baseURL)/v21.0/oauth/access_token?grant_type=fb_extend_sso_token&access_token=\(token)")
+            let extended = try await HTTP.get("\(a.baseURL)/v21.0/oauth/access_token?grant_type=fb_extend_sso_token&client_id=\(appID)&access_token=\(token)")
             let newExpiry = try #require(extended.json["expires_at"] as? Int, "\(extended.text)")
             #expect(newExpiry > oldExpiry)
             let extendedAt = Date()

@@ -27,6 +27,9 @@ final class Browser: @unchecked Sendable {
         return response
     }
 
+    /// Sets a cookie as if another site had planted it (the CSRF-binding tests).
+    func plantCookie(name: String, value: String) { cookies[name] = value }
+
     func cookieHeaders() -> HTTPFields {
         var headers = HTTPFields()
         if !cookies.isEmpty { headers[.cookie] = cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; ") }

@@ -30,9 +30,12 @@ struct TestServer {
     /// - Parameters:
     ///   - configure: changes to the configuration (mode, limits, proxies, TLS) before services are built.
     ///   - logger: replaces the silent default (the secrets-in-logs test captures everything).
+    ///   - passwords: replaces bcrypt at cost 4 (the throttling tests count verifications).
+    ///   - callbackTransport: replaces the mode's guarded callback transport.
     static func make(
         requireAppSecret: Bool = false, approved: [String] = ["user_friends"], mode: ServerMode = .development,
-        configure: (inout GatehouseConfiguration) -> Void = { _ in }, logger customLogger: Logger? = nil
+        configure: (inout GatehouseConfiguration) -> Void = { _ in }, logger customLogger: Logger? = nil,
+        passwords: (any PasswordHasher)? = nil, callbackTransport: (any CallbackTransport)? = nil
     ) async throws -> TestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -46,8 +49,8 @@ struct TestServer {
         let clock = AdjustableClock(fixed: Date(timeIntervalSince1970: 1_800_000_000))
         let notifier = RecordingNotifier()
         let services = GatehouseServices(
-            configuration: configuration, storage: storage, clock: clock, passwords: BcryptPasswordHasher(cost: 4),
-            callbacks: notifier, logger: logger, clockControl: clock)
+            configuration: configuration, storage: storage, clock: clock, passwords: passwords ?? BcryptPasswordHasher(cost: 4),
+            callbacks: notifier, logger: logger, clockControl: clock, callbackTransport: callbackTransport)
         let app = try await services.accounts.createApp(
             name: "Test App", redirectURIs: [redirectURI, "http://127.0.0.1/cb"], requireAppSecret: requireAppSecret,
             approvedPermissions: approved)

@@ -22,7 +22,7 @@ public struct SQLUserStore: UserStore {
     static let columns = [
         "id", "email", "email_key", "password_hash", "first_name", "middle_name", "last_name", "birthday", "gender",
         "link", "location_id", "location_name", "hometown_id", "hometown_name", "picture", "test_user_of_app_id",
-        "password_changed_at", "created_at",
+        "password_changed_at", "created_at", "quotes",
     ]
 
     /// The key emails are compared by.
@@ -149,7 +149,7 @@ public struct SQLUserStore: UserStore {
             user.id, user.email, emailKey(user.email), user.passwordHash, user.firstName, user.middleName,
             user.lastName, user.birthday, user.gender, user.link, user.location?.id, user.location?.name,
             user.hometown?.id, user.hometown?.name, user.picture, user.testUserOfAppID,
-            SQLCodec.seconds(user.passwordChangedAt), SQLCodec.seconds(user.createdAt),
+            SQLCodec.seconds(user.passwordChangedAt), SQLCodec.seconds(user.createdAt), user.quotes,
         ]
     }
 
@@ -170,6 +170,7 @@ public struct SQLUserStore: UserStore {
             picture: try r.data("picture"),
             testUserOfAppID: try r.optionalString("test_user_of_app_id"),
             passwordChangedAt: try r.optionalDate("password_changed_at"),
+            quotes: try r.optionalString("quotes"),
             createdAt: try r.date("created_at")
         )
     }

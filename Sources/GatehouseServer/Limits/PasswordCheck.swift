@@ -1,0 +1,69 @@
+import Foundation
+
+/// The one way a password form checks a password: the login dialog, `/login`, `/device/signin` and
+/// `/console/login` all come here, and nothing else calls ``PasswordHasher/verify(_:hash:)``.
+///
+/// In order:
+/// 1. the attempt is reserved in ``LoginThrottle`` (atomically, before any hashing); over budget → ``Outcome/throttled``;
+/// 2. the account is looked up; an unknown email is verified against ``PasswordHasher/dummyHash()`` so it takes as
+///    long as a wrong password, and both answer ``Outcome/refused`` (forms show one message for both);
+/// 3. a correct password clears this client's failures on the account.
+struct PasswordCheck: Sendable {
+    /// What the form should answer.
+    enum Outcome<Account: Sendable>: Sendable {
+        case accepted(Account)
+        /// Wrong password, unknown email, or an empty or oversized field: one answer for all.
+        case refused
+        /// Too many attempts: answer 429 with `Retry-After`.
+        case throttled(retryAfterSeconds: Int, retryMinutes: Int)
+    }
+
+    let services: GatehouseServices
+    let throttle: LoginThrottle
+
+    /// The one message for a wrong password and an unknown email alike.
+    static let refusedMessage = "The email or password you entered is incorrect."
+
+    static func throttledMessage(minutes: Int) -> String {
+        "Too many failed attempts. Wait \(minutes) minute\(minutes == 1 ? "" : "s") and try again."
+    }
+
+    /// People's accounts (dialog, `/login`, `/device/signin` share one budget, so no form sidesteps another's).
+    static func people(_ services: GatehouseServices) -> PasswordCheck {
+        PasswordCheck(services: services, throttle: LoginThrottle(services: services, scope: "login"))
+    }
+
+    /// Console administrators.
+    static func admins(_ services: GatehouseServices) -> PasswordCheck {
+        PasswordCheck(services: services, throttle: LoginThrottle(services: services, scope: "admin"))
+    }
+
+    /// Checks a person's email and password.
+    func person(email: String, password: String, ip: String?) async throws -> Outcome<UserRecord> {
+        try await authenticate(email: email, password: password, ip: ip, find: services.storage.users.find(email:), hash: \.passwordHash)
+    }
+
+    /// Checks a console administrator's email and password.
+    func admin(email: String, password: String, ip: String?) async throws -> Outcome<AdminAccountRecord> {
+        try await authenticate(email: email, password: password, ip: ip, find: services.storage.admins.find(email:), hash: \.passwordHash)
+    }
+
+    private func authenticate<Account: Sendable>(
+        email rawEmail: String, password: String, ip: String?,
+        find: (String) async throws -> Account?, hash: (Account) -> String
+    ) async throws -> Outcome<Account> {
+        let email = String(rawEmail.prefix(320))
+        guard !email.isEmpty, !password.isEmpty, password.utf8.count <= 1024 else { return .refused }
+        guard try await throttle.reserve(email: email, ip: ip) else {
+            return .throttled(retryAfterSeconds: throttle.retryAfterSeconds, retryMinutes: throttle.retryMinutes)
+        }
+        let account = try await find(email)
+        // Always one bcrypt verification, against the real hash or the dummy one.
+        let stored: String
+        if let account { stored = hash(account) } else { stored = try await services.passwords.dummyHash() }
+        let matches = try await services.passwords.verify(password, hash: stored)
+        guard let account, matches else { return .refused }
+        try await throttle.succeeded(email: email, ip: ip)
+        return .accepted(account)
+    }
+}
