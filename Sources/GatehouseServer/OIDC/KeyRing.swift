@@ -7,8 +7,10 @@ import X509
 
 /// The id_token signing keys: made on first use, kept in the database, rotated with a grace period.
 ///
-/// Every node reads the same `signing_keys` table, so a cluster signs with one key. The parsed keys
-/// are cached and rebuilt only when the set of keys in the table changes.
+/// Every node reads the same `signing_keys` table, so a cluster signs with one key. The storage keeps the
+/// node's copy of that table in memory (``CachingSigningKeyStore``, refreshed on every rotation here and, through
+/// the invalidation channel, on other nodes), so signing reads no database; the parsed keys are cached here and
+/// rebuilt only when the active key changes. Which key is active or still published is decided on every call.
 public actor KeyRing {
     /// How long a retired key stays published by default.
     public static let defaultGrace: TimeInterval = 7 * 86400

@@ -71,35 +71,78 @@ struct TokenService: Sendable {
     }
 
     /// Checks a presented token, giving the caller or the exact Graph error Facebook would give.
+    ///
+    /// A token seen before is answered from the node's ``CallerCache`` (facts only; the verdict is worked out
+    /// again at every call by ``CallerRules``); otherwise the database decides and a valid caller's facts are
+    /// kept, unless a write invalidated them while they were being read.
     func resolve(_ text: String) async throws -> Result<Caller, GraphError> {
-        let storage = services.storage
         guard !text.isEmpty, text.count <= 512 else { return .failure(.invalidTokenFormat) }
+        let hash = SecretHash.sha256Hex(text)
+        let cache = services.storage.callerCache
+        let (hit, generation) = cache?.begin(hash) ?? (nil, nil)
+        if let hit, let verdict = CallerRules.evaluate(hit, text: text, now: services.clock.now()) { return verdict }
+        let (result, facts) = try await resolveFromDatabase(text, hash: hash)
+        if let cache, let facts, let generation { cache.store(facts, for: hash, ifGeneration: generation) }
+        return result
+    }
+
+    /// The database's answer, and the facts behind it when the caller is valid.
+    private func resolveFromDatabase(_ text: String, hash: String) async throws -> (Result<Caller, GraphError>, CallerFacts?) {
+        let storage = services.storage
         if let bar = text.firstIndex(of: "|") {
             let appID = String(text[..<bar]), rest = String(text[text.index(after: bar)...])
-            guard let app = try await storage.apps.find(id: appID) else { return .failure(.invalidTokenFormat) }
-            if constantTimeEquals(rest, app.secret) { return .success(.app(app)) }
-            if constantTimeEquals(rest, app.clientToken) { return .success(.client(app)) }
-            if let record = try await storage.tokens.find(tokenHash: SecretHash.sha256Hex(text)),
+            guard let app = try await storage.apps.find(id: appID) else { return (.failure(.invalidTokenFormat), nil) }
+            if constantTimeEquals(rest, app.secret) { return (.success(.app(app)), CallerFacts(app: app, kind: .app(token: nil))) }
+            if constantTimeEquals(rest, app.clientToken) { return (.success(.client(app)), CallerFacts(app: app, kind: .app(token: nil))) }
+            if let record = try await storage.tokens.find(tokenHash: hash),
                record.kind == .app, record.appID == app.id, record.revokedAt == nil {
-                return .success(.app(app))
+                return (.success(.app(app)), CallerFacts(app: app, kind: .app(token: record)))
             }
-            return .failure(GraphError.invalidAppToken)
+            return (.failure(GraphError.invalidAppToken), nil)
         }
-        guard let record = try await storage.tokens.find(tokenHash: SecretHash.sha256Hex(text)),
-              record.kind == .user, let userID = record.userID,
-              let app = try await storage.apps.find(id: record.appID),
-              let user = try await storage.users.find(id: userID)
-        else { return .failure(.invalidTokenFormat) }
+        let records = try await userTokenRecords(hash: hash)
+        guard let records, records.token.kind == .user, let userID = records.token.userID,
+              let app = records.app, let user = records.user
+        else { return (.failure(.invalidTokenFormat), nil) }
+        let record = records.token
         let now = services.clock.now()
-        if let changed = user.passwordChangedAt, changed > record.issuedAt { return .failure(.passwordChanged) }
-        guard let grant = try await storage.grants.find(appID: app.id, userID: userID) else {
-            return .failure(.appNotAuthorized(appID: app.id))
+        if let changed = user.passwordChangedAt, changed > record.issuedAt { return (.failure(.passwordChanged), nil) }
+        guard let grant = records.grant else { return (.failure(.appNotAuthorized(appID: app.id)), nil) }
+        if record.revokedAt != nil { return (.failure(.sessionLoggedOut), nil) }
+        if let expires = record.expiresAt, now >= expires { return (.failure(.tokenExpired(expiredAt: expires, now: now)), nil) }
+        // Created on first use, so a person who never got one has none to join yet.
+        let scoped = try await records.scopedID.asyncOr { try await storage.users.scopedID(appID: app.id, userID: userID) }
+        let facts = CallerFacts(
+            app: app, kind: .user(token: record, user: CallerFacts.withoutPictureBytes(user), grant: grant, scopedID: scoped))
+        return (.success(.user(UserCaller(
+            tokenString: text, token: record, app: app, user: user, grant: grant, scopedID: scoped, now: now))), facts)
+    }
+}
+
+extension TokenService {
+    /// A user token's rows: in one joined statement where the storage offers it, else one statement each.
+    /// Rows are read only as far as the checks need them, like the step-by-step path always did.
+    fileprivate func userTokenRecords(hash: String) async throws -> CallerRecords? {
+        let storage = services.storage
+        if let joined = storage.callerRecords { return try await joined.callerRecords(tokenHash: hash) }
+        guard let token = try await storage.tokens.find(tokenHash: hash) else { return nil }
+        guard token.kind == .user, let userID = token.userID,
+              let app = try await storage.apps.find(id: token.appID),
+              let user = try await storage.users.find(id: userID)
+        else { return CallerRecords(token: token) }
+        if let changed = user.passwordChangedAt, changed > token.issuedAt {
+            return CallerRecords(token: token, app: app, user: user)
         }
-        if record.revokedAt != nil { return .failure(.sessionLoggedOut) }
-        if let expires = record.expiresAt, now >= expires { return .failure(.tokenExpired(expiredAt: expires, now: now)) }
-        let scoped = try await storage.users.scopedID(appID: app.id, userID: userID)
-        return .success(.user(UserCaller(
-            tokenString: text, token: record, app: app, user: user, grant: grant, scopedID: scoped, now: now)))
+        let grant = try await storage.grants.find(appID: app.id, userID: userID)
+        return CallerRecords(token: token, app: app, user: user, grant: grant)
+    }
+}
+
+extension Optional where Wrapped: Sendable {
+    /// The value, or what `fallback` makes when there is none.
+    fileprivate func asyncOr(_ fallback: () async throws -> Wrapped) async throws -> Wrapped {
+        if let self { return self }
+        return try await fallback()
     }
 }
 

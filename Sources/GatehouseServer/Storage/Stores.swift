@@ -140,6 +140,11 @@ public struct Storage: Sendable {
     public var posts: any PostStore
     /// App requests (the requests dialog, `/me/apprequests`).
     public var requests: any AppRequestStore
+    /// The node's resolved callers by token hash (nil: none). The app, user, grant, token and emulator stores
+    /// above invalidate it on every write that could change what a caller sees.
+    public var callerCache: CallerCache?
+    /// Reads a token with its app, person, grant and scoped id in one statement (nil: read them one by one).
+    public var callerRecords: (any CallerRecordStore)?
     /// Closes connections; the stores must not be used afterwards.
     public var shutdown: @Sendable () async throws -> Void
     /// Returns once the database answers a trivial query; throws `StorageError.unavailable` otherwise

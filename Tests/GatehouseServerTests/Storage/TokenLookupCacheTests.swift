@@ -10,7 +10,7 @@ struct TokenLookupCacheTests {
 
     @Test func payloadsRoundTripAndUnknownOnesMeanEverything() {
         let events: [TokenInvalidation] = [
-            .token(id: "x"), .appUser(appID: "1", userID: "2"), .user(id: "3"), .code(id: "4"), .all,
+            .token(id: "x"), .appUser(appID: "1", userID: "2"), .user(id: "3"), .code(id: "4"), .app(id: "5"), .signingKeys, .all,
         ]
         for event in events { #expect(TokenInvalidation(payload: event.payload) == event) }
         #expect(TokenInvalidation.appUser(appID: "1", userID: "2").payload == "app_user:1:2")
@@ -78,6 +78,56 @@ struct TokenLookupCacheTests {
             _ = try await small.lookup("hash-\(i)") { Fixture.token("\(i)", app: "A", user: "1") }
         }
         #expect(small.count <= 2)
+    }
+
+    @Test func aFullCacheEvictsItsOldestEntryNotEverything() async throws {
+        let small = TokenLookupCache(capacity: 3)
+        for i in 0..<5 {
+            _ = try await small.lookup("hash-\(i)") { Fixture.token("\(i)", app: "A", user: "1") }
+        }
+        #expect(small.count == 3)
+        var loads = 0
+        for i in 2..<5 { _ = try await small.lookup("hash-\(i)") { loads += 1; return Fixture.token("\(i)", app: "A", user: "1") } }
+        #expect(loads == 0, "the three newest entries survive")
+        _ = try await small.lookup("hash-0") { loads += 1; return Fixture.token("0", app: "A", user: "1") }
+        #expect(loads == 1, "the oldest was evicted")
+    }
+
+    /// The indexed entries against the obvious model (a dictionary filtered with `matches`), over a long
+    /// random sequence of stores, replacements, invalidations and evictions.
+    @Test func theIndexAgreesWithAFullScanOverRandomOperations() {
+        var generator = SystemRandomNumberGenerator()
+        var entries = IndexedCacheEntries<TokenRecord>()
+        var model: [String: TokenRecord] = [:]
+        var order: [String] = []
+        let capacity = 20
+        for step in 0..<5_000 {
+            let n = Int.random(in: 0..<40, using: &generator)
+            let record = Fixture.token(
+                "t\(n)", app: ["A", "B"][n % 2], user: n % 7 == 0 ? nil : "u\(n % 5)",
+                codeID: n % 3 == 0 ? "c\(n % 4)" : nil)
+            if Int.random(in: 0..<4, using: &generator) > 0 {
+                entries.insert(record, for: record.tokenHash, at: .now, capacity: capacity)
+                if model.removeValue(forKey: record.tokenHash) != nil { order.removeAll { $0 == record.tokenHash } }
+                while model.count >= capacity { model[order.removeFirst()] = nil }
+                model[record.tokenHash] = record
+                order.append(record.tokenHash)
+            } else {
+                let events: [TokenInvalidation] = [
+                    .token(id: "t\(n)"), .user(id: "u\(n % 5)"), .appUser(appID: ["A", "B"][n % 2], userID: "u\(n % 5)"),
+                    .code(id: "c\(n % 4)"), .signingKeys, .app(id: "A"), step % 500 == 0 ? .all : .token(id: "none"),
+                ]
+                let event = events[Int.random(in: 0..<events.count, using: &generator)]
+                entries.remove(matching: event)
+                model = model.filter { !event.matches($0.value) }
+                order.removeAll { model[$0] == nil }
+            }
+            let agrees = entries.count == model.count && model.allSatisfy { entries[$0.key]?.value == $0.value }
+            guard agrees else {
+                Issue.record("index and model disagree at step \(step)")
+                return
+            }
+        }
     }
 
     @Test func theCachingStoreInvalidatesLocallyAndPublishes() async throws {

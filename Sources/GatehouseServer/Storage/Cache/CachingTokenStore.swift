@@ -25,12 +25,19 @@ public struct CachingTokenStore: TokenStore {
     let base: any TokenStore
     public let cache: TokenLookupCache
     let publisher: any TokenInvalidationPublisher
+    /// The node's other caches built on token records (resolved callers), cleared at once with `cache`.
+    let others: any CacheInvalidationTarget
 
-    /// Wraps `base`; `publisher` reaches the other nodes.
-    public init(base: any TokenStore, cache: TokenLookupCache, publisher: any TokenInvalidationPublisher) {
+    /// Wraps `base`; `publisher` reaches the other nodes; `others` are this node's caches that also hold
+    /// token records (they may include `cache` itself).
+    public init(
+        base: any TokenStore, cache: TokenLookupCache, publisher: any TokenInvalidationPublisher,
+        alsoInvalidating others: any CacheInvalidationTarget = NodeCaches([])
+    ) {
         self.base = base
         self.cache = cache
         self.publisher = publisher
+        self.others = others
     }
 
     public func insert(_ token: TokenRecord) async throws {
@@ -68,9 +75,6 @@ public struct CachingTokenStore: TokenStore {
     }
 
     private func changing(_ event: TokenInvalidation, _ write: () async throws -> Void) async throws {
-        cache.invalidate(event)
-        try await write()
-        cache.invalidate(event)
-        await publisher.publish(event)
+        try await invalidating(event, local: NodeCaches([cache, others]), publisher: publisher, write)
     }
 }

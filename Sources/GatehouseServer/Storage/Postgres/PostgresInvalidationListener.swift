@@ -5,9 +5,9 @@ import NIOPosix
 import PostgresKit
 
 /// Keeps one dedicated connection `LISTEN`ing on the invalidation channel and applies every notification to
-/// the node's ``TokenLookupCache``.
+/// the node's caches (``NodeCaches``: token lookups, signing keys).
 ///
-/// The cache is enabled only while the listener is connected: it is switched on (empty) right after `LISTEN`
+/// The caches are enabled only while the listener is connected: it is switched on (empty) right after `LISTEN`
 /// succeeded and off as soon as the connection fails, so events missed while disconnected cannot leave stale
 /// entries. A ping every ``pingInterval`` notices a silently dead connection. Reconnects retry every
 /// ``retryDelay`` until ``stop()``.
@@ -23,12 +23,12 @@ final class PostgresInvalidationListener: Sendable {
 
     /// Starts listening in the background.
     static func start(
-        configuration: SQLPostgresConfiguration, channel: String, cache: TokenLookupCache, logger: Logger
+        configuration: SQLPostgresConfiguration, channel: String, caches: any CacheInvalidationTarget, logger: Logger
     ) -> PostgresInvalidationListener {
         PostgresInvalidationListener(task: Task {
             while !Task.isCancelled {
-                await listenOnce(configuration: configuration, channel: channel, cache: cache, logger: logger)
-                cache.setEnabled(false)
+                await listenOnce(configuration: configuration, channel: channel, caches: caches, logger: logger)
+                caches.setEnabled(false)
                 try? await Task.sleep(for: retryDelay)
             }
         })
@@ -42,7 +42,7 @@ final class PostgresInvalidationListener: Sendable {
 
     /// One connection's life: connect, LISTEN, enable the cache, apply notifications until it fails.
     private static func listenOnce(
-        configuration: SQLPostgresConfiguration, channel: String, cache: TokenLookupCache, logger: Logger
+        configuration: SQLPostgresConfiguration, channel: String, caches: any CacheInvalidationTarget, logger: Logger
     ) async {
         let quiet = {
             var quiet = logger
@@ -59,12 +59,12 @@ final class PostgresInvalidationListener: Sendable {
         }
         do {
             try await connection.listen(on: channel) { notifications in
-                cache.setEnabled(true)
+                caches.setEnabled(true)
                 logger.debug("token invalidation listener connected", metadata: ["channel": "\(channel)"])
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         for try await notification in notifications {
-                            cache.invalidate(TokenInvalidation(payload: notification.payload))
+                            caches.invalidate(TokenInvalidation(payload: notification.payload))
                         }
                         throw CancellationError()
                     }
@@ -79,7 +79,7 @@ final class PostgresInvalidationListener: Sendable {
                 }
             }
         } catch {
-            cache.setEnabled(false)
+            caches.setEnabled(false)
             if !Task.isCancelled {
                 logger.warning("token invalidation listener lost its connection; token caching paused", metadata: [
                     "error": "\(SQLErrorClassifier.postgres.describe(error))",

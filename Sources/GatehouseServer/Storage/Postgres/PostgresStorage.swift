@@ -8,10 +8,11 @@ import SQLKit
 
 /// Gatehouse's storage on PostgreSQL: the same SQLKit stores as SQLite, over a connection pool.
 ///
-/// Several nodes may share one database. Each node caches token lookups (``TokenLookupCache``); a node that
-/// revokes a token sends `NOTIFY` on ``Options/notificationChannel`` and every node's
-/// ``PostgresInvalidationListener`` drops the stale entries. A node whose listener is disconnected does not
-/// cache at all, so it can never serve a revocation it did not hear about.
+/// Several nodes may share one database. Each node caches token lookups (``TokenLookupCache``), resolved
+/// callers (``CallerCache``) and the signing keys (``SigningKeyCache``); a node that changes what they hold
+/// (a revocation, a profile, grant or app change, a key rotation) sends `NOTIFY` on
+/// ``Options/notificationChannel`` and every node's ``PostgresInvalidationListener`` drops the stale entries.
+/// A node whose listener is disconnected does not cache at all, so it can never serve a revocation it did not hear about.
 ///
 /// Every statement commits before the call returns (autocommit; PostgreSQL's default `synchronous_commit=on`
 /// flushes the WAL first), so an answered issuance survives a crash of the server or the database.
@@ -24,7 +25,8 @@ public enum PostgresStorage {
         public var connectionWaitTimeout: TimeAmount
         /// The `LISTEN`/`NOTIFY` channel for token invalidations; nodes sharing a database must agree.
         public var notificationChannel: String
-        /// Whether token lookups are cached on this node.
+        /// Whether token lookups, callers and signing keys are cached on this node (its writes are announced
+        /// either way).
         public var cachesTokens: Bool
 
         /// The defaults: 4 connections per event loop, 5 s wait, channel `gatehouse_tokens`, caching on.
@@ -70,15 +72,25 @@ public enum PostgresStorage {
             }
             throw error
         }
+        let publisher = PostgresNotifyPublisher(db: db, channel: options.notificationChannel, logger: logger)
         guard options.cachesTokens else {
-            return SQLStorage.make(database: db, random: random, errors: .postgres) { try await owner.shutdown() }
+            // Caches that are never enabled (no listener): this node reads everything from the database, but
+            // its writes still reach the nodes that do cache.
+            return SQLStorage.make(
+                database: db, random: random, errors: .postgres, tokenCache: TokenLookupCache(enabled: false),
+                keyCache: SigningKeyCache(enabled: false), callerCache: CallerCache(enabled: false),
+                invalidations: publisher
+            ) { try await owner.shutdown() }
         }
         let cache = TokenLookupCache(enabled: false)
+        let keyCache = SigningKeyCache(enabled: false)
+        let callerCache = CallerCache(enabled: false)
         let listener = PostgresInvalidationListener.start(
-            configuration: configuration, channel: options.notificationChannel, cache: cache, logger: logger)
-        let publisher = PostgresNotifyPublisher(db: db, channel: options.notificationChannel, logger: logger)
+            configuration: configuration, channel: options.notificationChannel,
+            caches: NodeCaches([cache, keyCache, callerCache]), logger: logger)
         return SQLStorage.make(
-            database: db, random: random, errors: .postgres, tokenCache: cache, invalidations: publisher
+            database: db, random: random, errors: .postgres, tokenCache: cache, keyCache: keyCache,
+            callerCache: callerCache, invalidations: publisher
         ) {
             await listener.stop()
             try await owner.shutdown()

@@ -14,7 +14,8 @@ public enum SQLStorage {
     /// Parent folders are created and a new file is made readable by its owner only (it holds app secrets).
     /// The connection uses `journal_mode=WAL`, `synchronous=FULL` (a committed write survives a crash),
     /// `busy_timeout=5000` (the CLI may write while the server runs) and `foreign_keys=ON`.
-    /// `Storage.shutdown` closes the connection.
+    /// Token lookups, resolved callers and signing keys are cached; a ``SQLiteChangeWatcher`` drops the caches when another
+    /// process writes to the file. `Storage.shutdown` stops the watcher and closes the connection.
     ///
     /// - Throws: `StorageError.unavailable` when the file cannot be created, opened or migrated.
     public static func openSQLite(
@@ -28,7 +29,12 @@ public enum SQLStorage {
             try? await connection.close()
             throw error
         }
-        return make(database: db, random: random, tokenCache: TokenLookupCache()) {
+        let tokenCache = TokenLookupCache()
+        let keyCache = SigningKeyCache()
+        let callerCache = CallerCache()
+        let watcher = SQLiteChangeWatcher.start(db: db, caches: NodeCaches([tokenCache, keyCache, callerCache]))
+        return make(database: db, random: random, tokenCache: tokenCache, keyCache: keyCache, callerCache: callerCache) {
+            await watcher.stop()
             try await connection.close()
         }
     }
@@ -40,26 +46,45 @@ public enum SQLStorage {
     ///   - errors: how the driver's errors are recognised (defaults to SQLite's).
     ///   - tokenCache: a node-local cache of token lookups (nil: none); revocations invalidate it and are
     ///     announced through `invalidations` to the other nodes on the same database.
+    ///   - keyCache: the node's copy of the signing keys (nil: none); rotations invalidate it the same way.
+    ///   - callerCache: the node's resolved callers (nil: none); app, person, grant, token and import writes
+    ///     invalidate it the same way.
     ///   - shutdown: run by `Storage.shutdown`; by default nothing (the caller owns the connection).
     public static func make(
         database: any SQLDatabase,
         random: any RandomSource = SystemRandomSource(),
         errors: SQLErrorClassifier = .sqlite,
         tokenCache: TokenLookupCache? = nil,
+        keyCache: SigningKeyCache? = nil,
+        callerCache: CallerCache? = nil,
         invalidations: any TokenInvalidationPublisher = LocalTokenInvalidation(),
         shutdown: @escaping @Sendable () async throws -> Void = {}
     ) -> Storage {
         let tokens = SQLTokenStore(database: database, errors: errors)
-        return Storage(
-            apps: SQLAppStore(database: database, errors: errors),
-            users: SQLUserStore(database: database, random: random, errors: errors),
+        let keys = SQLSigningKeyStore(database: database, errors: errors)
+        let emulator = SQLEmulatorStore(database: database, errors: errors)
+        var targets: [any CacheInvalidationTarget] = []
+        if let tokenCache { targets.append(tokenCache) }
+        if let keyCache { targets.append(keyCache) }
+        if let callerCache { targets.append(callerCache) }
+        let caches = NodeCaches(targets)
+        let apps = SQLAppStore(database: database, errors: errors)
+        let users = SQLUserStore(database: database, random: random, errors: errors)
+        let grants = SQLGrantStore(database: database, errors: errors)
+        // Without a caller cache nothing here reads apps, people or grants through a cache, so their writes
+        // need no announcing.
+        let announces = callerCache != nil
+        var storage = Storage(
+            apps: announces ? InvalidatingAppStore(base: apps, caches: caches, publisher: invalidations) as any AppStore : apps,
+            users: announces ? InvalidatingUserStore(base: users, caches: caches, publisher: invalidations) as any UserStore : users,
             friendships: SQLFriendshipStore(database: database, errors: errors),
-            grants: SQLGrantStore(database: database, errors: errors),
+            grants: announces ? InvalidatingGrantStore(base: grants, caches: caches, publisher: invalidations) as any GrantStore : grants,
             codes: SQLAuthCodeStore(database: database, errors: errors),
-            tokens: tokenCache.map { CachingTokenStore(base: tokens, cache: $0, publisher: invalidations) } ?? tokens,
+            tokens: tokenCache.map { CachingTokenStore(base: tokens, cache: $0, publisher: invalidations, alsoInvalidating: caches) } ?? tokens,
             sessions: SQLBrowserSessionStore(database: database, errors: errors),
-            signingKeys: SQLSigningKeyStore(database: database, errors: errors),
-            emulator: SQLEmulatorStore(database: database, errors: errors),
+            signingKeys: keyCache.map { CachingSigningKeyStore(base: keys, cache: $0, publisher: invalidations) } ?? keys,
+            emulator: caches.targets.isEmpty
+                ? emulator as any EmulatorStore : InvalidatingEmulatorStore(base: emulator, caches: caches, publisher: invalidations),
             deviceCodes: SQLDeviceCodeStore(database: database, errors: errors),
             tokenCache: SQLTokenCacheStore(database: database, errors: errors),
             serverKeys: SQLServerKeyStore(database: database, errors: errors),
@@ -73,6 +98,9 @@ public enum SQLStorage {
                 try await SQLStoreContext(db: database, errors: errors).run { try await database.raw("SELECT 1").run() }
             }
         )
+        storage.callerCache = callerCache
+        storage.callerRecords = SQLCallerRecordStore(database: database, errors: errors)
+        return storage
     }
 
     /// Applies pending migrations in order, each once; a no-op on an up-to-date database.

@@ -1,0 +1,75 @@
+import Foundation
+import GatehouseProtocol
+
+/// What a presented access token stands for, as read from the database: records only, never a verdict.
+///
+/// Kept per node in a ``CallerCache`` keyed by the token's hash, so a Graph call or `debug_token` on a known
+/// token reads nothing from the database. Whether the token is valid *now* (revoked, expired on the injected
+/// clock, password changed since, grant present) is decided on every request by ``CallerRules/evaluate(_:text:now:)``.
+public struct CallerFacts: Sendable {
+    enum Kind: Sendable {
+        /// A user token with the person, their grant and their id inside the app.
+        case user(token: TokenRecord, user: UserRecord, grant: GrantRecord, scopedID: String)
+        /// `APPID|…` that matched the app's secret, its client token, or a minted app token (`token`).
+        case app(token: TokenRecord?)
+    }
+
+    var app: AppRecord
+    var kind: Kind
+
+    /// The person as cached: the picture's bytes are dropped (they are large and only `/pictures` serves them,
+    /// from the database) but its presence is kept as an empty value, so `is_silhouette` answers the same.
+    static func withoutPictureBytes(_ user: UserRecord) -> UserRecord {
+        var user = user
+        if user.picture != nil { user.picture = Data() }
+        return user
+    }
+}
+
+extension CallerFacts: CacheableFacts {
+    /// Every write that could change what this caller sees names one of these (see the invalidating stores).
+    public var cacheDependencies: [CacheDependency] {
+        var keys: [CacheDependency] = [.app(app.id)]
+        switch kind {
+        case .user(let token, let user, _, _):
+            keys += token.cacheDependencies
+            if token.userID != user.id {
+                keys.append(.user(user.id))
+                keys.append(.appUser(app.id, user.id))
+            }
+        case .app(let token):
+            if let token { keys += token.cacheDependencies }
+        }
+        return keys
+    }
+}
+
+/// The per-node cache of resolved callers, keyed by the token's SHA-256.
+public typealias CallerCache = InvalidationCache<CallerFacts>
+
+/// The rules that turn cached facts into a caller or an error, evaluated on every request.
+enum CallerRules {
+    /// The verdict for `text` (whose hash led to `facts`) at `now`, in the same order of checks as a read
+    /// from the database; nil when the facts do not apply to `text` (then the database decides).
+    static func evaluate(_ facts: CallerFacts, text: String, now: Date) -> Result<Caller, GraphError>? {
+        let app = facts.app
+        switch facts.kind {
+        case .app(let token):
+            guard let bar = text.firstIndex(of: "|"), String(text[..<bar]) == app.id else { return nil }
+            let rest = String(text[text.index(after: bar)...])
+            if constantTimeEquals(rest, app.secret) { return .success(.app(app)) }
+            if constantTimeEquals(rest, app.clientToken) { return .success(.client(app)) }
+            if let token, token.kind == .app, token.appID == app.id, token.revokedAt == nil { return .success(.app(app)) }
+            return nil
+        case .user(let token, let user, let grant, let scopedID):
+            guard !text.contains("|"), token.kind == .user, token.userID == user.id, token.appID == app.id,
+                  grant.appID == app.id, grant.userID == user.id
+            else { return nil }
+            if let changed = user.passwordChangedAt, changed > token.issuedAt { return .failure(.passwordChanged) }
+            if token.revokedAt != nil { return .failure(.sessionLoggedOut) }
+            if let expires = token.expiresAt, now >= expires { return .failure(.tokenExpired(expiredAt: expires, now: now)) }
+            return .success(.user(UserCaller(
+                tokenString: text, token: token, app: app, user: user, grant: grant, scopedID: scopedID, now: now)))
+        }
+    }
+}

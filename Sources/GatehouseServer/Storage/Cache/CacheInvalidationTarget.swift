@@ -1,0 +1,46 @@
+import Foundation
+
+/// A node-local cache that writes (on this node or, through the invalidation channel, on another) can make stale.
+///
+/// The PostgreSQL listener and the SQLite change watcher drive every cache of a node through this one seam, so
+/// a new cache only has to conform to be kept current everywhere.
+public protocol CacheInvalidationTarget: Sendable {
+    /// Drops what `event` makes stale. Must also stop any lookup already in flight from storing its result.
+    func invalidate(_ event: TokenInvalidation)
+    /// Turns caching on or off; both directions start from an empty cache. Off while the node may be missing
+    /// other nodes' events (its listener is down), so it serves only what the database says.
+    func setEnabled(_ enabled: Bool)
+}
+
+/// Every cache of one node, addressed as one target.
+public struct NodeCaches: CacheInvalidationTarget {
+    /// The caches, in no particular order.
+    public let targets: [any CacheInvalidationTarget]
+
+    public init(_ targets: [any CacheInvalidationTarget]) {
+        self.targets = targets
+    }
+
+    public func invalidate(_ event: TokenInvalidation) {
+        for target in targets { target.invalidate(event) }
+    }
+
+    public func setEnabled(_ enabled: Bool) {
+        for target in targets { target.setEnabled(enabled) }
+    }
+}
+
+/// Runs one write the way every caching decorator must: drop the local entries, write, drop them again (a read
+/// that raced the write may have stored the old value in between), then tell the other nodes.
+///
+/// When the write throws nothing is published: the change did not happen, and the first invalidation only
+/// cost a reload.
+func invalidating(
+    _ event: TokenInvalidation, local: any CacheInvalidationTarget, publisher: any TokenInvalidationPublisher,
+    _ write: () async throws -> Void
+) async throws {
+    local.invalidate(event)
+    try await write()
+    local.invalidate(event)
+    await publisher.publish(event)
+}
