@@ -24,6 +24,8 @@ import Testing
         var services = server.services
         services.storage.ping = { throw StorageError.unavailable("PostgreSQL is unreachable") }
         services.storage.tokens = UnreachableTokenStore()
+        // The caller cache's one-statement read must fail the same way (nil falls back to the step-by-step reads).
+        services.storage.callerRecords = nil
         return TestServer(
             services: services, clock: server.clock, notifier: server.notifier, app: server.app, alice: server.alice,
             bob: server.bob, directory: server.directory)
