@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
     ],
     targets: [
         // Wire vocabulary shared by server and SDK. No I/O.
@@ -103,6 +105,17 @@ let package = Package(
             name: "gatehouse",
             dependencies: ["GatehouseCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // The one launcher the tests start child processes with (servers, the CLI, chromedriver, nginx, python).
+        // swift-subprocess, not Foundation's `Process`: on Linux, `Process.run()` in Swift 6.3 reads past a
+        // readdir buffer and traps at random when a test process spawns many children (see docs/TESTING.md).
+        .target(
+            name: "ChildProcesses",
+            dependencies: [
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
+            ],
+            path: "Tests/ChildProcesses"
+        ),
         .testTarget(name: "GatehouseProtocolTests", dependencies: ["GatehouseProtocol"]),
         .testTarget(
             name: "GatehouseServerTests",
@@ -120,11 +133,12 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "ChildProcesses",
             ]
         ),
         .testTarget(
             name: "GatehouseKitTests",
-            dependencies: ["GatehouseKit", "GatehouseKitLoopback", "GatehouseProtocol", "GatehouseServer",
+            dependencies: ["GatehouseKit", "GatehouseKitLoopback", "GatehouseProtocol", "GatehouseServer", "ChildProcesses",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Crypto", package: "swift-crypto")]
@@ -134,7 +148,7 @@ let package = Package(
         .testTarget(name: "PortingTests", dependencies: ["GatehouseKit"]),
         .testTarget(
             name: "GatehouseCLITests",
-            dependencies: ["GatehouseCLI", "GatehouseServer", "GatehouseProtocol", .product(name: "AsyncHTTPClient", package: "async-http-client")],
+            dependencies: ["GatehouseCLI", "GatehouseServer", "GatehouseProtocol", "ChildProcesses", .product(name: "AsyncHTTPClient", package: "async-http-client")],
             exclude: ["Interop"]
         ),
     ]

@@ -62,7 +62,7 @@ import Testing
     @Test func serveSeedsDevDataAndSharesTheDatabaseWithTheCLI() async throws {
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try ServerProcess(arguments: ["serve", "--port", "0"], environment: ["GATEHOUSE_DATA_DIR": dir])
+        let server = try await ServerProcess(arguments: ["serve", "--port", "0"], environment: ["GATEHOUSE_DATA_DIR": dir])
         defer { _ = server.stop() }
         let banner = try await server.waitFor("These facts are also in")
         let seedData = try #require(FileManager.default.contents(atPath: dir + "/dev-seed.json"))
@@ -87,10 +87,10 @@ import Testing
         let node = try await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/\(live["id"] as! String)?access_token=\(token)"), timeout: .seconds(10))
         let body = try await node.body.collect(upTo: 1 << 16)
         #expect(String(buffer: body) == #"{"name":"Live","id":"\#(live["id"] as! String)"}"#)
-        #expect(server.stop() == 0)
+        #expect(await server.stopAndWait() == 0)
 
         // A second start keeps the same demo app and says so again.
-        let again = try ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
+        let again = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
         defer { _ = again.stop() }
         let banner2 = try await again.waitFor("These facts are also in")
         #expect(banner2.contains(appID))
@@ -103,7 +103,7 @@ import Testing
     @Test func pythonFacebookSDKCompletesCodeLoginAndReadsMe() async throws {
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
+        let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
         defer { _ = server.stop() }
         let banner = try await server.waitFor("These facts are also in")
         let base = try #require(banner.split(separator: "\n").first?.split(separator: " ").first { $0.hasPrefix("http://") }.map(String.init))
@@ -119,7 +119,7 @@ import Testing
     @Test func independentVerifierWithOnlyTheDiscoveryURL() async throws {
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
+        let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
         defer { _ = server.stop() }
         let banner = try await server.waitFor("These facts are also in")
         let base = try #require(banner.split(separator: "\n").first?.split(separator: " ").first { $0.hasPrefix("http://") }.map(String.init))

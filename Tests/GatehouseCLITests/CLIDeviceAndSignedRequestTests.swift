@@ -6,12 +6,12 @@ import Testing
     @Test func deviceLoginPrintsTheCodeWaitsAndLogsIn() async throws {
         let data = try CLIProcess.temporaryDirectory(), cache = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data); try? FileManager.default.removeItem(atPath: cache) }
-        let server = try ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data], environment: ["GATEHOUSE_DEVICE_POLL_INTERVAL": "1"])
+        let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data], environment: ["GATEHOUSE_DEVICE_POLL_INTERVAL": "1"])
         defer { _ = server.stop() }
         _ = try await server.waitFor("These facts are also in")
         let common = ["--data-dir", data, "--cache-dir", cache]
 
-        let login = try ServerProcess(arguments: ["login", "--device", "--permissions", "email"] + common)
+        let login = try await ServerProcess(arguments: ["login", "--device", "--permissions", "email"] + common)
         let output = try await login.waitFor("Waiting (the code expires in")
         let url = try #require(output.split(separator: " ").first { $0.hasPrefix("http") && $0.hasSuffix("/device") }.map(String.init))
         let code = try #require(output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.count == 8 && $0.allSatisfy { $0.isUppercase || $0.isNumber } })
@@ -31,10 +31,10 @@ import Testing
     @Test func deviceLoginCancelledOnThePhoneExitsWithStatus2() async throws {
         let data = try CLIProcess.temporaryDirectory(), cache = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data); try? FileManager.default.removeItem(atPath: cache) }
-        let server = try ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data], environment: ["GATEHOUSE_DEVICE_POLL_INTERVAL": "1"])
+        let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data], environment: ["GATEHOUSE_DEVICE_POLL_INTERVAL": "1"])
         defer { _ = server.stop() }
         _ = try await server.waitFor("These facts are also in")
-        let login = try ServerProcess(arguments: ["login", "--device", "--data-dir", data, "--cache-dir", cache])
+        let login = try await ServerProcess(arguments: ["login", "--device", "--data-dir", data, "--cache-dir", cache])
         let output = try await login.waitFor("Waiting (the code expires in")
         let url = try #require(output.split(separator: " ").first { $0.hasPrefix("http") && $0.hasSuffix("/device") }.map(String.init))
         let code = try #require(output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.count == 8 && $0.allSatisfy { $0.isUppercase || $0.isNumber } })
@@ -64,7 +64,7 @@ import Testing
     @Test func remoteTokenCacheLogsInTheSecondMachine() async throws {
         let data = try CLIProcess.temporaryDirectory(), cacheA = try CLIProcess.temporaryDirectory(), cacheB = try CLIProcess.temporaryDirectory()
         defer { for d in [data, cacheA, cacheB] { try? FileManager.default.removeItem(atPath: d) } }
-        let server = try ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data], environment: ["GATEHOUSE_DEVICE_POLL_INTERVAL": "1"])
+        let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data], environment: ["GATEHOUSE_DEVICE_POLL_INTERVAL": "1"])
         defer { _ = server.stop() }
         _ = try await server.waitFor("These facts are also in")
         let seed = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: data + "/dev-seed.json"))) as? [String: Any])
@@ -79,7 +79,7 @@ import Testing
         }
         #expect(session.keys.sorted() == ["GATEHOUSE_REMOTE_CACHE_KEY", "GATEHOUSE_REMOTE_CACHE_PROOF"])
 
-        let login = try ServerProcess(arguments: ["login", "--device", "--data-dir", data, "--cache-dir", cacheA], environment: session)
+        let login = try await ServerProcess(arguments: ["login", "--device", "--data-dir", data, "--cache-dir", cacheA], environment: session)
         let output = try await login.waitFor("Waiting (the code expires in")
         let url = try #require(output.split(separator: " ").first { $0.hasPrefix("http") && $0.hasSuffix("/device") }.map(String.init))
         let code = try #require(output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.count == 8 && $0.allSatisfy { $0.isUppercase || $0.isNumber } })

@@ -11,7 +11,7 @@ import Testing
 
     /// Starts `gatehouse login --no-browser …`, returns the process and the dialog URL it printed.
     static func startLogin(_ arguments: [String]) async throws -> (ServerProcess, String) {
-        let login = try ServerProcess(arguments: ["login", "--no-browser"] + arguments)
+        let login = try await ServerProcess(arguments: ["login", "--no-browser"] + arguments)
         let output = try await login.waitFor("/dialog/oauth?")
         let line = try #require(output.split(separator: "\n").first { $0.hasPrefix("http") && $0.contains("/dialog/oauth?") })
         return (login, String(line))
@@ -20,7 +20,7 @@ import Testing
     @Test func loginThenWhoamiGraphPermissionsTokenAndLogout() async throws {
         let data = try CLIProcess.temporaryDirectory(), cache = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data); try? FileManager.default.removeItem(atPath: cache) }
-        let server = try ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data])
+        let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data])
         defer { _ = server.stop() }
         _ = try await server.waitFor("These facts are also in")
         let common = ["--data-dir", data, "--cache-dir", cache]
@@ -77,7 +77,7 @@ import Testing
     @Test func cancellingInTheBrowserExitsWithStatus2() async throws {
         let data = try CLIProcess.temporaryDirectory(), cache = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data); try? FileManager.default.removeItem(atPath: cache) }
-        let server = try ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data])
+        let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data])
         defer { _ = server.stop() }
         _ = try await server.waitFor("These facts are also in")
         let (login, url) = try await Self.startLogin(["--permissions", "email", "--data-dir", data, "--cache-dir", cache])
@@ -92,7 +92,7 @@ extension CLILoginTests {
     @Test func limitedLoginPrintsTheVerifiedClaimsAndKeepsNoAccessToken() async throws {
         let data = try CLIProcess.temporaryDirectory(), cache = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data); try? FileManager.default.removeItem(atPath: cache) }
-        let server = try ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data])
+        let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data])
         defer { _ = server.stop() }
         _ = try await server.waitFor("These facts are also in")
         let common = ["--data-dir", data, "--cache-dir", cache]

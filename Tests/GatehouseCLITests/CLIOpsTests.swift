@@ -38,9 +38,9 @@ import Testing
         #expect(out.stdout.isEmpty)
 
         // A development data directory (with its published seed) is refused too.
-        let dev = try ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
+        let dev = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
         _ = try await dev.waitFor("Open this URL")
-        _ = dev.stop()
+        await dev.stopAndWait()
         let seeded = try await CLIProcess.run(["serve", "--mode", "production", "--port", "0", "--public-url", "https://login.example.com", "--trusted-proxy", "127.0.0.1", "--data-dir", dir])
         #expect(seeded.status == 1)
         #expect(seeded.stderr.contains("the data directory holds the development seed"))
@@ -62,7 +62,7 @@ import Testing
         #expect((listed.json as? [[String: Any]])?.compactMap { $0["email"] as? String } == ["ops@example.com"])
 
         // A safe production configuration starts, without the dev seed, and keeps the console closed.
-        let server = try ServerProcess(arguments: ["serve", "--mode", "production", "--port", "0", "--public-url", "https://login.example.com", "--trusted-proxy", "127.0.0.1", "--data-dir", dir])
+        let server = try await ServerProcess(arguments: ["serve", "--mode", "production", "--port", "0", "--public-url", "https://login.example.com", "--trusted-proxy", "127.0.0.1", "--data-dir", dir])
         let banner = try await server.waitFor("Database:")
         #expect(banner.contains("(production mode)"))
         #expect(!banner.contains("Test users"))
@@ -81,7 +81,7 @@ import Testing
         #expect(tokens.count == 200)
         #expect((seed["codes"] as? [String])?.count == 3)
         #expect((seed["openid_codes"] as? [String])?.count == 3)
-        let server = try ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
+        let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
         let banner = try await server.waitFor("Database:")
         let base = try #require(banner.split(separator: " ").first { $0.hasPrefix("http://") }.map(String.init))
         let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/me?fields=id,name&access_token=\(tokens[199])"), timeout: .seconds(10))

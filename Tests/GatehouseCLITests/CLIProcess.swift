@@ -1,18 +1,11 @@
+import ChildProcesses
 import Foundation
 import Testing
 
 /// Runs the built `gatehouse` executable, as a person or script would.
 struct CLIProcess {
     /// The executable next to the test bundle (SwiftPM builds both into the same products folder).
-    static var executable: URL {
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = dir.appendingPathComponent("gatehouse")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            dir = dir.deletingLastPathComponent()
-        }
-        return URL(fileURLWithPath: ".build/debug/gatehouse")
-    }
+    static var executable: String { ChildProcess.builtProduct("gatehouse") }
 
     struct Output {
         var status: Int32
@@ -21,35 +14,10 @@ struct CLIProcess {
         var json: Any? { try? JSONSerialization.jsonObject(with: Data(stdout.utf8)) }
     }
 
-    /// Runs to completion on a dispatch thread: waiting for a child process must not block one of the
-    /// (on two cores, two) threads Swift concurrency runs every other test on.
+    /// Runs to completion; waiting for the child blocks no thread.
     static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) async throws -> Output {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try runBlocking(arguments, environment: environment, input: input) })
-            }
-        }
-    }
-
-    static func runBlocking(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws -> Output {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let stdin = Pipe()
-        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
-        try process.run()
-        if let input {
-            stdin.fileHandleForWriting.write(Data(input.utf8))
-            try? stdin.fileHandleForWriting.close()
-        }
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        let done = try await ChildProcess.run(executable, arguments: arguments, environment: environment, input: input)
+        return Output(status: done.status, stdout: done.standardOutput, stderr: done.standardError)
     }
 
     static func temporaryDirectory() throws -> String {
@@ -59,78 +27,48 @@ struct CLIProcess {
     }
 }
 
-/// A `gatehouse serve` child process, stopped with SIGTERM.
-final class ServerProcess: @unchecked Sendable {
-    let process = Process()
-    private let out = Pipe()
-    private let lock = NSLock()
-    private var buffer = Data()
+/// A long-running `gatehouse` child (`serve`, `login`, `dialog`), stopped with SIGTERM. Only its standard
+/// output is collected: that is what a person at the terminal reads.
+final class ServerProcess: Sendable {
+    let child: ChildProcess
 
-    init(arguments: [String], environment: [String: String] = [:]) throws {
-        process.executableURL = CLIProcess.executable
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        out.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self else { return }
-            self.lock.withLock { self.buffer.append(data) }
-        }
-        try process.run()
+    init(arguments: [String], environment: [String: String] = [:]) async throws {
+        child = try await ChildProcess.start(
+            CLIProcess.executable, arguments: arguments, environment: environment, standardError: .discarded)
     }
 
-    var output: String { lock.withLock { String(decoding: buffer, as: UTF8.self) } }
+    var output: String { child.output }
 
     /// Waits until stdout contains `marker`, or fails after `timeout` seconds.
     func waitFor(_ marker: String, timeout: TimeInterval = 90) async throws -> String {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let text = output
-            if text.contains(marker) { return text }
-            if !process.isRunning { break }
-            try await Task.sleep(for: .milliseconds(20))
+        guard let text = await child.waitForOutput(containing: marker, timeout: .seconds(timeout)) else {
+            throw ServerError.notReady(output)
         }
-        throw ServerError.notReady(output)
+        return text
     }
 
     /// Waits for the process to end by itself; nil if it is still running after `timeout` seconds.
     func waitForExit(timeout: TimeInterval = 60) async throws -> Int32? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        if process.isRunning { return nil }
-        try await Task.sleep(for: .milliseconds(100)) // let the last output arrive
-        return process.terminationStatus
+        await child.exitStatus(timeout: .seconds(timeout))
     }
 
-    func stop() -> Int32 {
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        out.fileHandleForReading.readabilityHandler = nil
-        return process.terminationStatus
+    /// Sends SIGTERM and returns at once (usable in `defer`).
+    func stop() { child.terminate() }
+
+    /// Sends SIGTERM and waits for the exit: its status.
+    @discardableResult
+    func stopAndWait() async -> Int32 {
+        child.terminate()
+        return await child.waitForExit()
     }
 
     enum ServerError: Error { case notReady(String) }
 }
 
-/// Runs `python3 script args…` on a dispatch thread and returns its combined output and exit status.
+/// Runs `python3 script args…` and returns its combined output and exit status.
 func runPython(_ script: String, _ arguments: [String]) async throws -> (output: String, status: Int32) {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async {
-            continuation.resume(with: Result {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-                process.arguments = ["python3", script] + arguments
-                let out = Pipe()
-                process.standardOutput = out
-                process.standardError = out
-                try process.run()
-                let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                process.waitUntilExit()
-                return (text, process.terminationStatus)
-            })
-        }
-    }
+    let done = try await ChildProcess.run("python3", arguments: [script] + arguments, mergingStandardError: true)
+    return (done.standardOutput, done.status)
 }
 
 /// A file next to the calling test file, e.g. `Interop/…py`.

@@ -6,7 +6,7 @@ import Testing
 @Suite(.serialized) struct CLISocialTests {
     /// Starts `gatehouse dialog … --no-browser`, returns the process and the dialog URL it printed.
     static func startDialog(_ arguments: [String]) async throws -> (ServerProcess, String) {
-        let process = try ServerProcess(arguments: ["dialog", "--no-browser"] + arguments)
+        let process = try await ServerProcess(arguments: ["dialog", "--no-browser"] + arguments)
         let output = try await process.waitFor("/dialog/")
         let line = try #require(output.split(separator: "\n").first { $0.hasPrefix("http") && $0.contains("/dialog/") })
         return (process, String(line))
@@ -15,7 +15,7 @@ import Testing
     @Test func publishPostAndUseBothDialogs() async throws {
         let data = try CLIProcess.temporaryDirectory(), cache = try CLIProcess.temporaryDirectory(), bobCache = try CLIProcess.temporaryDirectory()
         defer { for dir in [data, cache, bobCache] { try? FileManager.default.removeItem(atPath: dir) } }
-        let server = try ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data])
+        let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data])
         defer { _ = server.stop() }
         _ = try await server.waitFor("These facts are also in")
         let common = ["--data-dir", data, "--cache-dir", cache]

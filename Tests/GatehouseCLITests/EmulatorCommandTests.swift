@@ -8,7 +8,7 @@ import Testing
     @Test func clockInjectExportImportFromTheTerminal() async throws {
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
+        let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
         defer { _ = server.stop() }
         _ = try await server.waitFor("These facts are also in")
         let seedData = try #require(FileManager.default.contents(atPath: dir + "/dev-seed.json"))

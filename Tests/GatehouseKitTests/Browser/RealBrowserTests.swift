@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 @testable import GatehouseKit
 import GatehouseKitLoopback
@@ -242,39 +243,24 @@ import FoundationNetworking
     }
 }
 
-/// Runs the built `gatehouse` binary without blocking Swift's cooperative threads.
-final class CLIRun: @unchecked Sendable {
-    private let process = Process()
-    private let output = Pipe()
-    private let done: Task<Int32, Never>
+/// Runs the built `gatehouse` binary to completion in the background, with no display or `$BROWSER` of ours.
+final class CLIRun: Sendable {
+    private let done: Task<(Int32, String), Never>
 
     init(_ arguments: [String], environment: [String: String] = [:]) {
-        process.executableURL = LiveServer.binary
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env["DISPLAY"] = nil
-        env["WAYLAND_DISPLAY"] = nil
-        env["BROWSER"] = nil
-        for (k, v) in environment { env[k] = v }
-        process.environment = env
-        process.standardOutput = output
-        process.standardError = output
-        let process = self.process
-        done = Task.detached {
-            await withCheckedContinuation { continuation in
-                process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-                do { try process.run() } catch {
-                    process.terminationHandler = nil
-                    continuation.resume(returning: -1)
-                }
+        var changes: [String: String?] = ["DISPLAY": nil, "WAYLAND_DISPLAY": nil, "BROWSER": nil]
+        for (name, value) in environment { changes[name] = value }
+        let binary = LiveServer.binary
+        done = Task {
+            do {
+                let run = try await ChildProcess.run(binary, arguments: arguments, environment: changes, mergingStandardError: true)
+                return (run.status, run.standardOutput)
+            } catch {
+                return (-1, "could not run \(binary): \(error)")
             }
         }
     }
 
     /// Waits for the exit status and everything printed.
-    func finish() async -> (Int32, String) {
-        let status = await done.value
-        let data = (try? output.fileHandleForReading.readToEnd()) ?? nil
-        return (status, String(decoding: data ?? Data(), as: UTF8.self))
-    }
+    func finish() async -> (Int32, String) { await done.value }
 }

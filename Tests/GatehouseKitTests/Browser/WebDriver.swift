@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import ChildProcesses
 import Foundation
 import NIOCore
 
@@ -30,26 +31,31 @@ final class WebDriver: @unchecked Sendable {
     static func start(testName: String) async throws -> WebDriver {
         let driver = try executable("chromedriver", ["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"])
         let chromium = try executable("chromium", ["/usr/bin/chromium", "/usr/lib/chromium/chromium"])
-        let port = try freePort()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: driver)
-        process.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let base = URL(string: "http://127.0.0.1:\(port)")!
-        var ready = false, problem = ""
-        for _ in 0..<250 {
-            do {
-                let (status, _) = try await request("GET", base.appendingPathComponent("status"), nil)
-                if status == 200 { ready = true; break }
-                problem = "status \(status)"
-            } catch {
-                problem = "\(error)"
+        // chromedriver binds a port picked here; another process can take it first, so a failed start tries
+        // another port.
+        var started: (process: ChildProcess, base: URL)?
+        var problem = ""
+        for _ in 0..<3 where started == nil {
+            let port = try freePort()
+            let process = try await ChildProcess.start(
+                driver, arguments: ["--port=\(port)", "--allowed-ips=127.0.0.1"], standardError: .discarded)
+            let base = URL(string: "http://127.0.0.1:\(port)")!
+            for _ in 0..<250 where process.isRunning {
+                do {
+                    let (status, _) = try await request("GET", base.appendingPathComponent("status"), nil)
+                    if status == 200 { started = (process, base); break }
+                    problem = "status \(status)"
+                } catch {
+                    problem = "\(error)"
+                }
+                try await Task.sleep(for: .milliseconds(40))
             }
-            try await Task.sleep(for: .milliseconds(40))
+            if started == nil {
+                problem = "port \(port): \(problem) \(process.output)"
+                await process.kill()
+            }
         }
-        guard ready else { kill(process.processIdentifier, SIGKILL); throw Failure(description: "chromedriver did not start on port \(port): \(problem)") }
+        guard let (process, base) = started else { throw Failure(description: "chromedriver did not start: \(problem)") }
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-chromium-\(UUID().uuidString)").path
         let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
             "browserName": "chrome", "pageLoadStrategy": "normal",
@@ -60,13 +66,13 @@ final class WebDriver: @unchecked Sendable {
         ]]]
         let (status, reply) = try await request("POST", base.appendingPathComponent("session"), capabilities)
         guard status == 200, let value = reply["value"] as? [String: Any], let session = value["sessionId"] as? String else {
-            kill(process.processIdentifier, SIGKILL)
+            await process.kill()
             throw Failure(description: "chromium did not start: \(reply)")
         }
         return WebDriver(process: process, base: base, session: session, profile: profile, testName: testName)
     }
 
-    private init(process: Process, base: URL, session: String, profile: String, testName: String) {
+    private init(process: ChildProcess, base: URL, session: String, profile: String, testName: String) {
         self.base = base
         self.sessionID = session
         self.profileDirectory = profile
@@ -78,7 +84,7 @@ final class WebDriver: @unchecked Sendable {
         self.process = process
     }
 
-    private let process: Process
+    private let process: ChildProcess
 
     // MARK: Commands
 
@@ -171,7 +177,7 @@ final class WebDriver: @unchecked Sendable {
     func quit() async {
         _ = try? await Self.request("DELETE", base.appendingPathComponent("session/\(sessionID)"), nil)
         // chromedriver ignores SIGTERM; the browser is already closed by the DELETE above.
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        await process.kill()
         try? FileManager.default.removeItem(atPath: profileDirectory)
     }
 

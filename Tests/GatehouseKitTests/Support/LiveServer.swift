@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import GatehouseKit
 #if canImport(FoundationNetworking)
@@ -10,47 +11,31 @@ import FoundationNetworking
 final class LiveServer: @unchecked Sendable {
     struct SeedUser: Sendable { let id: String; let name: String; let email: String; let password: String }
 
-    let process = Process()
+    let process: ChildProcess
     let directory: String
     let baseURL: URL
     let appID: String
     let appSecret: String
     let clientToken: String
     let users: [SeedUser]
-    private let output = Pipe()
 
-    static var binary: URL {
-        if let path = ProcessInfo.processInfo.environment["GATEHOUSE_BIN"] { return URL(fileURLWithPath: path) }
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = dir.appendingPathComponent("gatehouse")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            dir = dir.deletingLastPathComponent()
-        }
-        return URL(fileURLWithPath: ".build/debug/gatehouse")
-    }
+    static var binary: String { ChildProcess.builtProduct("gatehouse", override: "GATEHOUSE_BIN") }
 
     /// Starts the server and waits until it has written its seed. Throws if it does not start.
     /// - Parameter environment: extra environment variables for the server (e.g. a short device poll interval).
     init(environment: [String: String] = [:]) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-kit-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        process.executableURL = Self.binary
         // `GATEHOUSE_LIVE_LOGS=DIR` keeps each server's debug log in DIR, to see what a server saw when a
         // live test failed; without it the servers log errors only, to nowhere.
         let logDirectory = ProcessInfo.processInfo.environment["GATEHOUSE_LIVE_LOGS"]
-        process.arguments = ["serve", "--port", "0", "--data-dir", directory, "--log-level", logDirectory == nil ? "error" : "debug"]
-        process.standardOutput = output
-        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+        let arguments = ["serve", "--port", "0", "--data-dir", directory, "--log-level", logDirectory == nil ? "error" : "debug"]
+        var standardError = ChildProcess.StandardError.discarded
         if let logDirectory {
             try FileManager.default.createDirectory(atPath: logDirectory, withIntermediateDirectories: true)
-            let path = logDirectory + "/" + URL(fileURLWithPath: directory).lastPathComponent + ".log"
-            FileManager.default.createFile(atPath: path, contents: nil)
-            process.standardError = FileHandle(forWritingAtPath: path)
-        } else {
-            process.standardError = FileHandle.nullDevice
+            standardError = .file(logDirectory + "/" + URL(fileURLWithPath: directory).lastPathComponent + ".log")
         }
-        try process.run()
+        process = try await ChildProcess.start(Self.binary, arguments: arguments, environment: environment, standardError: standardError)
         let seedPath = directory + "/dev-seed.json"
         var seed: [String: Any]?
         for _ in 0..<1500 {
@@ -60,7 +45,7 @@ final class LiveServer: @unchecked Sendable {
         }
         guard let seed, let server = seed["server"] as? String, let app = seed["app"] as? [String: Any],
               let users = seed["users"] as? [[String: String]] else {
-            process.terminate()
+            await process.kill()
             throw LiveServerError.didNotStart
         }
         baseURL = URL(string: server)!
@@ -68,7 +53,7 @@ final class LiveServer: @unchecked Sendable {
         appSecret = app["secret"] as! String
         clientToken = app["client_token"] as! String
         self.users = users.map { SeedUser(id: $0["id"]!, name: $0["name"]!, email: $0["email"]!, password: $0["password"]!) }
-        // The seed is written before the socket is bound; wait for the first answer.
+        // The server writes its seed once it serves requests; the first answer confirms it is this server.
         for _ in 0..<500 {
             if (try? await URLSession.shared.data(from: baseURL.appendingPathComponent("healthz"))) != nil { return }
             try await Task.sleep(for: .milliseconds(20))
@@ -93,16 +78,10 @@ final class LiveServer: @unchecked Sendable {
     /// connections; with many live-server suites in parallel that starved timer-based tests. The process is
     /// reaped and its folder removed on a plain dispatch thread instead.
     func stop() {
-        if process.isRunning { process.terminate() }
-        DispatchQueue.global().async { [self] in
-            process.waitUntilExit()
+        process.terminate()
+        Task { [process, directory] in
+            await process.waitForExit()
             try? FileManager.default.removeItem(atPath: directory)
         }
-    }
-
-    deinit {
-        // `stop()` (called by every test) keeps `self` alive until the process is reaped; this only covers a
-        // server whose test never called it.
-        if process.isRunning { process.terminate() }
     }
 }

@@ -7,7 +7,7 @@ import Testing
 struct MigrateCommandTests {
     /// Runs the built binary to completion (off the cooperative pool).
     func gatehouse(_ arguments: [String]) async throws -> (status: Int32, text: String) {
-        try await Shell.run(GatehouseProcess.binary.path, arguments)
+        try await Shell.run(GatehouseProcess.binary, arguments)
     }
 
     var versions: [Int] { SQLMigrator.all.map(\.version).sorted() }

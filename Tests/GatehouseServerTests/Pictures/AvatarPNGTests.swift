@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Testing
 @testable import GatehouseServer
@@ -24,38 +25,40 @@ struct AvatarPNGTests {
         #expect(Array(png.suffix(12)) == [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82])
     }
 
-    @Test func pythonZlibDecodesPixelsExactly() throws {
+    @Test func pythonZlibDecodesPixelsExactly() async throws {
         let rgb: [UInt8] = [255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255, 1, 2, 3, 4, 5, 6]
-        let report = try Self.validateWithPython(PNGEncoder.encode(width: 3, height: 2, rgb: rgb), dumpPixels: true)
+        let report = try await Self.validateWithPython(PNGEncoder.encode(width: 3, height: 2, rgb: rgb), dumpPixels: true)
         #expect(report == "3 2 20 IHDR,IDAT,IEND ff000000ff000000ffffffff010203040506")
     }
 
-    @Test func largeImagesSpanSeveralStoredBlocks() throws {
+    @Test func largeImagesSpanSeveralStoredBlocks() async throws {
         let (width, height) = (200, 200) // 120,200 bytes of scanlines: one full block and one of 54,665
         let rgb = (0..<(width * height * 3)).map { UInt8(truncatingIfNeeded: $0 &* 31 >> 3) }
         let png = PNGEncoder.encode(width: width, height: height, rgb: rgb)
         let idat = try Self.chunks(png)[1].data
-        #expect(idat.count == 2 + 2 * 5 + 120_200 + 4)
+        let expectedLength: Int = 2 + 2 * 5 + 120_200 + 4 // zlib header, two stored-block headers, scanlines, Adler-32
+        #expect(idat.count == expectedLength)
         #expect(Array(idat[2..<7]) == [0x00, 0xFF, 0xFF, 0x00, 0x00])
         #expect(Array(idat[(7 + 65_535)..<(12 + 65_535)]) == [0x01, 0x89, 0xD5, 0x76, 0x2A])
-        #expect(try Self.validateWithPython(png) == "200 200 120200 IHDR,IDAT,IEND")
+        #expect(try await Self.validateWithPython(png) == "200 200 120200 IHDR,IDAT,IEND")
         #expect(try Self.inflateStored(idat) == Self.scanlines(width: width, height: height, rgb: rgb))
     }
 
-    @Test func scanlinesFillingExactlyOneBlockStayInOne() throws {
+    @Test func scanlinesFillingExactlyOneBlockStayInOne() async throws {
         let (width, height) = (28, 771) // 771 rows × 85 bytes = 65,535
         let png = PNGEncoder.encode(width: width, height: height, rgb: [UInt8](repeating: 7, count: width * height * 3))
         let idat = try Self.chunks(png)[1].data
-        #expect(idat.count == 2 + 5 + 65_535 + 4)
+        let expectedLength: Int = 2 + 5 + 65_535 + 4 // zlib header, one stored-block header, scanlines, Adler-32
+        #expect(idat.count == expectedLength)
         #expect(Array(idat[2..<7]) == [0x01, 0xFF, 0xFF, 0x00, 0x00])
-        #expect(try Self.validateWithPython(png) == "28 771 65535 IHDR,IDAT,IEND")
+        #expect(try await Self.validateWithPython(png) == "28 771 65535 IHDR,IDAT,IEND")
     }
 
     @Test(arguments: [(64, 64), (1, 16), (5_000, 1_024), (100, 100)])
-    func avatarsDecodeAtClampedSizes(requested: Int, side: Int) throws {
+    func avatarsDecodeAtClampedSizes(requested: Int, side: Int) async throws {
         let png = AvatarRenderer.render(seed: "100004567890123", initials: "JD", size: requested)
         #expect(Array(png[16..<24]) == [0, 0, UInt8(side >> 8), UInt8(side & 0xFF), 0, 0, UInt8(side >> 8), UInt8(side & 0xFF)])
-        #expect(try Self.validateWithPython(png) == "\(side) \(side) \(side * (1 + 3 * side)) IHDR,IDAT,IEND")
+        #expect(try await Self.validateWithPython(png) == "\(side) \(side) \(side * (1 + 3 * side)) IHDR,IDAT,IEND")
     }
 
     @Test func avatarsAreDeterministicPerSeed() {
@@ -173,7 +176,7 @@ struct AvatarPNGTests {
 
     /// Decodes with CPython's zlib (a real inflater, which also verifies Adler-32) and checks every CRC.
     /// Returns "width height inflatedLength chunkTypes[ pixelHex]".
-    private static func validateWithPython(_ png: [UInt8], dumpPixels: Bool = false) throws -> String {
+    private static func validateWithPython(_ png: [UInt8], dumpPixels: Bool = false) async throws -> String {
         let script = """
             import zlib,struct,sys
             d=open(sys.argv[1],'rb').read()
@@ -199,17 +202,9 @@ struct AvatarPNGTests {
         try Data(png).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, file.path, dumpPixels ? "1" : "0"]
-        let stdout = Pipe(), stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run() // a missing python3 throws here and fails the test
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "python3 rejected the PNG: \(String(decoding: errors, as: UTF8.self))")
-        return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        // A missing python3 throws here and fails the test.
+        let done = try await ChildProcess.run("python3", arguments: ["-c", script, file.path, dumpPixels ? "1" : "0"])
+        try #require(done.status == 0, "python3 rejected the PNG: \(done.standardError)")
+        return done.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

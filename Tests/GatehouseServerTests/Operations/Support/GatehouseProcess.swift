@@ -1,31 +1,19 @@
 import AsyncHTTPClient
+import ChildProcesses
 import Foundation
 import NIOCore
-import NIOConcurrencyHelpers
 import NIOHTTP1
 import Testing
 
 /// A real `gatehouse serve` child process (the binary SwiftPM built next to the test bundle), for tests of
 /// what only a process shows: crashes, signals, several nodes.
 final class GatehouseProcess: @unchecked Sendable {
-    let process = Process()
+    let process: ChildProcess
     /// The port the server bound and announced.
     private(set) var port = 0
     let dataDirectory: String
-    private let output = Pipe()
-    private let lock = NSLock()
-    private var buffer = Data()
 
-    static var binary: URL {
-        if let path = ProcessInfo.processInfo.environment["GATEHOUSE_BIN"] { return URL(fileURLWithPath: path) }
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = dir.appendingPathComponent("gatehouse")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            dir = dir.deletingLastPathComponent()
-        }
-        return URL(fileURLWithPath: ".build/debug/gatehouse")
-    }
+    static var binary: String { ChildProcess.builtProduct("gatehouse", override: "GATEHOUSE_BIN") }
 
     /// Starts `gatehouse serve` on a port it binds itself (`--port 0`) and waits until `/healthz` answers.
     ///
@@ -38,21 +26,10 @@ final class GatehouseProcess: @unchecked Sendable {
         // A postgres:// database implies production mode, which refuses the dev seed these tests log in with;
         // production mode's own rules are covered by ProductionSafetyTests and CLIOpsTests.
         if let database { arguments += ["--database", database, "--mode", "development"] }
-        process.executableURL = Self.binary
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["GATEHOUSE_DATABASE_URL"] = nil
-        process.environment = environment
-        process.standardOutput = output
-        process.standardError = output
-        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self else { return }
-            self.lock.withLock { self.buffer.append(data) }
-        }
-        try process.run()
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
+        process = try await ChildProcess.start(Self.binary, arguments: arguments, environment: ["GATEHOUSE_DATABASE_URL": nil])
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(60)
+        while clock.now < deadline {
             if !isRunning { throw Failure.exited(log) }
             if let announced = Self.announcedPort(in: log) {
                 port = announced
@@ -71,7 +48,7 @@ final class GatehouseProcess: @unchecked Sendable {
     }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
-    var log: String { lock.withLock { String(decoding: buffer, as: UTF8.self) } }
+    var log: String { process.output }
 
     /// The dev seed the first node on a database wrote.
     func seed() throws -> (appID: String, appSecret: String) {
@@ -92,36 +69,19 @@ final class GatehouseProcess: @unchecked Sendable {
         return token
     }
 
-    private let exited = NIOLockedValueBox<Int32?>(nil)
-
-    /// SIGKILL: the process gets no chance to flush or close anything. Returns once it is gone (polling, so
-    /// no cooperative thread is blocked meanwhile).
-    func kill() async {
-        guard isRunning else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        let status = await ChildExit.wait(process, timeout: 30)
-        exited.withLockedValue { $0 = status }
-        output.fileHandleForReading.readabilityHandler = nil
-    }
+    /// SIGKILL: the process gets no chance to flush or close anything. Returns once it is gone.
+    func kill() async { await process.kill() }
 
     /// SIGTERM: the graceful shutdown path.
-    func terminate() { Foundation.kill(process.processIdentifier, SIGTERM) }
+    func terminate() { process.terminate() }
 
     /// Whether the process has not exited yet.
-    var isRunning: Bool {
-        guard exited.withLockedValue({ $0 }) == nil else { return false }
-        guard let status = ChildExit.waitBlocking(process, timeout: 0) else { return true }
-        exited.withLockedValue { $0 = status }
-        return false
-    }
+    var isRunning: Bool { process.isRunning }
 
     /// Waits for the process to end; its exit status (128 + signal if killed), or nil if it still runs after
     /// `timeout`.
     func exitStatus(timeout: TimeInterval) async -> Int32? {
-        if let status = exited.withLockedValue({ $0 }) { return status }
-        let status = await ChildExit.wait(process, timeout: timeout)
-        if let status { exited.withLockedValue { $0 = status } }
-        return status
+        await process.exitStatus(timeout: .seconds(timeout))
     }
 
     enum Failure: Error { case exited(String), notReady(String), noSeed, noToken(String) }

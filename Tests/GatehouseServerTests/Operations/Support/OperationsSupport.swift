@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Testing
 
@@ -27,27 +28,13 @@ final class OwnPostgresCluster: @unchecked Sendable {
     func destroy() async { _ = try? await Shell.run(Self.script, ["destroy", directory]) }
 }
 
-/// Runs helper programs off the cooperative thread pool (waiting for a child must not block it).
+/// Runs helper programs to completion (waiting blocks no thread).
 enum Shell {
     struct Failure: Error, CustomStringConvertible { var message: String; var description: String { message } }
 
     static func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, text: String) {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result {
-                    let process = Process()
-                    process.executableURL = URL(fileURLWithPath: executable)
-                    process.arguments = arguments
-                    let pipe = Pipe()
-                    process.standardOutput = pipe
-                    process.standardError = pipe
-                    try process.run()
-                    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                    let status = ChildExit.waitBlocking(process, timeout: 120) ?? -1
-                    return (status, String(decoding: data, as: UTF8.self))
-                })
-            }
-        }
+        let done = try await ChildProcess.run(executable, arguments: arguments, mergingStandardError: true)
+        return (done.status, done.standardOutput)
     }
 
     static func check(_ executable: String, _ arguments: [String]) async throws {
@@ -63,41 +50,6 @@ enum Shell {
         for dir in path.split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/local/sbin", "/sbin"] {
             let candidate = dir + "/" + name
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
-    }
-}
-
-/// Waits for a child to exit without relying only on Foundation's exit monitor, which was seen missing the
-/// exit of a short-lived child (left a zombie, `waitUntilExit()` hung) while other tests spawned processes.
-enum ChildExit {
-    /// The exit status (128 + signal when killed by one), or nil after `timeout` seconds. Blocks: call it off
-    /// the cooperative pool.
-    static func waitBlocking(_ process: Process, timeout: TimeInterval) -> Int32? {
-        let deadline = Date().addingTimeInterval(timeout)
-        let pid = process.processIdentifier
-        repeat {
-            var status: Int32 = 0
-            let reaped = waitpid(pid, &status, WNOHANG)
-            if reaped == pid {
-                let signal = status & 0x7f
-                return signal == 0 ? (status >> 8) & 0xff : 128 + signal
-            }
-            // Already reaped by Foundation's monitor: its view is authoritative once it says so.
-            if reaped == -1, !process.isRunning {
-                return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
-            }
-            if timeout > 0 { usleep(10_000) }
-        } while Date() < deadline
-        return nil
-    }
-
-    /// The same, polling from async code without blocking a cooperative thread.
-    static func wait(_ process: Process, timeout: TimeInterval) async -> Int32? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if let status = waitBlocking(process, timeout: 0) { return status }
-            try? await Task.sleep(for: .milliseconds(20))
         }
         return nil
     }
