@@ -190,7 +190,9 @@ public final class Session: @unchecked Sendable {
             if state.isClosed { continuations = [:] }
             return (self.handler, streams, resolvers)
         }
-        handler?(self, state, error)
+        // Facebook's session calls its handler on the main thread; streams and `open()` awaiters are Swift
+        // concurrency's and resume wherever they are awaited.
+        if let handler { MainThreadDelivery.deliver { handler(self, state, error) } }
         for stream in streams {
             stream.yield(state)
             if state.isClosed { stream.finish() }

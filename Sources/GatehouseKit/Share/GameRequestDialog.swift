@@ -62,10 +62,13 @@ public final class GameRequestDialog: @unchecked Sendable {
             message: content.message, to: content.recipients, data: content.data, title: content.title.isEmpty ? nil : content.title,
             presenter: presenter, environment: environment)
         Task {
-            switch await dialog.present() {
-            case .completed(let results): delegate?.gameRequestDialog(self, didCompleteWithResults: results.parameters)
-            case .cancelled: delegate?.gameRequestDialogDidCancel(self)
-            case .failed(let error): delegate?.gameRequestDialog(self, didFailWithError: error)
+            let result = await dialog.present()
+            MainThreadDelivery.deliver { [self] in
+                switch result {
+                case .completed(let results): delegate?.gameRequestDialog(self, didCompleteWithResults: results.parameters)
+                case .cancelled: delegate?.gameRequestDialogDidCancel(self)
+                case .failed(let error): delegate?.gameRequestDialog(self, didFailWithError: error)
+                }
             }
         }
         return true

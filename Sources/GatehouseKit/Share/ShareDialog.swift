@@ -118,10 +118,12 @@ public final class ShareDialog: Sharing, @unchecked Sendable {
         let dialog = WebDialog.feed(shareContent?.dialogParameters ?? [:], presenter: presenter, environment: environment)
         Task {
             let result = await dialog.present()
-            switch result {
-            case .completed(let results): delegate?.sharer(self, didCompleteWithResults: results.parameters)
-            case .cancelled: delegate?.sharerDidCancel(self)
-            case .failed(let error): delegate?.sharer(self, didFailWithError: error)
+            MainThreadDelivery.deliver { [self] in
+                switch result {
+                case .completed(let results): delegate?.sharer(self, didCompleteWithResults: results.parameters)
+                case .cancelled: delegate?.sharerDidCancel(self)
+                case .failed(let error): delegate?.sharer(self, didFailWithError: error)
+                }
             }
         }
         return true
