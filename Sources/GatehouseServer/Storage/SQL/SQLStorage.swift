@@ -22,19 +22,25 @@ public enum SQLStorage {
         path: String, logger: Logger, random: any RandomSource = SystemRandomSource()
     ) async throws -> Storage {
         let connection = try await SQLiteDatabaseFactory.open(path: path, logger: logger)
-        let db = connection.sql(queryLogLevel: nil)
+        let writer = connection.sql(queryLogLevel: nil)
+        let readers: [SQLiteConnection]
         do {
-            try await SQLStoreContext(db: db, errors: .sqlite).run { try await migrate(db) }
+            try await SQLStoreContext(db: writer, errors: .sqlite).run { try await migrate(writer) }
+            // An in-memory database exists on its one connection only.
+            readers = path == ":memory:" ? [] : try await SQLiteDatabaseFactory.openReaders(path: path, logger: logger)
         } catch {
             try? await connection.close()
             throw error
         }
+        let db = SQLiteReadRouting(writer: writer, readers: readers.map { $0.sql(queryLogLevel: nil) })
         let tokenCache = TokenLookupCache()
         let keyCache = SigningKeyCache()
         let callerCache = CallerCache()
-        let watcher = SQLiteChangeWatcher.start(db: db, caches: NodeCaches([tokenCache, keyCache, callerCache]))
+        // On the writer: there this process's own commits do not move `data_version`.
+        let watcher = SQLiteChangeWatcher.start(db: writer, caches: NodeCaches([tokenCache, keyCache, callerCache]))
         return make(database: db, random: random, tokenCache: tokenCache, keyCache: keyCache, callerCache: callerCache) {
             await watcher.stop()
+            for reader in readers { try? await reader.close() }
             try await connection.close()
         }
     }

@@ -1,13 +1,24 @@
 import Foundation
 import Logging
+import NIOCore
 import SQLKit
 import SQLiteKit
 
 /// Opens and configures the SQLite file behind ``SQLStorage/openSQLite(path:logger:random:)``.
 ///
-/// One `SQLiteConnection` serves the whole process; SQLite serialises statements on it and every state
-/// change is a single statement, so no explicit transactions are needed outside migrations.
+/// One writer connection takes every change (SQLite serialises statements on it, and every state change is a
+/// single statement, so no explicit transactions are needed outside migrations); ``readerCount`` read-only
+/// connections beside it serve reads (see ``SQLiteReadRouting``).
 enum SQLiteDatabaseFactory {
+    /// Read-only connections per process: one per core, at least two and at most four.
+    static let readerCount = min(4, max(2, System.coreCount))
+
+    /// Pragmas for a reader: it may never write, and waits for a checkpoint rather than failing.
+    static let readerPragmas = [
+        "PRAGMA query_only=ON",
+        "PRAGMA busy_timeout=5000",
+    ]
+
     /// Pragmas applied to every new connection, in order.
     static let pragmas = [
         "PRAGMA journal_mode=WAL",
@@ -20,6 +31,22 @@ enum SQLiteDatabaseFactory {
     /// - Throws: `StorageError.unavailable` when any step fails; the message names the path, never contents.
     static func open(path: String, logger: Logger) async throws -> SQLiteConnection {
         try prepareFile(at: path)
+        return try await open(path: path, pragmas: pragmas, logger: logger)
+    }
+
+    /// Opens ``readerCount`` read-only connections on a database the writer has already created and migrated.
+    static func openReaders(path: String, logger: Logger) async throws -> [SQLiteConnection] {
+        var readers: [SQLiteConnection] = []
+        do {
+            for _ in 0..<readerCount { readers.append(try await open(path: path, pragmas: readerPragmas, logger: logger)) }
+        } catch {
+            for reader in readers { try? await reader.close() }
+            throw error
+        }
+        return readers
+    }
+
+    private static func open(path: String, pragmas: [String], logger: Logger) async throws -> SQLiteConnection {
         let connection: SQLiteConnection
         do {
             connection = try await SQLiteConnection.open(
