@@ -14,6 +14,7 @@ struct AppsCommand: AsyncParsableCommand {
         @Option(help: "Display name.") var name: String
         @Option(name: .customLong("redirect-uri"), help: "A valid OAuth redirect URI (repeatable).") var redirectURIs: [String] = []
         @Flag(name: .customLong("require-app-secret"), help: "Require appsecret_proof on Graph calls with user tokens.") var requireAppSecret = false
+        @Flag(name: .customLong("require-pkce"), help: "Require a PKCE code_challenge on every login dialog, and its verifier to redeem the code.") var requirePKCE = false
         @Option(name: .customLong("approve-permission"), help: "A permission approved by review (repeatable).") var approved: [String] = []
         @Option(name: .customLong("deauthorize-url"), help: "Deauthorize callback URL.") var deauthorizeURL: String?
         @Option(name: .customLong("data-deletion-url"), help: "Data deletion callback URL.") var dataDeletionURL: String?
@@ -23,7 +24,8 @@ struct AppsCommand: AsyncParsableCommand {
         func execute() async throws {
             let app = try await withServices(data) { s in
                 try await s.accounts.createApp(
-                    name: name, redirectURIs: redirectURIs, requireAppSecret: requireAppSecret, approvedPermissions: approved,
+                    name: name, redirectURIs: redirectURIs, requireAppSecret: requireAppSecret, requirePKCE: requirePKCE,
+                    approvedPermissions: approved,
                     deauthorizeCallbackURL: deauthorizeURL, dataDeletionCallbackURL: dataDeletionURL)
             }
             if json { try printJSON(AppJSON(app, roles: [])) } else {
@@ -68,6 +70,7 @@ struct AppsCommand: AsyncParsableCommand {
               client token:       \(app.client_token)
               redirect URIs:      \(app.redirect_uris.isEmpty ? "(none)" : app.redirect_uris.joined(separator: "\n                      "))
               require app secret: \(app.require_app_secret ? "yes" : "no")
+              require PKCE:       \(app.require_pkce ? "yes" : "no")
               approved:           \(app.approved_permissions.isEmpty ? "(public_profile and email only)" : app.approved_permissions.joined(separator: ", "))
               roles:              \(app.roles.isEmpty ? "(none)" : app.roles.map { "\($0.user_id) \($0.role)" }.joined(separator: ", "))
             """)
@@ -83,6 +86,7 @@ struct AppsCommand: AsyncParsableCommand {
         @Option(name: .customLong("approve-permission")) var approve: [String] = []
         @Option(name: .customLong("unapprove-permission")) var unapprove: [String] = []
         @Option(name: .customLong("require-app-secret"), help: "true or false.") var requireAppSecret: Bool?
+        @Option(name: .customLong("require-pkce"), help: "true or false: every login dialog must carry a PKCE code_challenge.") var requirePKCE: Bool?
         @Option(name: .customLong("role"), help: "USER:ROLE with ROLE admin, developer, tester or none (repeatable).") var roles: [String] = []
         @Option(name: .customLong("deauthorize-url")) var deauthorizeURL: String?
         @Option(name: .customLong("data-deletion-url")) var dataDeletionURL: String?
@@ -104,6 +108,7 @@ struct AppsCommand: AsyncParsableCommand {
                 }
                 app.approvedPermissions.removeAll { unapprove.contains($0) }
                 if let requireAppSecret { app.requireAppSecret = requireAppSecret }
+                if let requirePKCE { app.requirePKCE = requirePKCE }
                 if let deauthorizeURL { app.deauthorizeCallbackURL = deauthorizeURL.isEmpty ? nil : deauthorizeURL }
                 if let dataDeletionURL { app.dataDeletionCallbackURL = dataDeletionURL.isEmpty ? nil : dataDeletionURL }
                 try await s.storage.apps.update(app)

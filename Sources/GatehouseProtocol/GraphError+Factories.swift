@@ -124,6 +124,10 @@ extension GraphError {
     public static let unexpectedCodeVerifier = GraphError(
         message: "A code_verifier was sent but the login dialog was not sent a code_challenge.", code: 100)
 
+    /// A code or nonce issued without a challenge, redeemed for an app that requires PKCE (RFC 7636 §4.4.1).
+    public static let codeChallengeRequired = GraphError(
+        message: "This app requires PKCE: the login dialog must be sent a code_challenge.", code: 100)
+
     // MARK: Server-side and throttling
 
     /// An unexpected failure; clients retry.

@@ -42,6 +42,16 @@ import Testing
         let updated = try await CLIProcess.run(["apps", "update", id, "--add-redirect-uri", "http://127.0.0.1/cb", "--role", "eli@example.com:developer", "--json", "--data-dir", dir])
         #expect(((updated.json as? [String: Any])?["redirect_uris"] as? [String])?.last == "http://127.0.0.1/cb")
         #expect(((updated.json as? [String: Any])?["roles"] as? [[String: String]])?.first?["role"] == "developer")
+        #expect((updated.json as? [String: Any])?["require_pkce"] as? Bool == false)
+
+        // "Require PKCE" is set at creation or later, and `apps show` says which.
+        let strict = try await CLIProcess.run(["apps", "create", "--name", "Kiosk", "--redirect-uri", "https://kiosk.example/cb", "--require-pkce", "--json", "--data-dir", dir])
+        let strictID = try #require((strict.json as? [String: Any])?["id"] as? String)
+        #expect((strict.json as? [String: Any])?["require_pkce"] as? Bool == true)
+        let relaxed = try await CLIProcess.run(["apps", "update", strictID, "--require-pkce", "false", "--json", "--data-dir", dir])
+        #expect((relaxed.json as? [String: Any])?["require_pkce"] as? Bool == false)
+        let described = try await CLIProcess.run(["apps", "show", id, "--data-dir", dir])
+        #expect(described.stdout.contains("  require PKCE:       no\n"))
     }
 
     @Test func mistakesGetOneClearLineAndExitStatus1() async throws {

@@ -53,6 +53,7 @@ struct ConsoleApps: Sendable {
                 app.redirectURIs = redirects
                 app.approvedPermissions = approved
                 app.requireAppSecret = form["require_app_secret"] == "1"
+                app.requirePKCE = form["require_pkce"] == "1"
                 app.deauthorizeCallbackURL = Self.optional(form["deauthorize_callback_url"])
                 app.dataDeletionCallbackURL = Self.optional(form["data_deletion_callback_url"])
                 try await services.storage.apps.update(app)
@@ -101,7 +102,7 @@ struct ConsoleApps: Sendable {
         return [
             "app": [
                 "id": app.id, "name": app.name, "secret": app.secret, "clientToken": app.clientToken,
-                "requireAppSecret": app.requireAppSecret, "deauthorizeCallbackURL": app.deauthorizeCallbackURL ?? "",
+                "requireAppSecret": app.requireAppSecret, "requirePKCE": app.requirePKCE, "deauthorizeCallbackURL": app.deauthorizeCallbackURL ?? "",
                 "dataDeletionCallbackURL": app.dataDeletionCallbackURL ?? "",
             ] as [String: Any],
             "redirects": app.redirectURIs.joined(separator: "\n"),

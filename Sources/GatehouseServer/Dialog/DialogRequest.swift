@@ -44,6 +44,8 @@ public struct DialogRequest: Sendable, Equatable {
         case redirectURINotAllowed(appID: String, uri: String)
         case invalidScopes([String])
         case invalidCodeChallenge
+        /// The app requires PKCE and the dialog was sent no `code_challenge`.
+        case codeChallengeRequired(appID: String)
         case malformedQuery
         /// `response_type=token` to the app's URL scheme, which the app did not register (opt in to) explicitly.
         case appSchemeTokenNotOptedIn(appID: String, uri: String)
@@ -94,6 +96,11 @@ public struct DialogRequest: Sendable, Equatable {
             }
         } else {
             method = nil
+            // "Require PKCE": whatever the dialog hands back (a code, a nonce or a token) must be bound to a
+            // challenge. An id_token-only request (Limited Login) returns no credential to redeem; its nonce binds it.
+            if app.requirePKCE, responseType.code || responseType.token || responseType.tokenOrNonce {
+                return .failure(.codeChallengeRequired(appID: app.id))
+            }
         }
         let request = DialogRequest(
             clientID: clientID, redirectURI: redirect, state: params["state"], permissions: permissions,
@@ -119,6 +126,7 @@ extension DialogRequest.Problem {
         case .redirectURINotAllowed: "This redirect URI is not allowed"
         case .invalidScopes: "The app asked for permissions that do not exist"
         case .invalidCodeChallenge: "The PKCE code challenge is invalid"
+        case .codeChallengeRequired: "This app requires PKCE"
         case .malformedQuery: "The login link is malformed"
         case .appSchemeTokenNotOptedIn: "This app does not accept tokens at its URL scheme"
         }
@@ -134,6 +142,8 @@ extension DialogRequest.Problem {
             "redirect_uri \(uri) is not registered for app \(appID): register it with `gatehouse apps update \(appID) --add-redirect-uri \(uri)`. It must match a registered URI exactly (only the port of a loopback URI may differ)."
         case .invalidScopes(let names): "Invalid Scopes: \(names.joined(separator: ", ")). Check the permission names."
         case .invalidCodeChallenge: "code_challenge must be 43-128 characters and code_challenge_method S256 or plain."
+        case .codeChallengeRequired(let appID):
+            "App \(appID) has \"Require PKCE\" on: send code_challenge (BASE64URL(SHA256(code_verifier))) and code_challenge_method=S256, then code_verifier to the token endpoint. Turn it off with `gatehouse apps update \(appID) --require-pkce false`."
         case .malformedQuery: "The query string could not be decoded (bad percent-encoding or invalid UTF-8)."
         case .appSchemeTokenNotOptedIn(let appID, let uri):
             "response_type=token to \(uri) puts the token where any app claiming the scheme can read it. Use response_type=token_or_nonce or code (with PKCE), or opt in by registering the URI exactly: `gatehouse apps update \(appID) --add-redirect-uri \(uri)`."

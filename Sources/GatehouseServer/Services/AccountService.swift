@@ -49,7 +49,8 @@ public struct AccountService: Sendable {
 
     /// Registers an app with fresh id, secret and client token.
     public func createApp(
-        name: String, redirectURIs: [String], requireAppSecret: Bool = false, approvedPermissions: [String] = [],
+        name: String, redirectURIs: [String], requireAppSecret: Bool = false, requirePKCE: Bool = false,
+        approvedPermissions: [String] = [],
         deauthorizeCallbackURL: String? = nil, dataDeletionCallbackURL: String? = nil
     ) async throws -> AppRecord {
         let name = name.trimmingCharacters(in: .whitespaces)
@@ -63,7 +64,7 @@ public struct AccountService: Sendable {
         let app = AppRecord(
             id: services.random.numericID(digits: 16), secret: services.random.hex(16),
             clientToken: services.random.hex(16), name: name, redirectURIs: redirectURIs,
-            requireAppSecret: requireAppSecret, approvedPermissions: approvedPermissions,
+            requireAppSecret: requireAppSecret, requirePKCE: requirePKCE, approvedPermissions: approvedPermissions,
             deauthorizeCallbackURL: deauthorizeCallbackURL, dataDeletionCallbackURL: dataDeletionCallbackURL,
             createdAt: services.clock.now())
         try await services.storage.apps.create(app)

@@ -14,6 +14,9 @@ public struct AppRecord: Sendable, Codable, Equatable {
     public var redirectURIs: [String]
     /// "Require App Secret": Graph calls with user tokens must carry `appsecret_proof`.
     public var requireAppSecret: Bool
+    /// "Require PKCE": every login dialog must carry a `code_challenge`, and every code and nonce is redeemed
+    /// with its verifier, a secret alone is not enough.
+    public var requirePKCE: Bool
     /// Permissions approved by App Review; `public_profile` and `email` never need approval.
     public var approvedPermissions: [String]
     public var deauthorizeCallbackURL: String?
@@ -22,7 +25,7 @@ public struct AppRecord: Sendable, Codable, Equatable {
 
     public init(
         id: String, secret: String, clientToken: String, name: String, redirectURIs: [String],
-        requireAppSecret: Bool = false, approvedPermissions: [String] = [],
+        requireAppSecret: Bool = false, requirePKCE: Bool = false, approvedPermissions: [String] = [],
         deauthorizeCallbackURL: String? = nil, dataDeletionCallbackURL: String? = nil, createdAt: Date
     ) {
         self.id = id
@@ -31,10 +34,30 @@ public struct AppRecord: Sendable, Codable, Equatable {
         self.name = name
         self.redirectURIs = redirectURIs
         self.requireAppSecret = requireAppSecret
+        self.requirePKCE = requirePKCE
         self.approvedPermissions = approvedPermissions
         self.deauthorizeCallbackURL = deauthorizeCallbackURL
         self.dataDeletionCallbackURL = dataDeletionCallbackURL
         self.createdAt = createdAt
+    }
+}
+
+extension AppRecord {
+    /// Decodes exports written before "Require PKCE" existed (the setting is then off).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try c.decode(String.self, forKey: .id),
+            secret: try c.decode(String.self, forKey: .secret),
+            clientToken: try c.decode(String.self, forKey: .clientToken),
+            name: try c.decode(String.self, forKey: .name),
+            redirectURIs: try c.decode([String].self, forKey: .redirectURIs),
+            requireAppSecret: try c.decode(Bool.self, forKey: .requireAppSecret),
+            requirePKCE: try c.decodeIfPresent(Bool.self, forKey: .requirePKCE) ?? false,
+            approvedPermissions: try c.decode([String].self, forKey: .approvedPermissions),
+            deauthorizeCallbackURL: try c.decodeIfPresent(String.self, forKey: .deauthorizeCallbackURL),
+            dataDeletionCallbackURL: try c.decodeIfPresent(String.self, forKey: .dataDeletionCallbackURL),
+            createdAt: try c.decode(Date.self, forKey: .createdAt))
     }
 }
 

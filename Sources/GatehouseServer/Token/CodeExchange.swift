@@ -14,12 +14,15 @@ public enum CodeExchange {
         public var codeVerifier: String?
         /// nil when no secret was sent; otherwise whether it matched.
         public var secretValid: Bool?
+        /// The app's "Require PKCE": a code issued without a challenge is not redeemed, even with the secret.
+        public var requirePKCE: Bool
 
-        public init(clientID: String, redirectURI: String, codeVerifier: String?, secretValid: Bool?) {
+        public init(clientID: String, redirectURI: String, codeVerifier: String?, secretValid: Bool?, requirePKCE: Bool = false) {
             self.clientID = clientID
             self.redirectURI = redirectURI
             self.codeVerifier = codeVerifier
             self.secretValid = secretValid
+            self.requirePKCE = requirePKCE
         }
     }
 
@@ -44,6 +47,8 @@ public enum CodeExchange {
             return .issue(confidential: presented.secretValid == true)
         }
         if presented.codeVerifier != nil { return .reject(.unexpectedCodeVerifier) }
+        // Only a code issued before the app turned the setting on gets here: the dialog refuses such logins now.
+        if presented.requirePKCE { return .reject(.codeChallengeRequired) }
         guard presented.secretValid == true else { return .reject(.invalidClientSecret) }
         return .issue(confidential: true)
     }

@@ -36,7 +36,7 @@ struct TokenEndpoint: Sendable {
         let now = services.clock.now()
         let presented = CodeExchange.Presented(
             clientID: app.id, redirectURI: call.params["redirect_uri"] ?? "", codeVerifier: call.param("code_verifier"),
-            secretValid: secretValid)
+            secretValid: secretValid, requirePKCE: app.requirePKCE)
         switch CodeExchange.decide(code: record, presented: presented, now: now) {
         case .reject(let error):
             throw GraphFailure(error)
@@ -100,6 +100,8 @@ struct TokenEndpoint: Sendable {
             guard let verifier = call.param("code_verifier"), PKCE.isValidVerifier(verifier),
                   PKCE.verify(verifier: verifier, challenge: challenge, method: record.codeChallengeMethod ?? "S256")
             else { throw GraphFailure(.invalidCodeVerifier) }
+        } else if app.requirePKCE {
+            throw GraphFailure(.codeChallengeRequired)
         }
         guard try await storage.codes.consume(id: record.id, at: now) else { throw GraphFailure(.codeUsed) }
         let (token, _) = try await services.tokens.mintUserToken(

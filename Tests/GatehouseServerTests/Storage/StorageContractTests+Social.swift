@@ -79,8 +79,10 @@ import Testing
         let db = connection.sql()
         try await SQLMigrator.migrate(db, migrations: [SchemaV1.migration, SchemaV2.migration])
         let old = SQLStorage.make(database: db)
-        try await old.apps.create(Fixture.app("100000000000001"))
-        // The user row as schema 2 holds it: today's store also writes `quotes` (migration 8), which schema 2 lacks.
+        // The app and user rows as schema 2 holds them: today's stores also write `require_pkce` (migration 9) and
+        // `quotes` (migration 8), which schema 2 lacks.
+        try await db.insert(into: "apps").columns(Array(SQLAppStore.columns.dropLast()))
+            .values(Array(try SQLAppStore.values(Fixture.app("100000000000001")).dropLast())).run()
         let user = Fixture.user("1")
         try await db.insert(into: "users").columns(Array(SQLUserStore.columns.dropLast()))
             .values(Array(SQLUserStore.values(user).dropLast())).run()

@@ -27,7 +27,7 @@ enum SQLMigrator {
     /// Every migration, oldest first.
     static let all: [SQLMigration] = [
         SchemaV1.migration, SchemaV2.migration, SchemaV3.migration, SchemaV4.migration, SchemaV5.migration, SchemaV6.migration, SchemaV7.migration,
-        SchemaV8.migration,
+        SchemaV8.migration, SchemaV9.migration,
     ]
 
     static let table = "gatehouse_migrations"

@@ -16,7 +16,7 @@ public struct SQLAppStore: AppStore {
 
     static let columns = [
         "id", "secret", "client_token", "name", "redirect_uris", "require_app_secret", "approved_permissions",
-        "deauthorize_callback_url", "data_deletion_callback_url", "created_at",
+        "deauthorize_callback_url", "data_deletion_callback_url", "created_at", "require_pkce",
     ]
 
     /// Inserts an app. Throws `StorageError.conflict("id")` if the id is taken.
@@ -104,7 +104,7 @@ public struct SQLAppStore: AppStore {
         [
             app.id, app.secret, app.clientToken, app.name, try SQLCodec.json(app.redirectURIs),
             app.requireAppSecret, try SQLCodec.json(app.approvedPermissions),
-            app.deauthorizeCallbackURL, app.dataDeletionCallbackURL, SQLCodec.seconds(app.createdAt),
+            app.deauthorizeCallbackURL, app.dataDeletionCallbackURL, SQLCodec.seconds(app.createdAt), app.requirePKCE,
         ]
     }
 
@@ -117,6 +117,7 @@ public struct SQLAppStore: AppStore {
             name: try r.string("name"),
             redirectURIs: try r.list("redirect_uris"),
             requireAppSecret: try r.bool("require_app_secret"),
+            requirePKCE: try r.bool("require_pkce"),
             approvedPermissions: try r.list("approved_permissions"),
             deauthorizeCallbackURL: try r.optionalString("deauthorize_callback_url"),
             dataDeletionCallbackURL: try r.optionalString("data_deletion_callback_url"),
