@@ -73,7 +73,7 @@ import Testing
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try await ServerProcess(arguments: ["serve", "--port", "0"], environment: ["GATEHOUSE_DATA_DIR": dir])
-        defer { _ = server.stop() }
+        defer { server.stop() }
         let banner = try await server.waitFor("These facts are also in")
         let seedData = try #require(FileManager.default.contents(atPath: dir + "/dev-seed.json"))
         let seed = try #require(try JSONSerialization.jsonObject(with: seedData) as? [String: Any])
@@ -101,7 +101,7 @@ import Testing
 
         // A second start keeps the same demo app and says so again.
         let again = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
-        defer { _ = again.stop() }
+        defer { again.stop() }
         let banner2 = try await again.waitFor("These facts are also in")
         #expect(banner2.contains(appID))
     }
@@ -114,7 +114,7 @@ import Testing
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
-        defer { _ = server.stop() }
+        defer { server.stop() }
         let banner = try await server.waitFor("These facts are also in")
         let base = try #require(banner.split(separator: "\n").first?.split(separator: " ").first { $0.hasPrefix("http://") }.map(String.init))
         let (output, status) = try await runPython(interopScript("facebook_sdk_client.py"), [base, dir + "/dev-seed.json"])
@@ -130,7 +130,7 @@ import Testing
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
-        defer { _ = server.stop() }
+        defer { server.stop() }
         let banner = try await server.waitFor("These facts are also in")
         let base = try #require(banner.split(separator: "\n").first?.split(separator: " ").first { $0.hasPrefix("http://") }.map(String.init))
         let (output, status) = try await runPython(interopScript("oidc_discovery_verifier.py"), [base, dir + "/dev-seed.json"])

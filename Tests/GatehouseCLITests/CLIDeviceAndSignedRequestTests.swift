@@ -7,7 +7,7 @@ import Testing
         let data = try CLIProcess.temporaryDirectory(), cache = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data); try? FileManager.default.removeItem(atPath: cache) }
         let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data], environment: ["GATEHOUSE_DEVICE_POLL_INTERVAL": "1"])
-        defer { _ = server.stop() }
+        defer { server.stop() }
         _ = try await server.waitFor("These facts are also in")
         let common = ["--data-dir", data, "--cache-dir", cache]
 
@@ -32,7 +32,7 @@ import Testing
         let data = try CLIProcess.temporaryDirectory(), cache = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data); try? FileManager.default.removeItem(atPath: cache) }
         let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data], environment: ["GATEHOUSE_DEVICE_POLL_INTERVAL": "1"])
-        defer { _ = server.stop() }
+        defer { server.stop() }
         _ = try await server.waitFor("These facts are also in")
         let login = try await ServerProcess(arguments: ["login", "--device", "--data-dir", data, "--cache-dir", cache])
         let output = try await login.waitFor("Waiting (the code expires in")
@@ -65,7 +65,7 @@ import Testing
         let data = try CLIProcess.temporaryDirectory(), cacheA = try CLIProcess.temporaryDirectory(), cacheB = try CLIProcess.temporaryDirectory()
         defer { for d in [data, cacheA, cacheB] { try? FileManager.default.removeItem(atPath: d) } }
         let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data], environment: ["GATEHOUSE_DEVICE_POLL_INTERVAL": "1"])
-        defer { _ = server.stop() }
+        defer { server.stop() }
         _ = try await server.waitFor("These facts are also in")
         let seed = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: data + "/dev-seed.json"))) as? [String: Any])
         let secret = try #require((seed["app"] as? [String: Any])?["secret"] as? String)

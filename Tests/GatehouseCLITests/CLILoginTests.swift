@@ -21,7 +21,7 @@ import Testing
         let data = try CLIProcess.temporaryDirectory(), cache = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data); try? FileManager.default.removeItem(atPath: cache) }
         let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data])
-        defer { _ = server.stop() }
+        defer { server.stop() }
         _ = try await server.waitFor("These facts are also in")
         let common = ["--data-dir", data, "--cache-dir", cache]
 
@@ -78,7 +78,7 @@ import Testing
         let data = try CLIProcess.temporaryDirectory(), cache = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data); try? FileManager.default.removeItem(atPath: cache) }
         let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data])
-        defer { _ = server.stop() }
+        defer { server.stop() }
         _ = try await server.waitFor("These facts are also in")
         let (login, url) = try await Self.startLogin(["--permissions", "email", "--data-dir", data, "--cache-dir", cache])
         _ = try await Self.browse(url, "bob@gatehouse.test", "bob-gatehouse", ["cancel"])
@@ -93,7 +93,7 @@ extension CLILoginTests {
         let data = try CLIProcess.temporaryDirectory(), cache = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data); try? FileManager.default.removeItem(atPath: cache) }
         let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data])
-        defer { _ = server.stop() }
+        defer { server.stop() }
         _ = try await server.waitFor("These facts are also in")
         let common = ["--data-dir", data, "--cache-dir", cache]
         let refused = try await CLIProcess.run(["login", "--no-browser", "--limited", "--permissions", "email,user_posts"] + common)

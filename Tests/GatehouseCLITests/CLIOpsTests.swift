@@ -67,7 +67,7 @@ import Testing
         #expect(banner.contains("(production mode)"))
         #expect(!banner.contains("Test users"))
         #expect(!FileManager.default.fileExists(atPath: (dir as NSString).appendingPathComponent("dev-seed.json")))
-        _ = server.stop()
+        server.stop()
     }
 
     @Test func seedBenchCreatesPeopleTokensAndCodesTheServerAccepts() async throws {
@@ -90,7 +90,7 @@ import Testing
         let appID = try #require(seed["app_id"] as? String), secret = try #require(seed["app_secret"] as? String)
         let exchange = try await HTTPClient.shared.execute(HTTPClientRequest(
             url: "\(base)/oauth/access_token?client_id=\(appID)&client_secret=\(secret)&redirect_uri=https%3A%2F%2Fbench.example%2Fcallback&code=\(code)"), timeout: .seconds(10))
-        _ = server.stop()
+        server.stop()
         #expect(response.status == .ok)
         #expect(body.contains("\"name\":\"Bench Person49\""), "\(body)")
         #expect(exchange.status == .ok)

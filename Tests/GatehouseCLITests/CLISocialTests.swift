@@ -16,7 +16,7 @@ import Testing
         let data = try CLIProcess.temporaryDirectory(), cache = try CLIProcess.temporaryDirectory(), bobCache = try CLIProcess.temporaryDirectory()
         defer { for dir in [data, cache, bobCache] { try? FileManager.default.removeItem(atPath: dir) } }
         let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data])
-        defer { _ = server.stop() }
+        defer { server.stop() }
         _ = try await server.waitFor("These facts are also in")
         let common = ["--data-dir", data, "--cache-dir", cache]
 

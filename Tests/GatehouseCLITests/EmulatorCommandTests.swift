@@ -9,7 +9,7 @@ import Testing
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
-        defer { _ = server.stop() }
+        defer { server.stop() }
         _ = try await server.waitFor("These facts are also in")
         let seedData = try #require(FileManager.default.contents(atPath: dir + "/dev-seed.json"))
         let seed = try #require(try JSONSerialization.jsonObject(with: seedData) as? [String: Any])

@@ -46,7 +46,7 @@ struct TokenService: Sendable {
     /// Mints a user token and returns its text (shown once) and record.
     func mintUserToken(
         app: AppRecord, userID: String, lifetime: TimeInterval, codeID: String? = nil,
-        authType: String? = nil, authNonce: String? = nil, origin: String
+        authType: String? = nil, authNonce: String? = nil, origin: String, into tokens: (any TokenStore)? = nil
     ) async throws -> (String, TokenRecord) {
         let now = services.clock.now()
         let text = "EAAG" + services.random.alphanumeric(bits: 192)
@@ -54,7 +54,7 @@ struct TokenService: Sendable {
             id: UUID().uuidString, tokenHash: SecretHash.sha256Hex(text), kind: .user, appID: app.id, userID: userID,
             issuedAt: now, expiresAt: now.addingTimeInterval(lifetime), codeID: codeID, authType: authType,
             authNonce: authNonce, origin: origin)
-        try await services.storage.tokens.insert(record)
+        try await (tokens ?? services.storage.tokens).insert(record)
         services.metrics.tokenIssued("user")
         return (text, record)
     }

@@ -45,14 +45,21 @@ struct TokenEndpoint: Sendable {
             services.logger.warning("authorization code replayed; tokens from it revoked", metadata: ["app": "\(app.id)"])
             throw GraphFailure(error)
         case .issue(let confidential):
-            guard let record, try await storage.codes.consume(id: record.id, at: now) else {
-                if let record { try await storage.tokens.revokeAll(codeID: record.id, at: now) }
+            guard let record else { throw GraphFailure(.codeUsed) }
+            let lifetime = confidential ? Lifetimes.longLivedToken : Lifetimes.shortLivedToken
+            let tokens = services.tokens
+            // Consuming the code and storing the token commit together: one fsync, and never a used code
+            // without its token.
+            let minted = try await storage.transaction { tx -> String? in
+                guard try await tx.codes.consume(id: record.id, at: now) else { return nil }
+                return try await tokens.mintUserToken(
+                    app: app, userID: record.userID, lifetime: lifetime, codeID: record.id, authType: record.authType,
+                    authNonce: record.authNonce, origin: confidential ? "code" : "pkce", into: tx.tokens).0
+            }
+            guard let token = minted else {
+                try await storage.tokens.revokeAll(codeID: record.id, at: now)
                 throw GraphFailure(.codeUsed)
             }
-            let lifetime = confidential ? Lifetimes.longLivedToken : Lifetimes.shortLivedToken
-            let (token, _) = try await services.tokens.mintUserToken(
-                app: app, userID: record.userID, lifetime: lifetime, codeID: record.id, authType: record.authType,
-                authNonce: record.authNonce, origin: confidential ? "code" : "pkce")
             return .encodable(AccessTokenResponse(
                 accessToken: token, tokenType: "bearer", expiresIn: Int(lifetime), idToken: try await idToken(for: record, app: app)))
         }
@@ -103,10 +110,14 @@ struct TokenEndpoint: Sendable {
         } else if app.requirePKCE {
             throw GraphFailure(.codeChallengeRequired)
         }
-        guard try await storage.codes.consume(id: record.id, at: now) else { throw GraphFailure(.codeUsed) }
-        let (token, _) = try await services.tokens.mintUserToken(
-            app: app, userID: record.userID, lifetime: Lifetimes.shortLivedToken, codeID: record.id,
-            authType: record.authType, authNonce: record.authNonce, origin: "nonce")
+        let tokens = services.tokens
+        let minted = try await storage.transaction { tx -> String? in
+            guard try await tx.codes.consume(id: record.id, at: now) else { return nil }
+            return try await tokens.mintUserToken(
+                app: app, userID: record.userID, lifetime: Lifetimes.shortLivedToken, codeID: record.id,
+                authType: record.authType, authNonce: record.authNonce, origin: "nonce", into: tx.tokens).0
+        }
+        guard let token = minted else { throw GraphFailure(.codeUsed) }
         return .encodable(AccessTokenResponse(
             accessToken: token, tokenType: "bearer", expiresIn: Int(Lifetimes.shortLivedToken), idToken: try await idToken(for: record, app: app)))
     }

@@ -36,8 +36,9 @@ public enum SQLStorage {
         let tokenCache = TokenLookupCache()
         let keyCache = SigningKeyCache()
         let callerCache = CallerCache()
-        // On the writer: there this process's own commits do not move `data_version`.
-        let watcher = SQLiteChangeWatcher.start(db: writer, caches: NodeCaches([tokenCache, keyCache, callerCache]))
+        // Through the routing database, whose pragmas run on the writer: there this process's own commits do
+        // not move `data_version`. The watcher also keeps every connection alive until `shutdown` closes them.
+        let watcher = SQLiteChangeWatcher.start(db: db, caches: NodeCaches([tokenCache, keyCache, callerCache]))
         return make(database: db, random: random, tokenCache: tokenCache, keyCache: keyCache, callerCache: callerCache) {
             await watcher.stop()
             for reader in readers { try? await reader.close() }
@@ -106,6 +107,7 @@ public enum SQLStorage {
         )
         storage.callerCache = callerCache
         storage.callerRecords = SQLCallerRecordStore(database: database, errors: errors)
+        storage.writes = SQLWriteTransactions(database: database, errors: errors)
         return storage
     }
 

@@ -1,0 +1,111 @@
+import Foundation
+import NIOConcurrencyHelpers
+import Testing
+@testable import GatehouseServer
+
+/// Issue 11, item 5: a write route's writes commit together (one fsync on SQLite), on both backends; the
+/// SQLite writer is held for the whole transaction, so another request's write never lands inside it.
+@Suite struct WriteTransactionTests {
+    struct Planned: Error {}
+
+    @Test func writesCommitTogetherOrNotAtAll() async throws {
+        try await withEachBackend { storage in
+            try await storage.apps.create(Fixture.app())
+            try await storage.users.create(Fixture.user("1"))
+            try await storage.codes.insert(Fixture.code("c1", app: "100000000000001", user: "1"))
+            try await storage.codes.insert(Fixture.code("c2", app: "100000000000001", user: "1"))
+
+            // A body that throws after both writes leaves neither.
+            await #expect(throws: Planned.self) {
+                try await storage.transaction { tx in
+                    #expect(try await tx.codes.consume(id: "c1", at: TestTime.at(1)))
+                    try await tx.tokens.insert(Fixture.token("t1", app: "100000000000001", user: "1", codeID: "c1"))
+                    throw Planned()
+                }
+            }
+            #expect(try await storage.codes.find(codeHash: "codehash-c1")?.usedAt == nil)
+            #expect(try await storage.tokens.find(tokenHash: "hash-t1") == nil)
+
+            // A body that returns commits both, and its result comes back.
+            let minted = try await storage.transaction { tx -> String? in
+                guard try await tx.codes.consume(id: "c2", at: TestTime.at(2)) else { return nil }
+                try await tx.tokens.insert(Fixture.token("t2", app: "100000000000001", user: "1", codeID: "c2"))
+                return "t2"
+            }
+            #expect(minted == "t2")
+            #expect(try await storage.codes.find(codeHash: "codehash-c2")?.usedAt == TestTime.at(2))
+            #expect(try await storage.tokens.find(tokenHash: "hash-t2")?.codeID == "c2")
+
+            // A consumed code stays consumed: the second transaction finds it used and writes nothing.
+            let again = try await storage.transaction { tx -> String? in
+                guard try await tx.codes.consume(id: "c2", at: TestTime.at(3)) else { return nil }
+                try await tx.tokens.insert(Fixture.token("t3", app: "100000000000001", user: "1", codeID: "c2"))
+                return "t3"
+            }
+            #expect(again == nil)
+            #expect(try await storage.tokens.find(tokenHash: "hash-t3") == nil)
+        }
+    }
+
+    @Test func anotherWriteWaitsForTheTransactionAndIsNotRolledBackWithIt() async throws {
+        try await withEachBackend { storage in
+            try await storage.apps.create(Fixture.app())
+            try await storage.users.create(Fixture.user("1"))
+            let (opened, open) = AsyncStream.makeStream(of: Void.self)
+            let (proceed, go) = AsyncStream.makeStream(of: Void.self)
+            let transaction = Task {
+                try await storage.transaction { tx in
+                    try await tx.tokens.insert(Fixture.token("inside", app: "100000000000001", user: "1"))
+                    open.yield()
+                    for await _ in proceed { break }
+                    throw Planned()
+                }
+            }
+            for await _ in opened { break }
+            // Written while the transaction is open, from outside it.
+            let outside = Task { try await storage.tokens.insert(Fixture.token("outside", app: "100000000000001", user: "1")) }
+            go.yield()
+            await #expect(throws: Planned.self) { try await transaction.value }
+            try await outside.value
+            #expect(try await storage.tokens.find(tokenHash: "hash-inside") == nil)
+            #expect(try await storage.tokens.find(tokenHash: "hash-outside") != nil)
+        }
+    }
+
+    @Test func theGateLetsOneHolderInAtATimeInArrivalOrder() async throws {
+        let gate = WriterGate()
+        let log = NIOLockedValueBox<[String]>([])
+        let inside = NIOLockedValueBox(0)
+        let (entered, enter) = AsyncStream.makeStream(of: Void.self)
+        let (released, release) = AsyncStream.makeStream(of: Void.self)
+        let first = Task {
+            try await gate.exclusively {
+                inside.withLockedValue { $0 += 1 }
+                enter.yield()
+                for await _ in released { break }
+                log.withLockedValue { $0.append("first") }
+                inside.withLockedValue { $0 -= 1 }
+            }
+        }
+        for await _ in entered { break }
+        var others: [Task<Void, any Error>] = []
+        for name in ["second", "third", "fourth"] {
+            others.append(Task {
+                try await gate.exclusively {
+                    #expect(inside.withLockedValue { $0 } == 0)
+                    inside.withLockedValue { $0 += 1 }
+                    await Task.yield()
+                    log.withLockedValue { $0.append(name) }
+                    inside.withLockedValue { $0 -= 1 }
+                }
+            })
+            // Each waiter is queued before the next one asks.
+            while await gate.waiters < others.count { await Task.yield() }
+        }
+        #expect(log.withLockedValue { $0 }.isEmpty)
+        release.yield()
+        try await first.value
+        for task in others { try await task.value }
+        #expect(log.withLockedValue { $0 } == ["first", "second", "third", "fourth"])
+    }
+}
