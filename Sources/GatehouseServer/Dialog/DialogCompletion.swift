@@ -13,12 +13,13 @@ struct DialogCompletion: Sendable {
         let grant = GrantRecord(
             appID: app.id, userID: user.id, granted: decision.granted, declined: decision.declined,
             createdAt: existing?.createdAt ?? now, updatedAt: now, lastLoginAt: now, defaultAudience: decision.defaultAudience)
-        try await storage.grants.save(grant)
+        // Made on first use, outside the transaction below (whose body may write only through its own stores).
         let scopedID = try await storage.users.scopedID(appID: app.id, userID: user.id)
         let type = request.responseType
         var params: [(String, String)] = []
 
         if request.isLimited {
+            try await storage.grants.save(grant)
             // Limited Login: an id_token, never an access token or a code.
             params.append(("id_token", try await IDTokenIssuer(services: services).issue(app: app, user: user, granted: decision.granted, nonce: request.nonce)))
             if type.graphDomain { params.append(("graph_domain", "facebook")) }
@@ -29,36 +30,48 @@ struct DialogCompletion: Sendable {
         }
 
         var code: String?
+        var codeRecord: AuthCodeRecord?
         if type.code {
             let text = "AQ" + services.random.alphanumeric(bits: 256)
-            let record = AuthCodeRecord(
+            codeRecord = AuthCodeRecord(
                 id: UUID().uuidString, codeHash: SecretHash.sha256Hex(text), appID: app.id, userID: user.id,
                 redirectURI: request.redirectURI, codeChallenge: request.codeChallenge,
                 codeChallengeMethod: request.codeChallengeMethod, nonce: request.nonce,
                 authType: request.authType?.rawValue, authNonce: request.authNonce,
                 scopes: decision.granted + (request.openID ? ["openid"] : []),
                 createdAt: now, expiresAt: now.addingTimeInterval(Lifetimes.authorizationCode))
-            try await storage.codes.insert(record)
-            services.metrics.tokenIssued("code")
             code = text
         }
+        var nonceRecord: AuthCodeRecord?
         if request.answersWithNonce {
             let text = "NA" + services.random.alphanumeric(bits: 256)
-            try await storage.codes.insert(AuthCodeRecord(
+            nonceRecord = AuthCodeRecord(
                 id: UUID().uuidString, codeHash: SecretHash.sha256Hex(text), appID: app.id, userID: user.id,
                 // The code challenge rides along, so `fb_exchange_nonce` needs the verifier just as a code would.
                 redirectURI: AuthCodeRecord.nonceExchangeMarker, codeChallenge: request.codeChallenge,
                 codeChallengeMethod: request.codeChallengeMethod, nonce: request.nonce, authType: request.authType?.rawValue,
                 authNonce: request.authNonce, scopes: decision.granted + (request.openID ? ["openid"] : []),
-                createdAt: now, expiresAt: now.addingTimeInterval(Lifetimes.authorizationCode)))
+                createdAt: now, expiresAt: now.addingTimeInterval(Lifetimes.authorizationCode))
             params.append(("nonce", text))
-        } else if type.token || type.tokenOrNonce {
-            let (token, _) = try await services.tokens.mintUserToken(
+        }
+        let mintsToken = nonceRecord == nil && (type.token || type.tokenOrNonce)
+        let tokens = services.tokens
+        // The grant, the code or nonce and the token commit together: one fsync, and no code without its grant.
+        let token = try await storage.transaction { [codeRecord, nonceRecord] tx -> String? in
+            try await tx.grants.save(grant)
+            if let codeRecord { try await tx.codes.insert(codeRecord) }
+            if let nonceRecord { try await tx.codes.insert(nonceRecord) }
+            guard mintsToken else { return nil }
+            return try await tokens.mintUserToken(
                 app: app, userID: user.id, lifetime: Lifetimes.shortLivedToken, authType: request.authType?.rawValue,
                 // Tokens for the mobile SDKs' `fb{appid}://` scheme may be extended daily (`fb_extend_sso_token`);
                 // a web page's fragment token may not (issue 12, finding 11).
                 authNonce: request.authNonce,
-                origin: RedirectURIPolicy.isAppScheme(request.redirectURI, appID: app.id) ? "app_switch" : "dialog")
+                origin: RedirectURIPolicy.isAppScheme(request.redirectURI, appID: app.id) ? "app_switch" : "dialog",
+                into: tx.tokens).0
+        }
+        if codeRecord != nil { services.metrics.tokenIssued("code") }
+        if let token {
             params.append(("access_token", token))
             params.append(("data_access_expiration_time", String(Int(now.addingTimeInterval(Lifetimes.dataAccess).timeIntervalSince1970))))
             params.append(("expires_in", String(Int(Lifetimes.shortLivedToken))))

@@ -2,10 +2,13 @@
 public struct TransactionStores: Sendable {
     public var codes: any AuthCodeStore
     public var tokens: any TokenStore
+    /// Grant changes are announced to the caches (here and on other nodes) once the transaction has committed.
+    public var grants: any GrantStore
 
-    public init(codes: any AuthCodeStore, tokens: any TokenStore) {
+    public init(codes: any AuthCodeStore, tokens: any TokenStore, grants: any GrantStore) {
         self.codes = codes
         self.tokens = tokens
+        self.grants = grants
     }
 }
 
@@ -13,8 +16,12 @@ public struct TransactionStores: Sendable {
 ///
 /// SQLite with `synchronous=FULL` pays one fsync per commit, which is the floor for an answered write that
 /// survives `kill -9`; a route that consumes a code and mints a token in two autocommitted statements pays
-/// two. Only writes that need no cache invalidation belong here (codes, new tokens): an invalidation announced
-/// before the commit could let another node cache what the transaction is about to change.
+/// two. The stores it hands out are the ones whose writes are safe to group: codes, new tokens, and grants,
+/// whose cache invalidations are held back until the commit (announced before it, another node could cache
+/// what the transaction is about to change).
+///
+/// The body must write only through the stores it is handed: on SQLite the writer is held for the whole
+/// transaction, and a write through the shared stores would wait for it forever.
 public protocol WriteTransactions: Sendable {
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     func write<R: Sendable>(_ body: @escaping @Sendable (TransactionStores) async throws -> R) async throws -> R
@@ -24,6 +31,6 @@ extension Storage {
     /// Runs `body` as one transaction when the backend offers them (``writes``), else on the plain stores.
     public func transaction<R: Sendable>(_ body: @escaping @Sendable (TransactionStores) async throws -> R) async throws -> R {
         if let writes { return try await writes.write(body) }
-        return try await body(TransactionStores(codes: codes, tokens: tokens))
+        return try await body(TransactionStores(codes: codes, tokens: tokens, grants: grants))
     }
 }

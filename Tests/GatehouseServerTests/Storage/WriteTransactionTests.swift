@@ -72,6 +72,55 @@ import Testing
         }
     }
 
+    /// Records what a transaction announces, and when.
+    final class Announcements: CacheInvalidationTarget, TokenInvalidationPublisher, @unchecked Sendable {
+        let log = NIOLockedValueBox<[String]>([])
+        func invalidate(_ event: TokenInvalidation) { log.withLockedValue { $0.append("local \(event)") } }
+        func setEnabled(_ enabled: Bool) {}
+        func publish(_ event: TokenInvalidation) async { log.withLockedValue { $0.append("published \(event)") } }
+        var published: [String] { log.withLockedValue { $0 }.filter { $0.hasPrefix("published") } }
+    }
+
+    @Test func aGrantChangeIsAnnouncedToOtherNodesOnlyOnceCommitted() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-tx-\(UUID().uuidString).sqlite").path
+        let storage = try await SQLStorage.openSQLite(path: path, logger: StorageBackends.logger)
+        try await storage.apps.create(Fixture.app())
+        try await storage.users.create(Fixture.user("1"))
+        let announcements = Announcements()
+        let transactions = try #require(storage.writes as? SQLWriteTransactions)
+        var configured = transactions
+        configured.announce = (announcements, announcements)
+        let announcing = configured
+
+        let (saved, didSave) = AsyncStream.makeStream(of: Void.self)
+        let (proceed, go) = AsyncStream.makeStream(of: Void.self)
+        let committing = Task {
+            try await announcing.write { tx in
+                try await tx.grants.save(Fixture.grant(app: "100000000000001", user: "1", granted: ["public_profile", "email"]))
+                didSave.yield()
+                for await _ in proceed { break }
+            }
+        }
+        for await _ in saved { break }
+        #expect(announcements.published.isEmpty)
+        go.yield()
+        try await committing.value
+        #expect(announcements.published == ["published \(TokenInvalidation.appUser(appID: "100000000000001", userID: "1"))"])
+        #expect(try await storage.grants.find(appID: "100000000000001", userID: "1")?.granted == ["public_profile", "email"])
+
+        // A rolled-back change is announced to nobody.
+        await #expect(throws: Planned.self) {
+            try await announcing.write { tx in
+                try await tx.grants.delete(appID: "100000000000001", userID: "1")
+                throw Planned()
+            }
+        }
+        #expect(announcements.published.count == 1)
+        #expect(try await storage.grants.find(appID: "100000000000001", userID: "1") != nil)
+        try await storage.shutdown()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
     @Test func theGateLetsOneHolderInAtATimeInArrivalOrder() async throws {
         let gate = WriterGate()
         let log = NIOLockedValueBox<[String]>([])

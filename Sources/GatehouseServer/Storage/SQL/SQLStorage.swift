@@ -107,7 +107,8 @@ public enum SQLStorage {
         )
         storage.callerCache = callerCache
         storage.callerRecords = SQLCallerRecordStore(database: database, errors: errors)
-        storage.writes = SQLWriteTransactions(database: database, errors: errors)
+        storage.writes = SQLWriteTransactions(
+            database: database, errors: errors, announce: announces ? (caches, invalidations) : nil)
         return storage
     }
 
