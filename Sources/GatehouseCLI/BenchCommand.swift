@@ -33,7 +33,7 @@ struct BenchReferenceCommand: AsyncParsableCommand, ExecutableCommand {
 /// `gatehouse bench …`: measurements for `scripts/bench` that need the server's own storage code.
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench", abstract: "Benchmark probes for scripts/bench.", subcommands: [CommitRate.self])
+        commandName: "bench", abstract: "Benchmark probes for scripts/bench.", subcommands: [CommitRate.self, Pipeline.self])
 
     /// `gatehouse bench commit-rate`: one-row commits per second through the server's storage settings.
     struct CommitRate: AsyncParsableCommand, ExecutableCommand {
@@ -73,6 +73,23 @@ struct BenchCommand: AsyncParsableCommand {
                 print(String(decoding: try encoder.encode(result), as: UTF8.self))
             } else {
                 print(String(format: "%@: %d one-row commits in %.2f s = %.0f commits/s", result.database, result.commits, result.seconds, result.commitsPerSecond))
+            }
+        }
+    }
+
+    /// `gatehouse bench pipeline`: CPU time per request of each middleware on `/bench/hello`, in-process.
+    struct Pipeline: AsyncParsableCommand, ExecutableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "pipeline",
+            abstract: "Measure each request middleware's CPU time on /bench/hello in-process (no sockets), against a bare Hummingbird router.")
+
+        @Option(help: "Requests per measurement.") var iterations = 200_000
+        @Option(name: .customLong("data-dir"), help: "A throwaway data folder (the server's storage opens there).") var dataDir: String
+
+        func execute() async throws {
+            let rows = try await PipelineProbe(iterations: iterations, dataDirectory: dataDir).run()
+            for row in rows {
+                print(String(format: "%8.0f ns  %@", row.nanosecondsPerRequest, row.name))
             }
         }
     }
