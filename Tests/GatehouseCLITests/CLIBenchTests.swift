@@ -55,6 +55,41 @@ import Testing
         #expect(refused.stderr.contains("throwaway"))
     }
 
+    /// The seeded browser session and CSRF pair make a consent POST the server accepts (the bench's consent row
+    /// measured 403s before the form token was bound to the session like the dialog's own).
+    @Test func seededConsentPostIsAccepted() async throws {
+        let dir = try CLIProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let seeded = try await CLIProcess.run(["seed", "bench", "--users", "5", "--tokens", "5", "--data-dir", dir])
+        #expect(seeded.status == 0, "\(seeded.stderr)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: (dir as NSString).appendingPathComponent("bench-seed.json")))
+        let seed = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let app = try #require(seed["app_id"] as? String), cookie = try #require(seed["session_cookie"] as? String)
+        let csrf = try #require(seed["csrf_token"] as? String), form = try #require(seed["csrf_form_token"] as? String)
+        let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir, "--log-level", "error"])
+        defer { server.stop() }
+        let base = try #require(Self.url(in: try await server.waitFor("Database:")))
+        let escape = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text }
+        let dialog = "client_id=\(app)&redirect_uri=\(escape("https://bench.example/callback"))&response_type=code&scope=email"
+        var request = HTTPClientRequest(url: base + "/dialog/oauth/consent")
+        request.method = .POST
+        request.headers.add(name: "Cookie", value: "gh_session=\(cookie); gh_csrf=\(csrf)")
+        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        request.body = .bytes(ByteBuffer(string: "csrf_token=\(escape(form))&dialog=\(escape(dialog))&action=continue&permission=public_profile&permission=email"))
+        // Not the shared client: it would follow the redirect to the bench app's made-up host.
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: .seconds(10))
+            try await client.shutdown()
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+        #expect(response.status == .seeOther)
+        #expect(response.headers["Location"].first?.hasPrefix("https://bench.example/callback?code=") == true, "\(response.headers)")
+    }
+
     static func url(in text: String) -> String? {
         text.split(whereSeparator: { $0 == " " || $0 == "\n" }).first { $0.hasPrefix("http://") }.map { String($0) }
     }

@@ -31,7 +31,10 @@ public struct BenchSeeder: Sendable {
         public var app_secret: String
         public var redirect_uri: String
         public var session_cookie: String
+        /// The `gh_csrf` cookie value.
         public var csrf_token: String
+        /// What a form posts as `csrf_token` with that cookie and ``session_cookie``: the cookie bound to the session.
+        public var csrf_form_token: String
         public var users: Int
         public var tokens: Int
         public var sample_tokens: [String]
@@ -125,6 +128,7 @@ public struct BenchSeeder: Sendable {
         }
 
         let cookie = Self.random(43, alphabet: Self.alphanumeric, using: &rng)
+        let csrf = Self.random(43, alphabet: Self.alphanumeric, using: &rng)
         try await db.insert(into: "browser_sessions")
             .columns("id", "secret_hash", "user_id", "created_at", "expires_at", "authenticated_at")
             .values(UUID().uuidString, SecretHash.sha256Hex(cookie), String(userBase), t, t + 30 * 86400, t)
@@ -132,7 +136,7 @@ public struct BenchSeeder: Sendable {
         if sqlite { try await db.raw("PRAGMA foreign_keys=ON").run() }
         return Output(
             app_id: appID, app_secret: secret, redirect_uri: Self.redirectURI, session_cookie: cookie,
-            csrf_token: Self.random(43, alphabet: Self.alphanumeric, using: &rng), users: options.users, tokens: options.tokens,
+            csrf_token: csrf, csrf_form_token: BrowserSessions.bind(csrf, toSessionSecrets: [cookie]), users: options.users, tokens: options.tokens,
             sample_tokens: samples, codes: codes, openid_codes: openIDCodes)
     }
 
