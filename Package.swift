@@ -68,6 +68,8 @@ let package = Package(
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Yams", package: "Yams"),
+                // EmbeddedChannel for `gatehouse bench pipeline`'s in-process request contexts.
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             resources: [.copy("Resources")]
         ),

@@ -11,7 +11,7 @@ public struct GatehouseCommand: AsyncParsableCommand {
             ServeCommand.self, MigrateCommand.self, AppsCommand.self, UsersCommand.self, KeysCommand.self, AdminCommand.self, SeedCommand.self,
             LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, TokenCommand.self, GraphCommand.self, PermissionsCommand.self,
             ClockCommand.self, InjectCommand.self, ExportCommand.self, ImportCommand.self,
-            SignedRequestCommand.self, TokenCacheCommand.self, DialogCommand.self,
+            SignedRequestCommand.self, TokenCacheCommand.self, DialogCommand.self, BenchReferenceCommand.self, BenchCommand.self,
         ]
     )
     public init() {}

@@ -4,9 +4,10 @@ import Hummingbird
 
 /// The seam that keeps the developer console and the admin API behind an admin login in production mode.
 ///
-/// Add it once to the router (``GatehouseApp/router(services:pages:)`` does); it guards every path under
-/// ``protectedPrefixes`` except the login page itself:
-/// - development mode: passes every request through untouched (the console is open, as issue 5 wants);
+/// Add it once to the router (``GatehouseApp/router(services:pages:)`` does, in production mode only); it guards
+/// every path under ``protectedPrefixes`` except the login page itself:
+/// - development mode: passes every request through untouched (the console is open, as issue 5 wants), so the
+///   router leaves it out there;
 /// - production mode, no live `gh_admin` session: `/console…` pages get `303 See Other` to
 ///   `/console/login?next=<path>`, `/admin/…` API calls get `401` with a Graph-shaped error;
 /// - production mode, logged in: passes through. Handlers that want to know who is acting call
@@ -43,9 +44,30 @@ struct AdminGate: RouterMiddleware {
         return "/" + segments.joined(separator: "/") + trailing
     }
 
+    /// Whether ``normalized(_:)`` would return `raw` unchanged: it starts with `/` and has no `%`, no empty
+    /// segment (`//`) and no segment starting with a dot. Most paths are like this, and checking costs one pass
+    /// over the bytes instead of decoding, splitting and joining.
+    static func isNormal(_ raw: String) -> Bool {
+        var previous: UInt8 = 0
+        var first = true
+        for byte in raw.utf8 {
+            if first {
+                guard byte == UInt8(ascii: "/") else { return false }
+                first = false
+            } else if previous == UInt8(ascii: "/"), byte == UInt8(ascii: "/") || byte == UInt8(ascii: ".") {
+                return false
+            }
+            if byte == UInt8(ascii: "%") { return false }
+            previous = byte
+        }
+        return !first
+    }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let path = Self.normalized(request.uri.path)
-        guard services.configuration.isProduction, Self.isProtected(path) else {
+        guard services.configuration.isProduction else { return try await next(request, context) }
+        let raw = request.uri.path
+        let path = Self.isNormal(raw) ? raw : Self.normalized(raw)
+        guard Self.isProtected(path) else {
             return try await next(request, context)
         }
         if try await AdminAccounts(services: services).current(request) != nil {

@@ -13,12 +13,16 @@ public enum GatehouseApp {
         let router = Router(context: GatehouseRequestContext.self)
         // Order matters: the real client first (rate limits and logs use it), then timing, then error pages,
         // then the admin gate, so a refused console request is still timed and logged.
+        // Each middleware runs on every request, so one that cannot change anything in this configuration is
+        // left out rather than asked each time (docs/BENCHMARKS.md has what each costs).
+        let configuration = services.configuration
         // First of all: development mode answers only to loopback and its public URL (DNS rebinding).
-        router.add(middleware: DevelopmentHostGuard(configuration: services.configuration))
-        router.add(middleware: ForwardedHeadersMiddleware(configuration: services.configuration))
+        if configuration.isDevelopment { router.add(middleware: DevelopmentHostGuard(configuration: configuration)) }
+        if ForwardedHeadersMiddleware.isNeeded(configuration) { router.add(middleware: ForwardedHeadersMiddleware(configuration: configuration)) }
         router.add(middleware: RequestObservabilityMiddleware(metrics: services.metrics, logger: services.logger))
         router.add(middleware: PageErrorMiddleware(pages: pages, logger: services.logger))
-        router.add(middleware: AdminGate(services: services))
+        // Development mode leaves the console open, so the gate would only pass requests through.
+        if configuration.isProduction { router.add(middleware: AdminGate(services: services)) }
         AdminLoginController(services: services, pages: pages).register(on: router)
         OpsRoutes(services: services).register(on: router)
         router.get("/static/gatehouse.css") { _, _ in

@@ -10,7 +10,9 @@ public struct GatehouseRequestContext: RequestContext {
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
-        self.remoteAddress = source.channel.remoteAddress
-        self.client = ForwardedClient(ip: source.channel.remoteAddress?.ipAddress, isHTTPS: false)
+        // Read once: a channel's remote address is behind a lock.
+        let remoteAddress = source.channel.remoteAddress
+        self.remoteAddress = remoteAddress
+        self.client = ForwardedClient(ip: remoteAddress?.ipAddress, isHTTPS: false)
     }
 }

@@ -6,7 +6,8 @@ import SQLKit
 /// authorization codes, and one logged-in browser session. `gatehouse seed bench` drives it.
 ///
 /// Rows go in through multi-row `INSERT`s, thousands per statement and one transaction per batch, with foreign
-/// key checks off for the seeding connection only (the rows are consistent by construction). A million people
+/// key checks off for the seeding connection only on SQLite (the rows are consistent by construction). It runs
+/// on PostgreSQL too (`BENCH_DATABASE=postgres`), over one connection (``BenchDatabase``). A million people
 /// and five million tokens take a few minutes on two cores. Every token is random and stored only as its
 /// SHA-256, like a real one; the first `sampleTokens` are written out so the benchmark can present them.
 public struct BenchSeeder: Sendable {
@@ -30,7 +31,10 @@ public struct BenchSeeder: Sendable {
         public var app_secret: String
         public var redirect_uri: String
         public var session_cookie: String
+        /// The `gh_csrf` cookie value.
         public var csrf_token: String
+        /// What a form posts as `csrf_token` with that cookie and ``session_cookie``: the cookie bound to the session.
+        public var csrf_form_token: String
         public var users: Int
         public var tokens: Int
         public var sample_tokens: [String]
@@ -43,6 +47,9 @@ public struct BenchSeeder: Sendable {
     let passwordHash: String
     let now: Date
     let progress: @Sendable (String) -> Void
+    /// Receives every token's text, batch by batch, in seeding order (`--tokens-file`: the cold `/me` run
+    /// presents each token once, and five million do not belong in the JSON).
+    public var tokenSink: (@Sendable ([String]) throws -> Void)?
 
     /// - Parameter passwordHash: one bcrypt hash shared by every seeded person (hashing a million would take hours).
     public init(db: any SQLDatabase, passwordHash: String, now: Date = Date(), progress: @escaping @Sendable (String) -> Void = { _ in }) {
@@ -57,8 +64,12 @@ public struct BenchSeeder: Sendable {
         var rng = SystemRandomNumberGenerator()
         let appID = "9" + String(format: "%015llu", UInt64.random(in: 0..<1_000_000_000_000_000, using: &rng))
         let secret = Self.random(32, alphabet: Self.hex, using: &rng)
-        try await db.raw("PRAGMA foreign_keys=OFF").run()
-        try await db.raw("PRAGMA synchronous=NORMAL").run()
+        // SQLite only: PostgreSQL checks foreign keys per statement anyway, and its durability is the cluster's.
+        let sqlite = db.dialect.name == "sqlite"
+        if sqlite {
+            try await db.raw("PRAGMA foreign_keys=OFF").run()
+            try await db.raw("PRAGMA synchronous=NORMAL").run()
+        }
         try await db.insert(into: "apps")
             .columns("id", "secret", "client_token", "name", "redirect_uris", "require_app_secret", "approved_permissions", "created_at")
             .values(appID, secret, Self.random(32, alphabet: Self.hex, using: &rng), "Bench App",
@@ -82,16 +93,21 @@ public struct BenchSeeder: Sendable {
 
         var samples: [String] = []
         let expires = t + 60 * 86400
+        let sink = tokenSink
         try await batches(total: options.tokens, size: 1000, label: "tokens") { range in
             var generator = SystemRandomNumberGenerator()
             var rows: [[any Encodable & Sendable]] = []
             rows.reserveCapacity(range.count)
+            var texts: [String] = []
+            texts.reserveCapacity(range.count)
             for i in range {
                 let text = "EAAG" + Self.random(40, alphabet: Self.alphanumeric, using: &generator)
                 if samples.count < options.sampleTokens { samples.append(text) }
+                texts.append(text)
                 let user = String(userBase + Int64(i % max(options.users, 1)))
                 rows.append([UUID().uuidString, SecretHash.sha256Hex(text), "user", appID, user, t, expires, "bench"])
             }
+            try sink?(texts)
             try await insert("tokens", ["id", "token_hash", "kind", "app_id", "user_id", "issued_at", "expires_at", "origin"], rows)
         }
 
@@ -112,14 +128,15 @@ public struct BenchSeeder: Sendable {
         }
 
         let cookie = Self.random(43, alphabet: Self.alphanumeric, using: &rng)
+        let csrf = Self.random(43, alphabet: Self.alphanumeric, using: &rng)
         try await db.insert(into: "browser_sessions")
             .columns("id", "secret_hash", "user_id", "created_at", "expires_at", "authenticated_at")
             .values(UUID().uuidString, SecretHash.sha256Hex(cookie), String(userBase), t, t + 30 * 86400, t)
             .run()
-        try await db.raw("PRAGMA foreign_keys=ON").run()
+        if sqlite { try await db.raw("PRAGMA foreign_keys=ON").run() }
         return Output(
             app_id: appID, app_secret: secret, redirect_uri: Self.redirectURI, session_cookie: cookie,
-            csrf_token: Self.random(43, alphabet: Self.alphanumeric, using: &rng), users: options.users, tokens: options.tokens,
+            csrf_token: csrf, csrf_form_token: BrowserSessions.bind(csrf, toSessionSecrets: [cookie]), users: options.users, tokens: options.tokens,
             sample_tokens: samples, codes: codes, openid_codes: openIDCodes)
     }
 

@@ -38,11 +38,16 @@ public struct GatehouseMetrics: Sendable {
     /// One HTTP request: `gatehouse_http_requests_total{route,method,status}` and
     /// `gatehouse_http_request_duration_seconds{route,method}`.
     func request(route: String, method: String, status: Int, duration: Duration) {
-        Counter(label: "gatehouse_http_requests_total", dimensions: [("route", route), ("method", method), ("status", "\(status)")], factory: factory)
-            .increment()
-        let nanos = duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
-        CoreMetrics.Timer(label: "gatehouse_http_request_duration_seconds", dimensions: [("route", route), ("method", method)], factory: factory)
-            .recordNanoseconds(nanos)
+        let (counter, timer) = requestHandles(route: route, method: method, status: status)
+        counter.increment()
+        timer.recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+    }
+
+    /// The two handles behind ``request(route:method:status:duration:)``, for callers that keep them
+    /// (``RouteMetricHandles``): the factory's lookup is what costs, not the increment.
+    func requestHandles(route: String, method: String, status: Int) -> (CoreMetrics.Counter, CoreMetrics.Timer) {
+        (CoreMetrics.Counter(label: "gatehouse_http_requests_total", dimensions: [("route", route), ("method", method), ("status", "\(status)")], factory: factory),
+         CoreMetrics.Timer(label: "gatehouse_http_request_duration_seconds", dimensions: [("route", route), ("method", method)], factory: factory))
     }
 
     /// `gatehouse_logins_total{result}` (dialog and console logins).

@@ -15,6 +15,12 @@ struct ForwardedHeadersMiddleware: RouterMiddleware {
         servesTLS = configuration.servesTLS
     }
 
+    /// Whether the middleware can change anything: without trusted proxies and without TLS the client is the
+    /// TCP peer over plain HTTP, which ``GatehouseRequestContext`` already sets, and no HSTS is due.
+    static func isNeeded(_ configuration: GatehouseConfiguration) -> Bool {
+        !configuration.trustedProxies.compactMap(IPRange.init).isEmpty || configuration.servesTLS
+    }
+
     /// One year, the usual HSTS lifetime; no `preload` (that is a decision for the operator).
     static let hsts = "max-age=31536000; includeSubDomains"
 

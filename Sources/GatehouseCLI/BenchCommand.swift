@@ -1,0 +1,96 @@
+import ArgumentParser
+import Foundation
+import GatehouseServer
+import Logging
+import NIOCore
+
+/// `gatehouse bench-reference`: the bare Hummingbird app `scripts/bench` measures Gatehouse's `/bench/hello`
+/// against (see ``BenchReference``).
+struct BenchReferenceCommand: AsyncParsableCommand, ExecutableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench-reference",
+        abstract: "Serve GET /bench/hello from a bare Hummingbird app (no Gatehouse middleware or storage), for scripts/bench.")
+
+    @Option(help: "Address to listen on.") var host = "127.0.0.1"
+    @Option(help: "Port to listen on; 0 picks a free one.") var port = 8081
+
+    func execute() async throws {
+        var logger = Logger(label: "gatehouse.bench-reference")
+        logger.logLevel = .error
+        let app = BenchReference.application(host: host, port: port, logger: logger) { channel in
+            // The bench and the tests read the bound port from this line (port 0 picks one).
+            let bound = channel.localAddress?.port ?? 0
+            FileHandle.standardOutput.write(Data("bench-reference listening on http://\(host):\(bound)\n".utf8))
+        }
+        do {
+            try await app.runService()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw fail("port \(port) on \(host) is already in use; pick another with --port")
+        }
+    }
+}
+
+/// `gatehouse bench …`: measurements for `scripts/bench` that need the server's own storage code.
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench", abstract: "Benchmark probes for scripts/bench.", subcommands: [CommitRate.self, Pipeline.self])
+
+    /// `gatehouse bench commit-rate`: one-row commits per second through the server's storage settings.
+    struct CommitRate: AsyncParsableCommand, ExecutableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "commit-rate",
+            abstract: "Measure the disk's rate of one-row commits with the server's database settings (WAL, synchronous=FULL on SQLite). Use a throwaway database: the probe creates and drops a table.")
+
+        @Option(help: "postgres://… URL or a SQLite file path; a SQLite file must not exist yet and is deleted afterwards.")
+        var database: String
+        @Option(help: "Seconds to measure for.") var seconds = 5.0
+        @Flag(help: "Print the result as JSON.") var json = false
+
+        func execute() async throws {
+            let location: DatabaseLocation
+            do {
+                location = try DatabaseLocation(parsing: database)
+            } catch StorageError.unavailable(let message) {
+                throw fail(message)
+            }
+            if case .sqlite(let path) = location, FileManager.default.fileExists(atPath: path) {
+                throw fail("\(path) exists: the commit-rate probe wants a throwaway SQLite file")
+            }
+            var logger = Logger(label: "gatehouse.bench")
+            logger.logLevel = .warning
+            let result: CommitRateProbe.Result
+            do {
+                result = try await CommitRateProbe(location: location, duration: .milliseconds(Int(seconds * 1000)), logger: logger).run()
+            } catch StorageError.unavailable(let message) {
+                throw fail(message)
+            }
+            if case .sqlite(let path) = location {
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            }
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                print(String(decoding: try encoder.encode(result), as: UTF8.self))
+            } else {
+                print(String(format: "%@: %d one-row commits in %.2f s = %.0f commits/s", result.database, result.commits, result.seconds, result.commitsPerSecond))
+            }
+        }
+    }
+
+    /// `gatehouse bench pipeline`: CPU time per request of each middleware on `/bench/hello`, in-process.
+    struct Pipeline: AsyncParsableCommand, ExecutableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "pipeline",
+            abstract: "Measure each request middleware's CPU time on /bench/hello in-process (no sockets), against a bare Hummingbird router.")
+
+        @Option(help: "Requests per measurement.") var iterations = 200_000
+        @Option(name: .customLong("data-dir"), help: "A throwaway data folder (the server's storage opens there).") var dataDir: String
+
+        func execute() async throws {
+            let rows = try await PipelineProbe(iterations: iterations, dataDirectory: dataDir).run()
+            for row in rows {
+                print(String(format: "%8.0f ns  %@", row.nanosecondsPerRequest, row.name))
+            }
+        }
+    }
+}
