@@ -1,3 +1,4 @@
+import GatehouseCore
 import Hummingbird
 import Logging
 import NIOCore

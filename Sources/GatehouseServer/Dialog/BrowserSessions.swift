@@ -1,3 +1,4 @@
+import GatehouseCore
 import Crypto
 import Foundation
 import GatehouseProtocol
@@ -65,17 +66,9 @@ struct BrowserSessions: Sendable {
     /// `raw`, or `raw.HMAC(session secrets, raw)` when the request carries a session cookie.
     private func bound(_ raw: String, _ request: Request) -> String {
         let secrets = [Self.sessionCookie, AdminAccounts.sessionCookie].compactMap { request.cookies[$0]?.value }.filter { !$0.isEmpty }
-        return Self.bind(raw, toSessionSecrets: secrets)
+        return CSRFFormToken.bind(raw, toSessionSecrets: secrets)
     }
 
-    /// The form token for CSRF cookie `raw` when the request carries these session cookie values (in the order
-    /// dialog session, admin session); the bench seeder uses it to build a valid consent POST.
-    static func bind(_ raw: String, toSessionSecrets secrets: [String]) -> String {
-        guard !secrets.isEmpty else { return raw }
-        let key = SymmetricKey(data: SHA256.hash(data: Data(("gatehouse-csrf\n" + secrets.joined(separator: "\n")).utf8)))
-        let mac = HMAC<SHA256>.authenticationCode(for: Data(raw.utf8), using: key)
-        return raw + "." + Base64URL.encode(Array(mac))
-    }
 
     /// HttpOnly, SameSite=Lax, Path=/, and Secure when served over https.
     func cookie(_ name: String, _ value: String, maxAge: Int?) -> Cookie {

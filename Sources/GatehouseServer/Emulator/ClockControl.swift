@@ -1,3 +1,4 @@
+import GatehouseCore
 import Foundation
 
 /// Moves the server's clock in development mode, and keeps the offset across restarts.

@@ -1,3 +1,4 @@
+import GatehouseCore
 import Foundation
 
 /// The whole emulator state as one JSON document, so a team can commit its test fixtures.

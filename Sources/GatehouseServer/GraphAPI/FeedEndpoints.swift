@@ -1,3 +1,4 @@
+import GatehouseCore
 import Foundation
 import GatehouseProtocol
 
@@ -73,19 +74,14 @@ struct FeedEndpoints: Sendable {
         c.picture = trimmed(c.picture)
         guard c.message != nil || c.link != nil else { throw GraphFailure(.invalidParameter("Missing message or attachment")) }
         if let m = c.message, m.count > maxMessage { throw GraphFailure(.invalidParameter("Message is too long (\(maxMessage) characters at most)")) }
-        if let link = c.link, !isWebURL(link) { throw GraphFailure(.invalidParameter("link URL is not properly formatted")) }
-        if let picture = c.picture, !isWebURL(picture) { throw GraphFailure(.invalidParameter("picture URL is not properly formatted")) }
+        if let link = c.link, !WebURL.isWebURL(link) { throw GraphFailure(.invalidParameter("link URL is not properly formatted")) }
+        if let picture = c.picture, !WebURL.isWebURL(picture) { throw GraphFailure(.invalidParameter("picture URL is not properly formatted")) }
         for (name, value) in [("name", c.name), ("caption", c.caption), ("description", c.description)] where (value?.count ?? 0) > 1000 {
             throw GraphFailure(.invalidParameter("\(name) is too long (1000 characters at most)"))
         }
         return c
     }
 
-    static func isWebURL(_ text: String) -> Bool {
-        guard text.count <= 2048, let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else { return false }
-        return true
-    }
 
     /// `{"value":"SELF"}` as Graph takes it.
     static func parsePrivacy(_ raw: String) -> Audience? {

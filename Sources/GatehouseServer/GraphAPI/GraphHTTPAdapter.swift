@@ -1,3 +1,4 @@
+import GatehouseCore
 import CompressNIO
 import Foundation
 import GatehouseProtocol

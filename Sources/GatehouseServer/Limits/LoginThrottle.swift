@@ -1,3 +1,4 @@
+import GatehouseCore
 import Foundation
 
 /// Password-guessing protection shared by every password form (through ``PasswordCheck``).

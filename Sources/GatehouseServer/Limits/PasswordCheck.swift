@@ -1,3 +1,4 @@
+import GatehouseCore
 import Foundation
 
 /// The one way a password form checks a password: the login dialog, `/login`, `/device/signin` and

@@ -1,3 +1,4 @@
+import GatehouseCore
 import CoreMetrics
 import Hummingbird
 import Logging

@@ -1,3 +1,4 @@
+import GatehouseCore
 import Foundation
 
 /// Checks a redirect target taken from a request (`next`) so it can only ever name a page of this server.

@@ -1,3 +1,4 @@
+import GatehouseCore
 import Foundation
 
 /// Dates as the pages show them, always in UTC so every node and every test renders the same text.

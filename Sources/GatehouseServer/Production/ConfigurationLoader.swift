@@ -1,3 +1,4 @@
+import GatehouseCore
 import Foundation
 import Yams
 
@@ -111,11 +112,4 @@ public struct ConfigurationLoader: Sendable {
             }
         }
     }
-}
-
-/// A configuration problem the person can fix; the message names the setting and its source.
-public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
 }

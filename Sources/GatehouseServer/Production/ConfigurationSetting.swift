@@ -1,3 +1,4 @@
+import GatehouseCore
 import Foundation
 
 /// One configurable setting: its key, how to parse it into a ``GatehouseConfiguration`` and how to show it.

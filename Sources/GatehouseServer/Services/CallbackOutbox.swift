@@ -1,3 +1,4 @@
+import GatehouseCore
 import AsyncHTTPClient
 import Foundation
 import GatehouseProtocol

@@ -1,0 +1,51 @@
+import Foundation
+
+/// A person allowed into the developer console in production mode (not a Gatehouse user: admins are
+/// operators, created only with `gatehouse admin create`).
+public struct AdminAccountRecord: Sendable, Codable, Equatable {
+    public var id: String
+    public var email: String
+    /// bcrypt hash; the password itself is never stored or logged.
+    public var passwordHash: String
+    public var createdAt: Date
+
+    public init(id: String, email: String, passwordHash: String, createdAt: Date) {
+        self.id = id
+        self.email = email
+        self.passwordHash = passwordHash
+        self.createdAt = createdAt
+    }
+}
+
+/// A logged-in console browser. Only the SHA-256 of the cookie secret is stored.
+public struct AdminSessionRecord: Sendable, Codable, Equatable {
+    public var id: String
+    public var secretHash: String
+    public var adminID: String
+    public var createdAt: Date
+    public var expiresAt: Date
+
+    public init(id: String, secretHash: String, adminID: String, createdAt: Date, expiresAt: Date) {
+        self.id = id
+        self.secretHash = secretHash
+        self.adminID = adminID
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+}
+
+/// Console administrators and their sessions (migration 4).
+public protocol AdminStore: Sendable {
+    /// Throws `StorageError.conflict("email")` when the email (case-insensitive) is taken.
+    func create(_ admin: AdminAccountRecord) async throws
+    /// Case-insensitive.
+    func find(email: String) async throws -> AdminAccountRecord?
+    func find(id: String) async throws -> AdminAccountRecord?
+    /// Oldest first.
+    func list() async throws -> [AdminAccountRecord]
+    /// Replaces the password hash and ends the admin's sessions.
+    func setPassword(adminID: String, passwordHash: String) async throws
+    func insertSession(_ session: AdminSessionRecord) async throws
+    func findSession(secretHash: String) async throws -> AdminSessionRecord?
+    func deleteSession(id: String) async throws
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// What a callback tells the app.
+public enum AppCallbackKind: String, Sendable, Codable, CaseIterable {
+    /// The person removed the app (deauthorize callback URL).
+    case deauthorize
+    /// The person asked the app to delete their data (data deletion request URL).
+    case dataDeletion = "data_deletion"
+}
+
+/// A callback waiting in (or delivered from) the outbox. Retries survive restarts because the schedule is here.
+public struct AppCallbackRecord: Sendable, Codable, Equatable {
+    public var id: String
+    public var appID: String
+    public var kind: AppCallbackKind
+    /// The person's global id (to show them their deletion requests); never sent to the app.
+    public var userID: String
+    public var url: String
+    /// The form body: `signed_request=…`.
+    public var body: String
+    public var attempts: Int
+    /// When the next attempt is due; nil once delivered or given up.
+    public var nextAttemptAt: Date?
+    public var createdAt: Date
+    public var deliveredAt: Date?
+    public var gaveUpAt: Date?
+    /// Why the last attempt failed (status or error type; never the app's reply body).
+    public var lastError: String?
+    /// From the app's data-deletion reply `{url, confirmation_code}`.
+    public var confirmationCode: String?
+    public var statusURL: String?
+
+    public init(
+        id: String, appID: String, kind: AppCallbackKind, userID: String, url: String, body: String, attempts: Int = 0,
+        nextAttemptAt: Date?, createdAt: Date, deliveredAt: Date? = nil, gaveUpAt: Date? = nil, lastError: String? = nil,
+        confirmationCode: String? = nil, statusURL: String? = nil
+    ) {
+        self.id = id
+        self.appID = appID
+        self.kind = kind
+        self.userID = userID
+        self.url = url
+        self.body = body
+        self.attempts = attempts
+        self.nextAttemptAt = nextAttemptAt
+        self.createdAt = createdAt
+        self.deliveredAt = deliveredAt
+        self.gaveUpAt = gaveUpAt
+        self.lastError = lastError
+        self.confirmationCode = confirmationCode
+        self.statusURL = statusURL
+    }
+}
+
+/// The persistent outbox of callbacks to apps.
+public protocol AppCallbackStore: Sendable {
+    func insert(_ callback: AppCallbackRecord) async throws
+    func find(id: String) async throws -> AppCallbackRecord?
+    /// Undelivered callbacks due at `now`, oldest due first.
+    func due(now: Date, limit: Int) async throws -> [AppCallbackRecord]
+    /// Takes a due callback for one attempt by moving its due time to `leaseUntil`; false when another
+    /// worker took it first. A worker that dies mid-attempt leaves it due again at `leaseUntil`.
+    func claim(id: String, expectedNextAttemptAt: Date, leaseUntil: Date) async throws -> Bool
+    /// Replaces the stored callback with the same id.
+    func update(_ callback: AppCallbackRecord) async throws
+    /// One person's callbacks of a kind, newest first.
+    func list(userID: String, kind: AppCallbackKind) async throws -> [AppCallbackRecord]
+}

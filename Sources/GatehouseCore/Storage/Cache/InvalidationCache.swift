@@ -1,0 +1,98 @@
+import Foundation
+
+/// A node-local read-through cache keyed by token hash, invalidated per key through an index.
+///
+/// Correctness rules:
+/// - Only found values are cached (a token minted on another node must be found at once).
+/// - Every invalidation bumps a generation counter; a read that started before an invalidation does not
+///   store its (possibly stale) result (see ``lookup(_:load:)`` and ``begin(_:)`` / ``store(_:for:ifGeneration:)``).
+/// - While the node cannot hear other nodes' invalidations (``setEnabled(_:)`` false), nothing is served
+///   from or stored in the cache; re-enabling clears it.
+/// - Entries also expire after `timeToLive` as a last safety net, and the cache holds at most `capacity`
+///   (the oldest entry makes room; see ``IndexedCacheEntries``).
+/// - An invalidation touches only the entries it names, never a scan of the whole cache.
+///
+/// Values are facts read from the database, never verdicts: whatever depends on the time is decided by the
+/// caller on every use.
+public final class InvalidationCache<Value: CacheableFacts>: CacheInvalidationTarget {
+    struct State: Sendable {
+        var entries = IndexedCacheEntries<Value>()
+        var generation: UInt64 = 0
+        var enabled: Bool
+    }
+
+    private let state: LockedValue<State>
+    let capacity: Int
+    let timeToLive: Duration
+
+    /// - Parameters:
+    ///   - capacity: the most entries held; the oldest makes room for a new one.
+    ///   - enabled: whether lookups may be cached from the start (false until a listener is connected).
+    public init(capacity: Int = 50_000, timeToLive: Duration = .seconds(300), enabled: Bool = true) {
+        self.capacity = capacity
+        self.timeToLive = timeToLive
+        self.state = LockedValue(State(enabled: enabled))
+    }
+
+    /// The cached value for `key`, or the one `load` reads (cached when found and still current).
+    public func lookup(_ key: String, load: () async throws -> Value?) async throws -> Value? {
+        let (hit, generation) = begin(key)
+        if let hit { return hit }
+        let value = try await load()
+        if let value, let generation { store(value, for: key, ifGeneration: generation) }
+        return value
+    }
+
+    /// The cached value for `key` if any, and the generation a read from the database must present to
+    /// ``store(_:for:ifGeneration:)`` (nil while the cache is disabled).
+    func begin(_ key: String) -> (hit: Value?, generation: UInt64?) {
+        let now = ContinuousClock.now
+        return state.withLockedValue { state in
+            guard state.enabled else { return (nil, nil) }
+            if let entry = state.entries[key] {
+                if now - entry.storedAt < timeToLive { return (entry.value, state.generation) }
+                state.entries.remove(key)
+            }
+            return (nil, state.generation)
+        }
+    }
+
+    /// Stores `value` unless an invalidation happened since ``begin(_:)`` returned `generation`.
+    func store(_ value: Value, for key: String, ifGeneration generation: UInt64) {
+        state.withLockedValue { state in
+            guard state.enabled, state.generation == generation else { return }
+            state.entries.insert(value, for: key, at: .now, capacity: capacity)
+        }
+    }
+
+    /// Drops the entries `event` makes stale.
+    public func invalidate(_ event: TokenInvalidation) {
+        // Key rotations never touch these values: keep the generation so no read in flight is wasted.
+        if event == .signingKeys { return }
+        state.withLockedValue { state in
+            state.generation &+= 1
+            state.entries.remove(matching: event)
+        }
+    }
+
+    /// Turns caching on or off; both directions start from an empty cache.
+    public func setEnabled(_ enabled: Bool) {
+        state.withLockedValue { state in
+            state.generation &+= 1
+            state.entries = IndexedCacheEntries()
+            state.enabled = enabled
+        }
+    }
+
+    /// Whether lookups are currently cached.
+    public var isEnabled: Bool { state.withLockedValue { $0.enabled } }
+
+    /// Whether a value for `key` is held (for tests).
+    func contains(_ key: String) -> Bool { state.withLockedValue { $0.entries[key] != nil } }
+
+    /// How many values are cached (for tests).
+    public var count: Int { state.withLockedValue { $0.entries.count } }
+}
+
+/// The node-local cache of token records by hash, so a token check skips one database round trip.
+public typealias TokenLookupCache = InvalidationCache<TokenRecord>

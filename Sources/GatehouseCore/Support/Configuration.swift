@@ -1,0 +1,167 @@
+import Foundation
+
+/// How the server runs. Development mode seeds demo data and enables emulator conveniences.
+public enum ServerMode: String, Sendable, Codable, CaseIterable {
+    case development
+    case production
+}
+
+/// Everything a server instance needs to know about where and how it runs.
+///
+/// Built by ``ConfigurationLoader`` from defaults, a YAML file, `GATEHOUSE_*` environment variables and
+/// command-line flags (in rising precedence). Emulator conveniences (password-free user picking, clock
+/// control, the dev seed) must check ``isDevelopment`` before doing anything.
+public struct GatehouseConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    /// Folder holding `gatehouse.sqlite` and `dev-seed.json`.
+    public var dataDirectory: String
+    /// The URL people and clients reach the server at; used in redirects, paging links and picture URLs.
+    /// Defaults to `http://host:port` (or `https://` when serving TLS).
+    public var publicURL: String?
+    public var mode: ServerMode
+    /// Largest request body accepted, after gzip decompression.
+    public var maxBodyBytes: Int
+    /// The Graph API version reported when a request names none.
+    public var defaultGraphVersion: String
+    /// The database; nil means the SQLite file `gatehouse.sqlite` in ``dataDirectory``.
+    public var database: DatabaseLocation?
+    /// ``database`` as the text the config file and flags use (`postgres://…` or `sqlite:PATH`).
+    public var databaseURL: String? {
+        switch database {
+        case .postgres(let url): url
+        case .sqlite(let path): "sqlite:" + path
+        case nil: nil
+        }
+    }
+    /// PEM certificate chain and private key: when both are set the server speaks HTTPS itself.
+    public var tlsCertificatePath: String?
+    public var tlsKeyPath: String?
+    /// Peers (addresses or CIDR ranges) whose `X-Forwarded-For` / `X-Forwarded-Proto` headers are believed.
+    public var trustedProxies: [String]
+    /// Password-attempt, Graph API and token-endpoint limits.
+    public var limits: LimitsConfiguration
+    /// Serve Prometheus text at `/metrics`.
+    public var metricsEnabled: Bool
+    /// Serve `/bench/*` routes (a hello-world baseline and a bare id_token signer) for `scripts/bench`.
+    public var benchRoutes: Bool
+    /// swift-log level name: trace, debug, info, notice, warning, error, critical.
+    public var logLevel: String
+    /// Seconds a device must wait between device-login polls (`interval`; Facebook uses 5).
+    public var devicePollInterval: Int = 5
+    /// File holding the 32-byte key that seals signing private keys and the token cache's master key in storage.
+    public var masterKeyFile: String?
+    /// Bearer token that lets a non-loopback scraper read `/metrics` in production mode.
+    public var metricsToken: String?
+    /// Lets development mode listen beyond loopback (`--dev-allow-remote`); logged as a loud warning.
+    public var devAllowRemote: Bool = false
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = ".gatehouse",
+        publicURL: String? = nil, mode: ServerMode = .development, maxBodyBytes: Int = 1 << 20,
+        defaultGraphVersion: String = "v21.0", database: DatabaseLocation? = nil, tlsCertificatePath: String? = nil,
+        tlsKeyPath: String? = nil, trustedProxies: [String] = [], limits: LimitsConfiguration = LimitsConfiguration(),
+        metricsEnabled: Bool = true, benchRoutes: Bool = false, logLevel: String = "info"
+    ) {
+        self.database = database
+        self.logLevel = logLevel
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.publicURL = publicURL
+        self.mode = mode
+        self.maxBodyBytes = maxBodyBytes
+        self.defaultGraphVersion = defaultGraphVersion
+        self.tlsCertificatePath = tlsCertificatePath
+        self.tlsKeyPath = tlsKeyPath
+        self.trustedProxies = trustedProxies
+        self.limits = limits
+        self.metricsEnabled = metricsEnabled
+        self.benchRoutes = benchRoutes
+    }
+
+    /// True in development mode: the emulator conveniences (test-user picking, clock control, dev seed) are on.
+    public var isDevelopment: Bool { mode == .development }
+    /// True in production mode: the console needs an admin login and unsafe settings refuse to start.
+    public var isProduction: Bool { mode == .production }
+
+    /// Whether the server terminates TLS itself.
+    public var servesTLS: Bool { tlsCertificatePath != nil && tlsKeyPath != nil }
+
+    /// Whether ``database`` is PostgreSQL (which implies production mode).
+    public var usesPostgreSQL: Bool {
+        if case .postgres = database { return true }
+        return false
+    }
+
+    /// The base URL without a trailing slash.
+    public var baseURL: String {
+        let scheme = servesTLS ? "https" : "http"
+        var url = publicURL ?? "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        while url.hasSuffix("/") { url.removeLast() }
+        return url
+    }
+
+    public var databasePath: String { (dataDirectory as NSString).appendingPathComponent("gatehouse.sqlite") }
+    /// ``database``, or the SQLite file at ``databasePath``.
+    public var databaseLocation: DatabaseLocation { database ?? .sqlite(path: databasePath) }
+    public var devSeedPath: String { (dataDirectory as NSString).appendingPathComponent("dev-seed.json") }
+
+    /// Cookies get `Secure` everywhere but on loopback: over https, and on any other host too (plain
+    /// http off loopback then cannot keep a session, which is the point: serve it over TLS or a proxy).
+    public var usesSecureCookies: Bool {
+        if baseURL.hasPrefix("https://") || servesTLS || isProduction { return true }
+        guard let host = URLComponents(string: baseURL)?.host?.lowercased() else { return true }
+        let loopback = host == "localhost" || host.hasSuffix(".localhost") || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
+        return !loopback
+    }
+}
+
+/// Limits on password guessing and API use. A limit of 0 switches that limit off.
+///
+/// Counting is per fixed window (`…WindowSeconds`) in the shared ``RateLimitStore``, so several nodes on one
+/// database enforce one budget.
+public struct LimitsConfiguration: Sendable, Equatable {
+    /// Failed password attempts per account (email) per window before the login form answers 429.
+    public var loginAttemptsPerAccount: Int
+    /// Failed password attempts per client IP per window before the login form answers 429.
+    public var loginAttemptsPerIP: Int
+    public var loginWindowSeconds: Int
+    /// Graph API calls per app per window (error code 4 beyond it).
+    public var appCallsPerWindow: Int
+    /// Graph API calls per app and person per window (error code 17 beyond it).
+    public var userCallsPerWindow: Int
+    public var apiWindowSeconds: Int
+    /// `/oauth/access_token` calls per client IP per window (error code 613 beyond it): slows code guessing.
+    public var tokenEndpointCallsPerIP: Int
+    /// `POST /device/login` calls per client IP (IPv6: per /64) per device window (`(#613)` beyond it).
+    public var deviceLoginsPerIP: Int
+    /// `POST /device/login` calls per app per device window.
+    public var deviceLoginsPerApp: Int
+    public var deviceLoginWindowSeconds: Int
+
+    public init(
+        loginAttemptsPerAccount: Int = 10, loginAttemptsPerIP: Int = 50, loginWindowSeconds: Int = 900,
+        appCallsPerWindow: Int = 0, userCallsPerWindow: Int = 0, apiWindowSeconds: Int = 3600,
+        tokenEndpointCallsPerIP: Int = 0, deviceLoginsPerIP: Int = 60, deviceLoginsPerApp: Int = 6000,
+        deviceLoginWindowSeconds: Int = 3600
+    ) {
+        self.deviceLoginsPerIP = deviceLoginsPerIP
+        self.deviceLoginsPerApp = deviceLoginsPerApp
+        self.deviceLoginWindowSeconds = deviceLoginWindowSeconds
+        self.loginAttemptsPerAccount = loginAttemptsPerAccount
+        self.loginAttemptsPerIP = loginAttemptsPerIP
+        self.loginWindowSeconds = loginWindowSeconds
+        self.appCallsPerWindow = appCallsPerWindow
+        self.userCallsPerWindow = userCallsPerWindow
+        self.apiWindowSeconds = apiWindowSeconds
+        self.tokenEndpointCallsPerIP = tokenEndpointCallsPerIP
+    }
+}
+
+/// A configuration problem the person can fix; the message names the setting and its source.
+public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,54 @@
+import GatehouseCore
+import Foundation
+import Logging
+import NIOPosix
+import PostgresKit
+import SQLKit
+
+/// One raw connection to the server's database, opened the way the server opens it, for the bench tools
+/// (`gatehouse seed bench`, `gatehouse bench commit-rate`).
+///
+/// A single connection rather than the server's PostgreSQL pool: the seeder wraps batches in `BEGIN`/`COMMIT`,
+/// which must all run on one connection, and the commit probe measures one committer at a time.
+public enum BenchDatabase {
+    /// Opens `location` (SQLite with the server's pragmas, or one PostgreSQL connection), applies migrations
+    /// when `migrating`, runs `body` and closes the connection whatever happens.
+    public static func with<T>(
+        _ location: DatabaseLocation, logger: Logger, migrating: Bool = true, _ body: (any SQLDatabase) async throws -> T
+    ) async throws -> T {
+        switch location {
+        case .sqlite(let path):
+            if migrating { return try await SQLStorage.withSQLiteDatabase(path: path, logger: logger, body) }
+            let connection = try await SQLiteDatabaseFactory.open(path: path, logger: logger)
+            return try await run(connection.sql(queryLogLevel: nil), body, close: { try await connection.close() })
+        case .postgres(let url):
+            let configuration = try PostgresStorage.configuration(url: url)
+            let connection: PostgresConnection
+            do {
+                connection = try await PostgresConnection.connect(
+                    on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration.coreConfiguration,
+                    id: 0, logger: logger)
+            } catch {
+                throw StorageError.unavailable("cannot connect to \(location): \(SQLErrorClassifier.postgres.describe(error))")
+            }
+            let db = connection.sql(queryLogLevel: nil)
+            return try await run(db, { db in
+                if migrating { try await SQLStoreContext(db: db, errors: .postgres).run { try await SQLStorage.migrate(db) } }
+                return try await body(db)
+            }, close: { try await connection.close() })
+        }
+    }
+
+    private static func run<T>(
+        _ db: any SQLDatabase, _ body: (any SQLDatabase) async throws -> T, close: () async throws -> Void
+    ) async throws -> T {
+        do {
+            let result = try await body(db)
+            try await close()
+            return result
+        } catch {
+            try? await close()
+            throw error
+        }
+    }
+}

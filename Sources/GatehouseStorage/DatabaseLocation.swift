@@ -1,0 +1,94 @@
+import GatehouseCore
+import Foundation
+import Logging
+import NIOPosix
+import PostgresKit
+import SQLKit
+
+extension DatabaseLocation {
+    /// Parses `--database` / `GATEHOUSE_DATABASE_URL`: `postgres://…` or `postgresql://…` (also `+tcp`/`+uds`
+    /// forms) is PostgreSQL; `sqlite:PATH`, `sqlite://PATH` or a plain path is a SQLite file.
+    public init(parsing value: String) throws {
+        let lower = value.lowercased()
+        if lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://") || lower.hasPrefix("postgres+")
+            || lower.hasPrefix("postgresql+") {
+            _ = try PostgresStorage.configuration(url: value)
+            self = .postgres(url: value)
+        } else if lower.hasPrefix("sqlite://") {
+            self = .sqlite(path: String(value.dropFirst("sqlite://".count)))
+        } else if lower.hasPrefix("sqlite:") {
+            self = .sqlite(path: String(value.dropFirst("sqlite:".count)))
+        } else if value.contains("://") {
+            throw StorageError.unavailable("unsupported database URL scheme in \(PostgresStorage.redacted(value)): use postgres://… or a SQLite file path")
+        } else if value.isEmpty {
+            throw StorageError.unavailable("the database location is empty")
+        } else {
+            self = .sqlite(path: value)
+        }
+    }
+
+    /// Opens (and migrates) the database.
+    public func open(logger: Logger, random: any RandomSource = SystemRandomSource()) async throws -> Storage {
+        switch self {
+        case .sqlite(let path): try await SQLStorage.openSQLite(path: path, logger: logger, random: random)
+        case .postgres(let url): try await PostgresStorage.open(url: url, logger: logger, random: random)
+        }
+    }
+
+    /// Applies pending migrations and reports the versions before and after (`gatehouse migrate`).
+    public func migrate(logger: Logger) async throws -> MigrationReport {
+        switch self {
+        case .sqlite(let path):
+            let connection = try await SQLiteDatabaseFactory.open(path: path, logger: logger)
+            do {
+                let report = try await Self.migrate(connection.sql(queryLogLevel: nil), errors: .sqlite)
+                try? await connection.close()
+                return report
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+        case .postgres(let url):
+            let configuration = try PostgresStorage.configuration(url: url)
+            let connection: PostgresConnection
+            do {
+                connection = try await PostgresConnection.connect(
+                    on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration.coreConfiguration,
+                    id: 0, logger: logger)
+            } catch {
+                throw StorageError.unavailable("cannot connect to \(description): \(SQLErrorClassifier.postgres.describe(error))")
+            }
+            do {
+                let report = try await Self.migrate(connection.sql(queryLogLevel: nil), errors: .postgres)
+                try? await connection.close()
+                return report
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+        }
+    }
+
+    private static func migrate(_ db: any SQLDatabase, errors: SQLErrorClassifier) async throws -> MigrationReport {
+        try await SQLStoreContext(db: db, errors: errors).run {
+            try await SQLMigrator.migrate(db, migrations: []) // creates the bookkeeping table only
+            let before = try await SQLStorage.appliedMigrations(db)
+            try await SQLStorage.migrate(db)
+            let after = try await SQLStorage.appliedMigrations(db)
+            return MigrationReport(before: before, after: after, latest: SQLStorage.latestMigration)
+        }
+    }
+}
+
+/// What `gatehouse migrate` did.
+public struct MigrationReport: Sendable, Equatable, Codable {
+    /// Versions recorded before this run, ascending.
+    public var before: [Int]
+    /// Versions recorded after it.
+    public var after: [Int]
+    /// The newest version this build knows.
+    public var latest: Int
+
+    /// Versions this run applied.
+    public var applied: [Int] { after.filter { !before.contains($0) } }
+}

@@ -1,0 +1,128 @@
+import GatehouseCore
+import Foundation
+import SQLKit
+
+/// `AppStore` over any `SQLDatabase`: tables `apps` and `app_roles`.
+///
+/// Redirect URIs and approved permissions are JSON arrays in TEXT columns.
+public struct SQLAppStore: AppStore {
+    let context: SQLStoreContext
+
+    /// Creates the store over a migrated database.
+    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+        self.context = SQLStoreContext(db: database, errors: errors)
+    }
+
+    private var db: any SQLDatabase { context.db }
+
+    static let columns = [
+        "id", "secret", "client_token", "name", "redirect_uris", "require_app_secret", "approved_permissions",
+        "deauthorize_callback_url", "data_deletion_callback_url", "created_at", "require_pkce",
+    ]
+
+    /// Inserts an app. Throws `StorageError.conflict("id")` if the id is taken.
+    public func create(_ app: AppRecord) async throws {
+        try await context.run(uniqueConflict: { _ in "id" }) {
+            try await db.insert(into: "apps")
+                .columns(Self.columns)
+                .values(try Self.values(app))
+                .run()
+        }
+    }
+
+    public func find(id: String) async throws -> AppRecord? {
+        try await context.run {
+            try await db.select().columns(Self.columns).from("apps")
+                .where("id", .equal, id)
+                .first()
+                .map(Self.decode)
+        }
+    }
+
+    public func list() async throws -> [AppRecord] {
+        try await context.run {
+            try await db.select().columns(Self.columns).from("apps")
+                .orderBy("created_at").orderBy("seq")
+                .all()
+                .map(Self.decode)
+        }
+    }
+
+    public func update(_ app: AppRecord) async throws {
+        try await context.run {
+            let values = try Self.values(app)
+            let builder = db.update("apps")
+            for (column, value) in zip(Self.columns, values) where column != "id" {
+                builder.set(column, to: value)
+            }
+            let changed = try await builder.where("id", .equal, app.id).returning("id").all()
+            if changed.isEmpty { throw StorageError.notFound }
+        }
+    }
+
+    /// Sets or replaces a role (upsert); nil deletes it. Throws `.notFound` for an unknown app or user.
+    public func setRole(appID: String, userID: String, role: AppRole?) async throws {
+        try await context.run {
+            guard let role else {
+                try await db.delete(from: "app_roles")
+                    .where("app_id", .equal, appID).where("user_id", .equal, userID)
+                    .run()
+                return
+            }
+            try await db.insert(into: "app_roles")
+                .columns("app_id", "user_id", "role")
+                .values(appID, userID, role.rawValue)
+                .onConflict(with: ["app_id", "user_id"]) { $0.set(excludedValueOf: "role") }
+                .run()
+        }
+    }
+
+    public func role(appID: String, userID: String) async throws -> AppRole? {
+        try await context.run {
+            let raw = try await db.select().column("role").from("app_roles")
+                .where("app_id", .equal, appID).where("user_id", .equal, userID)
+                .first(decodingColumn: "role", as: String.self)
+            return raw.flatMap(AppRole.init(rawValue:))
+        }
+    }
+
+    /// Ordered by user id.
+    public func roles(appID: String) async throws -> [(userID: String, role: AppRole)] {
+        try await context.run {
+            try await db.select().columns("user_id", "role").from("app_roles")
+                .where("app_id", .equal, appID)
+                .orderBy("user_id")
+                .all()
+                .compactMap { row -> (userID: String, role: AppRole)? in
+                    let reader = RowReader(row)
+                    guard let role = AppRole(rawValue: try reader.string("role")) else { return nil }
+                    return (userID: try reader.string("user_id"), role: role)
+                }
+        }
+    }
+
+    static func values(_ app: AppRecord) throws -> [any Encodable & Sendable] {
+        [
+            app.id, app.secret, app.clientToken, app.name, try SQLCodec.json(app.redirectURIs),
+            app.requireAppSecret, try SQLCodec.json(app.approvedPermissions),
+            app.deauthorizeCallbackURL, app.dataDeletionCallbackURL, SQLCodec.seconds(app.createdAt), app.requirePKCE,
+        ]
+    }
+
+    static func decode(_ row: any SQLRow) throws -> AppRecord {
+        let r = RowReader(row)
+        return AppRecord(
+            id: try r.string("id"),
+            secret: try r.string("secret"),
+            clientToken: try r.string("client_token"),
+            name: try r.string("name"),
+            redirectURIs: try r.list("redirect_uris"),
+            requireAppSecret: try r.bool("require_app_secret"),
+            requirePKCE: try r.bool("require_pkce"),
+            approvedPermissions: try r.list("approved_permissions"),
+            deauthorizeCallbackURL: try r.optionalString("deauthorize_callback_url"),
+            dataDeletionCallbackURL: try r.optionalString("data_deletion_callback_url"),
+            createdAt: try r.date("created_at")
+        )
+    }
+}

@@ -1,0 +1,82 @@
+import GatehouseCore
+import Foundation
+import SQLKit
+
+/// `AuthCodeStore` over any `SQLDatabase`: table `auth_codes` (unique `code_hash`).
+///
+/// Scopes are a JSON array in a TEXT column.
+public struct SQLAuthCodeStore: AuthCodeStore {
+    let context: SQLStoreContext
+
+    /// Creates the store over a migrated database.
+    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+        self.context = SQLStoreContext(db: database, errors: errors)
+    }
+
+    private var db: any SQLDatabase { context.db }
+
+    static let columns = [
+        "id", "code_hash", "app_id", "user_id", "redirect_uri", "code_challenge", "code_challenge_method", "nonce",
+        "auth_type", "auth_nonce", "scopes", "created_at", "expires_at", "used_at",
+    ]
+
+    /// Throws `.conflict` if the id or code hash exists, `.notFound` for an unknown app or user.
+    public func insert(_ code: AuthCodeRecord) async throws {
+        try await context.run(uniqueConflict: { $0.contains("code_hash") ? "code_hash" : "id" }) {
+            try await db.insert(into: "auth_codes")
+                .columns(Self.columns)
+                .values(try Self.values(code))
+                .run()
+        }
+    }
+
+    public func find(codeHash: String) async throws -> AuthCodeRecord? {
+        try await context.run {
+            try await db.select().columns(Self.columns).from("auth_codes")
+                .where("code_hash", .equal, codeHash)
+                .first().map(Self.decode)
+        }
+    }
+
+    /// One statement, `UPDATE auth_codes SET used_at = ? WHERE id = ? AND used_at IS NULL RETURNING id`:
+    /// the database decides which of several racing callers wins. False for an unknown id too.
+    public func consume(id: String, at: Date) async throws -> Bool {
+        try await context.run {
+            let changed = try await db.update("auth_codes")
+                .set("used_at", to: SQLCodec.seconds(at))
+                .where("id", .equal, id)
+                .where("used_at", .is, SQLLiteral.null)
+                .returning("id")
+                .all()
+            return !changed.isEmpty
+        }
+    }
+
+    static func values(_ code: AuthCodeRecord) throws -> [any Encodable & Sendable] {
+        [
+            code.id, code.codeHash, code.appID, code.userID, code.redirectURI, code.codeChallenge,
+            code.codeChallengeMethod, code.nonce, code.authType, code.authNonce, try SQLCodec.json(code.scopes),
+            SQLCodec.seconds(code.createdAt), SQLCodec.seconds(code.expiresAt), SQLCodec.seconds(code.usedAt),
+        ]
+    }
+
+    static func decode(_ row: any SQLRow) throws -> AuthCodeRecord {
+        let r = RowReader(row)
+        return AuthCodeRecord(
+            id: try r.string("id"),
+            codeHash: try r.string("code_hash"),
+            appID: try r.string("app_id"),
+            userID: try r.string("user_id"),
+            redirectURI: try r.string("redirect_uri"),
+            codeChallenge: try r.optionalString("code_challenge"),
+            codeChallengeMethod: try r.optionalString("code_challenge_method"),
+            nonce: try r.optionalString("nonce"),
+            authType: try r.optionalString("auth_type"),
+            authNonce: try r.optionalString("auth_nonce"),
+            scopes: try r.list("scopes"),
+            createdAt: try r.date("created_at"),
+            expiresAt: try r.date("expires_at"),
+            usedAt: try r.optionalDate("used_at")
+        )
+    }
+}

@@ -1,0 +1,68 @@
+import GatehouseCore
+import Foundation
+import SQLKit
+
+/// `FriendshipStore` over any `SQLDatabase`: table `friendships`.
+///
+/// Each friendship is one row holding the normalised pair (`user_low` < `user_high`), so symmetry and
+/// idempotence come from the `UNIQUE (user_low, user_high)` constraint.
+public struct SQLFriendshipStore: FriendshipStore {
+    let context: SQLStoreContext
+
+    /// Creates the store over a migrated database.
+    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+        self.context = SQLStoreContext(db: database, errors: errors)
+    }
+
+    private var db: any SQLDatabase { context.db }
+
+    static func pair(_ a: String, _ b: String) -> (low: String, high: String) {
+        a < b ? (a, b) : (b, a)
+    }
+
+    /// Records the friendship once; later calls keep the original time. Befriending oneself does nothing.
+    /// Throws `.notFound` when either user does not exist.
+    public func befriend(_ a: String, _ b: String, at: Date) async throws {
+        guard a != b else { return }
+        let (low, high) = Self.pair(a, b)
+        try await context.run {
+            try await db.insert(into: "friendships")
+                .columns("user_low", "user_high", "created_at")
+                .values(low, high, SQLCodec.seconds(at))
+                .ignoringConflicts(with: ["user_low", "user_high"])
+                .run()
+        }
+    }
+
+    public func unfriend(_ a: String, _ b: String) async throws {
+        let (low, high) = Self.pair(a, b)
+        try await context.run {
+            try await db.delete(from: "friendships")
+                .where("user_low", .equal, low).where("user_high", .equal, high)
+                .run()
+        }
+    }
+
+    public func friends(of userID: String) async throws -> [String] {
+        try await context.run {
+            try await db.select().columns("user_low", "user_high").from("friendships")
+                .where("user_low", .equal, userID).orWhere("user_high", .equal, userID)
+                .orderBy("created_at").orderBy("seq")
+                .all()
+                .map { row in
+                    let r = RowReader(row)
+                    let low = try r.string("user_low")
+                    return low == userID ? try r.string("user_high") : low
+                }
+        }
+    }
+
+    public func areFriends(_ a: String, _ b: String) async throws -> Bool {
+        let (low, high) = Self.pair(a, b)
+        return try await context.run {
+            try await db.select().column("seq").from("friendships")
+                .where("user_low", .equal, low).where("user_high", .equal, high)
+                .first() != nil
+        }
+    }
+}

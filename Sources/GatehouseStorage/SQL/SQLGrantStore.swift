@@ -1,0 +1,94 @@
+import GatehouseCore
+import Foundation
+import GatehouseProtocol
+import SQLKit
+
+/// `GrantStore` over any `SQLDatabase`: table `grants`, keyed by (app_id, user_id).
+///
+/// Granted and declined permissions are JSON arrays in TEXT columns.
+public struct SQLGrantStore: GrantStore {
+    let context: SQLStoreContext
+
+    /// Creates the store over a migrated database.
+    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+        self.context = SQLStoreContext(db: database, errors: errors)
+    }
+
+    private var db: any SQLDatabase { context.db }
+
+    static let columns = ["app_id", "user_id", "granted", "declined", "created_at", "updated_at", "last_login_at", "default_audience"]
+
+    public func find(appID: String, userID: String) async throws -> GrantRecord? {
+        try await context.run {
+            try await db.select().columns(Self.columns).from("grants")
+                .where("app_id", .equal, appID).where("user_id", .equal, userID)
+                .first().map(Self.decode)
+        }
+    }
+
+    /// Upserts (`INSERT … ON CONFLICT (app_id, user_id) DO UPDATE`), replacing every field.
+    /// Throws `.notFound` when the app or user does not exist.
+    public func save(_ grant: GrantRecord) async throws {
+        try await context.run {
+            try await db.insert(into: "grants")
+                .columns(Self.columns)
+                .values(try Self.values(grant))
+                .onConflict(with: ["app_id", "user_id"]) { update in
+                    for column in Self.columns.dropFirst(2) { update.set(excludedValueOf: column) }
+                    return update
+                }
+                .run()
+        }
+    }
+
+    public func delete(appID: String, userID: String) async throws {
+        try await context.run {
+            try await db.delete(from: "grants")
+                .where("app_id", .equal, appID).where("user_id", .equal, userID)
+                .run()
+        }
+    }
+
+    /// Oldest grant first.
+    public func grants(userID: String) async throws -> [GrantRecord] {
+        try await context.run {
+            try await db.select().columns(Self.columns).from("grants")
+                .where("user_id", .equal, userID)
+                .orderBy("created_at").orderBy("app_id")
+                .all().map(Self.decode)
+        }
+    }
+
+    /// Oldest grant first.
+    public func grants(appID: String) async throws -> [GrantRecord] {
+        try await context.run {
+            try await db.select().columns(Self.columns).from("grants")
+                .where("app_id", .equal, appID)
+                .orderBy("created_at").orderBy("user_id")
+                .all().map(Self.decode)
+        }
+    }
+
+    static func values(_ grant: GrantRecord) throws -> [any Encodable & Sendable] {
+        [
+            grant.appID, grant.userID, try SQLCodec.json(grant.granted), try SQLCodec.json(grant.declined),
+            SQLCodec.seconds(grant.createdAt), SQLCodec.seconds(grant.updatedAt), SQLCodec.seconds(grant.lastLoginAt),
+            grant.defaultAudience?.rawValue,
+        ]
+    }
+
+    static func decode(_ row: any SQLRow) throws -> GrantRecord {
+        let r = RowReader(row)
+        return GrantRecord(
+            appID: try r.string("app_id"),
+            userID: try r.string("user_id"),
+            granted: try r.list("granted"),
+            declined: try r.list("declined"),
+            createdAt: try r.date("created_at"),
+            updatedAt: try r.date("updated_at"),
+            lastLoginAt: try r.date("last_login_at"),
+            // Rows from before migration 5, or with an audience this build does not know, read as none.
+            defaultAudience: try r.optionalString("default_audience").flatMap(Audience.init(wireName:))
+        )
+    }
+}

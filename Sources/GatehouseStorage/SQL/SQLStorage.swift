@@ -1,0 +1,131 @@
+import GatehouseCore
+import Foundation
+import Logging
+import SQLKit
+import SQLiteKit
+
+/// Entry points to Gatehouse's SQL storage.
+///
+/// Every query is written once with SQLKit's builders; the only dialect-specific features used
+/// (`INSERT … ON CONFLICT`, `RETURNING`, `CREATE INDEX IF NOT EXISTS`) exist in both SQLite (≥ 3.35) and
+/// PostgreSQL; ``PostgresStorage`` opens the PostgreSQL side.
+public enum SQLStorage {
+    /// Opens (creating if needed) the SQLite database at `path`, configures it and applies migrations.
+    ///
+    /// Parent folders are created and a new file is made readable by its owner only (it holds app secrets).
+    /// The connection uses `journal_mode=WAL`, `synchronous=FULL` (a committed write survives a crash),
+    /// `busy_timeout=5000` (the CLI may write while the server runs) and `foreign_keys=ON`.
+    /// Token lookups, resolved callers and signing keys are cached; a ``SQLiteChangeWatcher`` drops the caches when another
+    /// process writes to the file. `Storage.shutdown` stops the watcher and closes the connection.
+    ///
+    /// - Throws: `StorageError.unavailable` when the file cannot be created, opened or migrated.
+    public static func openSQLite(
+        path: String, logger: Logger, random: any RandomSource = SystemRandomSource()
+    ) async throws -> Storage {
+        let connection = try await SQLiteDatabaseFactory.open(path: path, logger: logger)
+        let writer = connection.sql(queryLogLevel: nil)
+        let readers: [SQLiteConnection]
+        do {
+            try await SQLStoreContext(db: writer, errors: .sqlite).run { try await migrate(writer) }
+            // An in-memory database exists on its one connection only.
+            readers = path == ":memory:" ? [] : try await SQLiteDatabaseFactory.openReaders(path: path, logger: logger)
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        let db = SQLiteReadRouting(writer: writer, readers: readers.map { $0.sql(queryLogLevel: nil) })
+        let tokenCache = TokenLookupCache()
+        let keyCache = SigningKeyCache()
+        let callerCache = CallerCache()
+        // Through the routing database, whose pragmas run on the writer: there this process's own commits do
+        // not move `data_version`. The watcher also keeps every connection alive until `shutdown` closes them.
+        let watcher = SQLiteChangeWatcher.start(db: db, caches: NodeCaches([tokenCache, keyCache, callerCache]))
+        return make(database: db, random: random, tokenCache: tokenCache, keyCache: keyCache, callerCache: callerCache) {
+            await watcher.stop()
+            for reader in readers { try? await reader.close() }
+            try await connection.close()
+        }
+    }
+
+    /// Stores over any (already migrated) SQL database.
+    ///
+    /// - Parameters:
+    ///   - random: where app-scoped ids come from.
+    ///   - errors: how the driver's errors are recognised (defaults to SQLite's).
+    ///   - tokenCache: a node-local cache of token lookups (nil: none); revocations invalidate it and are
+    ///     announced through `invalidations` to the other nodes on the same database.
+    ///   - keyCache: the node's copy of the signing keys (nil: none); rotations invalidate it the same way.
+    ///   - callerCache: the node's resolved callers (nil: none); app, person, grant, token and import writes
+    ///     invalidate it the same way.
+    ///   - shutdown: run by `Storage.shutdown`; by default nothing (the caller owns the connection).
+    public static func make(
+        database: any SQLDatabase,
+        random: any RandomSource = SystemRandomSource(),
+        errors: SQLErrorClassifier = .sqlite,
+        tokenCache: TokenLookupCache? = nil,
+        keyCache: SigningKeyCache? = nil,
+        callerCache: CallerCache? = nil,
+        invalidations: any TokenInvalidationPublisher = LocalTokenInvalidation(),
+        shutdown: @escaping @Sendable () async throws -> Void = {}
+    ) -> Storage {
+        let tokens = SQLTokenStore(database: database, errors: errors)
+        let keys = SQLSigningKeyStore(database: database, errors: errors)
+        let emulator = SQLEmulatorStore(database: database, errors: errors)
+        var targets: [any CacheInvalidationTarget] = []
+        if let tokenCache { targets.append(tokenCache) }
+        if let keyCache { targets.append(keyCache) }
+        if let callerCache { targets.append(callerCache) }
+        let caches = NodeCaches(targets)
+        let apps = SQLAppStore(database: database, errors: errors)
+        let users = SQLUserStore(database: database, random: random, errors: errors)
+        let grants = SQLGrantStore(database: database, errors: errors)
+        // Without a caller cache nothing here reads apps, people or grants through a cache, so their writes
+        // need no announcing.
+        let announces = callerCache != nil
+        var storage = Storage(
+            apps: announces ? InvalidatingAppStore(base: apps, caches: caches, publisher: invalidations) as any AppStore : apps,
+            users: announces ? InvalidatingUserStore(base: users, caches: caches, publisher: invalidations) as any UserStore : users,
+            friendships: SQLFriendshipStore(database: database, errors: errors),
+            grants: announces ? InvalidatingGrantStore(base: grants, caches: caches, publisher: invalidations) as any GrantStore : grants,
+            codes: SQLAuthCodeStore(database: database, errors: errors),
+            tokens: tokenCache.map { CachingTokenStore(base: tokens, cache: $0, publisher: invalidations, alsoInvalidating: caches) } ?? tokens,
+            sessions: SQLBrowserSessionStore(database: database, errors: errors),
+            signingKeys: keyCache.map { CachingSigningKeyStore(base: keys, cache: $0, publisher: invalidations) } ?? keys,
+            emulator: caches.targets.isEmpty
+                ? emulator as any EmulatorStore : InvalidatingEmulatorStore(base: emulator, caches: caches, publisher: invalidations),
+            deviceCodes: SQLDeviceCodeStore(database: database, errors: errors),
+            tokenCache: SQLTokenCacheStore(database: database, errors: errors),
+            serverKeys: SQLServerKeyStore(database: database, errors: errors),
+            appCallbacks: SQLAppCallbackStore(database: database, errors: errors),
+            posts: SQLPostStore(database: database, errors: errors),
+            requests: SQLAppRequestStore(database: database, errors: errors),
+            admins: SQLAdminStore(database: database, errors: errors),
+            rateLimits: SQLRateLimitStore(database: database, errors: errors),
+            shutdown: shutdown,
+            ping: {
+                try await SQLStoreContext(db: database, errors: errors).run { try await database.raw("SELECT 1").run() }
+            }
+        )
+        storage.callerCache = callerCache
+        storage.callerRecords = SQLCallerRecordStore(database: database, errors: errors)
+        storage.writes = SQLWriteTransactions(
+            database: database, errors: errors, announce: announces ? (caches, invalidations) : nil)
+        return storage
+    }
+
+    /// Applies pending migrations in order, each once; a no-op on an up-to-date database.
+    public static func migrate(_ db: any SQLDatabase) async throws {
+        try await SQLMigrator.migrate(db)
+    }
+
+    /// The migration versions recorded in `gatehouse_migrations`, ascending.
+    public static func appliedMigrations(_ db: any SQLDatabase) async throws -> [Int] {
+        try await SQLMigrator.appliedVersions(db)
+    }
+
+    /// The newest migration version this build knows.
+    public static var latestMigration: Int {
+        SQLMigrator.all.map(\.version).max() ?? 0
+    }
+}
+

@@ -1,0 +1,127 @@
+import GatehouseCore
+import Foundation
+import SQLKit
+import SQLiteKit
+
+/// Turns a database driver's errors into the `StorageError` cases the server understands.
+///
+/// Each backend supplies its own classifier (``sqlite`` today; a PostgreSQL one would look at SQLSTATE
+/// `23505`/`23503`). Messages never carry bound values, so secrets and hashes stay out of errors.
+public struct SQLErrorClassifier: Sendable {
+    /// What a driver error means to the stores.
+    public enum Kind: Sendable, Equatable {
+        /// A UNIQUE or PRIMARY KEY constraint was broken; `detail` names the constraint or columns.
+        case uniqueViolation(detail: String)
+        /// A row referenced something that does not exist (foreign key).
+        case foreignKeyViolation
+        /// Anything else: the database could not be reached or refused the statement.
+        case unavailable(String)
+    }
+
+    /// Classifies one error thrown by the driver and says what it is in words (for messages and logs).
+    public func describe(_ error: any Error) -> String {
+        switch classify(error) {
+        case .uniqueViolation(let detail): "unique constraint violated (\(detail))"
+        case .foreignKeyViolation: "foreign key violated"
+        case .unavailable(let message): message
+        }
+    }
+
+    /// Classifies one error thrown by the driver.
+    public var classify: @Sendable (any Error) -> Kind
+
+    /// Creates a classifier from a function.
+    public init(classify: @escaping @Sendable (any Error) -> Kind) {
+        self.classify = classify
+    }
+
+    /// The classifier for SQLiteNIO's `SQLiteError`.
+    public static let sqlite = SQLErrorClassifier { error in
+        guard let error = error as? SQLiteError else { return genericKind(error) }
+        switch error.reason {
+        case .constraintUniqueFailed, .constraintPrimaryKeyFailed, .constraintUniqueRowIDFailed:
+            return .uniqueViolation(detail: error.message)
+        case .constraintForeignKeyFailed:
+            return .foreignKeyViolation
+        default:
+            return .unavailable("SQLite error (\(error.reason)): \(error.message)")
+        }
+    }
+
+    /// The fallback for errors no driver-specific rule recognises: only the type name is reported.
+    public static func genericKind(_ error: any Error) -> Kind {
+        if error is DecodingError { return .unavailable("stored data could not be decoded") }
+        return .unavailable("database error (\(String(describing: type(of: error))))")
+    }
+}
+
+/// What every SQL store shares: the database and how to read its errors.
+struct SQLStoreContext: Sendable {
+    let db: any SQLDatabase
+    let errors: SQLErrorClassifier
+
+    /// Runs `body`, translating driver errors into `StorageError`.
+    /// - Parameter uniqueConflict: maps a unique-violation detail to the `conflict` text (nil: the detail itself).
+    func run<T>(
+        uniqueConflict: ((String) -> String)? = nil,
+        _ body: () async throws -> T
+    ) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as StorageError {
+            throw error
+        } catch {
+            switch errors.classify(error) {
+            case .uniqueViolation(let detail): throw StorageError.conflict(uniqueConflict?(detail) ?? detail)
+            case .foreignKeyViolation: throw StorageError.notFound
+            case .unavailable(let message): throw StorageError.unavailable(message)
+            }
+        }
+    }
+}
+
+/// Conversions between Swift values and the portable column representations.
+///
+/// Dates are whole unix seconds (BIGINT), rounded down; string lists are JSON arrays in TEXT columns.
+enum SQLCodec {
+    static func seconds(_ date: Date) -> Int64 {
+        Int64(date.timeIntervalSince1970.rounded(.down))
+    }
+
+    static func seconds(_ date: Date?) -> Int64? {
+        date.map { seconds($0) }
+    }
+
+    static func date(_ seconds: Int64) -> Date {
+        Date(timeIntervalSince1970: TimeInterval(seconds))
+    }
+
+    static func json(_ list: [String]) throws -> String {
+        String(decoding: try JSONEncoder().encode(list), as: UTF8.self)
+    }
+
+    static func list(_ json: String) throws -> [String] {
+        try JSONDecoder().decode([String].self, from: Data(json.utf8))
+    }
+}
+
+/// Typed, column-by-name access to one result row.
+struct RowReader {
+    let row: any SQLRow
+
+    init(_ row: any SQLRow) { self.row = row }
+
+    func string(_ column: String) throws -> String { try row.decode(column: column, as: String.self) }
+    func optionalString(_ column: String) throws -> String? { try row.decode(column: column, as: String?.self) }
+    func bool(_ column: String) throws -> Bool { try row.decode(column: column, as: Bool.self) }
+    func data(_ column: String) throws -> Data? { try row.decode(column: column, as: Data?.self) }
+    func date(_ column: String) throws -> Date { SQLCodec.date(try row.decode(column: column, as: Int64.self)) }
+    func optionalDate(_ column: String) throws -> Date? {
+        try row.decode(column: column, as: Int64?.self).map(SQLCodec.date)
+    }
+    func list(_ column: String) throws -> [String] { try SQLCodec.list(string(column)) }
+    func place(id idColumn: String, name nameColumn: String) throws -> Place? {
+        guard let id = try optionalString(idColumn) else { return nil }
+        return Place(id: id, name: try optionalString(nameColumn) ?? "")
+    }
+}

@@ -1,0 +1,125 @@
+import GatehouseCore
+import Foundation
+import SQLKit
+
+/// `TokenStore` over any `SQLDatabase`: table `tokens` (unique `token_hash`; indexed by (app_id, user_id),
+/// user_id and code_id).
+///
+/// Revocations only touch tokens not yet revoked, so the first revocation time is kept.
+public struct SQLTokenStore: TokenStore {
+    let context: SQLStoreContext
+
+    /// Creates the store over a migrated database.
+    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+        self.context = SQLStoreContext(db: database, errors: errors)
+    }
+
+    private var db: any SQLDatabase { context.db }
+
+    static let columns = [
+        "id", "token_hash", "kind", "app_id", "user_id", "issued_at", "expires_at", "revoked_at", "code_id",
+        "auth_type", "auth_nonce", "origin",
+    ]
+
+    /// Throws `.conflict` if the id or hash exists, `.notFound` for an unknown app or user.
+    public func insert(_ token: TokenRecord) async throws {
+        try await context.run(uniqueConflict: { $0.contains("token_hash") ? "token_hash" : "id" }) {
+            try await db.insert(into: "tokens")
+                .columns(Self.columns)
+                .values(Self.values(token))
+                .run()
+        }
+    }
+
+    public func find(tokenHash: String) async throws -> TokenRecord? {
+        try await context.run {
+            try await db.select().columns(Self.columns).from("tokens")
+                .where("token_hash", .equal, tokenHash)
+                .first().map(Self.decode)
+        }
+    }
+
+    /// Unknown ids are ignored.
+    public func setExpiry(id: String, expiresAt: Date?) async throws {
+        try await context.run {
+            try await db.update("tokens")
+                .set("expires_at", to: SQLCodec.seconds(expiresAt))
+                .where("id", .equal, id)
+                .run()
+        }
+    }
+
+    /// Idempotent: an already revoked token keeps its first revocation time; unknown ids are ignored.
+    public func revoke(id: String, at: Date) async throws {
+        try await revoke(at: at) { $0.where("id", .equal, id) }
+    }
+
+    public func revokeAll(appID: String, userID: String, at: Date) async throws {
+        try await revoke(at: at) { $0.where("app_id", .equal, appID).where("user_id", .equal, userID) }
+    }
+
+    public func revokeAll(userID: String, at: Date) async throws {
+        try await revoke(at: at) { $0.where("user_id", .equal, userID) }
+    }
+
+    public func revokeAll(codeID: String, at: Date) async throws {
+        try await revoke(at: at) { $0.where("code_id", .equal, codeID) }
+    }
+
+    /// A token is live when `revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now)`, comparing whole
+    /// seconds. Newest first (issue time, then insertion order).
+    public func live(appID: String?, userID: String?, now: Date) async throws -> [TokenRecord] {
+        try await context.run {
+            let query = db.select().columns(Self.columns).from("tokens")
+                .where("revoked_at", .is, SQLLiteral.null)
+                .where(group: {
+                    $0.where("expires_at", .is, SQLLiteral.null)
+                        .orWhere("expires_at", .greaterThan, SQLCodec.seconds(now))
+                })
+            if let appID { query.where("app_id", .equal, appID) }
+            if let userID { query.where("user_id", .equal, userID) }
+            return try await query
+                .orderBy("issued_at", .descending).orderBy("seq", .descending)
+                .all().map(Self.decode)
+        }
+    }
+
+    private func revoke(at: Date, _ filter: (SQLUpdateBuilder) -> SQLUpdateBuilder) async throws {
+        try await context.run {
+            let update = db.update("tokens")
+                .set("revoked_at", to: SQLCodec.seconds(at))
+                .where("revoked_at", .is, SQLLiteral.null)
+            try await filter(update).run()
+        }
+    }
+
+    static func values(_ token: TokenRecord) -> [any Encodable & Sendable] {
+        [
+            token.id, token.tokenHash, token.kind.rawValue, token.appID, token.userID,
+            SQLCodec.seconds(token.issuedAt), SQLCodec.seconds(token.expiresAt), SQLCodec.seconds(token.revokedAt),
+            token.codeID, token.authType, token.authNonce, token.origin,
+        ]
+    }
+
+    static func decode(_ row: any SQLRow) throws -> TokenRecord {
+        let r = RowReader(row)
+        let rawKind = try r.string("kind")
+        guard let kind = TokenKind(rawValue: rawKind) else {
+            throw StorageError.unavailable("stored token has an unknown kind")
+        }
+        return TokenRecord(
+            id: try r.string("id"),
+            tokenHash: try r.string("token_hash"),
+            kind: kind,
+            appID: try r.string("app_id"),
+            userID: try r.optionalString("user_id"),
+            issuedAt: try r.date("issued_at"),
+            expiresAt: try r.optionalDate("expires_at"),
+            revokedAt: try r.optionalDate("revoked_at"),
+            codeID: try r.optionalString("code_id"),
+            authType: try r.optionalString("auth_type"),
+            authNonce: try r.optionalString("auth_nonce"),
+            origin: try r.optionalString("origin")
+        )
+    }
+}

@@ -1,0 +1,178 @@
+import GatehouseCore
+import Foundation
+import SQLKit
+
+/// `UserStore` over any `SQLDatabase`: tables `users` and `app_scoped_ids`.
+///
+/// Emails are unique case-insensitively through the `email_key` column (the lowercased email) and its
+/// UNIQUE index; `email` keeps the spelling the person typed. Places are stored as id/name column pairs
+/// and the picture as a blob.
+public struct SQLUserStore: UserStore {
+    let context: SQLStoreContext
+    let random: any RandomSource
+
+    /// Creates the store over a migrated database.
+    /// - Parameter random: where new app-scoped ids come from.
+    public init(database: any SQLDatabase, random: any RandomSource = SystemRandomSource(), errors: SQLErrorClassifier = .sqlite) {
+        self.context = SQLStoreContext(db: database, errors: errors)
+        self.random = random
+    }
+
+    private var db: any SQLDatabase { context.db }
+
+    static let columns = [
+        "id", "email", "email_key", "password_hash", "first_name", "middle_name", "last_name", "birthday", "gender",
+        "link", "location_id", "location_name", "hometown_id", "hometown_name", "picture", "test_user_of_app_id",
+        "password_changed_at", "created_at", "quotes",
+    ]
+
+    /// The key emails are compared by.
+    static func emailKey(_ email: String) -> String { email.lowercased() }
+
+    /// A unique violation on `users` is about the email unless it names the id column.
+    static func conflictName(_ detail: String) -> String {
+        detail.contains("email") ? "email" : "id"
+    }
+
+    public func create(_ user: UserRecord) async throws {
+        try await context.run(uniqueConflict: Self.conflictName) {
+            try await db.insert(into: "users").columns(Self.columns).values(Self.values(user)).run()
+        }
+    }
+
+    public func find(id: String) async throws -> UserRecord? {
+        try await context.run {
+            try await db.select().columns(Self.columns).from("users").where("id", .equal, id).first().map(Self.decode)
+        }
+    }
+
+    public func find(email: String) async throws -> UserRecord? {
+        try await context.run {
+            try await db.select().columns(Self.columns).from("users")
+                .where("email_key", .equal, Self.emailKey(email))
+                .first().map(Self.decode)
+        }
+    }
+
+    public func list() async throws -> [UserRecord] {
+        try await context.run {
+            try await db.select().columns(Self.columns).from("users")
+                .orderBy("created_at").orderBy("seq")
+                .all().map(Self.decode)
+        }
+    }
+
+    public func testUsers(appID: String) async throws -> [UserRecord] {
+        try await context.run {
+            try await db.select().columns(Self.columns).from("users")
+                .where("test_user_of_app_id", .equal, appID)
+                .orderBy("created_at").orderBy("seq")
+                .all().map(Self.decode)
+        }
+    }
+
+    /// Replaces every field of the user with the same id. Throws `.notFound` if there is none and
+    /// `.conflict("email")` if the new email belongs to someone else.
+    public func update(_ user: UserRecord) async throws {
+        try await context.run(uniqueConflict: Self.conflictName) {
+            let builder = db.update("users")
+            for (column, value) in zip(Self.columns, Self.values(user)) where column != "id" {
+                builder.set(column, to: value)
+            }
+            let changed = try await builder.where("id", .equal, user.id).returning("id").all()
+            if changed.isEmpty { throw StorageError.notFound }
+        }
+    }
+
+    /// Deletes dependants first, then the user (foreign keys also cascade). Deleting a missing user is a no-op.
+    public func delete(id: String) async throws {
+        try await context.run {
+            for table in ["tokens", "browser_sessions", "auth_codes", "grants", "app_roles", "app_scoped_ids"] {
+                try await db.delete(from: table).where("user_id", .equal, id).run()
+            }
+            try await db.delete(from: "friendships")
+                .where("user_low", .equal, id).orWhere("user_high", .equal, id)
+                .run()
+            try await db.delete(from: "users").where("id", .equal, id).run()
+        }
+    }
+
+    /// Creates a random 15-digit id on first use (`INSERT … ON CONFLICT DO NOTHING`, then re-reads, so two
+    /// racing callers agree). Throws `.notFound` when the app or user does not exist.
+    public func scopedID(appID: String, userID: String) async throws -> String {
+        try await context.run {
+            for _ in 0..<8 {
+                if let existing = try await findScopedID(appID: appID, userID: userID) { return existing }
+                try await db.insert(into: "app_scoped_ids")
+                    .columns("app_id", "user_id", "scoped_id", "created_at")
+                    .values(appID, userID, random.numericID(digits: 15), SQLCodec.seconds(Date()))
+                    .ignoringConflicts()
+                    .run()
+            }
+            // Only reachable if every generated id collided with another user's id in this app.
+            throw StorageError.unavailable("could not allocate an app-scoped id")
+        }
+    }
+
+    public func userID(appID: String, scopedID: String) async throws -> String? {
+        try await context.run {
+            try await db.select().column("user_id").from("app_scoped_ids")
+                .where("app_id", .equal, appID).where("scoped_id", .equal, scopedID)
+                .first(decodingColumn: "user_id", as: String.self)
+        }
+    }
+
+    public func scopedIDs(userID: String) async throws -> [(appID: String, scopedID: String)] {
+        try await context.run {
+            try await db.select().columns("app_id", "scoped_id").from("app_scoped_ids")
+                .where("user_id", .equal, userID).orderBy("app_id").all()
+                .map { (try $0.decode(column: "app_id", as: String.self), try $0.decode(column: "scoped_id", as: String.self)) }
+        }
+    }
+
+    public func assignScopedID(appID: String, userID: String, scopedID: String) async throws {
+        try await context.run(uniqueConflict: { _ in "scoped_id" }) {
+            try await db.insert(into: "app_scoped_ids")
+                .columns("app_id", "user_id", "scoped_id", "created_at")
+                .values(appID, userID, scopedID, SQLCodec.seconds(Date()))
+                .run()
+        }
+    }
+
+    private func findScopedID(appID: String, userID: String) async throws -> String? {
+        try await db.select().column("scoped_id").from("app_scoped_ids")
+            .where("app_id", .equal, appID).where("user_id", .equal, userID)
+            .first(decodingColumn: "scoped_id", as: String.self)
+    }
+
+    static func values(_ user: UserRecord) -> [any Encodable & Sendable] {
+        [
+            user.id, user.email, emailKey(user.email), user.passwordHash, user.firstName, user.middleName,
+            user.lastName, user.birthday, user.gender, user.link, user.location?.id, user.location?.name,
+            user.hometown?.id, user.hometown?.name, user.picture, user.testUserOfAppID,
+            SQLCodec.seconds(user.passwordChangedAt), SQLCodec.seconds(user.createdAt), user.quotes,
+        ]
+    }
+
+    static func decode(_ row: any SQLRow) throws -> UserRecord {
+        let r = RowReader(row)
+        return UserRecord(
+            id: try r.string("id"),
+            email: try r.string("email"),
+            passwordHash: try r.string("password_hash"),
+            firstName: try r.string("first_name"),
+            middleName: try r.optionalString("middle_name"),
+            lastName: try r.string("last_name"),
+            birthday: try r.optionalString("birthday"),
+            gender: try r.optionalString("gender"),
+            link: try r.optionalString("link"),
+            location: try r.place(id: "location_id", name: "location_name"),
+            hometown: try r.place(id: "hometown_id", name: "hometown_name"),
+            picture: try r.data("picture"),
+            testUserOfAppID: try r.optionalString("test_user_of_app_id"),
+            passwordChangedAt: try r.optionalDate("password_changed_at"),
+            quotes: try r.optionalString("quotes"),
+            createdAt: try r.date("created_at")
+        )
+    }
+}

@@ -1,0 +1,88 @@
+import GatehouseCore
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import SQLKit
+
+/// One SQLite writer and a few read-only connections on the same file, seen by the stores as one database.
+///
+/// In WAL mode readers run beside the writer, so a read never queues behind a write's fsync or behind another
+/// read on a single connection. A statement is a read when it is a `SELECT` (built, or raw without
+/// `RETURNING`); everything else, and every session (the migrations' transactions), goes to the writer, so a
+/// transaction sees its own writes. Every state change is one autocommitted statement, and a reader's next
+/// statement starts a new read transaction, so a read issued after a write has returned sees it.
+///
+/// Everything on the writer runs through a ``WriterGate``: a session (``SQLWriteTransactions``) holds it from
+/// `BEGIN` to `COMMIT`, so no other statement lands inside a transaction. A transaction's body must therefore
+/// write only through the stores it is handed; reads through the shared stores go to the readers and are fine.
+///
+/// `PRAGMA` statements go to the writer too: `PRAGMA data_version` (``SQLiteChangeWatcher``) must be asked on
+/// the writer, where this process's own commits do not count as changes.
+struct SQLiteReadRouting: SQLDatabase {
+    let writer: any SQLDatabase
+    let readers: [any SQLDatabase]
+    private let turn = NIOLockedValueBox(0)
+    private let gate = WriterGate()
+
+    init(writer: any SQLDatabase, readers: [any SQLDatabase]) {
+        self.writer = writer
+        self.readers = readers
+    }
+
+    var logger: Logger { writer.logger }
+    var eventLoop: any EventLoop { writer.eventLoop }
+    var version: (any SQLDatabaseReportedVersion)? { writer.version }
+    var dialect: any SQLDialect { writer.dialect }
+    var queryLogLevel: Logger.Level? { writer.queryLogLevel }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
+        if let reader = reader(for: query) { return reader.execute(sql: query, onRow) }
+        return eventLoop.makeFutureWithTask { try await self.onWriter(query, onRow) }
+    }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        if let reader = reader(for: query) { return try await reader.execute(sql: query, onRow) }
+        try await onWriter(query, onRow)
+    }
+
+    func withSession<R>(_ closure: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        let writer = self.writer
+        // `R` need not be Sendable here (SQLKit's signature); it only travels back to this caller.
+        let box = try await gate.exclusively { UncheckedBox(try await writer.withSession(closure)) }
+        return box.value
+    }
+
+    private func onWriter(_ query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        let writer = self.writer
+        try await gate.exclusively { try await writer.execute(sql: query, onRow) }
+    }
+
+    /// The next reader in turn for a read; nil for anything else, or when there are no readers.
+    func reader(for query: any SQLExpression) -> (any SQLDatabase)? {
+        guard !readers.isEmpty, Self.isRead(query, serializingWith: writer) else { return nil }
+        let index = turn.withLockedValue { value -> Int in
+            value = (value + 1) % readers.count
+            return value
+        }
+        return readers[index]
+    }
+
+    /// Whether `query` only reads: a built `SELECT` or `UNION`, or raw SQL that starts with `SELECT` and has no
+    /// `RETURNING` clause.
+    static func isRead(_ query: any SQLExpression, serializingWith database: any SQLDatabase) -> Bool {
+        if query is SQLSelect || query is SQLUnion { return true }
+        guard query is SQLQueryString else { return false }
+        var serializer = SQLSerializer(database: database)
+        query.serialize(to: &serializer)
+        let sql = serializer.sql.drop { $0.isWhitespace }
+        guard sql.prefix(6).uppercased() == "SELECT" else { return false }
+        return sql.range(of: "RETURNING", options: .caseInsensitive) == nil
+    }
+}
+
+/// Carries a session's result out of the gate; it is handed to nobody but the caller that asked for it.
+private struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
