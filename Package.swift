@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .library(name: "GatehouseProtocol", targets: ["GatehouseProtocol"]),
+        .library(name: "GatehouseCore", targets: ["GatehouseCore"]),
+        .library(name: "GatehouseStorage", targets: ["GatehouseStorage"]),
         .library(name: "GatehouseServer", targets: ["GatehouseServer"]),
         .library(name: "GatehouseKit", targets: ["GatehouseKit"]),
         .library(name: "GatehouseKitLoopback", targets: ["GatehouseKitLoopback"]),
@@ -41,25 +43,51 @@ let package = Package(
             name: "GatehouseProtocol",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]
         ),
-        // The Hummingbird application, storage, and pages.
+        // Records, store protocols, the pure protocol decisions, parsers and caches. No SQL driver, HTTP server or
+        // metrics backend: `swift build --target GatehouseCore` builds none of them.
+        .target(
+            name: "GatehouseCore",
+            dependencies: [
+                "GatehouseProtocol",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The SQLKit stores, migrations, and the SQLite and PostgreSQL set-up.
+        .target(
+            name: "GatehouseStorage",
+            dependencies: [
+                "GatehouseCore",
+                "GatehouseProtocol",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        // The Hummingbird application: routes, pages, the console, middleware, metrics and callbacks.
         .target(
             name: "GatehouseServer",
             dependencies: [
+                "GatehouseCore",
+                "GatehouseStorage",
                 "GatehouseProtocol",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Mustache", package: "swift-mustache"),
-                .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "SQLiteKit", package: "sqlite-kit"),
-                .product(name: "PostgresKit", package: "postgres-kit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -96,6 +124,8 @@ let package = Package(
             name: "GatehouseCLI",
             dependencies: [
                 "GatehouseServer",
+                "GatehouseCore",
+                "GatehouseStorage",
                 "GatehouseProtocol",
                 "GatehouseKit",
                 "GatehouseKitLoopback",
@@ -123,6 +153,8 @@ let package = Package(
             name: "GatehouseServerTests",
             dependencies: [
                 "GatehouseServer",
+                "GatehouseCore",
+                "GatehouseStorage",
                 "GatehouseProtocol",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -140,7 +172,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GatehouseKitTests",
-            dependencies: ["GatehouseKit", "GatehouseKitLoopback", "GatehouseProtocol", "GatehouseServer", "ChildProcesses",
+            dependencies: ["GatehouseKit", "GatehouseKitLoopback", "GatehouseProtocol", "GatehouseServer", "GatehouseCore", "GatehouseStorage", "ChildProcesses",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Crypto", package: "swift-crypto")]
@@ -150,7 +182,7 @@ let package = Package(
         .testTarget(name: "PortingTests", dependencies: ["GatehouseKit"]),
         .testTarget(
             name: "GatehouseCLITests",
-            dependencies: ["GatehouseCLI", "GatehouseServer", "GatehouseProtocol", "ChildProcesses", .product(name: "AsyncHTTPClient", package: "async-http-client")],
+            dependencies: ["GatehouseCLI", "GatehouseServer", "GatehouseCore", "GatehouseStorage", "GatehouseProtocol", "ChildProcesses", .product(name: "AsyncHTTPClient", package: "async-http-client")],
             exclude: ["Interop"]
         ),
     ]

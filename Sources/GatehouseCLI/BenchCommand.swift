@@ -1,4 +1,5 @@
 import GatehouseCore
+import GatehouseStorage
 import ArgumentParser
 import Foundation
 import GatehouseServer

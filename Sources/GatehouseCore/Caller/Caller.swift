@@ -2,7 +2,7 @@ import Foundation
 import GatehouseProtocol
 
 /// Who is calling, once a presented access token has been checked.
-enum Caller: Sendable {
+package enum Caller: Sendable {
     /// A person's token for one app.
     case user(UserCaller)
     /// An app token (`APPID|…` minted, or the literal `APPID|APPSECRET`).
@@ -10,7 +10,7 @@ enum Caller: Sendable {
     /// The mobile SDKs' `APPID|CLIENT_TOKEN`: identifies the app, grants no app-level rights.
     case client(AppRecord)
 
-    var app: AppRecord {
+    package var app: AppRecord {
         switch self {
         case .user(let u): u.app
         case .app(let a), .client(let a): a
@@ -19,22 +19,32 @@ enum Caller: Sendable {
 }
 
 /// A valid user token with everything it stands for.
-struct UserCaller: Sendable {
-    var tokenString: String
-    var token: TokenRecord
-    var app: AppRecord
-    var user: UserRecord
-    var grant: GrantRecord
+package struct UserCaller: Sendable {
+    package var tokenString: String
+    package var token: TokenRecord
+    package var app: AppRecord
+    package var user: UserRecord
+    package var grant: GrantRecord
     /// The user's id as this app sees it.
-    var scopedID: String
-    var now: Date
+    package var scopedID: String
+    package var now: Date
 
-    var dataAccessExpiresAt: Date { grant.lastLoginAt.addingTimeInterval(Lifetimes.dataAccess) }
-    var isDataAccessExpired: Bool { now >= dataAccessExpiresAt }
+    package var dataAccessExpiresAt: Date { grant.lastLoginAt.addingTimeInterval(Lifetimes.dataAccess) }
+    package var isDataAccessExpired: Bool { now >= dataAccessExpiresAt }
 
     /// Whether the app may read data behind `permission` right now.
-    func has(_ permission: String) -> Bool {
+    package func has(_ permission: String) -> Bool {
         if permission == Permission.publicProfile { return true }
         return !isDataAccessExpired && grant.granted.contains(permission)
+    }
+
+    package init(tokenString: String, token: TokenRecord, app: AppRecord, user: UserRecord, grant: GrantRecord, scopedID: String, now: Date) {
+        self.tokenString = tokenString
+        self.token = token
+        self.app = app
+        self.user = user
+        self.grant = grant
+        self.scopedID = scopedID
+        self.now = now
     }
 }

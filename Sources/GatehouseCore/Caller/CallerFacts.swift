@@ -7,22 +7,27 @@ import GatehouseProtocol
 /// token reads nothing from the database. Whether the token is valid *now* (revoked, expired on the injected
 /// clock, password changed since, grant present) is decided on every request by ``CallerRules/evaluate(_:text:now:)``.
 public struct CallerFacts: Sendable {
-    enum Kind: Sendable {
+    package enum Kind: Sendable {
         /// A user token with the person, their grant and their id inside the app.
         case user(token: TokenRecord, user: UserRecord, grant: GrantRecord, scopedID: String)
         /// `APPID|…` that matched the app's secret, its client token, or a minted app token (`token`).
         case app(token: TokenRecord?)
     }
 
-    var app: AppRecord
-    var kind: Kind
+    package var app: AppRecord
+    package var kind: Kind
 
     /// The person as cached: the picture's bytes are dropped (they are large and only `/pictures` serves them,
     /// from the database) but its presence is kept as an empty value, so `is_silhouette` answers the same.
-    static func withoutPictureBytes(_ user: UserRecord) -> UserRecord {
+    package static func withoutPictureBytes(_ user: UserRecord) -> UserRecord {
         var user = user
         if user.picture != nil { user.picture = Data() }
         return user
+    }
+
+    package init(app: AppRecord, kind: Kind) {
+        self.app = app
+        self.kind = kind
     }
 }
 
@@ -48,10 +53,10 @@ extension CallerFacts: CacheableFacts {
 public typealias CallerCache = InvalidationCache<CallerFacts>
 
 /// The rules that turn cached facts into a caller or an error, evaluated on every request.
-enum CallerRules {
+package enum CallerRules {
     /// The verdict for `text` (whose hash led to `facts`) at `now`, in the same order of checks as a read
     /// from the database; nil when the facts do not apply to `text` (then the database decides).
-    static func evaluate(_ facts: CallerFacts, text: String, now: Date) -> Result<Caller, GraphError>? {
+    package static func evaluate(_ facts: CallerFacts, text: String, now: Date) -> Result<Caller, GraphError>? {
         let app = facts.app
         switch facts.kind {
         case .app(let token):

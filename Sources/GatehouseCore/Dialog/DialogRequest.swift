@@ -114,11 +114,31 @@ public struct DialogRequest: Sendable, Equatable {
             rawQuery: query)
         return .success((request, app))
     }
+
+    package init(clientID: String, redirectURI: String, state: String? = nil, permissions: [String], openID: Bool, responseType: ResponseType, authType: AuthType? = nil, authNonce: String? = nil, codeChallenge: String? = nil, codeChallengeMethod: String? = nil, nonce: String? = nil, returnScopes: Bool, isLimited: Bool, droppedByLimitedLogin: [String], answersWithNonce: Bool, defaultAudience: Audience = .friends, rawQuery: String) {
+        self.clientID = clientID
+        self.redirectURI = redirectURI
+        self.state = state
+        self.permissions = permissions
+        self.openID = openID
+        self.responseType = responseType
+        self.authType = authType
+        self.authNonce = authNonce
+        self.codeChallenge = codeChallenge
+        self.codeChallengeMethod = codeChallengeMethod
+        self.nonce = nonce
+        self.returnScopes = returnScopes
+        self.isLimited = isLimited
+        self.droppedByLimitedLogin = droppedByLimitedLogin
+        self.answersWithNonce = answersWithNonce
+        self.defaultAudience = defaultAudience
+        self.rawQuery = rawQuery
+    }
 }
 
 extension DialogRequest.Problem {
     /// A plain statement of what went wrong, for the error page.
-    var headline: String {
+    package var headline: String {
         switch self {
         case .missingClientID: "The login link is missing client_id"
         case .unknownApp: "This app does not exist"
@@ -133,7 +153,7 @@ extension DialogRequest.Problem {
     }
 
     /// What the app's developer must change.
-    var developerHint: String {
+    package var developerHint: String {
         switch self {
         case .missingClientID: "Add client_id=<your app id> to the dialog URL."
         case .unknownApp(let id): "No app has the id \(id). List apps with `gatehouse apps list`."

@@ -16,7 +16,7 @@ public enum RedirectURIPolicy {
     }
 
     /// `fb{appid}://authorize/` or `fb{appid}{suffix}://authorize/` where the suffix is `[a-z0-9]*`.
-    static func isAppScheme(_ uri: String, appID: String) -> Bool {
+    package static func isAppScheme(_ uri: String, appID: String) -> Bool {
         let prefix = "fb\(appID)"
         guard uri.hasPrefix(prefix), let sep = uri.range(of: "://") else { return false }
         let suffix = uri[uri.index(uri.startIndex, offsetBy: prefix.count)..<sep.lowerBound]
@@ -32,7 +32,7 @@ public enum RedirectURIPolicy {
     }
 
     /// A plain-http URL on 127.0.0.1, localhost or [::1], reduced to what must match exactly (all but the port).
-    struct Loopback {
+    package struct Loopback {
         /// `127.0.0.1`, `localhost` or `::1`.
         let host: String
         let pathAndQuery: String

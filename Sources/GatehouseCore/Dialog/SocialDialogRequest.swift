@@ -40,7 +40,7 @@ public struct SocialDialogRequest: Sendable, Equatable {
         }
     }
 
-    static let maxRecipients = 50
+    package static let maxRecipients = 50
 
     /// Parses a dialog query. `app_id` is the dialogs' name for the app; `client_id` is accepted too.
     public static func parse(

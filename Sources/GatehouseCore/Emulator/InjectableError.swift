@@ -57,11 +57,11 @@ public enum InjectableError: String, Sendable, CaseIterable {
         }
     }
 
-    var code: Int { Int(rawValue.split(separator: "/")[0])! }
-    var subcode: Int? { rawValue.split(separator: "/").dropFirst().first.flatMap { Int($0) } }
+    package var code: Int { Int(rawValue.split(separator: "/")[0])! }
+    package var subcode: Int? { rawValue.split(separator: "/").dropFirst().first.flatMap { Int($0) } }
 
     /// The Graph error a call answers with.
-    func graphError(appID: String, now: Date) -> GraphError {
+    package func graphError(appID: String, now: Date) -> GraphError {
         switch self {
         case .passwordChanged: .passwordChanged
         case .appRemoved: .appNotAuthorized(appID: appID)

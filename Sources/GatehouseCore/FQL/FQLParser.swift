@@ -1,19 +1,19 @@
 import Foundation
 
 /// A parsed FQL statement: `SELECT columns FROM table WHERE condition`.
-struct FQLQuery: Sendable, Equatable {
+package struct FQLQuery: Sendable, Equatable {
     /// Column names as written, lowercased, in order.
-    var columns: [String]
-    var table: String
-    var condition: FQLCondition
+    package var columns: [String]
+    package var table: String
+    package var condition: FQLCondition
 }
 
 /// The WHERE clause. FQL needs one; Gatehouse's subset has a single comparison.
-struct FQLCondition: Sendable, Equatable {
-    var column: String
-    var predicate: Predicate
+package struct FQLCondition: Sendable, Equatable {
+    package var column: String
+    package var predicate: Predicate
 
-    enum Predicate: Sendable, Equatable {
+    package enum Predicate: Sendable, Equatable {
         /// `column = value`
         case equals(FQLValue)
         /// `column IN (value, …)` or `column IN (SELECT …)`
@@ -22,15 +22,15 @@ struct FQLCondition: Sendable, Equatable {
     }
 
     /// Indirection so a query can nest inside a condition.
-    final class Box: Sendable, Equatable {
-        let query: FQLQuery
-        init(_ query: FQLQuery) { self.query = query }
-        static func == (lhs: Box, rhs: Box) -> Bool { lhs.query == rhs.query }
+    package final class Box: Sendable, Equatable {
+        package let query: FQLQuery
+        package init(_ query: FQLQuery) { self.query = query }
+        package static func == (lhs: Box, rhs: Box) -> Bool { lhs.query == rhs.query }
     }
 }
 
 /// A literal or `me()`.
-enum FQLValue: Sendable, Equatable {
+package enum FQLValue: Sendable, Equatable {
     case me
     case number(String)
     case string(String)
@@ -46,8 +46,8 @@ enum FQLValue: Sendable, Equatable {
 ///
 /// Keywords are case-insensitive; names are words of letters, digits and `_`. Subqueries nest at most
 /// ``maxDepth`` deep. Anything else is a syntax error naming the unexpected token and its position.
-struct FQLParser {
-    static let maxDepth = 3
+package struct FQLParser {
+    package static let maxDepth = 3
 
     private let tokens: [FQLToken]
     private var index = 0
@@ -55,7 +55,7 @@ struct FQLParser {
     private init(tokens: [FQLToken]) { self.tokens = tokens }
 
     /// Parses a whole query; trailing tokens are an error.
-    static func parse(_ text: String) throws(FQLSyntaxError) -> FQLQuery {
+    package static func parse(_ text: String) throws(FQLSyntaxError) -> FQLQuery {
         var parser = FQLParser(tokens: try FQLTokenizer.tokenize(text))
         let query = try parser.query(depth: 0)
         try parser.expectEnd()

@@ -1,8 +1,8 @@
 import Foundation
 
 /// One lexical unit of an FQL query, with the character offset it starts at (for error messages).
-struct FQLToken: Sendable, Equatable {
-    enum Kind: Sendable, Equatable {
+package struct FQLToken: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// A bare word: a keyword (`SELECT`, `FROM`, `WHERE`, `IN`, `AND`), a table, a column or a function name.
         case word(String)
         /// A quoted string literal, unescaped.
@@ -13,36 +13,36 @@ struct FQLToken: Sendable, Equatable {
         case end
     }
 
-    var kind: Kind
+    package var kind: Kind
     /// The text as written (what error messages quote).
-    var text: String
+    package var text: String
     /// 0-based character offset in the query.
-    var position: Int
+    package var position: Int
 
     /// True for a word equal to `keyword`, ignoring case (FQL keywords are case-insensitive).
-    func isKeyword(_ keyword: String) -> Bool {
+    package func isKeyword(_ keyword: String) -> Bool {
         if case .word(let w) = kind { return w.caseInsensitiveCompare(keyword) == .orderedSame }
         return false
     }
 }
 
 /// Why an FQL query was rejected before it was evaluated.
-struct FQLSyntaxError: Error, Sendable, Equatable {
+package struct FQLSyntaxError: Error, Sendable, Equatable {
     /// Facebook's wording after `(#601) `, e.g. `Parser error: unexpected 'FRO' at position 12.`
-    var message: String
+    package var message: String
 
-    static func unexpected(_ token: FQLToken) -> FQLSyntaxError {
+    package static func unexpected(_ token: FQLToken) -> FQLSyntaxError {
         if token.kind == .end { return FQLSyntaxError(message: "Parser error: unexpected end of query.") }
         return FQLSyntaxError(message: "Parser error: unexpected '\(token.text)' at position \(token.position).")
     }
 }
 
 /// Splits an FQL query into tokens. Any character outside FQL's small alphabet is an error at its position.
-enum FQLTokenizer {
+package enum FQLTokenizer {
     /// Longest query accepted; Facebook's limit was similar and anything longer is abuse.
-    static let maxLength = 4096
+    package static let maxLength = 4096
 
-    static func tokenize(_ query: String) throws(FQLSyntaxError) -> [FQLToken] {
+    package static func tokenize(_ query: String) throws(FQLSyntaxError) -> [FQLToken] {
         let chars = Array(query)
         guard chars.count <= maxLength else {
             throw FQLSyntaxError(message: "Parser error: the query is longer than \(maxLength) characters.")

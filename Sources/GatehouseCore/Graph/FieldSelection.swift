@@ -78,10 +78,10 @@ public enum FieldSelectionParser {
 
 /// An ordered list of fields that folds repeated names into their first occurrence.
 private struct FieldList {
-    var fields: [FieldSelection] = []
+    package var fields: [FieldSelection] = []
     private var positions: [String: Int] = [:]
 
-    mutating func add(_ field: FieldSelection) {
+    package mutating func add(_ field: FieldSelection) {
         guard let index = positions[field.name] else {
             positions[field.name] = fields.count
             fields.append(field)
@@ -101,17 +101,17 @@ private struct FieldList {
 }
 
 private struct Parser {
-    let raw: String
+    package let raw: String
     // Scalars rather than Characters: a combining mark must not glue itself onto a "," or ")".
-    let scalars: [Unicode.Scalar]
-    var index = 0
+    package let scalars: [Unicode.Scalar]
+    package var index = 0
 
-    init(raw: String) {
+    package init(raw: String) {
         self.raw = raw
         self.scalars = Array(raw.unicodeScalars)
     }
 
-    mutating func list(depth: Int) throws(FieldSelectionError) -> [FieldSelection] {
+    package mutating func list(depth: Int) throws(FieldSelectionError) -> [FieldSelection] {
         var list = FieldList()
         while true {
             skipWhitespace()

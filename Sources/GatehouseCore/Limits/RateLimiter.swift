@@ -4,8 +4,8 @@ import Foundation
 ///
 /// A limit of 0 means "off" and never touches the store, so the default (API limits off) costs nothing.
 public struct RateLimiter: Sendable {
-    let store: any RateLimitStore
-    let clock: any GatehouseClock
+    package let store: any RateLimitStore
+    package let clock: any GatehouseClock
 
     public init(store: any RateLimitStore, clock: any GatehouseClock) {
         self.store = store
@@ -13,7 +13,7 @@ public struct RateLimiter: Sendable {
     }
 
     /// The window containing `now` for a window length, as (start, end).
-    func window(seconds: Int) -> (start: Int64, end: Date) {
+    package func window(seconds: Int) -> (start: Int64, end: Date) {
         let now = Int64(clock.now().timeIntervalSince1970.rounded(.down))
         let length = Int64(max(seconds, 1))
         let start = now - ((now % length) + length) % length

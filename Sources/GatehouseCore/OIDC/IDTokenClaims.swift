@@ -9,11 +9,21 @@ public struct IDTokenClaims: JWTPayload, Equatable {
     public struct AgeRange: Codable, Sendable, Equatable {
         public var min: Int?
         public var max: Int?
+
+        package init(min: Int? = nil, max: Int? = nil) {
+            self.min = min
+            self.max = max
+        }
     }
 
     public struct Place: Codable, Sendable, Equatable {
         public var id: String
         public var name: String
+
+        package init(id: String, name: String) {
+            self.id = id
+            self.name = name
+        }
     }
 
     public var iss: String
@@ -42,6 +52,19 @@ public struct IDTokenClaims: JWTPayload, Equatable {
 }
 
 /// How long an id_token is valid.
-enum IDTokenLifetime {
-    static let seconds: TimeInterval = 3600
+package enum IDTokenLifetime {
+    package static let seconds: TimeInterval = 3600
+}
+
+extension IDTokenClaims {
+    /// The registered claims; the profile claims start empty.
+    package init(iss: String, aud: String, sub: String, iat: Int, exp: Int, jti: String, nonce: String?) {
+        self.iss = iss
+        self.aud = aud
+        self.sub = sub
+        self.iat = iat
+        self.exp = exp
+        self.jti = jti
+        self.nonce = nonce
+    }
 }

@@ -15,8 +15,8 @@ public actor KeyRing {
     /// How long a retired key stays published by default.
     public static let defaultGrace: TimeInterval = 7 * 86400
 
-    let store: any SigningKeyStore
-    let clock: any GatehouseClock
+    package let store: any SigningKeyStore
+    package let clock: any GatehouseClock
     private var cache: (kids: [String], collection: JWTKeyCollection)?
 
     public init(store: any SigningKeyStore, clock: any GatehouseClock) {
@@ -78,7 +78,7 @@ public actor KeyRing {
     }
 
     /// A new RSA-2048 key with its kid (40 hex: SHA-1 of the public key's DER) and a self-signed certificate.
-    static func makeKey(now: Date) throws -> SigningKeyRecord {
+    package static func makeKey(now: Date) throws -> SigningKeyRecord {
         let privateKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         let kid = Insecure.SHA1.hash(data: privateKey.publicKey.derRepresentation).map { String(format: "%02x", $0) }.joined()
         let certificateKey = Certificate.PrivateKey(privateKey)
@@ -100,10 +100,10 @@ public actor KeyRing {
 
 extension SigningKeyRecord {
     /// The public key as PEM (`-----BEGIN PUBLIC KEY-----`), the Android SDK's form.
-    func publicKeyPEM() throws -> String { try _RSA.Signing.PrivateKey(pemRepresentation: privateKeyPEM).publicKey.pemRepresentation }
+    package func publicKeyPEM() throws -> String { try _RSA.Signing.PrivateKey(pemRepresentation: privateKeyPEM).publicKey.pemRepresentation }
 
     /// The public key as a JWK, the form JWKS clients read.
-    func jwk() throws -> JSONValue {
+    package func jwk() throws -> JSONValue {
         let key = try Insecure.RSA.PrivateKey(pem: privateKeyPEM).publicKey
         let (n, e) = try key.getKeyPrimitives()
         return ["kid": .string(kid), "kty": "RSA", "alg": "RS256", "use": "sig", "n": .string(Base64URL.encode(n)), "e": .string(Base64URL.encode(e))]

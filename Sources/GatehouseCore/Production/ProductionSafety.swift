@@ -50,7 +50,7 @@ public enum ProductionSafety {
         return problems
     }
 
-    static func isWildcard(_ host: String) -> Bool {
+    package static func isWildcard(_ host: String) -> Bool {
         ["0.0.0.0", "::", "[::]", "*", ""].contains(host)
     }
 }
@@ -60,5 +60,9 @@ public struct UnsafeConfigurationError: Error, CustomStringConvertible {
     public var problems: [String]
     public var description: String {
         "production mode refuses to start:\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
+    }
+
+    package init(problems: [String]) {
+        self.problems = problems
     }
 }

@@ -24,7 +24,7 @@ public enum SecretHash {
 }
 
 /// Compares two strings in time independent of where they differ.
-func constantTimeEquals(_ a: String, _ b: String) -> Bool {
+package func constantTimeEquals(_ a: String, _ b: String) -> Bool {
     let x = Array(a.utf8), y = Array(b.utf8)
     guard x.count == y.count else { return false }
     var diff: UInt8 = 0

@@ -9,9 +9,9 @@ import Foundation
 public struct SecretSealer: Sendable {
     private let key: SymmetricKey
     /// Prefix of a sealed text value (signing key PEMs).
-    static let textMarker = "gatehouse-sealed:v1:"
+    package static let textMarker = "gatehouse-sealed:v1:"
     /// Prefix of a sealed binary value (server keys).
-    static let binaryMarker: [UInt8] = Array("GHS1".utf8)
+    package static let binaryMarker: [UInt8] = Array("GHS1".utf8)
 
     /// - Parameter keyBytes: exactly 32 bytes.
     public init?(keyBytes: [UInt8]) {
@@ -65,17 +65,17 @@ public struct SecretSealer: Sendable {
 }
 
 /// Signing keys with their private halves sealed in storage.
-struct SealedSigningKeyStore: SigningKeyStore {
-    let inner: any SigningKeyStore
-    let sealer: SecretSealer
+package struct SealedSigningKeyStore: SigningKeyStore {
+    package let inner: any SigningKeyStore
+    package let sealer: SecretSealer
 
-    func insert(_ key: SigningKeyRecord) async throws {
+    package func insert(_ key: SigningKeyRecord) async throws {
         var sealed = key
         sealed.privateKeyPEM = try sealer.seal(text: key.privateKeyPEM)
         try await inner.insert(sealed)
     }
 
-    func all() async throws -> [SigningKeyRecord] {
+    package func all() async throws -> [SigningKeyRecord] {
         try await inner.all().map { key in
             var open = key
             open.privateKeyPEM = try sealer.open(text: key.privateKeyPEM)
@@ -83,17 +83,17 @@ struct SealedSigningKeyStore: SigningKeyStore {
         }
     }
 
-    func retire(kid: String, at: Date, publishUntil: Date) async throws {
+    package func retire(kid: String, at: Date, publishUntil: Date) async throws {
         try await inner.retire(kid: kid, at: at, publishUntil: publishUntil)
     }
 }
 
 /// Server keys (the token cache's master key) sealed in storage.
-struct SealedServerKeyStore: ServerKeyStore {
-    let inner: any ServerKeyStore
-    let sealer: SecretSealer
+package struct SealedServerKeyStore: ServerKeyStore {
+    package let inner: any ServerKeyStore
+    package let sealer: SecretSealer
 
-    func key(named name: String, orInsert make: @Sendable () -> [UInt8]) async throws -> [UInt8] {
+    package func key(named name: String, orInsert make: @Sendable () -> [UInt8]) async throws -> [UInt8] {
         let sealedFresh = try sealer.seal(bytes: make())
         return try sealer.open(bytes: try await inner.key(named: name) { sealedFresh })
     }

@@ -1,4 +1,5 @@
 import GatehouseCore
+import GatehouseStorage
 import Foundation
 import Hummingbird
 import Logging

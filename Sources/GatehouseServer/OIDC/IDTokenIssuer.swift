@@ -44,15 +44,3 @@ struct IDTokenIssuer: Sendable {
         return signed
     }
 }
-
-extension IDTokenClaims {
-    init(iss: String, aud: String, sub: String, iat: Int, exp: Int, jti: String, nonce: String?) {
-        self.iss = iss
-        self.aud = aud
-        self.sub = sub
-        self.iat = iat
-        self.exp = exp
-        self.jti = jti
-        self.nonce = nonce
-    }
-}

@@ -1,4 +1,5 @@
 import GatehouseCore
+import GatehouseStorage
 import Foundation
 
 /// One configurable setting: its key, how to parse it into a ``GatehouseConfiguration`` and how to show it.

@@ -44,10 +44,10 @@ public struct BenchSeeder: Sendable {
     }
 
     public static let redirectURI = "https://bench.example/callback"
-    let db: any SQLDatabase
-    let passwordHash: String
-    let now: Date
-    let progress: @Sendable (String) -> Void
+    package let db: any SQLDatabase
+    package let passwordHash: String
+    package let now: Date
+    package let progress: @Sendable (String) -> Void
     /// Receives every token's text, batch by batch, in seeding order (`--tokens-file`: the cold `/me` run
     /// presents each token once, and five million do not belong in the JSON).
     public var tokenSink: (@Sendable ([String]) throws -> Void)?
@@ -175,10 +175,10 @@ public struct BenchSeeder: Sendable {
         try await builder.run()
     }
 
-    static let alphanumeric = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
-    static let hex = Array("0123456789abcdef".utf8)
+    package static let alphanumeric = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+    package static let hex = Array("0123456789abcdef".utf8)
 
-    static func random(_ count: Int, alphabet: [UInt8], using rng: inout some RandomNumberGenerator) -> String {
+    package static func random(_ count: Int, alphabet: [UInt8], using rng: inout some RandomNumberGenerator) -> String {
         String(unsafeUninitializedCapacity: count) { out in
             for i in 0..<count { out[i] = alphabet[Int(rng.next(upperBound: UInt(alphabet.count)))] }
             return count

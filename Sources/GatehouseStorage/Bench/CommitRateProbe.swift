@@ -22,7 +22,7 @@ public struct CommitRateProbe: Sendable {
 
     /// The table the probe writes; created and dropped by the probe, so it must be a throwaway database or a
     /// name no one else uses.
-    static let table = "gatehouse_commit_probe"
+    package static let table = "gatehouse_commit_probe"
 
     public let location: DatabaseLocation
     public let duration: Duration

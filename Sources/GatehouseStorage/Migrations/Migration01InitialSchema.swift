@@ -11,8 +11,8 @@ import SQLKit
 ///   tie-breaker (an `INTEGER PRIMARY KEY` rowid alias in SQLite, an identity column in PostgreSQL); their
 ///   string `id` is `UNIQUE`.
 /// - Rows that belong to a person reference `users(id)` with `ON DELETE CASCADE`.
-enum Migration01InitialSchema {
-    static let migration = SQLMigration(version: 1, name: "initial schema") { db in
+package enum Migration01InitialSchema {
+    package static let migration = SQLMigration(version: 1, name: "initial schema") { db in
         let blob = SQLSchemaTypes.blob(for: db)
         let bool = SQLSchemaTypes.boolean
         let cascadeApp = SQLColumnConstraintAlgorithm.references("apps", "id", onDelete: .cascade)

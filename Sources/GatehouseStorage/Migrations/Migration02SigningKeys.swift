@@ -2,8 +2,8 @@ import GatehouseCore
 import SQLKit
 
 /// Migration 2: id_token signing keys (Limited Login / OpenID Connect).
-enum Migration02SigningKeys {
-    static let migration = SQLMigration(version: 2, name: "signing keys") { db in
+package enum Migration02SigningKeys {
+    package static let migration = SQLMigration(version: 2, name: "signing keys") { db in
         try await db.create(table: "signing_keys").ifNotExists()
             .column("seq", type: .bigint, .primaryKey(autoIncrement: true))
             .column("kid", type: .text, .notNull, .unique)

@@ -2,8 +2,8 @@ import GatehouseCore
 import SQLKit
 
 /// Migration 3: the emulator's injected errors and its persisted settings (the clock offset).
-enum Migration03EmulatorControls {
-    static let migration = SQLMigration(version: 3, name: "emulator controls") { db in
+package enum Migration03EmulatorControls {
+    package static let migration = SQLMigration(version: 3, name: "emulator controls") { db in
         try await db.create(table: "injected_errors").ifNotExists()
             .column("id", type: .text, .primaryKey(autoIncrement: false))
             .column("target_kind", type: .text, .notNull)

@@ -2,8 +2,8 @@ import GatehouseCore
 import SQLKit
 
 /// Migration 4 (operations): console administrators, their sessions, and shared rate-limit counters.
-enum Migration04AdminAccountsAndRateLimits {
-    static let migration = SQLMigration(version: 4, name: "admin accounts and rate limits") { db in
+package enum Migration04AdminAccountsAndRateLimits {
+    package static let migration = SQLMigration(version: 4, name: "admin accounts and rate limits") { db in
         try await db.create(table: "admin_accounts").ifNotExists()
             .column("seq", type: .bigint, .primaryKey(autoIncrement: true))
             .column("id", type: .text, .notNull, .unique)

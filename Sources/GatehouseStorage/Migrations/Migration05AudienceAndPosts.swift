@@ -2,8 +2,8 @@ import GatehouseCore
 import SQLKit
 
 /// Migration 5: the grant's default audience, timeline posts and app requests.
-enum Migration05AudienceAndPosts {
-    static let migration = SQLMigration(version: 5, name: "audience, posts, app requests") { db in
+package enum Migration05AudienceAndPosts {
+    package static let migration = SQLMigration(version: 5, name: "audience, posts, app requests") { db in
         let cascadeApp = SQLColumnConstraintAlgorithm.references("apps", "id", onDelete: .cascade)
         let cascadeUser = SQLColumnConstraintAlgorithm.references("users", "id", onDelete: .cascade)
 

@@ -2,8 +2,8 @@ import GatehouseCore
 import SQLKit
 
 /// Migration 6: device-login codes, the remote token cache and server key material.
-enum Migration06DeviceLoginAndTokenCache {
-    static let migration = SQLMigration(version: 6, name: "device login, remote token cache, server keys") { db in
+package enum Migration06DeviceLoginAndTokenCache {
+    package static let migration = SQLMigration(version: 6, name: "device login, remote token cache, server keys") { db in
         let cascadeApp = SQLColumnConstraintAlgorithm.references("apps", "id", onDelete: .cascade)
         let cascadeUser = SQLColumnConstraintAlgorithm.references("users", "id", onDelete: .cascade)
 

@@ -2,8 +2,8 @@ import GatehouseCore
 import SQLKit
 
 /// Migration 7: the persistent outbox of deauthorize and data-deletion callbacks.
-enum Migration07CallbackOutbox {
-    static let migration = SQLMigration(version: 7, name: "app callback outbox") { db in
+package enum Migration07CallbackOutbox {
+    package static let migration = SQLMigration(version: 7, name: "app callback outbox") { db in
         let cascadeApp = SQLColumnConstraintAlgorithm.references("apps", "id", onDelete: .cascade)
         try await db.create(table: "app_callbacks").ifNotExists()
             .column("seq", type: .bigint, .primaryKey(autoIncrement: true))

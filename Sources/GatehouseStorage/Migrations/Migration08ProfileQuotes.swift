@@ -2,8 +2,8 @@ import GatehouseCore
 import SQLKit
 
 /// Migration 8: the profile's `quotes`, empty until set in the console.
-enum Migration08ProfileQuotes {
-    static let migration = SQLMigration(version: 8, name: "profile quotes") { db in
+package enum Migration08ProfileQuotes {
+    package static let migration = SQLMigration(version: 8, name: "profile quotes") { db in
         // `ADD COLUMN` has no `IF NOT EXISTS` in SQLite: look first, so a re-run stays harmless.
         if db.dialect.name == "postgresql" {
             try await db.raw("ALTER TABLE users ADD COLUMN IF NOT EXISTS quotes TEXT").run()

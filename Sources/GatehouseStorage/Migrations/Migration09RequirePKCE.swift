@@ -2,8 +2,8 @@ import GatehouseCore
 import SQLKit
 
 /// Migration 9: the per-app "Require PKCE" setting, off for every existing app.
-enum Migration09RequirePKCE {
-    static let migration = SQLMigration(version: 9, name: "require PKCE per app") { db in
+package enum Migration09RequirePKCE {
+    package static let migration = SQLMigration(version: 9, name: "require PKCE per app") { db in
         // `ADD COLUMN` has no `IF NOT EXISTS` in SQLite: look first, so a re-run stays harmless.
         if db.dialect.name == "postgresql" {
             try await db.raw("ALTER TABLE apps ADD COLUMN IF NOT EXISTS require_pkce BOOLEAN NOT NULL DEFAULT FALSE").run()

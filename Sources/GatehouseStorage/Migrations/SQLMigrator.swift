@@ -24,20 +24,20 @@ public struct SQLMigration: Sendable {
 /// The bookkeeping table is `gatehouse_migrations(version, applied_at)`. Each pending migration runs in its
 /// own transaction (both SQLite and PostgreSQL have transactional DDL), and its statements use
 /// `IF NOT EXISTS` so that even a half-applied migration from an older, crashed process re-runs cleanly.
-enum SQLMigrator {
+package enum SQLMigrator {
     /// Every migration, oldest first.
-    static let all: [SQLMigration] = [
+    package static let all: [SQLMigration] = [
         Migration01InitialSchema.migration, Migration02SigningKeys.migration, Migration03EmulatorControls.migration, Migration04AdminAccountsAndRateLimits.migration, Migration05AudienceAndPosts.migration, Migration06DeviceLoginAndTokenCache.migration, Migration07CallbackOutbox.migration,
         Migration08ProfileQuotes.migration, Migration09RequirePKCE.migration,
     ]
 
-    static let table = "gatehouse_migrations"
+    package static let table = "gatehouse_migrations"
 
     /// PostgreSQL advisory lock id taken while migrating ("GHMIGRAT" read as hex-ish digits; any constant does).
-    static let advisoryLockKey: Int64 = 0x4748_4D49_4752_4154
+    package static let advisoryLockKey: Int64 = 0x4748_4D49_4752_4154
 
     /// Brings the schema up to date; a no-op when it already is.
-    static func migrate(_ db: any SQLDatabase, migrations: [SQLMigration] = all) async throws {
+    package static func migrate(_ db: any SQLDatabase, migrations: [SQLMigration] = all) async throws {
         // PostgreSQL's CREATE TABLE IF NOT EXISTS is not safe against a concurrent twin (it can fail on the
         // catalog's unique index); one retry finds the table made.
         for attempt in 1...3 {
@@ -70,7 +70,7 @@ enum SQLMigrator {
     }
 
     /// Applies one migration in a transaction, unless it is recorded by the time the transaction starts.
-    static func apply(_ migration: SQLMigration, to db: any SQLDatabase) async throws {
+    package static func apply(_ migration: SQLMigration, to db: any SQLDatabase) async throws {
         try await db.withSession { session in
             // SQLite: take the write lock up front so a concurrent migrator waits (busy_timeout) instead of
             // failing the read-to-write upgrade at once. PostgreSQL has no IMMEDIATE and needs none.
@@ -106,24 +106,24 @@ enum SQLMigrator {
     }
 
     /// The versions recorded as applied, ascending.
-    static func appliedVersions(_ db: any SQLDatabase) async throws -> [Int] {
+    package static func appliedVersions(_ db: any SQLDatabase) async throws -> [Int] {
         try await db.select().column("version").from(table).orderBy("version")
             .all(decodingColumn: "version", as: Int.self)
     }
 }
 
 /// Column types and DDL pieces that differ between dialects, chosen from `db.dialect.name`.
-enum SQLSchemaTypes {
+package enum SQLSchemaTypes {
     /// Binary data: SQLKit's `.blob` (`BLOB`), except PostgreSQL, which calls it `BYTEA`.
-    static func blob(for db: any SQLDatabase) -> SQLDataType {
+    package static func blob(for db: any SQLDatabase) -> SQLDataType {
         db.dialect.name == "postgresql" ? .custom(SQLRaw("BYTEA")) : .blob
     }
 
     /// `BOOLEAN` is understood by both SQLite (numeric affinity, 0/1) and PostgreSQL.
-    static let boolean = SQLDataType.custom(SQLRaw("BOOLEAN"))
+    package static let boolean = SQLDataType.custom(SQLRaw("BOOLEAN"))
 
     /// `CREATE [UNIQUE] INDEX IF NOT EXISTS name ON table (columns)`, valid in SQLite and PostgreSQL.
-    static func createIndex(
+    package static func createIndex(
         _ db: any SQLDatabase, _ name: String, on table: String, _ columns: [String], unique: Bool = false
     ) async throws {
         var index = SQLCreateIndex(name: SQLList([SQLRaw("IF NOT EXISTS"), SQLIdentifier(name)], separator: SQLRaw(" ")))

@@ -12,9 +12,9 @@ import PostgresKit
 /// succeeded and off as soon as the connection fails, so events missed while disconnected cannot leave stale
 /// entries. A ping every ``pingInterval`` notices a silently dead connection. Reconnects retry every
 /// ``retryDelay`` until ``stop()``.
-final class PostgresInvalidationListener: Sendable {
-    static let pingInterval: Duration = .seconds(1)
-    static let retryDelay: Duration = .milliseconds(250)
+package final class PostgresInvalidationListener: Sendable {
+    package static let pingInterval: Duration = .seconds(1)
+    package static let retryDelay: Duration = .milliseconds(250)
 
     private let task: Task<Void, Never>
 
@@ -23,7 +23,7 @@ final class PostgresInvalidationListener: Sendable {
     }
 
     /// Starts listening in the background.
-    static func start(
+    package static func start(
         configuration: SQLPostgresConfiguration, channel: String, caches: any CacheInvalidationTarget, logger: Logger
     ) -> PostgresInvalidationListener {
         PostgresInvalidationListener(task: Task {
@@ -36,7 +36,7 @@ final class PostgresInvalidationListener: Sendable {
     }
 
     /// Stops listening and waits for the connection to close.
-    func stop() async {
+    package func stop() async {
         task.cancel()
         await task.value
     }

@@ -99,7 +99,7 @@ public enum PostgresStorage {
     }
 
     /// Parses a connection URL. Plain `postgres://` URLs without `sslmode` use TLS only if the server offers it.
-    static func configuration(url: String) throws -> SQLPostgresConfiguration {
+    package static func configuration(url: String) throws -> SQLPostgresConfiguration {
         do {
             return try SQLPostgresConfiguration(url: url)
         } catch {
@@ -114,19 +114,19 @@ public enum PostgresStorage {
 
 /// Owns the pool for `Storage.shutdown`. AsyncKit's pool is thread-safe (each per-loop pool confines itself
 /// to its event loop) but predates `Sendable`.
-final class PoolOwner: @unchecked Sendable {
-    let pool: EventLoopGroupConnectionPool<PostgresConnectionSource>
-    init(pool: EventLoopGroupConnectionPool<PostgresConnectionSource>) { self.pool = pool }
-    func shutdown() async throws { try await pool.shutdownAsync() }
+package final class PoolOwner: @unchecked Sendable {
+    package let pool: EventLoopGroupConnectionPool<PostgresConnectionSource>
+    package init(pool: EventLoopGroupConnectionPool<PostgresConnectionSource>) { self.pool = pool }
+    package func shutdown() async throws { try await pool.shutdownAsync() }
 }
 
 /// Sends token invalidations to every node (including this one) with `pg_notify`.
-struct PostgresNotifyPublisher: TokenInvalidationPublisher {
-    let db: any SQLDatabase
-    let channel: String
-    let logger: Logger
+package struct PostgresNotifyPublisher: TokenInvalidationPublisher {
+    package let db: any SQLDatabase
+    package let channel: String
+    package let logger: Logger
 
-    func publish(_ event: TokenInvalidation) async {
+    package func publish(_ event: TokenInvalidation) async {
         for attempt in 1...3 {
             do {
                 try await db.raw("SELECT pg_notify(\(bind: channel), \(bind: event.payload))").run()

@@ -4,7 +4,7 @@ import SQLKit
 
 /// `AdminStore` over any `SQLDatabase`: tables `admin_accounts` (unique lowercased `email_key`) and `admin_sessions`.
 public struct SQLAdminStore: AdminStore {
-    let context: SQLStoreContext
+    package let context: SQLStoreContext
 
     /// Creates the store over a migrated database.
     public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
@@ -12,8 +12,8 @@ public struct SQLAdminStore: AdminStore {
     }
 
     private var db: any SQLDatabase { context.db }
-    static let columns = ["id", "email", "password_hash", "created_at"]
-    static let sessionColumns = ["id", "secret_hash", "admin_id", "created_at", "expires_at"]
+    package static let columns = ["id", "email", "password_hash", "created_at"]
+    package static let sessionColumns = ["id", "secret_hash", "admin_id", "created_at", "expires_at"]
 
     public func create(_ admin: AdminAccountRecord) async throws {
         try await context.run(uniqueConflict: { $0.contains("email") ? "email" : "id" }) {
@@ -88,7 +88,7 @@ public struct SQLAdminStore: AdminStore {
 /// The increment is one `INSERT … ON CONFLICT DO UPDATE … RETURNING` statement, atomic on SQLite and
 /// PostgreSQL alike, so concurrent nodes never lose a count.
 public struct SQLRateLimitStore: RateLimitStore {
-    let context: SQLStoreContext
+    package let context: SQLStoreContext
 
     public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)

@@ -4,7 +4,7 @@ import SQLKit
 
 /// `AppCallbackStore` over any `SQLDatabase`: table `app_callbacks`.
 public struct SQLAppCallbackStore: AppCallbackStore {
-    let context: SQLStoreContext
+    package let context: SQLStoreContext
 
     public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
@@ -12,7 +12,7 @@ public struct SQLAppCallbackStore: AppCallbackStore {
 
     private var db: any SQLDatabase { context.db }
 
-    static let columns = [
+    package static let columns = [
         "id", "app_id", "kind", "user_id", "url", "body", "attempts", "next_attempt_at", "created_at", "delivered_at",
         "gave_up_at", "last_error", "confirmation_code", "status_url",
     ]
@@ -65,7 +65,7 @@ public struct SQLAppCallbackStore: AppCallbackStore {
         }
     }
 
-    static func values(_ c: AppCallbackRecord) -> [any Encodable & Sendable] {
+    package static func values(_ c: AppCallbackRecord) -> [any Encodable & Sendable] {
         [
             c.id, c.appID, c.kind.rawValue, c.userID, c.url, c.body, Int64(c.attempts), SQLCodec.seconds(c.nextAttemptAt),
             SQLCodec.seconds(c.createdAt), SQLCodec.seconds(c.deliveredAt), SQLCodec.seconds(c.gaveUpAt), c.lastError,
@@ -73,7 +73,7 @@ public struct SQLAppCallbackStore: AppCallbackStore {
         ]
     }
 
-    static func decode(_ row: any SQLRow) throws -> AppCallbackRecord {
+    package static func decode(_ row: any SQLRow) throws -> AppCallbackRecord {
         let r = RowReader(row)
         return AppCallbackRecord(
             id: try r.string("id"), appID: try r.string("app_id"),

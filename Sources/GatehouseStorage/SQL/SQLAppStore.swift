@@ -6,7 +6,7 @@ import SQLKit
 ///
 /// Redirect URIs and approved permissions are JSON arrays in TEXT columns.
 public struct SQLAppStore: AppStore {
-    let context: SQLStoreContext
+    package let context: SQLStoreContext
 
     /// Creates the store over a migrated database.
     public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
@@ -15,7 +15,7 @@ public struct SQLAppStore: AppStore {
 
     private var db: any SQLDatabase { context.db }
 
-    static let columns = [
+    package static let columns = [
         "id", "secret", "client_token", "name", "redirect_uris", "require_app_secret", "approved_permissions",
         "deauthorize_callback_url", "data_deletion_callback_url", "created_at", "require_pkce",
     ]
@@ -101,7 +101,7 @@ public struct SQLAppStore: AppStore {
         }
     }
 
-    static func values(_ app: AppRecord) throws -> [any Encodable & Sendable] {
+    package static func values(_ app: AppRecord) throws -> [any Encodable & Sendable] {
         [
             app.id, app.secret, app.clientToken, app.name, try SQLCodec.json(app.redirectURIs),
             app.requireAppSecret, try SQLCodec.json(app.approvedPermissions),
@@ -109,7 +109,7 @@ public struct SQLAppStore: AppStore {
         ]
     }
 
-    static func decode(_ row: any SQLRow) throws -> AppRecord {
+    package static func decode(_ row: any SQLRow) throws -> AppRecord {
         let r = RowReader(row)
         return AppRecord(
             id: try r.string("id"),

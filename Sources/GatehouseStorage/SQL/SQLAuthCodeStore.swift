@@ -6,7 +6,7 @@ import SQLKit
 ///
 /// Scopes are a JSON array in a TEXT column.
 public struct SQLAuthCodeStore: AuthCodeStore {
-    let context: SQLStoreContext
+    package let context: SQLStoreContext
 
     /// Creates the store over a migrated database.
     public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
@@ -15,7 +15,7 @@ public struct SQLAuthCodeStore: AuthCodeStore {
 
     private var db: any SQLDatabase { context.db }
 
-    static let columns = [
+    package static let columns = [
         "id", "code_hash", "app_id", "user_id", "redirect_uri", "code_challenge", "code_challenge_method", "nonce",
         "auth_type", "auth_nonce", "scopes", "created_at", "expires_at", "used_at",
     ]
@@ -52,7 +52,7 @@ public struct SQLAuthCodeStore: AuthCodeStore {
         }
     }
 
-    static func values(_ code: AuthCodeRecord) throws -> [any Encodable & Sendable] {
+    package static func values(_ code: AuthCodeRecord) throws -> [any Encodable & Sendable] {
         [
             code.id, code.codeHash, code.appID, code.userID, code.redirectURI, code.codeChallenge,
             code.codeChallengeMethod, code.nonce, code.authType, code.authNonce, try SQLCodec.json(code.scopes),
@@ -60,7 +60,7 @@ public struct SQLAuthCodeStore: AuthCodeStore {
         ]
     }
 
-    static func decode(_ row: any SQLRow) throws -> AuthCodeRecord {
+    package static func decode(_ row: any SQLRow) throws -> AuthCodeRecord {
         let r = RowReader(row)
         return AuthCodeRecord(
             id: try r.string("id"),

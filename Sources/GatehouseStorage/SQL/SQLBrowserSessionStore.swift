@@ -4,7 +4,7 @@ import SQLKit
 
 /// `BrowserSessionStore` over any `SQLDatabase`: table `browser_sessions` (unique `secret_hash`).
 public struct SQLBrowserSessionStore: BrowserSessionStore {
-    let context: SQLStoreContext
+    package let context: SQLStoreContext
 
     /// Creates the store over a migrated database.
     public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
@@ -13,7 +13,7 @@ public struct SQLBrowserSessionStore: BrowserSessionStore {
 
     private var db: any SQLDatabase { context.db }
 
-    static let columns = ["id", "secret_hash", "user_id", "created_at", "expires_at", "authenticated_at"]
+    package static let columns = ["id", "secret_hash", "user_id", "created_at", "expires_at", "authenticated_at"]
 
     /// Throws `.conflict` if the id or secret hash exists, `.notFound` for an unknown user.
     public func insert(_ session: BrowserSessionRecord) async throws {

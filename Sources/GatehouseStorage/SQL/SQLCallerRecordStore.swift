@@ -5,7 +5,7 @@ import SQLKit
 /// `CallerRecordStore` over any `SQLDatabase`: `tokens` left-joined with `apps`, `users`, `grants` and
 /// `app_scoped_ids` on the token's app and person, so a miss costs one round trip instead of five.
 public struct SQLCallerRecordStore: CallerRecordStore {
-    let context: SQLStoreContext
+    package let context: SQLStoreContext
 
     public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
@@ -13,7 +13,7 @@ public struct SQLCallerRecordStore: CallerRecordStore {
 
     /// The select list, every column aliased with its table's prefix (`t_`, `a_`, `u_`, `g_`, `s_`). The
     /// picture's bytes are not read: `u_picture` is NULL and `u_has_picture` says whether there is one.
-    static let selectList: String = {
+    package static let selectList: String = {
         var columns = SQLTokenStore.columns.map { "t.\($0) AS t_\($0)" }
         columns += SQLAppStore.columns.map { "a.\($0) AS a_\($0)" }
         columns += SQLUserStore.columns.map { $0 == "picture" ? "NULL AS u_picture" : "u.\($0) AS u_\($0)" }
@@ -38,7 +38,7 @@ public struct SQLCallerRecordStore: CallerRecordStore {
         }
     }
 
-    static func decode(_ row: any SQLRow) throws -> CallerRecords {
+    package static func decode(_ row: any SQLRow) throws -> CallerRecords {
         let token = try SQLTokenStore.decode(PrefixedRow(row, "t_"))
         let app = try row.decodeNil(column: "a_id") ? nil : try SQLAppStore.decode(PrefixedRow(row, "a_"))
         var user = try row.decodeNil(column: "u_id") ? nil : try SQLUserStore.decode(PrefixedRow(row, "u_"))
@@ -50,20 +50,20 @@ public struct SQLCallerRecordStore: CallerRecordStore {
 }
 
 /// One table's columns of a joined row, read by their unprefixed names so each store's decoder applies.
-struct PrefixedRow: SQLRow {
-    let base: any SQLRow
-    let prefix: String
+package struct PrefixedRow: SQLRow {
+    package let base: any SQLRow
+    package let prefix: String
 
-    init(_ base: any SQLRow, _ prefix: String) {
+    package init(_ base: any SQLRow, _ prefix: String) {
         self.base = base
         self.prefix = prefix
     }
 
-    var allColumns: [String] {
+    package var allColumns: [String] {
         base.allColumns.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
     }
 
-    func contains(column: String) -> Bool { base.contains(column: prefix + column) }
-    func decodeNil(column: String) throws -> Bool { try base.decodeNil(column: prefix + column) }
-    func decode<D: Decodable>(column: String, as type: D.Type) throws -> D { try base.decode(column: prefix + column, as: type) }
+    package func contains(column: String) -> Bool { base.contains(column: prefix + column) }
+    package func decodeNil(column: String) throws -> Bool { try base.decodeNil(column: prefix + column) }
+    package func decode<D: Decodable>(column: String, as type: D.Type) throws -> D { try base.decode(column: prefix + column, as: type) }
 }

@@ -4,7 +4,7 @@ import SQLKit
 
 /// `DeviceCodeStore` over any `SQLDatabase`: table `device_codes`.
 public struct SQLDeviceCodeStore: DeviceCodeStore {
-    let context: SQLStoreContext
+    package let context: SQLStoreContext
 
     public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
@@ -12,7 +12,7 @@ public struct SQLDeviceCodeStore: DeviceCodeStore {
 
     private var db: any SQLDatabase { context.db }
 
-    static let columns = [
+    package static let columns = [
         "id", "code_hash", "user_code", "app_id", "scopes", "created_at", "expires_at", "poll_interval", "last_polled_at",
         "status", "user_id", "decided_at",
     ]
@@ -57,7 +57,7 @@ public struct SQLDeviceCodeStore: DeviceCodeStore {
         }
     }
 
-    static func values(_ c: DeviceCodeRecord) throws -> [any Encodable & Sendable] {
+    package static func values(_ c: DeviceCodeRecord) throws -> [any Encodable & Sendable] {
         [
             c.id, c.codeHash, c.userCode, c.appID, try SQLCodec.json(c.scopes), SQLCodec.seconds(c.createdAt),
             SQLCodec.seconds(c.expiresAt), Int64(c.interval), SQLCodec.seconds(c.lastPolledAt), c.status.rawValue, c.userID,
@@ -65,7 +65,7 @@ public struct SQLDeviceCodeStore: DeviceCodeStore {
         ]
     }
 
-    static func decode(_ row: any SQLRow) throws -> DeviceCodeRecord {
+    package static func decode(_ row: any SQLRow) throws -> DeviceCodeRecord {
         let r = RowReader(row)
         return DeviceCodeRecord(
             id: try r.string("id"), codeHash: try r.string("code_hash"), userCode: try r.string("user_code"),

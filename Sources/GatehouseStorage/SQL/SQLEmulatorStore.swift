@@ -4,7 +4,7 @@ import SQLKit
 
 /// `EmulatorStore` over any `SQLDatabase`: tables `injected_errors` and `emulator_settings`.
 public struct SQLEmulatorStore: EmulatorStore {
-    let context: SQLStoreContext
+    package let context: SQLStoreContext
 
     /// Creates the store over a migrated database.
     public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
@@ -13,7 +13,7 @@ public struct SQLEmulatorStore: EmulatorStore {
 
     private var db: any SQLDatabase { context.db }
 
-    static let columns = ["id", "target_kind", "target_id", "code", "subcode", "remaining", "created_at"]
+    package static let columns = ["id", "target_kind", "target_id", "code", "subcode", "remaining", "created_at"]
 
     public func insertInjection(_ injection: InjectedErrorRecord) async throws {
         try await context.run {
@@ -104,7 +104,7 @@ public struct SQLEmulatorStore: EmulatorStore {
         }
     }
 
-    static func decode(_ row: any SQLRow) throws -> InjectedErrorRecord {
+    package static func decode(_ row: any SQLRow) throws -> InjectedErrorRecord {
         let r = RowReader(row)
         return InjectedErrorRecord(
             id: try r.string("id"),

@@ -7,7 +7,7 @@ import SQLKit
 /// Each friendship is one row holding the normalised pair (`user_low` < `user_high`), so symmetry and
 /// idempotence come from the `UNIQUE (user_low, user_high)` constraint.
 public struct SQLFriendshipStore: FriendshipStore {
-    let context: SQLStoreContext
+    package let context: SQLStoreContext
 
     /// Creates the store over a migrated database.
     public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
@@ -16,7 +16,7 @@ public struct SQLFriendshipStore: FriendshipStore {
 
     private var db: any SQLDatabase { context.db }
 
-    static func pair(_ a: String, _ b: String) -> (low: String, high: String) {
+    package static func pair(_ a: String, _ b: String) -> (low: String, high: String) {
         a < b ? (a, b) : (b, a)
     }
 

@@ -7,7 +7,7 @@ import SQLKit
 ///
 /// Granted and declined permissions are JSON arrays in TEXT columns.
 public struct SQLGrantStore: GrantStore {
-    let context: SQLStoreContext
+    package let context: SQLStoreContext
 
     /// Creates the store over a migrated database.
     public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
@@ -16,7 +16,7 @@ public struct SQLGrantStore: GrantStore {
 
     private var db: any SQLDatabase { context.db }
 
-    static let columns = ["app_id", "user_id", "granted", "declined", "created_at", "updated_at", "last_login_at", "default_audience"]
+    package static let columns = ["app_id", "user_id", "granted", "declined", "created_at", "updated_at", "last_login_at", "default_audience"]
 
     public func find(appID: String, userID: String) async throws -> GrantRecord? {
         try await context.run {
@@ -69,7 +69,7 @@ public struct SQLGrantStore: GrantStore {
         }
     }
 
-    static func values(_ grant: GrantRecord) throws -> [any Encodable & Sendable] {
+    package static func values(_ grant: GrantRecord) throws -> [any Encodable & Sendable] {
         [
             grant.appID, grant.userID, try SQLCodec.json(grant.granted), try SQLCodec.json(grant.declined),
             SQLCodec.seconds(grant.createdAt), SQLCodec.seconds(grant.updatedAt), SQLCodec.seconds(grant.lastLoginAt),
@@ -77,7 +77,7 @@ public struct SQLGrantStore: GrantStore {
         ]
     }
 
-    static func decode(_ row: any SQLRow) throws -> GrantRecord {
+    package static func decode(_ row: any SQLRow) throws -> GrantRecord {
         let r = RowReader(row)
         return GrantRecord(
             appID: try r.string("app_id"),

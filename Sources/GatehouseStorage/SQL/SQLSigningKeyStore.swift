@@ -4,14 +4,14 @@ import SQLKit
 
 /// `SigningKeyStore` over any `SQLDatabase`: table `signing_keys` (unique `kid`).
 public struct SQLSigningKeyStore: SigningKeyStore {
-    let context: SQLStoreContext
+    package let context: SQLStoreContext
 
     public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
     }
 
     private var db: any SQLDatabase { context.db }
-    static let columns = ["kid", "private_key_pem", "certificate_pem", "created_at", "retired_at", "publish_until"]
+    package static let columns = ["kid", "private_key_pem", "certificate_pem", "created_at", "retired_at", "publish_until"]
 
     public func insert(_ key: SigningKeyRecord) async throws {
         try await context.run(uniqueConflict: { _ in "kid" }) {

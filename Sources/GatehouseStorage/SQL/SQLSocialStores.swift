@@ -5,7 +5,7 @@ import SQLKit
 
 /// `PostStore` over any `SQLDatabase`: table `posts` (unique `id`, newest = highest `seq`).
 public struct SQLPostStore: PostStore {
-    let context: SQLStoreContext
+    package let context: SQLStoreContext
 
     /// Creates the store over a migrated database.
     public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
@@ -13,7 +13,7 @@ public struct SQLPostStore: PostStore {
     }
 
     private var db: any SQLDatabase { context.db }
-    static let columns = ["id", "app_id", "author_id", "message", "link", "name", "caption", "description", "picture", "audience", "created_at"]
+    package static let columns = ["id", "app_id", "author_id", "message", "link", "name", "caption", "description", "picture", "audience", "created_at"]
 
     public func insert(_ post: PostRecord) async throws {
         try await context.run(uniqueConflict: { _ in "post id" }) {
@@ -51,7 +51,7 @@ public struct SQLPostStore: PostStore {
         try await context.run { try await db.delete(from: "posts").where("id", .equal, id).run() }
     }
 
-    static func decode(_ row: any SQLRow) throws -> PostRecord {
+    package static func decode(_ row: any SQLRow) throws -> PostRecord {
         let r = RowReader(row)
         let audienceName = try r.string("audience")
         return PostRecord(
@@ -66,7 +66,7 @@ public struct SQLPostStore: PostStore {
 
 /// `AppRequestStore` over any `SQLDatabase`: table `app_requests`, one row per (request id, recipient).
 public struct SQLAppRequestStore: AppRequestStore {
-    let context: SQLStoreContext
+    package let context: SQLStoreContext
 
     /// Creates the store over a migrated database.
     public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
@@ -74,7 +74,7 @@ public struct SQLAppRequestStore: AppRequestStore {
     }
 
     private var db: any SQLDatabase { context.db }
-    static let columns = ["request_id", "app_id", "sender_id", "recipient_id", "message", "data", "title", "created_at"]
+    package static let columns = ["request_id", "app_id", "sender_id", "recipient_id", "message", "data", "title", "created_at"]
 
     public func insert(_ requests: [AppRequestRecord]) async throws {
         guard !requests.isEmpty else { return }
@@ -126,7 +126,7 @@ public struct SQLAppRequestStore: AppRequestStore {
         }
     }
 
-    static func decode(_ row: any SQLRow) throws -> AppRequestRecord {
+    package static func decode(_ row: any SQLRow) throws -> AppRequestRecord {
         let r = RowReader(row)
         return AppRequestRecord(
             requestID: try r.string("request_id"), appID: try r.string("app_id"), senderID: try r.string("sender_id"),

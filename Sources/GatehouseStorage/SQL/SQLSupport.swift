@@ -56,13 +56,13 @@ public struct SQLErrorClassifier: Sendable {
 }
 
 /// What every SQL store shares: the database and how to read its errors.
-struct SQLStoreContext: Sendable {
-    let db: any SQLDatabase
-    let errors: SQLErrorClassifier
+package struct SQLStoreContext: Sendable {
+    package let db: any SQLDatabase
+    package let errors: SQLErrorClassifier
 
     /// Runs `body`, translating driver errors into `StorageError`.
     /// - Parameter uniqueConflict: maps a unique-violation detail to the `conflict` text (nil: the detail itself).
-    func run<T>(
+    package func run<T>(
         uniqueConflict: ((String) -> String)? = nil,
         _ body: () async throws -> T
     ) async throws -> T {
@@ -83,44 +83,44 @@ struct SQLStoreContext: Sendable {
 /// Conversions between Swift values and the portable column representations.
 ///
 /// Dates are whole unix seconds (BIGINT), rounded down; string lists are JSON arrays in TEXT columns.
-enum SQLCodec {
-    static func seconds(_ date: Date) -> Int64 {
+package enum SQLCodec {
+    package static func seconds(_ date: Date) -> Int64 {
         Int64(date.timeIntervalSince1970.rounded(.down))
     }
 
-    static func seconds(_ date: Date?) -> Int64? {
+    package static func seconds(_ date: Date?) -> Int64? {
         date.map { seconds($0) }
     }
 
-    static func date(_ seconds: Int64) -> Date {
+    package static func date(_ seconds: Int64) -> Date {
         Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 
-    static func json(_ list: [String]) throws -> String {
+    package static func json(_ list: [String]) throws -> String {
         String(decoding: try JSONEncoder().encode(list), as: UTF8.self)
     }
 
-    static func list(_ json: String) throws -> [String] {
+    package static func list(_ json: String) throws -> [String] {
         try JSONDecoder().decode([String].self, from: Data(json.utf8))
     }
 }
 
 /// Typed, column-by-name access to one result row.
-struct RowReader {
-    let row: any SQLRow
+package struct RowReader {
+    package let row: any SQLRow
 
-    init(_ row: any SQLRow) { self.row = row }
+    package init(_ row: any SQLRow) { self.row = row }
 
-    func string(_ column: String) throws -> String { try row.decode(column: column, as: String.self) }
-    func optionalString(_ column: String) throws -> String? { try row.decode(column: column, as: String?.self) }
-    func bool(_ column: String) throws -> Bool { try row.decode(column: column, as: Bool.self) }
-    func data(_ column: String) throws -> Data? { try row.decode(column: column, as: Data?.self) }
-    func date(_ column: String) throws -> Date { SQLCodec.date(try row.decode(column: column, as: Int64.self)) }
-    func optionalDate(_ column: String) throws -> Date? {
+    package func string(_ column: String) throws -> String { try row.decode(column: column, as: String.self) }
+    package func optionalString(_ column: String) throws -> String? { try row.decode(column: column, as: String?.self) }
+    package func bool(_ column: String) throws -> Bool { try row.decode(column: column, as: Bool.self) }
+    package func data(_ column: String) throws -> Data? { try row.decode(column: column, as: Data?.self) }
+    package func date(_ column: String) throws -> Date { SQLCodec.date(try row.decode(column: column, as: Int64.self)) }
+    package func optionalDate(_ column: String) throws -> Date? {
         try row.decode(column: column, as: Int64?.self).map(SQLCodec.date)
     }
-    func list(_ column: String) throws -> [String] { try SQLCodec.list(string(column)) }
-    func place(id idColumn: String, name nameColumn: String) throws -> Place? {
+    package func list(_ column: String) throws -> [String] { try SQLCodec.list(string(column)) }
+    package func place(id idColumn: String, name nameColumn: String) throws -> Place? {
         guard let id = try optionalString(idColumn) else { return nil }
         return Place(id: id, name: try optionalString(nameColumn) ?? "")
     }

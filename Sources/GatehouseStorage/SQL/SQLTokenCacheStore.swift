@@ -4,7 +4,7 @@ import SQLKit
 
 /// `TokenCacheStore` over any `SQLDatabase`: table `token_cache_slots`, keyed by (app_id, slot).
 public struct SQLTokenCacheStore: TokenCacheStore {
-    let context: SQLStoreContext
+    package let context: SQLStoreContext
 
     public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
@@ -44,7 +44,7 @@ public struct SQLTokenCacheStore: TokenCacheStore {
 
 /// `ServerKeyStore` over any `SQLDatabase`: table `server_keys`.
 public struct SQLServerKeyStore: ServerKeyStore {
-    let context: SQLStoreContext
+    package let context: SQLStoreContext
 
     public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)

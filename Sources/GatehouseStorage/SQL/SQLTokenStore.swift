@@ -7,7 +7,7 @@ import SQLKit
 ///
 /// Revocations only touch tokens not yet revoked, so the first revocation time is kept.
 public struct SQLTokenStore: TokenStore {
-    let context: SQLStoreContext
+    package let context: SQLStoreContext
 
     /// Creates the store over a migrated database.
     public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
@@ -16,7 +16,7 @@ public struct SQLTokenStore: TokenStore {
 
     private var db: any SQLDatabase { context.db }
 
-    static let columns = [
+    package static let columns = [
         "id", "token_hash", "kind", "app_id", "user_id", "issued_at", "expires_at", "revoked_at", "code_id",
         "auth_type", "auth_nonce", "origin",
     ]
@@ -93,7 +93,7 @@ public struct SQLTokenStore: TokenStore {
         }
     }
 
-    static func values(_ token: TokenRecord) -> [any Encodable & Sendable] {
+    package static func values(_ token: TokenRecord) -> [any Encodable & Sendable] {
         [
             token.id, token.tokenHash, token.kind.rawValue, token.appID, token.userID,
             SQLCodec.seconds(token.issuedAt), SQLCodec.seconds(token.expiresAt), SQLCodec.seconds(token.revokedAt),
@@ -101,7 +101,7 @@ public struct SQLTokenStore: TokenStore {
         ]
     }
 
-    static func decode(_ row: any SQLRow) throws -> TokenRecord {
+    package static func decode(_ row: any SQLRow) throws -> TokenRecord {
         let r = RowReader(row)
         let rawKind = try r.string("kind")
         guard let kind = TokenKind(rawValue: rawKind) else {

@@ -8,8 +8,8 @@ import SQLKit
 /// UNIQUE index; `email` keeps the spelling the person typed. Places are stored as id/name column pairs
 /// and the picture as a blob.
 public struct SQLUserStore: UserStore {
-    let context: SQLStoreContext
-    let random: any RandomSource
+    package let context: SQLStoreContext
+    package let random: any RandomSource
 
     /// Creates the store over a migrated database.
     /// - Parameter random: where new app-scoped ids come from.
@@ -20,17 +20,17 @@ public struct SQLUserStore: UserStore {
 
     private var db: any SQLDatabase { context.db }
 
-    static let columns = [
+    package static let columns = [
         "id", "email", "email_key", "password_hash", "first_name", "middle_name", "last_name", "birthday", "gender",
         "link", "location_id", "location_name", "hometown_id", "hometown_name", "picture", "test_user_of_app_id",
         "password_changed_at", "created_at", "quotes",
     ]
 
     /// The key emails are compared by.
-    static func emailKey(_ email: String) -> String { email.lowercased() }
+    package static func emailKey(_ email: String) -> String { email.lowercased() }
 
     /// A unique violation on `users` is about the email unless it names the id column.
-    static func conflictName(_ detail: String) -> String {
+    package static func conflictName(_ detail: String) -> String {
         detail.contains("email") ? "email" : "id"
     }
 
@@ -145,7 +145,7 @@ public struct SQLUserStore: UserStore {
             .first(decodingColumn: "scoped_id", as: String.self)
     }
 
-    static func values(_ user: UserRecord) -> [any Encodable & Sendable] {
+    package static func values(_ user: UserRecord) -> [any Encodable & Sendable] {
         [
             user.id, user.email, emailKey(user.email), user.passwordHash, user.firstName, user.middleName,
             user.lastName, user.birthday, user.gender, user.link, user.location?.id, user.location?.name,
@@ -154,7 +154,7 @@ public struct SQLUserStore: UserStore {
         ]
     }
 
-    static func decode(_ row: any SQLRow) throws -> UserRecord {
+    package static func decode(_ row: any SQLRow) throws -> UserRecord {
         let r = RowReader(row)
         return UserRecord(
             id: try r.string("id"),

@@ -11,13 +11,13 @@ import SQLKit
 ///
 /// The body's own errors come out unchanged (a refusal it decides stays that refusal); the database's errors
 /// are classified as every store's are (`StorageError`).
-struct SQLWriteTransactions: WriteTransactions {
-    let database: any SQLDatabase
-    let errors: SQLErrorClassifier
+package struct SQLWriteTransactions: WriteTransactions {
+    package let database: any SQLDatabase
+    package let errors: SQLErrorClassifier
     /// This node's caches and the channel to the other nodes; nil when nothing reads through a cache.
-    var announce: (caches: any CacheInvalidationTarget, publisher: any TokenInvalidationPublisher)?
+    package var announce: (caches: any CacheInvalidationTarget, publisher: any TokenInvalidationPublisher)?
 
-    func write<R: Sendable>(_ body: @escaping @Sendable (TransactionStores) async throws -> R) async throws -> R {
+    package func write<R: Sendable>(_ body: @escaping @Sendable (TransactionStores) async throws -> R) async throws -> R {
         let begin: SQLQueryString = database.dialect.name == "sqlite" ? "BEGIN IMMEDIATE" : "BEGIN"
         let errors = self.errors
         let context = SQLStoreContext(db: database, errors: errors)
@@ -68,6 +68,6 @@ private final class HeldInvalidations: TokenInvalidationPublisher, @unchecked Se
     private let lock = NIOLock()
     private var held: [TokenInvalidation] = []
 
-    func publish(_ event: TokenInvalidation) async { lock.withLock { held.append(event) } }
-    var events: [TokenInvalidation] { lock.withLock { held } }
+    package func publish(_ event: TokenInvalidation) async { lock.withLock { held.append(event) } }
+    package var events: [TokenInvalidation] { lock.withLock { held } }
 }

@@ -9,8 +9,8 @@ import SQLKit
 /// disk read, so polling it every ``interval`` is cheap. On a change (or when the poll fails, since then a change
 /// cannot be ruled out) every cache of the node is dropped. Writes through this process's own stores invalidate
 /// through their decorators at once and do not move `data_version` for this connection.
-final class SQLiteChangeWatcher: Sendable {
-    static let interval: Duration = .milliseconds(250)
+package final class SQLiteChangeWatcher: Sendable {
+    package static let interval: Duration = .milliseconds(250)
 
     private let task: Task<Void, Never>
 
@@ -19,7 +19,7 @@ final class SQLiteChangeWatcher: Sendable {
     }
 
     /// Starts polling `db` in the background until ``stop()``.
-    static func start(
+    package static func start(
         db: any SQLDatabase, caches: any CacheInvalidationTarget, interval: Duration = SQLiteChangeWatcher.interval
     ) -> SQLiteChangeWatcher {
         SQLiteChangeWatcher(task: Task {
@@ -35,12 +35,12 @@ final class SQLiteChangeWatcher: Sendable {
     }
 
     /// Stops polling; returns once the last poll finished, so the connection may be closed.
-    func stop() async {
+    package func stop() async {
         task.cancel()
         await task.value
     }
 
-    static func version(_ db: any SQLDatabase) async throws -> Int? {
+    package static func version(_ db: any SQLDatabase) async throws -> Int? {
         try await db.raw("PRAGMA data_version").first(decodingColumn: "data_version", as: Int.self)
     }
 }

@@ -10,18 +10,18 @@ import SQLiteKit
 /// One writer connection takes every change (SQLite serialises statements on it, and every state change is a
 /// single statement, so no explicit transactions are needed outside migrations); ``readerCount`` read-only
 /// connections beside it serve reads (see ``SQLiteReadRouting``).
-enum SQLiteDatabaseFactory {
+package enum SQLiteDatabaseFactory {
     /// Read-only connections per process: one per core, at least two and at most four.
-    static let readerCount = min(4, max(2, System.coreCount))
+    package static let readerCount = min(4, max(2, System.coreCount))
 
     /// Pragmas for a reader: it may never write, and waits for a checkpoint rather than failing.
-    static let readerPragmas = [
+    package static let readerPragmas = [
         "PRAGMA query_only=ON",
         "PRAGMA busy_timeout=5000",
     ]
 
     /// Pragmas applied to every new connection, in order.
-    static let pragmas = [
+    package static let pragmas = [
         "PRAGMA journal_mode=WAL",
         "PRAGMA synchronous=FULL",
         "PRAGMA busy_timeout=5000",
@@ -30,13 +30,13 @@ enum SQLiteDatabaseFactory {
 
     /// Creates parent folders (and a new file with mode 0600), opens the connection and applies ``pragmas``.
     /// - Throws: `StorageError.unavailable` when any step fails; the message names the path, never contents.
-    static func open(path: String, logger: Logger) async throws -> SQLiteConnection {
+    package static func open(path: String, logger: Logger) async throws -> SQLiteConnection {
         try prepareFile(at: path)
         return try await open(path: path, pragmas: pragmas, logger: logger)
     }
 
     /// Opens ``readerCount`` read-only connections on a database the writer has already created and migrated.
-    static func openReaders(path: String, logger: Logger) async throws -> [SQLiteConnection] {
+    package static func openReaders(path: String, logger: Logger) async throws -> [SQLiteConnection] {
         var readers: [SQLiteConnection] = []
         do {
             for _ in 0..<readerCount { readers.append(try await open(path: path, pragmas: readerPragmas, logger: logger)) }
@@ -77,7 +77,7 @@ enum SQLiteDatabaseFactory {
     }
 
     /// Makes the parent folder, and the file itself owner-only when it does not exist yet.
-    static func prepareFile(at path: String) throws {
+    package static func prepareFile(at path: String) throws {
         let files = FileManager.default
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         do {
@@ -91,7 +91,7 @@ enum SQLiteDatabaseFactory {
         }
     }
 
-    static func describe(_ error: any Error) -> String {
+    package static func describe(_ error: any Error) -> String {
         if let error = error as? SQLiteError { return "\(error.reason): \(error.message)" }
         return String(describing: type(of: error))
     }

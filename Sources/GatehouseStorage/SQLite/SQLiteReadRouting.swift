@@ -19,34 +19,34 @@ import SQLKit
 ///
 /// `PRAGMA` statements go to the writer too: `PRAGMA data_version` (``SQLiteChangeWatcher``) must be asked on
 /// the writer, where this process's own commits do not count as changes.
-struct SQLiteReadRouting: SQLDatabase {
-    let writer: any SQLDatabase
-    let readers: [any SQLDatabase]
+package struct SQLiteReadRouting: SQLDatabase {
+    package let writer: any SQLDatabase
+    package let readers: [any SQLDatabase]
     private let turn = NIOLockedValueBox(0)
     private let gate = WriterGate()
 
-    init(writer: any SQLDatabase, readers: [any SQLDatabase]) {
+    package init(writer: any SQLDatabase, readers: [any SQLDatabase]) {
         self.writer = writer
         self.readers = readers
     }
 
-    var logger: Logger { writer.logger }
-    var eventLoop: any EventLoop { writer.eventLoop }
-    var version: (any SQLDatabaseReportedVersion)? { writer.version }
-    var dialect: any SQLDialect { writer.dialect }
-    var queryLogLevel: Logger.Level? { writer.queryLogLevel }
+    package var logger: Logger { writer.logger }
+    package var eventLoop: any EventLoop { writer.eventLoop }
+    package var version: (any SQLDatabaseReportedVersion)? { writer.version }
+    package var dialect: any SQLDialect { writer.dialect }
+    package var queryLogLevel: Logger.Level? { writer.queryLogLevel }
 
-    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
+    package func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
         if let reader = reader(for: query) { return reader.execute(sql: query, onRow) }
         return eventLoop.makeFutureWithTask { try await self.onWriter(query, onRow) }
     }
 
-    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+    package func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
         if let reader = reader(for: query) { return try await reader.execute(sql: query, onRow) }
         try await onWriter(query, onRow)
     }
 
-    func withSession<R>(_ closure: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+    package func withSession<R>(_ closure: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
         let writer = self.writer
         // `R` need not be Sendable here (SQLKit's signature); it only travels back to this caller.
         let box = try await gate.exclusively { UncheckedBox(try await writer.withSession(closure)) }
@@ -59,7 +59,7 @@ struct SQLiteReadRouting: SQLDatabase {
     }
 
     /// The next reader in turn for a read; nil for anything else, or when there are no readers.
-    func reader(for query: any SQLExpression) -> (any SQLDatabase)? {
+    package func reader(for query: any SQLExpression) -> (any SQLDatabase)? {
         guard !readers.isEmpty, Self.isRead(query, serializingWith: writer) else { return nil }
         let index = turn.withLockedValue { value -> Int in
             value = (value + 1) % readers.count
@@ -70,7 +70,7 @@ struct SQLiteReadRouting: SQLDatabase {
 
     /// Whether `query` only reads: a built `SELECT` or `UNION`, or raw SQL that starts with `SELECT` and has no
     /// `RETURNING` clause.
-    static func isRead(_ query: any SQLExpression, serializingWith database: any SQLDatabase) -> Bool {
+    package static func isRead(_ query: any SQLExpression, serializingWith database: any SQLDatabase) -> Bool {
         if query is SQLSelect || query is SQLUnion { return true }
         guard query is SQLQueryString else { return false }
         var serializer = SQLSerializer(database: database)
@@ -83,6 +83,6 @@ struct SQLiteReadRouting: SQLDatabase {
 
 /// Carries a session's result out of the gate; it is handed to nobody but the caller that asked for it.
 private struct UncheckedBox<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
+    package let value: Value
+    package init(_ value: Value) { self.value = value }
 }

@@ -3,16 +3,16 @@
 /// sqlite-nio already runs one statement at a time on a connection, but a transaction is several statements:
 /// without this, another request's autocommitted write could land between a transaction's `BEGIN` and
 /// `COMMIT` and be committed (or rolled back) with it.
-actor WriterGate {
+package actor WriterGate {
     private var held = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
     private var next = 0
 
     /// How many are waiting for the gate (for tests).
-    var waiters: Int { waiting.count - next }
+    package var waiters: Int { waiting.count - next }
 
     /// Runs `body` while holding the gate; whoever asked earlier runs earlier.
-    nonisolated func exclusively<R: Sendable>(_ body: @Sendable () async throws -> R) async throws -> R {
+    package nonisolated func exclusively<R: Sendable>(_ body: @Sendable () async throws -> R) async throws -> R {
         await acquire()
         do {
             let result = try await body()

@@ -1,7 +1,9 @@
 import Foundation
 import PostgresKit
 import Testing
+@testable import GatehouseCore
 @testable import GatehouseServer
+@testable import GatehouseStorage
 
 /// The resolved caller cache on a node that cannot hear the other nodes (PostgreSQL only).
 @Suite("Resolved caller cache without a listener")

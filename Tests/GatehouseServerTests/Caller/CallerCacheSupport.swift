@@ -1,6 +1,8 @@
 import Foundation
 import GatehouseProtocol
+@testable import GatehouseCore
 @testable import GatehouseServer
+@testable import GatehouseStorage
 
 /// One person with a token for one app, made fresh (unique ids) for each write kind under test.
 struct CallerScenario {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+@testable import GatehouseCore
 @testable import GatehouseServer
+@testable import GatehouseStorage
 
 /// The cache-miss path's one joined statement returns what the five separate reads return.
 @Suite("Caller records in one statement")

@@ -1,6 +1,8 @@
 import Foundation
 import GatehouseProtocol
+@testable import GatehouseCore
 @testable import GatehouseServer
+@testable import GatehouseStorage
 import Testing
 
 /// The FQL tokenizer and recursive-descent parser: the accepted grammar, Facebook's 601 messages, and a fuzz run.

@@ -1,5 +1,7 @@
 import Testing
+@testable import GatehouseCore
 @testable import GatehouseServer
+@testable import GatehouseStorage
 
 @Suite("Graph fields parser")
 struct FieldSelectionTests {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+@testable import GatehouseCore
 @testable import GatehouseServer
+@testable import GatehouseStorage
 
 /// `gatehouse migrate` and `--database` as an operator uses them, on both backends.
 @Suite("gatehouse migrate and --database")

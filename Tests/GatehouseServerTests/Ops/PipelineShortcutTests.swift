@@ -1,4 +1,6 @@
+@testable import GatehouseCore
 @testable import GatehouseServer
+@testable import GatehouseStorage
 import Testing
 
 /// The request pipeline's shortcuts (issue 11, item 3) give the same answers as the slow paths they skip.

@@ -1,7 +1,9 @@
 import AsyncHTTPClient
 import Crypto
 import Foundation
+@testable import GatehouseCore
 @testable import GatehouseServer
+@testable import GatehouseStorage
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore

@@ -1,7 +1,9 @@
 import Foundation
 import GatehouseProtocol
 import NIOCore
+@testable import GatehouseCore
 @testable import GatehouseServer
+@testable import GatehouseStorage
 import HTTPTypes
 import HummingbirdTesting
 import Testing

@@ -1,7 +1,9 @@
 import ChildProcesses
 import Foundation
 import Testing
+@testable import GatehouseCore
 @testable import GatehouseServer
+@testable import GatehouseStorage
 
 @Suite("PNG encoder and generated avatars")
 struct AvatarPNGTests {

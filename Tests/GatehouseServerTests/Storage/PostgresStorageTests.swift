@@ -2,7 +2,9 @@ import Foundation
 import PostgresKit
 import SQLKit
 import Testing
+@testable import GatehouseCore
 @testable import GatehouseServer
+@testable import GatehouseStorage
 
 /// PostgreSQL specifics the shared contract tests do not show: schema and migrations, error mapping, URLs,
 /// and the token cache shared by two "nodes" (two `Storage`s on one database).

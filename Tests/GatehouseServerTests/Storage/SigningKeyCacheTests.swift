@@ -1,7 +1,9 @@
 import Foundation
 import GatehouseProtocol
 import Testing
+@testable import GatehouseCore
 @testable import GatehouseServer
+@testable import GatehouseStorage
 
 /// The node's in-memory signing keys: signing reads no database, and a rotation anywhere is seen.
 @Suite("Signing key cache")

@@ -1,5 +1,7 @@
 import Foundation
+@testable import GatehouseCore
 @testable import GatehouseServer
+@testable import GatehouseStorage
 import Testing
 
 /// Contract tests for the issue-7 stores: device codes, token cache slots, server keys, the callback outbox.

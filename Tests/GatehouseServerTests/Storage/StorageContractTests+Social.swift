@@ -1,6 +1,8 @@
 import Foundation
 import GatehouseProtocol
+@testable import GatehouseCore
 @testable import GatehouseServer
+@testable import GatehouseStorage
 import SQLKit
 import Testing
 
@@ -77,7 +79,7 @@ import Testing
         let path = folder.appendingPathComponent("db.sqlite").path
         let connection = try await SQLiteDatabaseFactory.open(path: path, logger: StorageBackends.logger)
         let db = connection.sql()
-        try await SQLMigrator.migrate(db, migrations: [SchemaV1.migration, SchemaV2.migration])
+        try await SQLMigrator.migrate(db, migrations: [Migration01InitialSchema.migration, Migration02SigningKeys.migration])
         let old = SQLStorage.make(database: db)
         // The app and user rows as schema 2 holds them: today's stores also write `require_pkce` (migration 9) and
         // `quotes` (migration 8), which schema 2 lacks.

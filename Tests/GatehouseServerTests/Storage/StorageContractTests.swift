@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+@testable import GatehouseCore
 @testable import GatehouseServer
+@testable import GatehouseStorage
 
 /// The storage contract, run against every backend in `StorageBackends.all()`: apps, roles, users and
 /// app-scoped ids. Other stores are in `StorageContractTests+*.swift`.

@@ -3,7 +3,9 @@ import Logging
 import SQLKit
 import SQLiteKit
 import Testing
+@testable import GatehouseCore
 @testable import GatehouseServer
+@testable import GatehouseStorage
 
 /// Data survives close + reopen and migrations are idempotent (every backend), plus SQLite-only checks of
 /// the file, its pragmas and error mapping.

@@ -1,7 +1,9 @@
 import Foundation
 import Logging
 import Testing
+@testable import GatehouseCore
 @testable import GatehouseServer
+@testable import GatehouseStorage
 
 /// One database backend the contract tests run against.
 ///

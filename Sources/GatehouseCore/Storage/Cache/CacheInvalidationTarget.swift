@@ -35,7 +35,7 @@ public struct NodeCaches: CacheInvalidationTarget {
 ///
 /// When the write throws nothing is published: the change did not happen, and the first invalidation only
 /// cost a reload.
-func invalidating(
+package func invalidating(
     _ event: TokenInvalidation, local: any CacheInvalidationTarget, publisher: any TokenInvalidationPublisher,
     _ write: () async throws -> Void
 ) async throws {

@@ -22,11 +22,11 @@ public struct LocalTokenInvalidation: TokenInvalidationPublisher {
 /// The local cache is cleared before the change is published and again after the change committed, so a
 /// lookup racing the write on this node cannot keep the old record.
 public struct CachingTokenStore: TokenStore {
-    let base: any TokenStore
+    package let base: any TokenStore
     public let cache: TokenLookupCache
-    let publisher: any TokenInvalidationPublisher
+    package let publisher: any TokenInvalidationPublisher
     /// The node's other caches built on token records (resolved callers), cleared at once with `cache`.
-    let others: any CacheInvalidationTarget
+    package let others: any CacheInvalidationTarget
 
     /// Wraps `base`; `publisher` reaches the other nodes; `others` are this node's caches that also hold
     /// token records (they may include `cache` itself).

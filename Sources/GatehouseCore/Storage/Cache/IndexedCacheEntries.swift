@@ -4,8 +4,8 @@ import Foundation
 /// depend on it, and an insertion queue: invalidating one token, person, app, app-person pair or code touches
 /// only the matching entries, and a full cache evicts its oldest entry instead of emptying itself.
 /// Not thread-safe: the cache holds it under its lock.
-struct IndexedCacheEntries<Value: CacheableFacts>: Sendable {
-    struct Entry: Sendable {
+package struct IndexedCacheEntries<Value: CacheableFacts>: Sendable {
+    package struct Entry: Sendable {
         var value: Value
         var storedAt: ContinuousClock.Instant
         /// Position in ``order``, to tell a live queue slot from one left behind by a removal.
@@ -20,12 +20,12 @@ struct IndexedCacheEntries<Value: CacheableFacts>: Sendable {
     private var head = 0
     private var nextSequence: UInt64 = 0
 
-    var count: Int { entries.count }
+    package var count: Int { entries.count }
 
-    subscript(key: String) -> Entry? { entries[key] }
+    package subscript(key: String) -> Entry? { entries[key] }
 
     /// Stores `value` under `key` (replacing any entry), evicting the oldest entries beyond `capacity`.
-    mutating func insert(_ value: Value, for key: String, at instant: ContinuousClock.Instant, capacity: Int) {
+    package mutating func insert(_ value: Value, for key: String, at instant: ContinuousClock.Instant, capacity: Int) {
         remove(key)
         while entries.count >= max(capacity, 1), evictOldest() {}
         nextSequence &+= 1
@@ -35,7 +35,7 @@ struct IndexedCacheEntries<Value: CacheableFacts>: Sendable {
     }
 
     /// Removes the entry for `key`, if any, and its index slots.
-    mutating func remove(_ key: String) {
+    package mutating func remove(_ key: String) {
         guard let entry = entries.removeValue(forKey: key) else { return }
         for dependency in entry.value.cacheDependencies {
             guard var keys = index[dependency] else { continue }
@@ -46,7 +46,7 @@ struct IndexedCacheEntries<Value: CacheableFacts>: Sendable {
     }
 
     /// Removes exactly the entries `event` makes stale, found through the index.
-    mutating func remove(matching event: TokenInvalidation) {
+    package mutating func remove(matching event: TokenInvalidation) {
         if event == .all {
             self = IndexedCacheEntries()
             return

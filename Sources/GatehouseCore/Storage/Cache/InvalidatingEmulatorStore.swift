@@ -4,9 +4,9 @@ import Foundation
 /// nodes: it deletes apps, people (and by cascade their tokens) and signing keys behind the other decorators'
 /// backs. Every other call passes straight through.
 public struct InvalidatingEmulatorStore: EmulatorStore {
-    let base: any EmulatorStore
-    let caches: any CacheInvalidationTarget
-    let publisher: any TokenInvalidationPublisher
+    package let base: any EmulatorStore
+    package let caches: any CacheInvalidationTarget
+    package let publisher: any TokenInvalidationPublisher
 
     /// Wraps `base`; `caches` are this node's, `publisher` reaches the other nodes.
     public init(base: any EmulatorStore, caches: any CacheInvalidationTarget, publisher: any TokenInvalidationPublisher) {

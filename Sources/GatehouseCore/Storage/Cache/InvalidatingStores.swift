@@ -3,9 +3,9 @@ import Foundation
 /// An `AppStore` that announces every change to an app, so cached callers of that app (its settings, secret,
 /// client token) are dropped here at once and on the other nodes through the publisher.
 public struct InvalidatingAppStore: AppStore {
-    let base: any AppStore
-    let caches: any CacheInvalidationTarget
-    let publisher: any TokenInvalidationPublisher
+    package let base: any AppStore
+    package let caches: any CacheInvalidationTarget
+    package let publisher: any TokenInvalidationPublisher
 
     /// Wraps `base`; `caches` are this node's, `publisher` reaches the other nodes.
     public init(base: any AppStore, caches: any CacheInvalidationTarget, publisher: any TokenInvalidationPublisher) {
@@ -34,9 +34,9 @@ public struct InvalidatingAppStore: AppStore {
 /// A `UserStore` that announces every change to a person (profile fields, picture, password, deletion) and to
 /// their app-scoped ids, so cached callers showing that person are dropped everywhere.
 public struct InvalidatingUserStore: UserStore {
-    let base: any UserStore
-    let caches: any CacheInvalidationTarget
-    let publisher: any TokenInvalidationPublisher
+    package let base: any UserStore
+    package let caches: any CacheInvalidationTarget
+    package let publisher: any TokenInvalidationPublisher
 
     /// Wraps `base`; `caches` are this node's, `publisher` reaches the other nodes.
     public init(base: any UserStore, caches: any CacheInvalidationTarget, publisher: any TokenInvalidationPublisher) {
@@ -77,9 +77,9 @@ public struct InvalidatingUserStore: UserStore {
 /// A `GrantStore` that announces every grant, decline and removal, so cached callers of that person in that
 /// app are dropped everywhere (their scopes and data-access clock come from the grant).
 public struct InvalidatingGrantStore: GrantStore {
-    let base: any GrantStore
-    let caches: any CacheInvalidationTarget
-    let publisher: any TokenInvalidationPublisher
+    package let base: any GrantStore
+    package let caches: any CacheInvalidationTarget
+    package let publisher: any TokenInvalidationPublisher
 
     /// Wraps `base`; `caches` are this node's, `publisher` reaches the other nodes.
     public init(base: any GrantStore, caches: any CacheInvalidationTarget, publisher: any TokenInvalidationPublisher) {

@@ -15,15 +15,15 @@ import Foundation
 /// Values are facts read from the database, never verdicts: whatever depends on the time is decided by the
 /// caller on every use.
 public final class InvalidationCache<Value: CacheableFacts>: CacheInvalidationTarget {
-    struct State: Sendable {
+    package struct State: Sendable {
         var entries = IndexedCacheEntries<Value>()
         var generation: UInt64 = 0
         var enabled: Bool
     }
 
     private let state: LockedValue<State>
-    let capacity: Int
-    let timeToLive: Duration
+    package let capacity: Int
+    package let timeToLive: Duration
 
     /// - Parameters:
     ///   - capacity: the most entries held; the oldest makes room for a new one.
@@ -45,7 +45,7 @@ public final class InvalidationCache<Value: CacheableFacts>: CacheInvalidationTa
 
     /// The cached value for `key` if any, and the generation a read from the database must present to
     /// ``store(_:for:ifGeneration:)`` (nil while the cache is disabled).
-    func begin(_ key: String) -> (hit: Value?, generation: UInt64?) {
+    package func begin(_ key: String) -> (hit: Value?, generation: UInt64?) {
         let now = ContinuousClock.now
         return state.withLockedValue { state in
             guard state.enabled else { return (nil, nil) }
@@ -58,7 +58,7 @@ public final class InvalidationCache<Value: CacheableFacts>: CacheInvalidationTa
     }
 
     /// Stores `value` unless an invalidation happened since ``begin(_:)`` returned `generation`.
-    func store(_ value: Value, for key: String, ifGeneration generation: UInt64) {
+    package func store(_ value: Value, for key: String, ifGeneration generation: UInt64) {
         state.withLockedValue { state in
             guard state.enabled, state.generation == generation else { return }
             state.entries.insert(value, for: key, at: .now, capacity: capacity)
@@ -88,7 +88,7 @@ public final class InvalidationCache<Value: CacheableFacts>: CacheInvalidationTa
     public var isEnabled: Bool { state.withLockedValue { $0.enabled } }
 
     /// Whether a value for `key` is held (for tests).
-    func contains(_ key: String) -> Bool { state.withLockedValue { $0.entries[key] != nil } }
+    package func contains(_ key: String) -> Bool { state.withLockedValue { $0.entries[key] != nil } }
 
     /// How many values are cached (for tests).
     public var count: Int { state.withLockedValue { $0.entries.count } }

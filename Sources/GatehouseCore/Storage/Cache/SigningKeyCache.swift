@@ -10,7 +10,7 @@ import Foundation
 /// Only facts are cached: which key is active and which are still published is decided by ``KeyRing`` on
 /// every call from these records and the injected clock.
 public final class SigningKeyCache: CacheInvalidationTarget {
-    struct State {
+    package struct State {
         var keys: [SigningKeyRecord]?
         var storedAt: ContinuousClock.Instant = .now
         var generation: UInt64 = 0
@@ -18,7 +18,7 @@ public final class SigningKeyCache: CacheInvalidationTarget {
     }
 
     private let state: LockedValue<State>
-    let timeToLive: Duration
+    package let timeToLive: Duration
 
     /// - Parameter enabled: whether the keys may be cached from the start (false until a listener is connected).
     public init(timeToLive: Duration = .seconds(300), enabled: Bool = true) {
@@ -73,10 +73,10 @@ public final class SigningKeyCache: CacheInvalidationTarget {
 /// A `SigningKeyStore` that answers `all()` from a ``SigningKeyCache`` and invalidates it (here and, through the
 /// publisher, on every other node) on every insert and retirement.
 public struct CachingSigningKeyStore: SigningKeyStore {
-    let base: any SigningKeyStore
+    package let base: any SigningKeyStore
     /// The node's copy of the keys.
     public let cache: SigningKeyCache
-    let publisher: any TokenInvalidationPublisher
+    package let publisher: any TokenInvalidationPublisher
 
     /// Wraps `base`; `publisher` reaches the other nodes.
     public init(base: any SigningKeyStore, cache: SigningKeyCache, publisher: any TokenInvalidationPublisher) {

@@ -49,7 +49,7 @@ public enum TokenInvalidation: Sendable, Equatable {
     }
 
     /// The one index key whose entries this event makes stale; nil for ``all`` and ``signingKeys``.
-    var dependency: CacheDependency? {
+    package var dependency: CacheDependency? {
         switch self {
         case .token(let id): .token(id)
         case .appUser(let app, let user): .appUser(app, user)
@@ -62,7 +62,7 @@ public enum TokenInvalidation: Sendable, Equatable {
 
     /// Whether this event makes a cached value with these dependencies stale (the reference the index is
     /// tested against).
-    func matches(_ value: some CacheableFacts) -> Bool {
+    package func matches(_ value: some CacheableFacts) -> Bool {
         if self == .all { return true }
         guard let dependency else { return false }
         return value.cacheDependencies.contains(dependency)
