@@ -149,6 +149,8 @@ let package = Package(
             path: "Tests/ChildProcesses"
         ),
         .testTarget(name: "GatehouseProtocolTests", dependencies: ["GatehouseProtocol"]),
+        // The pure decisions, parsers and caches, with no database or server.
+        .testTarget(name: "GatehouseCoreTests", dependencies: ["GatehouseCore", "GatehouseProtocol"]),
         .testTarget(
             name: "GatehouseServerTests",
             dependencies: [

@@ -85,30 +85,3 @@ struct DeviceEndpoints: Sendable {
         }
     }
 }
-
-extension GraphError {
-    /// Poll before the person consented (Facebook's wording).
-    static let devicePending = GraphError(
-        message: "This request requires the user to take a pending action", code: 31, errorSubcode: 1349174,
-        errorUserTitle: "Device Login Authorization Pending",
-        errorUserMsg: "User has not yet authorized your application. Continue polling.")
-
-    /// Polled sooner than the interval allows (Facebook's wording, typo included).
-    static func deviceTooFast(interval: Int) -> GraphError {
-        GraphError(
-            message: "User request limit reached", code: 17, errorSubcode: 1349172,
-            errorUserTitle: "OAuth Device Excessive Polling",
-            errorUserMsg: "Your device is polling too frequently. Space your requests with a minium interval of \(interval) seconds.")
-    }
-
-    /// The code is past its lifetime or used (Facebook's wording).
-    static let deviceCodeExpired = GraphError(
-        message: "The session has expired", code: 463, errorSubcode: 1349152, errorUserTitle: "Activation Code Expired",
-        errorUserMsg: "The code you entered has expired. Please go back to your device for a new code and try again.")
-
-    /// The person cancelled on the consent page (subcode as in the iOS SDK's `DeviceLoginError.authorizationDeclined`).
-    static let deviceDeclined = GraphError(
-        message: "The user declined to authorize your application", code: 31, errorSubcode: 1349173,
-        errorUserTitle: "Device Login Authorization Declined",
-        errorUserMsg: "The person cancelled the login on their other device.")
-}

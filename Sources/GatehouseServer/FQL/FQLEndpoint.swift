@@ -160,26 +160,3 @@ enum FQLColumns {
         "pic": Rule(graphField: "picture", pictureSide: 100), "pic_big": Rule(graphField: "picture", pictureSide: 200),
     ]
 }
-
-extension GraphError {
-    /// FQL text outside the grammar: `(#601) Parser error: unexpected 'x' at position N.`
-    static func fqlParser(_ message: String) -> GraphError {
-        GraphError(message: "(#601) \(message)", code: 601)
-    }
-
-    /// A column the table does not have.
-    static func fqlNotAMember(_ column: String, table: String) -> GraphError {
-        GraphError(message: "(#602) \(column) is not a member of the \(table) table.", code: 602)
-    }
-
-    /// A table FQL (as Gatehouse serves it) does not have.
-    static func fqlUnknownTable(_ table: String) -> GraphError {
-        GraphError(message: "(#601) Parser error: unknown table '\(table)'.", code: 601)
-    }
-
-    /// A WHERE clause Gatehouse cannot answer (Facebook's wording for unindexed conditions).
-    static let fqlNotIndexable = GraphError(
-        message: "(#604) Your statement is not indexable. The WHERE clause must contain an indexable column. "
-            + "Such columns are marked with * in the tables linked from http://developers.facebook.com/docs/reference/fql ",
-        code: 604)
-}

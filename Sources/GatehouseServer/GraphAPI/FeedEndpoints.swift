@@ -227,12 +227,3 @@ enum GraphTime {
         return formatter.string(from: date)
     }
 }
-
-extension GraphError {
-    /// Posting to someone else's timeline, which Facebook turned off for apps in 2013.
-    static let feedToOtherUsersDisabled = GraphError(
-        message: "(#200) Feed story publishing to other users is disabled for this application", code: 200, httpStatus: 403)
-
-    /// A caller who may see an object but not change it.
-    static let permissionsError = GraphError(message: "(#200) Permissions error", code: 200, httpStatus: 403)
-}

@@ -162,14 +162,6 @@ struct GraphHTTPAdapter: Sendable {
     }
 }
 
-extension GraphError {
-    /// A body over the configured limit.
-    static func requestTooLarge(limit: Int) -> GraphError {
-        var error = GraphError.invalidParameter("The request body is larger than the limit of \(limit) bytes")
-        error.httpStatus = 413
-        return error
-    }
-}
 
 /// A token-cache request with a method the Graph API has no name for, answered before a `GraphCall` exists.
 struct TokenCacheUnsupportedMethod: Error {

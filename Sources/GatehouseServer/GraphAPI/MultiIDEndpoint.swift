@@ -43,10 +43,3 @@ struct MultiIDEndpoint: Sendable {
         return .json(.object(result))
     }
 }
-
-extension GraphError {
-    /// Facebook's reply to `?ids=` naming objects that do not exist (or are hidden from the caller).
-    static func aliasesDoNotExist(_ ids: [String]) -> GraphError {
-        GraphError(message: "(#803) Some of the aliases you requested do not exist: \(ids.joined(separator: ","))", code: 803)
-    }
-}

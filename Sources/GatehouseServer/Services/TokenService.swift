@@ -108,10 +108,3 @@ extension Optional where Wrapped: Sendable {
         return try await fallback()
     }
 }
-
-extension GraphError {
-    /// A token of the form `APPID|…` that matches nothing the app has.
-    static var invalidAppToken: GraphError {
-        GraphError(message: "Invalid OAuth access token signature.", type: "OAuthException", code: 190)
-    }
-}

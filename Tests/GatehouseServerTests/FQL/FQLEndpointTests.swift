@@ -99,7 +99,7 @@ import Testing
     @Test func fuzzOverHTTPAnswersDataOrAnError() async throws {
         let server = try await TestServer.make()
         let token = try await server.token(for: server.alice, granted: ["public_profile", "user_friends"])
-        var rng = SeededGenerator(seed: 0xF0_F0)
+        var rng = SplitMix64(seed: 0xF0_F0)
         let pieces = ["SELECT", "uid", "name", "FROM", "user", "friend", "permissions", "WHERE", "uid1", "uid2", "=", "IN", "(", ")", "me()", ",", "'", "1", "email", "*"]
         let queries = (0..<150).map { _ in (0..<Int.random(in: 0...14, using: &rng)).map { _ in pieces[Int.random(in: 0..<pieces.count, using: &rng)] }.joined(separator: " ") }
         try await server.run { client in

@@ -1,7 +1,5 @@
 import Foundation
 @testable import GatehouseCore
-@testable import GatehouseServer
-@testable import GatehouseStorage
 import Testing
 
 @Suite struct ProductionSafetyTests {

@@ -1,8 +1,6 @@
 import Foundation
 import GatehouseProtocol
 @testable import GatehouseCore
-@testable import GatehouseServer
-@testable import GatehouseStorage
 import Testing
 
 /// The FQL tokenizer and recursive-descent parser: the accepted grammar, Facebook's 601 messages, and a fuzz run.
@@ -45,7 +43,7 @@ import Testing
     /// Random input, random mutations of valid queries and random token soup: the parser always returns a
     /// query or a 601-style error, never crashes or hangs.
     @Test func fuzzNeverCrashes() {
-        var rng = SeededGenerator(seed: 0x5eed_f01)
+        var rng = SplitMix64(seed: 0x5eed_f01)
         let valid = [
             "SELECT uid, name FROM user WHERE uid = me()",
             "SELECT name FROM user WHERE uid IN (SELECT uid2 FROM friend WHERE uid1 = me())",
@@ -81,15 +79,3 @@ import Testing
     }
 }
 
-/// A small deterministic generator (SplitMix64) so a fuzz failure can be reproduced.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,7 +1,5 @@
 import Testing
 @testable import GatehouseCore
-@testable import GatehouseServer
-@testable import GatehouseStorage
 
 @Suite("Graph fields parser")
 struct FieldSelectionTests {

@@ -1,7 +1,5 @@
 import Foundation
 @testable import GatehouseCore
-@testable import GatehouseServer
-@testable import GatehouseStorage
 import Testing
 
 /// The device-code lifecycle as a pure state machine, with time injected.

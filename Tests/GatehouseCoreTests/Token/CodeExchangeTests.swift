@@ -1,8 +1,6 @@
 import Foundation
 import GatehouseProtocol
 @testable import GatehouseCore
-@testable import GatehouseServer
-@testable import GatehouseStorage
 import Testing
 
 @Suite struct CodeExchangeTests {
