@@ -35,7 +35,7 @@ import Testing
         let base = try Self.baseURL(banner)
         let me = try await Self.get("\(base)/me?access_token=EAAGshopAliceLongLivedToken0000000001")
         #expect(me.0 == 200)
-        #expect(me.1 == #"{"id":"900000000000101","name":"Alice Anders"}"#)
+        #expect(me.1 == #"{"name":"Alice Anders","id":"900000000000101"}"#)
 
         let inSync = try await CLIProcess.run(["scenario", "check", shop, "--server", base])
         #expect(inSync.status == 0)

@@ -89,6 +89,8 @@ public struct Scenario: Sendable, Equatable {
 
     /// Two people who are friends (friendships are symmetric).
     public struct Friendship: Sendable, Equatable {
+        /// Position in the file's list (entries with mistakes are dropped, so the array's own index may differ).
+        public var index: Int
         public var a: String
         public var b: String
         public var at: ScenarioLocation
@@ -96,6 +98,7 @@ public struct Scenario: Sendable, Equatable {
 
     /// What a person granted and declined to an app, as if they had logged in.
     public struct Grant: Sendable, Equatable {
+        public var index: Int
         public var app: String
         public var person: String
         public var at: ScenarioLocation
@@ -107,6 +110,7 @@ public struct Scenario: Sendable, Equatable {
 
     /// A user access token with a value fixed in the file.
     public struct Token: Sendable, Equatable {
+        public var index: Int
         public var app: String
         public var person: String
         public var at: ScenarioLocation
@@ -117,6 +121,7 @@ public struct Scenario: Sendable, Equatable {
 
     /// An injected Graph error (development mode only).
     public struct InjectedError: Sendable, Equatable {
+        public var index: Int
         public var at: ScenarioLocation
         public var target: Target
         public var error: InjectableError
@@ -145,8 +150,8 @@ public enum ScenarioIDs {
         return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(hex[$0]) }.joined(separator: "-")
     }
     /// An injection id derived from the entry's position and content, so re-applying finds it again.
-    static func injection(index: Int, _ error: Scenario.InjectedError) -> String {
-        "scenario-\(index)-" + SecretHash.sha256Hex("\(error.target)|\(error.error.rawValue)").prefix(12)
+    static func injection(_ error: Scenario.InjectedError) -> String {
+        "scenario-\(error.index)-" + SecretHash.sha256Hex("\(error.target)|\(error.error.rawValue)").prefix(12)
     }
 
     private static func digits(_ seed: String, _ count: Int) -> String {

@@ -31,6 +31,7 @@ public struct ScenarioLoader: Sendable {
 
     /// Applies `scenario` (or, with `dryRun`, only works out what it would change).
     /// - Throws: ``ScenarioErrors`` when the server holds something the file contradicts; nothing is written then.
+    @discardableResult
     public func apply(_ scenario: Scenario, file: String, dryRun: Bool = false) async throws -> Outcome {
         let plan = try await self.plan(scenario, file: file)
         guard plan.problems.isEmpty else { throw ScenarioErrors(plan.problems) }

@@ -32,11 +32,12 @@ extension ScenarioParser {
                         } else if field == "secret" { app.secret = text } else { app.clientToken = text }
                     }
                 case "redirect_uris":
-                    if let uris = reader.strings(v, at), case .sequence(let items) = v {
-                        for (i, uri) in uris.enumerated() where !RedirectURIPolicy.isAcceptableRegistration(uri) {
-                            reader.fail(items[i], "\(at)[\(i)]", "a redirect URI must be an absolute URL without a fragment")
+                    for (i, item) in (reader.sequence(v, at) ?? []).enumerated() {
+                        guard let uri = reader.string(item, "\(at)[\(i)]") else { continue }
+                        if !RedirectURIPolicy.isAcceptableRegistration(uri) {
+                            reader.fail(item, "\(at)[\(i)]", "a redirect URI must be an absolute URL without a fragment")
                         }
-                        app.redirectURIs = uris
+                        app.redirectURIs.append(uri)
                     }
                 case "approved_permissions": app.approvedPermissions = permissions(v, at, &reader)
                 case "require_app_secret": app.requireAppSecret = reader.bool(v, at) ?? false

@@ -28,13 +28,15 @@ extension ScenarioParser {
             }
         }
         var pairs = Set<[String]>()
-        for (i, pair) in scenario.friendships.enumerated() {
+        for pair in scenario.friendships {
+            let i = pair.index
             person(pair.a, pair.at, "friendships[\(i)]")
             person(pair.b, pair.at, "friendships[\(i)]")
             if !pairs.insert([pair.a, pair.b].sorted()).inserted { reader.fail(pair.at, "friendships[\(i)]", "\(pair.a) and \(pair.b) are already friends above") }
         }
         var granted = Set<[String]>()
-        for (i, grant) in scenario.grants.enumerated() {
+        for grant in scenario.grants {
+            let i = grant.index
             app(grant.app, grant.at, "grants[\(i)].app")
             person(grant.person, grant.at, "grants[\(i)].person")
             if !granted.insert([grant.app, grant.person]).inserted {
@@ -42,7 +44,8 @@ extension ScenarioParser {
             }
         }
         var values = Set<String>()
-        for (i, token) in scenario.tokens.enumerated() {
+        for token in scenario.tokens {
+            let i = token.index
             let path = "tokens[\(i)]"
             app(token.app, token.at, path + ".app")
             person(token.person, token.at, path + ".person")
@@ -52,7 +55,8 @@ extension ScenarioParser {
                 reader.fail(token.at, path, "\(token.person) has no grant for \(token.app); add one under grants")
             }
         }
-        for (i, error) in scenario.errors.enumerated() {
+        for error in scenario.errors {
+            let i = error.index
             let path = "errors[\(i)]"
             switch error.target {
             case .app(let key): app(key, error.at, path + ".app")

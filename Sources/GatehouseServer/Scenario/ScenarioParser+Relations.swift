@@ -10,7 +10,7 @@ extension ScenarioParser {
             let path = "friendships[\(i)]"
             guard let names = reader.strings(item, path) else { continue }
             guard names.count == 2, names[0] != names[1] else { reader.fail(item, path, "a friendship is a pair of two different person keys, e.g. [alice, bob]"); continue }
-            pairs.append(Scenario.Friendship(a: names[0], b: names[1], at: ScenarioReader.location(item)!))
+            pairs.append(Scenario.Friendship(index: i, a: names[0], b: names[1], at: ScenarioReader.location(item)!))
         }
         return pairs
     }
@@ -42,7 +42,7 @@ extension ScenarioParser {
             // Facebook always grants public_profile with anything else.
             if !granted.contains(Permission.publicProfile) { granted.insert(Permission.publicProfile, at: 0) }
             grants.append(Scenario.Grant(
-                app: app, person: person, at: ScenarioReader.location(item)!, granted: granted, declined: declined, defaultAudience: audience))
+                index: i, app: app, person: person, at: ScenarioReader.location(item)!, granted: granted, declined: declined, defaultAudience: audience))
         }
         return grants
     }
@@ -77,7 +77,7 @@ extension ScenarioParser {
                 if !reader.errors.contains(where: { $0.path.hasPrefix(path) }) { reader.fail(item, path, "a token names an app, a person and a value") }
                 continue
             }
-            tokens.append(Scenario.Token(app: app, person: person, at: ScenarioReader.location(item)!, value: value, lifetime: lifetime))
+            tokens.append(Scenario.Token(index: i, app: app, person: person, at: ScenarioReader.location(item)!, value: value, lifetime: lifetime))
         }
         return tokens
     }
@@ -108,7 +108,7 @@ extension ScenarioParser {
             }
             guard targets.count == 1, let target = targets.first else { reader.fail(item, path, "name exactly one of app, person or token"); continue }
             guard let error else { if !fields.contains(where: { $0.key == "error" }) { reader.fail(item, path, "which error? e.g. error: 190/460") }; continue }
-            errors.append(Scenario.InjectedError(at: ScenarioReader.location(item)!, target: target, error: error, times: times))
+            errors.append(Scenario.InjectedError(index: i, at: ScenarioReader.location(item)!, target: target, error: error, times: times))
         }
         return errors
     }

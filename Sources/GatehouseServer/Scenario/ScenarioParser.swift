@@ -87,8 +87,9 @@ public struct ScenarioParser {
         switch error as? YamlError {
         case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
              .composer(let context, let problem, let mark, _):
-            let text = [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
-            return ScenarioError(file: file, location: at(mark), path: "", message: "not valid YAML: \(text)")
+            // libYAML's context names where the broken construct began, which is often the line to fix.
+            let begun = context.map { ", \($0.text) that starts at \($0.mark.line):\($0.mark.column)" } ?? ""
+            return ScenarioError(file: file, location: at(mark), path: "", message: "not valid YAML: \(problem)\(begun)")
         case .duplicatedKeysInMapping(let duplicates, let context):
             return ScenarioError(file: file, location: at(context.mark), path: "", message: "key \(duplicates.joined(separator: ", ")) appears twice")
         default:
@@ -111,11 +112,12 @@ public struct ScenarioParser {
     }
 
     func permissions(_ node: Node, _ path: String, _ reader: inout ScenarioReader) -> [String] {
-        guard let names = reader.strings(node, path), case .sequence(let items) = node else { return [] }
-        var seen = Set<String>()
-        for (i, name) in names.enumerated() {
-            if !Permission.isKnown(name) { reader.fail(items[i], "\(path)[\(i)]", "unknown permission \"\(name)\"") }
-            if !seen.insert(name).inserted { reader.fail(items[i], "\(path)[\(i)]", "\"\(name)\" is listed twice") }
+        var names: [String] = [], seen = Set<String>()
+        for (i, item) in (reader.sequence(node, path) ?? []).enumerated() {
+            guard let name = reader.string(item, "\(path)[\(i)]") else { continue }
+            if !Permission.isKnown(name) { reader.fail(item, "\(path)[\(i)]", "unknown permission \"\(name)\"") }
+            if !seen.insert(name).inserted { reader.fail(item, "\(path)[\(i)]", "\"\(name)\" is listed twice") }
+            names.append(name)
         }
         return names
     }

@@ -4,7 +4,8 @@ import GatehouseProtocol
 extension ScenarioPlanBuilder {
     /// Grants (as if the person had logged in now) and fixed-value tokens.
     func planGrantsAndTokens() {
-        for (i, grant) in scenario.grants.enumerated() {
+        for grant in scenario.grants {
+            let i = grant.index
             guard let appID = appIDs[grant.app], let userID = userIDs[grant.person] else { continue }
             let existing = server.grants[appID + "/" + userID]
             let audience = grant.defaultAudience ?? existing?.defaultAudience
@@ -21,7 +22,8 @@ extension ScenarioPlanBuilder {
             } ?? "\(grant.person) has no grant for \(grant.app) on the server"
             change(.saveGrant(record), "grants[\(i)]: " + text)
         }
-        for (i, token) in scenario.tokens.enumerated() {
+        for token in scenario.tokens {
+            let i = token.index
             guard let appID = appIDs[token.app], let userID = userIDs[token.person] else { continue }
             let path = "tokens[\(i)]"
             let hash = SecretHash.sha256Hex(token.value)
@@ -52,7 +54,8 @@ extension ScenarioPlanBuilder {
 
     /// Injected errors, each under an id derived from its entry; one already used up (or partly used) is put back.
     func planInjections() {
-        for (i, error) in scenario.errors.enumerated() {
+        for error in scenario.errors {
+            let i = error.index
             let path = "errors[\(i)]"
             guard server.emulatorControls else {
                 problem(error.at, path, "errors can only be injected in development mode")
@@ -69,7 +72,7 @@ extension ScenarioPlanBuilder {
             }
             guard let targetID else { continue }
             let record = InjectedErrorRecord(
-                id: ScenarioIDs.injection(index: i, error), targetKind: kind, targetID: targetID, code: error.error.code,
+                id: ScenarioIDs.injection(error), targetKind: kind, targetID: targetID, code: error.error.code,
                 subcode: error.error.subcode, remaining: error.times, createdAt: now)
             if let existing = server.injections[record.id], existing.targetKind == kind, existing.targetID == targetID,
                existing.code == record.code, existing.subcode == record.subcode, existing.remaining == record.remaining {

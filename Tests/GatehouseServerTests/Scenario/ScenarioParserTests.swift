@@ -25,10 +25,10 @@ import Testing
         #expect(alice.testUserOf == "shop" && alice.scopedIDs == ["shop": "900000000000101"])
         #expect(alice.picture == FileManager.default.contents(atPath: ScenarioFixtures.example("pictures/alice.png")))
         #expect(scenario.grants == [Scenario.Grant(
-            app: "shop", person: "alice", at: ScenarioLocation(line: 46, column: 5), granted: ["public_profile", "email"],
+            index: 0, app: "shop", person: "alice", at: ScenarioLocation(line: 44, column: 5), granted: ["public_profile", "email"],
             declined: ["user_birthday"], defaultAudience: nil)])
         #expect(scenario.tokens.map(\.value) == ["EAAGshopAliceLongLivedToken0000000001"])
-        #expect(scenario.tokens.first?.lifetime == 60 * 86400)
+        #expect(scenario.tokens.first?.lifetime == 5_184_000)
     }
 
     @Test func leftOutIdsAreDerivedFromKeysAndStayTheSame() throws {
@@ -75,7 +75,7 @@ import Testing
                 first_name: Bob
             """)
         #expect(errors == [
-            "test.yaml:4:36: apps.shop.approved_permissions[1]: unknown permission \"user_fiends\"",
+            "test.yaml:4:35: apps.shop.approved_permissions[1]: unknown permission \"user_fiends\"",
             "test.yaml:5:19: apps.shop.require_pkce: expected true or false",
             "test.yaml:8:12: people.alice.email: expected a string",
             "test.yaml:11:15: people.alice.birthday: birthday must be MM/DD/YYYY, MM/DD or YYYY",
@@ -106,7 +106,7 @@ import Testing
             "test.yaml:9:5: grants[0]: \"email\" is both granted and declined",
             "test.yaml:11:39: tokens[0].value: a token value needs 32 to 512 characters (this one has 12)",
             "test.yaml:12:5: tokens[1].app: no app \"shopp\" under apps",
-            "test.yaml:14:29: errors[0].error: unknown error \"190/999\"; use one of 190/460, 190/458, 190/463, 4, 17, 2, 200",
+            "test.yaml:14:28: errors[0].error: unknown error \"190/999\"; use one of 190/460, 190/458, 190/463, 4, 17, 2, 200",
         ])
     }
 
@@ -136,8 +136,7 @@ import Testing
                 name: "Shop
                 secret: x
             """)
-        #expect(errors.count == 1)
-        #expect(errors.first?.hasPrefix("test.yaml:5:1: not valid YAML: ") == true)
+        #expect(errors == ["test.yaml:4:14: not valid YAML: found unexpected end of stream, while scanning a quoted scalar that starts at 3:11"])
     }
 
     @Test func aMissingPictureIsAnErrorAndANonPNGToo() {
