@@ -122,6 +122,22 @@ import Testing
         }
     }
 
+    @Test func aUsedUpInjectionIsReportedAndInjectedAgain() async throws {
+        let server = try await ScenarioServer.make()
+        try await server.apply(example: "friends.yaml")
+        let yaml = try String(contentsOfFile: ScenarioFixtures.example("friends.yaml"), encoding: .utf8)
+        let dan = "EAAGquestDanToken00000000000000000001"
+        try await server.run { client in
+            #expect(try await client.execute(uri: "/me?access_token=\(dan)", method: .get).status == .forbidden)
+            #expect(try await client.execute(uri: "/me?access_token=\(dan)", method: .get).status == .ok)
+            let check = try await client.execute(uri: "/admin/api/scenario?check=1", method: .post, headers: Self.json, body: Self.body(yaml, file: "friends.yaml"))
+            #expect(check.json["changes"] == ["errors[0]: 17 not injected on the server"])
+            let applied = try await client.execute(uri: "/admin/api/scenario", method: .post, headers: Self.json, body: Self.body(yaml, file: "friends.yaml"))
+            #expect(applied.json["changes"] == ["errors[0]: 17 not injected on the server"])
+            #expect(try await client.execute(uri: "/me?access_token=\(dan)", method: .get).status == .forbidden)
+        }
+    }
+
     @Test func productionModeRefusesClockOffsetsAndInjectedErrors() async throws {
         let server = try await ScenarioServer.make(mode: .production)
         let scenario = try ScenarioFixtures.parse(Self.small + "\nclock_offset: 2d\nerrors:\n  - {app: shop, error: transient}\n")
