@@ -91,7 +91,8 @@ public struct ScenarioParser {
             let begun = context.map { ", \($0.text) that starts at \($0.mark.line):\($0.mark.column)" } ?? ""
             return ScenarioError(file: file, location: at(mark), path: "", message: "not valid YAML: \(problem)\(begun)")
         case .duplicatedKeysInMapping(let duplicates, let context):
-            return ScenarioError(file: file, location: at(context.mark), path: "", message: "key \(duplicates.joined(separator: ", ")) appears twice")
+            // Yams marks the first occurrence; the later one is the likelier mistake, but it is not reported.
+            return ScenarioError(file: file, location: at(context.mark), path: "", message: "\(duplicates.joined(separator: ", ")) appears more than once in this mapping (first here)")
         default:
             return ScenarioError(file: file, location: nil, path: "", message: "not valid YAML: \(error)")
         }

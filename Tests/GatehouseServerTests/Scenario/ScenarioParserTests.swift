@@ -129,6 +129,15 @@ import Testing
         ])
     }
 
+    @Test func aKeyWrittenTwiceIsAnError() {
+        let errors = ScenarioFixtures.errors("""
+            people:
+              alice: {email: a@example.com, first_name: A, last_name: B}
+              alice: {email: b@example.com, first_name: B, last_name: C}
+            """)
+        #expect(errors == ["test.yaml:2:3: alice appears more than once in this mapping (first here)"])
+    }
+
     @Test func brokenYAMLReportsThePositionLibYAMLFound() {
         let errors = ScenarioFixtures.errors("""
             apps:
