@@ -34,7 +34,7 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
     var devAllowRemote = false
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (env GATEHOUSE_LOG_LEVEL; default info).")
     var logLevel: String?
-    @Option(help: "Scenario file to load into the empty database instead of the dev seed (see docs/scenarios).")
+    @Option(help: "Scenario file to load into the empty database instead of the dev seed (env GATEHOUSE_SCENARIO; see docs/scenarios).")
     var scenario: String?
     @Flag(name: .customLong("print-config"), help: "Print the effective configuration (secrets masked) and exit.")
     var printConfig = false
@@ -77,7 +77,7 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
         var logger = Logger(label: "gatehouse")
         logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .info
         // A bad scenario file fails before the port is bound, with every problem's line and column.
-        let scenarioFile = try scenario.map(ScenarioCommand.read)
+        let scenarioFile = try (scenario ?? Environment.value("GATEHOUSE_SCENARIO")).map(ScenarioCommand.read)
         do {
             try await GatehouseServerRunner.run(configuration: configuration, logger: logger, scenario: scenarioFile) { boundPort, seed in
                 var shown = configuration

@@ -67,6 +67,9 @@ import Testing
         let served = try await CLIProcess.run(["serve", "--port", "0", "--data-dir", dir, "--scenario", file])
         #expect(served.status == 1)
         #expect(served.stderr.contains("\(file):4:28: apps.shop.approved_permissions[0]: unknown permission \"emial\"\n"))
+        let fromEnvironment = try await CLIProcess.run(["serve", "--port", "0", "--data-dir", dir], environment: ["GATEHOUSE_SCENARIO": file])
+        #expect(fromEnvironment.status == 1)
+        #expect(fromEnvironment.stderr.contains("\(file):4:28: apps.shop.approved_permissions[0]: unknown permission \"emial\"\n"))
         #expect(!FileManager.default.fileExists(atPath: dir + "/gatehouse.sqlite"))
     }
 }
