@@ -12,7 +12,7 @@ public struct GatehouseCommand: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, MigrateCommand.self, AppsCommand.self, UsersCommand.self, KeysCommand.self, AdminCommand.self, SeedCommand.self,
             LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, TokenCommand.self, GraphCommand.self, PermissionsCommand.self,
-            ClockCommand.self, InjectCommand.self, ExportCommand.self, ImportCommand.self,
+            ClockCommand.self, InjectCommand.self, ExportCommand.self, ImportCommand.self, ScenarioCommand.self,
             SignedRequestCommand.self, TokenCacheCommand.self, DialogCommand.self, BenchReferenceCommand.self, BenchCommand.self,
         ]
     )

@@ -35,6 +35,8 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
     var devAllowRemote = false
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (env GATEHOUSE_LOG_LEVEL; default info).")
     var logLevel: String?
+    @Option(help: "Scenario file to load into the empty database instead of the dev seed (env GATEHOUSE_SCENARIO; see docs/scenarios).")
+    var scenario: String?
     @Flag(name: .customLong("print-config"), help: "Print the effective configuration (secrets masked) and exit.")
     var printConfig = false
 
@@ -75,12 +77,14 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
         let configuration = loaded.configuration
         var logger = Logger(label: "gatehouse")
         logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .info
+        // A bad scenario file fails before the port is bound, with every problem's line and column.
+        let scenarioFile = try (scenario ?? Environment.value("GATEHOUSE_SCENARIO")).map(ScenarioCommand.read)
         do {
-            try await GatehouseServerRunner.run(configuration: configuration, logger: logger) { boundPort, seed in
+            try await GatehouseServerRunner.run(configuration: configuration, logger: logger, scenario: scenarioFile) { boundPort, seed in
                 var shown = configuration
                 if configuration.port == 0 { shown.port = boundPort }
                 // Written straight to the file handle so it is visible at once even when stdout is a pipe.
-                FileHandle.standardOutput.write(Data(Banner.text(configuration: shown, seed: seed).utf8))
+                FileHandle.standardOutput.write(Data((Banner.text(configuration: shown, seed: seed) + ScenarioCommand.banner(scenarioFile)).utf8))
             }
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             throw fail("port \(configuration.port) on \(configuration.host) is already in use; pick another with --port")
@@ -90,6 +94,10 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
             throw fail(error.description)
         } catch let error as ConfigurationError {
             throw fail(error.message)
+        } catch let error as ScenarioErrors {
+            throw fail(error.description)
+        } catch let error as ScenarioLoader.NotEmptyError {
+            throw fail(error.description)
         }
     }
 }

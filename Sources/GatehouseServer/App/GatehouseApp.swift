@@ -42,6 +42,7 @@ public enum GatehouseApp {
         AccountPages(services: services, pages: pages).register(on: router)
         SettingsPages(services: services, pages: pages).register(on: router)
         AdminAPI(services: services, access: ConsoleAccess(services: services)).register(on: router)
+        ScenarioAPI(services: services, access: ConsoleAccess(services: services)).register(on: router)
         ConsoleController(services: services, pages: pages, access: ConsoleAccess(services: services)).register(on: router)
         DevicePages(services: services, pages: pages).register(on: router)
         var graph = GraphHTTPAdapter(services: services, dispatcher: GraphDispatcher(services: services))

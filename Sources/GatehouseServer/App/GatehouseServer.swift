@@ -26,11 +26,12 @@ public enum GatehouseServerRunner {
     }
 
     /// Runs the server. `announce` is called once it listens, with the dev seed when in development mode.
+    /// - Parameter scenario: loaded into the empty database instead of the dev seed (``ScenarioLoader/loadAtStartup(_:file:)``).
     public static func run(
-        configuration: GatehouseConfiguration, logger: Logger,
+        configuration: GatehouseConfiguration, logger: Logger, scenario: ScenarioFile? = nil,
         announce: @escaping @Sendable (_ boundPort: Int, _ seed: DevSeed?) -> Void
     ) async throws {
-        try await run(configuration: configuration, logger: logger, stopsOnSignals: true, announce: announce)
+        try await run(configuration: configuration, logger: logger, stopsOnSignals: true, scenario: scenario, announce: announce)
     }
 
     /// Runs the server: binds the port first, then opens storage, seeds, and starts answering.
@@ -43,7 +44,7 @@ public enum GatehouseServerRunner {
     ///   - whileStarting: called with the bound port before storage opens (tests use it to show the port is held).
     static func run(
         configuration: GatehouseConfiguration, logger: Logger, stopsOnSignals: Bool,
-        whileStarting: (@Sendable (_ boundPort: Int) async throws -> Void)? = nil,
+        whileStarting: (@Sendable (_ boundPort: Int) async throws -> Void)? = nil, scenario: ScenarioFile? = nil,
         announce: @escaping @Sendable (_ boundPort: Int, _ seed: DevSeed?) -> Void
     ) async throws {
         try checkExposure(configuration, logger: logger)
@@ -81,7 +82,12 @@ public enum GatehouseServerRunner {
                 services = try await Self.services(configuration: configuration, logger: logger)
                 do {
                     try await checkProductionSafety(services)
-                    seed = configuration.isDevelopment ? try await DevSeeder(services: services).seedIfNeeded() : nil
+                    if let scenario {
+                        try await ScenarioLoader(services: services).loadAtStartup(scenario.scenario, file: scenario.file)
+                        seed = nil
+                    } else {
+                        seed = configuration.isDevelopment ? try await DevSeeder(services: services).seedIfNeeded() : nil
+                    }
                 } catch {
                     try? await services.storage.shutdown()
                     throw error

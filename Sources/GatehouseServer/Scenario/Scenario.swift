@@ -1,0 +1,161 @@
+import Foundation
+import GatehouseProtocol
+
+/// A place in a scenario file, so every problem found after parsing still points at a line and column.
+public struct ScenarioLocation: Sendable, Equatable, CustomStringConvertible {
+    /// 1-based, as editors count.
+    public var line: Int
+    /// 1-based, in Unicode scalars (libYAML's count).
+    public var column: Int
+
+    public init(line: Int, column: Int) {
+        self.line = line
+        self.column = column
+    }
+
+    public var description: String { "\(line):\(column)" }
+}
+
+/// The world a test suite wants the server to hold, as written by hand in a scenario file (see
+/// `docs/scenarios/README.md`).
+///
+/// Apps and people are named by keys of the file's own choosing (`shop`, `alice`); every other section refers to
+/// them by those keys. A scenario says how things should be, not how to get there: applying it creates what is
+/// missing and corrects what differs, and leaves alone whatever the file does not mention.
+public struct Scenario: Sendable, Equatable {
+    public var apps: [App] = []
+    public var people: [Person] = []
+    public var friendships: [Friendship] = []
+    public var grants: [Grant] = []
+    public var tokens: [Token] = []
+    public var errors: [InjectedError] = []
+    /// How far the server's clock runs ahead of real time; nil leaves the clock alone.
+    public var clockOffsetSeconds: Int64?
+    public var clockOffsetAt: ScenarioLocation?
+
+    public init() {}
+
+    /// An app and its settings.
+    public struct App: Sendable, Equatable {
+        public var key: String
+        public var at: ScenarioLocation
+        /// Fixed in the file, or derived from the key (``ScenarioIDs``).
+        public var id: String
+        public var name: String
+        /// nil: random on creation, then kept.
+        public var secret: String?
+        public var clientToken: String?
+        public var redirectURIs: [String] = []
+        public var approvedPermissions: [String] = []
+        public var requireAppSecret = false
+        public var requirePKCE = false
+        /// Person key → role.
+        public var roles: [(person: String, role: AppRole)] = []
+        public var deauthorizeCallbackURL: String?
+        public var dataDeletionCallbackURL: String?
+
+        public static func == (a: App, b: App) -> Bool {
+            a.key == b.key && a.at == b.at && a.id == b.id && a.name == b.name && a.secret == b.secret && a.clientToken == b.clientToken
+                && a.redirectURIs == b.redirectURIs && a.approvedPermissions == b.approvedPermissions
+                && a.requireAppSecret == b.requireAppSecret && a.requirePKCE == b.requirePKCE
+                && a.roles.map(\.person) == b.roles.map(\.person) && a.roles.map(\.role) == b.roles.map(\.role)
+                && a.deauthorizeCallbackURL == b.deauthorizeCallbackURL && a.dataDeletionCallbackURL == b.dataDeletionCallbackURL
+        }
+    }
+
+    /// A person who can log in.
+    public struct Person: Sendable, Equatable {
+        public var key: String
+        public var at: ScenarioLocation
+        public var id: String
+        public var email: String
+        public var password: String
+        public var firstName: String
+        public var middleName: String?
+        public var lastName: String
+        public var birthday: String?
+        public var gender: String?
+        /// Place names; ids are derived from them as `AccountService.place(named:)` does.
+        public var location: String?
+        public var hometown: String?
+        public var quotes: String?
+        /// The PNG read from the file's `picture` path.
+        public var picture: Data?
+        /// App key of the app that owns this test user.
+        public var testUserOf: String?
+        /// App key → fixed app-scoped id.
+        public var scopedIDs: [String: String] = [:]
+    }
+
+    /// Two people who are friends (friendships are symmetric).
+    public struct Friendship: Sendable, Equatable {
+        /// Position in the file's list (entries with mistakes are dropped, so the array's own index may differ).
+        public var index: Int
+        public var a: String
+        public var b: String
+        public var at: ScenarioLocation
+    }
+
+    /// What a person granted and declined to an app, as if they had logged in.
+    public struct Grant: Sendable, Equatable {
+        public var index: Int
+        public var app: String
+        public var person: String
+        public var at: ScenarioLocation
+        /// Always includes `public_profile`, as on Facebook.
+        public var granted: [String]
+        public var declined: [String]
+        public var defaultAudience: Audience?
+    }
+
+    /// A user access token with a value fixed in the file.
+    public struct Token: Sendable, Equatable {
+        public var index: Int
+        public var app: String
+        public var person: String
+        public var at: ScenarioLocation
+        public var value: String
+        /// nil: never expires.
+        public var lifetime: TimeInterval?
+    }
+
+    /// An injected Graph error (development mode only).
+    public struct InjectedError: Sendable, Equatable {
+        public var index: Int
+        public var at: ScenarioLocation
+        public var target: Target
+        public var error: InjectableError
+        /// nil: until cleared.
+        public var times: Int?
+
+        public enum Target: Sendable, Equatable {
+            case app(String)
+            case person(String)
+            /// A token value listed under `tokens`.
+            case token(String)
+        }
+    }
+}
+
+/// Ids a scenario gets when the file does not fix them: derived from the key, so the same file yields the same
+/// ids on every server and a second apply finds what the first created.
+public enum ScenarioIDs {
+    /// A 16-digit app id, as long as Facebook's.
+    public static func app(key: String) -> String { "1" + digits("app:" + key, 15) }
+    /// A 15-digit person id.
+    public static func person(key: String) -> String { "1" + digits("person:" + key, 14) }
+    /// A UUID-shaped token record id derived from the token's value (the value itself is never stored).
+    static func tokenRecord(value: String) -> String {
+        let hex = Array(SecretHash.sha256Hex("gatehouse-scenario:token:" + value).uppercased().prefix(32))
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(hex[$0]) }.joined(separator: "-")
+    }
+    /// An injection id derived from the entry's position and content, so re-applying finds it again.
+    static func injection(_ error: Scenario.InjectedError) -> String {
+        "scenario-\(error.index)-" + SecretHash.sha256Hex("\(error.target)|\(error.error.rawValue)").prefix(12)
+    }
+
+    private static func digits(_ seed: String, _ count: Int) -> String {
+        let hex = SecretHash.sha256Hex("gatehouse-scenario:" + seed)
+        return String(hex.compactMap { $0.hexDigitValue }.map { String($0 % 10) }.joined().prefix(count))
+    }
+}

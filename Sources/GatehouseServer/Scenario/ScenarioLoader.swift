@@ -1,0 +1,114 @@
+import Foundation
+import GatehouseProtocol
+
+/// Checks a scenario against the server and applies it through the ordinary stores.
+///
+/// Everything is validated first (the file by ``ScenarioParser``, conflicts with the server by ``ScenarioPlan``),
+/// and nothing is written while any problem remains: a bad file changes nothing.
+public struct ScenarioLoader: Sendable {
+    let services: GatehouseServices
+
+    public init(services: GatehouseServices) { self.services = services }
+
+    /// What an apply did (or, for a check, would do), and the ids and secrets tests need.
+    public struct Outcome: Sendable {
+        public var changes: [ScenarioChange]
+        public var applied: Bool
+        public var apps: [AppRecord]
+        public var people: [(key: String, id: String, email: String)]
+    }
+
+    /// `serve --scenario` found a database that already holds something else.
+    public struct NotEmptyError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The differences between `scenario` and the server.
+    public func plan(_ scenario: Scenario, file: String) async throws -> ScenarioPlan {
+        let snapshot = try await ScenarioSnapshot.read(scenario, services: services)
+        return makePlan(scenario, snapshot, file: file)
+    }
+
+    /// Applies `scenario` (or, with `dryRun`, only works out what it would change).
+    /// - Throws: ``ScenarioErrors`` when the server holds something the file contradicts; nothing is written then.
+    @discardableResult
+    public func apply(_ scenario: Scenario, file: String, dryRun: Bool = false) async throws -> Outcome {
+        let plan = try await self.plan(scenario, file: file)
+        guard plan.problems.isEmpty else { throw ScenarioErrors(plan.problems) }
+        if !dryRun, !plan.changes.isEmpty {
+            try await perform(plan.changes)
+            services.logger.info("scenario applied", metadata: ["file": "\(file)", "changes": "\(plan.changes.count)"])
+        }
+        var apps: [AppRecord] = []
+        for app in scenario.apps { if let record = try await services.storage.apps.find(id: app.id) { apps.append(record) } }
+        return Outcome(
+            changes: plan.changes, applied: !dryRun, apps: apps,
+            people: scenario.people.map { ($0.key, $0.id, $0.email) })
+    }
+
+    /// Loads `scenario` at start-up: into an empty database, or nowhere when the database already matches it (a
+    /// restart on the same data folder). Any other database is refused, so a typo in `--data-dir` never merges
+    /// fixtures into real data.
+    public func loadAtStartup(_ scenario: Scenario, file: String) async throws {
+        let snapshot = try await ScenarioSnapshot.read(scenario, services: services)
+        let plan = makePlan(scenario, snapshot, file: file)
+        guard plan.problems.isEmpty else { throw ScenarioErrors(plan.problems) }
+        if plan.changes.isEmpty { return }
+        guard snapshot.isEmpty else {
+            throw NotEmptyError(description: "the database already holds data that differs from \(file) (\(plan.changes.count) difference(s), e.g. \(plan.changes[0])); "
+                + "start with an empty --data-dir, or use `gatehouse scenario apply` against the running server")
+        }
+        try await perform(plan.changes)
+        services.logger.info("scenario loaded", metadata: ["file": "\(file)", "changes": "\(plan.changes.count)"])
+    }
+
+    private func makePlan(_ scenario: Scenario, _ snapshot: ScenarioSnapshot, file: String) -> ScenarioPlan {
+        var now = services.clock.now()
+        // Grants and tokens start at the scenario's time, so a clock offset does not age them on arrival.
+        if let offset = scenario.clockOffsetSeconds, let clock = services.clockControl {
+            now = now.addingTimeInterval(Double(offset) - clock.currentOffset)
+        }
+        let random = services.random, accounts = services.accounts
+        return ScenarioPlan.make(scenario, against: snapshot, file: file, now: now, newSecret: { random.hex(16) }, place: accounts.place(named:))
+    }
+
+    private func perform(_ changes: [ScenarioChange]) async throws {
+        let storage = services.storage
+        for change in changes {
+            switch change.action {
+            case .setClockOffset(let offset):
+                try await storage.emulator.setSetting(ClockControl.offsetSetting, offset == 0 ? nil : String(offset))
+                try await ClockControl(services: services).restore()
+            case .createApp(let app): try await storage.apps.create(app)
+            case .updateApp(let app): try await storage.apps.update(app)
+            case .setRole(let appID, let userID, let role): try await storage.apps.setRole(appID: appID, userID: userID, role: role)
+            case .createUser(var user, let password):
+                user.passwordHash = try await services.passwords.hash(password)
+                try await storage.users.create(user)
+            case .updateUser(var user, let password):
+                if let password { user.passwordHash = try await services.passwords.hash(password) }
+                try await storage.users.update(user)
+            case .assignScopedID(let appID, let userID, let scopedID):
+                try await storage.users.assignScopedID(appID: appID, userID: userID, scopedID: scopedID)
+            case .befriend(let a, let b): try await storage.friendships.befriend(a, b, at: services.clock.now())
+            case .saveGrant(let grant): try await storage.grants.save(grant)
+            case .insertToken(let token): try await storage.tokens.insert(token)
+            case .setTokenExpiry(let id, let expiresAt): try await storage.tokens.setExpiry(id: id, expiresAt: expiresAt)
+            case .putInjection(let injection):
+                _ = try await storage.emulator.deleteInjection(id: injection.id)
+                try await storage.emulator.insertInjection(injection)
+            }
+        }
+    }
+}
+
+/// A parsed scenario with the name of its file, for `gatehouse serve --scenario`.
+public struct ScenarioFile: Sendable {
+    public var scenario: Scenario
+    public var file: String
+
+    public init(scenario: Scenario, file: String) {
+        self.scenario = scenario
+        self.file = file
+    }
+}
