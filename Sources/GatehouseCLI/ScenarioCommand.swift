@@ -1,3 +1,4 @@
+import GatehouseCore
 import ArgumentParser
 import Foundation
 import GatehouseServer

@@ -1,3 +1,4 @@
+import GatehouseCore
 import Foundation
 import GatehouseProtocol
 

@@ -1,6 +1,8 @@
 import Foundation
 import GatehouseProtocol
+@testable import GatehouseCore
 @testable import GatehouseServer
+@testable import GatehouseStorage
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore

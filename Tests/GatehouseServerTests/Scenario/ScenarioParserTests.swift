@@ -1,6 +1,8 @@
 import Foundation
 import GatehouseProtocol
+@testable import GatehouseCore
 @testable import GatehouseServer
+@testable import GatehouseStorage
 import Testing
 
 /// Scenario files: what they mean, and every mistake reported with its line and column.

@@ -1,6 +1,8 @@
 import Foundation
 import GatehouseProtocol
+@testable import GatehouseCore
 @testable import GatehouseServer
+@testable import GatehouseStorage
 import Testing
 
 /// ``ScenarioPlan`` on its own: a scenario against a hand-built snapshot of the server, no database.
