@@ -28,10 +28,15 @@ extension DatabaseLocation {
     }
 
     /// Opens (and migrates) the database.
-    public func open(logger: Logger, random: any RandomSource = SystemRandomSource()) async throws -> Storage {
+    /// - Parameters:
+    ///   - random: where app-scoped ids come from.
+    ///   - clock: the services' clock, for the times the stores stamp themselves.
+    public func open(
+        logger: Logger, random: any RandomSource = SystemRandomSource(), clock: any GatehouseClock = SystemClock()
+    ) async throws -> Storage {
         switch self {
-        case .sqlite(let path): try await SQLStorage.openSQLite(path: path, logger: logger, random: random)
-        case .postgres(let url): try await PostgresStorage.open(url: url, logger: logger, random: random)
+        case .sqlite(let path): try await SQLStorage.openSQLite(path: path, logger: logger, random: random, clock: clock)
+        case .postgres(let url): try await PostgresStorage.open(url: url, logger: logger, random: random, clock: clock)
         }
     }
 

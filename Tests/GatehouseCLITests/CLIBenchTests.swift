@@ -1,3 +1,4 @@
+import ChildProcesses
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -5,7 +6,7 @@ import NIOHTTP1
 import Testing
 
 /// `gatehouse bench-reference` and `gatehouse bench commit-rate`, the two tools `scripts/bench` relies on.
-@Suite(.serialized) struct CLIBenchTests {
+@Suite(.serialized, .tags(.process)) struct CLIBenchTests {
     /// The reference app answers `/bench/hello` exactly as the server's own bench route does (the bench's
     /// ratio compares the two), on the port it prints, and serves nothing else.
     @Test func benchReferenceServesTheSameHelloAsTheServer() async throws {

@@ -1,9 +1,10 @@
+import ChildProcesses
 import AsyncHTTPClient
 import Foundation
 import NIOCore
 import Testing
 
-@Suite(.serialized) struct CLICommandTests {
+@Suite(.serialized, .tags(.process)) struct CLICommandTests {
     @Test func appsAndUsersPrintJSONForScripts() async throws {
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -107,7 +108,7 @@ import Testing
     }
 }
 
-@Suite struct FacebookClientInteropTests {
+@Suite(.tags(.process)) struct FacebookClientInteropTests {
     /// facebook-sdk 3.1.0 (PyPI), unmodified but for its base-URL globals, logs in and reads the Graph API.
     /// Needs python3 with `facebook-sdk` and `requests` (installed by scripts/test); fails when they are missing.
     @Test func pythonFacebookSDKCompletesCodeLoginAndReadsMe() async throws {
@@ -123,7 +124,7 @@ import Testing
     }
 }
 
-@Suite struct OIDCDiscoveryInteropTests {
+@Suite(.tags(.process)) struct OIDCDiscoveryInteropTests {
     /// A backend that knows only the discovery URL verifies Gatehouse's id_tokens with joserfc (Python),
     /// an independent JOSE implementation, and refuses forged ones. Needs python3 with `joserfc` and `requests`.
     @Test func independentVerifierWithOnlyTheDiscoveryURL() async throws {

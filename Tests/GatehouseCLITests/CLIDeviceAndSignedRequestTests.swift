@@ -1,8 +1,9 @@
+import ChildProcesses
 import Foundation
 import Testing
 
 /// `gatehouse login --device` (Python plays the person on /device) and `gatehouse signed-request`.
-@Suite(.serialized) struct CLIDeviceAndSignedRequestTests {
+@Suite(.serialized, .tags(.process)) struct CLIDeviceAndSignedRequestTests {
     @Test func deviceLoginPrintsTheCodeWaitsAndLogsIn() async throws {
         let data = try CLIProcess.temporaryDirectory(), cache = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data); try? FileManager.default.removeItem(atPath: cache) }

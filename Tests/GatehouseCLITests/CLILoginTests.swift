@@ -1,9 +1,10 @@
+import ChildProcesses
 import Foundation
 import Testing
 
 /// `gatehouse login` and the commands that use its cached token, against a real `gatehouse serve`,
 /// with Python playing the person in the browser.
-@Suite(.serialized) struct CLILoginTests {
+@Suite(.serialized, .tags(.process)) struct CLILoginTests {
     /// Runs the browser script on a dialog URL.
     static func browse(_ url: String, _ email: String, _ password: String, _ action: [String]) async throws -> String {
         try await runPython(interopScript("browser_login.py"), [url, email, password] + action).output

@@ -1,10 +1,11 @@
+import ChildProcesses
 import AsyncHTTPClient
 import Foundation
 import NIOCore
 import Testing
 
 /// `serve --print-config`, production refusals, `admin create` and `seed bench`, run as the real binary.
-@Suite(.serialized) struct CLIOpsTests {
+@Suite(.serialized, .tags(.process)) struct CLIOpsTests {
     @Test func printConfigShowsTheEffectiveConfigurationWithSecretsMasked() async throws {
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -1,9 +1,10 @@
+import ChildProcesses
 import Foundation
 import Testing
 
 /// Publish permissions, posting, and the feed and requests dialogs from the CLI against a real `gatehouse serve`,
 /// with Python playing the person in the browser.
-@Suite(.serialized) struct CLISocialTests {
+@Suite(.serialized, .tags(.process)) struct CLISocialTests {
     /// Starts `gatehouse dialog … --no-browser`, returns the process and the dialog URL it printed.
     static func startDialog(_ arguments: [String]) async throws -> (ServerProcess, String) {
         let process = try await ServerProcess(arguments: ["dialog", "--no-browser"] + arguments)

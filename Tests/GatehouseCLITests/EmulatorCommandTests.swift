@@ -1,10 +1,11 @@
+import ChildProcesses
 import AsyncHTTPClient
 import Foundation
 import NIOCore
 import Testing
 
 /// `gatehouse clock`, `inject`, `export` and `import` against a running `gatehouse serve`.
-@Suite(.serialized) struct EmulatorCommandTests {
+@Suite(.serialized, .tags(.process)) struct EmulatorCommandTests {
     @Test func clockInjectExportImportFromTheTerminal() async throws {
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

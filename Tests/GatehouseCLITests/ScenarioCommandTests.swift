@@ -1,10 +1,11 @@
+import ChildProcesses
 import AsyncHTTPClient
 import Foundation
 import NIOCore
 import Testing
 
 /// `gatehouse serve --scenario`, `gatehouse scenario apply|check` against the running server.
-@Suite(.serialized) struct ScenarioCommandTests {
+@Suite(.serialized, .tags(.process)) struct ScenarioCommandTests {
     static func example(_ name: String, near file: String = #filePath) -> String {
         URL(fileURLWithPath: file).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("docs/scenarios/" + name).path

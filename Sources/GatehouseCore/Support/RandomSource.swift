@@ -16,6 +16,16 @@ public struct SystemRandomSource: RandomSource {
 }
 
 extension RandomSource {
+    /// A random (version 4) UUID, as `UUID().uuidString` would give: record ids come from the injected source so a
+    /// seeded run repeats them.
+    public func uuidString() -> String {
+        var b = bytes(16)
+        b[6] = (b[6] & 0x0F) | 0x40
+        b[8] = (b[8] & 0x3F) | 0x80
+        let u = UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+        return u.uuidString
+    }
+
     /// Lowercase hex of `byteCount` random bytes.
     public func hex(_ byteCount: Int) -> String {
         bytes(byteCount).map { String(format: "%02x", $0) }.joined()

@@ -22,7 +22,7 @@ public struct AdminAccounts: Sendable {
         guard password.count >= 12 else { throw AccountError("admin passwords need at least 12 characters") }
         guard password.utf8.count <= 72 else { throw AccountError("admin passwords are limited to 72 bytes (bcrypt)") }
         let record = AdminAccountRecord(
-            id: UUID().uuidString.lowercased(), email: email, passwordHash: try await services.passwords.hash(password),
+            id: services.random.uuidString().lowercased(), email: email, passwordHash: try await services.passwords.hash(password),
             createdAt: services.clock.now())
         do {
             try await services.storage.admins.create(record)
@@ -49,7 +49,7 @@ public struct AdminAccounts: Sendable {
         let now = services.clock.now()
         let secret = services.random.alphanumeric(bits: 256)
         try await services.storage.admins.insertSession(AdminSessionRecord(
-            id: UUID().uuidString, secretHash: SecretHash.sha256Hex(secret), adminID: adminID, createdAt: now,
+            id: services.random.uuidString(), secretHash: SecretHash.sha256Hex(secret), adminID: adminID, createdAt: now,
             expiresAt: now.addingTimeInterval(Self.sessionLifetime)))
         return Cookie(name: Self.sessionCookie, value: secret, maxAge: Int(Self.sessionLifetime), path: "/",
                       secure: services.configuration.usesSecureCookies, httpOnly: true, sameSite: .strict)

@@ -16,11 +16,13 @@ public enum GatehouseServerRunner {
         if sealer == nil, configuration.isProduction {
             logger.warning("no master key (--master-key-file): signing private keys and the token cache's master key are stored unencrypted in the database")
         }
-        let storage = try await configuration.databaseLocation.open(logger: logger).sealingSecrets(with: sealer)
         // Development mode gets a clock the console and `gatehouse clock` can move; it keeps its offset across restarts.
         let control = configuration.mode == .development ? AdjustableClock(base: clock) : nil
+        let random = SystemRandomSource()
+        let storage = try await configuration.databaseLocation.open(logger: logger, random: random, clock: control ?? clock)
+            .sealingSecrets(with: sealer)
         let services = GatehouseServices(
-            configuration: configuration, storage: storage, clock: control ?? clock, logger: logger, clockControl: control)
+            configuration: configuration, storage: storage, clock: control ?? clock, random: random, logger: logger, clockControl: control)
         try await ClockControl(services: services).restore()
         return services
     }

@@ -25,7 +25,7 @@ struct DeviceEndpoints: Sendable {
             let code = services.random.alphanumeric(bits: 256)
             let userCode = DeviceLogin.makeUserCode(randomBytes: services.random.bytes)
             let record = DeviceCodeRecord(
-                id: UUID().uuidString, codeHash: SecretHash.sha256Hex(code), userCode: userCode, appID: app.id, scopes: scopes,
+                id: services.random.uuidString(), codeHash: SecretHash.sha256Hex(code), userCode: userCode, appID: app.id, scopes: scopes,
                 createdAt: now, expiresAt: now.addingTimeInterval(DeviceLogin.lifetime), interval: interval)
             // A live code with the same user code would make the person's entry ambiguous: draw again.
             if let clash = try await services.storage.deviceCodes.find(userCode: userCode), clash.expiresAt > now, attempt < 5 { continue }

@@ -30,7 +30,7 @@ struct BrowserSessions: Sendable {
         let now = services.clock.now()
         let secret = services.random.alphanumeric(bits: 256)
         let record = BrowserSessionRecord(
-            id: UUID().uuidString, secretHash: SecretHash.sha256Hex(secret), userID: userID, createdAt: now,
+            id: services.random.uuidString(), secretHash: SecretHash.sha256Hex(secret), userID: userID, createdAt: now,
             expiresAt: now.addingTimeInterval(Lifetimes.browserSession), authenticatedAt: now)
         try await services.storage.sessions.insert(record)
         return (record, cookie(Self.sessionCookie, secret, maxAge: Int(Lifetimes.browserSession)))

@@ -35,7 +35,7 @@ struct DialogCompletion: Sendable {
         if type.code {
             let text = "AQ" + services.random.alphanumeric(bits: 256)
             codeRecord = AuthCodeRecord(
-                id: UUID().uuidString, codeHash: SecretHash.sha256Hex(text), appID: app.id, userID: user.id,
+                id: services.random.uuidString(), codeHash: SecretHash.sha256Hex(text), appID: app.id, userID: user.id,
                 redirectURI: request.redirectURI, codeChallenge: request.codeChallenge,
                 codeChallengeMethod: request.codeChallengeMethod, nonce: request.nonce,
                 authType: request.authType?.rawValue, authNonce: request.authNonce,
@@ -47,7 +47,7 @@ struct DialogCompletion: Sendable {
         if request.answersWithNonce {
             let text = "NA" + services.random.alphanumeric(bits: 256)
             nonceRecord = AuthCodeRecord(
-                id: UUID().uuidString, codeHash: SecretHash.sha256Hex(text), appID: app.id, userID: user.id,
+                id: services.random.uuidString(), codeHash: SecretHash.sha256Hex(text), appID: app.id, userID: user.id,
                 // The code challenge rides along, so `fb_exchange_nonce` needs the verifier just as a code would.
                 redirectURI: AuthCodeRecord.nonceExchangeMarker, codeChallenge: request.codeChallenge,
                 codeChallengeMethod: request.codeChallengeMethod, nonce: request.nonce, authType: request.authType?.rawValue,

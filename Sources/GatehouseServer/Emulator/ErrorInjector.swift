@@ -39,7 +39,7 @@ public struct ErrorInjector: Sendable {
         if let times, !(1...1_000_000).contains(times) { throw InjectionError.invalidCount }
         let targetID = try await resolveTarget(kind, target)
         let record = InjectedErrorRecord(
-            id: UUID().uuidString.lowercased(), targetKind: kind, targetID: targetID, code: error.code,
+            id: services.random.uuidString().lowercased(), targetKind: kind, targetID: targetID, code: error.code,
             subcode: error.subcode, remaining: times, createdAt: services.clock.now())
         try await services.storage.emulator.insertInjection(record)
         services.logger.info("error injected", metadata: ["kind": "\(kind.rawValue)", "error": "\(error.rawValue)"])

@@ -17,7 +17,7 @@ struct IDTokenIssuer: Sendable {
         var claims = IDTokenClaims(
             iss: base, aud: app.id, sub: scoped, iat: Int(now.timeIntervalSince1970),
             exp: Int(now.addingTimeInterval(IDTokenLifetime.seconds).timeIntervalSince1970),
-            jti: UUID().uuidString.lowercased(), nonce: nonce)
+            jti: services.random.uuidString().lowercased(), nonce: nonce)
         claims.name = user.fullName
         claims.given_name = user.firstName
         claims.middle_name = user.middleName

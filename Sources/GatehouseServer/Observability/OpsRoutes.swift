@@ -51,7 +51,7 @@ struct OpsRoutes: Sendable {
             let now = services.clock.now()
             var claims = IDTokenClaims(
                 iss: services.configuration.baseURL, aud: "bench", sub: "1", iat: Int(now.timeIntervalSince1970),
-                exp: Int(now.timeIntervalSince1970) + 3600, jti: UUID().uuidString.lowercased(), nonce: nil)
+                exp: Int(now.timeIntervalSince1970) + 3600, jti: services.random.uuidString().lowercased(), nonce: nil)
             claims.name = "Bench Person"
             let token = try await services.keyRing.sign(claims)
             services.metrics.tokenIssued("id_token")

@@ -21,6 +21,7 @@ public protocol CallbackTransport: Sendable {
 public struct CallbackOutbox: Sendable {
     let storage: Storage
     let clock: any GatehouseClock
+    let random: any RandomSource
     let transport: any CallbackTransport
     let logger: Logger
 
@@ -29,7 +30,11 @@ public struct CallbackOutbox: Sendable {
     /// How long one attempt may hold a row before another worker may retry it.
     static let lease: TimeInterval = 120
 
-    public init(storage: Storage, clock: any GatehouseClock, transport: any CallbackTransport, logger: Logger) {
+    public init(
+        storage: Storage, clock: any GatehouseClock, random: any RandomSource = SystemRandomSource(), transport: any CallbackTransport,
+        logger: Logger
+    ) {
+        self.random = random
         self.storage = storage
         self.clock = clock
         self.transport = transport
@@ -55,7 +60,7 @@ public struct CallbackOutbox: Sendable {
         payload["user_id"] = .string(scopedUserID)
         let body = FormEncoding.encode([("signed_request", SignedRequest.make(payload: payload, secret: app.secret))])
         let record = AppCallbackRecord(
-            id: UUID().uuidString, appID: app.id, kind: kind, userID: userID, url: url, body: body, nextAttemptAt: at, createdAt: at)
+            id: random.uuidString(), appID: app.id, kind: kind, userID: userID, url: url, body: body, nextAttemptAt: at, createdAt: at)
         try await storage.appCallbacks.insert(record)
         return record
     }

@@ -42,14 +42,16 @@ public struct GatehouseServices: Sendable {
         self.random = random
         self.passwords = passwords
         self.callbacks = callbacks ?? OutboxAppCallbackNotifier(
-            outbox: CallbackOutbox(storage: storage, clock: clock, transport: callbackTransport, logger: logger))
+            outbox: CallbackOutbox(storage: storage, clock: clock, random: random, transport: callbackTransport, logger: logger))
         self.logger = logger
         self.keyRing = KeyRing(store: storage.signingKeys, clock: clock)
     }
 
     var tokens: TokenService { TokenService(services: self) }
     /// The persistent outbox of callbacks to apps (deauthorize, data deletion).
-    public var outbox: CallbackOutbox { CallbackOutbox(storage: storage, clock: clock, transport: callbackTransport, logger: logger) }
+    public var outbox: CallbackOutbox {
+        CallbackOutbox(storage: storage, clock: clock, random: random, transport: callbackTransport, logger: logger)
+    }
     /// App and people management shared by the CLI, seeding and the test-user API.
     public var accounts: AccountService { AccountService(services: self) }
 }

@@ -14,7 +14,7 @@ struct TokenService: Sendable {
         let now = services.clock.now()
         let text = "EAAG" + services.random.alphanumeric(bits: 192)
         let record = TokenRecord(
-            id: UUID().uuidString, tokenHash: SecretHash.sha256Hex(text), kind: .user, appID: app.id, userID: userID,
+            id: services.random.uuidString(), tokenHash: SecretHash.sha256Hex(text), kind: .user, appID: app.id, userID: userID,
             issuedAt: now, expiresAt: now.addingTimeInterval(lifetime), codeID: codeID, authType: authType,
             authNonce: authNonce, origin: origin)
         try await (tokens ?? services.storage.tokens).insert(record)
@@ -26,7 +26,7 @@ struct TokenService: Sendable {
     func mintAppToken(app: AppRecord) async throws -> String {
         let text = "\(app.id)|" + services.random.alphanumeric(bits: 160)
         let record = TokenRecord(
-            id: UUID().uuidString, tokenHash: SecretHash.sha256Hex(text), kind: .app, appID: app.id, userID: nil,
+            id: services.random.uuidString(), tokenHash: SecretHash.sha256Hex(text), kind: .app, appID: app.id, userID: nil,
             issuedAt: services.clock.now(), expiresAt: nil, origin: "client_credentials")
         try await services.storage.tokens.insert(record)
         services.metrics.tokenIssued("app")

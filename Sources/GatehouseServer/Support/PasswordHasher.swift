@@ -16,7 +16,8 @@ extension PasswordHasher {
     /// Hashes a random password each time: correct for any hasher, but adds a hash to every unknown-email
     /// attempt. Hashers used in production cache theirs (``BcryptPasswordHasher`` does).
     public func dummyHash() async throws -> String {
-        try await hash(UUID().uuidString)
+        // Always the system CSPRNG, never the injected (possibly seeded) source: nobody may know this password.
+        try await hash(SystemRandomSource().hex(32))
     }
 }
 
@@ -38,7 +39,8 @@ public struct BcryptPasswordHasher: PasswordHasher {
     /// Computed once per hasher (copies share it), with a random password that is then forgotten.
     public func dummyHash() async throws -> String {
         if let cached = dummy.value { return cached }
-        let made = try await hash(UUID().uuidString + UUID().uuidString)
+        // Always the system CSPRNG, never the injected (possibly seeded) source: nobody may know this password.
+        let made = try await hash(SystemRandomSource().hex(32))
         dummy.value = made
         return made
     }

@@ -145,6 +145,7 @@ public struct BenchSeeder: Sendable {
     private func batches(total: Int, size: Int, label: String, _ body: (Range<Int>) async throws -> Void) async throws {
         guard total > 0 else { return }
         var start = 0
+        // Wall-clock time on purpose: progress reports how long seeding really takes.
         let started = Date()
         while start < total {
             let groupEnd = min(total, start + size * 20)

@@ -53,6 +53,7 @@ public struct CommitRateProbe: Sendable {
             }
             // Warm-up: the first commits also grow the WAL file, which later ones reuse.
             for _ in 0..<20 { try await commitOne() }
+            // Real elapsed time on purpose: the probe measures the disk, not the emulator's clock.
             let clock = ContinuousClock()
             let start = clock.now
             var commits = 0

@@ -88,6 +88,7 @@ package enum SQLMigrator {
                     try await migration.apply(session)
                     try await session.insert(into: table)
                         .columns("version", "applied_at")
+                        // Wall-clock time on purpose: when an operator's database was really migrated.
                         .values(Int64(migration.version), SQLCodec.seconds(Date()))
                         .ignoringConflicts()
                         .run()

@@ -48,7 +48,8 @@ public enum PostgresStorage {
     /// - Throws: `StorageError.unavailable` when the URL is invalid or the database cannot be reached or
     ///   migrated; the message never contains the password.
     public static func open(
-        url: String, logger: Logger, random: any RandomSource = SystemRandomSource(), options: Options = Options()
+        url: String, logger: Logger, random: any RandomSource = SystemRandomSource(), clock: any GatehouseClock = SystemClock(),
+        options: Options = Options()
     ) async throws -> Storage {
         let configuration = try configuration(url: url)
         var poolLogger = logger
@@ -78,7 +79,7 @@ public enum PostgresStorage {
             // Caches that are never enabled (no listener): this node reads everything from the database, but
             // its writes still reach the nodes that do cache.
             return SQLStorage.make(
-                database: db, random: random, errors: .postgres, tokenCache: TokenLookupCache(enabled: false),
+                database: db, random: random, clock: clock, errors: .postgres, tokenCache: TokenLookupCache(enabled: false),
                 keyCache: SigningKeyCache(enabled: false), callerCache: CallerCache(enabled: false),
                 invalidations: publisher
             ) { try await owner.shutdown() }
@@ -90,7 +91,7 @@ public enum PostgresStorage {
             configuration: configuration, channel: options.notificationChannel,
             caches: NodeCaches([cache, keyCache, callerCache]), logger: logger)
         return SQLStorage.make(
-            database: db, random: random, errors: .postgres, tokenCache: cache, keyCache: keyCache,
+            database: db, random: random, clock: clock, errors: .postgres, tokenCache: cache, keyCache: keyCache,
             callerCache: callerCache, invalidations: publisher
         ) {
             await listener.stop()

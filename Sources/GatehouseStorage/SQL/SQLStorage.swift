@@ -20,7 +20,7 @@ public enum SQLStorage {
     ///
     /// - Throws: `StorageError.unavailable` when the file cannot be created, opened or migrated.
     public static func openSQLite(
-        path: String, logger: Logger, random: any RandomSource = SystemRandomSource()
+        path: String, logger: Logger, random: any RandomSource = SystemRandomSource(), clock: any GatehouseClock = SystemClock()
     ) async throws -> Storage {
         let connection = try await SQLiteDatabaseFactory.open(path: path, logger: logger)
         let writer = connection.sql(queryLogLevel: nil)
@@ -40,7 +40,7 @@ public enum SQLStorage {
         // Through the routing database, whose pragmas run on the writer: there this process's own commits do
         // not move `data_version`. The watcher also keeps every connection alive until `shutdown` closes them.
         let watcher = SQLiteChangeWatcher.start(db: db, caches: NodeCaches([tokenCache, keyCache, callerCache]))
-        return make(database: db, random: random, tokenCache: tokenCache, keyCache: keyCache, callerCache: callerCache) {
+        return make(database: db, random: random, clock: clock, tokenCache: tokenCache, keyCache: keyCache, callerCache: callerCache) {
             await watcher.stop()
             for reader in readers { try? await reader.close() }
             try await connection.close()
@@ -51,6 +51,7 @@ public enum SQLStorage {
     ///
     /// - Parameters:
     ///   - random: where app-scoped ids come from.
+    ///   - clock: when app-scoped ids and server keys were made.
     ///   - errors: how the driver's errors are recognised (defaults to SQLite's).
     ///   - tokenCache: a node-local cache of token lookups (nil: none); revocations invalidate it and are
     ///     announced through `invalidations` to the other nodes on the same database.
@@ -61,6 +62,7 @@ public enum SQLStorage {
     public static func make(
         database: any SQLDatabase,
         random: any RandomSource = SystemRandomSource(),
+        clock: any GatehouseClock = SystemClock(),
         errors: SQLErrorClassifier = .sqlite,
         tokenCache: TokenLookupCache? = nil,
         keyCache: SigningKeyCache? = nil,
@@ -77,7 +79,7 @@ public enum SQLStorage {
         if let callerCache { targets.append(callerCache) }
         let caches = NodeCaches(targets)
         let apps = SQLAppStore(database: database, errors: errors)
-        let users = SQLUserStore(database: database, random: random, errors: errors)
+        let users = SQLUserStore(database: database, random: random, clock: clock, errors: errors)
         let grants = SQLGrantStore(database: database, errors: errors)
         // Without a caller cache nothing here reads apps, people or grants through a cache, so their writes
         // need no announcing.
@@ -95,7 +97,7 @@ public enum SQLStorage {
                 ? emulator as any EmulatorStore : InvalidatingEmulatorStore(base: emulator, caches: caches, publisher: invalidations),
             deviceCodes: SQLDeviceCodeStore(database: database, errors: errors),
             tokenCache: SQLTokenCacheStore(database: database, errors: errors),
-            serverKeys: SQLServerKeyStore(database: database, errors: errors),
+            serverKeys: SQLServerKeyStore(database: database, clock: clock, errors: errors),
             appCallbacks: SQLAppCallbackStore(database: database, errors: errors),
             posts: SQLPostStore(database: database, errors: errors),
             requests: SQLAppRequestStore(database: database, errors: errors),

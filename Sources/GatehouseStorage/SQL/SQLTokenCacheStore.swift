@@ -45,9 +45,11 @@ public struct SQLTokenCacheStore: TokenCacheStore {
 /// `ServerKeyStore` over any `SQLDatabase`: table `server_keys`.
 public struct SQLServerKeyStore: ServerKeyStore {
     package let context: SQLStoreContext
+    package let clock: any GatehouseClock
 
-    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+    public init(database: any SQLDatabase, clock: any GatehouseClock = SystemClock(), errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
+        self.clock = clock
     }
 
     private var db: any SQLDatabase { context.db }
@@ -58,7 +60,7 @@ public struct SQLServerKeyStore: ServerKeyStore {
             if let existing = try await read(name) { return existing }
             try await db.insert(into: "server_keys")
                 .columns("name", "key_base64", "created_at")
-                .values(name, Data(make()).base64EncodedString(), SQLCodec.seconds(Date()))
+                .values(name, Data(make()).base64EncodedString(), SQLCodec.seconds(clock.now()))
                 .ignoringConflicts(with: ["name"])
                 .run()
             guard let stored = try await read(name) else { throw StorageError.unavailable("server key \(name) missing after insert") }

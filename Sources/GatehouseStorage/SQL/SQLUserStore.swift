@@ -10,10 +10,15 @@ import SQLKit
 public struct SQLUserStore: UserStore {
     package let context: SQLStoreContext
     package let random: any RandomSource
+    package let clock: any GatehouseClock
 
     /// Creates the store over a migrated database.
     /// - Parameter random: where new app-scoped ids come from.
-    public init(database: any SQLDatabase, random: any RandomSource = SystemRandomSource(), errors: SQLErrorClassifier = .sqlite) {
+    public init(
+        database: any SQLDatabase, random: any RandomSource = SystemRandomSource(), clock: any GatehouseClock = SystemClock(),
+        errors: SQLErrorClassifier = .sqlite
+    ) {
+        self.clock = clock
         self.context = SQLStoreContext(db: database, errors: errors)
         self.random = random
     }
@@ -105,7 +110,7 @@ public struct SQLUserStore: UserStore {
                 if let existing = try await findScopedID(appID: appID, userID: userID) { return existing }
                 try await db.insert(into: "app_scoped_ids")
                     .columns("app_id", "user_id", "scoped_id", "created_at")
-                    .values(appID, userID, random.numericID(digits: 15), SQLCodec.seconds(Date()))
+                    .values(appID, userID, random.numericID(digits: 15), SQLCodec.seconds(clock.now()))
                     .ignoringConflicts()
                     .run()
             }
@@ -134,7 +139,7 @@ public struct SQLUserStore: UserStore {
         try await context.run(uniqueConflict: { _ in "scoped_id" }) {
             try await db.insert(into: "app_scoped_ids")
                 .columns("app_id", "user_id", "scoped_id", "created_at")
-                .values(appID, userID, scopedID, SQLCodec.seconds(Date()))
+                .values(appID, userID, scopedID, SQLCodec.seconds(clock.now()))
                 .run()
         }
     }

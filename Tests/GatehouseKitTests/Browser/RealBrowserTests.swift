@@ -13,7 +13,7 @@ import FoundationNetworking
 ///
 /// Serialized: each test runs its own server and browser, and two Chromiums at once would only slow
 /// both down on a small machine. Every page visited is saved under `artifacts/screenshots/`.
-@Suite(.serialized) struct RealBrowserTests {
+@Suite(.serialized, .tags(.browser)) struct RealBrowserTests {
     @Test func gatehouseLoginFromTheTerminalThroughTheRealPages() async throws {
         try await BrowserRig.with("cli-login") { rig in
             let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-cli-\(UUID().uuidString)")

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 @testable import GatehouseKit
 import GatehouseProtocol
@@ -5,7 +6,7 @@ import Testing
 
 /// `DeviceLoginManager` against a real `gatehouse serve` (polling every second), with `DialogBrowser` as the
 /// person who opens `/device` on their phone.
-@Suite struct DeviceLoginLiveTests {
+@Suite(.tags(.process)) struct DeviceLoginLiveTests {
     /// Records the delegate calls and lets the test wait for completion.
     final class Recorder: DeviceLoginManagerDelegate, @unchecked Sendable {
         private let lock = NSLock()

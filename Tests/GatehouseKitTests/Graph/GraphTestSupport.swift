@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 @testable import GatehouseKit
 import GatehouseProtocol
@@ -13,7 +14,7 @@ import Darwin
 
 /// Tests that replace `GatehouseKitEnvironment.current` or `ErrorRecovery.loginAttempter` (process-wide
 /// state) live in suites nested in this one, so they never run at the same time.
-@Suite(.serialized) struct GraphSerialTests {}
+@Suite(.serialized, .tags(.process)) struct GraphSerialTests {}
 
 /// A clock tests move by hand.
 final class GraphTestClock: SDKClock, @unchecked Sendable {

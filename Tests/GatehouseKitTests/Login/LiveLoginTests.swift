@@ -1,9 +1,10 @@
+import ChildProcesses
 import Foundation
 @testable import GatehouseKit
 import Testing
 
 /// `LoginManager` against a real `gatehouse serve`, with `DialogBrowser` as the person.
-@Suite struct LiveLoginTests {
+@Suite(.tags(.process)) struct LiveLoginTests {
     /// A server, an environment on it, and a manager whose dialog Alice completes.
     struct Rig {
         let server: LiveServer
@@ -140,7 +141,7 @@ import Testing
 }
 
 /// The URL-scheme presenter against the live server: the app is opened with the callback.
-@Suite(.serialized) struct LiveURLSchemeLoginTests {
+@Suite(.serialized, .tags(.process)) struct LiveURLSchemeLoginTests {
     @Test func openedCallbackThroughTheSharedApplicationDelegateFinishesTheLogin() async throws {
         let server = try await LiveServer()
         defer { server.stop() }

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 @testable import GatehouseKit
 import GatehouseKitLoopback
@@ -60,7 +61,7 @@ final class LoopbackOutput: @unchecked Sendable {
 }
 
 /// `LoginManager` with `LoopbackLoginPresenter` against the live server (RFC 8252 loopback redirect).
-@Suite struct LiveLoopbackLoginTests {
+@Suite(.tags(.process)) struct LiveLoopbackLoginTests {
     @Test func tokenFlowIsRelayedFromTheFragmentAndFinishes() async throws {
         let server = try await LiveServer()
         defer { server.stop() }

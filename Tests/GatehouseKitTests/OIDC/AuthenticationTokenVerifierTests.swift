@@ -1,3 +1,4 @@
+import ChildProcesses
 import Crypto
 import Foundation
 @testable import GatehouseKit
@@ -123,7 +124,7 @@ import Testing
 
 /// The native app-switch flow: the server answers with a one-time `nonce`, the SDK redeems it with
 /// `fb_exchange_nonce`, then verifies the id_token that comes back.
-@Suite struct LiveNonceExchangeTests {
+@Suite(.tags(.process)) struct LiveNonceExchangeTests {
     /// Sends the dialog through the app-switch path (`ios_fast_app_switch=true`), as Facebook's app does.
     final class AppSwitchPresenter: LoginDialogPresenting, @unchecked Sendable {
         let server: LiveServer

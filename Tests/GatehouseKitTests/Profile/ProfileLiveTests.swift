@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Testing
 @testable import GatehouseKit
@@ -5,7 +6,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("Profile against the live server")
+@Suite("Profile against the live server", .tags(.process))
 struct ProfileLiveTests {
     typealias F = SessionKitFixtures
 

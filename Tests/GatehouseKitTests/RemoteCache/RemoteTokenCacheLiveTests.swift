@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 @testable import GatehouseKit
 import GatehouseProtocol
@@ -5,7 +6,7 @@ import Testing
 
 /// `RemoteTokenCache` against a real `gatehouse serve`: a person logs in on one device and a session opens
 /// silently on another, through the server's token cache keyed by the app backend's session.
-@Suite struct RemoteTokenCacheLiveTests {
+@Suite(.tags(.process)) struct RemoteTokenCacheLiveTests {
     /// What the app's own backend hands both devices after the person logged in to the app: a session secret
     /// and its proof (computed with the app secret, which never reaches a device).
     struct BackendSession {

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 @testable import GatehouseKit
 import GatehouseProtocol
@@ -5,7 +6,7 @@ import Testing
 
 /// Publish permissions end to end: `Session.requestNewPublishPermissions` and `LoginManager` against a real
 /// `gatehouse serve`, with `DialogBrowser` answering the dialog's two steps.
-@Suite struct LivePublishPermissionTests {
+@Suite(.tags(.process)) struct LivePublishPermissionTests {
     struct Rig {
         let server: LiveServer
         let environment: GatehouseKitEnvironment

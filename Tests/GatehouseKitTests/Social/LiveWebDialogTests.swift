@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 @testable import GatehouseKit
 import GatehouseProtocol
@@ -15,7 +16,7 @@ final class DialogDelegateLog: WebDialogDelegate, @unchecked Sendable {
 }
 
 /// The feed and requests dialogs through the SDK against a real `gatehouse serve`, the person played by `DialogBrowser`.
-@Suite struct LiveWebDialogTests {
+@Suite(.tags(.process)) struct LiveWebDialogTests {
     struct Rig {
         let server: LiveServer
         let environment: GatehouseKitEnvironment

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 @testable import GatehouseKit
 import Testing
@@ -200,7 +201,7 @@ final class MinimalButtonDelegate: LoginButtonModelDelegate, @unchecked Sendable
 }
 
 /// The button model driving a real `LoginManager` against the live server.
-@Suite struct LiveLoginButtonTests {
+@Suite(.tags(.process)) struct LiveLoginButtonTests {
     @Test func logInLoadNameAndLogOut() async throws {
         let server = try await LiveServer()
         defer { server.stop() }

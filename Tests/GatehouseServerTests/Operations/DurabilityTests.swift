@@ -1,9 +1,10 @@
+import ChildProcesses
 import Foundation
 import Testing
 
 /// What a client was told it has, it has: an issuance that was answered survives `kill -9` of the server,
 /// on SQLite (`synchronous=FULL`) and on PostgreSQL (autocommit, committed before the reply).
-@Suite("Durability: answered issuances survive kill -9", .serialized)
+@Suite("Durability: answered issuances survive kill -9", .serialized, .tags(.process))
 struct DurabilityTests {
     @Test(arguments: ["sqlite", "postgresql"])
     func answeredTokensSurviveKill9(backend: String) async throws {

@@ -1,9 +1,10 @@
+import ChildProcesses
 import Foundation
 import Testing
 
 /// SIGTERM drains: a request already being received when the signal arrives is answered in full, and the
 /// process then exits with status 0 (swift-service-lifecycle's graceful shutdown).
-@Suite("Graceful shutdown on SIGTERM")
+@Suite("Graceful shutdown on SIGTERM", .tags(.process))
 struct GracefulShutdownTests {
     @Test func sigtermAnswersTheInFlightRequestThenExitsCleanly() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-drain-\(UUID().uuidString)").path

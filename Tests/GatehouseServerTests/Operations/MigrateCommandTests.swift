@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Testing
 @testable import GatehouseCore
@@ -5,7 +6,7 @@ import Testing
 @testable import GatehouseStorage
 
 /// `gatehouse migrate` and `--database` as an operator uses them, on both backends.
-@Suite("gatehouse migrate and --database")
+@Suite("gatehouse migrate and --database", .tags(.process))
 struct MigrateCommandTests {
     /// Runs the built binary to completion (off the cooperative pool).
     func gatehouse(_ arguments: [String]) async throws -> (status: Int32, text: String) {

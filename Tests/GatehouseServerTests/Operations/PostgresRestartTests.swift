@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import NIOConcurrencyHelpers
 import Testing
@@ -5,7 +6,7 @@ import Testing
 /// PostgreSQL restarting under load: while it is down every request gets a clear, retryable 503 Graph error
 /// and `/readyz` says not ready; once it is back requests succeed again (how soon is printed, not asserted), with no restart of
 /// the server or any other manual step. Uses a cluster of its own so other tests are not disturbed.
-@Suite("PostgreSQL restart under load")
+@Suite("PostgreSQL restart under load", .tags(.process))
 struct PostgresRestartTests {
     struct Outcome: Sendable { var at: Date; var status: UInt; var errorCode: Int? = nil; var transient: Bool? = nil; var message: String? = nil }
 

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import NIOConcurrencyHelpers
 import Testing
@@ -5,7 +6,7 @@ import Testing
 /// Two `gatehouse serve` nodes on one PostgreSQL database behind nginx: they share every piece of state,
 /// a revocation on one is honoured by the other within a second (LISTEN/NOTIFY invalidates its token
 /// cache), and killing one during a load run fails at most the requests in flight.
-@Suite("Two nodes on one PostgreSQL behind nginx", .serialized)
+@Suite("Two nodes on one PostgreSQL behind nginx", .serialized, .tags(.twoNode))
 struct TwoNodeTests {
     /// Two nodes on a fresh database sharing one data folder (for the dev seed), plus nginx in front.
     struct Cluster {

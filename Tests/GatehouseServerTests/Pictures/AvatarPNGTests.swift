@@ -5,7 +5,7 @@ import Testing
 @testable import GatehouseServer
 @testable import GatehouseStorage
 
-@Suite("PNG encoder and generated avatars")
+@Suite("PNG encoder and generated avatars", .tags(.process))
 struct AvatarPNGTests {
     @Test func checksumsMatchPublishedVectors() {
         #expect(PNGEncoder.crc32(Array("123456789".utf8)) == 0xCBF4_3926)
