@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "GatehouseStorage", targets: ["GatehouseStorage"]),
         .library(name: "GatehouseServer", targets: ["GatehouseServer"]),
         .library(name: "GatehouseKit", targets: ["GatehouseKit"]),
+        .library(name: "GatehouseTesting", targets: ["GatehouseTesting"]),
         .library(name: "GatehouseKitLoopback", targets: ["GatehouseKitLoopback"]),
         .executable(name: "gatehouse", targets: ["gatehouse"]),
     ],
@@ -101,6 +102,16 @@ let package = Package(
             ],
             resources: [.copy("Resources")]
         ),
+        // An in-process emulator for tests of apps that use Facebook Login (and for Gatehouse's own tests).
+        .target(
+            name: "GatehouseTesting",
+            dependencies: [
+                "GatehouseServer", "GatehouseCore", "GatehouseStorage", "GatehouseProtocol",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The login SDK with Facebook's iOS SDK API. Foundation + GatehouseProtocol only, so apps pull in no server stack.
         .target(
             name: "GatehouseKit",
@@ -179,6 +190,7 @@ let package = Package(
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Crypto", package: "swift-crypto")]
         ),
+        .testTarget(name: "GatehouseTestingTests", dependencies: ["GatehouseTesting", "GatehouseProtocol"]),
         .testTarget(name: "GatehouseKitLoopbackTests", dependencies: ["GatehouseKitLoopback", "GatehouseKit"]),
         // Sample-style app code ported from Facebook's SDK by changing only the import (UIKit parts guarded).
         .testTarget(name: "PortingTests", dependencies: ["GatehouseKit"]),

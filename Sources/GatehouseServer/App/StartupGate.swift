@@ -8,18 +8,20 @@ import Hummingbird
 /// It lets the runner bind its port *before* anything builds URLs from it. Choosing a free port first and
 /// binding it later left a window (seconds under load, while migrations and the dev seed ran) in which another
 /// process could take the port; clients that read the announced port then talked to that other server.
-final class StartupGate: HTTPResponder, @unchecked Sendable {
-    typealias Context = GatehouseRequestContext
+package final class StartupGate: HTTPResponder, @unchecked Sendable {
+    package typealias Context = GatehouseRequestContext
 
     private let lock = NSLock()
     private var responder: (any HTTPResponder<GatehouseRequestContext>)?
 
     /// From now on every request goes to `responder`.
-    func open(with responder: some HTTPResponder<GatehouseRequestContext>) {
+    package init() {}
+
+    package func open(with responder: some HTTPResponder<GatehouseRequestContext>) {
         lock.withLock { self.responder = responder }
     }
 
-    func respond(to request: Request, context: Context) async throws -> Response {
+    package func respond(to request: Request, context: Context) async throws -> Response {
         guard let responder = lock.withLock({ self.responder }) else {
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; charset=utf-8"
@@ -32,12 +34,14 @@ final class StartupGate: HTTPResponder, @unchecked Sendable {
 }
 
 /// The port the server bound, or why it could not bind; the first answer wins.
-final class BoundPort: @unchecked Sendable {
+package final class BoundPort: @unchecked Sendable {
     private let lock = NSLock()
     private var result: Result<Int, any Error>?
     private var waiting: [CheckedContinuation<Int, any Error>] = []
 
-    func fulfil(_ value: Result<Int, any Error>) {
+    package init() {}
+
+    package func fulfil(_ value: Result<Int, any Error>) {
         let resumed: [CheckedContinuation<Int, any Error>] = lock.withLock {
             guard result == nil else { return [] }
             result = value
@@ -47,7 +51,7 @@ final class BoundPort: @unchecked Sendable {
         resumed.forEach { $0.resume(with: value) }
     }
 
-    func value() async throws -> Int {
+    package func value() async throws -> Int {
         try await withCheckedThrowingContinuation { continuation in
             let known: Result<Int, any Error>? = lock.withLock {
                 if let result { return result }

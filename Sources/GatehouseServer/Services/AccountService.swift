@@ -16,12 +16,15 @@ public struct NewUser: Sendable {
     public var testUserOfAppID: String?
     /// A PNG; nil means Gatehouse serves a generated avatar.
     public var picture: Data?
+    /// A fixed global user id; nil draws one from the services' random source.
+    public var id: String?
 
     public init(
         email: String, password: String, firstName: String, middleName: String? = nil, lastName: String,
         birthday: String? = nil, gender: String? = nil, location: Place? = nil, hometown: Place? = nil,
-        testUserOfAppID: String? = nil, picture: Data? = nil
+        testUserOfAppID: String? = nil, picture: Data? = nil, id: String? = nil
     ) {
+        self.id = id
         self.picture = picture
         self.email = email
         self.password = password
@@ -89,7 +92,7 @@ public struct AccountService: Sendable {
             throw AccountError("no app with id \(appID)")
         }
         let user = UserRecord(
-            id: services.random.numericID(digits: 15), email: email,
+            id: new.id ?? services.random.numericID(digits: 15), email: email,
             passwordHash: try await services.passwords.hash(new.password), firstName: new.firstName,
             middleName: new.middleName, lastName: new.lastName, birthday: new.birthday, gender: new.gender,
             link: nil, location: new.location, hometown: new.hometown, picture: new.picture, testUserOfAppID: new.testUserOfAppID,

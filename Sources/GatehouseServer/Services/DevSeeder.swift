@@ -62,13 +62,15 @@ public struct DevSeeder: Sendable {
         try await services.storage.apps.update(optedIn)
         let app = optedIn
         var users: [DevSeed.User] = []
+        // Ids drawn in order before the (slow, concurrent) hashing, so a seeded random source repeats them.
+        let ids = Self.people.map { _ in services.random.numericID(digits: 15) }
         try await withThrowingTaskGroup(of: (Int, UserRecord, String).self) { group in
             for (i, p) in Self.people.enumerated() {
                 group.addTask {
                     let password = "\(p.first.lowercased())-gatehouse"
                     let user = try await accounts.createUser(NewUser(
                         email: "\(p.first.lowercased())@gatehouse.test", password: password, firstName: p.first,
-                        lastName: p.last, birthday: p.birthday, gender: p.gender, testUserOfAppID: app.id))
+                        lastName: p.last, birthday: p.birthday, gender: p.gender, testUserOfAppID: app.id, id: ids[i]))
                     return (i, user, password)
                 }
             }

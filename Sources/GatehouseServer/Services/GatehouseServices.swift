@@ -47,7 +47,7 @@ public struct GatehouseServices: Sendable {
         self.keyRing = KeyRing(store: storage.signingKeys, clock: clock)
     }
 
-    var tokens: TokenService { TokenService(services: self) }
+    package var tokens: TokenService { TokenService(services: self) }
     /// The persistent outbox of callbacks to apps (deauthorize, data deletion).
     public var outbox: CallbackOutbox {
         CallbackOutbox(storage: storage, clock: clock, random: random, transport: callbackTransport, logger: logger)

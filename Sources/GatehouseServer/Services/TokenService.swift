@@ -3,11 +3,11 @@ import Foundation
 import GatehouseProtocol
 
 /// Mints and checks access tokens. Token text is random (≥ 190 bits) and only its SHA-256 is stored.
-struct TokenService: Sendable {
+package struct TokenService: Sendable {
     let services: GatehouseServices
 
     /// Mints a user token and returns its text (shown once) and record.
-    func mintUserToken(
+    package func mintUserToken(
         app: AppRecord, userID: String, lifetime: TimeInterval, codeID: String? = nil,
         authType: String? = nil, authNonce: String? = nil, origin: String, into tokens: (any TokenStore)? = nil
     ) async throws -> (String, TokenRecord) {

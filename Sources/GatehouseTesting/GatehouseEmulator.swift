@@ -1,0 +1,137 @@
+import Foundation
+import GatehouseCore
+import GatehouseProtocol
+import GatehouseServer
+import GatehouseStorage
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// A Gatehouse server inside your test process: a free port on 127.0.0.1, a fresh SQLite database, a demo app
+/// and three befriended test users, with helpers to log a person in without a browser, inject a Graph error,
+/// and move the clock.
+///
+/// ```swift
+/// let gatehouse = try await GatehouseEmulator.start()
+/// let login = try await gatehouse.logIn(gatehouse.users[0], permissions: ["email"])
+/// // point the app under test at gatehouse.baseURL, call it with login.accessToken …
+/// try await gatehouse.stop()
+/// ```
+///
+/// Every emulator is independent: tests can run several side by side.
+public final class GatehouseEmulator: Sendable {
+    /// The server's root, e.g. `http://127.0.0.1:49152`; it answers Graph calls (`/v21.0/me`), the login
+    /// dialog (`/v21.0/dialog/oauth`) and the token endpoint, as `graph.facebook.com` and `www.facebook.com` do.
+    public let baseURL: URL
+    /// The demo app, registered with the redirect URI `redirectURI` and the `fb{id}://authorize/` scheme.
+    public let app: TestApp
+    /// Alice, Bob and Carol: test users of the demo app, all friends of each other.
+    public let users: [TestUser]
+
+    let services: GatehouseServices
+    let clock: AdjustableClock
+    private let group: ServiceGroup
+    private let running: Task<Void, any Error>
+    private let directory: URL
+
+    /// Starts an emulator and returns once it answers requests.
+    ///
+    /// - Parameter options: a fixed start time, a seed for repeatable ids and tokens, logging.
+    /// - Throws: when the port cannot be bound or the database cannot be created.
+    public static func start(_ options: Options = Options()) async throws -> GatehouseEmulator {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-emulator-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var logger = Logger(label: "gatehouse.emulator")
+        logger.logLevel = options.logLevel
+        // Bind first, then build the services with the bound port: every URL the server makes names it.
+        let gate = StartupGate()
+        let bound = BoundPort()
+        let application = Application(
+            responder: gate, configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "Gatehouse"),
+            onServerRunning: { channel in bound.fulfil(.success(channel.localAddress?.port ?? 0)) }, logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [application], logger: logger))
+        let running = Task {
+            do {
+                try await group.run()
+                bound.fulfil(.failure(EmulatorError.stoppedBeforeListening))
+            } catch {
+                bound.fulfil(.failure(error))
+                throw error
+            }
+        }
+        do {
+            let port = try await bound.value()
+            let configuration = GatehouseConfiguration(host: "127.0.0.1", port: port, dataDirectory: directory.path, mode: .development)
+            let clock = AdjustableClock(fixed: options.startDate)
+            let random: any RandomSource = options.seed.map { SeededRandomSource(seed: $0) } ?? SystemRandomSource()
+            let storage = try await configuration.databaseLocation.open(logger: logger, random: random, clock: clock)
+            let services = GatehouseServices(
+                configuration: configuration, storage: storage, clock: clock, random: random,
+                passwords: BcryptPasswordHasher(cost: 4), logger: logger, clockControl: clock)
+            guard let seed = try await DevSeeder(services: services).seedIfNeeded() else { throw EmulatorError.notSeeded }
+            let pages = try await PageRenderer.load(devMode: true)
+            gate.open(with: GatehouseApp.router(services: services, pages: pages).buildResponder())
+            return GatehouseEmulator(
+                baseURL: URL(string: configuration.baseURL)!, seed: seed, services: services, clock: clock, group: group,
+                running: running, directory: directory)
+        } catch {
+            await group.triggerGracefulShutdown()
+            _ = try? await running.value
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
+    }
+
+    private init(
+        baseURL: URL, seed: DevSeed, services: GatehouseServices, clock: AdjustableClock, group: ServiceGroup,
+        running: Task<Void, any Error>, directory: URL
+    ) {
+        self.baseURL = baseURL
+        self.app = TestApp(
+            id: seed.app.id, name: seed.app.name, secret: seed.app.secret, clientToken: seed.app.clientToken,
+            redirectURI: seed.app.redirectURIs[0])
+        self.users = seed.users.map { TestUser(id: $0.id, name: $0.name, email: $0.email, password: $0.password) }
+        self.services = services
+        self.clock = clock
+        self.group = group
+        self.running = running
+        self.directory = directory
+    }
+
+    /// Stops the server (requests in flight finish), closes the database and deletes its files.
+    public func stop() async throws {
+        await group.triggerGracefulShutdown()
+        try await running.value
+        try await services.storage.shutdown()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+extension GatehouseEmulator {
+    /// How an emulator starts.
+    public struct Options: Sendable {
+        /// The emulator's "now" when it starts; time then stands still until ``GatehouseEmulator/advanceClock(by:)``.
+        public var startDate: Date
+        /// A seed for every id, secret and token the emulator makes: the same seed gives the same values in the
+        /// same order. nil: the system's random numbers.
+        public var seed: UInt64?
+        /// The server's log level (its log goes to standard error); `.critical` keeps a test's output quiet.
+        public var logLevel: Logger.Level
+
+        public init(startDate: Date = Date(timeIntervalSince1970: 1_800_000_000), seed: UInt64? = nil, logLevel: Logger.Level = .critical) {
+            self.startDate = startDate
+            self.seed = seed
+            self.logLevel = logLevel
+        }
+    }
+
+    /// Why an emulator did not start.
+    public enum EmulatorError: Error, Sendable {
+        /// The server stopped before it listened.
+        case stoppedBeforeListening
+        /// The fresh database was not seeded.
+        case notSeeded
+        /// The person is not one of ``GatehouseEmulator/users``.
+        case unknownUser(String)
+    }
+}
