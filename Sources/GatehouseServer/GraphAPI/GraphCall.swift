@@ -4,7 +4,7 @@ import GatehouseProtocol
 
 /// One Graph API request, independent of HTTP, so batch entries run through the same dispatcher.
 struct GraphCall: Sendable {
-    enum Method: String, Sendable { case get = "GET", post = "POST", delete = "DELETE" }
+    typealias Method = GraphMethod
 
     var method: Method
     /// Path segments after the optional version, e.g. `["me", "permissions"]`.
@@ -34,6 +34,8 @@ struct GraphReply: Sendable {
     var status: Int
     var headers: [(String, String)]
     var body: Body
+    /// The error this reply answers with, so callers (metrics, `?ids=`, the journal) need not read the body.
+    var graphError: GraphError?
 
     enum Body: Sendable {
         case json(JSONValue)
@@ -53,7 +55,7 @@ struct GraphReply: Sendable {
     static func error(_ error: GraphError) -> GraphReply {
         var headers: [(String, String)] = []
         if let challenge = error.wwwAuthenticate { headers.append(("WWW-Authenticate", challenge)) }
-        return GraphReply(status: error.httpStatus, headers: headers, body: .json(error.envelopeJSON))
+        return GraphReply(status: error.httpStatus, headers: headers, body: .json(error.envelopeJSON), graphError: error)
     }
 
     static func redirect(_ location: String) -> GraphReply {

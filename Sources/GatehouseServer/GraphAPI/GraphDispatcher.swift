@@ -24,87 +24,95 @@ struct GraphDispatcher: Sendable {
     }
 
     private func route(_ call: GraphCall) async throws -> GraphReply {
-        let p = call.path
-        guard p.count <= 8, p.allSatisfy({ $0.utf8.count <= 128 }) else { throw GraphFailure(.unknownPath("/" + p.joined(separator: "/"))) }
-        switch p.first {
-        case nil:
-            if call.method == .post, call.params["batch"] != nil { return try await BatchEndpoint(dispatcher: self).handle(call) }
-            if call.method == .get, let ids = call.params["ids"] { return try await MultiIDEndpoint(dispatcher: self).handle(call, ids: ids) }
-            throw GraphFailure(.unsupportedRequest(method: call.method.rawValue, objectID: ""))
-        case "oauth" where p.count == 2 && p[1] == "access_token":
-            try await GraphRateLimits(services: services).checkTokenEndpoint(ip: call.clientIP)
-            return try await TokenEndpoint(services: services).handle(call)
-        case "oauth" where p.count == 2 && p[1] == "access_token_info":
-            return try await TokenEndpoint(services: services).info(call)
-        case "debug_token" where p.count == 1:
-            return try await DebugTokenEndpoint(services: services).handle(call)
-        case _ where p.count == 2 && p[1] == "token_cache":
-            // Answers in the token cache's own JSON shape, credentials errors included.
-            return await TokenCacheEndpoint(services: services).handle(call, appID: p[0])
-        default:
-            break
-        }
-        let caller = try await authenticate(call, forMe: p.first == "me")
+        let route = GraphRoute.parse(method: call.method, path: call.path, batch: call.params["batch"] != nil, ids: call.params["ids"])
+        if route.isPublic { return try await answerPublic(route, call) }
+        let caller = try await authenticate(call, forMe: call.path.first == "me")
         try await GraphRateLimits(services: services).check(caller)
         if let injected = try await ErrorInjector(services: services).check(caller) { throw GraphFailure(injected) }
-        switch (p.first, p.count) {
-        case ("fql", 1): return try await FQLEndpoint(services: services).handle(call, caller: caller)
-        case ("method", 2) where p[1].lowercased() == "fql.query": return try await FQLEndpoint(services: services).handleREST(call, caller: caller)
-        case ("device", 2) where p[1] == "login":
+        return try await answer(route, call, caller: caller)
+    }
+
+    /// The routes answered before the token is checked.
+    private func answerPublic(_ route: GraphRoute, _ call: GraphCall) async throws -> GraphReply {
+        switch route {
+        case .batch: return try await BatchEndpoint(dispatcher: self).handle(call)
+        case .multipleIDs(let ids): return try await MultiIDEndpoint(dispatcher: self).handle(call, ids: ids)
+        case .rootUnsupported(let method): throw GraphFailure(.unsupportedRequest(method: method.rawValue, objectID: ""))
+        case .tooLong: throw GraphFailure(.unknownPath("/" + call.path.joined(separator: "/")))
+        case .accessToken:
+            try await GraphRateLimits(services: services).checkTokenEndpoint(ip: call.clientIP)
+            return try await TokenEndpoint(services: services).handle(call)
+        case .accessTokenInfo: return try await TokenEndpoint(services: services).info(call)
+        case .debugToken: return try await DebugTokenEndpoint(services: services).handle(call)
+        // Answers in the token cache's own JSON shape, credentials errors included.
+        case .tokenCache(let appID): return await TokenCacheEndpoint(services: services).handle(call, appID: appID)
+        case .fql, .fqlREST, .deviceLogin, .deviceLoginStatus, .testUsers, .testUsersUnknown, .object:
+            preconditionFailure("\(route) needs a caller")
+        }
+    }
+
+    /// The routes answered for an authenticated caller.
+    private func answer(_ route: GraphRoute, _ call: GraphCall, caller: Caller) async throws -> GraphReply {
+        switch route {
+        case .fql: return try await FQLEndpoint(services: services).handle(call, caller: caller)
+        case .fqlREST: return try await FQLEndpoint(services: services).handleREST(call, caller: caller)
+        case .deviceLogin:
             try await GraphRateLimits(services: services).checkDeviceLogin(appID: caller.app.id, ip: call.clientIP)
             return try await DeviceEndpoints(services: services).login(call, caller: caller)
-        case ("device", 2) where p[1] == "login_status": return try await DeviceEndpoints(services: services).status(call, caller: caller)
-        default: break
+        case .deviceLoginStatus: return try await DeviceEndpoints(services: services).status(call, caller: caller)
+        case .testUsers(let appID): return try await TestUserEndpoints(services: services).handle(call, appID: appID, caller: caller)
+        case .testUsersUnknown: throw GraphFailure(.unknownPath("/" + call.path.dropFirst().joined(separator: "/")))
+        case .object(let id, let rest): return try await answerObject(id, rest: rest, call, caller: caller)
+        case .batch, .multipleIDs, .rootUnsupported, .tooLong, .accessToken, .accessTokenInfo, .debugToken, .tokenCache:
+            preconditionFailure("\(route) is answered before authentication")
         }
-        let users = UserEndpoints(services: services)
-        if p.count == 4, p[1] == "accounts", p[2] == "test-users" {
-            throw GraphFailure(.unknownPath("/" + p.dropFirst().joined(separator: "/")))
-        }
-        if p.count == 3, p[1] == "accounts", p[2] == "test-users" {
-            return try await TestUserEndpoints(services: services).handle(call, appID: p[0], caller: caller)
-        }
-        let target = try await resolve(p[0], caller: caller, method: call.method)
-        switch (target, p.count) {
-        case (.app(let app), 1):
-            guard call.method == .get else { throw GraphFailure(.unsupportedRequest(method: call.method.rawValue, objectID: p[0])) }
+    }
+
+    /// `/{id}[/…]`: what the id names decides what the rest of the path may be.
+    private func answerObject(_ id: String, rest: [String], _ call: GraphCall, caller: Caller) async throws -> GraphReply {
+        let unsupported = GraphFailure(.unsupportedRequest(method: call.method.rawValue, objectID: id))
+        switch (try await resolve(id, caller: caller, method: call.method), rest.isEmpty) {
+        case (.app(let app), true):
+            guard call.method == .get else { throw unsupported }
             return .json(.object(["name": .string(app.name), "id": .string(app.id)]))
-        case (.post(let post), 1):
+        case (.post(let post), true):
             let feed = FeedEndpoints(services: services)
             switch call.method {
             case .get: return try await feed.read(post, caller: caller, call: call)
-            case .delete: return try await feed.delete(post, caller: caller, objectID: p[0])
-            case .post: throw GraphFailure(.unsupportedRequest(method: call.method.rawValue, objectID: p[0]))
+            case .delete: return try await feed.delete(post, caller: caller, objectID: id)
+            case .post: throw unsupported
             }
-        case (.request(let request, let withRecipient), 1):
+        case (.request(let request, let withRecipient), true):
             let requests = AppRequestEndpoints(services: services)
             switch call.method {
             case .get: return try await requests.read(request, caller: caller, withRecipient: withRecipient)
-            case .delete where withRecipient: return try await requests.delete(request, caller: caller, objectID: p[0])
-            default: throw GraphFailure(.unsupportedRequest(method: call.method.rawValue, objectID: p[0]))
+            case .delete where withRecipient: return try await requests.delete(request, caller: caller, objectID: id)
+            default: throw unsupported
             }
         case (.user(let user, let scoped), _):
             let node = UserNode(user: user, scopedID: scoped, appID: caller.app.id)
-            switch (call.method, p.count > 1 ? p[1] : nil) {
-            case (.get, nil): return try await users.read(node, caller: caller, call: call)
-            case (.delete, nil): return try await TestUserEndpoints(services: services).delete(node, caller: caller)
-            case (.get, "picture"): return try await users.picture(node, call: call)
-            case (.get, "friends") where p.count == 2: return try await users.friends(node, caller: caller, call: call)
-            case (.post, "friends") where p.count == 3: return try await users.befriend(node, other: p[2], caller: caller)
-            case (.get, "permissions") where p.count <= 3: return try await users.permissions(node, caller: caller, only: p.count == 3 ? p[2] : call.param("permission"))
-            case (.delete, "permissions") where p.count == 2: return try await users.removeApp(node, caller: caller)
-            case (.delete, "permissions") where p.count == 3: return try await users.revoke(p[2], node, caller: caller)
-            case (.post, "feed") where p.count == 2: return try await FeedEndpoints(services: services).publish(node, caller: caller, call: call)
-            case (.get, "feed") where p.count == 2: return try await FeedEndpoints(services: services).timeline(node, caller: caller, call: call)
-            case (.get, "apprequests") where p.count == 2: return try await AppRequestEndpoints(services: services).list(node, caller: caller)
-            case (_, .some(let edge)) where ["picture", "friends", "permissions", "feed", "apprequests"].contains(edge):
-                throw GraphFailure(.unsupportedRequest(method: call.method.rawValue, objectID: p[0]))
-            case (_, .some(let edge)):
-                throw GraphFailure(.nonexistingField(edge, nodeType: "User"))
-            default:
-                throw GraphFailure(.unsupportedRequest(method: call.method.rawValue, objectID: p[0]))
-            }
+            return try await answerUser(node, UserNodeRoute.parse(method: call.method, rest: rest, permissionParameter: call.param("permission")), call, caller: caller)
         default:
-            throw GraphFailure(.unknownPath("/" + p.dropFirst().joined(separator: "/")))
+            throw GraphFailure(.unknownPath("/" + rest.joined(separator: "/")))
+        }
+    }
+
+    private func answerUser(_ node: UserNode, _ route: UserNodeRoute, _ call: GraphCall, caller: Caller) async throws -> GraphReply {
+        let users = UserEndpoints(services: services)
+        switch route {
+        case .read: return try await users.read(node, caller: caller, call: call)
+        case .deleteTestUser: return try await TestUserEndpoints(services: services).delete(node, caller: caller)
+        case .picture: return try await users.picture(node, call: call)
+        case .friends: return try await users.friends(node, caller: caller, call: call)
+        case .befriend(let other): return try await users.befriend(node, other: other, caller: caller)
+        case .permissions(let only): return try await users.permissions(node, caller: caller, only: only)
+        case .removeApp: return try await users.removeApp(node, caller: caller)
+        case .revoke(let permission): return try await users.revoke(permission, node, caller: caller)
+        case .publish: return try await FeedEndpoints(services: services).publish(node, caller: caller, call: call)
+        case .timeline: return try await FeedEndpoints(services: services).timeline(node, caller: caller, call: call)
+        case .appRequests: return try await AppRequestEndpoints(services: services).list(node, caller: caller)
+        case .unsupported: throw GraphFailure(.unsupportedRequest(method: call.method.rawValue, objectID: call.path[0]))
+        case .nonexistingField(let edge): throw GraphFailure(.nonexistingField(edge, nodeType: "User"))
         }
     }
 

@@ -44,9 +44,7 @@ struct GraphHTTPAdapter: Sendable {
             services.logger.error("graph request failed", metadata: ["error": "\(type(of: error))"])
             reply = .error(.unknownError)
         }
-        if reply.status >= 400, case .json(let body) = reply.body, let code = body["error"]?["code"]?.intValue {
-            services.metrics.graphError(code: Int(code))
-        }
+        if let error = reply.graphError { services.metrics.graphError(code: error.code) }
         return Self.response(reply, version: version)
     }
 

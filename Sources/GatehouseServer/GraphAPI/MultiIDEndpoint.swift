@@ -33,7 +33,7 @@ struct MultiIDEndpoint: Sendable {
             guard case .json(let body) = reply.body else { throw GraphFailure(.unknownError) }
             if reply.status < 400 {
                 result[id] = body
-            } else if body["error"]?["error_subcode"]?.intValue == 33 {
+            } else if reply.graphError?.errorSubcode == 33 {
                 missing.append(id)
             } else {
                 return reply
