@@ -37,6 +37,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         // Wire vocabulary shared by server and SDK. No I/O.
@@ -161,7 +162,10 @@ let package = Package(
         ),
         .testTarget(name: "GatehouseProtocolTests", dependencies: ["GatehouseProtocol"]),
         // The pure decisions, parsers and caches, with no database or server.
-        .testTarget(name: "GatehouseCoreTests", dependencies: ["GatehouseCore", "GatehouseProtocol"]),
+        .testTarget(
+            name: "GatehouseCoreTests",
+            dependencies: ["GatehouseCore", "GatehouseProtocol", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
         .testTarget(
             name: "GatehouseServerTests",
             dependencies: [
