@@ -18,6 +18,8 @@ public struct NewUser: Sendable {
     public var picture: Data?
     /// A fixed global user id; nil draws one from the services' random source.
     public var id: String?
+    /// The password's hash when the caller already made it with the services' hasher; nil hashes `password`.
+    package var passwordHash: String?
 
     public init(
         email: String, password: String, firstName: String, middleName: String? = nil, lastName: String,
@@ -91,9 +93,11 @@ public struct AccountService: Sendable {
         if let appID = new.testUserOfAppID, try await services.storage.apps.find(id: appID) == nil {
             throw AccountError("no app with id \(appID)")
         }
+        let hash: String
+        if let given = new.passwordHash { hash = given } else { hash = try await services.passwords.hash(new.password) }
         let user = UserRecord(
             id: new.id ?? services.random.numericID(digits: 15), email: email,
-            passwordHash: try await services.passwords.hash(new.password), firstName: new.firstName,
+            passwordHash: hash, firstName: new.firstName,
             middleName: new.middleName, lastName: new.lastName, birthday: new.birthday, gender: new.gender,
             link: nil, location: new.location, hometown: new.hometown, picture: new.picture, testUserOfAppID: new.testUserOfAppID,
             createdAt: services.clock.now())

@@ -61,23 +61,25 @@ public struct DevSeeder: Sendable {
         optedIn.redirectURIs.append("fb\(created.id)://authorize/")
         try await services.storage.apps.update(optedIn)
         let app = optedIn
-        var users: [DevSeed.User] = []
-        // Ids drawn in order before the (slow, concurrent) hashing, so a seeded random source repeats them.
-        let ids = Self.people.map { _ in services.random.numericID(digits: 15) }
-        try await withThrowingTaskGroup(of: (Int, UserRecord, String).self) { group in
-            for (i, p) in Self.people.enumerated() {
-                group.addTask {
-                    let password = "\(p.first.lowercased())-gatehouse"
-                    let user = try await accounts.createUser(NewUser(
-                        email: "\(p.first.lowercased())@gatehouse.test", password: password, firstName: p.first,
-                        lastName: p.last, birthday: p.birthday, gender: p.gender, testUserOfAppID: app.id, id: ids[i]))
-                    return (i, user, password)
-                }
+        // bcrypt is slow, so the passwords are hashed side by side; the people are then created one by one, in
+        // order, so ids and rows come out the same on every run with a seeded random source.
+        let passwords = Self.people.map { "\($0.first.lowercased())-gatehouse" }
+        let hashes = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for (i, password) in passwords.enumerated() {
+                group.addTask { (i, try await services.passwords.hash(password)) }
             }
-            var made: [(Int, UserRecord, String)] = []
-            for try await item in group { made.append(item) }
-            made.sort { $0.0 < $1.0 }
-            users = made.map { DevSeed.User(id: $0.1.id, name: $0.1.fullName, email: $0.1.email, password: $0.2) }
+            var made = [String](repeating: "", count: passwords.count)
+            for try await (i, hash) in group { made[i] = hash }
+            return made
+        }
+        var users: [DevSeed.User] = []
+        for (i, p) in Self.people.enumerated() {
+            var new = NewUser(
+                email: "\(p.first.lowercased())@gatehouse.test", password: passwords[i], firstName: p.first, lastName: p.last,
+                birthday: p.birthday, gender: p.gender, testUserOfAppID: app.id)
+            new.passwordHash = hashes[i]
+            let user = try await accounts.createUser(new)
+            users.append(DevSeed.User(id: user.id, name: user.fullName, email: user.email, password: passwords[i]))
         }
         let now = services.clock.now()
         for i in users.indices {
