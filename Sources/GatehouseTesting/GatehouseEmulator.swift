@@ -71,6 +71,7 @@ public final class GatehouseEmulator: Sendable {
             guard let seed = try await DevSeeder(services: services).seedIfNeeded() else { throw EmulatorError.notSeeded }
             let pages = try await PageRenderer.load(devMode: true)
             gate.open(with: GatehouseApp.router(services: services, pages: pages).buildResponder())
+            await group.addServiceUnlessShutdown(services.outboxWorker)
             return GatehouseEmulator(
                 baseURL: URL(string: configuration.baseURL)!, seed: seed, services: services, clock: clock, group: group,
                 running: running, directory: directory)

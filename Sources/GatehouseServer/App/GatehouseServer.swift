@@ -99,23 +99,23 @@ public enum GatehouseServerRunner {
                 throw error
             }
             gate.open(with: GatehouseApp.router(services: services, pages: pages).buildResponder())
+            // Delivers due app callbacks (deauthorize, data deletion), including retries left by an earlier run;
+            // it stops with the group, before the database closes.
+            await group.addServiceUnlessShutdown(services.outboxWorker)
             // The seed file tells clients where the server is, so it is written only once requests are served.
             if let seed { try? DevSeeder(services: services).write(seed) }
             announce(services.configuration.port, seed)
-            // Delivers due app callbacks (deauthorize, data deletion), including retries left by an earlier run.
-            let outboxWorker = Task { await services.outbox.run(every: .seconds(5)) }
+            // Every service has stopped when the group returns, whichever way it ends; then the database closes.
+            let stopped: (any Error)?
             do {
                 try await tasks.waitForAll()
+                stopped = nil
             } catch {
-                outboxWorker.cancel()
-                _ = await outboxWorker.value
-                try? await services.storage.shutdown()
-                throw error
+                stopped = error
             }
-            logger.info("Gatehouse stopped")
-            outboxWorker.cancel()
-            _ = await outboxWorker.value
             try? await services.storage.shutdown()
+            if let stopped { throw stopped }
+            logger.info("Gatehouse stopped")
         }
     }
 

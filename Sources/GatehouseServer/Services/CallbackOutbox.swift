@@ -123,28 +123,25 @@ public struct CallbackOutbox: Sendable {
         ])
     }
 
-    /// The server's worker: delivers due callbacks every `period` until cancelled.
-    public func run(every period: Duration) async {
-        while !Task.isCancelled {
-            await deliverDue()
-            try? await Task.sleep(for: period)
-        }
-    }
 }
 
 /// Tells apps through the outbox: the removal is recorded at once and delivered (and retried) in the background.
 public struct OutboxAppCallbackNotifier: AppCallbackNotifier {
     public let outbox: CallbackOutbox
+    /// Wakes the ``CallbackOutboxWorker`` for a first attempt at once.
+    public let doorbell: OutboxDoorbell
 
-    public init(outbox: CallbackOutbox) { self.outbox = outbox }
+    public init(outbox: CallbackOutbox, doorbell: OutboxDoorbell) {
+        self.outbox = outbox
+        self.doorbell = doorbell
+    }
 
     public func appRemoved(app: AppRecord, scopedUserID: String, at: Date) async {
         do {
             let userID = try await outbox.storage.users.userID(appID: app.id, scopedID: scopedUserID) ?? ""
-            guard let record = try await outbox.enqueue(.deauthorize, app: app, userID: userID, scopedUserID: scopedUserID, at: at) else { return }
-            let outbox = self.outbox
-            // The person's request never waits on the app's server.
-            Task.detached { _ = await outbox.attempt(record) }
+            guard try await outbox.enqueue(.deauthorize, app: app, userID: userID, scopedUserID: scopedUserID, at: at) != nil else { return }
+            // The person's request never waits on the app's server: the worker makes the attempt.
+            doorbell.ring()
         } catch {
             outbox.logger.error("deauthorize callback not queued", metadata: ["app": "\(app.id)", "error": "\(error)"])
         }

@@ -22,6 +22,8 @@ public struct GatehouseServices: Sendable {
     public let keyRing: KeyRing
     /// The clock again, when it may be moved from outside (development mode's clock control); nil otherwise.
     public var clockControl: AdjustableClock?
+    /// Wakes the callback worker when a callback is queued (shared by every copy of these services).
+    public let outboxDoorbell = OutboxDoorbell()
 
     public init(
         configuration: GatehouseConfiguration, storage: Storage, clock: any GatehouseClock = SystemClock(),
@@ -42,7 +44,8 @@ public struct GatehouseServices: Sendable {
         self.random = random
         self.passwords = passwords
         self.callbacks = callbacks ?? OutboxAppCallbackNotifier(
-            outbox: CallbackOutbox(storage: storage, clock: clock, random: random, transport: callbackTransport, logger: logger))
+            outbox: CallbackOutbox(storage: storage, clock: clock, random: random, transport: callbackTransport, logger: logger),
+            doorbell: outboxDoorbell)
         self.logger = logger
         self.keyRing = KeyRing(store: storage.signingKeys, clock: clock)
     }
@@ -52,6 +55,8 @@ public struct GatehouseServices: Sendable {
     public var outbox: CallbackOutbox {
         CallbackOutbox(storage: storage, clock: clock, random: random, transport: callbackTransport, logger: logger)
     }
+    /// The service that delivers the outbox's callbacks, for the server's service group.
+    public var outboxWorker: CallbackOutboxWorker { CallbackOutboxWorker(outbox: outbox, doorbell: outboxDoorbell) }
     /// App and people management shared by the CLI, seeding and the test-user API.
     public var accounts: AccountService { AccountService(services: self) }
 }

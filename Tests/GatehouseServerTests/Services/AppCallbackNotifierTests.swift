@@ -15,9 +15,13 @@ import Testing
         try await AppBackendInbox.serve(inbox) { url in
             let env = try await OutboxTestEnvironment.make(deauthorizeURL: url, dataDeletionURL: nil)
             do {
-                let notifier = OutboxAppCallbackNotifier(outbox: env.services.outbox)
+                // The server's worker, as its service group runs it; cancelled at the end of the test.
+                let worker = Task { try await env.services.outboxWorker.run() }
+                defer { worker.cancel() }
+                let notifier = OutboxAppCallbackNotifier(outbox: env.services.outbox, doorbell: env.services.outboxDoorbell)
                 await notifier.appRemoved(app: env.app, scopedUserID: env.scopedID, at: env.clock.now())
-                // The detached first attempt fails; the outbox schedules the retry 30 s later by the injected clock.
+                // The worker's first attempt, woken by the doorbell, fails; the outbox schedules the retry 30 s
+                // later by the injected clock.
                 var first: [String] = []
                 for _ in 0..<300 {
                     first = await inbox.bodies
