@@ -9,80 +9,79 @@ struct ConsoleApps: Sendable {
     var services: GatehouseServices { console.services }
 
     func register(on router: Router<GatehouseRequestContext>) {
-        router.get("/console/apps") { request, _ in
-            try await console.page(request, "console-apps", title: "Apps", nav: "apps") {
-                ["apps": try await services.storage.apps.list().map { app -> [String: Any] in
-                    ["id": app.id, "name": app.name, "redirects": app.redirectURIs.joined(separator: " "),
-                     "approved": app.approvedPermissions.isEmpty ? "none" : app.approvedPermissions.joined(separator: ", ")]
-                }]
-            }
+        router.get("/console/apps", use: list)
+        router.post("/console/apps", use: create)
+        router.get("/console/apps/:id", use: show)
+        router.post("/console/apps/:id", use: saveSettings)
+        router.post("/console/apps/:id/reset-secret", use: resetSecret)
+        router.post("/console/apps/:id/roles", use: setRole)
+    }
+
+    /// `GET /console/apps`: every app with its redirect URIs and approved permissions.
+    @Sendable func list(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await console.page(request, "console-apps", title: "Apps", nav: "apps") {
+            ["apps": try await services.storage.apps.list().map { app -> [String: Any] in
+                ["id": app.id, "name": app.name, "redirects": app.redirectURIs.joined(separator: " "),
+                 "approved": app.approvedPermissions.isEmpty ? "none" : app.approvedPermissions.joined(separator: ", ")]
+            }]
         }
-        router.post("/console/apps") { request, _ in
-            try await console.action(request) { form in
-                let app = try await services.accounts.createApp(name: form["name"] ?? "", redirectURIs: Self.lines(form["redirect_uris"]))
-                return "/console/apps/\(app.id)?notice=created"
-            }
+    }
+
+    /// `POST /console/apps`: a new app from a name and redirect URIs.
+    @Sendable func create(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await console.action(request) { form in
+            let app = try await services.accounts.createApp(name: form["name"] ?? "", redirectURIs: Self.lines(form["redirect_uris"]))
+            return "/console/apps/\(app.id)?notice=created"
         }
-        router.get("/console/apps/:id") { request, context in
-            let id = context.parameters.get("id") ?? ""
-            guard let app = try await services.storage.apps.find(id: id) else { return try await console.refused(request, "There is no app \(id).", status: .notFound) }
-            // The secret is rendered only when asked for, never as a hidden part of every page.
-            let showSecret = request.uri.queryParameters.get("show") == "secret"
-            return try await console.page(request, "console-app", title: app.name, nav: "apps") {
-                var values = try await values(app)
-                values["showSecret"] = showSecret
-                return values
-            }
+    }
+
+    /// `GET /console/apps/:id`: the settings page; the secret only with `?show=secret`.
+    @Sendable func show(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        let id = context.parameters.get("id") ?? ""
+        guard let app = try await services.storage.apps.find(id: id) else { return try await console.refused(request, "There is no app \(id).", status: .notFound) }
+        // The secret is rendered only when asked for, never as a hidden part of every page.
+        let showSecret = request.uri.queryParameters.get("show") == "secret"
+        return try await console.page(request, "console-app", title: app.name, nav: "apps") {
+            var values = try await values(app)
+            values["showSecret"] = showSecret
+            return values
         }
-        router.post("/console/apps/:id") { request, context in
-            try await console.action(request) { form in
-                var app = try await find(context)
-                let name = (form["name"] ?? "").trimmingCharacters(in: .whitespaces)
-                guard !name.isEmpty, name.count <= 100 else { throw ConsoleInputError("An app needs a name of at most 100 characters.") }
-                let redirects = Self.lines(form["redirect_uris"])
-                if let bad = redirects.first(where: { !RedirectURIPolicy.isAcceptableRegistration($0) }) {
-                    throw ConsoleInputError("Redirect URI \"\(bad)\" must be an absolute URL without a fragment.")
-                }
-                let approved = form.all("approved")
-                if let unknown = approved.first(where: { !Permission.isKnown($0) }) { throw ConsoleInputError("Unknown permission \(unknown).") }
-                for field in ["deauthorize_callback_url", "data_deletion_callback_url"] {
-                    if let url = Self.optional(form[field]), !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
-                        throw ConsoleInputError("Callback URLs must start with https:// (or http:// for local development).")
-                    }
-                }
-                app.name = name
-                app.redirectURIs = redirects
-                app.approvedPermissions = approved
-                app.requireAppSecret = form["require_app_secret"] == "1"
-                app.requirePKCE = form["require_pkce"] == "1"
-                app.deauthorizeCallbackURL = Self.optional(form["deauthorize_callback_url"])
-                app.dataDeletionCallbackURL = Self.optional(form["data_deletion_callback_url"])
-                try await services.storage.apps.update(app)
-                return "/console/apps/\(app.id)?notice=saved"
-            }
+    }
+
+    /// `POST /console/apps/:id`: the settings form, checked whole (``AppSettingsForm``) before anything is saved.
+    @Sendable func saveSettings(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await console.action(request) { form in
+            var app = try await find(context)
+            try AppSettingsForm(form).apply(to: &app)
+            try await services.storage.apps.update(app)
+            return "/console/apps/\(app.id)?notice=saved"
         }
-        router.post("/console/apps/:id/reset-secret") { request, context in
-            try await console.action(request) { _ in
-                var app = try await find(context)
-                app.secret = services.random.hex(16)
-                try await services.storage.apps.update(app)
-                let now = services.clock.now()
-                for token in try await services.storage.tokens.live(appID: app.id, userID: nil, now: now) where token.kind == .app {
-                    try await services.storage.tokens.revoke(id: token.id, at: now)
-                }
-                services.logger.info("app secret reset", metadata: ["app": "\(app.id)"])
-                return "/console/apps/\(app.id)?notice=secret"
+    }
+
+    /// `POST /console/apps/:id/reset-secret`: a new secret; app tokens made with the old one are revoked.
+    @Sendable func resetSecret(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await console.action(request) { _ in
+            var app = try await find(context)
+            app.secret = services.random.hex(16)
+            try await services.storage.apps.update(app)
+            let now = services.clock.now()
+            for token in try await services.storage.tokens.live(appID: app.id, userID: nil, now: now) where token.kind == .app {
+                try await services.storage.tokens.revoke(id: token.id, at: now)
             }
+            services.logger.info("app secret reset", metadata: ["app": "\(app.id)"])
+            return "/console/apps/\(app.id)?notice=secret"
         }
-        router.post("/console/apps/:id/roles") { request, context in
-            try await console.action(request) { form in
-                let app = try await find(context)
-                guard let userID = form["user_id"], try await services.storage.users.find(id: userID) != nil else { throw ConsoleInputError("Pick a person.") }
-                let role = form["role"].flatMap(AppRole.init(rawValue:))
-                guard role != nil || form["role"] == "none" else { throw ConsoleInputError("A role is admin, developer or tester.") }
-                try await services.storage.apps.setRole(appID: app.id, userID: userID, role: role)
-                return "/console/apps/\(app.id)?notice=saved"
-            }
+    }
+
+    /// `POST /console/apps/:id/roles`: gives a person a role on the app, or takes it away (`none`).
+    @Sendable func setRole(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await console.action(request) { form in
+            let app = try await find(context)
+            guard let userID = form["user_id"], try await services.storage.users.find(id: userID) != nil else { throw ConsoleInputError("Pick a person.") }
+            let role = form["role"].flatMap(AppRole.init(rawValue:))
+            guard role != nil || form["role"] == "none" else { throw ConsoleInputError("A role is admin, developer or tester.") }
+            try await services.storage.apps.setRole(appID: app.id, userID: userID, role: role)
+            return "/console/apps/\(app.id)?notice=saved"
         }
     }
 
@@ -119,5 +118,45 @@ struct ConsoleApps: Sendable {
     static func optional(_ text: String?) -> String? {
         guard let trimmed = text?.trimmingCharacters(in: .whitespaces), !trimmed.isEmpty else { return nil }
         return trimmed
+    }
+}
+
+/// The app settings form, decoded and checked as a whole: a bad field refuses the form and changes nothing.
+struct AppSettingsForm: Equatable {
+    var name: String
+    var redirectURIs: [String]
+    var approvedPermissions: [String]
+    var requireAppSecret: Bool
+    var requirePKCE: Bool
+    var deauthorizeCallbackURL: String?
+    var dataDeletionCallbackURL: String?
+
+    /// - Throws: ``ConsoleInputError`` naming the first field that is wrong.
+    init(_ form: FormBody) throws {
+        name = (form["name"] ?? "").trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty, name.count <= 100 else { throw ConsoleInputError("An app needs a name of at most 100 characters.") }
+        redirectURIs = ConsoleApps.lines(form["redirect_uris"])
+        if let bad = redirectURIs.first(where: { !RedirectURIPolicy.isAcceptableRegistration($0) }) {
+            throw ConsoleInputError("Redirect URI \"\(bad)\" must be an absolute URL without a fragment.")
+        }
+        approvedPermissions = form.all("approved")
+        if let unknown = approvedPermissions.first(where: { !Permission.isKnown($0) }) { throw ConsoleInputError("Unknown permission \(unknown).") }
+        deauthorizeCallbackURL = ConsoleApps.optional(form["deauthorize_callback_url"])
+        dataDeletionCallbackURL = ConsoleApps.optional(form["data_deletion_callback_url"])
+        for url in [deauthorizeCallbackURL, dataDeletionCallbackURL].compactMap({ $0 }) where !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
+            throw ConsoleInputError("Callback URLs must start with https:// (or http:// for local development).")
+        }
+        requireAppSecret = form["require_app_secret"] == "1"
+        requirePKCE = form["require_pkce"] == "1"
+    }
+
+    func apply(to app: inout AppRecord) {
+        app.name = name
+        app.redirectURIs = redirectURIs
+        app.approvedPermissions = approvedPermissions
+        app.requireAppSecret = requireAppSecret
+        app.requirePKCE = requirePKCE
+        app.deauthorizeCallbackURL = deauthorizeCallbackURL
+        app.dataDeletionCallbackURL = dataDeletionCallbackURL
     }
 }

@@ -9,97 +9,103 @@ struct ConsoleUsers: Sendable {
     var services: GatehouseServices { console.services }
 
     func register(on router: Router<GatehouseRequestContext>) {
-        router.get("/console/users") { request, _ in
-            try await console.page(request, "console-users", title: "People", nav: "users") {
-                let apps = try await services.storage.apps.list()
-                let names = Dictionary(apps.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
-                return [
-                    "users": try await services.storage.users.list().map { user -> [String: Any] in
-                        ["id": user.id, "name": user.fullName, "email": user.email,
-                         "kind": user.testUserOfAppID.map { "test user of \(names[$0] ?? $0)" } ?? "person"]
-                    },
-                    "apps": apps.map { ["id": $0.id, "name": $0.name] },
-                ]
-            }
+        router.get("/console/users", use: list)
+        router.post("/console/users", use: create)
+        router.get("/console/users/:id", use: show)
+        router.get("/console/users/:id/picture.png", use: picture)
+        router.post("/console/users/:id", use: saveProfile)
+        router.post("/console/users/:id/picture", use: savePicture)
+        router.post("/console/users/:id/friends", use: changeFriendship)
+    }
+
+    /// `GET /console/users`: everyone, test users marked with their app.
+    @Sendable func list(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await console.page(request, "console-users", title: "People", nav: "users") {
+            let apps = try await services.storage.apps.list()
+            let names = Dictionary(apps.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
+            return [
+                "users": try await services.storage.users.list().map { user -> [String: Any] in
+                    ["id": user.id, "name": user.fullName, "email": user.email,
+                     "kind": user.testUserOfAppID.map { "test user of \(names[$0] ?? $0)" } ?? "person"]
+                },
+                "apps": apps.map { ["id": $0.id, "name": $0.name] },
+            ]
         }
-        router.post("/console/users") { request, _ in
-            try await console.action(request) { form in
-                let user = try await services.accounts.createUser(NewUser(
-                    email: form["email"] ?? "", password: form["password"] ?? "", firstName: (form["first_name"] ?? "").trimmingCharacters(in: .whitespaces),
-                    lastName: (form["last_name"] ?? "").trimmingCharacters(in: .whitespaces), testUserOfAppID: ConsoleApps.optional(form["test_user_of"])))
-                return "/console/users/\(user.id)?notice=created"
-            }
+    }
+
+    /// `POST /console/users`: a person, or a test user of an app.
+    @Sendable func create(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await console.action(request) { form in
+            let user = try await services.accounts.createUser(NewUser(
+                email: form["email"] ?? "", password: form["password"] ?? "", firstName: (form["first_name"] ?? "").trimmingCharacters(in: .whitespaces),
+                lastName: (form["last_name"] ?? "").trimmingCharacters(in: .whitespaces), testUserOfAppID: ConsoleApps.optional(form["test_user_of"])))
+            return "/console/users/\(user.id)?notice=created"
         }
-        router.get("/console/users/:id") { request, context in
-            let id = context.parameters.get("id") ?? ""
-            guard id.count <= 32, let user = try await services.storage.users.find(id: id) else {
-                return try await console.refused(request, "There is no person \(id).", status: .notFound)
-            }
-            return try await console.page(request, "console-user", title: user.fullName, nav: "users") { try await values(user) }
+    }
+
+    /// `GET /console/users/:id`: the profile, friends and grants.
+    @Sendable func show(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        let id = context.parameters.get("id") ?? ""
+        guard id.count <= 32, let user = try await services.storage.users.find(id: id) else {
+            return try await console.refused(request, "There is no person \(id).", status: .notFound)
         }
-        router.get("/console/users/:id/picture.png") { request, context in
-            guard await console.access.allows(request) else { return console.denied() }
-            let id = context.parameters.get("id") ?? ""
-            guard id.count <= 32, let user = try await services.storage.users.find(id: id) else { return Response(status: .notFound) }
-            let bytes = user.picture.map { [UInt8]($0) } ?? AvatarRenderer.render(seed: "user:" + user.id, initials: String(user.firstName.prefix(1) + user.lastName.prefix(1)), size: 144)
-            return Response(status: .ok, headers: [.contentType: "image/png", .cacheControl: "no-store"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
-        }
-        router.post("/console/users/:id") { request, context in
-            try await console.action(request) { form in
-                var user = try await find(context)
-                let first = (form["first_name"] ?? "").trimmingCharacters(in: .whitespaces), last = (form["last_name"] ?? "").trimmingCharacters(in: .whitespaces)
-                guard !first.isEmpty, !last.isEmpty, first.count <= 80, last.count <= 80 else { throw ConsoleInputError("First and last name are required (at most 80 characters each).") }
-                let email = (form["email"] ?? "").trimmingCharacters(in: .whitespaces)
-                guard email.contains("@"), email.count <= 254 else { throw ConsoleInputError("\"\(email)\" is not an email address.") }
-                let birthday = ConsoleApps.optional(form["birthday"])
-                if let birthday, !AccountService.isValidBirthday(birthday) { throw ConsoleInputError("Birthday must be MM/DD/YYYY, MM/DD or YYYY.") }
-                user.firstName = first
-                user.middleName = ConsoleApps.optional(form["middle_name"])
-                user.lastName = last
-                user.email = email
-                user.birthday = birthday
-                user.gender = ConsoleApps.optional(form["gender"])
-                user.location = ConsoleApps.optional(form["location"]).map(services.accounts.place(named:))
-                user.hometown = ConsoleApps.optional(form["hometown"]).map(services.accounts.place(named:))
-                let quotes = ConsoleApps.optional(form["quotes"])
-                guard (quotes?.count ?? 0) <= 1000 else { throw ConsoleInputError("Quotes may be at most 1000 characters.") }
-                user.quotes = quotes
-                do {
-                    try await services.storage.users.update(user)
-                } catch StorageError.conflict {
-                    throw ConsoleInputError("Another person already uses \(email).")
-                }
-                return "/console/users/\(user.id)?notice=saved"
-            }
-        }
-        router.post("/console/users/:id/picture") { request, context in
-            try await console.action(request, limit: 3 << 20) { form in
-                var user = try await find(context)
-                if form["action"] == "clear" {
-                    user.picture = nil
-                } else {
-                    guard let bytes = form.files["picture"], !bytes.isEmpty else { throw ConsoleInputError("Choose a PNG file to upload.") }
-                    guard bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else { throw ConsoleInputError("The picture must be a PNG file.") }
-                    guard bytes.count <= 2 << 20 else { throw ConsoleInputError("The picture must be at most 2 MiB.") }
-                    user.picture = Data(bytes)
-                }
+        return try await console.page(request, "console-user", title: user.fullName, nav: "users") { try await values(user) }
+    }
+
+    /// `GET /console/users/:id/picture.png`: the uploaded picture or the generated avatar.
+    @Sendable func picture(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        guard await console.access.allows(request) else { return console.denied() }
+        let id = context.parameters.get("id") ?? ""
+        guard id.count <= 32, let user = try await services.storage.users.find(id: id) else { return Response(status: .notFound) }
+        let bytes = user.picture.map { [UInt8]($0) } ?? AvatarRenderer.render(seed: "user:" + user.id, initials: String(user.firstName.prefix(1) + user.lastName.prefix(1)), size: 144)
+        return Response(status: .ok, headers: [.contentType: "image/png", .cacheControl: "no-store"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// `POST /console/users/:id`: the profile form, checked whole (``ProfileForm``) before anything is saved.
+    @Sendable func saveProfile(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await console.action(request) { form in
+            var user = try await find(context)
+            let profile = try ProfileForm(form)
+            profile.apply(to: &user, places: services.accounts.place(named:))
+            do {
                 try await services.storage.users.update(user)
-                return "/console/users/\(user.id)?notice=saved"
+            } catch StorageError.conflict {
+                throw ConsoleInputError("Another person already uses \(profile.email).")
             }
+            return "/console/users/\(user.id)?notice=saved"
         }
-        router.post("/console/users/:id/friends") { request, context in
-            try await console.action(request) { form in
-                let user = try await find(context)
-                guard let friendID = form["friend_id"], friendID != user.id, try await services.storage.users.find(id: friendID) != nil else {
-                    throw ConsoleInputError("Pick another person.")
-                }
-                if form["action"] == "remove" {
-                    try await services.storage.friendships.unfriend(user.id, friendID)
-                } else {
-                    try await services.storage.friendships.befriend(user.id, friendID, at: services.clock.now())
-                }
-                return "/console/users/\(user.id)?notice=saved"
+    }
+
+    /// `POST /console/users/:id/picture`: uploads a PNG (at most 2 MiB) or clears the picture.
+    @Sendable func savePicture(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await console.action(request, limit: 3 << 20) { form in
+            var user = try await find(context)
+            if form["action"] == "clear" {
+                user.picture = nil
+            } else {
+                guard let bytes = form.files["picture"], !bytes.isEmpty else { throw ConsoleInputError("Choose a PNG file to upload.") }
+                guard bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else { throw ConsoleInputError("The picture must be a PNG file.") }
+                guard bytes.count <= 2 << 20 else { throw ConsoleInputError("The picture must be at most 2 MiB.") }
+                user.picture = Data(bytes)
             }
+            try await services.storage.users.update(user)
+            return "/console/users/\(user.id)?notice=saved"
+        }
+    }
+
+    /// `POST /console/users/:id/friends`: befriends or unfriends another person.
+    @Sendable func changeFriendship(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await console.action(request) { form in
+            let user = try await find(context)
+            guard let friendID = form["friend_id"], friendID != user.id, try await services.storage.users.find(id: friendID) != nil else {
+                throw ConsoleInputError("Pick another person.")
+            }
+            if form["action"] == "remove" {
+                try await services.storage.friendships.unfriend(user.id, friendID)
+            } else {
+                try await services.storage.friendships.befriend(user.id, friendID, at: services.clock.now())
+            }
+            return "/console/users/\(user.id)?notice=saved"
         }
     }
 
@@ -130,5 +136,50 @@ struct ConsoleUsers: Sendable {
             "friends": friendIDs.compactMap { byID[$0] }.map { ["id": $0.id, "name": $0.fullName] },
             "candidates": candidates, "hasCandidates": !candidates.isEmpty, "grants": grants,
         ]
+    }
+}
+
+/// The profile form, decoded and checked as a whole: a bad field refuses the form and changes nothing.
+struct ProfileForm: Equatable {
+    var firstName: String
+    var middleName: String?
+    var lastName: String
+    var email: String
+    var birthday: String?
+    var gender: String?
+    var location: String?
+    var hometown: String?
+    var quotes: String?
+
+    /// - Throws: ``ConsoleInputError`` naming the first field that is wrong.
+    init(_ form: FormBody) throws {
+        firstName = (form["first_name"] ?? "").trimmingCharacters(in: .whitespaces)
+        lastName = (form["last_name"] ?? "").trimmingCharacters(in: .whitespaces)
+        guard !firstName.isEmpty, !lastName.isEmpty, firstName.count <= 80, lastName.count <= 80 else {
+            throw ConsoleInputError("First and last name are required (at most 80 characters each).")
+        }
+        email = (form["email"] ?? "").trimmingCharacters(in: .whitespaces)
+        guard email.contains("@"), email.count <= 254 else { throw ConsoleInputError("\"\(email)\" is not an email address.") }
+        birthday = ConsoleApps.optional(form["birthday"])
+        if let birthday, !AccountService.isValidBirthday(birthday) { throw ConsoleInputError("Birthday must be MM/DD/YYYY, MM/DD or YYYY.") }
+        middleName = ConsoleApps.optional(form["middle_name"])
+        gender = ConsoleApps.optional(form["gender"])
+        location = ConsoleApps.optional(form["location"])
+        hometown = ConsoleApps.optional(form["hometown"])
+        quotes = ConsoleApps.optional(form["quotes"])
+        guard (quotes?.count ?? 0) <= 1000 else { throw ConsoleInputError("Quotes may be at most 1000 characters.") }
+    }
+
+    /// Writes the form into `user`; `places` turns a typed place name into a `Place`.
+    func apply(to user: inout UserRecord, places: (String) -> Place) {
+        user.firstName = firstName
+        user.middleName = middleName
+        user.lastName = lastName
+        user.email = email
+        user.birthday = birthday
+        user.gender = gender
+        user.location = location.map(places)
+        user.hometown = hometown.map(places)
+        user.quotes = quotes
     }
 }
