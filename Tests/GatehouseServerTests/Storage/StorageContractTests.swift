@@ -4,7 +4,7 @@ import Testing
 @testable import GatehouseServer
 @testable import GatehouseStorage
 
-/// The storage contract, run against every backend in `StorageBackends.all()`: apps, roles, users and
+/// The storage contract, run against every backend in `StorageBackends.all(fromTemplate:)`: apps, roles, users and
 /// app-scoped ids. Other stores are in `StorageContractTests+*.swift`.
 @Suite("Storage contract: apps and users")
 struct StorageContractTests {

@@ -41,14 +41,18 @@ enum StorageBackends {
         return logger
     }()
 
-    /// A fresh SQLite file in its own temporary folder.
-    static func sqlite() -> StorageTestBackend {
+    /// A fresh SQLite file in its own temporary folder: a copy of the migrated template, or (`fromTemplate`
+    /// false, for the tests of opening and migrating) an empty file that the first open migrates.
+    static func sqlite(fromTemplate: Bool) -> StorageTestBackend {
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("gatehouse-storage-\(UUID().uuidString)", isDirectory: true)
         let path = folder.appendingPathComponent("db/gatehouse.sqlite").path
         return StorageTestBackend(
             name: "sqlite",
-            open: { try await SQLStorage.openSQLite(path: path, logger: logger) },
+            open: {
+                if fromTemplate { try await MigratedTemplate.copy(to: path) }
+                return try await SQLStorage.openSQLite(path: path, logger: logger)
+            },
             cleanup: { try? FileManager.default.removeItem(at: folder) }
         )
     }
@@ -69,14 +73,14 @@ enum StorageBackends {
     }
 
     /// Every backend: each contract test runs on SQLite and on PostgreSQL.
-    static func all() -> [StorageTestBackend] {
-        [sqlite(), postgres()]
+    static func all(fromTemplate: Bool) -> [StorageTestBackend] {
+        [sqlite(fromTemplate: fromTemplate), postgres()]
     }
 }
 
 /// Runs `body` once per backend with a freshly migrated, empty database, then closes and removes it.
 func withEachBackend(_ body: (Storage) async throws -> Void) async throws {
-    try await withEachReopenableBackend { open in
+    try await withEachReopenableBackend(fromTemplate: true) { open in
         let storage = try await open()
         do {
             try await body(storage)
@@ -90,8 +94,10 @@ func withEachBackend(_ body: (Storage) async throws -> Void) async throws {
 
 /// Runs `body` once per backend with a function that (re)opens the same database; `body` must shut down
 /// every `Storage` it opens.
-func withEachReopenableBackend(_ body: (_ open: @Sendable () async throws -> Storage) async throws -> Void) async throws {
-    for backend in StorageBackends.all() {
+func withEachReopenableBackend(
+    fromTemplate: Bool = false, _ body: (_ open: @Sendable () async throws -> Storage) async throws -> Void
+) async throws {
+    for backend in StorageBackends.all(fromTemplate: fromTemplate) {
         do {
             try await body(backend.open)
         } catch {
