@@ -6,7 +6,7 @@ import GatehouseProtocol
 import Testing
 
 /// Limited Login end to end, and every forgery issue 4 lists, against a live server's published keys.
-@Suite struct AuthenticationTokenVerifierTests {
+@Suite(.tags(.process)) struct AuthenticationTokenVerifierTests {
     final class FixedClock: SDKClock, @unchecked Sendable {
         let lock = NSLock()
         var instant = Date()
