@@ -15,7 +15,7 @@ public enum SQLStorage {
     /// Parent folders are created and a new file is made readable by its owner only (it holds app secrets).
     /// The connection uses `journal_mode=WAL`, `synchronous=FULL` (a committed write survives a crash),
     /// `busy_timeout=5000` (the CLI may write while the server runs) and `foreign_keys=ON`.
-    /// Token lookups, resolved callers and signing keys are cached; a ``SQLiteChangeWatcher`` drops the caches when another
+    /// Token lookups, resolved callers, signing keys and injected errors are cached; a ``SQLiteChangeWatcher`` drops the caches when another
     /// process writes to the file. `Storage.shutdown` stops the watcher and closes the connection.
     ///
     /// - Throws: `StorageError.unavailable` when the file cannot be created, opened or migrated.
@@ -37,10 +37,14 @@ public enum SQLStorage {
         let tokenCache = TokenLookupCache()
         let keyCache = SigningKeyCache()
         let callerCache = CallerCache()
+        let injectionCache = InjectionCache()
         // Through the routing database, whose pragmas run on the writer: there this process's own commits do
         // not move `data_version`. The watcher also keeps every connection alive until `shutdown` closes them.
-        let watcher = SQLiteChangeWatcher.start(db: db, caches: NodeCaches([tokenCache, keyCache, callerCache]))
-        return make(database: db, random: random, clock: clock, tokenCache: tokenCache, keyCache: keyCache, callerCache: callerCache) {
+        let watcher = SQLiteChangeWatcher.start(db: db, caches: NodeCaches([tokenCache, keyCache, callerCache, injectionCache]))
+        return make(
+            database: db, random: random, clock: clock, tokenCache: tokenCache, keyCache: keyCache, callerCache: callerCache,
+            injectionCache: injectionCache
+        ) {
             await watcher.stop()
             for reader in readers { try? await reader.close() }
             try await connection.close()
@@ -58,6 +62,8 @@ public enum SQLStorage {
     ///   - keyCache: the node's copy of the signing keys (nil: none); rotations invalidate it the same way.
     ///   - callerCache: the node's resolved callers (nil: none); app, person, grant, token and import writes
     ///     invalidate it the same way.
+    ///   - injectionCache: the node's copy of the injected errors (nil: none); injection writes invalidate it
+    ///     the same way.
     ///   - shutdown: run by `Storage.shutdown`; by default nothing (the caller owns the connection).
     public static func make(
         database: any SQLDatabase,
@@ -67,6 +73,7 @@ public enum SQLStorage {
         tokenCache: TokenLookupCache? = nil,
         keyCache: SigningKeyCache? = nil,
         callerCache: CallerCache? = nil,
+        injectionCache: InjectionCache? = nil,
         invalidations: any TokenInvalidationPublisher = LocalTokenInvalidation(),
         shutdown: @escaping @Sendable () async throws -> Void = {}
     ) -> Storage {
@@ -77,6 +84,7 @@ public enum SQLStorage {
         if let tokenCache { targets.append(tokenCache) }
         if let keyCache { targets.append(keyCache) }
         if let callerCache { targets.append(callerCache) }
+        if let injectionCache { targets.append(injectionCache) }
         let caches = NodeCaches(targets)
         let apps = SQLAppStore(database: database, errors: errors)
         let users = SQLUserStore(database: database, random: random, clock: clock, errors: errors)
@@ -94,7 +102,8 @@ public enum SQLStorage {
             sessions: SQLBrowserSessionStore(database: database, errors: errors),
             signingKeys: keyCache.map { CachingSigningKeyStore(base: keys, cache: $0, publisher: invalidations) } ?? keys,
             emulator: caches.targets.isEmpty
-                ? emulator as any EmulatorStore : InvalidatingEmulatorStore(base: emulator, caches: caches, publisher: invalidations),
+                ? emulator as any EmulatorStore
+                : CachingEmulatorStore(base: emulator, injectionCache: injectionCache, caches: caches, publisher: invalidations),
             deviceCodes: SQLDeviceCodeStore(database: database, errors: errors),
             tokenCache: SQLTokenCacheStore(database: database, errors: errors),
             serverKeys: SQLServerKeyStore(database: database, clock: clock, errors: errors),

@@ -67,8 +67,9 @@ public final class InvalidationCache<Value: CacheableFacts>: CacheInvalidationTa
 
     /// Drops the entries `event` makes stale.
     public func invalidate(_ event: TokenInvalidation) {
-        // Key rotations never touch these values: keep the generation so no read in flight is wasted.
-        if event == .signingKeys { return }
+        // Key rotations and injections never touch these values: keep the generation so no read in flight
+        // is wasted.
+        if event.dependency == nil, event != .all { return }
         state.withLockedValue { state in
             state.generation &+= 1
             state.entries.remove(matching: event)

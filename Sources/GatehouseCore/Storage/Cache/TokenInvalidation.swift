@@ -18,6 +18,8 @@ public enum TokenInvalidation: Sendable, Equatable {
     case app(id: String)
     /// The id_token signing keys (a rotation, a first key, an import); token records are unaffected.
     case signingKeys
+    /// The injected errors (one added, used up or cleared); token records are unaffected.
+    case injections
     /// Everything (a node lost contact with the other nodes and may have missed events).
     case all
 
@@ -30,6 +32,7 @@ public enum TokenInvalidation: Sendable, Equatable {
         case .code(let id): "code:\(id)"
         case .app(let id): "app:\(id)"
         case .signingKeys: "signing_keys"
+        case .injections: "injections"
         case .all: "all"
         }
     }
@@ -44,11 +47,13 @@ public enum TokenInvalidation: Sendable, Equatable {
         case ("code", 2): self = .code(id: parts[1])
         case ("app", 2): self = .app(id: parts[1])
         case ("signing_keys", 1): self = .signingKeys
+        case ("injections", 1): self = .injections
         default: self = .all
         }
     }
 
-    /// The one index key whose entries this event makes stale; nil for ``all`` and ``signingKeys``.
+    /// The one index key whose entries this event makes stale; nil for ``all`` and for the whole-table
+    /// snapshots (``signingKeys``, ``injections``).
     package var dependency: CacheDependency? {
         switch self {
         case .token(let id): .token(id)
@@ -56,7 +61,7 @@ public enum TokenInvalidation: Sendable, Equatable {
         case .user(let id): .user(id)
         case .code(let id): .code(id)
         case .app(let id): .app(id)
-        case .signingKeys, .all: nil
+        case .signingKeys, .injections, .all: nil
         }
     }
 
