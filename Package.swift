@@ -147,7 +147,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "gatehouse",
-            dependencies: ["GatehouseCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "GatehouseCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         // The one launcher the tests start child processes with (servers, the CLI, chromedriver, nginx, python).
         // swift-subprocess, not Foundation's `Process`: on Linux, `Process.run()` in Swift 6.3 reads past a

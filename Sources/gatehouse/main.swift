@@ -1,5 +1,12 @@
 import ArgumentParser
 import GatehouseCLI
+import Foundation
+import NIOCore
+import NIOPosix
+
+if ProcessInfo.processInfo.environment["GATEHOUSE_NIO_EXECUTOR"] == "1" {
+    NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+}
 
 do {
     var command = try await GatehouseCommand.asyncParseAsRoot()

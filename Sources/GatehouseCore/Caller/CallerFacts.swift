@@ -67,7 +67,7 @@ package enum CallerRules {
             if let token, token.kind == .app, token.appID == app.id, token.revokedAt == nil { return .success(.app(app)) }
             return nil
         case .user(let token, let user, let grant, let scopedID):
-            guard !text.contains("|"), token.kind == .user, token.userID == user.id, token.appID == app.id,
+            guard !text.utf8.contains(UInt8(ascii: "|")), token.kind == .user, token.userID == user.id, token.appID == app.id,
                   grant.appID == app.id, grant.userID == user.id
             else { return nil }
             if let changed = user.passwordChangedAt, changed > token.issuedAt { return .failure(.passwordChanged) }

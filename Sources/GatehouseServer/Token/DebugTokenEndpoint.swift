@@ -43,7 +43,7 @@ struct DebugTokenEndpoint: Sendable {
             return userData(user.token, app: user.app, scopedID: user.scopedID, grant: user.grant, error: nil)
         case .failure(let error):
             // A token we know (revoked, expired, app removed) still describes itself; garbage does not.
-            guard !input.contains("|"), let record = try await storage.tokens.find(tokenHash: SecretHash.sha256Hex(input)),
+            guard !input.utf8.contains(UInt8(ascii: "|")), let record = try await storage.tokens.find(tokenHash: SecretHash.sha256Hex(input)),
                   let app = try await storage.apps.find(id: record.appID), let userID = record.userID
             else {
                 return DebugTokenData(isValid: false, scopes: [], error: DebugTokenError(code: error.code, message: error.message, subcode: error.errorSubcode))

@@ -10,7 +10,7 @@ import SQLKit
 /// Gatehouse's storage on PostgreSQL: the same SQLKit stores as SQLite, over a connection pool.
 ///
 /// Several nodes may share one database. Each node caches token lookups (``TokenLookupCache``), resolved
-/// callers (``CallerCache``), the signing keys (``SigningKeyCache``) and the injected errors (``InjectionCache``);
+/// callers (``CallerCache``), the signing keys (``SigningKeyCache``) and the injected errors (``InjectionCache``), apps (``AppCache``);
 /// a node that changes what they hold (a revocation, a profile, grant or app change, a key rotation, an injection)
 /// sends `NOTIFY` on
 /// ``Options/notificationChannel`` and every node's ``PostgresInvalidationListener`` drops the stale entries.
@@ -82,19 +82,21 @@ public enum PostgresStorage {
             return SQLStorage.make(
                 database: db, random: random, clock: clock, errors: .postgres, tokenCache: TokenLookupCache(enabled: false),
                 keyCache: SigningKeyCache(enabled: false), callerCache: CallerCache(enabled: false),
-                injectionCache: InjectionCache(enabled: false), invalidations: publisher
+                injectionCache: InjectionCache(enabled: false), appCache: AppCache(capacity: 10_000, enabled: false),
+                invalidations: publisher
             ) { try await owner.shutdown() }
         }
         let cache = TokenLookupCache(enabled: false)
         let keyCache = SigningKeyCache(enabled: false)
         let callerCache = CallerCache(enabled: false)
         let injectionCache = InjectionCache(enabled: false)
+        let appCache = AppCache(capacity: 10_000, enabled: false)
         let listener = PostgresInvalidationListener.start(
             configuration: configuration, channel: options.notificationChannel,
-            caches: NodeCaches([cache, keyCache, callerCache, injectionCache]), logger: logger)
+            caches: NodeCaches([cache, keyCache, callerCache, injectionCache, appCache]), logger: logger)
         return SQLStorage.make(
             database: db, random: random, clock: clock, errors: .postgres, tokenCache: cache, keyCache: keyCache,
-            callerCache: callerCache, injectionCache: injectionCache, invalidations: publisher
+            callerCache: callerCache, injectionCache: injectionCache, appCache: appCache, invalidations: publisher
         ) {
             await listener.stop()
             try await owner.shutdown()

@@ -38,12 +38,13 @@ public enum SQLStorage {
         let keyCache = SigningKeyCache()
         let callerCache = CallerCache()
         let injectionCache = InjectionCache()
+        let appCache = AppCache(capacity: 10_000)
         // Through the routing database, whose pragmas run on the writer: there this process's own commits do
         // not move `data_version`. The watcher also keeps every connection alive until `shutdown` closes them.
-        let watcher = SQLiteChangeWatcher.start(db: db, caches: NodeCaches([tokenCache, keyCache, callerCache, injectionCache]))
+        let watcher = SQLiteChangeWatcher.start(db: db, caches: NodeCaches([tokenCache, keyCache, callerCache, injectionCache, appCache]))
         return make(
             database: db, random: random, clock: clock, tokenCache: tokenCache, keyCache: keyCache, callerCache: callerCache,
-            injectionCache: injectionCache
+            injectionCache: injectionCache, appCache: appCache
         ) {
             await watcher.stop()
             for reader in readers { try? await reader.close() }
@@ -64,6 +65,8 @@ public enum SQLStorage {
     ///     invalidate it the same way.
     ///   - injectionCache: the node's copy of the injected errors (nil: none); injection writes invalidate it
     ///     the same way.
+    ///   - appCache: the node's apps by id (nil: none; only used with a `callerCache`); app writes invalidate it
+    ///     the same way.
     ///   - shutdown: run by `Storage.shutdown`; by default nothing (the caller owns the connection).
     public static func make(
         database: any SQLDatabase,
@@ -74,6 +77,7 @@ public enum SQLStorage {
         keyCache: SigningKeyCache? = nil,
         callerCache: CallerCache? = nil,
         injectionCache: InjectionCache? = nil,
+        appCache: AppCache? = nil,
         invalidations: any TokenInvalidationPublisher = LocalTokenInvalidation(),
         shutdown: @escaping @Sendable () async throws -> Void = {}
     ) -> Storage {
@@ -85,6 +89,7 @@ public enum SQLStorage {
         if let keyCache { targets.append(keyCache) }
         if let callerCache { targets.append(callerCache) }
         if let injectionCache { targets.append(injectionCache) }
+        if let appCache { targets.append(appCache) }
         let caches = NodeCaches(targets)
         let apps = SQLAppStore(database: database, errors: errors)
         let users = SQLUserStore(database: database, random: random, clock: clock, errors: errors)
@@ -93,7 +98,7 @@ public enum SQLStorage {
         // need no announcing.
         let announces = callerCache != nil
         var storage = Storage(
-            apps: announces ? InvalidatingAppStore(base: apps, caches: caches, publisher: invalidations) as any AppStore : apps,
+            apps: announces ? InvalidatingAppStore(base: apps, cache: appCache, caches: caches, publisher: invalidations) as any AppStore : apps,
             users: announces ? InvalidatingUserStore(base: users, caches: caches, publisher: invalidations) as any UserStore : users,
             friendships: SQLFriendshipStore(database: database, errors: errors),
             grants: announces ? InvalidatingGrantStore(base: grants, caches: caches, publisher: invalidations) as any GrantStore : grants,

@@ -1,15 +1,21 @@
 import Foundation
 
-/// An `AppStore` that announces every change to an app, so cached callers of that app (its settings, secret,
-/// client token) are dropped here at once and on the other nodes through the publisher.
+/// An `AppStore` that answers `find(id:)` from the node's ``AppCache`` (when given) and announces every change
+/// to an app, so the cached app and cached callers of that app (its settings, secret, client token) are dropped
+/// here at once and on the other nodes through the publisher.
 public struct InvalidatingAppStore: AppStore {
     package let base: any AppStore
+    /// The node's apps by id; nil reads every app from `base`.
+    package let cache: AppCache?
     package let caches: any CacheInvalidationTarget
     package let publisher: any TokenInvalidationPublisher
 
-    /// Wraps `base`; `caches` are this node's, `publisher` reaches the other nodes.
-    public init(base: any AppStore, caches: any CacheInvalidationTarget, publisher: any TokenInvalidationPublisher) {
+    /// Wraps `base`; `caches` are this node's (`cache` among them), `publisher` reaches the other nodes.
+    public init(
+        base: any AppStore, cache: AppCache? = nil, caches: any CacheInvalidationTarget, publisher: any TokenInvalidationPublisher
+    ) {
         self.base = base
+        self.cache = cache
         self.caches = caches
         self.publisher = publisher
     }
@@ -17,7 +23,11 @@ public struct InvalidatingAppStore: AppStore {
     /// Not announced: no node can hold facts about an app that did not exist (an erase, after which ids may
     /// come back, already dropped everything), and a needless event would drop other entries.
     public func create(_ app: AppRecord) async throws { try await base.create(app) }
-    public func find(id: String) async throws -> AppRecord? { try await base.find(id: id) }
+    /// Only found apps are kept, so an app created on another node is found at once.
+    public func find(id: String) async throws -> AppRecord? {
+        guard let cache else { return try await base.find(id: id) }
+        return try await cache.lookup(id) { try await base.find(id: id) }
+    }
     public func list() async throws -> [AppRecord] { try await base.list() }
     public func update(_ app: AppRecord) async throws {
         try await invalidating(.app(id: app.id), local: caches, publisher: publisher) { try await base.update(app) }
@@ -101,4 +111,12 @@ public struct InvalidatingGrantStore: GrantStore {
     }
     public func grants(userID: String) async throws -> [GrantRecord] { try await base.grants(userID: userID) }
     public func grants(appID: String) async throws -> [GrantRecord] { try await base.grants(appID: appID) }
+}
+
+/// The node's apps by id, read by every token-endpoint call, dialog and consent. Dropped by
+/// ``TokenInvalidation/app(id:)`` (settings, secret reset, roles) and ``TokenInvalidation/all``.
+public typealias AppCache = InvalidationCache<AppRecord>
+
+extension AppRecord: CacheableFacts {
+    public var cacheDependencies: [CacheDependency] { [.app(id)] }
 }

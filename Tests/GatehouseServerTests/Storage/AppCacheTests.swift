@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+@testable import GatehouseCore
+@testable import GatehouseServer
+@testable import GatehouseStorage
+
+/// The node's apps by id: the token endpoint, dialogs and consent read an app without a database round trip, and
+/// every app write (here, on another node, or by another process on the same SQLite file) is seen.
+@Suite("App cache")
+struct AppCacheTests {
+    /// Counts the reads that reach the database.
+    struct CountingAppStore: AppStore {
+        let base: any AppStore
+        let reads: NIOLockedCounter
+        func create(_ app: AppRecord) async throws { try await base.create(app) }
+        func find(id: String) async throws -> AppRecord? { reads.increment(); return try await base.find(id: id) }
+        func list() async throws -> [AppRecord] { try await base.list() }
+        func update(_ app: AppRecord) async throws { try await base.update(app) }
+        func setRole(appID: String, userID: String, role: AppRole?) async throws { try await base.setRole(appID: appID, userID: userID, role: role) }
+        func role(appID: String, userID: String) async throws -> AppRole? { try await base.role(appID: appID, userID: userID) }
+        func roles(appID: String) async throws -> [(userID: String, role: AppRole)] { try await base.roles(appID: appID) }
+    }
+
+    /// `storage.apps` with a fresh cache over a counting store, as `SQLStorage.make` builds it.
+    static func cached(_ storage: Storage) -> (InvalidatingAppStore, AppCache, NIOLockedCounter) {
+        let reads = NIOLockedCounter()
+        let cache = AppCache()
+        let base = (storage.apps as? InvalidatingAppStore)?.base ?? storage.apps
+        let store = InvalidatingAppStore(
+            base: CountingAppStore(base: base, reads: reads), cache: cache, caches: cache, publisher: LocalTokenInvalidation())
+        return (store, cache, reads)
+    }
+
+    @Test func aKnownAppIsReadOnceAndAnUnknownOneEveryTime() async throws {
+        try await withEachBackend { storage in
+            let (apps, _, reads) = Self.cached(storage)
+            try await storage.apps.create(Fixture.app("A"))
+            for _ in 0..<5 { #expect(try await apps.find(id: "A")?.name == "App A") }
+            #expect(reads.value == 1)
+            #expect(try await apps.find(id: "B") == nil)
+            try await storage.apps.create(Fixture.app("B"))
+            #expect(try await apps.find(id: "B")?.name == "App B", "a missing app is never cached")
+        }
+    }
+
+    @Test(arguments: ["settings", "secret reset", "role"])
+    func aWriteOnThisNodeIsSeenAtOnce(_ write: String) async throws {
+        try await withEachBackend { storage in
+            let (apps, cache, reads) = Self.cached(storage)
+            try await apps.create(Fixture.app("A"))
+            try await storage.users.create(Fixture.user("1"))
+            _ = try await apps.find(id: "A")
+            var app = try #require(try await apps.find(id: "A"))
+            #expect(reads.value == 1 && cache.contains("A"))
+            switch write {
+            case "settings": app.redirectURIs = ["https://example.com/other"]; try await apps.update(app)
+            case "secret reset": app.secret = "rotated"; try await apps.update(app)
+            default: try await apps.setRole(appID: "A", userID: "1", role: .developer)
+            }
+            #expect(!cache.contains("A"))
+            let after = try #require(try await apps.find(id: "A"))
+            #expect(reads.value == 2)
+            switch write {
+            case "settings": #expect(after.redirectURIs == ["https://example.com/other"])
+            case "secret reset": #expect(after.secret == "rotated")
+            default: #expect(try await apps.role(appID: "A", userID: "1") == .developer)
+            }
+        }
+    }
+
+    /// Two nodes on one database (SQLite: two connections, as the CLI and the server; PostgreSQL: two pools with
+    /// their own listeners): an app changed on A is seen on B, through B's cache.
+    @Test func anAppChangedOnOneNodeIsSeenByTheOther() async throws {
+        try await withEachReopenableBackend { open in
+            let a = try await open()
+            let b = try await open()
+            let cacheB = try #require((b.apps as? InvalidatingAppStore)?.cache)
+            try await waitUntil { cacheB.isEnabled }
+            try await a.apps.create(Fixture.app("A"))
+            try await waitUntil { try await b.apps.find(id: "A") != nil && cacheB.contains("A") }
+            var app = try #require(try await a.apps.find(id: "A"))
+            app.secret = "rotated-on-a"
+            try await a.apps.update(app)
+            try await waitUntil { try await b.apps.find(id: "A")?.secret == "rotated-on-a" }
+            try await a.shutdown()
+            try await b.shutdown()
+        }
+    }
+}
