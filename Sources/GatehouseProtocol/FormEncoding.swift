@@ -41,12 +41,15 @@ public enum FormEncoding {
     /// so that a corrupted code or token is reported instead of being silently altered.
     public static func decode(_ text: String) -> [(String, String)]? {
         var pairs: [(String, String)] = []
-        for segment in text.split(separator: "&", omittingEmptySubsequences: true) {
+        // Split on the bytes `&` and `=`, as the WHATWG form parser does: ASCII never occurs inside a
+        // multi-byte sequence, so every piece is valid text, and byte search skips grapheme breaking.
+        for bytes in text.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let segment = Substring(bytes)
             let key: Substring
             let value: Substring
-            if let equals = segment.firstIndex(of: "=") {
+            if let equals = segment.utf8.firstIndex(of: UInt8(ascii: "=")) {
                 key = segment[..<equals]
-                value = segment[segment.index(after: equals)...]
+                value = segment[segment.utf8.index(after: equals)...]
             } else {
                 key = segment
                 value = ""
@@ -60,6 +63,8 @@ public enum FormEncoding {
     /// Reverses ``escape(_:)``: `+` becomes a space and `%XX` a byte; nil on a bad escape or
     /// invalid UTF-8.
     public static func unescape(_ text: some StringProtocol) -> String? {
+        // Nothing to decode (most keys, ids and tokens): the text is already valid UTF-8.
+        if !text.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) { return String(text) }
         let input = Array(text.utf8)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(input.count)

@@ -54,6 +54,13 @@ enum JSONWriter {
 
     static func writeString(_ text: String, into output: inout String) {
         output += "\""
+        // Most strings (ids, names, tokens) need no escape: append them whole instead of scalar by scalar.
+        // Only these bytes are ever escaped, and none of them occurs inside a multi-byte UTF-8 sequence.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            output += text
+            output += "\""
+            return
+        }
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": output += "\\\""

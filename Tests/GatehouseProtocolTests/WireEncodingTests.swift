@@ -51,6 +51,14 @@ import Testing
         #expect(FormEncoding.decode("")?.isEmpty == true)
     }
 
+    /// Raw (unescaped) UTF-8 passes through, and `&` / `=` split on their bytes as browsers do, even when a
+    /// combining mark follows them (which Character-wise splitting would glue to the separator).
+    @Test func splitsOnBytesAndKeepsRawText() throws {
+        let decoded = try #require(FormEncoding.decode("név=Zoë 李&access_token=EAAGabc123&\u{301}k=\u{301}v=w"))
+        #expect(decoded.map(\.0) == ["név", "access_token", "\u{301}k"])
+        #expect(decoded.map(\.1) == ["Zoë 李", "EAAGabc123", "\u{301}v=w"])
+    }
+
     @Test(arguments: ["a=%", "a=%4", "a=%zz", "a=%C3%28", "%ff=1", "a=%E2%82"])
     func rejectsMalformed(text: String) {
         #expect(FormEncoding.decode(text) == nil)

@@ -5,7 +5,8 @@ import Logging
 import NIOCore
 import NIOEmbedded
 
-/// CPU time per request of each piece of the request pipeline on `/bench/hello`, measured in-process.
+/// CPU time per request of each piece of the request pipeline on `/bench/hello`, and of the Graph hot path
+/// (`/me`, `debug_token`), measured in-process.
 ///
 /// `scripts/bench` measures whole requests; this splits the difference between Gatehouse's `/bench/hello` and
 /// the bare reference app into its parts: the per-request work each middleware used to do and what replaced it,
@@ -118,6 +119,7 @@ public struct PipelineProbe: Sendable {
         try await row("Gatehouse router behind the StartupGate") {
             _ = try await gate.respond(to: request, context: GatehouseRequestContext(source: source))
         }
+        try await graphRows(services: services, responder: gate, source: source, row: row)
         return rows
     }
 

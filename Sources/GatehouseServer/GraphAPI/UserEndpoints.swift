@@ -24,7 +24,7 @@ struct UserEndpoints: Sendable {
 
     func read(_ node: UserNode, caller: Caller, call: GraphCall) async throws -> GraphReply {
         let fields: [FieldSelection]
-        if let raw = call.params["fields"], !raw.trimmingCharacters(in: .whitespaces).isEmpty {
+        if let raw = call.params["fields"], raw.unicodeScalars.contains(where: { !Self.isBlank($0) }) {
             do {
                 fields = try FieldSelectionParser.parse(raw)
             } catch {
@@ -34,6 +34,11 @@ struct UserEndpoints: Sendable {
             fields = [FieldSelection(name: "name", modifiers: [], subfields: nil), FieldSelection(name: "id", modifiers: [], subfields: nil)]
         }
         return .json(.object(try await render(node, fields: fields, caller: caller, call: call)))
+    }
+
+    /// What `CharacterSet.whitespaces` holds (tab and the space separators), without Foundation's string bridge.
+    static func isBlank(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator
     }
 
     static func describe(_ error: any Error) -> String {
