@@ -1,3 +1,5 @@
+import Crypto
+import CryptoExtras
 import GatehouseCore
 import Foundation
 import GatehouseProtocol
@@ -44,6 +46,20 @@ extension PipelineProbe {
         let reply = await dispatcher.dispatch(call)
         try await row("/me piece: GraphHTTPAdapter.response (headers and JSON serialisation)") {
             _ = GraphHTTPAdapter.response(reply, version: "v19.0")
+        }
+        try await row("/me piece: GraphHTTPAdapter.handle (the adapter without router and middleware)") {
+            _ = await adapter.handle(me, GatehouseRequestContext(source: source))
+        }
+        // The id_token row's floor: jwt-kit's RS256 over the active 2048-bit key, then the RSA primitive alone.
+        let now = services.clock.now()
+        let claims = IDTokenClaims(
+            iss: services.configuration.baseURL, aud: "probe", sub: "1", iat: Int(now.timeIntervalSince1970),
+            exp: Int(now.timeIntervalSince1970) + 3600, jti: "probe", nonce: nil)
+        try await row("id_token: KeyRing.sign (RS256, jwt-kit, active key cached)") { _ = try await services.keyRing.sign(claims) }
+        let key = try _RSA.Signing.PrivateKey(pemRepresentation: try await services.keyRing.activeKey().privateKeyPEM)
+        let digest = SHA256.hash(data: Data("probe".utf8))
+        try await row("id_token: RSA-2048 PKCS#1 v1.5 signature alone (swift-crypto)") {
+            _ = try key.signature(for: digest, padding: .insecurePKCS1v1_5)
         }
     }
 
