@@ -24,6 +24,9 @@ public struct GatehouseServices: Sendable {
     public var clockControl: AdjustableClock?
     /// Wakes the callback worker when a callback is queued (shared by every copy of these services).
     public let outboxDoorbell = OutboxDoorbell()
+    /// The request journal of this node (`/console/activity`, `/admin/api/journal`, `gatehouse logs`), shared by
+    /// every copy of these services; recording only while ``GatehouseConfiguration/journalEnabled``.
+    public let journal: RequestJournal
 
     public init(
         configuration: GatehouseConfiguration, storage: Storage, clock: any GatehouseClock = SystemClock(),
@@ -31,9 +34,12 @@ public struct GatehouseServices: Sendable {
         callbacks: (any AppCallbackNotifier)? = nil, logger: Logger = Logger(label: "gatehouse"),
         clockControl: AdjustableClock? = nil,
         callbackTransport: (any CallbackTransport)? = nil,
-        metrics: GatehouseMetrics = GatehouseMetrics()
+        metrics: GatehouseMetrics = GatehouseMetrics(),
+        journalSink: (any JournalSink)? = nil
     ) {
         self.metrics = metrics
+        let journal = RequestJournal(capacity: configuration.journalSize, enabled: configuration.journalEnabled, sink: journalSink)
+        self.journal = journal
         self.clockControl = clockControl
         // Production callbacks: https only, public addresses only, no redirects (``GuardedCallbackTransport``).
         let callbackTransport = callbackTransport ?? GuardedCallbackTransport(rules: .forMode(configuration))
@@ -43,9 +49,9 @@ public struct GatehouseServices: Sendable {
         self.clock = clock
         self.random = random
         self.passwords = passwords
-        self.callbacks = callbacks ?? OutboxAppCallbackNotifier(
-            outbox: CallbackOutbox(storage: storage, clock: clock, random: random, transport: callbackTransport, logger: logger),
-            doorbell: outboxDoorbell)
+        var outbox = CallbackOutbox(storage: storage, clock: clock, random: random, transport: callbackTransport, logger: logger)
+        outbox.journal = journal
+        self.callbacks = callbacks ?? OutboxAppCallbackNotifier(outbox: outbox, doorbell: outboxDoorbell)
         self.logger = logger
         self.keyRing = KeyRing(store: storage.signingKeys, clock: clock)
     }
@@ -53,7 +59,9 @@ public struct GatehouseServices: Sendable {
     package var tokens: TokenService { TokenService(services: self) }
     /// The persistent outbox of callbacks to apps (deauthorize, data deletion).
     public var outbox: CallbackOutbox {
-        CallbackOutbox(storage: storage, clock: clock, random: random, transport: callbackTransport, logger: logger)
+        var outbox = CallbackOutbox(storage: storage, clock: clock, random: random, transport: callbackTransport, logger: logger)
+        outbox.journal = journal
+        return outbox
     }
     /// The service that delivers the outbox's callbacks, for the server's service group.
     public var outboxWorker: CallbackOutboxWorker { CallbackOutboxWorker(outbox: outbox, doorbell: outboxDoorbell) }
