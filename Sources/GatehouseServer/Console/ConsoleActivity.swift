@@ -140,13 +140,15 @@ struct ConsoleActivity: Sendable {
         let journal = services.journal
         let resumed = request.headers[.init("Last-Event-ID")!].flatMap(Int.init)
         let start = resumed ?? q.get("after").flatMap(Int.init) ?? journal.lastSequence
+        // `for` shortens the stream (tests); it never lasts longer than ``streamSeconds``.
+        let seconds = min(Self.streamSeconds, max(1, q.get("for").flatMap(Int.init) ?? Self.streamSeconds))
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream; charset=utf-8"
         headers[.cacheControl] = "no-store"
         headers[.init("X-Accel-Buffering")!] = "no"
         let body = ResponseBody { writer in
             try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
-            let deadline = ContinuousClock.now + .seconds(Self.streamSeconds)
+            let deadline = ContinuousClock.now + .seconds(seconds)
             var lastBeat = ContinuousClock.now
             var after = start
             // A graceful shutdown ends the stream within one poll instead of holding the drain for its whole life.

@@ -113,10 +113,11 @@ import Testing
     @Test func theIssuesExamples() {
         #expect(JournalExplanation.redirectURINotRegistered("http://localhost:3000/cb", appName: "Shop", registered: ["http://localhost:3000/callback"])
             == "redirect_uri `http://localhost:3000/cb` is not registered for app Shop; registered: `http://localhost:3000/callback` (differs after `http://localhost:3000/c`: `b` instead of `allback`)")
-        let usedAt = Date(timeIntervalSince1970: 1_800_000_000 - 1_800_000_000 % 86_400 + 10 * 3600 + 2 * 60 + 11)
+        let midnight: TimeInterval = 1_800_000_000 - 28_800 // 2027-01-15T00:00:00Z
+        let usedAt = Date(timeIntervalSince1970: midnight + 36_131) // 10:02:11
         #expect(JournalExplanation.codeAlreadyUsed(at: usedAt) == "code already used at 10:02:11 by this app; the tokens minted from it have been revoked")
         #expect(JournalExplanation.forError(.appsecretProofInvalid) == "appsecret_proof does not match: it was computed with a different secret or token")
-        let declinedAt = Date(timeIntervalSince1970: 1_800_000_000 - 1_800_000_000 % 86_400 + 9 * 3600 + 58 * 60)
+        let declinedAt = Date(timeIntervalSince1970: midnight + 35_880) // 09:58
         #expect(JournalExplanation.permissionDeclined("email", by: "Alice", at: declinedAt) == "email was declined by Alice at 09:58")
         #expect(JournalExplanation.injected(code: 190, subcode: 460, rule: 3, remainingAfter: 2) == "injected error 190/460 (rule #3, 2 left)")
         #expect(JournalExplanation.injected(code: 4, subcode: nil, rule: 1, remainingAfter: nil) == "injected error 4 (rule #1, until cleared)")
