@@ -8,6 +8,7 @@ import Hummingbird
 ///     GET /admin/api/journal          {"enabled":…,"latest":SEQ,"data":[entry, …]}, newest first
 ///         ?app=ID &person=ID-OR-NAME &status=404|4xx &route=TEXT &token=HASH-PREFIX &errors=1
 ///         &after=SEQ (only newer entries: what a follower has not seen) &limit=N (default 100, at most 1000)
+///         &source=table (the `request_journal` table of every node, with `--journal-table`)
 ///     GET /admin/api/journal/{seq}    one entry, with its batch parts ("parts")
 ///
 /// Entries are this node's (the in-memory ring buffer). Secrets appear only as their last four characters and
@@ -25,7 +26,14 @@ struct JournalAPI: Sendable {
             let limit = min(1000, max(1, q.get("limit").flatMap(Int.init) ?? 100))
             let journal = services.journal
             let latest = journal.lastSequence
-            let entries = journal.entries(matching: filter, after: after, limit: limit)
+            var entries = journal.entries(matching: filter, after: after, limit: limit)
+            if q.get("source") == "table" {
+                guard let store = services.storage.journal, services.configuration.journalTable else {
+                    return AdminAPI.reply(AdminAPI.error(404, "the request journal table is off on this server (--journal-table)"), status: .notFound)
+                }
+                // Every node's entries, newest first; filtered here (sequence numbers are per node, so no `after`).
+                entries = Array(try await store.recent(limit: 1000).filter(filter.matches).prefix(limit))
+            }
             return AdminAPI.reply([
                 "enabled": .bool(journal.isEnabled), "latest": .int(Int64(latest)), "capacity": .int(Int64(journal.capacity)),
                 "data": .array(entries.map(Self.json)),

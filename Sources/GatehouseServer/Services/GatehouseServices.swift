@@ -27,6 +27,8 @@ public struct GatehouseServices: Sendable {
     /// The request journal of this node (`/console/activity`, `/admin/api/journal`, `gatehouse logs`), shared by
     /// every copy of these services; recording only while ``GatehouseConfiguration/journalEnabled``.
     public let journal: RequestJournal
+    /// Entries waiting for the `request_journal` table (`--journal-table`); nil when the table is not used.
+    public let journalBuffer: JournalBuffer?
 
     public init(
         configuration: GatehouseConfiguration, storage: Storage, clock: any GatehouseClock = SystemClock(),
@@ -38,7 +40,10 @@ public struct GatehouseServices: Sendable {
         journalSink: (any JournalSink)? = nil
     ) {
         self.metrics = metrics
-        let journal = RequestJournal(capacity: configuration.journalSize, enabled: configuration.journalEnabled, sink: journalSink)
+        // With --journal-table the entries also gather for ``JournalTableWriter``.
+        let buffer = configuration.journalTable && configuration.journalEnabled && storage.journal != nil ? JournalBuffer() : nil
+        self.journalBuffer = buffer
+        let journal = RequestJournal(capacity: configuration.journalSize, enabled: configuration.journalEnabled, sink: journalSink ?? buffer)
         self.journal = journal
         self.clockControl = clockControl
         // Production callbacks: https only, public addresses only, no redirects (``GuardedCallbackTransport``).
@@ -65,6 +70,11 @@ public struct GatehouseServices: Sendable {
     }
     /// The service that delivers the outbox's callbacks, for the server's service group.
     public var outboxWorker: CallbackOutboxWorker { CallbackOutboxWorker(outbox: outbox, doorbell: outboxDoorbell) }
+    /// The service that writes the journal to its table and prunes it, when `--journal-table` is on.
+    public var journalTableWriter: JournalTableWriter? {
+        guard let journalBuffer, let store = storage.journal else { return nil }
+        return JournalTableWriter(buffer: journalBuffer, store: store, configuration: configuration, clock: clock, logger: logger)
+    }
     /// App and people management shared by the CLI, seeding and the test-user API.
     public var accounts: AccountService { AccountService(services: self) }
 }
