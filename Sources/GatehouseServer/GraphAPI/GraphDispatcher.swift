@@ -218,6 +218,7 @@ struct GraphDispatcher: Sendable {
         case .failure(let error): throw GraphFailure(error)
         case .success(let c): caller = c
         }
+        JournalNote.current?.identify(caller)
         if case .user(let user) = caller {
             if let proof = call.params["appsecret_proof"] {
                 guard AppSecretProof.matches(proof, accessToken: token, appSecret: user.app.secret) else {
@@ -227,7 +228,6 @@ struct GraphDispatcher: Sendable {
                 throw GraphFailure(.appsecretProofRequired)
             }
         }
-        JournalNote.current?.identify(caller)
         return caller
     }
 }

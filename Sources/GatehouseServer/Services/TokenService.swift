@@ -44,7 +44,9 @@ package struct TokenService: Sendable {
         let cache = services.storage.callerCache
         let (hit, generation) = cache?.begin(hash) ?? (nil, nil)
         if let hit, let verdict = CallerRules.evaluate(hit, text: text, now: services.clock.now()) {
-            if case .failure(let error) = verdict, let note = JournalNote.current, case .user(let token, let user, _, _) = hit.kind {
+            if case .failure(let error) = verdict, let note = JournalNote.current, case .user(let token, let user, _, let scopedID) = hit.kind {
+                note.identify(appID: hit.app.id, appName: hit.app.name)
+                note.identify(personID: scopedID, personName: user.fullName)
                 note.explain(explanation(error, token: token, user: user, app: hit.app))
             }
             return verdict
@@ -75,7 +77,11 @@ package struct TokenService: Sendable {
         let record = records.token
         let now = services.clock.now()
         let refuse = { (error: GraphError) -> (Result<Caller, GraphError>, CallerFacts?) in
-            JournalNote.current?.explain(explanation(error, token: record, user: user, app: app))
+            if let note = JournalNote.current {
+                note.identify(appID: app.id, appName: app.name)
+                note.identify(personID: records.scopedID, personName: user.fullName)
+                note.explain(explanation(error, token: record, user: user, app: app))
+            }
             return (.failure(error), nil)
         }
         if let changed = user.passwordChangedAt, changed > record.issuedAt { return refuse(.passwordChanged) }
