@@ -28,10 +28,10 @@ import FoundationNetworking
             let live = try await rig.driver.waitForText("#activity-rows tr td.why", timeout: .seconds(15)) { $0.contains("is not registered") }
             #expect(live.contains("redirect_uri `\(wrong)` is not registered for app Gatehouse Demo; registered:"))
 
-            // The person's side: the same login in the browser shows Facebook-style refusal, not the explanation.
+            // The person's side: the same login in the browser shows the refusal page, not the journal's explanation.
             try await rig.driver.open(dialog, shot: "refused")
             #expect(try await rig.driver.text("h1") == "This redirect URI is not allowed")
-            #expect(try await !rig.driver.source().contains("is not registered for app"))
+            #expect(try await !rig.driver.source().contains("differs after"))
 
             // A reload lists both, and one request's page explains it in full.
             try await rig.driver.open(rig.base + "/console/activity?errors=1")
