@@ -82,7 +82,15 @@ public final class JournalNote: Sendable {
 
     /// Adds the parameters that matter from `pairs` (redacted; others dropped; the first value of a name kept).
     public func parameters(_ pairs: some Sequence<(String, String)>) {
-        let kept = JournalRedaction.parameters(pairs)
+        add(JournalRedaction.parameters(pairs))
+    }
+
+    /// Adds the parameters that matter from a request's merged parameters.
+    public func parameters(_ dictionary: [String: String]) {
+        add(JournalRedaction.parameters(dictionary))
+    }
+
+    private func add(_ kept: [JournalEntry.Parameter]) {
         guard !kept.isEmpty else { return }
         state.withLockedValue { state in
             for parameter in kept where !state.parameters.contains(where: { $0.name == parameter.name }) {

@@ -26,6 +26,20 @@ public enum JournalRedaction {
         "fb_exchange_nonce": .hashed,
     ]
 
+    /// The kept names in the order entries list them.
+    static let order: [String] = kept.keys.sorted()
+
+    /// The parameters that matter from a dictionary, redacted, by name: a walk over the short list of kept
+    /// names (no sort of what the request sent).
+    public static func parameters(_ dictionary: [String: String]) -> [JournalEntry.Parameter] {
+        var out: [JournalEntry.Parameter] = []
+        for name in order {
+            guard let value = dictionary[name], let treatment = kept[name] else { continue }
+            out.append(JournalEntry.Parameter(name: name, value: redact(value, treatment)))
+        }
+        return out
+    }
+
     /// Longest value shown (plain values are cut, with `…`).
     static let maximumLength = 200
 

@@ -54,7 +54,7 @@ struct GraphHTTPAdapter: Sendable {
 
     /// What the journal keeps of a call: the parameters that matter (redacted) and the token's hash prefix.
     static func note(_ call: GraphCall, on note: JournalNote) {
-        note.parameters(call.params.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+        note.parameters(call.params)
         if let token = call.accessToken { note.presented(token: token) }
         if call.path.first == "device" { note.classify(.device) }
     }

@@ -20,7 +20,10 @@ struct JournalMiddleware: RouterMiddleware {
         let note = JournalNote()
         let time = clock.now()
         let start = ContinuousClock.now
-        if let query = request.uri.query, !query.isEmpty, let pairs = FormEncoding.decode(query) { note.parameters(pairs) }
+        // Graph calls note their merged parameters in the adapter; pages and dialogs have only the query.
+        if kind != .graph, kind != .token, kind != .debugToken, let query = request.uri.query, !query.isEmpty, let pairs = FormEncoding.decode(query) {
+            note.parameters(pairs)
+        }
         do {
             let response = try await JournalNote.$current.withValue(note) { try await next(request, context) }
             record(note, kind: kind, request: request, status: response.status.code, time: time, start: start)

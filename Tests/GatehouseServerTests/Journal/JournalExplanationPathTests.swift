@@ -190,6 +190,47 @@ import Testing
         try await server.services.storage.shutdown()
     }
 
+    /// A sweep of malformed and refused requests over every kind of route: whatever refuses them, each error
+    /// entry carries a reason, and none falls through to the catalogue's generic "refused with Graph error".
+    @Test func everyRefusalInASweepIsExplained() async throws {
+        let server = try await TestServer.make()
+        let alice = try await server.token(for: server.alice)
+        let app = server.app
+        let appToken = "\(app.id)|\(app.secret)"
+        let gets = [
+            "/", "/v21.0/me", "/v21.0/me?access_token=", "/v21.0/me?access_token=\(String(repeating: "x", count: 600))",
+            "/v21.0/me?access_token=\(app.id)|wrong", "/v21.0/me?access_token=\(appToken)", "/v21.0/me?fields=a{b{c{d{e{f{g{h{i{j}}}}}}}}}&access_token=\(alice)",
+            "/v21.0/me/nothing/here/at/all/x?access_token=\(alice)", "/v21.0/me/feed?access_token=\(alice)", "/v21.0/me/permissions/email?access_token=\(alice)",
+            "/v21.0/999/picture?access_token=\(alice)", "/v21.0/?ids=1,2&access_token=\(alice)", "/v21.0/fql?q=SELECT%20name%20FROM%20user&access_token=\(alice)",
+            "/v21.0/fql?q=SELECT%20nope%20FROM%20user%20WHERE%20uid=me()&access_token=\(alice)", "/v21.0/fql?q=SELECT%20a%20FROM%20nope&access_token=\(alice)",
+            "/v21.0/oauth/access_token", "/v21.0/oauth/access_token?client_id=\(app.id)", "/v21.0/oauth/access_token?client_id=\(app.id)&grant_type=bogus",
+            "/v21.0/oauth/access_token?client_id=\(app.id)&client_secret=\(app.secret)&grant_type=fb_exchange_token",
+            "/v21.0/oauth/access_token?client_id=\(app.id)&grant_type=fb_exchange_nonce&fb_exchange_nonce=nope",
+            "/v21.0/oauth/access_token?grant_type=fb_extend_sso_token&access_token=\(alice)",
+            "/v21.0/oauth/access_token_info?access_token=\(alice)&client_id=42",
+            "/v21.0/debug_token", "/v21.0/debug_token?access_token=\(app.id)|\(app.clientToken)&input_token=x",
+            "/v21.0/\(app.id)/accounts/test-users?access_token=\(alice)", "/v21.0/\(app.id)/accounts/bogus?access_token=\(appToken)",
+            "/dialog/oauth", "/dialog/oauth?client_id=\(app.id)", "/dialog/oauth?client_id=\(app.id)&redirect_uri=\(TestServer.redirectURI)&scope=nonsense_scope",
+            "/dialog/oauth?client_id=\(app.id)&redirect_uri=\(TestServer.redirectURI)&code_challenge=short",
+            "/dialog/feed?app_id=\(app.id)&redirect_uri=https://elsewhere.example/", "/dialog/apprequests?app_id=nope",
+            "/v99x/dialog/oauth", "/device?user_code=NOPE", "/settings/apps/remove", "/no/such/page",
+        ]
+        try await server.run { client in
+            for uri in gets { _ = try await client.execute(uri: uri, method: .get) }
+            for uri in ["/v21.0/me/feed?access_token=\(alice)", "/v21.0/device/login?access_token=\(alice)", "/dialog/oauth/consent", "/v21.0/"] {
+                _ = try await client.execute(uri: uri, method: .post, headers: Self.form, body: ByteBuffer(string: "batch=nope"))
+            }
+            _ = try await client.execute(uri: "/v21.0/me", method: .put)
+        }
+        let refused = server.services.journal.entries(matching: JournalFilter(errorsOnly: true), limit: 1000)
+        #expect(refused.count >= 35)
+        for entry in refused {
+            let explanation = entry.explanation ?? ""
+            #expect(!explanation.isEmpty, "\(entry.method) \(entry.route) \(entry.status) has no explanation")
+            #expect(!explanation.hasPrefix("refused with"), "\(entry.method) \(entry.route): \(explanation)")
+        }
+    }
+
     @Test func offRecordsNothingAndAddsNoMiddleware() async throws {
         let server = try await TestServer.make(configure: { $0.journal = false })
         try await server.run { client in
