@@ -76,7 +76,7 @@ package struct TokenService: Sendable {
         else { return (.failure(.invalidTokenFormat), nil) }
         let record = records.token
         let now = services.clock.now()
-        let refuse = { (error: GraphError) -> (Result<Caller, GraphError>, CallerFacts?) in
+        func refuse(_ error: GraphError) -> (Result<Caller, GraphError>, CallerFacts?) {
             if let note = JournalNote.current {
                 note.identify(appID: app.id, appName: app.name)
                 note.identify(personID: records.scopedID, personName: user.fullName)
