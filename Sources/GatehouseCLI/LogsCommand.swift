@@ -13,9 +13,9 @@ struct LogsCommand: AsyncParsableCommand, ExecutableCommand {
             The journal is on by default in development mode; in production mode start the server with --journal true.
 
             Examples:
-              gatehouse logs                      the last 20 requests
-              gatehouse logs --errors --follow    refused requests, as they happen (Ctrl-C stops)
-              gatehouse logs --app 1000000001 --json   one JSON object a line
+              gatehouse logs                        the last 20 requests
+              gatehouse logs --errors --follow      refused ones as they happen
+              gatehouse logs --app APP_ID --json    one JSON object a line
             """)
 
     @Flag(name: .shortAndLong, help: "Keep printing new requests as they happen (Ctrl-C stops).") var follow = false
@@ -25,8 +25,8 @@ struct LogsCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(help: "Only routes containing this text, e.g. access_token or dialog.") var route: String?
     @Option(help: "Only requests that presented this token (its hash prefix, as the console shows it).") var token: String?
     @Flag(help: "Only refused or failed requests.") var errors = false
-    @Option(help: "How many recent requests to show first (default 20, at most 1000).") var limit: Int = 20
-    @Option(help: "Seconds between polls with --follow (default 1).") var interval: Double = 1
+    @Option(help: "How many recent requests to show first (at most 1000).") var limit: Int = 20
+    @Option(help: "Seconds between polls with --follow.") var interval: Double = 1
     @OptionGroup var server: AdminServerOptions
 
     func execute() async throws {
