@@ -112,6 +112,21 @@ public enum JournalExplanation {
         }
     }
 
+    /// The remote token cache answers in its own shape (`errorCode` 30001…50003), not as a Graph error.
+    public static func tokenCache(_ code: Int, message: String) -> String {
+        let reason: String
+        switch code {
+        case 30001: reason = "the token cache request is missing or has a malformed field"
+        case 30002: reason = "the token cache request's app credentials (client id and token) do not match an app"
+        case 30003: reason = "session_proof is not HMAC-SHA256(app secret, \"token_cache:\" + session key)"
+        case 50001: reason = "the token cache slot could not be written"
+        case 50002: reason = "there is nothing stored in this token cache slot"
+        case 50003: reason = "the token cache does not accept this method"
+        default: reason = "the token cache refused the request"
+        }
+        return "\(reason) (token cache error \(code): \(message))"
+    }
+
     // MARK: Contextual explanations
 
     /// "redirect_uri `http://localhost:3000/cb` is not registered for app Shop; registered:

@@ -103,6 +103,13 @@ import Testing
         }
     }
 
+    /// The remote token cache's own error codes, every one (`allCases`, so a new code needs its reason).
+    @Test func tokenCacheErrorsAreExplained() {
+        for code in TokenCacheWire.ErrorCode.allCases {
+            #expect(!JournalExplanation.tokenCache(code.rawValue, message: "m").hasPrefix("the token cache refused"), "\(code)")
+        }
+    }
+
     @Test func errorsThatDifferOnlyByMessageGetDifferentExplanations() {
         let code100: [GraphError] = [.appsecretProofRequired, .appsecretProofInvalid, .invalidCodeFormat, .invalidCodeVerifier, .unexpectedCodeVerifier, .codeChallengeRequired, .invalidParameter("x")]
         #expect(Set(code100.map(JournalExplanation.forError)).count == code100.count)
