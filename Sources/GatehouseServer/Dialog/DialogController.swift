@@ -101,6 +101,7 @@ struct DialogController: Sendable {
             return PageRenderer.seeOther(path + "?" + rawDialog + "&gh_login_error=1")
         case .accepted(let person):
             user = person
+            JournalNote.current?.identify(personID: nil, personName: person.fullName)
         }
         if let old = try await sessions.current(request) { try await services.storage.sessions.delete(id: old.0.id) }
         let (session, cookie) = try await sessions.start(userID: user.id)
@@ -119,6 +120,8 @@ struct DialogController: Sendable {
         case .proceed(let value): step = value
         }
         let (pairs, form, rawDialog, dialog, app, session, user) = (step.pairs, step.form, step.rawDialog, step.dialog, step.app, step.session, step.user)
+        JournalNote.current?.identify(appID: app.id, appName: app.name)
+        JournalNote.current?.identify(personID: nil, personName: user.fullName)
         if form["action"] == "cancel" {
             services.logger.info("consent cancelled", metadata: ["app": "\(app.id)"])
             services.metrics.consent(granted: false)
@@ -151,6 +154,8 @@ struct DialogController: Sendable {
         case .proceed(let value): step = value
         }
         let (pairs, form, dialog, app, session, user) = (step.pairs, step.form, step.dialog, step.app, step.session, step.user)
+        JournalNote.current?.identify(appID: app.id, appName: app.name)
+        JournalNote.current?.identify(personID: nil, personName: user.fullName)
         let facts = try await facts(dialog, app, user: user, authenticatedAt: session.authenticatedAt, justAuthenticated: true)
         let plan = LoginAttempt.consentPlan(facts)
         let read = pairs.filter { $0.0 == "read" }.map(\.1)
