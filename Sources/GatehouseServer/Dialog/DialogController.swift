@@ -123,6 +123,7 @@ struct DialogController: Sendable {
         JournalNote.current?.identify(appID: app.id, appName: app.name)
         JournalNote.current?.identify(personID: nil, personName: user.fullName)
         if form["action"] == "cancel" {
+            JournalNote.current?.explain("\(user.fullName) pressed Cancel on the consent page; the app gets error=access_denied")
             services.logger.info("consent cancelled", metadata: ["app": "\(app.id)"])
             services.metrics.consent(granted: false)
             return PageRenderer.seeOther(DialogRedirect.cancelled(dialog))
