@@ -14,6 +14,7 @@ public struct GatehouseCommand: AsyncParsableCommand {
             LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, TokenCommand.self, GraphCommand.self, PermissionsCommand.self,
             ClockCommand.self, InjectCommand.self, ExportCommand.self, ImportCommand.self, ScenarioCommand.self,
             SignedRequestCommand.self, TokenCacheCommand.self, DialogCommand.self, BenchReferenceCommand.self, BenchCommand.self,
+            LogsCommand.self,
         ]
     )
     public init() {}

@@ -35,6 +35,12 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
     var devAllowRemote = false
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (env GATEHOUSE_LOG_LEVEL; default info).")
     var logLevel: String?
+    @Option(help: "Record requests in the journal (/console/activity, gatehouse logs): true, false or auto (env GATEHOUSE_JOURNAL; default auto: on in development, off in production).")
+    var journal: String?
+    @Option(name: .customLong("journal-size"), help: "Entries the in-memory journal keeps (env GATEHOUSE_JOURNAL_SIZE; default 1000).")
+    var journalSize: String?
+    @Flag(name: .customLong("journal-table"), help: "Also keep journal entries in the database's request_journal table, with retention (env GATEHOUSE_JOURNAL_TABLE; see journal_retention_hours, journal_max_rows).")
+    var journalTable = false
     @Option(help: "Scenario file to load into the empty database instead of the dev seed (env GATEHOUSE_SCENARIO; see docs/scenarios).")
     var scenario: String?
     @Flag(name: .customLong("print-config"), help: "Print the effective configuration (secrets masked) and exit.")
@@ -57,6 +63,9 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
         if benchRoutes { values["bench_routes"] = "true" }
         if devAllowRemote { values["dev_allow_remote"] = "true" }
         values["log_level"] = logLevel
+        values["journal"] = journal
+        values["journal_size"] = journalSize
+        if journalTable { values["journal_table"] = "true" }
         return values
     }
 

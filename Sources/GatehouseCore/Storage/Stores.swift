@@ -145,6 +145,8 @@ public struct Storage: Sendable {
     public var callerCache: CallerCache?
     /// Reads a token with its app, person, grant and scoped id in one statement (nil: read them one by one).
     public var callerRecords: (any CallerRecordStore)?
+    /// The durable request journal (`request_journal`, migration 10); nil where the backend has none.
+    public var journal: (any JournalStore)?
     /// Runs several writes as one transaction (nil: each write commits by itself); see ``transaction(_:)``.
     public var writes: (any WriteTransactions)?
     /// Closes connections; the stores must not be used afterwards.

@@ -55,6 +55,17 @@ public struct GatehouseConfiguration: Sendable {
     public var metricsToken: String?
     /// Lets development mode listen beyond loopback (`--dev-allow-remote`); logged as a loud warning.
     public var devAllowRemote: Bool = false
+    /// The request journal (`/console/activity`, `gatehouse logs`); nil follows the mode: on in development,
+    /// off in production unless configured.
+    public var journal: Bool?
+    /// How many entries the in-memory journal keeps (a ring buffer per node).
+    public var journalSize: Int = 1000
+    /// Production mode: also keep journal entries in the `request_journal` table (shared by nodes).
+    public var journalTable: Bool = false
+    /// How long the table keeps entries.
+    public var journalRetentionHours: Int = 168
+    /// The most rows the table keeps; older ones are deleted first.
+    public var journalMaxRows: Int = 100_000
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = ".gatehouse",
@@ -84,6 +95,9 @@ public struct GatehouseConfiguration: Sendable {
     public var isDevelopment: Bool { mode == .development }
     /// True in production mode: the console needs an admin login and unsafe settings refuse to start.
     public var isProduction: Bool { mode == .production }
+
+    /// Whether requests are journaled: ``journal`` if set, else only in development mode.
+    public var journalEnabled: Bool { journal ?? isDevelopment }
 
     /// Whether the server terminates TLS itself.
     public var servesTLS: Bool { tlsCertificatePath != nil && tlsKeyPath != nil }

@@ -21,6 +21,8 @@ public enum GatehouseApp {
         if configuration.isDevelopment { router.add(middleware: DevelopmentHostGuard(configuration: configuration)) }
         if ForwardedHeadersMiddleware.isNeeded(configuration) { router.add(middleware: ForwardedHeadersMiddleware(configuration: configuration)) }
         router.add(middleware: RequestObservabilityMiddleware(metrics: services.metrics, logger: services.logger))
+        // Outside the error pages, so an entry has the status the client got.
+        if configuration.journalEnabled { router.add(middleware: JournalMiddleware(journal: services.journal, clock: services.clock)) }
         router.add(middleware: PageErrorMiddleware(pages: pages, logger: services.logger))
         // Development mode leaves the console open, so the gate would only pass requests through.
         if configuration.isProduction { router.add(middleware: AdminGate(services: services)) }
@@ -43,6 +45,7 @@ public enum GatehouseApp {
         SettingsPages(services: services, pages: pages).register(on: router)
         AdminAPI(services: services, access: ConsoleAccess(services: services)).register(on: router)
         ScenarioAPI(services: services, access: ConsoleAccess(services: services)).register(on: router)
+        JournalAPI(services: services, access: ConsoleAccess(services: services)).register(on: router)
         ConsoleController(services: services, pages: pages, access: ConsoleAccess(services: services)).register(on: router)
         DevicePages(services: services, pages: pages).register(on: router)
         var graph = GraphHTTPAdapter(services: services, dispatcher: GraphDispatcher(services: services))

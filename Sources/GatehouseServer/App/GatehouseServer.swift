@@ -102,6 +102,7 @@ public enum GatehouseServerRunner {
             // Delivers due app callbacks (deauthorize, data deletion), including retries left by an earlier run;
             // it stops with the group, before the database closes.
             await group.addServiceUnlessShutdown(services.outboxWorker)
+            if let writer = services.journalTableWriter { await group.addServiceUnlessShutdown(writer) }
             // The seed file tells clients where the server is, so it is written only once requests are served.
             if let seed { try? DevSeeder(services: services).write(seed) }
             announce(services.configuration.port, seed)

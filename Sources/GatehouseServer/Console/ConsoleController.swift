@@ -21,6 +21,7 @@ struct ConsoleController: Sendable {
         ConsoleTools(console: self).register(on: router)
         ConsoleExplorer(console: self).register(on: router)
         ConsoleSocial(console: self).register(on: router)
+        ConsoleActivity(console: self).register(on: router)
         router.get("/console") { request, _ in
             try await page(request, "console-home", title: "Console", nav: "home") {
                 let storage = services.storage
@@ -37,7 +38,7 @@ struct ConsoleController: Sendable {
 
     static let navigation: [(key: String, label: String, href: String)] = [
         ("home", "Console", "/console"), ("apps", "Apps", "/console/apps"), ("users", "People", "/console/users"),
-        ("tokens", "Tokens", "/console/tokens"), ("social", "Posts & requests", "/console/social"),
+        ("tokens", "Tokens", "/console/tokens"), ("activity", "Activity", "/console/activity"), ("social", "Posts & requests", "/console/social"),
         ("errors", "Error injection", "/console/errors"),
         ("clock", "Clock", "/console/clock"), ("explorer", "Graph API Explorer", "/console/explorer"),
         ("data", "Export / import", "/console/data"),

@@ -104,7 +104,7 @@ struct ConsoleTools: Sendable {
                 scopes = grants[key]?.granted.joined(separator: ", ") ?? "(app removed)"
             }
             rows.append([
-                "id": token.id, "kind": token.kind.rawValue, "appName": apps[token.appID]?.name ?? token.appID,
+                "id": token.id, "hash": String(token.tokenHash.prefix(12)), "kind": token.kind.rawValue, "appName": apps[token.appID]?.name ?? token.appID,
                 "userName": token.userID.flatMap { users[$0]?.fullName } ?? "", "scopes": scopes,
                 "issued": ConsoleController.timestamp(token.issuedAt), "expires": token.expiresAt.map(ConsoleController.timestamp) ?? "never",
             ])

@@ -29,12 +29,16 @@ struct DialogController: Sendable {
         let query = request.uri.query ?? ""
         let parsed: (DialogRequest, AppRecord)
         switch try await DialogRequest.parse(query: query, findApp: services.storage.apps.find(id:)) {
-        case .failure(let problem): return problemPage(problem, request: request)
+        case .failure(let problem):
+            if let note = JournalNote.current { await explain(problem, on: note) }
+            return problemPage(problem, request: request)
         case .success(let value): parsed = value
         }
         let (dialog, app) = parsed
+        JournalNote.current?.identify(appID: app.id, appName: app.name)
         let params = FormEncoding.decode(query).map { Dictionary($0, uniquingKeysWith: { a, _ in a }) } ?? [:]
         let current = try await sessions.current(request)
+        if let person = current?.1 { JournalNote.current?.identify(personID: nil, personName: person.fullName) }
         var justAuthenticated = false
         if let session = current?.0, let mark = params["gh_reauth"], let epoch = Int(mark) {
             let authenticated = Int(session.authenticatedAt.timeIntervalSince1970)
@@ -83,6 +87,7 @@ struct DialogController: Sendable {
         let user: UserRecord
         switch try await PasswordCheck.people(services).person(email: email, password: password, ip: context.client.ip) {
         case .throttled(let seconds, let minutes):
+            JournalNote.current?.explain("too many failed password attempts for this account or client; try again in \(minutes) minute\(minutes == 1 ? "" : "s") (limits.login_attempts_per_account, limits.login_attempts_per_ip)")
             services.logger.notice("login refused", metadata: ["reason": "too many attempts"])
             services.metrics.login(.limited)
             var response = errorPage(.tooManyRequests, headline: "Too many failed attempts.",
@@ -90,11 +95,13 @@ struct DialogController: Sendable {
             response.headers[.retryAfter] = "\(seconds)"
             return response
         case .refused:
+            JournalNote.current?.explain("the email or password was wrong; the login form is shown again")
             services.logger.info("login refused", metadata: ["reason": "bad credentials"])
             services.metrics.login(.failure)
             return PageRenderer.seeOther(path + "?" + rawDialog + "&gh_login_error=1")
         case .accepted(let person):
             user = person
+            JournalNote.current?.identify(personID: nil, personName: person.fullName)
         }
         if let old = try await sessions.current(request) { try await services.storage.sessions.delete(id: old.0.id) }
         let (session, cookie) = try await sessions.start(userID: user.id)
@@ -113,7 +120,10 @@ struct DialogController: Sendable {
         case .proceed(let value): step = value
         }
         let (pairs, form, rawDialog, dialog, app, session, user) = (step.pairs, step.form, step.rawDialog, step.dialog, step.app, step.session, step.user)
+        JournalNote.current?.identify(appID: app.id, appName: app.name)
+        JournalNote.current?.identify(personID: nil, personName: user.fullName)
         if form["action"] == "cancel" {
+            JournalNote.current?.explain("\(user.fullName) pressed Cancel on the consent page; the app gets error=access_denied")
             services.logger.info("consent cancelled", metadata: ["app": "\(app.id)"])
             services.metrics.consent(granted: false)
             return PageRenderer.seeOther(DialogRedirect.cancelled(dialog))
@@ -145,6 +155,8 @@ struct DialogController: Sendable {
         case .proceed(let value): step = value
         }
         let (pairs, form, dialog, app, session, user) = (step.pairs, step.form, step.dialog, step.app, step.session, step.user)
+        JournalNote.current?.identify(appID: app.id, appName: app.name)
+        JournalNote.current?.identify(personID: nil, personName: user.fullName)
         let facts = try await facts(dialog, app, user: user, authenticatedAt: session.authenticatedAt, justAuthenticated: true)
         let plan = LoginAttempt.consentPlan(facts)
         let read = pairs.filter { $0.0 == "read" }.map(\.1)
@@ -283,6 +295,21 @@ struct DialogController: Sendable {
         Audience.allCases.map { ["value": $0.wireName, "label": $0.label, "selected": $0 == selected] }
     }
 
+    /// The journal's reason for a dialog link Gatehouse cannot use; for an unregistered redirect URI it reads the
+    /// app (only then) to list what is registered and where the closest one differs.
+    func explain(_ problem: DialogRequest.Problem, on note: JournalNote) async {
+        switch problem {
+        case .redirectURINotAllowed(let appID, let uri):
+            let app = try? await services.storage.apps.find(id: appID)
+            if let app { note.identify(appID: app.id, appName: app.name) }
+            note.explain(JournalExplanation.redirectURINotRegistered(uri, appName: app?.name ?? appID, registered: app?.redirectURIs ?? []))
+        case .unknownApp(let id):
+            note.explain("no app has the client_id `\(id.prefix(40))`")
+        default:
+            note.explain(problem.headline + ": " + problem.developerHint)
+        }
+    }
+
     func problemPage(_ problem: DialogRequest.Problem, request: Request) -> Response {
         errorPage(.badRequest, headline: problem.headline, detail: "The app sent you to a login link that Gatehouse cannot use. Nothing was shared with the app.", hint: problem.developerHint, request: request)
     }
@@ -293,7 +320,8 @@ struct DialogController: Sendable {
     }
 
     func csrfPage(_ request: Request) -> Response {
-        errorPage(.forbidden, headline: "This form has expired", detail: "For your security the form could not be accepted. Go back, reload the page and try again.", hint: nil, request: request)
+        JournalNote.current?.explain("the form's CSRF token does not match the gh_csrf cookie: the page was stale, opened in another browser, or cookies are blocked")
+        return errorPage(.forbidden, headline: "This form has expired", detail: "For your security the form could not be accepted. Go back, reload the page and try again.", hint: nil, request: request)
     }
 
     func badForm(_ request: Request) -> Response {

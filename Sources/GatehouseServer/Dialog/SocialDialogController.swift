@@ -30,8 +30,13 @@ struct SocialDialogController: Sendable {
         let query = request.uri.query ?? ""
         let dialog: SocialDialogRequest
         switch try await SocialDialogRequest.parse(kind: kind, query: query, findApp: services.storage.apps.find(id:)) {
-        case .problem(let problem): return dialogs.problemPage(problem, request: request)
-        case .invalid(let redirect, let code, let message): return Self.found(SocialDialogRequest.error(redirectURI: redirect, code: code, message: message))
+        case .problem(let problem):
+            if let note = JournalNote.current { await dialogs.explain(problem, on: note) }
+            return dialogs.problemPage(problem, request: request)
+        case .invalid(let redirect, let code, let message):
+            // A redirect with error_code, not an error status: the journal still says why.
+            JournalNote.current?.explain("the dialog was refused with error_code \(code) (\(message)) and sent back to the app")
+            return Self.found(SocialDialogRequest.error(redirectURI: redirect, code: code, message: message))
         case .ok(let value): dialog = value
         }
         guard let app = try await services.storage.apps.find(id: dialog.appID) else { return dialogs.problemPage(.unknownApp(dialog.appID), request: request) }

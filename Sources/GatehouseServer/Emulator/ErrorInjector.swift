@@ -56,7 +56,15 @@ public struct ErrorInjector: Sendable {
         }
         for injection in try await services.storage.emulator.injections(targets: targets) {
             guard let error = InjectableError(code: injection.code, subcode: injection.subcode) else { continue }
+            // The rule's number as the console lists it (oldest first), read before the last use deletes it; only
+            // with the journal on, and only when an injection matches.
+            let note = JournalNote.current
+            let rule = note == nil ? 0 : ((try? await services.storage.emulator.injections())?.firstIndex { $0.id == injection.id } ?? -1) + 1
             if try await services.storage.emulator.consumeInjection(id: injection.id) {
+                if let note {
+                    note.explain(JournalExplanation.injected(
+                        code: injection.code, subcode: injection.subcode, rule: rule, remainingAfter: injection.remaining.map { max(0, $0 - 1) }))
+                }
                 return error.graphError(appID: caller.app.id, now: services.clock.now())
             }
         }

@@ -38,7 +38,11 @@ struct BatchEndpoint: Sendable {
             let method = GraphCall.Method(rawValue: (entry["method"]?.stringValue ?? "GET").uppercased())
             let reply: GraphReply
             if let method, let sub = Self.makeCall(method: method, relativeURL: resolvedURL, body: body, parent: call) {
-                reply = await dispatcher.dispatch(sub)
+                if let batchNote = JournalNote.current {
+                    reply = await dispatchRecorded(sub, index: results.count, relativeURL: resolvedURL, into: batchNote)
+                } else {
+                    reply = await dispatcher.dispatch(sub)
+                }
             } else {
                 reply = .error(.invalidParameter("Invalid batch entry"))
             }
@@ -54,6 +58,24 @@ struct BatchEndpoint: Sendable {
             }
         }
         return .json(.array(results))
+    }
+
+    /// Dispatches one entry with a note of its own, and adds its journal entry to the batch's: each part is
+    /// recorded individually, linked to the batch (`route` is `batch[i] path`, without the query).
+    private func dispatchRecorded(_ sub: GraphCall, index: Int, relativeURL: String, into batchNote: JournalNote) async -> GraphReply {
+        let part = JournalNote()
+        GraphHTTPAdapter.note(sub, on: part)
+        let time = dispatcher.services.clock.now()
+        let started = ContinuousClock.now
+        let reply = await JournalNote.$current.withValue(part) { await dispatcher.dispatch(sub) }
+        if let error = reply.graphError { part.answered(with: error) }
+        let elapsed = ContinuousClock.now - started
+        let path = relativeURL.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        let (entry, _) = part.entry(
+            time: time, kind: .batchPart, method: sub.method.rawValue, route: "batch[\(index)] " + String(path.prefix(200)), status: reply.status,
+            durationMilliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+        batchNote.addPart(entry)
+        return reply
     }
 
     /// A sub-call: the relative URL's path and query, the body's form fields, and the token fallback.

@@ -29,7 +29,40 @@ struct GraphDispatcher: Sendable {
         let caller = try await authenticate(call, forMe: call.path.first == "me")
         try await GraphRateLimits(services: services).check(caller)
         if let injected = try await ErrorInjector(services: services).check(caller) { throw GraphFailure(injected) }
-        return try await answer(route, call, caller: caller)
+        do {
+            return try await answer(route, call, caller: caller)
+        } catch let failure as GraphFailure where failure.error.code == 200 {
+            // Which permission, and whether the person declined it: only the journal wants to know.
+            if let note = JournalNote.current, case .user(let user) = caller { note.explain(Self.permissionReason(failure.error, user)) }
+            throw failure
+        }
+    }
+
+    /// "email was declined by Alice at 09:58", or never granted, or data access expired.
+    static func permissionReason(_ error: GraphError, _ user: UserCaller) -> String {
+        guard let range = error.message.range(of: "Requires extended permission: ") else { return JournalExplanation.forError(error) }
+        return permissionReason(String(error.message[range.upperBound...]), user)
+    }
+
+    static func permissionReason(_ permission: String, _ user: UserCaller) -> String {
+        if user.grant.declined.contains(permission) {
+            return JournalExplanation.permissionDeclined(permission, by: user.user.fullName, at: user.grant.updatedAt)
+        }
+        if user.isDataAccessExpired, user.grant.granted.contains(permission) {
+            return "\(user.user.fullName)'s data access for \(user.app.name) expired at \(JournalExplanation.clockTime(user.dataAccessExpiresAt)) (90 days after the last login); \(permission) needs a new login"
+        }
+        return JournalExplanation.permissionNotGranted(permission, by: user.user.fullName)
+    }
+
+    /// A read of `/me?fields=…` leaves out fields whose permission the token lacks, as Facebook does; the journal
+    /// notes why (no error: the call succeeds).
+    static func noteOmittedFields(_ raw: String, _ user: UserCaller, on note: JournalNote) {
+        var seen = Set<String>()
+        for piece in raw.split(separator: ",") {
+            let name = String(piece.prefix { $0 != "{" && $0 != "." && $0 != "(" }).trimmingCharacters(in: .whitespaces)
+            guard let needed = UserFields.rules[name], !user.has(needed), seen.insert(needed).inserted else { continue }
+            note.explain(permissionReason(needed, user) + ", so \(name) was left out")
+        }
     }
 
     /// The routes answered before the token is checked.
@@ -100,7 +133,12 @@ struct GraphDispatcher: Sendable {
     private func answerUser(_ node: UserNode, _ route: UserNodeRoute, _ call: GraphCall, caller: Caller) async throws -> GraphReply {
         let users = UserEndpoints(services: services)
         switch route {
-        case .read: return try await users.read(node, caller: caller, call: call)
+        case .read:
+            let reply = try await users.read(node, caller: caller, call: call)
+            if let note = JournalNote.current, case .user(let user) = caller, user.user.id == node.user.id, let fields = call.params["fields"] {
+                Self.noteOmittedFields(fields, user, on: note)
+            }
+            return reply
         case .deleteTestUser: return try await TestUserEndpoints(services: services).delete(node, caller: caller)
         case .picture: return try await users.picture(node, call: call)
         case .friends: return try await users.friends(node, caller: caller, call: call)
@@ -180,6 +218,7 @@ struct GraphDispatcher: Sendable {
         case .failure(let error): throw GraphFailure(error)
         case .success(let c): caller = c
         }
+        JournalNote.current?.identify(caller)
         if case .user(let user) = caller {
             if let proof = call.params["appsecret_proof"] {
                 guard AppSecretProof.matches(proof, accessToken: token, appSecret: user.app.secret) else {

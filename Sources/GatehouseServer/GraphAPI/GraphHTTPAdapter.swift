@@ -35,6 +35,7 @@ struct GraphHTTPAdapter: Sendable {
         do {
             var call = try await makeCall(request, path: path, version: version)
             call.clientIP = context.client.ip
+            if let note = JournalNote.current { GraphHTTPAdapter.note(call, on: note) }
             reply = await dispatcher.dispatch(call)
         } catch let failure as GraphFailure {
             reply = .error(failure.error)
@@ -44,8 +45,18 @@ struct GraphHTTPAdapter: Sendable {
             services.logger.error("graph request failed", metadata: ["error": "\(type(of: error))"])
             reply = .error(.unknownError)
         }
-        if let error = reply.graphError { services.metrics.graphError(code: error.code) }
+        if let error = reply.graphError {
+            services.metrics.graphError(code: error.code)
+            JournalNote.current?.answered(with: error)
+        }
         return Self.response(reply, version: version)
+    }
+
+    /// What the journal keeps of a call: the parameters that matter (redacted) and the token's hash prefix.
+    static func note(_ call: GraphCall, on note: JournalNote) {
+        note.parameters(call.params)
+        if let token = call.accessToken { note.presented(token: token) }
+        if call.path.first == "device" { note.classify(.device) }
     }
 
     func makeCall(_ request: Request, path: [String], version: String) async throws -> GraphCall {

@@ -84,6 +84,18 @@ public struct ConfigurationSetting: Sendable {
         }, show: { $0.logLevel }),
         int("device_poll_interval", \.devicePollInterval, range: 1...60),
         bool("dev_allow_remote", \.devAllowRemote),
+        ConfigurationSetting(key: "journal", isSecret: false, apply: { value, c in
+            switch value.lowercased() {
+            case "true", "yes", "on", "1": c.journal = true
+            case "false", "no", "off", "0": c.journal = false
+            case "", "auto": c.journal = nil
+            default: throw ConfigurationError("must be true, false or auto, not \(value)")
+            }
+        }, show: { "\($0.journalEnabled)" }),
+        int("journal_size", \.journalSize, range: 10...1_000_000),
+        bool("journal_table", \.journalTable),
+        int("journal_retention_hours", \.journalRetentionHours, range: 1...24 * 366),
+        int("journal_max_rows", \.journalMaxRows, range: 100...100_000_000),
         int("limits.login_attempts_per_account", \.limits.loginAttemptsPerAccount, range: 0...1_000_000),
         int("limits.login_attempts_per_ip", \.limits.loginAttemptsPerIP, range: 0...1_000_000),
         int("limits.login_window_seconds", \.limits.loginWindowSeconds, range: 1...86_400 * 30),

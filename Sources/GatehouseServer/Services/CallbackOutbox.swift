@@ -24,6 +24,8 @@ public struct CallbackOutbox: Sendable {
     let random: any RandomSource
     let transport: any CallbackTransport
     let logger: Logger
+    /// Where each delivery attempt is recorded (the server's request journal), if anywhere.
+    public var journal: RequestJournal?
 
     /// Waits after the 1st, 2nd, … failed attempt; after the last one Gatehouse gives up.
     public static let backoff: [TimeInterval] = [30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600]
@@ -84,8 +86,12 @@ public struct CallbackOutbox: Sendable {
         else { return nil }
         var next = record
         next.attempts += 1
+        let started = ContinuousClock.now
+        var answered: Int?
+        defer { journal.map { journalAttempt(next, status: answered, in: $0, at: now, started: started) } }
         do {
             let (status, body) = try await transport.post(url: record.url, form: record.body)
+            answered = status
             if (200..<300).contains(status) {
                 next.deliveredAt = clock.now()
                 next.nextAttemptAt = nil
@@ -111,6 +117,31 @@ public struct CallbackOutbox: Sendable {
             logger.error("app callback outcome not saved", metadata: ["app": "\(record.appID)", "error": "\(error)"])
         }
         return next
+    }
+
+    /// One journal entry per attempt: the app, the callback URL (without its query), the app's status (502 when
+    /// there was no answer) and, for a failure, what happened and what comes next.
+    private func journalAttempt(_ callback: AppCallbackRecord, status: Int?, in journal: RequestJournal, at time: Date, started: ContinuousClock.Instant) {
+        guard journal.isEnabled else { return }
+        let elapsed = ContinuousClock.now - started
+        let url = String(callback.url.split(separator: "?", maxSplits: 1).first ?? "")
+        var explanation: String?
+        if callback.deliveredAt == nil || callback.lastError != nil {
+            let what = status.map { "the app's \(callback.kind.rawValue) callback URL answered HTTP \($0)" }
+                ?? "the \(callback.kind.rawValue) callback could not be delivered: \(callback.lastError ?? "no answer")"
+            if let next = callback.nextAttemptAt {
+                explanation = what + "; attempt \(callback.attempts) of \(Self.backoff.count + 1), next at \(JournalExplanation.clockTime(next))"
+            } else if callback.gaveUpAt != nil {
+                explanation = what + "; Gatehouse gave up after \(callback.attempts) attempts"
+            } else {
+                explanation = what + (callback.lastError.map { ": \($0)" } ?? "")
+            }
+        }
+        journal.record(JournalEntry(
+            time: time, kind: .callback, method: "POST", route: String(url.prefix(200)), status: status ?? 502,
+            durationMilliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15,
+            appID: callback.appID, explanation: explanation,
+            parameters: [.init(name: "kind", value: callback.kind.rawValue), .init(name: "attempt", value: "\(callback.attempts)")]))
     }
 
     private func fail(_ record: inout AppCallbackRecord, reason: String) {

@@ -103,6 +103,11 @@ public struct GatehouseServices: Sendable {
     }
     /// Wakes the callback worker when a callback is queued (shared by every copy of these services).
     public let outboxDoorbell: OutboxDoorbell
+    /// The request journal of this node (`/console/activity`, `/admin/api/journal`, `gatehouse logs`), shared by
+    /// every copy of these services; recording only while ``GatehouseConfiguration/journalEnabled``.
+    public let journal: RequestJournal
+    /// Entries waiting for the `request_journal` table (`--journal-table`); nil when the table is not used.
+    public let journalBuffer: JournalBuffer?
 
     public init(
         configuration: GatehouseConfiguration, storage: Storage, clock: any GatehouseClock = SystemClock(),
@@ -110,14 +115,20 @@ public struct GatehouseServices: Sendable {
         callbacks: (any AppCallbackNotifier)? = nil, logger: Logger = Logger(label: "gatehouse"),
         clockControl: AdjustableClock? = nil,
         callbackTransport: (any CallbackTransport)? = nil,
-        metrics: GatehouseMetrics = GatehouseMetrics()
+        metrics: GatehouseMetrics = GatehouseMetrics(),
+        journalSink: (any JournalSink)? = nil
     ) {
         let doorbell = OutboxDoorbell()
+        // With --journal-table the entries also gather for ``JournalTableWriter``.
+        let buffer = configuration.journalTable && configuration.journalEnabled && storage.journal != nil ? JournalBuffer() : nil
+        self.journalBuffer = buffer
+        let journal = RequestJournal(capacity: configuration.journalSize, enabled: configuration.journalEnabled, sink: journalSink ?? buffer)
+        self.journal = journal
         // Production callbacks: https only, public addresses only, no redirects (``GuardedCallbackTransport``).
         let callbackTransport = callbackTransport ?? GuardedCallbackTransport(rules: .forMode(configuration))
-        let callbacks = callbacks ?? OutboxAppCallbackNotifier(
-            outbox: CallbackOutbox(storage: storage, clock: clock, random: random, transport: callbackTransport, logger: logger),
-            doorbell: doorbell)
+        var outbox = CallbackOutbox(storage: storage, clock: clock, random: random, transport: callbackTransport, logger: logger)
+        outbox.journal = journal
+        let callbacks = callbacks ?? OutboxAppCallbackNotifier(outbox: outbox, doorbell: doorbell)
         self.outboxDoorbell = doorbell
         self.fields = Fields(
             configuration: configuration, storage: storage, clock: clock, random: random, passwords: passwords,
@@ -129,10 +140,17 @@ public struct GatehouseServices: Sendable {
     package var tokens: TokenService { TokenService(services: self) }
     /// The persistent outbox of callbacks to apps (deauthorize, data deletion).
     public var outbox: CallbackOutbox {
-        CallbackOutbox(storage: storage, clock: clock, random: random, transport: callbackTransport, logger: logger)
+        var outbox = CallbackOutbox(storage: storage, clock: clock, random: random, transport: callbackTransport, logger: logger)
+        outbox.journal = journal
+        return outbox
     }
     /// The service that delivers the outbox's callbacks, for the server's service group.
     public var outboxWorker: CallbackOutboxWorker { CallbackOutboxWorker(outbox: outbox, doorbell: outboxDoorbell) }
+    /// The service that writes the journal to its table and prunes it, when `--journal-table` is on.
+    public var journalTableWriter: JournalTableWriter? {
+        guard let journalBuffer, let store = storage.journal else { return nil }
+        return JournalTableWriter(buffer: journalBuffer, store: store, configuration: configuration, clock: clock, logger: logger)
+    }
     /// App and people management shared by the CLI, seeding and the test-user API.
     public var accounts: AccountService { AccountService(services: self) }
 }

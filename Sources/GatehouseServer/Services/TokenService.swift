@@ -43,7 +43,14 @@ package struct TokenService: Sendable {
         let hash = SecretHash.sha256Hex(text)
         let cache = services.storage.callerCache
         let (hit, generation) = cache?.begin(hash) ?? (nil, nil)
-        if let hit, let verdict = CallerRules.evaluate(hit, text: text, now: services.clock.now()) { return verdict }
+        if let hit, let verdict = CallerRules.evaluate(hit, text: text, now: services.clock.now()) {
+            if case .failure(let error) = verdict, let note = JournalNote.current, case .user(let token, let user, _, let scopedID) = hit.kind {
+                note.identify(appID: hit.app.id, appName: hit.app.name)
+                note.identify(personID: scopedID, personName: user.fullName)
+                note.explain(explanation(error, token: token, user: user, app: hit.app))
+            }
+            return verdict
+        }
         let (result, facts) = try await resolveFromDatabase(text, hash: hash)
         if let cache, let facts, let generation { cache.store(facts, for: hash, ifGeneration: generation) }
         return result
@@ -69,10 +76,18 @@ package struct TokenService: Sendable {
         else { return (.failure(.invalidTokenFormat), nil) }
         let record = records.token
         let now = services.clock.now()
-        if let changed = user.passwordChangedAt, changed > record.issuedAt { return (.failure(.passwordChanged), nil) }
-        guard let grant = records.grant else { return (.failure(.appNotAuthorized(appID: app.id)), nil) }
-        if record.revokedAt != nil { return (.failure(.sessionLoggedOut), nil) }
-        if let expires = record.expiresAt, now >= expires { return (.failure(.tokenExpired(expiredAt: expires, now: now)), nil) }
+        func refuse(_ error: GraphError) -> (Result<Caller, GraphError>, CallerFacts?) {
+            if let note = JournalNote.current {
+                note.identify(appID: app.id, appName: app.name)
+                note.identify(personID: records.scopedID, personName: user.fullName)
+                note.explain(explanation(error, token: record, user: user, app: app))
+            }
+            return (.failure(error), nil)
+        }
+        if let changed = user.passwordChangedAt, changed > record.issuedAt { return refuse(.passwordChanged) }
+        guard let grant = records.grant else { return refuse(.appNotAuthorized(appID: app.id)) }
+        if record.revokedAt != nil { return refuse(.sessionLoggedOut) }
+        if let expires = record.expiresAt, now >= expires { return refuse(.tokenExpired(expiredAt: expires, now: now)) }
         // Created on first use, so a person who never got one has none to join yet.
         let scoped = try await records.scopedID.asyncOr { try await storage.users.scopedID(appID: app.id, userID: userID) }
         let facts = CallerFacts(
@@ -83,6 +98,20 @@ package struct TokenService: Sendable {
 }
 
 extension TokenService {
+    /// The journal's reason for refusing a user token, from the rows the check read (no further reads).
+    func explanation(_ error: GraphError, token: TokenRecord, user: UserRecord, app: AppRecord) -> String {
+        let now = services.clock.now()
+        switch error.errorSubcode {
+        case 460 where user.passwordChangedAt != nil:
+            return JournalExplanation.passwordChanged(user.fullName, at: user.passwordChangedAt!, issuedAt: token.issuedAt)
+        case 458: return JournalExplanation.appRemoved(user.fullName, appName: app.name)
+        case 467 where token.revokedAt != nil: return JournalExplanation.revoked(at: token.revokedAt!)
+        case 463 where token.expiresAt != nil:
+            return JournalExplanation.tokenExpired(at: token.expiresAt!, now: now, clockOffset: services.clockControl?.currentOffset ?? 0)
+        default: return JournalExplanation.forError(error)
+        }
+    }
+
     /// A user token's rows: in one joined statement where the storage offers it, else one statement each.
     /// Rows are read only as far as the checks need them, like the step-by-step path always did.
     fileprivate func userTokenRecords(hash: String) async throws -> CallerRecords? {

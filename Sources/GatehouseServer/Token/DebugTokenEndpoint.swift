@@ -22,9 +22,12 @@ struct DebugTokenEndpoint: Sendable {
         case .success(.client): throw GraphFailure(.invalidAppToken)
         case .success(let c): caller = c
         }
+        JournalNote.current?.identify(appID: caller.app.id, appName: caller.app.name)
         guard let input = call.param("input_token") else {
             throw GraphFailure(.invalidParameter("The parameter input_token is required"))
         }
+        // The journal files the call under the token it asks about, so the token's activity lists it.
+        JournalNote.current?.presented(token: input)
         return .encodable(DebugTokenResponse(data: try await inspect(input, viewer: caller.app)))
     }
 
@@ -40,6 +43,7 @@ struct DebugTokenEndpoint: Sendable {
             return DebugTokenData(appID: app.id, type: "APP", application: app.name, isValid: true, scopes: [])
         case .success(.user(let user)):
             try sameApp(user.app.id)
+            JournalNote.current?.identify(personID: user.scopedID, personName: user.user.fullName)
             return userData(user.token, app: user.app, scopedID: user.scopedID, grant: user.grant, error: nil)
         case .failure(let error):
             // A token we know (revoked, expired, app removed) still describes itself; garbage does not.

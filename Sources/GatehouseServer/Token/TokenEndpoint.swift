@@ -21,10 +21,17 @@ struct TokenEndpoint: Sendable {
     private func client(_ call: GraphCall) async throws -> (AppRecord, secretValid: Bool?) {
         guard let id = call.param("client_id") ?? call.basicCredentials?.id else { throw GraphFailure(.missingClientID) }
         guard id.count <= 32, let app = try await services.storage.apps.find(id: id) else {
+            JournalNote.current?.explain("no app has the client_id `\(id.prefix(40))`")
             throw GraphFailure(.invalidApplicationID)
         }
+        JournalNote.current?.identify(appID: app.id, appName: app.name)
         let secret = call.param("client_secret") ?? (call.basicCredentials?.id == id ? call.basicCredentials?.secret : nil)
-        return (app, secret.map { constantTimeEquals($0, app.secret) })
+        let valid = secret.map { constantTimeEquals($0, app.secret) }
+        if valid == false, let secret {
+            JournalNote.current?.explain(
+                "client_secret …\(secret.suffix(4)) does not match \(app.name)'s secret …\(app.secret.suffix(4)) (reset in the console?)")
+        }
+        return (app, valid)
     }
 
     private func exchangeCode(_ call: GraphCall) async throws -> GraphReply {
@@ -38,7 +45,15 @@ struct TokenEndpoint: Sendable {
         let presented = CodeExchange.Presented(
             clientID: app.id, redirectURI: call.params["redirect_uri"] ?? "", codeVerifier: call.param("code_verifier"),
             secretValid: secretValid, requirePKCE: app.requirePKCE)
-        switch CodeExchange.decide(code: record, presented: presented, now: now) {
+        let decision = CodeExchange.decide(code: record, presented: presented, now: now)
+        if let note = JournalNote.current {
+            // The person's name is read only for a refusal: a successful exchange costs no extra statement.
+            if let record, decision.isRefusal { note.identify(personID: nil, personName: try? await storage.users.find(id: record.userID)?.fullName) }
+            if let reason = JournalExplanation.codeExchange(decision, code: record, presented: presented, found: found != nil, now: now) {
+                note.explain(reason)
+            }
+        }
+        switch decision {
         case .reject(let error):
             throw GraphFailure(error)
         case .rejectAndRevokeFamily(let error):

@@ -81,6 +81,7 @@ struct TokenCacheEndpoint: Sendable {
     }
 
     static func failure(_ code: TokenCacheWire.ErrorCode, _ message: String, status: Int) -> GraphReply {
-        .json(["status": false, "errorCode": .int(Int64(code.rawValue)), "errorMessage": .string(message)], status: status)
+        JournalNote.current?.explain(JournalExplanation.tokenCache(code.rawValue, message: message))
+        return .json(["status": false, "errorCode": .int(Int64(code.rawValue)), "errorMessage": .string(message)], status: status)
     }
 }

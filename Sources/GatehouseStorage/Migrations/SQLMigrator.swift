@@ -28,7 +28,7 @@ package enum SQLMigrator {
     /// Every migration, oldest first.
     package static let all: [SQLMigration] = [
         Migration01InitialSchema.migration, Migration02SigningKeys.migration, Migration03EmulatorControls.migration, Migration04AdminAccountsAndRateLimits.migration, Migration05AudienceAndPosts.migration, Migration06DeviceLoginAndTokenCache.migration, Migration07CallbackOutbox.migration,
-        Migration08ProfileQuotes.migration, Migration09RequirePKCE.migration,
+        Migration08ProfileQuotes.migration, Migration09RequirePKCE.migration, Migration10RequestJournal.migration,
     ]
 
     package static let table = "gatehouse_migrations"

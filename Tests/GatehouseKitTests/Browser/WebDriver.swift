@@ -162,6 +162,20 @@ final class WebDriver: @unchecked Sendable {
         }
     }
 
+    /// Waits until the first element matching `css` exists and its text satisfies `predicate`; returns the text.
+    func waitForText(_ css: String, timeout: Duration = .seconds(10), _ predicate: (String) -> Bool) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        var last = ""
+        while true {
+            if try await exists(css) {
+                last = (try? await text(css)) ?? ""
+                if predicate(last) { return last }
+            }
+            if ContinuousClock.now > deadline { throw Failure(description: "\(css) never showed the expected text (last: \(last))") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
     /// Saves a PNG of the page as `artifacts/screenshots/<test>-<n>-<name>.png`.
     @discardableResult
     func screenshot(_ name: String) async throws -> URL {

@@ -1,0 +1,104 @@
+import Foundation
+
+/// Where recorded entries go besides memory: the optional `request_journal` table in production mode.
+public protocol JournalSink: Sendable {
+    /// Called once per recorded entry, after it has its sequence number. Must not block: queue and return.
+    func accept(_ entry: JournalEntry)
+}
+
+/// The request journal of one node: a bounded ring buffer in memory.
+///
+/// Recording is O(1) (one lock, one slot overwritten); when the journal is off nothing is built at all, because
+/// the journal middleware is not installed and ``JournalNote/current`` stays nil, so the handlers' notes cost one
+/// task-local read. Readers copy out what they want under the same lock.
+public final class RequestJournal: Sendable {
+    private struct State {
+        var slots: [JournalEntry?]
+        /// The slot the next entry goes into.
+        var next = 0
+        var lastSequence = 0
+        var enabled: Bool
+    }
+
+    public let capacity: Int
+    private let state: LockedValue<State>
+    private let sink: (any JournalSink)?
+
+    public init(capacity: Int = 1000, enabled: Bool = true, sink: (any JournalSink)? = nil) {
+        let capacity = max(1, capacity)
+        self.capacity = capacity
+        self.sink = sink
+        self.state = LockedValue(State(slots: Array(repeating: nil, count: capacity), enabled: enabled))
+    }
+
+    /// Whether entries are being recorded.
+    public var isEnabled: Bool { state.withLockedValue { $0.enabled } }
+
+    /// Pauses or resumes recording (what is kept stays readable).
+    public func setEnabled(_ enabled: Bool) { state.withLockedValue { $0.enabled = enabled } }
+
+    /// Records an entry, giving it the next sequence number; returns that number, or nil when the journal is off.
+    @discardableResult
+    public func record(_ entry: JournalEntry) -> Int? {
+        var entry = entry
+        let recorded: Bool = state.withLockedValue { state in
+            guard state.enabled else { return false }
+            state.lastSequence += 1
+            entry.sequence = state.lastSequence
+            state.slots[state.next] = entry
+            state.next = (state.next + 1) % capacity
+            return true
+        }
+        guard recorded else { return nil }
+        sink?.accept(entry)
+        return entry.sequence
+    }
+
+    /// The sequence number of the newest entry (0 when none was recorded).
+    public var lastSequence: Int { state.withLockedValue { $0.lastSequence } }
+
+    /// Entries matching `filter`, newest first, at most `limit`; with `after`, only entries recorded after that
+    /// sequence number (what a follower has not seen yet).
+    public func entries(matching filter: JournalFilter = JournalFilter(), after: Int? = nil, limit: Int = 100) -> [JournalEntry] {
+        let limit = max(0, limit)
+        return state.withLockedValue { state in
+            var out: [JournalEntry] = []
+            var index = state.next
+            for _ in 0..<capacity {
+                index = (index - 1 + capacity) % capacity
+                guard let entry = state.slots[index] else { break }
+                if let after, entry.sequence <= after { break }
+                if filter.matches(entry) {
+                    out.append(entry)
+                    if out.count >= limit { break }
+                }
+            }
+            return out
+        }
+    }
+
+    /// One entry by sequence number, while it is still in the buffer.
+    public func entry(sequence: Int) -> JournalEntry? {
+        state.withLockedValue { state in
+            guard sequence > 0, sequence <= state.lastSequence, state.lastSequence - sequence < capacity else { return nil }
+            let back = state.lastSequence - sequence
+            let index = (state.next - 1 - back + capacity * 2) % capacity
+            return state.slots[index].flatMap { $0.sequence == sequence ? $0 : nil }
+        }
+    }
+
+    /// The parts recorded for a batch entry.
+    public func parts(ofBatch sequence: Int) -> [JournalEntry] {
+        state.withLockedValue { state in
+            state.slots.compactMap { $0 }.filter { $0.batchSequence == sequence }.sorted { $0.sequence < $1.sequence }
+        }
+    }
+
+    /// Forgets every entry (sequence numbers keep counting).
+    public func clear() {
+        state.withLockedValue { state in
+            state.slots = Array(repeating: nil, count: capacity)
+            state.next = 0
+        }
+    }
+}
