@@ -24,8 +24,9 @@ package struct SQLWriteTransactions: WriteTransactions {
         let entered = NIOLockedValueBox(false)
         let announce = self.announce
         let held = HeldInvalidations()
+        let result: R
         do {
-            return try await database.withSession { session in
+            result = try await database.withSession { session in
                 entered.withLockedValue { $0 = true }
                 try await context.run { try await session.raw(begin).run() }
                 let result: R
@@ -47,19 +48,19 @@ package struct SQLWriteTransactions: WriteTransactions {
                     try? await session.raw("ROLLBACK").run()
                     throw error
                 }
-                // Now the change is visible: drop what this node cached meanwhile, and tell the other nodes.
-                if let announce {
-                    for event in held.events {
-                        announce.caches.invalidate(event)
-                        await announce.publisher.publish(event)
-                    }
-                }
+                // Now the change is visible: drop what this node cached meanwhile.
+                if let announce { for event in held.events { announce.caches.invalidate(event) } }
                 return result
             }
         } catch where !entered.withLockedValue({ $0 }) {
             // No connection for the session (PostgreSQL down, pool exhausted): the stores' usual error.
             return try await context.run { throw error }
         }
+        // Told to the other nodes only once the session's connection is back in the pool: on PostgreSQL the
+        // NOTIFY takes a pooled connection of its own, and with every connection held by a transaction waiting
+        // to publish (concurrent consents for one person wait on the same grant row), none would come free.
+        if let announce { for event in held.events { await announce.publisher.publish(event) } }
+        return result
     }
 }
 

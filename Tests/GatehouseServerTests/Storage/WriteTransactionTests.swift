@@ -123,6 +123,29 @@ import Testing
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 
+    /// Many requests writing the same row at once (the bench's consent POSTs, all for one person) queue on the
+    /// row's lock with their pooled connections held. Each one's announcement (a `NOTIFY` on PostgreSQL, which takes
+    /// a pooled connection of its own) must wait until its session is released, or every connection ends up
+    /// held by a committed transaction waiting for a free one, and the pool's wait timeout fails them all.
+    @Test func concurrentTransactionsOnOneRowAllCommitWithTheirAnnouncements() async throws {
+        try await withEachBackend { storage in
+            try await storage.apps.create(Fixture.app())
+            try await storage.users.create(Fixture.user("1"))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for i in 0..<24 {
+                    group.addTask {
+                        try await storage.transaction { tx in
+                            try await tx.grants.save(Fixture.grant(app: "100000000000001", user: "1", granted: ["public_profile", "p\(i)"]))
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let granted = try #require(try await storage.grants.find(appID: "100000000000001", userID: "1")?.granted)
+            #expect(granted.count == 2 && granted.first == "public_profile")
+        }
+    }
+
     @Test func theGateLetsOneHolderInAtATimeInArrivalOrder() async throws {
         let gate = WriterGate()
         let log = NIOLockedValueBox<[String]>([])
