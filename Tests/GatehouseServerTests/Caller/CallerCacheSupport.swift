@@ -3,6 +3,7 @@ import GatehouseProtocol
 @testable import GatehouseCore
 @testable import GatehouseServer
 @testable import GatehouseStorage
+import GatehouseTestSupport
 
 /// One person with a token for one app, made fresh (unique ids) for each write kind under test.
 struct CallerScenario {

@@ -3,6 +3,7 @@ import Testing
 @testable import GatehouseCore
 @testable import GatehouseServer
 @testable import GatehouseStorage
+import GatehouseTestSupport
 
 /// The cache-miss path's one joined statement returns what the five separate reads return.
 @Suite("Caller records in one statement")
