@@ -128,6 +128,9 @@ let package = Package(
             dependencies: [
                 "GatehouseKit", "GatehouseProtocol", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // Starts the browser (`$BROWSER`, `open`, `xdg-open`) without Foundation's `Process` (see ChildProcesses).
+                .product(name: "Subprocess", package: "swift-subprocess", condition: .when(platforms: [.macOS, .linux])),
+                .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
             ]
         ),
         // Command implementations of the `gatehouse` tool (a library so tests can drive them).
