@@ -170,6 +170,7 @@ let package = Package(
             dependencies: [
                 "GatehouseCore",
                 "GatehouseStorage",
+                "GatehouseProtocol",
                 .product(name: "PostgresKit", package: "postgres-kit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
