@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 @testable import GatehouseCore
+@testable import GatehouseServer
 @testable import GatehouseStorage
-import GatehouseTestSupport
 
 /// The node's apps by id: the token endpoint, dialogs and consent read an app without a database round trip, and
 /// every app write (here, on another node, or by another process on the same SQLite file) is seen.
@@ -11,7 +11,7 @@ struct AppCacheTests {
     /// Counts the reads that reach the database.
     struct CountingAppStore: AppStore {
         let base: any AppStore
-        let reads: ReadCounter
+        let reads: NIOLockedCounter
         func create(_ app: AppRecord) async throws { try await base.create(app) }
         func find(id: String) async throws -> AppRecord? { reads.increment(); return try await base.find(id: id) }
         func list() async throws -> [AppRecord] { try await base.list() }
@@ -21,16 +21,9 @@ struct AppCacheTests {
         func roles(appID: String) async throws -> [(userID: String, role: AppRole)] { try await base.roles(appID: appID) }
     }
 
-    /// Counts calls from any task.
-    final class ReadCounter: Sendable {
-        private let count = LockedValue(0)
-        func increment() { count.withLockedValue { $0 += 1 } }
-        var value: Int { count.withLockedValue { $0 } }
-    }
-
     /// `storage.apps` with a fresh cache over a counting store, as `SQLStorage.make` builds it.
-    static func cached(_ storage: Storage) -> (InvalidatingAppStore, AppCache, ReadCounter) {
-        let reads = ReadCounter()
+    static func cached(_ storage: Storage) -> (InvalidatingAppStore, AppCache, NIOLockedCounter) {
+        let reads = NIOLockedCounter()
         let cache = AppCache()
         let base = (storage.apps as? InvalidatingAppStore)?.base ?? storage.apps
         let store = InvalidatingAppStore(
