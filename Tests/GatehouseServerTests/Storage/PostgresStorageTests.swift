@@ -3,8 +3,8 @@ import PostgresKit
 import SQLKit
 import Testing
 @testable import GatehouseCore
+@testable import GatehouseServer
 @testable import GatehouseStorage
-import GatehouseTestSupport
 
 /// PostgreSQL specifics the shared contract tests do not show: schema and migrations, error mapping, URLs,
 /// and the token cache shared by two "nodes" (two `Storage`s on one database).
@@ -150,4 +150,14 @@ struct PostgresStorageTests {
             try await a.shutdown()
         }
     }
+}
+
+/// Polls `condition` every 10 ms for up to `seconds`.
+func waitUntil(seconds: Double = 5, _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while ContinuousClock.now < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    Issue.record("condition not met within \(seconds) s")
 }
