@@ -147,7 +147,8 @@ struct InjectionCacheTests {
 
             try await a.emulator.insertInjection(Self.injection("i1", times: 1))
             try await waitUntil { try await b.emulator.injections(targets: [(.app, "A")]).map(\.id) == ["i1"] }
-            try await waitUntil { cacheB.isCached }
+            // Read again until B holds the new table: a read that raced the invalidation returns it but keeps nothing.
+            try await waitUntil { _ = try await b.emulator.injections(); return cacheB.isCached }
             #expect(try await a.emulator.consumeInjection(id: "i1"))
             try await waitUntil { try await b.emulator.injections(targets: [(.app, "A")]).isEmpty }
             #expect(try await !b.emulator.consumeInjection(id: "i1"), "the last count went to A")
