@@ -15,8 +15,6 @@ import PostgresKit
 package final class PostgresInvalidationListener: Sendable {
     package static let pingInterval: Duration = .seconds(1)
     package static let retryDelay: Duration = .milliseconds(250)
-    /// How long a ping may take before the connection is given up.
-    package static let pingTimeout: Duration = .seconds(3)
 
     private let task: Task<Void, Never>
 
@@ -61,31 +59,25 @@ package final class PostgresInvalidationListener: Sendable {
             return // PostgreSQL is down or unreachable; the caller retries.
         }
         do {
-            // Cancelling the listener (``stop()``) closes the connection, which fails whatever it still awaits: a
-            // future of PostgresNIO's ignores task cancellation, so without this a hung query would hold `stop()`.
-            try await withTaskCancellationHandler {
-                try await connection.listen(on: channel) { notifications in
-                    caches.setEnabled(true)
-                    logger.debug("token invalidation listener connected", metadata: ["channel": "\(channel)"])
-                    try await withThrowingTaskGroup(of: Void.self) { group in
-                        group.addTask {
-                            for try await notification in notifications {
-                                caches.invalidate(TokenInvalidation(payload: notification.payload))
-                            }
-                            throw CancellationError()
+            try await connection.listen(on: channel) { notifications in
+                caches.setEnabled(true)
+                logger.debug("token invalidation listener connected", metadata: ["channel": "\(channel)"])
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for try await notification in notifications {
+                            caches.invalidate(TokenInvalidation(payload: notification.payload))
                         }
-                        group.addTask {
-                            while true {
-                                try await Task.sleep(for: pingInterval)
-                                try await ping(connection, logger: quiet)
-                            }
-                        }
-                        defer { group.cancelAll() }
-                        try await group.next()
+                        throw CancellationError()
                     }
+                    group.addTask {
+                        while true {
+                            try await Task.sleep(for: pingInterval)
+                            _ = try await connection.query("SELECT 1", logger: quiet).get()
+                        }
+                    }
+                    defer { group.cancelAll() }
+                    try await group.next()
                 }
-            } onCancel: {
-                let _: EventLoopFuture<Void> = connection.close()
             }
         } catch {
             caches.setEnabled(false)
@@ -96,16 +88,5 @@ package final class PostgresInvalidationListener: Sendable {
             }
         }
         try? await connection.close()
-    }
-
-    /// `SELECT 1`, bounded: a connection the server cut off without the socket noticing (seen under heavy load
-    /// after `pg_terminate_backend`) may never answer, so after ``pingTimeout`` it is closed, which fails the query
-    /// and lets the listener reconnect.
-    private static func ping(_ connection: PostgresConnection, logger: Logger) async throws {
-        let closer = connection.eventLoop.scheduleTask(in: .seconds(pingTimeout.components.seconds)) {
-            let _: EventLoopFuture<Void> = connection.close()
-        }
-        defer { closer.cancel() }
-        _ = try await connection.query("SELECT 1", logger: logger).get()
     }
 }
