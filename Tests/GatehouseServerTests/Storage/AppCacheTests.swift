@@ -8,26 +8,13 @@ import Testing
 /// every app write (here, on another node, or by another process on the same SQLite file) is seen.
 @Suite("App cache")
 struct AppCacheTests {
-    /// Counts the reads that reach the database.
-    struct CountingAppStore: AppStore {
-        let base: any AppStore
-        let reads: NIOLockedCounter
-        func create(_ app: AppRecord) async throws { try await base.create(app) }
-        func find(id: String) async throws -> AppRecord? { reads.increment(); return try await base.find(id: id) }
-        func list() async throws -> [AppRecord] { try await base.list() }
-        func update(_ app: AppRecord) async throws { try await base.update(app) }
-        func setRole(appID: String, userID: String, role: AppRole?) async throws { try await base.setRole(appID: appID, userID: userID, role: role) }
-        func role(appID: String, userID: String) async throws -> AppRole? { try await base.role(appID: appID, userID: userID) }
-        func roles(appID: String) async throws -> [(userID: String, role: AppRole)] { try await base.roles(appID: appID) }
-    }
-
     /// `storage.apps` with a fresh cache over a counting store, as `SQLStorage.make` builds it.
     static func cached(_ storage: Storage) -> (InvalidatingAppStore, AppCache, NIOLockedCounter) {
         let reads = NIOLockedCounter()
         let cache = AppCache()
         let base = (storage.apps as? InvalidatingAppStore)?.base ?? storage.apps
         let store = InvalidatingAppStore(
-            base: CountingAppStore(base: base, reads: reads), cache: cache, caches: cache, publisher: LocalTokenInvalidation())
+            base: CallerCacheTests.CountingAppStore(base: base, reads: reads), cache: cache, caches: cache, publisher: LocalTokenInvalidation())
         return (store, cache, reads)
     }
 
