@@ -1,6 +1,7 @@
 import GatehouseCore
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import PostgresKit
@@ -10,11 +11,13 @@ import PostgresKit
 ///
 /// The caches are enabled only while the listener is connected: it is switched on (empty) right after `LISTEN`
 /// succeeded and off as soon as the connection fails, so events missed while disconnected cannot leave stale
-/// entries. A ping every ``pingInterval`` notices a silently dead connection. Reconnects retry every
-/// ``retryDelay`` until ``stop()``.
+/// entries. A closed connection is noticed at once; a ping every ``pingInterval``, answered within
+/// ``pingTimeout``, notices a silently dead one. Reconnects retry every ``retryDelay`` until ``stop()``.
 package final class PostgresInvalidationListener: Sendable {
     package static let pingInterval: Duration = .seconds(1)
     package static let retryDelay: Duration = .milliseconds(250)
+    /// How long a ping may go unanswered before the connection counts as dead.
+    package static let pingTimeout: TimeAmount = .seconds(2)
 
     private let task: Task<Void, Never>
 
@@ -58,21 +61,33 @@ package final class PostgresInvalidationListener: Sendable {
         } catch {
             return // PostgreSQL is down or unreachable; the caller retries.
         }
+        // The caches are switched off by the event loop the moment the channel closes, not when this task next
+        // runs: on a busy node the cooperative threads may be taken for seconds, and the cache must not outlive
+        // its connection meanwhile.
+        let liveness = ConnectionLiveness(caches: caches)
+        connection.closeFuture.whenComplete { _ in liveness.closed() }
         do {
             try await connection.listen(on: channel) { notifications in
-                caches.setEnabled(true)
+                guard liveness.enableIfOpen() else { throw ConnectionEnded() }
                 logger.debug("token invalidation listener connected", metadata: ["channel": "\(channel)"])
+                // Each child ends by throwing; the first to end cancels the others. Every await on the
+                // connection is bounded (`valueOrGiveUp`), so a dead connection can never keep the group, and
+                // with it this node's cache, alive.
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         for try await notification in notifications {
                             caches.invalidate(TokenInvalidation(payload: notification.payload))
                         }
-                        throw CancellationError()
+                        throw ConnectionEnded()
+                    }
+                    group.addTask {
+                        try await connection.closeFuture.valueOrGiveUp()
+                        throw ConnectionEnded()
                     }
                     group.addTask {
                         while true {
                             try await Task.sleep(for: pingInterval)
-                            _ = try await connection.query("SELECT 1", logger: quiet).get()
+                            _ = try await connection.query("SELECT 1", logger: quiet).valueOrGiveUp(after: pingTimeout)
                         }
                     }
                     defer { group.cancelAll() }
@@ -87,6 +102,36 @@ package final class PostgresInvalidationListener: Sendable {
                 ])
             }
         }
-        try? await connection.close()
+        caches.setEnabled(false)
+        // Not `valueOrGiveUp`: a channel's close always completes, and the connection must not be released
+        // before it has (postgres-nio asserts that), even when this task was cancelled by `stop()`.
+        let closing: EventLoopFuture<Void> = connection.close()
+        try? await closing.get()
+    }
+
+    /// Enables the caches only while one connection is open, atomically with respect to its closing.
+    private final class ConnectionLiveness: Sendable {
+        private let isClosed = NIOLockedValueBox(false)
+        private let caches: any CacheInvalidationTarget
+
+        init(caches: any CacheInvalidationTarget) { self.caches = caches }
+
+        func closed() {
+            isClosed.withLockedValue { isClosed in
+                isClosed = true
+                caches.setEnabled(false)
+            }
+        }
+
+        func enableIfOpen() -> Bool {
+            isClosed.withLockedValue { isClosed in
+                if !isClosed { caches.setEnabled(true) }
+                return !isClosed
+            }
+        }
+    }
+
+    private struct ConnectionEnded: Error, CustomStringConvertible {
+        var description: String { "the connection closed" }
     }
 }

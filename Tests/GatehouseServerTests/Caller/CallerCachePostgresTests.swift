@@ -6,7 +6,7 @@ import Testing
 @testable import GatehouseStorage
 
 /// The resolved caller cache on a node that cannot hear the other nodes (PostgreSQL only).
-@Suite("Resolved caller cache without a listener")
+@Suite("Resolved caller cache without a listener", .timeLimit(.minutes(2)))
 struct CallerCachePostgresTests {
     @Test func aNodeThatLosesItsListenerServesNoCachedCaller() async throws {
         let url = try await PostgresTestDatabase.create()

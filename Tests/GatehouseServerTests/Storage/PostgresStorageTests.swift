@@ -8,7 +8,7 @@ import Testing
 
 /// PostgreSQL specifics the shared contract tests do not show: schema and migrations, error mapping, URLs,
 /// and the token cache shared by two "nodes" (two `Storage`s on one database).
-@Suite("PostgreSQL storage")
+@Suite("PostgreSQL storage", .timeLimit(.minutes(3)))
 struct PostgresStorageTests {
     /// Runs `body` with a fresh database URL and drops the database afterwards.
     func withDatabase(_ body: (String) async throws -> Void) async throws {
@@ -152,12 +152,47 @@ struct PostgresStorageTests {
     }
 }
 
-/// Polls `condition` every 10 ms for up to `seconds`.
+extension PostgresStorageTests {
+    /// The listener must notice every lost connection, whatever it was doing at that moment (waiting for a
+    /// notification, sleeping between pings, or waiting for a ping's answer), and shut down promptly after.
+    /// Termination lands at a different point of the one-second ping cycle in each round.
+    @Test(.timeLimit(.minutes(2)))
+    func aListenerThatLosesItsConnectionAgainAndAgainPausesCachingEveryTimeAndComesBack() async throws {
+        try await withDatabase { url in
+            let a = try await PostgresStorage.open(url: url, logger: StorageBackends.logger)
+            let cache = try #require((a.tokens as? CachingTokenStore)?.cache)
+            try await a.apps.create(Fixture.app("A"))
+            try await a.users.create(Fixture.user("1"))
+            try await a.tokens.insert(Fixture.token("t1", app: "A", user: "1"))
+            let name = URL(string: url)!.lastPathComponent
+            for round in 0..<12 {
+                try await waitUntil(seconds: 10) { cache.isEnabled }
+                _ = try? await a.tokens.find(tokenHash: "hash-t1")
+                try await Task.sleep(for: .milliseconds(round * 83))
+                try await withSQL(try PostgresTestDatabase.adminURL()) { db in
+                    try await db.raw("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(bind: name)").run()
+                }
+                var noticed = false
+                try await waitUntil(seconds: 3) {
+                    noticed = !cache.isEnabled || cache.count == 0
+                    return noticed
+                }
+                #expect(noticed, "round \(round): the listener did not notice its connection was cut")
+            }
+            try await waitUntil(seconds: 10) { cache.isEnabled }
+            try await a.shutdown()
+        }
+    }
+}
+
+/// Polls `condition` every 10 ms for up to `seconds`, and once more after the deadline: on a busy machine the
+/// poller itself may not run for a while, and the condition may have come true meanwhile.
 func waitUntil(seconds: Double = 5, _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
     while ContinuousClock.now < deadline {
         if try await condition() { return }
         try await Task.sleep(for: .milliseconds(10))
     }
+    if try await condition() { return }
     Issue.record("condition not met within \(seconds) s")
 }
