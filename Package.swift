@@ -67,7 +67,6 @@ let package = Package(
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -130,6 +129,9 @@ let package = Package(
             dependencies: [
                 "GatehouseKit", "GatehouseProtocol", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // Starts the browser (`$BROWSER`, `open`, `xdg-open`) without Foundation's `Process` (see ChildProcesses).
+                .product(name: "Subprocess", package: "swift-subprocess", condition: .when(platforms: [.macOS, .linux])),
+                .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
             ]
         ),
         // Command implementations of the `gatehouse` tool (a library so tests can drive them).
@@ -164,11 +166,42 @@ let package = Package(
             ],
             path: "Tests/ChildProcesses"
         ),
+        // What the storage and server tests share: record fixtures, the SQLite and PostgreSQL backends the storage
+        // contract runs against (a migrated SQLite template copied per test, a database of its own on the cluster
+        // `scripts/test` starts), polling and a free port. Only test targets depend on it.
+        .target(
+            name: "GatehouseTestSupport",
+            dependencies: [
+                "GatehouseCore",
+                "GatehouseStorage",
+                "GatehouseProtocol",
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Tests/GatehouseTestSupport"
+        ),
         .testTarget(name: "GatehouseProtocolTests", dependencies: ["GatehouseProtocol"]),
         // The pure decisions, parsers and caches, with no database or server.
         .testTarget(
             name: "GatehouseCoreTests",
             dependencies: ["GatehouseCore", "GatehouseProtocol", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
+        // The stores, migrations and the SQLite and PostgreSQL set-up, run against both backends.
+        .testTarget(
+            name: "GatehouseStorageTests",
+            dependencies: [
+                "GatehouseStorage",
+                "GatehouseCore",
+                "GatehouseProtocol",
+                "GatehouseTestSupport",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "GatehouseServerTests",
@@ -189,11 +222,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 "ChildProcesses",
+                "GatehouseTestSupport",
             ]
         ),
         .testTarget(
             name: "GatehouseKitTests",
             dependencies: ["GatehouseKit", "GatehouseKitLoopback", "GatehouseProtocol", "GatehouseServer", "GatehouseCore", "GatehouseStorage", "ChildProcesses",
+                           "GatehouseTestSupport",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Crypto", package: "swift-crypto")]

@@ -1,4 +1,12 @@
 import Foundation
+#if canImport(Subprocess)
+internal import Subprocess
+#if canImport(System)
+internal import System
+#else
+internal import SystemPackage
+#endif
+#endif
 
 /// Opens a URL in the person's web browser.
 public protocol BrowserOpening: Sendable {
@@ -55,24 +63,16 @@ public struct SystemBrowserOpener: BrowserOpening {
     }
 
     #if os(macOS) || os(Linux)
-    /// Runs a command detached from this program's terminal; true when it exits with status 0.
+    /// Runs a command detached from this program's terminal (no input, output discarded); true when it exits with
+    /// status 0. swift-subprocess rather than Foundation's `Process`, whose `run()` in Swift 6.3 on Linux can read
+    /// past a `readdir` buffer and trap in a process that holds many descriptors (see docs/TESTING.md).
     static func run(_ executable: String, _ arguments: [String]) async -> Bool {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            process.terminationHandler = { finished in
-                continuation.resume(returning: finished.terminationReason == .exit && finished.terminationStatus == 0)
-            }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(returning: false)
-            }
+        do {
+            let result = try await Subprocess.run(
+                .path(FilePath(executable)), arguments: Arguments(arguments), input: .none, output: .discarded, error: .discarded)
+            return result.terminationStatus.isSuccess
+        } catch {
+            return false
         }
     }
     #endif

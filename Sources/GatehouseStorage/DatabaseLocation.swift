@@ -54,15 +54,7 @@ extension DatabaseLocation {
                 throw error
             }
         case .postgres(let url):
-            let configuration = try PostgresStorage.configuration(url: url)
-            let connection: PostgresConnection
-            do {
-                connection = try await PostgresConnection.connect(
-                    on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration.coreConfiguration,
-                    id: 0, logger: logger)
-            } catch {
-                throw StorageError.unavailable("cannot connect to \(description): \(SQLErrorClassifier.postgres.describe(error))")
-            }
+            let connection = try await singlePostgresConnection(url: url, logger: logger)
             do {
                 let report = try await Self.migrate(connection.sql(queryLogLevel: nil), errors: .postgres)
                 try? await connection.close()
@@ -71,6 +63,19 @@ extension DatabaseLocation {
                 try? await connection.close()
                 throw error
             }
+        }
+    }
+
+    /// One PostgreSQL connection of its own, outside the server's pool (`gatehouse migrate`, the bench tools).
+    /// - Throws: `StorageError.unavailable` naming this location when the server cannot be reached.
+    package func singlePostgresConnection(url: String, logger: Logger) async throws -> PostgresConnection {
+        let configuration = try PostgresStorage.configuration(url: url)
+        do {
+            return try await PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration.coreConfiguration,
+                id: 0, logger: logger)
+        } catch {
+            throw StorageError.unavailable("cannot connect to \(description): \(SQLErrorClassifier.postgres.describe(error))")
         }
     }
 

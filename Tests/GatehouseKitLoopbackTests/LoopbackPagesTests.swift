@@ -75,4 +75,16 @@ import Testing
         #expect(SystemBrowserOpener(environment: [:]).hasGraphicalSession)
         #endif
     }
+
+    @Test func browserCommandRunsAndItsExitStatusCounts() async {
+        #if os(macOS) || os(Linux)
+        let url = URL(string: "http://127.0.0.1:1/callback")!
+        // `%s` becomes the URL (`test %s` with the `%s` left in and the URL appended would be a usage error);
+        // without `%s` the URL is appended (`test -n URL`).
+        #expect(await SystemBrowserOpener(environment: ["BROWSER": "test %s"]).open(url))
+        #expect(await SystemBrowserOpener(environment: ["BROWSER": "test -n"]).open(url))
+        #expect(await SystemBrowserOpener(environment: ["BROWSER": "false"]).open(url) == false)
+        #expect(await SystemBrowserOpener(environment: ["BROWSER": "gatehouse-no-such-browser"]).open(url) == false)
+        #endif
+    }
 }

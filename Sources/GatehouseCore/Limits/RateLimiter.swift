@@ -20,13 +20,6 @@ public struct RateLimiter: Sendable {
         return (start, Date(timeIntervalSince1970: TimeInterval(start + length)))
     }
 
-    /// Whether `key` has already used `limit` events in the current window (without counting a new one).
-    public func isExhausted(_ key: String, limit: Int, windowSeconds: Int) async throws -> Bool {
-        guard limit > 0 else { return false }
-        let (start, _) = window(seconds: windowSeconds)
-        return try await store.count(key: key, windowStart: start) >= limit
-    }
-
     /// Counts one event; returns false when it goes over `limit` (the event should be refused).
     @discardableResult
     public func allow(_ key: String, limit: Int, windowSeconds: Int) async throws -> Bool {

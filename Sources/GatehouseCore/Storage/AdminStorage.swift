@@ -43,8 +43,6 @@ public protocol AdminStore: Sendable {
     func find(id: String) async throws -> AdminAccountRecord?
     /// Oldest first.
     func list() async throws -> [AdminAccountRecord]
-    /// Replaces the password hash and ends the admin's sessions.
-    func setPassword(adminID: String, passwordHash: String) async throws
     func insertSession(_ session: AdminSessionRecord) async throws
     func findSession(secretHash: String) async throws -> AdminSessionRecord?
     func deleteSession(id: String) async throws

@@ -48,7 +48,7 @@ public struct GatehouseConfiguration: Sendable {
     /// swift-log level name: trace, debug, info, notice, warning, error, critical.
     public var logLevel: String
     /// Seconds a device must wait between device-login polls (`interval`; Facebook uses 5).
-    public var devicePollInterval: Int = 5
+    public var devicePollInterval: Int = DeviceLogin.defaultInterval
     /// File holding the 32-byte key that seals signing private keys and the token cache's master key in storage.
     public var masterKeyFile: String?
     /// Bearer token that lets a non-loopback scraper read `/metrics` in production mode.

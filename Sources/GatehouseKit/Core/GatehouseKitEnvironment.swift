@@ -137,6 +137,9 @@ public final class GatehouseKitEnvironment: @unchecked Sendable {
         ])
     }
 
+    /// The armed expiry timer, if any. Tests await a replaced token's timer to see that it ended without posting.
+    var expiryTimer: Task<Void, Never>? { locked { expiryTask } }
+
     private func armExpiryTimer(for token: AccessToken?) {
         let task: Task<Void, Never>? = token.flatMap { token in
             let delay = token.expirationDate.timeIntervalSince(clock.now())

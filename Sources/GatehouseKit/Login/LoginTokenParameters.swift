@@ -6,7 +6,8 @@ import GatehouseProtocol
 public struct LoginTokenParameters: Sendable, Equatable {
     /// The Graph token, from the callback or the token endpoint.
     public var accessToken: String?
-    /// The OpenID Connect id_token, kept unverified for now.
+    /// The OpenID Connect id_token, as it came (``LoginFinishing/complete(callbackURL:expectations:environment:graph:appID:)``
+    /// verifies it before anything trusts it).
     public var idToken: String?
     /// From `user_id` or the `signed_request` payload; nil until known.
     public var userID: String?
@@ -84,7 +85,7 @@ public enum LoginResultBuilder {
         parameters: LoginTokenParameters, expectations: LoginExpectations, previousToken: AccessToken?, appID: String,
         now: Date
     ) -> LoginManagerLoginResult {
-        // The id_token is kept unverified for now; Limited Login verification arrives with its own issue.
+        // Not verified here: LoginFinishing.complete verifies the id_token (keys, nonce, claims) before it is stored.
         let authenticationToken = parameters.idToken.map {
             AuthenticationToken(tokenString: $0, nonce: expectations.nonce, graphDomain: parameters.graphDomain ?? "facebook")
         }

@@ -6,7 +6,7 @@ import Hummingbird
 /// The seam that keeps the developer console and the admin API behind an admin login in production mode.
 ///
 /// Add it once to the router (``GatehouseApp/router(services:pages:)`` does, in production mode only); it guards
-/// every path under ``protectedPrefixes`` except the login page itself:
+/// every path ``isProtected(_:)`` names (`/console…` and `/admin/…`) except the login page itself:
 /// - development mode: passes every request through untouched (the console is open, as issue 5 wants), so the
 ///   router leaves it out there;
 /// - production mode, no live `gh_admin` session: `/console…` pages get `303 See Other` to
@@ -20,7 +20,6 @@ struct AdminGate: RouterMiddleware {
     typealias Context = GatehouseRequestContext
     let services: GatehouseServices
 
-    static let protectedPrefixes = ["/console", "/admin/"]
     /// Reachable without a session: the login form and its POST.
     static let openPaths: Set<String> = ["/console/login", "/console/login/"]
 

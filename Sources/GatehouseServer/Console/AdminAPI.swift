@@ -24,76 +24,132 @@ struct AdminAPI: Sendable {
 
     func register(on router: Router<GatehouseRequestContext>) {
         let api = router.group("admin/api")
-        api.get("clock") { request, _ in try await guarded(request) { _ in clockJSON() } }
-        api.post("clock/advance") { request, _ in
-            try await guarded(request, body: true) { body in
-                let by = body?["by"]?.stringValue ?? body?["by"]?.doubleValue.map { String($0) } ?? ""
-                guard let seconds = DurationParser.seconds(by) else { throw AdminFailure(400, "\"by\" must be a duration such as 61d, 12h, 90m or 3600") }
-                _ = try await ClockControl(services: services).advance(by: seconds)
-                return clockJSON()
-            }
+        api.get("clock", use: clock)
+        api.post("clock/advance", use: advanceClock)
+        api.post("clock/reset", use: resetClock)
+        api.get("injections", use: listInjections)
+        api.post("injections", use: inject)
+        api.delete("injections/:id", use: deleteInjection)
+        api.delete("injections", use: clearInjections)
+        api.get("export", use: export)
+        api.post("import", use: importState)
+    }
+
+    /// `GET /admin/api/clock`.
+    @Sendable func clock(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await guarded(request) { _ in clockJSON() }
+    }
+
+    /// `POST /admin/api/clock/advance` with ``ClockAdvanceBody``.
+    @Sendable func advanceClock(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await guarded(request, body: true) { body in
+            _ = try await ClockControl(services: services).advance(by: try ClockAdvanceBody(body).seconds)
+            return clockJSON()
         }
-        api.post("clock/reset") { request, _ in
-            try await guarded(request) { _ in
-                _ = try await ClockControl(services: services).reset()
-                return clockJSON()
-            }
+    }
+
+    /// `POST /admin/api/clock/reset`.
+    @Sendable func resetClock(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await guarded(request) { _ in
+            _ = try await ClockControl(services: services).reset()
+            return clockJSON()
         }
-        api.get("injections") { request, _ in
-            try await guarded(request) { _ in
-                .object(["data": .array(try await services.storage.emulator.injections().map(Self.json))])
-            }
+    }
+
+    /// `GET /admin/api/injections`.
+    @Sendable func listInjections(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await guarded(request) { _ in
+            .object(["data": .array(try await services.storage.emulator.injections().map(Self.json))])
         }
-        api.post("injections") { request, _ in
-            try await guarded(request, body: true, created: true) { body in
-                guard let kind = body?["target"]?.stringValue.flatMap(InjectionTargetKind.init(rawValue:)) else {
-                    throw AdminFailure(400, "\"target\" must be user, app or token")
-                }
-                guard let id = body?["id"]?.stringValue, !id.isEmpty else { throw AdminFailure(400, "\"id\" names the user, app or token") }
-                let times = body?["times"]?.intValue.map { Int($0) }
-                let record = try await ErrorInjector(services: services).add(kind: kind, target: id, error: body?["error"]?.stringValue ?? "", times: times)
-                return Self.json(record)
-            }
+    }
+
+    /// `POST /admin/api/injections` with ``InjectionBody``: 201 and the injection.
+    @Sendable func inject(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await guarded(request, body: true, created: true) { body in
+            let injection = try InjectionBody(body)
+            let record = try await ErrorInjector(services: services).add(kind: injection.kind, target: injection.targetID, error: injection.error, times: injection.times)
+            return Self.json(record)
         }
-        api.delete("injections/:id") { request, context in
-            try await guarded(request) { _ in
-                let id = context.parameters.get("id") ?? ""
-                guard try await services.storage.emulator.deleteInjection(id: id) else { throw AdminFailure(404, "no injection \(id)") }
-                return ["success": true]
-            }
+    }
+
+    /// `DELETE /admin/api/injections/:id`: 404 for an unknown id.
+    @Sendable func deleteInjection(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await guarded(request) { _ in
+            let id = context.parameters.get("id") ?? ""
+            guard try await services.storage.emulator.deleteInjection(id: id) else { throw AdminFailure(404, "no injection \(id)") }
+            return ["success": true]
         }
-        api.delete("injections") { request, _ in
-            try await guarded(request) { _ in
-                try await services.storage.emulator.deleteAllInjections()
-                return ["success": true]
-            }
+    }
+
+    /// `DELETE /admin/api/injections`: clears all.
+    @Sendable func clearInjections(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await guarded(request) { _ in
+            try await services.storage.emulator.deleteAllInjections()
+            return ["success": true]
         }
-        api.get("export") { request, _ in
-            guard await access.allows(request) else { return Self.reply(Self.denied, status: .forbidden) }
-            let withKeys = request.uri.queryParameters["include_private_keys"] == "true"
-            let data = try EmulatorState.encoder.encode(try await StateTransfer(services: services).export(includePrivateKeys: withKeys))
-            var headers = HTTPFields()
-            headers[.contentType] = "application/json; charset=UTF-8"
-            headers[.cacheControl] = "no-store"
-            headers[.contentDisposition] = "attachment; filename=\"gatehouse-state.json\""
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: data)))
+    }
+
+    /// `GET /admin/api/export`: the whole state as a download; private key halves only with `?include_private_keys=true`.
+    @Sendable func export(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        guard await access.allows(request) else { return Self.reply(Self.denied, status: .forbidden) }
+        let withKeys = request.uri.queryParameters["include_private_keys"] == "true"
+        let data = try EmulatorState.encoder.encode(try await StateTransfer(services: services).export(includePrivateKeys: withKeys))
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=UTF-8"
+        headers[.cacheControl] = "no-store"
+        headers[.contentDisposition] = "attachment; filename=\"gatehouse-state.json\""
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: data)))
+    }
+
+    /// `POST /admin/api/import`: replaces the whole state with an export (JSON, up to 256 MB).
+    @Sendable func importState(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        guard await access.allows(request) else { return Self.reply(Self.denied, status: .forbidden) }
+        guard Self.isJSON(request) else { return Self.reply(Self.error(415, "send the export as application/json"), status: .unsupportedMediaType) }
+        var request = request
+        guard let buffer = try? await request.collectBody(upTo: 256 << 20) else {
+            return Self.reply(Self.error(413, "the file is larger than 256 MB"), status: .contentTooLarge)
         }
-        api.post("import") { request, _ in
-            guard await access.allows(request) else { return Self.reply(Self.denied, status: .forbidden) }
-            guard Self.isJSON(request) else { return Self.reply(Self.error(415, "send the export as application/json"), status: .unsupportedMediaType) }
-            var request = request
-            guard let buffer = try? await request.collectBody(upTo: 256 << 20) else {
-                return Self.reply(Self.error(413, "the file is larger than 256 MB"), status: .contentTooLarge)
+        do {
+            let state = try StateTransfer.decode(Data(buffer: buffer))
+            try await StateTransfer(services: services).replace(with: state)
+            return Self.reply(["success": true, "apps": .int(Int64(state.apps.count)), "users": .int(Int64(state.users.count)), "tokens": .int(Int64(state.tokens.count))], status: .ok)
+        } catch let error as StateTransfer.ImportError {
+            return Self.reply(Self.error(400, error.description), status: .badRequest)
+        } catch let error as StorageError {
+            return Self.reply(Self.error(409, "the import could not be stored (\(error)); the state may be partly replaced, import again"), status: .conflict)
+        }
+    }
+
+    /// The body of `POST clock/advance`: `{"by":"61d"}` (a number counts as seconds).
+    struct ClockAdvanceBody: Equatable {
+        var seconds: TimeInterval
+
+        /// - Throws: ``AdminFailure`` (400) when `by` is not a duration.
+        init(_ body: JSONValue?) throws {
+            let by = body?["by"]?.stringValue ?? body?["by"]?.doubleValue.map { String($0) } ?? ""
+            guard let seconds = DurationParser.seconds(by) else { throw AdminFailure(400, "\"by\" must be a duration such as 61d, 12h, 90m or 3600") }
+            self.seconds = seconds
+        }
+    }
+
+    /// The body of `POST injections`: `{"target":"user|app|token","id":…,"error":"190/460","times":2}`. The error
+    /// name is checked by ``ErrorInjector``.
+    struct InjectionBody: Equatable {
+        var kind: InjectionTargetKind
+        var targetID: String
+        var error: String
+        var times: Int?
+
+        /// - Throws: ``AdminFailure`` (400) naming the first field that is wrong.
+        init(_ body: JSONValue?) throws {
+            guard let kind = body?["target"]?.stringValue.flatMap(InjectionTargetKind.init(rawValue:)) else {
+                throw AdminFailure(400, "\"target\" must be user, app or token")
             }
-            do {
-                let state = try StateTransfer.decode(Data(buffer: buffer))
-                try await StateTransfer(services: services).replace(with: state)
-                return Self.reply(["success": true, "apps": .int(Int64(state.apps.count)), "users": .int(Int64(state.users.count)), "tokens": .int(Int64(state.tokens.count))], status: .ok)
-            } catch let error as StateTransfer.ImportError {
-                return Self.reply(Self.error(400, error.description), status: .badRequest)
-            } catch let error as StorageError {
-                return Self.reply(Self.error(409, "the import could not be stored (\(error)); the state may be partly replaced, import again"), status: .conflict)
-            }
+            guard let id = body?["id"]?.stringValue, !id.isEmpty else { throw AdminFailure(400, "\"id\" names the user, app or token") }
+            self.kind = kind
+            targetID = id
+            times = body?["times"]?.intValue.map { Int($0) }
+            error = body?["error"]?.stringValue ?? ""
         }
     }
 
@@ -170,7 +226,7 @@ struct AdminAPI: Sendable {
 }
 
 /// Who may use the console and the admin API: everyone in development mode; in production mode,
-/// only a signed-in admin (until admin accounts exist, nobody).
+/// only a signed-in admin.
 struct ConsoleAccess: Sendable {
     let services: GatehouseServices
 

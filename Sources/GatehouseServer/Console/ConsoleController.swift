@@ -22,17 +22,20 @@ struct ConsoleController: Sendable {
         ConsoleExplorer(console: self).register(on: router)
         ConsoleSocial(console: self).register(on: router)
         ConsoleActivity(console: self).register(on: router)
-        router.get("/console") { request, _ in
-            try await page(request, "console-home", title: "Console", nav: "home") {
-                let storage = services.storage
-                let users = try await storage.users.list()
-                return [
-                    "appCount": try await storage.apps.list().count, "userCount": users.count,
-                    "testUserCount": users.filter { $0.testUserOfAppID != nil }.count,
-                    "tokenCount": try await storage.tokens.live(appID: nil, userID: nil, now: services.clock.now()).count,
-                    "injectionCount": try await storage.emulator.injections().count,
-                ]
-            }
+        router.get("/console", use: home)
+    }
+
+    /// `GET /console`: how many apps, people, live tokens and injected errors there are.
+    @Sendable func home(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await page(request, "console-home", title: "Console", nav: "home") {
+            let storage = services.storage
+            let users = try await storage.users.list()
+            return [
+                "appCount": try await storage.apps.list().count, "userCount": users.count,
+                "testUserCount": users.filter { $0.testUserOfAppID != nil }.count,
+                "tokenCount": try await storage.tokens.live(appID: nil, userID: nil, now: services.clock.now()).count,
+                "injectionCount": try await storage.emulator.injections().count,
+            ]
         }
     }
 

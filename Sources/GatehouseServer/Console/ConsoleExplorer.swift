@@ -15,33 +15,37 @@ struct ConsoleExplorer: Sendable {
     static let offeredPermissions = ["public_profile", "email", "user_friends", "user_birthday", "user_gender", "user_location", "user_hometown", "user_link", "user_age_range", "user_posts", "publish_actions"]
 
     func register(on router: Router<GatehouseRequestContext>) {
-        router.get("/console/explorer") { request, _ in
-            try await console.page(request, "console-explorer", title: "Graph API Explorer", nav: "explorer") {
-                try await values(State(app: nil, user: nil, token: "", method: "GET", path: "me", fields: "id,name", params: "", permissions: ["public_profile"]), result: nil)
-            }
+        router.get("/console/explorer", use: show)
+        router.post("/console/explorer", use: submit)
+    }
+
+    /// `GET /console/explorer`: the empty explorer, set up for `GET me?fields=id,name`.
+    @Sendable func show(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await console.page(request, "console-explorer", title: "Graph API Explorer", nav: "explorer") {
+            try await values(State(app: nil, user: nil, token: "", method: "GET", path: "me", fields: "id,name", params: "", permissions: ["public_profile"]), result: nil)
         }
-        router.post("/console/explorer") { request, _ in
-            guard await console.access.allows(request) else { return console.denied() }
-            guard let form = await FormBody.read(request, limit: services.configuration.maxBodyBytes),
-                  console.sessions.csrfValid(request, formToken: form["csrf_token"]) else {
-                return try await console.refused(request, "This form has expired. Reload the page and try again.", status: .forbidden)
-            }
-            var state = State(
-                app: form["app"], user: form["user"], token: (form["access_token"] ?? "").trimmingCharacters(in: .whitespaces),
-                method: ["GET", "POST", "DELETE"].contains(form["method"] ?? "") ? form["method"]! : "GET",
-                path: form["path"] ?? "me", fields: form["fields"] ?? "", params: form["params"] ?? "", permissions: form.all("permission"))
-            var result: GraphReply?
-            do {
-                if form["action"] == "token" {
-                    state.token = try await mint(state)
-                } else {
-                    result = await run(state)
-                }
-            } catch let error as ConsoleInputError {
-                return try await console.page(request, "console-explorer", title: "Graph API Explorer", nav: "explorer", status: .badRequest, error: error.message) { try await values(state, result: nil) }
-            }
-            return try await console.page(request, "console-explorer", title: "Graph API Explorer", nav: "explorer") { try await values(state, result: result) }
+    }
+
+    /// `POST /console/explorer`: runs the call (``ExplorerForm``) or mints a token for it, and shows the page again
+    /// with the result. Unlike the other console forms it answers with the page itself, not a redirect.
+    @Sendable func submit(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        guard await console.access.allows(request) else { return console.denied() }
+        guard let body = await FormBody.read(request, limit: services.configuration.maxBodyBytes),
+              console.sessions.csrfValid(request, formToken: body["csrf_token"]) else {
+            return try await console.refused(request, "This form has expired. Reload the page and try again.", status: .forbidden)
         }
+        let form = ExplorerForm(body)
+        var state = form.state
+        var result: GraphReply?
+        do {
+            switch form.action {
+            case .mintToken: state.token = try await mint(state)
+            case .run: result = await run(state)
+            }
+        } catch let error as ConsoleInputError {
+            return try await console.page(request, "console-explorer", title: "Graph API Explorer", nav: "explorer", status: .badRequest, error: error.message) { try await values(state, result: nil) }
+        }
+        return try await console.page(request, "console-explorer", title: "Graph API Explorer", nav: "explorer") { try await values(state, result: result) }
     }
 
     struct State {
@@ -112,5 +116,22 @@ struct ConsoleExplorer: Sendable {
         default:
             return json.serialized()
         }
+    }
+}
+
+/// The explorer's form: the call to make, and whether to run it or to mint a token for its app and person.
+/// Nothing in it is refused: an unknown method falls back to GET, and the call itself reports what is wrong.
+struct ExplorerForm {
+    enum Action: Equatable { case run, mintToken }
+
+    var state: ConsoleExplorer.State
+    var action: Action
+
+    init(_ form: FormBody) {
+        state = ConsoleExplorer.State(
+            app: form["app"], user: form["user"], token: (form["access_token"] ?? "").trimmingCharacters(in: .whitespaces),
+            method: ["GET", "POST", "DELETE"].contains(form["method"] ?? "") ? form["method"]! : "GET",
+            path: form["path"] ?? "me", fields: form["fields"] ?? "", params: form["params"] ?? "", permissions: form.all("permission"))
+        action = form["action"] == "token" ? .mintToken : .run
     }
 }

@@ -11,21 +11,30 @@ struct ConsoleSocial: Sendable {
     static let shown = 200
 
     func register(on router: Router<GatehouseRequestContext>) {
-        router.get("/console/social") { request, _ in
-            let app = request.uri.queryParameters.get("app").flatMap { $0.isEmpty ? nil : String($0) }
-            return try await console.page(request, "console-social", title: "Posts and requests", nav: "social") { try await values(app: app) }
+        router.get("/console/social", use: list)
+        router.post("/console/posts/:id/delete", use: deletePost)
+        router.post("/console/requests/:id/delete", use: deleteRequest)
+    }
+
+    /// `GET /console/social`: posts and requests, optionally of one app (`?app=`).
+    @Sendable func list(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        let app = request.uri.queryParameters.get("app").flatMap { $0.isEmpty ? nil : String($0) }
+        return try await console.page(request, "console-social", title: "Posts and requests", nav: "social") { try await values(app: app) }
+    }
+
+    /// `POST /console/posts/:id/delete`: deletes a post.
+    @Sendable func deletePost(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await console.action(request) { _ in
+            try await services.storage.posts.delete(id: context.parameters.get("id") ?? "")
+            return "/console/social?notice=cleared"
         }
-        router.post("/console/posts/:id/delete") { request, context in
-            try await console.action(request) { _ in
-                try await services.storage.posts.delete(id: context.parameters.get("id") ?? "")
-                return "/console/social?notice=cleared"
-            }
-        }
-        router.post("/console/requests/:id/delete") { request, context in
-            try await console.action(request) { form in
-                try await services.storage.requests.delete(requestID: context.parameters.get("id") ?? "", recipientID: form["recipient"] ?? "")
-                return "/console/social?notice=cleared"
-            }
+    }
+
+    /// `POST /console/requests/:id/delete`: deletes one recipient's copy of an app request (form field `recipient`).
+    @Sendable func deleteRequest(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await console.action(request) { form in
+            try await services.storage.requests.delete(requestID: context.parameters.get("id") ?? "", recipientID: form["recipient"] ?? "")
+            return "/console/social?notice=cleared"
         }
     }
 

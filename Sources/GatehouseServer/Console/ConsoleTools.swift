@@ -9,83 +9,112 @@ struct ConsoleTools: Sendable {
     var services: GatehouseServices { console.services }
 
     func register(on router: Router<GatehouseRequestContext>) {
-        router.get("/console/tokens") { request, _ in
-            let q = request.uri.queryParameters
-            let app = q.get("app").flatMap { $0.isEmpty ? nil : $0 }, user = q.get("user").flatMap { $0.isEmpty ? nil : $0 }
-            return try await console.page(request, "console-tokens", title: "Live tokens", nav: "tokens") { try await tokens(app: app, user: user) }
-        }
-        router.post("/console/tokens/:id/revoke") { request, context in
-            try await console.action(request) { _ in
-                let id = context.parameters.get("id") ?? ""
-                let now = services.clock.now()
-                guard let token = try await services.storage.tokens.live(appID: nil, userID: nil, now: now).first(where: { $0.id == id }) else {
-                    throw ConsoleInputError("That token is no longer live.")
-                }
-                try await services.storage.tokens.revoke(id: token.id, at: now)
-                return "/console/tokens?notice=revoked"
+        router.get("/console/tokens", use: listTokens)
+        router.post("/console/tokens/:id/revoke", use: revokeToken)
+        router.get("/console/errors", use: listInjections)
+        router.post("/console/errors", use: inject)
+        router.post("/console/errors/clear", use: clearInjections)
+        router.post("/console/errors/:id/delete", use: deleteInjection)
+        router.get("/console/clock", use: showClock)
+        router.post("/console/clock/advance", use: advanceClock)
+        router.post("/console/clock/reset", use: resetClock)
+        router.get("/console/data", use: showData)
+        router.post("/console/data/import", use: importState)
+    }
+
+    /// `GET /console/tokens`: live tokens, optionally of one app (`?app=`) or person (`?user=`).
+    @Sendable func listTokens(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        let q = request.uri.queryParameters
+        let app = q.get("app").flatMap { $0.isEmpty ? nil : $0 }, user = q.get("user").flatMap { $0.isEmpty ? nil : $0 }
+        return try await console.page(request, "console-tokens", title: "Live tokens", nav: "tokens") { try await tokens(app: app, user: user) }
+    }
+
+    /// `POST /console/tokens/:id/revoke`: revokes a token that is still live.
+    @Sendable func revokeToken(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await console.action(request) { _ in
+            let id = context.parameters.get("id") ?? ""
+            let now = services.clock.now()
+            guard let token = try await services.storage.tokens.live(appID: nil, userID: nil, now: now).first(where: { $0.id == id }) else {
+                throw ConsoleInputError("That token is no longer live.")
             }
+            try await services.storage.tokens.revoke(id: token.id, at: now)
+            return "/console/tokens?notice=revoked"
         }
-        router.get("/console/errors") { request, _ in
-            try await console.page(request, "console-errors", title: "Error injection", nav: "errors") { try await injections() }
+    }
+
+    /// `GET /console/errors`: the injected errors and the form to add one.
+    @Sendable func listInjections(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await console.page(request, "console-errors", title: "Error injection", nav: "errors") { try await injections() }
+    }
+
+    /// `POST /console/errors`: injects an error (``InjectionForm``) for a person, an app or a token.
+    @Sendable func inject(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await console.action(request) { form in
+            let injection = try InjectionForm(form)
+            _ = try await ErrorInjector(services: services).add(kind: injection.kind, target: injection.targetID, error: injection.error, times: injection.times)
+            return "/console/errors?notice=injected"
         }
-        router.post("/console/errors") { request, _ in
-            try await console.action(request) { form in
-                guard let kind = form["target"].flatMap(InjectionTargetKind.init(rawValue:)) else { throw ConsoleInputError("Pick a person, an app or a token.") }
-                let timesText = (form["times"] ?? "").trimmingCharacters(in: .whitespaces)
-                let times = timesText.isEmpty ? nil : Int(timesText)
-                if !timesText.isEmpty, times == nil { throw ConsoleInputError("Times must be a whole number, or empty for until cleared.") }
-                _ = try await ErrorInjector(services: services).add(kind: kind, target: (form["id"] ?? "").trimmingCharacters(in: .whitespaces), error: form["error"] ?? "", times: times)
-                return "/console/errors?notice=injected"
+    }
+
+    /// `POST /console/errors/clear`: removes every injected error.
+    @Sendable func clearInjections(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await console.action(request) { _ in
+            try await services.storage.emulator.deleteAllInjections()
+            return "/console/errors?notice=cleared"
+        }
+    }
+
+    /// `POST /console/errors/:id/delete`: removes one injected error.
+    @Sendable func deleteInjection(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await console.action(request) { _ in
+            _ = try await services.storage.emulator.deleteInjection(id: context.parameters.get("id") ?? "")
+            return "/console/errors?notice=cleared"
+        }
+    }
+
+    /// `GET /console/clock`: the emulator clock's offset and the preset jumps.
+    @Sendable func showClock(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await console.page(request, "console-clock", title: "Clock", nav: "clock") {
+            let status = ClockControl(services: services).status()
+            return [
+                "controllable": status.controllable, "offsetText": ConsoleController.offsetText(status.offset),
+                "presets": [["by": "1h", "label": "+1 hour (short-lived tokens)"], ["by": "61d", "label": "+61 days (long-lived tokens)"], ["by": "91d", "label": "+91 days (data access)"]],
+            ]
+        }
+    }
+
+    /// `POST /console/clock/advance`: moves the clock forward by a duration (``ClockAdvanceForm``).
+    @Sendable func advanceClock(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await console.action(request) { form in
+            _ = try await ClockControl(services: services).advance(by: try ClockAdvanceForm(form).seconds)
+            return "/console/clock?notice=clock"
+        }
+    }
+
+    /// `POST /console/clock/reset`: back to the real time.
+    @Sendable func resetClock(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await console.action(request) { _ in
+            _ = try await ClockControl(services: services).reset()
+            return "/console/clock?notice=clock"
+        }
+    }
+
+    /// `GET /console/data`: the export link and the import form.
+    @Sendable func showData(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await console.page(request, "console-data", title: "Export and import", nav: "data") { [:] }
+    }
+
+    /// `POST /console/data/import`: replaces the whole state with an uploaded export (``ImportForm``, up to 256 MiB).
+    @Sendable func importState(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await console.action(request, limit: 256 << 20) { form in
+            let upload = try ImportForm(form)
+            do {
+                try await StateTransfer(services: services).replace(with: try StateTransfer.decode(upload.state))
+            } catch let error as StateTransfer.ImportError {
+                throw ConsoleInputError(error.description)
             }
-        }
-        router.post("/console/errors/clear") { request, _ in
-            try await console.action(request) { _ in
-                try await services.storage.emulator.deleteAllInjections()
-                return "/console/errors?notice=cleared"
-            }
-        }
-        router.post("/console/errors/:id/delete") { request, context in
-            try await console.action(request) { _ in
-                _ = try await services.storage.emulator.deleteInjection(id: context.parameters.get("id") ?? "")
-                return "/console/errors?notice=cleared"
-            }
-        }
-        router.get("/console/clock") { request, _ in
-            try await console.page(request, "console-clock", title: "Clock", nav: "clock") {
-                let status = ClockControl(services: services).status()
-                return [
-                    "controllable": status.controllable, "offsetText": ConsoleController.offsetText(status.offset),
-                    "presets": [["by": "1h", "label": "+1 hour (short-lived tokens)"], ["by": "61d", "label": "+61 days (long-lived tokens)"], ["by": "91d", "label": "+91 days (data access)"]],
-                ]
-            }
-        }
-        router.post("/console/clock/advance") { request, _ in
-            try await console.action(request) { form in
-                guard let seconds = DurationParser.seconds(form["by"] ?? "") else { throw ConsoleInputError("Type a duration such as 61d, 12h or 90m.") }
-                _ = try await ClockControl(services: services).advance(by: seconds)
-                return "/console/clock?notice=clock"
-            }
-        }
-        router.post("/console/clock/reset") { request, _ in
-            try await console.action(request) { _ in
-                _ = try await ClockControl(services: services).reset()
-                return "/console/clock?notice=clock"
-            }
-        }
-        router.get("/console/data") { request, _ in
-            try await console.page(request, "console-data", title: "Export and import", nav: "data") { [:] }
-        }
-        router.post("/console/data/import") { request, _ in
-            try await console.action(request, limit: 256 << 20) { form in
-                guard let bytes = form.files["state"], !bytes.isEmpty else { throw ConsoleInputError("Choose an export file.") }
-                do {
-                    try await StateTransfer(services: services).replace(with: try StateTransfer.decode(Data(bytes)))
-                } catch let error as StateTransfer.ImportError {
-                    throw ConsoleInputError(error.description)
-                }
-                // The import replaced the browser's own session too; the console stays open in development mode.
-                return "/console?notice=imported"
-            }
+            // The import replaced the browser's own session too; the console stays open in development mode.
+            return "/console?notice=imported"
         }
     }
 
@@ -132,5 +161,47 @@ struct ConsoleTools: Sendable {
             "injections": rows, "hasInjections": !rows.isEmpty, "people": try await console.peopleOptions(), "apps": try await console.appOptions(),
             "errors": InjectableError.allCases.map { ["value": $0.rawValue, "title": $0.title] },
         ]
+    }
+}
+
+/// The error injection form: whom the error is for, which error, and how many times (empty: until cleared).
+/// The error name and the target are checked by ``ErrorInjector``, as for the admin API.
+struct InjectionForm: Equatable {
+    var kind: InjectionTargetKind
+    var targetID: String
+    var error: String
+    var times: Int?
+
+    /// - Throws: ``ConsoleInputError`` naming the first field that is wrong.
+    init(_ form: FormBody) throws {
+        guard let kind = form["target"].flatMap(InjectionTargetKind.init(rawValue:)) else { throw ConsoleInputError("Pick a person, an app or a token.") }
+        self.kind = kind
+        let timesText = (form["times"] ?? "").trimmingCharacters(in: .whitespaces)
+        times = timesText.isEmpty ? nil : Int(timesText)
+        if !timesText.isEmpty, times == nil { throw ConsoleInputError("Times must be a whole number, or empty for until cleared.") }
+        targetID = (form["id"] ?? "").trimmingCharacters(in: .whitespaces)
+        error = form["error"] ?? ""
+    }
+}
+
+/// The clock form: a duration such as 61d, 12h or 90m.
+struct ClockAdvanceForm: Equatable {
+    var seconds: TimeInterval
+
+    /// - Throws: ``ConsoleInputError`` when `by` is not a duration.
+    init(_ form: FormBody) throws {
+        guard let seconds = DurationParser.seconds(form["by"] ?? "") else { throw ConsoleInputError("Type a duration such as 61d, 12h or 90m.") }
+        self.seconds = seconds
+    }
+}
+
+/// The import form: the uploaded export file (multipart field `state`).
+struct ImportForm: Equatable {
+    var state: Data
+
+    /// - Throws: ``ConsoleInputError`` when no file was chosen.
+    init(_ form: FormBody) throws {
+        guard let bytes = form.files["state"], !bytes.isEmpty else { throw ConsoleInputError("Choose an export file.") }
+        state = Data(bytes)
     }
 }

@@ -86,8 +86,3 @@ public struct ForwardedClient: Sendable, Equatable {
         return ForwardedClient(ip: client, isHTTPS: proto.map { $0 == "https" } ?? servesTLS)
     }
 }
-
-extension SocketAddress {
-    /// The address without the port, for comparisons and rate-limit keys.
-    var ipText: String? { ipAddress }
-}

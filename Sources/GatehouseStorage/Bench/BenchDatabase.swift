@@ -1,7 +1,6 @@
 import GatehouseCore
 import Foundation
 import Logging
-import NIOPosix
 import PostgresKit
 import SQLKit
 
@@ -22,15 +21,7 @@ public enum BenchDatabase {
             let connection = try await SQLiteDatabaseFactory.open(path: path, logger: logger)
             return try await run(connection.sql(queryLogLevel: nil), body, close: { try await connection.close() })
         case .postgres(let url):
-            let configuration = try PostgresStorage.configuration(url: url)
-            let connection: PostgresConnection
-            do {
-                connection = try await PostgresConnection.connect(
-                    on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration.coreConfiguration,
-                    id: 0, logger: logger)
-            } catch {
-                throw StorageError.unavailable("cannot connect to \(location): \(SQLErrorClassifier.postgres.describe(error))")
-            }
+            let connection = try await location.singlePostgresConnection(url: url, logger: logger)
             let db = connection.sql(queryLogLevel: nil)
             return try await run(db, { db in
                 if migrating { try await SQLStoreContext(db: db, errors: .postgres).run { try await SQLStorage.migrate(db) } }

@@ -43,13 +43,6 @@ public struct SQLAdminStore: AdminStore {
         }
     }
 
-    public func setPassword(adminID: String, passwordHash: String) async throws {
-        try await context.run {
-            try await db.update("admin_accounts").set("password_hash", to: passwordHash).where("id", .equal, adminID).run()
-            try await db.delete(from: "admin_sessions").where("admin_id", .equal, adminID).run()
-        }
-    }
-
     public func insertSession(_ session: AdminSessionRecord) async throws {
         try await context.run {
             try await db.insert(into: "admin_sessions").columns(Self.sessionColumns)

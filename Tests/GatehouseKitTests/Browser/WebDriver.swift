@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import ChildProcesses
 import Foundation
+import GatehouseTestSupport
 import NIOCore
 
 /// A real headless Chromium, driven over the W3C WebDriver protocol through `chromedriver`.
@@ -36,7 +37,7 @@ final class WebDriver: @unchecked Sendable {
         var started: (process: ChildProcess, base: URL)?
         var problem = ""
         for _ in 0..<3 where started == nil {
-            let port = try freePort()
+            let port = try FreeTCPPort.find()
             let process = try await ChildProcess.start(
                 driver, arguments: ["--port=\(port)", "--allowed-ips=127.0.0.1"], standardError: .discarded)
             let base = URL(string: "http://127.0.0.1:\(port)")!
@@ -210,19 +211,5 @@ final class WebDriver: @unchecked Sendable {
         let data = try await response.body.collect(upTo: 64 << 20)
         let object = (try? JSONSerialization.jsonObject(with: Data(buffer: data)) as? [String: Any]) ?? [:]
         return (Int(response.status.code), object)
-    }
-
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = 0
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
-        guard bound == 0 else { throw Failure(description: "no free port") }
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-        return Int(UInt16(bigEndian: addr.sin_port))
     }
 }

@@ -89,12 +89,20 @@ struct AccessTokenNotificationTests {
     }
 
     @Test("replacing the token disarms the old token's timer")
-    func replacedTokenTimerDisarmed() async {
-        let environment = F.environment(clock: SystemSDKClock())
-        environment.setCurrentAccessToken(F.token(string: "EAA-short", expires: Date().addingTimeInterval(0.2)))
-        environment.setCurrentAccessToken(F.token(string: "EAA-long", expires: Date().addingTimeInterval(3600)))
+    func replacedTokenTimerDisarmed() async throws {
+        let clock = F.Clock(Date(timeIntervalSince1970: 1_000))
+        let environment = F.environment(clock: clock)
+        environment.setCurrentAccessToken(F.token(string: "EAA-short", expires: clock.now().addingTimeInterval(0.2)))
+        let shortTimer = try #require(environment.expiryTimer)
+        environment.setCurrentAccessToken(F.token(string: "EAA-long", expires: clock.now().addingTimeInterval(3600)))
+        #expect(environment.expiryTimer != shortTimer)
+        // Past both expiries: had the short token's timer fired, its check would now post an expiry.
+        clock.advance(by: 7200)
         let changes = F.Recorder(.AccessTokenDidChange, on: environment.notificationCenter)
-        try? await Task.sleep(for: .milliseconds(600))
+        // The event to wait for: the old timer's task has ended (at once when cancelled, after 0.2 s if it was
+        // left armed). Its check would have posted synchronously before that.
+        await shortTimer.value
+        #expect(shortTimer.isCancelled)
         #expect(changes.count == 0)
     }
 

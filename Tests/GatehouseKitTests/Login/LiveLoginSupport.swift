@@ -82,6 +82,21 @@ final class DialogBrowserPresenter: LoginDialogPresenting, @unchecked Sendable {
     }
 }
 
+/// A live server, an environment on it, and a manager whose dialog Alice (the server's first person) completes.
+struct LiveLoginRig {
+    let server: LiveServer
+    let environment: GatehouseKitEnvironment
+    let presenter: DialogBrowserPresenter
+    let manager: LoginManager
+
+    init() async throws {
+        server = try await LiveServer()
+        environment = LiveLogin.environment(server)
+        presenter = DialogBrowserPresenter(server: server, user: server.users[0])
+        manager = LoginManager(presenter: presenter, environment: environment)
+    }
+}
+
 enum LiveLogin {
     /// An environment on the live server's demo app with an in-memory token cache.
     static func environment(_ server: LiveServer) -> GatehouseKitEnvironment {

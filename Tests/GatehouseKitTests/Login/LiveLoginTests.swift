@@ -5,20 +5,7 @@ import Testing
 
 /// `LoginManager` against a real `gatehouse serve`, with `DialogBrowser` as the person.
 @Suite(.tags(.process)) struct LiveLoginTests {
-    /// A server, an environment on it, and a manager whose dialog Alice completes.
-    struct Rig {
-        let server: LiveServer
-        let environment: GatehouseKitEnvironment
-        let presenter: DialogBrowserPresenter
-        let manager: LoginManager
-
-        init() async throws {
-            server = try await LiveServer()
-            environment = LiveLogin.environment(server)
-            presenter = DialogBrowserPresenter(server: server, user: server.users[0])
-            manager = LoginManager(presenter: presenter, environment: environment)
-        }
-    }
+    typealias Rig = LiveLoginRig
 
     @Test func grantingEverythingLogsInAndStoresTheToken() async throws {
         let rig = try await Rig()

@@ -51,15 +51,27 @@ import Testing
         let first = LoginRecorder<Bool>(), second = LoginRecorder<Bool>()
         manager.logIn(permissions: ["email"]) { result, _ in first.record(result?.isCancelled ?? true) }
         await Self.eventually { presenter.prepareCount == 1 }
-        manager.logIn(permissions: ["email"]) { _, _ in second.record(true) }
+        // The dropped call must keep nothing that could call its handler later: the handler (which holds
+        // `witness`) is released by the time `logIn` returns, and no attempt was recorded for it.
+        weak var heldByHandler: HandlerWitness?
+        do {
+            let witness = HandlerWitness()
+            heldByHandler = witness
+            manager.logIn(permissions: ["email"]) { _, _ in withExtendedLifetime(witness) { second.record(true) } }
+        }
+        #expect(heldByHandler == nil)
+        #expect(manager.lock.withLock { manager.pending.count } == 1)
         await #expect(throws: LoginError.self) { try await manager.logIn(permissions: ["email"]) }
         gate.open()
         await first.waitFor(1)
         #expect(first.values == [false])
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(manager.lock.withLock { manager.pending.isEmpty })
         #expect(second.values.isEmpty)
         #expect(presenter.prepareCount == 1)
     }
+
+    /// Held by a handler, to see (through a weak reference) whether anything still keeps that handler.
+    final class HandlerWitness: Sendable {}
 
     @Test func loginWhileDialogShowsCancelsTheEarlierOne() async throws {
         let hold = LoginTestGate()

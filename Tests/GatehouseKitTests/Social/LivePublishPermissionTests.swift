@@ -7,35 +7,7 @@ import Testing
 /// Publish permissions end to end: `Session.requestNewPublishPermissions` and `LoginManager` against a real
 /// `gatehouse serve`, with `DialogBrowser` answering the dialog's two steps.
 @Suite(.tags(.process)) struct LivePublishPermissionTests {
-    struct Rig {
-        let server: LiveServer
-        let environment: GatehouseKitEnvironment
-        let presenter: DialogBrowserPresenter
-        let manager: LoginManager
-
-        init() async throws {
-            server = try await LiveServer()
-            environment = LiveLogin.environment(server)
-            presenter = DialogBrowserPresenter(server: server, user: server.users[0])
-            manager = LoginManager(presenter: presenter, environment: environment)
-        }
-
-        /// An open session for Alice with `email`.
-        func openSession() async throws -> Session {
-            let session = Session(permissions: ["public_profile", "email"], environment: environment, loginProvider: manager)
-            try await session.open()
-            return session
-        }
-
-        func graph(_ method: String, _ path: String, _ parameters: [String: String], token: String) async throws -> JSONValue {
-            try await GraphTransport(environment: environment).send(method: method, path: path, parameters: parameters, tokenString: token).json ?? .null
-        }
-
-        /// `debug_token` for `token`, asked with the app's own credentials.
-        func debug(_ token: String) async throws -> JSONValue {
-            try await graph("GET", "debug_token", ["input_token": token], token: "\(server.appID)|\(server.appSecret)")
-        }
-    }
+    typealias Rig = LiveLoginRig
 
     @Test func sessionGainsPublishActionsWithTheAudienceAndPosts() async throws {
         let rig = try await Rig()
@@ -139,5 +111,24 @@ import Testing
         #expect(result.grantedPermissions == ["public_profile", "email", "publish_actions"])
         let token = try #require(result.token)
         #expect(try await rig.debug(token.tokenString)["data"]?["metadata"]?["default_audience"] == "only_me")
+    }
+}
+
+/// What the publish tests do with the rig.
+private extension LiveLoginRig {
+    /// An open session for Alice with `email`.
+    func openSession() async throws -> Session {
+        let session = Session(permissions: ["public_profile", "email"], environment: environment, loginProvider: manager)
+        try await session.open()
+        return session
+    }
+
+    func graph(_ method: String, _ path: String, _ parameters: [String: String], token: String) async throws -> JSONValue {
+        try await GraphTransport(environment: environment).send(method: method, path: path, parameters: parameters, tokenString: token).json ?? .null
+    }
+
+    /// `debug_token` for `token`, asked with the app's own credentials.
+    func debug(_ token: String) async throws -> JSONValue {
+        try await graph("GET", "debug_token", ["input_token": token], token: "\(server.appID)|\(server.appSecret)")
     }
 }

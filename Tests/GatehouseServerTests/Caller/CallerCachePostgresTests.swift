@@ -4,6 +4,7 @@ import Testing
 @testable import GatehouseCore
 @testable import GatehouseServer
 @testable import GatehouseStorage
+import GatehouseTestSupport
 
 /// The resolved caller cache on a node that cannot hear the other nodes (PostgreSQL only).
 @Suite("Resolved caller cache without a listener", .timeLimit(.minutes(2)))

@@ -3,33 +3,7 @@ import GatehouseProtocol
 @testable import GatehouseCore
 @testable import GatehouseServer
 @testable import GatehouseStorage
-
-/// One person with a token for one app, made fresh (unique ids) for each write kind under test.
-struct CallerScenario {
-    let app: AppRecord
-    let user: UserRecord
-    let token: TokenRecord
-    let text: String
-    var codeID: String { token.codeID ?? "" }
-    var appToken: String { "\(app.id)|\(app.secret)" }
-
-    /// Creates the app, person, grant (email granted), app-scoped id and a token (from code `c<n>`) through `storage`.
-    static func make(_ n: Int, on storage: Storage, now: Date) async throws -> CallerScenario {
-        let app = Fixture.app("9000\(n)", createdAt: now)
-        let user = Fixture.user("u\(n)", createdAt: now)
-        let text = "EAAGcallerscenario\(n)x\(UUID().uuidString.replacingOccurrences(of: "-", with: ""))"
-        var token = Fixture.token("t\(n)", app: app.id, user: user.id, issuedAt: now, expiresAt: now.addingTimeInterval(3600), codeID: "c\(n)")
-        token.tokenHash = SecretHash.sha256Hex(text)
-        try await storage.apps.create(app)
-        try await storage.users.create(user)
-        try await storage.grants.save(GrantRecord(
-            appID: app.id, userID: user.id, granted: [Permission.publicProfile, "email"], declined: [],
-            createdAt: now, updatedAt: now, lastLoginAt: now))
-        _ = try await storage.users.scopedID(appID: app.id, userID: user.id)
-        try await storage.tokens.insert(token)
-        return CallerScenario(app: app, user: user, token: token, text: text)
-    }
-}
+import GatehouseTestSupport
 
 /// Services over `storage` for resolving tokens the way the Graph API does.
 func callerServices(_ storage: Storage, clock: AdjustableClock) -> GatehouseServices {

@@ -5,6 +5,7 @@ import Testing
 @testable import GatehouseCore
 @testable import GatehouseServer
 @testable import GatehouseStorage
+import GatehouseTestSupport
 
 /// The per-node cache of resolved callers: a known token reads no database, every write that changes what the
 /// caller sees drops it (on this node at once, on another node soon), and time is judged on every request.

@@ -22,7 +22,13 @@ struct GracefulShutdownTests {
         try await Task.sleep(for: .milliseconds(300))
 
         server.terminate()
-        try await Task.sleep(for: .milliseconds(500))
+        // The event to wait for: the server has begun its graceful shutdown, i.e. stopped accepting connections.
+        // Only then is the rest of the body sent, so the reply below shows that the shutdown drained it.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline, (try? RawHTTPConnection(port: server.port)) != nil {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect((try? RawHTTPConnection(port: server.port)) == nil, "the server still accepts connections after SIGTERM")
         #expect(server.isRunning, "the server must wait for the in-flight request")
 
         try connection.send(String(body[split...]))

@@ -4,6 +4,7 @@ import Testing
 @testable import GatehouseCore
 @testable import GatehouseServer
 @testable import GatehouseStorage
+import GatehouseTestSupport
 
 /// `gatehouse migrate` and `--database` as an operator uses them, on both backends.
 @Suite("gatehouse migrate and --database", .tags(.process))

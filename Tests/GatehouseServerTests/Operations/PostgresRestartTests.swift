@@ -2,6 +2,7 @@ import ChildProcesses
 import Foundation
 import NIOConcurrencyHelpers
 import Testing
+import GatehouseTestSupport
 
 /// PostgreSQL restarting under load: while it is down every request gets a clear, retryable 503 Graph error
 /// and `/readyz` says not ready; once it is back requests succeed again (how soon is printed, not asserted), with no restart of

@@ -2,6 +2,7 @@ import ChildProcesses
 import Foundation
 import NIOConcurrencyHelpers
 import Testing
+import GatehouseTestSupport
 
 /// Two `gatehouse serve` nodes on one PostgreSQL database behind nginx: they share every piece of state,
 /// a revocation on one is honoured by the other within a second (LISTEN/NOTIFY invalidates its token

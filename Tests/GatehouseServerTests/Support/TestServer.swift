@@ -7,6 +7,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import GatehouseTestSupport
 
 /// Records app callbacks instead of making HTTP calls.
 final class RecordingNotifier: AppCallbackNotifier, @unchecked Sendable {

@@ -8,6 +8,7 @@ import HummingbirdTesting
 import NIOCore
 import SQLKit
 import Testing
+import GatehouseTestSupport
 
 /// The seed's remote-cache error codes that had no test: 50003 (a method other than GET, POST, DELETE)
 /// and 50001 (the data could not be stored).

@@ -1,5 +1,6 @@
 import ChildProcesses
 import Foundation
+import GatehouseTestSupport
 
 /// Debian's nginx as a round-robin reverse proxy on a loopback port in front of some Gatehouse nodes.
 ///

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 @testable import GatehouseCore
-@testable import GatehouseServer
 @testable import GatehouseStorage
+import GatehouseTestSupport
 
 /// Contract tests for friendships, grants, user deletion and browser sessions, on every backend.
 @Suite("Storage contract: friendships, grants, sessions, deletion")

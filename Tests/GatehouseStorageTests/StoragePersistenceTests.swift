@@ -4,8 +4,8 @@ import SQLKit
 import SQLiteKit
 import Testing
 @testable import GatehouseCore
-@testable import GatehouseServer
 @testable import GatehouseStorage
+import GatehouseTestSupport
 
 /// Data survives close + reopen and migrations are idempotent (every backend), plus SQLite-only checks of
 /// the file, its pragmas and error mapping.

@@ -1,6 +1,6 @@
 import Foundation
-@testable import GatehouseCore
-@testable import GatehouseStorage
+import GatehouseCore
+import GatehouseStorage
 import Logging
 
 /// A SQLite file with every migration applied, made once per test process and copied for each test that needs
@@ -9,7 +9,7 @@ import Logging
 /// `SQLStorage.openSQLite` on the copy finds every migration recorded and applies none; the migrations
 /// themselves still run from an empty file: the template is made that way, and `StoragePersistenceTests` and
 /// `MigrateCommandTests` open empty files of their own.
-enum MigratedTemplate {
+package enum MigratedTemplate {
     private actor Maker {
         var made: Task<String, any Error>?
 
@@ -34,7 +34,7 @@ enum MigratedTemplate {
     private static let maker = Maker()
 
     /// Puts a migrated, empty database at `path`, unless a file is already there.
-    static func copy(to path: String) async throws {
+    package static func copy(to path: String) async throws {
         guard !FileManager.default.fileExists(atPath: path) else { return }
         let template = try await maker.path()
         try FileManager.default.createDirectory(

@@ -1,10 +1,10 @@
 import Foundation
 import GatehouseProtocol
 @testable import GatehouseCore
-@testable import GatehouseServer
 @testable import GatehouseStorage
 import SQLKit
 import Testing
+import GatehouseTestSupport
 
 @Suite struct StorageSocialContractTests {
     static func seed(_ storage: Storage) async throws {

@@ -3,8 +3,8 @@ import PostgresKit
 import SQLKit
 import Testing
 @testable import GatehouseCore
-@testable import GatehouseServer
 @testable import GatehouseStorage
+import GatehouseTestSupport
 
 /// PostgreSQL specifics the shared contract tests do not show: schema and migrations, error mapping, URLs,
 /// and the token cache shared by two "nodes" (two `Storage`s on one database).
@@ -173,7 +173,7 @@ extension PostgresStorageTests {
                     try await db.raw("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(bind: name)").run()
                 }
                 var noticed = false
-                try await waitUntil(seconds: 3) {
+                try await waitUntil(seconds: 10) {
                     noticed = !cache.isEnabled || cache.count == 0
                     return noticed
                 }
@@ -183,16 +183,4 @@ extension PostgresStorageTests {
             try await a.shutdown()
         }
     }
-}
-
-/// Polls `condition` every 10 ms for up to `seconds`, and once more after the deadline: on a busy machine the
-/// poller itself may not run for a while, and the condition may have come true meanwhile.
-func waitUntil(seconds: Double = 5, _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while ContinuousClock.now < deadline {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    if try await condition() { return }
-    Issue.record("condition not met within \(seconds) s")
 }

@@ -1,6 +1,4 @@
 @testable import GatehouseCore
-@testable import GatehouseServer
-@testable import GatehouseStorage
 import Testing
 
 /// Cookies are `Secure` everywhere except on loopback addresses (where browsers allow plain http).

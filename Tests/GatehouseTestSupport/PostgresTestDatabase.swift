@@ -9,29 +9,29 @@ import Testing
 /// Every test gets a database of its own (`CREATE DATABASE`), so tests stay independent and may run in
 /// parallel; `LISTEN`/`NOTIFY` channels are per database too. Without the variable the tests needing
 /// PostgreSQL fail: they never skip themselves into green.
-enum PostgresTestDatabase {
-    static let variable = "GATEHOUSE_TEST_POSTGRES_URL"
+package enum PostgresTestDatabase {
+    package static let variable = "GATEHOUSE_TEST_POSTGRES_URL"
 
-    struct Missing: Error, CustomStringConvertible {
-        var description: String {
+    package struct Missing: Error, CustomStringConvertible {
+        package var description: String {
             "\(PostgresTestDatabase.variable) is not set: run the suite with ./scripts/test, which starts a throwaway PostgreSQL cluster"
         }
     }
 
     /// The cluster's admin URL (its `postgres` database).
-    static func adminURL() throws -> String {
+    package static func adminURL() throws -> String {
         guard let url = ProcessInfo.processInfo.environment[variable], !url.isEmpty else { throw Missing() }
         return url
     }
 
-    static let logger: Logger = {
+    package static let logger: Logger = {
         var logger = Logger(label: "gatehouse.tests.postgres")
         logger.logLevel = .critical
         return logger
     }()
 
     /// Creates an empty database and returns its URL.
-    static func create() async throws -> String {
+    package static func create() async throws -> String {
         let admin = try adminURL()
         let name = "gh_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         try await withAdminConnection(admin) { db in
@@ -41,7 +41,7 @@ enum PostgresTestDatabase {
     }
 
     /// Drops the database behind `url`, disconnecting anyone still connected.
-    static func drop(_ url: String) async throws {
+    package static func drop(_ url: String) async throws {
         let admin = try adminURL()
         let name = URL(string: url)?.lastPathComponent ?? ""
         guard name.hasPrefix("gh_") else { return }
@@ -51,13 +51,13 @@ enum PostgresTestDatabase {
     }
 
     /// `admin` with its database replaced by `database`.
-    static func url(_ admin: String, database: String) -> String {
+    package static func url(_ admin: String, database: String) -> String {
         var components = URLComponents(string: admin)!
         components.path = "/" + database
         return components.string!
     }
 
-    static func withAdminConnection(_ url: String, _ body: (any SQLDatabase) async throws -> Void) async throws {
+    package static func withAdminConnection(_ url: String, _ body: (any SQLDatabase) async throws -> Void) async throws {
         let configuration = try SQLPostgresConfiguration(url: url)
         let connection = try await PostgresConnection.connect(
             on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration.coreConfiguration, id: 0,

@@ -2,8 +2,8 @@ import Foundation
 import GatehouseProtocol
 import Testing
 @testable import GatehouseCore
-@testable import GatehouseServer
 @testable import GatehouseStorage
+import GatehouseTestSupport
 
 /// The node's in-memory signing keys: signing reads no database, and a rotation anywhere is seen.
 @Suite("Signing key cache")

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 @testable import GatehouseCore
-@testable import GatehouseServer
 @testable import GatehouseStorage
+import GatehouseTestSupport
 
 /// The storage contract, run against every backend in `StorageBackends.all(fromTemplate:)`: apps, roles, users and
 /// app-scoped ids. Other stores are in `StorageContractTests+*.swift`.

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 @testable import GatehouseCore
-@testable import GatehouseServer
 @testable import GatehouseStorage
+import GatehouseTestSupport
 
 /// The node-local token cache: what it stores, what invalidates it, and the race it must not lose.
 @Suite("Token lookup cache")

@@ -6,8 +6,8 @@ import SQLKit
 import SQLiteKit
 import Testing
 @testable import GatehouseCore
-@testable import GatehouseServer
 @testable import GatehouseStorage
+import GatehouseTestSupport
 
 /// Issue 11, item 2: reads go to SQLite's read-only connections, writes and sessions to the one writer, and a
 /// read never waits behind a write.

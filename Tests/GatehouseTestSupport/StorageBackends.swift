@@ -1,41 +1,42 @@
 import Foundation
 import Logging
 import Testing
-@testable import GatehouseCore
-@testable import GatehouseServer
-@testable import GatehouseStorage
+import GatehouseCore
+import GatehouseStorage
 
 /// One database backend the contract tests run against.
 ///
 /// `open` connects to the *same* database every time it is called, so tests can close and reopen;
 /// `cleanup` removes it. The PostgreSQL backend creates a database of its own on first use and drops it in
 /// `cleanup`.
-struct StorageTestBackend: Sendable {
-    var name: String
-    var open: @Sendable () async throws -> Storage
-    var cleanup: @Sendable () async throws -> Void
+package struct StorageTestBackend: Sendable {
+    package var name: String
+    package var open: @Sendable () async throws -> Storage
+    package var cleanup: @Sendable () async throws -> Void
 }
 
 /// The URL of one lazily created PostgreSQL test database.
 /// Concurrent first callers share one creation (the actor is reentrant across the `await`).
-actor LazyPostgresDatabase {
+package actor LazyPostgresDatabase {
     private var creation: Task<String, any Error>?
 
-    func get() async throws -> String {
+    package init() {}
+
+    package func get() async throws -> String {
         if let creation { return try await creation.value }
         let task = Task { try await PostgresTestDatabase.create() }
         creation = task
         return try await task.value
     }
 
-    func drop() async throws {
+    package func drop() async throws {
         if let url = try? await creation?.value { try await PostgresTestDatabase.drop(url) }
         creation = nil
     }
 }
 
-enum StorageBackends {
-    static let logger: Logger = {
+package enum StorageBackends {
+    package static let logger: Logger = {
         var logger = Logger(label: "gatehouse.storage.tests")
         logger.logLevel = .warning
         return logger
@@ -43,7 +44,7 @@ enum StorageBackends {
 
     /// A fresh SQLite file in its own temporary folder: a copy of the migrated template, or (`fromTemplate`
     /// false, for the tests of opening and migrating) an empty file that the first open migrates.
-    static func sqlite(fromTemplate: Bool) -> StorageTestBackend {
+    package static func sqlite(fromTemplate: Bool) -> StorageTestBackend {
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("gatehouse-storage-\(UUID().uuidString)", isDirectory: true)
         let path = folder.appendingPathComponent("db/gatehouse.sqlite").path
@@ -58,7 +59,7 @@ enum StorageBackends {
     }
 
     /// A fresh PostgreSQL database on the test cluster. Fails (never skips) when the cluster is missing.
-    static func postgres() -> StorageTestBackend {
+    package static func postgres() -> StorageTestBackend {
         let database = LazyPostgresDatabase()
         return StorageTestBackend(
             name: "postgresql",
@@ -73,13 +74,13 @@ enum StorageBackends {
     }
 
     /// Every backend: each contract test runs on SQLite and on PostgreSQL.
-    static func all(fromTemplate: Bool) -> [StorageTestBackend] {
+    package static func all(fromTemplate: Bool) -> [StorageTestBackend] {
         [sqlite(fromTemplate: fromTemplate), postgres()]
     }
 }
 
 /// Runs `body` once per backend with a freshly migrated, empty database, then closes and removes it.
-func withEachBackend(_ body: (Storage) async throws -> Void) async throws {
+package func withEachBackend(_ body: (Storage) async throws -> Void) async throws {
     try await withEachReopenableBackend(fromTemplate: true) { open in
         let storage = try await open()
         do {
@@ -94,7 +95,7 @@ func withEachBackend(_ body: (Storage) async throws -> Void) async throws {
 
 /// Runs `body` once per backend with a function that (re)opens the same database; `body` must shut down
 /// every `Storage` it opens.
-func withEachReopenableBackend(
+package func withEachReopenableBackend(
     fromTemplate: Bool = false, _ body: (_ open: @Sendable () async throws -> Storage) async throws -> Void
 ) async throws {
     for backend in StorageBackends.all(fromTemplate: fromTemplate) {
@@ -110,28 +111,28 @@ func withEachReopenableBackend(
 }
 
 /// Fixed instants, whole seconds, so round trips compare exactly.
-enum TestTime {
-    static let base = Date(timeIntervalSince1970: 1_700_000_000)
-    static func at(_ offset: TimeInterval) -> Date { base.addingTimeInterval(offset) }
+package enum TestTime {
+    package static let base = Date(timeIntervalSince1970: 1_700_000_000)
+    package static func at(_ offset: TimeInterval) -> Date { base.addingTimeInterval(offset) }
 }
 
 /// Small builders for valid records.
-enum Fixture {
-    static func app(_ id: String = "100000000000001", createdAt: Date = TestTime.base) -> AppRecord {
+package enum Fixture {
+    package static func app(_ id: String = "100000000000001", createdAt: Date = TestTime.base) -> AppRecord {
         AppRecord(
             id: id, secret: "secret-\(id)", clientToken: "client-\(id)", name: "App \(id)",
             redirectURIs: ["https://example.com/cb"], createdAt: createdAt
         )
     }
 
-    static func user(_ id: String, email: String? = nil, createdAt: Date = TestTime.base, testUserOf: String? = nil) -> UserRecord {
+    package static func user(_ id: String, email: String? = nil, createdAt: Date = TestTime.base, testUserOf: String? = nil) -> UserRecord {
         UserRecord(
             id: id, email: email ?? "user\(id)@example.com", passwordHash: "$2b$12$hash\(id)",
             firstName: "First\(id)", lastName: "Last\(id)", testUserOfAppID: testUserOf, createdAt: createdAt
         )
     }
 
-    static func token(
+    package static func token(
         _ id: String, app: String, user: String?, issuedAt: Date = TestTime.base, expiresAt: Date? = TestTime.at(3600),
         revokedAt: Date? = nil, codeID: String? = nil, kind: TokenKind = .user
     ) -> TokenRecord {
@@ -141,21 +142,21 @@ enum Fixture {
         )
     }
 
-    static func code(_ id: String, app: String, user: String) -> AuthCodeRecord {
+    package static func code(_ id: String, app: String, user: String) -> AuthCodeRecord {
         AuthCodeRecord(
             id: id, codeHash: "codehash-\(id)", appID: app, userID: user, redirectURI: "https://example.com/cb",
             createdAt: TestTime.base, expiresAt: TestTime.at(600)
         )
     }
 
-    static func session(_ id: String, user: String) -> BrowserSessionRecord {
+    package static func session(_ id: String, user: String) -> BrowserSessionRecord {
         BrowserSessionRecord(
             id: id, secretHash: "secret-\(id)", userID: user, createdAt: TestTime.base, expiresAt: TestTime.at(86_400),
             authenticatedAt: TestTime.base
         )
     }
 
-    static func grant(app: String, user: String, granted: [String] = ["public_profile"], at: Date = TestTime.base) -> GrantRecord {
+    package static func grant(app: String, user: String, granted: [String] = ["public_profile"], at: Date = TestTime.base) -> GrantRecord {
         GrantRecord(appID: app, userID: user, granted: granted, declined: [], createdAt: at, updatedAt: at, lastLoginAt: at)
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 import NIOConcurrencyHelpers
 import Testing
 @testable import GatehouseCore
-@testable import GatehouseServer
 @testable import GatehouseStorage
+import GatehouseTestSupport
 
 /// Issue 11, item 5: a write route's writes commit together (one fsync on SQLite), on both backends; the
 /// SQLite writer is held for the whole transaction, so another request's write never lands inside it.

@@ -1,8 +1,8 @@
 import Foundation
 @testable import GatehouseCore
-@testable import GatehouseServer
 @testable import GatehouseStorage
 import Testing
+import GatehouseTestSupport
 
 /// Contract tests for the issue-7 stores: device codes, token cache slots, server keys, the callback outbox.
 @Suite struct StorageRemoteContractTests {

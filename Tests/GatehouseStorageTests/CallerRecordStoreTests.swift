@@ -1,16 +1,18 @@
 import Foundation
 import Testing
 @testable import GatehouseCore
-@testable import GatehouseServer
 @testable import GatehouseStorage
+import GatehouseTestSupport
 
 /// The cache-miss path's one joined statement returns what the five separate reads return.
 @Suite("Caller records in one statement")
 struct CallerRecordStoreTests {
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+
     @Test func theJoinedReadMatchesTheSeparateReads() async throws {
         try await withEachBackend { storage in
             let joined = try #require(storage.callerRecords)
-            let c = try await CallerScenario.make(1, on: storage, now: CallerCacheTests.now)
+            let c = try await CallerScenario.make(1, on: storage, now: Self.now)
             var withPicture = try #require(try await storage.users.find(id: c.user.id))
             withPicture.picture = Data(repeating: 1, count: 64)
             try await storage.users.update(withPicture)

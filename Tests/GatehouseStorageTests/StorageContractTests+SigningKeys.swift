@@ -1,8 +1,8 @@
 import Foundation
 @testable import GatehouseCore
-@testable import GatehouseServer
 @testable import GatehouseStorage
 import Testing
+import GatehouseTestSupport
 
 @Suite struct StorageSigningKeyContractTests {
     @Test func keysRoundTripInOrderAndRetireOnce() async throws {

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 @testable import GatehouseCore
-@testable import GatehouseServer
 @testable import GatehouseStorage
+import GatehouseTestSupport
 
 /// Contract tests for authorization codes and access tokens, on every backend.
 @Suite("Storage contract: codes and tokens")
