@@ -1,20 +1,20 @@
 import Foundation
 import Testing
 @testable import GatehouseCore
-@testable import GatehouseServer
 @testable import GatehouseStorage
+import GatehouseTestSupport
 
 /// The node's apps by id: the token endpoint, dialogs and consent read an app without a database round trip, and
 /// every app write (here, on another node, or by another process on the same SQLite file) is seen.
 @Suite("App cache")
 struct AppCacheTests {
     /// `storage.apps` with a fresh cache over a counting store, as `SQLStorage.make` builds it.
-    static func cached(_ storage: Storage) -> (InvalidatingAppStore, AppCache, NIOLockedCounter) {
-        let reads = NIOLockedCounter()
+    static func cached(_ storage: Storage) -> (InvalidatingAppStore, AppCache, ReadCounter) {
+        let reads = ReadCounter()
         let cache = AppCache()
         let base = (storage.apps as? InvalidatingAppStore)?.base ?? storage.apps
         let store = InvalidatingAppStore(
-            base: CallerCacheTests.CountingAppStore(base: base, reads: reads), cache: cache, caches: cache, publisher: LocalTokenInvalidation())
+            base: CountingAppStore(base: base, reads: reads), cache: cache, caches: cache, publisher: LocalTokenInvalidation())
         return (store, cache, reads)
     }
 

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 @testable import GatehouseCore
-@testable import GatehouseServer
 @testable import GatehouseStorage
+import GatehouseTestSupport
 
 /// The node's copy of the injected errors: a Graph call with nothing injected reads no database, and every
 /// injection write (here, on another node, or by another process on the same SQLite file) is seen.

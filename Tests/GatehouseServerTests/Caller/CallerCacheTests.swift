@@ -13,24 +13,11 @@ import GatehouseTestSupport
 struct CallerCacheTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 
-    /// Counts app reads, the first statement after the token on a miss.
-    struct CountingAppStore: AppStore {
-        let base: any AppStore
-        let reads: NIOLockedCounter
-        func create(_ app: AppRecord) async throws { try await base.create(app) }
-        func find(id: String) async throws -> AppRecord? { reads.increment(); return try await base.find(id: id) }
-        func list() async throws -> [AppRecord] { try await base.list() }
-        func update(_ app: AppRecord) async throws { try await base.update(app) }
-        func setRole(appID: String, userID: String, role: AppRole?) async throws { try await base.setRole(appID: appID, userID: userID, role: role) }
-        func role(appID: String, userID: String) async throws -> AppRole? { try await base.role(appID: appID, userID: userID) }
-        func roles(appID: String) async throws -> [(userID: String, role: AppRole)] { try await base.roles(appID: appID) }
-    }
-
     @Test func aKnownTokenIsResolvedFromTheCacheWithTheSameAnswer() async throws {
         try await withEachBackend { storage in
             let cache = try #require(storage.callerCache)
             try await waitUntil { cache.isEnabled }
-            let reads = NIOLockedCounter()
+            let reads = ReadCounter()
             var counted = storage
             counted.apps = CountingAppStore(base: storage.apps, reads: reads)
             let services = callerServices(counted, clock: AdjustableClock(fixed: Self.now))
@@ -223,11 +210,4 @@ func settle(_ cache: CallerCache, _ text: String, _ services: GatehouseServices)
         if stable < 5 { try await Task.sleep(for: .milliseconds(40)) }
         return stable >= 5
     }
-}
-
-/// A thread-safe counter for fakes.
-final class NIOLockedCounter: Sendable {
-    private let box = NIOLockedValueBox(0)
-    func increment() { box.withLockedValue { $0 += 1 } }
-    var value: Int { box.withLockedValue { $0 } }
 }

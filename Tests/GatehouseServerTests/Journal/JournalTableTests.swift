@@ -5,6 +5,7 @@ import GatehouseProtocol
 @testable import GatehouseStorage
 import HummingbirdTesting
 import Logging
+import GatehouseTestSupport
 import Testing
 
 /// The optional durable journal (`--journal-table`): the `request_journal` table on SQLite and PostgreSQL, its
