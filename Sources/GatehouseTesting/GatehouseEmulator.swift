@@ -70,6 +70,7 @@ public final class GatehouseEmulator: Sendable {
                 passwords: BcryptPasswordHasher(cost: 4), logger: logger, clockControl: clock)
             guard let seed = try await DevSeeder(services: services).seedIfNeeded() else { throw EmulatorError.notSeeded }
             let pages = try await PageRenderer.load(devMode: true)
+            if let feed = storage.invalidationFeed { await group.addServiceUnlessShutdown(CacheInvalidationService(feed: feed)) }
             gate.open(with: GatehouseApp.router(services: services, pages: pages).buildResponder())
             await group.addServiceUnlessShutdown(services.outboxWorker)
             return GatehouseEmulator(

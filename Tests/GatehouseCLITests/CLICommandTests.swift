@@ -98,6 +98,19 @@ import Testing
         let node = try await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/\(live["id"] as! String)?access_token=\(token)"), timeout: .seconds(10))
         let body = try await node.body.collect(upTo: 1 << 16)
         #expect(String(buffer: body) == #"{"name":"Live","id":"\#(live["id"] as! String)"}"#)
+
+        // The server's caches are on (its service group runs the SQLite change watcher), and a write another
+        // process makes to the file reaches them: the renamed app shows within a second or so, not after a restart.
+        let metrics = try await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/metrics"), timeout: .seconds(10))
+        #expect(String(buffer: try await metrics.body.collect(upTo: 1 << 20)).contains("\ngatehouse_caches_enabled 1"))
+        _ = try await CLIProcess.run(["apps", "update", live["id"] as! String, "--name", "Renamed", "--data-dir", dir])
+        var seen = ""
+        for _ in 0..<100 where !seen.contains("Renamed") {
+            let again = try await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/\(live["id"] as! String)?access_token=\(token)"), timeout: .seconds(10))
+            seen = String(buffer: try await again.body.collect(upTo: 1 << 16))
+            if !seen.contains("Renamed") { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(seen == #"{"name":"Renamed","id":"\#(live["id"] as! String)"}"#)
         #expect(await server.stopAndWait() == 0)
 
         // A second start keeps the same demo app and says so again.

@@ -97,8 +97,8 @@ struct PostgresStorageTests {
 
     @Test func aRevocationOnOneNodeReachesTheOtherNodesCacheThroughNotify() async throws {
         try await withDatabase { url in
-            let a = try await PostgresStorage.open(url: url, logger: StorageBackends.logger)
-            let b = try await PostgresStorage.open(url: url, logger: StorageBackends.logger)
+            let a = try await PostgresStorage.open(url: url, logger: StorageBackends.logger).runningFeed()
+            let b = try await PostgresStorage.open(url: url, logger: StorageBackends.logger).runningFeed()
             let cacheB = try #require((b.tokens as? CachingTokenStore)?.cache)
             try await waitUntil { cacheB.isEnabled }
             try await a.apps.create(Fixture.app("A"))
@@ -124,7 +124,7 @@ struct PostgresStorageTests {
 
     @Test func aNodeThatLosesItsListenerStopsCachingAndNeverServesStaleTokens() async throws {
         try await withDatabase { url in
-            let a = try await PostgresStorage.open(url: url, logger: StorageBackends.logger)
+            let a = try await PostgresStorage.open(url: url, logger: StorageBackends.logger).runningFeed()
             let cache = try #require((a.tokens as? CachingTokenStore)?.cache)
             try await waitUntil { cache.isEnabled }
             try await a.apps.create(Fixture.app("A"))
@@ -159,7 +159,7 @@ extension PostgresStorageTests {
     @Test(.timeLimit(.minutes(2)))
     func aListenerThatLosesItsConnectionAgainAndAgainPausesCachingEveryTimeAndComesBack() async throws {
         try await withDatabase { url in
-            let a = try await PostgresStorage.open(url: url, logger: StorageBackends.logger)
+            let a = try await PostgresStorage.open(url: url, logger: StorageBackends.logger).runningFeed()
             let cache = try #require((a.tokens as? CachingTokenStore)?.cache)
             try await a.apps.create(Fixture.app("A"))
             try await a.users.create(Fixture.user("1"))

@@ -11,8 +11,14 @@ import GatehouseStorage
 /// `cleanup`.
 package struct StorageTestBackend: Sendable {
     package var name: String
-    package var open: @Sendable () async throws -> Storage
+    /// Opens the storage with its invalidation feed not running (so its caches stay off).
+    package var openWithoutFeed: @Sendable () async throws -> Storage
     package var cleanup: @Sendable () async throws -> Void
+
+    /// Opens the storage with its invalidation feed running, as the server's service group runs it.
+    package var open: @Sendable () async throws -> Storage {
+        { [openWithoutFeed] in try await openWithoutFeed().runningFeed() }
+    }
 }
 
 /// The URL of one lazily created PostgreSQL test database.
@@ -50,8 +56,8 @@ package enum StorageBackends {
         let path = folder.appendingPathComponent("db/gatehouse.sqlite").path
         return StorageTestBackend(
             name: "sqlite",
-            open: {
-                if fromTemplate { try await MigratedTemplate.copy(to: path) }
+            openWithoutFeed: {
+                if fromTemplate, !FileManager.default.fileExists(atPath: path) { try await MigratedTemplate.copy(to: path) }
                 return try await SQLStorage.openSQLite(path: path, logger: logger)
             },
             cleanup: { try? FileManager.default.removeItem(at: folder) }
@@ -63,7 +69,7 @@ package enum StorageBackends {
         let database = LazyPostgresDatabase()
         return StorageTestBackend(
             name: "postgresql",
-            open: {
+            openWithoutFeed: {
                 // Small pools: dozens of tests run at once against one cluster.
                 try await PostgresStorage.open(
                     url: try await database.get(), logger: logger,

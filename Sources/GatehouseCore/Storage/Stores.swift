@@ -149,7 +149,10 @@ public struct Storage: Sendable {
     public var journal: (any JournalStore)?
     /// Runs several writes as one transaction (nil: each write commits by itself); see ``transaction(_:)``.
     public var writes: (any WriteTransactions)?
-    /// Closes connections; the stores must not be used afterwards.
+    /// What keeps the caches above true to other processes' and nodes' writes (nil: nothing to watch). It is
+    /// not running until someone runs it; see ``CacheInvalidationFeed``.
+    public var invalidationFeed: (any CacheInvalidationFeed)?
+    /// Closes connections; the stores must not be used afterwards. Stop the ``invalidationFeed`` first.
     public var shutdown: @Sendable () async throws -> Void
     /// Returns once the database answers a trivial query; throws `StorageError.unavailable` otherwise
     /// (`/readyz`).

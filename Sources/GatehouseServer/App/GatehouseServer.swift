@@ -98,6 +98,11 @@ public enum GatehouseServerRunner {
                 await group.triggerGracefulShutdown()
                 throw error
             }
+            // The caches come on once the feed watches for other processes' and nodes' writes; until then (and
+            // after it stops) requests read the database.
+            if let feed = services.storage.invalidationFeed {
+                await group.addServiceUnlessShutdown(CacheInvalidationService(feed: feed))
+            }
             gate.open(with: GatehouseApp.router(services: services, pages: pages).buildResponder())
             // Delivers due app callbacks (deauthorize, data deletion), including retries left by an earlier run;
             // it stops with the group, before the database closes.

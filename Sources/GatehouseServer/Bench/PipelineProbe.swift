@@ -36,7 +36,10 @@ public struct PipelineProbe: Sendable {
             host: "127.0.0.1", port: 8080, dataDirectory: dataDirectory, benchRoutes: true, logLevel: "error")
         let services = try await GatehouseServerRunner.services(configuration: configuration, logger: logger)
         do {
-            let rows = try await measureAll(services: services, logger: logger)
+            // The caches are on only while the storage's feed runs, as in the server's service group.
+            let rows = try await services.storage.withInvalidationFeed {
+                try await measureAll(services: services, logger: logger)
+            }
             try await services.storage.shutdown()
             return rows
         } catch {

@@ -77,6 +77,12 @@ public struct GatehouseMetrics: Sendable {
         Counter(label: "gatehouse_rate_limited_total", dimensions: [("limit", limit)], factory: factory).increment()
     }
 
+    /// `gatehouse_caches_enabled`: 1 while this node's caches are on (its invalidation feed is watching for
+    /// other processes' and nodes' writes), 0 while every request reads the database. Set when `/metrics` is read.
+    func cachesEnabled(_ enabled: Bool) {
+        Gauge(label: "gatehouse_caches_enabled", factory: factory).record(enabled ? 1 : 0)
+    }
+
     /// The Prometheus text exposition of every metric so far.
     func exposition() -> [UInt8] {
         var buffer: [UInt8] = []

@@ -16,6 +16,7 @@ struct OpsRoutes: Sendable {
         let metrics = services.metrics
         if services.configuration.metricsEnabled, metrics.registry != nil {
             let configuration = services.configuration
+            let services = self.services
             router.get("/metrics") { request, context in
                 guard Self.mayReadMetrics(request, client: context.client, configuration: configuration) else {
                     return Response(
@@ -23,6 +24,7 @@ struct OpsRoutes: Sendable {
                         headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store", .wwwAuthenticate: "Bearer realm=\"metrics\""],
                         body: .init(byteBuffer: ByteBuffer(string: "metrics need a loopback client or the metrics bearer token\n")))
                 }
+                metrics.cachesEnabled(services.storage.callerCache?.isEnabled ?? false)
                 return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
                          body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
             }

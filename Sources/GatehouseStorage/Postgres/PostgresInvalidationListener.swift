@@ -12,36 +12,33 @@ import PostgresKit
 /// The caches are enabled only while the listener is connected: it is switched on (empty) right after `LISTEN`
 /// succeeded and off as soon as the connection fails, so events missed while disconnected cannot leave stale
 /// entries. A closed connection is noticed at once; a ping every ``pingInterval``, answered within
-/// ``pingTimeout``, notices a silently dead one. Reconnects retry every ``retryDelay`` until ``stop()``.
-package final class PostgresInvalidationListener: Sendable {
+/// ``pingTimeout``, notices a silently dead one. Reconnects retry every ``retryDelay`` until the task running
+/// it is cancelled. It is PostgreSQL's ``CacheInvalidationFeed``.
+package struct PostgresInvalidationListener: CacheInvalidationFeed {
     package static let pingInterval: Duration = .seconds(1)
     package static let retryDelay: Duration = .milliseconds(250)
     /// How long a ping may go unanswered before the connection counts as dead.
     package static let pingTimeout: TimeAmount = .seconds(2)
 
-    private let task: Task<Void, Never>
+    let configuration: SQLPostgresConfiguration
+    let channel: String
+    let caches: any CacheInvalidationTarget
+    let logger: Logger
 
-    private init(task: Task<Void, Never>) {
-        self.task = task
+    package init(configuration: SQLPostgresConfiguration, channel: String, caches: any CacheInvalidationTarget, logger: Logger) {
+        self.configuration = configuration
+        self.channel = channel
+        self.caches = caches
+        self.logger = logger
     }
 
-    /// Starts listening in the background.
-    package static func start(
-        configuration: SQLPostgresConfiguration, channel: String, caches: any CacheInvalidationTarget, logger: Logger
-    ) -> PostgresInvalidationListener {
-        PostgresInvalidationListener(task: Task {
-            while !Task.isCancelled {
-                await listenOnce(configuration: configuration, channel: channel, caches: caches, logger: logger)
-                caches.setEnabled(false)
-                try? await Task.sleep(for: retryDelay)
-            }
-        })
-    }
-
-    /// Stops listening and waits for the connection to close.
-    package func stop() async {
-        task.cancel()
-        await task.value
+    /// Listens, reconnecting after every lost connection, until the task is cancelled.
+    package func run() async {
+        while !Task.isCancelled {
+            await Self.listenOnce(configuration: configuration, channel: channel, caches: caches, logger: logger)
+            caches.setEnabled(false)
+            try? await Task.sleep(for: Self.retryDelay)
+        }
     }
 
     /// One connection's life: connect, LISTEN, enable the cache, apply notifications until it fails.

@@ -44,7 +44,8 @@ public enum PostgresStorage {
     }
 
     /// Connects to the database at `url` (`postgres://user[:password]@host[:port]/database[?sslmode=…]`),
-    /// applies pending migrations and starts the invalidation listener. `Storage.shutdown` stops both.
+    /// and applies pending migrations. The invalidation listener is the storage's `invalidationFeed`, run by
+    /// whoever owns the node (the server's service group); `Storage.shutdown` closes the pool.
     ///
     /// - Throws: `StorageError.unavailable` when the URL is invalid or the database cannot be reached or
     ///   migrated; the message never contains the password.
@@ -91,19 +92,16 @@ public enum PostgresStorage {
         let callerCache = CallerCache(enabled: false)
         let injectionCache = InjectionCache(enabled: false)
         let appCache = AppCache(capacity: 10_000, enabled: false)
-        let listener = PostgresInvalidationListener.start(
-            configuration: configuration, channel: options.notificationChannel,
-            caches: NodeCaches([cache, keyCache, callerCache, injectionCache, appCache]), logger: logger)
-        return SQLStorage.make(
+        var storage = SQLStorage.make(
             database: db, random: random, clock: clock, errors: .postgres, tokenCache: cache, keyCache: keyCache,
             callerCache: callerCache, injectionCache: injectionCache, appCache: appCache, invalidations: publisher
-        ) {
-            await listener.stop()
-            try await owner.shutdown()
-        }
+        ) { try await owner.shutdown() }
+        storage.invalidationFeed = PostgresInvalidationListener(
+            configuration: configuration, channel: options.notificationChannel,
+            caches: NodeCaches([cache, keyCache, callerCache, injectionCache, appCache]), logger: logger)
+        return storage
     }
 
-    /// Parses a connection URL. Plain `postgres://` URLs without `sslmode` use TLS only if the server offers it.
     package static func configuration(url: String) throws -> SQLPostgresConfiguration {
         do {
             return try SQLPostgresConfiguration(url: url)

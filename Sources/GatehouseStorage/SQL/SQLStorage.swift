@@ -15,8 +15,9 @@ public enum SQLStorage {
     /// Parent folders are created and a new file is made readable by its owner only (it holds app secrets).
     /// The connection uses `journal_mode=WAL`, `synchronous=FULL` (a committed write survives a crash),
     /// `busy_timeout=5000` (the CLI may write while the server runs) and `foreign_keys=ON`.
-    /// Token lookups, resolved callers, signing keys and injected errors are cached; a ``SQLiteChangeWatcher`` drops the caches when another
-    /// process writes to the file. `Storage.shutdown` stops the watcher and closes the connection.
+    /// Token lookups, resolved callers, apps, signing keys and injected errors are cached while the storage's
+    /// ``Storage/invalidationFeed`` (a ``SQLiteChangeWatcher``, which drops the caches when another process writes
+    /// to the file) runs. `Storage.shutdown` closes the connections; stop the feed first.
     ///
     /// - Throws: `StorageError.unavailable` when the file cannot be created, opened or migrated.
     public static func openSQLite(
@@ -34,22 +35,22 @@ public enum SQLStorage {
             throw error
         }
         let db = SQLiteReadRouting(writer: writer, readers: readers.map { $0.sql(queryLogLevel: nil) })
-        let tokenCache = TokenLookupCache()
-        let keyCache = SigningKeyCache()
-        let callerCache = CallerCache()
-        let injectionCache = InjectionCache()
-        let appCache = AppCache(capacity: 10_000)
-        // Through the routing database, whose pragmas run on the writer: there this process's own commits do
-        // not move `data_version`. The watcher also keeps every connection alive until `shutdown` closes them.
-        let watcher = SQLiteChangeWatcher.start(db: db, caches: NodeCaches([tokenCache, keyCache, callerCache, injectionCache, appCache]))
-        return make(
+        // Off until the watcher runs (``Storage/invalidationFeed``): only it can vouch for them.
+        let tokenCache = TokenLookupCache(enabled: false)
+        let keyCache = SigningKeyCache(enabled: false)
+        let callerCache = CallerCache(enabled: false)
+        let injectionCache = InjectionCache(enabled: false)
+        let appCache = AppCache(capacity: 10_000, enabled: false)
+        var storage = make(
             database: db, random: random, clock: clock, tokenCache: tokenCache, keyCache: keyCache, callerCache: callerCache,
             injectionCache: injectionCache, appCache: appCache
         ) {
-            await watcher.stop()
             for reader in readers { try? await reader.close() }
             try await connection.close()
         }
+        storage.invalidationFeed = SQLiteChangeWatcher(
+            db: db, caches: NodeCaches([tokenCache, keyCache, callerCache, injectionCache, appCache]))
+        return storage
     }
 
     /// Stores over any (already migrated) SQL database.

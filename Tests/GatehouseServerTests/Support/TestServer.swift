@@ -49,7 +49,7 @@ struct TestServer {
             host: "127.0.0.1", port: 0, dataDirectory: directory.path, publicURL: "http://gatehouse.test", mode: mode)
         configure(&configuration)
         try await MigratedTemplate.copy(to: configuration.databasePath)
-        let storage = try await SQLStorage.openSQLite(path: configuration.databasePath, logger: logger)
+        let storage = try await SQLStorage.openSQLite(path: configuration.databasePath, logger: logger).runningFeed()
         let clock = AdjustableClock(fixed: Date(timeIntervalSince1970: 1_800_000_000))
         let notifier = RecordingNotifier()
         let services = GatehouseServices(
