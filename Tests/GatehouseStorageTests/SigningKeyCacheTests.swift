@@ -94,6 +94,20 @@ struct SigningKeyCacheTests {
         #expect(!cache.isCached)
     }
 
+    @Test func theCopyIsRereadOnceItsTimeToLiveHasPassedOnTheInjectedClock() async throws {
+        let clock = AdjustableClock(fixed: TestTime.base)
+        let cache = SigningKeyCache(timeToLive: .seconds(60), clock: clock)
+        let key = try KeyRing.makeKey(now: TestTime.base)
+        var reads = 0
+        _ = try await cache.keys { reads += 1; return [key] }
+        clock.advance(by: 59)
+        _ = try await cache.keys { reads += 1; return [key] }
+        #expect(reads == 1)
+        clock.advance(by: 1)
+        _ = try await cache.keys { reads += 1; return [key] }
+        #expect(reads == 2)
+    }
+
     @Test func payloadRoundTrips() {
         #expect(TokenInvalidation.signingKeys.payload == "signing_keys")
         #expect(TokenInvalidation(payload: "signing_keys") == .signingKeys)

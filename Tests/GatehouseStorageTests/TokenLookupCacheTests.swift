@@ -68,12 +68,21 @@ struct TokenLookupCacheTests {
     }
 
     @Test func entriesExpireAndCapacityIsBounded() async throws {
-        let short = TokenLookupCache(timeToLive: .milliseconds(30))
+        // On the injected clock: no waiting, and the emulator's clock control ages entries too.
+        let clock = AdjustableClock(fixed: TestTime.base)
+        let short = TokenLookupCache(timeToLive: .seconds(300), clock: clock)
         var loads = 0
         _ = try await short.lookup("hash-t1") { loads += 1; return t1 }
-        try await Task.sleep(for: .milliseconds(60))
+        clock.advance(by: 299)
+        _ = try await short.lookup("hash-t1") { loads += 1; return t1 }
+        #expect(loads == 1)
+        clock.advance(by: 1)
         _ = try await short.lookup("hash-t1") { loads += 1; return t1 }
         #expect(loads == 2)
+        // A clock moved back before the entry was stored does not make it younger: it is read again.
+        clock.advance(by: -10)
+        _ = try await short.lookup("hash-t1") { loads += 1; return t1 }
+        #expect(loads == 3)
 
         let small = TokenLookupCache(capacity: 2)
         for i in 0..<5 {

@@ -87,7 +87,7 @@ public final class RemoteTokenCache: TokenCaching, @unchecked Sendable {
     /// Fetches the cached tokens from the server now (nothing cached → both nil).
     public func reload() async throws {
         let request = try makeRequest(method: "GET", tokenInfo: nil)
-        let fetched = try await Self.interpret(try await urlSession.data(for: request))
+        let fetched = try Self.interpret(try await urlSession.data(for: request))
         lock.withLock { data = fetched; loaded = true }
     }
 

@@ -41,7 +41,6 @@ struct ConsoleActivity: Sendable {
     // MARK: The list
 
     func list(_ request: Request) async throws -> Response {
-        let q = request.uri.queryParameters
         let filter = JournalAPI.filter(request)
         let journal = services.journal
         let latest = journal.lastSequence

@@ -81,17 +81,17 @@ public enum PostgresStorage {
             // Caches that are never enabled (no listener): this node reads everything from the database, but
             // its writes still reach the nodes that do cache.
             return SQLStorage.make(
-                database: db, random: random, clock: clock, errors: .postgres, tokenCache: TokenLookupCache(enabled: false),
-                keyCache: SigningKeyCache(enabled: false), callerCache: CallerCache(enabled: false),
-                injectionCache: InjectionCache(enabled: false), appCache: AppCache(capacity: 10_000, enabled: false),
+                database: db, random: random, clock: clock, errors: .postgres, tokenCache: TokenLookupCache(enabled: false, clock: clock),
+                keyCache: SigningKeyCache(enabled: false, clock: clock), callerCache: CallerCache(enabled: false, clock: clock),
+                injectionCache: InjectionCache(enabled: false, clock: clock), appCache: AppCache(capacity: 10_000, enabled: false, clock: clock),
                 invalidations: publisher
             ) { try await owner.shutdown() }
         }
-        let cache = TokenLookupCache(enabled: false)
-        let keyCache = SigningKeyCache(enabled: false)
-        let callerCache = CallerCache(enabled: false)
-        let injectionCache = InjectionCache(enabled: false)
-        let appCache = AppCache(capacity: 10_000, enabled: false)
+        let cache = TokenLookupCache(enabled: false, clock: clock)
+        let keyCache = SigningKeyCache(enabled: false, clock: clock)
+        let callerCache = CallerCache(enabled: false, clock: clock)
+        let injectionCache = InjectionCache(enabled: false, clock: clock)
+        let appCache = AppCache(capacity: 10_000, enabled: false, clock: clock)
         var storage = SQLStorage.make(
             database: db, random: random, clock: clock, errors: .postgres, tokenCache: cache, keyCache: keyCache,
             callerCache: callerCache, injectionCache: injectionCache, appCache: appCache, invalidations: publisher

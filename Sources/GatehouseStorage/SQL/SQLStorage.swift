@@ -36,11 +36,11 @@ public enum SQLStorage {
         }
         let db = SQLiteReadRouting(writer: writer, readers: readers.map { $0.sql(queryLogLevel: nil) })
         // Off until the watcher runs (``Storage/invalidationFeed``): only it can vouch for them.
-        let tokenCache = TokenLookupCache(enabled: false)
-        let keyCache = SigningKeyCache(enabled: false)
-        let callerCache = CallerCache(enabled: false)
-        let injectionCache = InjectionCache(enabled: false)
-        let appCache = AppCache(capacity: 10_000, enabled: false)
+        let tokenCache = TokenLookupCache(enabled: false, clock: clock)
+        let keyCache = SigningKeyCache(enabled: false, clock: clock)
+        let callerCache = CallerCache(enabled: false, clock: clock)
+        let injectionCache = InjectionCache(enabled: false, clock: clock)
+        let appCache = AppCache(capacity: 10_000, enabled: false, clock: clock)
         var storage = make(
             database: db, random: random, clock: clock, tokenCache: tokenCache, keyCache: keyCache, callerCache: callerCache,
             injectionCache: injectionCache, appCache: appCache

@@ -116,10 +116,10 @@ import Testing
         #expect(fine.entry(time: Date(), kind: .graph, method: "GET", route: "/me", status: 200, durationMilliseconds: 0).0.explanation == nil)
     }
 
-    @Test func taskLocalIsNilWithoutAJournal() async {
+    @Test func taskLocalIsNilWithoutAJournal() {
         #expect(JournalNote.current == nil)
         let note = JournalNote()
-        await JournalNote.$current.withValue(note) {
+        JournalNote.$current.withValue(note) {
             JournalNote.current?.explain("bound")
         }
         #expect(note.explanation == "bound")

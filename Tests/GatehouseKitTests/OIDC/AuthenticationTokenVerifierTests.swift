@@ -69,7 +69,7 @@ import Testing
         #expect(claims.aud == server.appID)
         #expect(claims.email == server.users[0].email)
         #expect(!claims.sub.isEmpty && !claims.jti.isEmpty)
-        await GatehouseKitEnvironment.$taskOverride.withValue(environment) {
+        GatehouseKitEnvironment.$taskOverride.withValue(environment) {
             #expect(verified.claims() == claims)
             clock.lock.withLock { clock.instant = Date().addingTimeInterval(601) }
             #expect(verified.claims() == nil) // Facebook's claims() gives nil for tokens older than 10 minutes

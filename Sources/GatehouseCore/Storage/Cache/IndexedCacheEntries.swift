@@ -7,7 +7,7 @@ import Foundation
 package struct IndexedCacheEntries<Value: CacheableFacts>: Sendable {
     package struct Entry: Sendable {
         var value: Value
-        var storedAt: ContinuousClock.Instant
+        var storedAt: Date
         /// Position in ``order``, to tell a live queue slot from one left behind by a removal.
         var sequence: UInt64
     }
@@ -25,7 +25,7 @@ package struct IndexedCacheEntries<Value: CacheableFacts>: Sendable {
     package subscript(key: String) -> Entry? { entries[key] }
 
     /// Stores `value` under `key` (replacing any entry), evicting the oldest entries beyond `capacity`.
-    package mutating func insert(_ value: Value, for key: String, at instant: ContinuousClock.Instant, capacity: Int) {
+    package mutating func insert(_ value: Value, for key: String, at instant: Date, capacity: Int) {
         remove(key)
         while entries.count >= max(capacity, 1), evictOldest() {}
         nextSequence &+= 1

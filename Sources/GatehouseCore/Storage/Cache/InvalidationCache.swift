@@ -24,13 +24,20 @@ public final class InvalidationCache<Value: CacheableFacts>: CacheInvalidationTa
     private let state: LockedValue<State>
     package let capacity: Int
     package let timeToLive: Duration
+    private let clock: any GatehouseClock
 
     /// - Parameters:
     ///   - capacity: the most entries held; the oldest makes room for a new one.
+    ///   - timeToLive: how long an entry may be served, on `clock`.
     ///   - enabled: whether lookups may be cached from the start (false until a listener is connected).
-    public init(capacity: Int = 50_000, timeToLive: Duration = .seconds(300), enabled: Bool = true) {
+    ///   - clock: the node's clock; moving it (the emulator's clock control) ages the entries with it.
+    public init(
+        capacity: Int = 50_000, timeToLive: Duration = .seconds(300), enabled: Bool = true,
+        clock: any GatehouseClock = SystemClock()
+    ) {
         self.capacity = capacity
         self.timeToLive = timeToLive
+        self.clock = clock
         self.state = LockedValue(State(enabled: enabled))
     }
 
@@ -46,11 +53,11 @@ public final class InvalidationCache<Value: CacheableFacts>: CacheInvalidationTa
     /// The cached value for `key` if any, and the generation a read from the database must present to
     /// ``store(_:for:ifGeneration:)`` (nil while the cache is disabled).
     package func begin(_ key: String) -> (hit: Value?, generation: UInt64?) {
-        let now = ContinuousClock.now
+        let now = clock.now()
         return state.withLockedValue { state in
             guard state.enabled else { return (nil, nil) }
             if let entry = state.entries[key] {
-                if now - entry.storedAt < timeToLive { return (entry.value, state.generation) }
+                if timeToLive.holds(from: entry.storedAt, at: now) { return (entry.value, state.generation) }
                 state.entries.remove(key)
             }
             return (nil, state.generation)
@@ -59,9 +66,10 @@ public final class InvalidationCache<Value: CacheableFacts>: CacheInvalidationTa
 
     /// Stores `value` unless an invalidation happened since ``begin(_:)`` returned `generation`.
     package func store(_ value: Value, for key: String, ifGeneration generation: UInt64) {
+        let now = clock.now()
         state.withLockedValue { state in
             guard state.enabled, state.generation == generation else { return }
-            state.entries.insert(value, for: key, at: .now, capacity: capacity)
+            state.entries.insert(value, for: key, at: now, capacity: capacity)
         }
     }
 
@@ -97,3 +105,13 @@ public final class InvalidationCache<Value: CacheableFacts>: CacheInvalidationTa
 
 /// The node-local cache of token records by hash, so a token check skips one database round trip.
 public typealias TokenLookupCache = InvalidationCache<TokenRecord>
+
+extension Duration {
+    /// Whether something stored at `storedAt` is still within this time-to-live at `now`. A clock moved back
+    /// before `storedAt` (the emulator's clock control, a wall-clock step) counts as expired, never as younger.
+    func holds(from storedAt: Date, at now: Date) -> Bool {
+        let age = now.timeIntervalSince(storedAt)
+        let (seconds, attoseconds) = components
+        return age >= 0 && age < Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

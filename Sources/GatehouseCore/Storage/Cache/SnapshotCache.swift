@@ -12,7 +12,7 @@ import Foundation
 public final class SnapshotCache<Value: Sendable>: CacheInvalidationTarget {
     package struct State {
         var value: Value?
-        var storedAt: ContinuousClock.Instant = .now
+        var storedAt = Date.distantPast
         var generation: UInt64 = 0
         var enabled: Bool
     }
@@ -22,17 +22,20 @@ public final class SnapshotCache<Value: Sendable>: CacheInvalidationTarget {
     package let event: TokenInvalidation
     package let timeToLive: Duration
     private let keeps: @Sendable (Value) -> Bool
+    private let clock: any GatehouseClock
 
     /// - Parameters:
     ///   - event: the invalidation that names this table.
     ///   - enabled: whether the table may be cached from the start (false until a listener is connected).
     ///   - keeps: whether a value read from the database may be kept (the signing keys never keep an empty table,
     ///     so the first key made on any node is found at once).
+    ///   - clock: the node's clock, on which `timeToLive` runs.
     public init(
         event: TokenInvalidation, timeToLive: Duration = .seconds(300), enabled: Bool = true,
-        keeps: @escaping @Sendable (Value) -> Bool = { _ in true }
+        clock: any GatehouseClock = SystemClock(), keeps: @escaping @Sendable (Value) -> Bool = { _ in true }
     ) {
         self.event = event
+        self.clock = clock
         self.timeToLive = timeToLive
         self.keeps = keeps
         self.state = LockedValue(State(enabled: enabled))
@@ -44,10 +47,11 @@ public final class SnapshotCache<Value: Sendable>: CacheInvalidationTarget {
         if let hit { return hit }
         let value = try await load()
         if let generation, keeps(value) {
+            let now = clock.now()
             state.withLockedValue { state in
                 guard state.enabled, state.generation == generation else { return }
                 state.value = value
-                state.storedAt = .now
+                state.storedAt = now
             }
         }
         return value
@@ -56,10 +60,10 @@ public final class SnapshotCache<Value: Sendable>: CacheInvalidationTarget {
     /// The cached table if one is held and fresh, and the generation a read must present to keep its result
     /// (nil while disabled).
     package func peek() -> (hit: Value?, generation: UInt64?) {
-        let now = ContinuousClock.now
+        let now = clock.now()
         return state.withLockedValue { state -> (Value?, UInt64?) in
             guard state.enabled else { return (nil, nil) }
-            if let value = state.value, now - state.storedAt < timeToLive { return (value, state.generation) }
+            if let value = state.value, timeToLive.holds(from: state.storedAt, at: now) { return (value, state.generation) }
             state.value = nil
             return (nil, state.generation)
         }
@@ -93,8 +97,8 @@ public typealias SigningKeyCache = SnapshotCache<[SigningKeyRecord]>
 
 extension SnapshotCache where Value == [SigningKeyRecord] {
     /// A signing-key cache: dropped by ``TokenInvalidation/signingKeys``; an empty table is never kept.
-    public convenience init(timeToLive: Duration = .seconds(300), enabled: Bool = true) {
-        self.init(event: .signingKeys, timeToLive: timeToLive, enabled: enabled, keeps: { !$0.isEmpty })
+    public convenience init(timeToLive: Duration = .seconds(300), enabled: Bool = true, clock: any GatehouseClock = SystemClock()) {
+        self.init(event: .signingKeys, timeToLive: timeToLive, enabled: enabled, clock: clock, keeps: { !$0.isEmpty })
     }
 
     /// The cached keys, or the ones `load` reads.
@@ -109,7 +113,7 @@ public typealias InjectionCache = SnapshotCache<[InjectedErrorRecord]>
 
 extension SnapshotCache where Value == [InjectedErrorRecord] {
     /// An injection cache: dropped by ``TokenInvalidation/injections``.
-    public convenience init(timeToLive: Duration = .seconds(300), enabled: Bool = true) {
-        self.init(event: .injections, timeToLive: timeToLive, enabled: enabled)
+    public convenience init(timeToLive: Duration = .seconds(300), enabled: Bool = true, clock: any GatehouseClock = SystemClock()) {
+        self.init(event: .injections, timeToLive: timeToLive, enabled: enabled, clock: clock)
     }
 }
