@@ -25,12 +25,21 @@ extension PipelineProbe {
         guard (try await responder.respond(to: me, context: GatehouseRequestContext(source: source))).status == .ok,
               (try await responder.respond(to: debug, context: GatehouseRequestContext(source: source))).status == .ok
         else { throw ProbeFailure(message: "the probe's /me or debug_token did not answer 200") }
-        try await row("GET /me?fields=id,name,email, whole responder (cached caller)") {
+        // The probe runs in development mode, where the journal is on by default; `scripts/bench`'s server runs
+        // with it off (production's default), so the whole-responder rows are measured both ways.
+        let journaling = services.journal.isEnabled
+        services.journal.setEnabled(false)
+        try await row("GET /me?fields=id,name,email, whole responder (cached caller), journal paused") {
             _ = try await responder.respond(to: me, context: GatehouseRequestContext(source: source))
         }
-        try await row("GET /debug_token, whole responder (cached callers)") {
+        try await row("GET /debug_token, whole responder (cached callers), journal paused") {
             _ = try await responder.respond(to: debug, context: GatehouseRequestContext(source: source))
         }
+        services.journal.setEnabled(true)
+        try await row("GET /me?fields=id,name,email, whole responder (cached caller), journal on") {
+            _ = try await responder.respond(to: me, context: GatehouseRequestContext(source: source))
+        }
+        services.journal.setEnabled(journaling)
         let dispatcher = GraphDispatcher(services: services)
         let adapter = GraphHTTPAdapter(services: services, dispatcher: dispatcher)
         try await row("/me piece: GraphHTTPAdapter.makeCall (query parsing)") {

@@ -57,10 +57,16 @@ struct GraphDispatcher: Sendable {
     /// A read of `/me?fields=…` leaves out fields whose permission the token lacks, as Facebook does; the journal
     /// notes why (no error: the call succeeds).
     static func noteOmittedFields(_ raw: String, _ user: UserCaller, on note: JournalNote) {
-        var seen = Set<String>()
-        for piece in raw.split(separator: ",") {
-            let name = String(piece.prefix { $0 != "{" && $0 != "." && $0 != "(" }).trimmingCharacters(in: .whitespaces)
-            guard let needed = UserFields.rules[name], !user.has(needed), seen.insert(needed).inserted else { continue }
+        // On the UTF-8 bytes: this runs on every journaled /me, and Foundation's trimming bridged each field
+        // name to NSString (5% of a journaled /me's CPU).
+        var seen: [String] = []
+        for piece in raw.utf8.split(separator: UInt8(ascii: ",")) {
+            let head = piece.prefix { $0 != UInt8(ascii: "{") && $0 != UInt8(ascii: ".") && $0 != UInt8(ascii: "(") }
+            let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+            guard let first = head.firstIndex(where: { !isSpace($0) }), let last = head.lastIndex(where: { !isSpace($0) }) else { continue }
+            let name = String(decoding: head[first...last], as: UTF8.self)
+            guard let needed = UserFields.rules[name], !user.has(needed), !seen.contains(needed) else { continue }
+            seen.append(needed)
             note.explain(permissionReason(needed, user) + ", so \(name) was left out")
         }
     }
