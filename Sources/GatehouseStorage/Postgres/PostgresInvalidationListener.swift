@@ -7,7 +7,7 @@ import NIOPosix
 import PostgresKit
 
 /// Keeps one dedicated connection `LISTEN`ing on the invalidation channel and applies every notification to
-/// the node's caches (``NodeCaches``: token lookups, signing keys).
+/// the node's caches (``NodeCaches``: tokens, resolved callers, apps, signing keys, injected errors).
 ///
 /// The caches are enabled only while the listener is connected: it is switched on (empty) right after `LISTEN`
 /// succeeded and off as soon as the connection fails, so events missed while disconnected cannot leave stale
