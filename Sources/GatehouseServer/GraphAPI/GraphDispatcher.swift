@@ -59,10 +59,10 @@ struct GraphDispatcher: Sendable {
     static func noteOmittedFields(_ raw: String, _ user: UserCaller, on note: JournalNote) {
         // On the UTF-8 bytes: this runs on every journaled /me, and Foundation's trimming bridged each field
         // name to NSString (5% of a journaled /me's CPU).
+        let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
         var seen: [String] = []
         for piece in raw.utf8.split(separator: UInt8(ascii: ",")) {
             let head = piece.prefix { $0 != UInt8(ascii: "{") && $0 != UInt8(ascii: ".") && $0 != UInt8(ascii: "(") }
-            let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
             guard let first = head.firstIndex(where: { !isSpace($0) }), let last = head.lastIndex(where: { !isSpace($0) }) else { continue }
             let name = String(decoding: head[first...last], as: UTF8.self)
             guard let needed = UserFields.rules[name], !user.has(needed), !seen.contains(needed) else { continue }

@@ -77,31 +77,20 @@ public enum PostgresStorage {
             throw error
         }
         let publisher = PostgresNotifyPublisher(db: db, channel: options.notificationChannel, logger: logger)
-        guard options.cachesTokens else {
-            // Caches that are never enabled (no listener): this node reads everything from the database, but
-            // its writes still reach the nodes that do cache.
-            return SQLStorage.make(
-                database: db, random: random, clock: clock, errors: .postgres, tokenCache: TokenLookupCache(enabled: false, clock: clock),
-                keyCache: SigningKeyCache(enabled: false, clock: clock), callerCache: CallerCache(enabled: false, clock: clock),
-                injectionCache: InjectionCache(enabled: false, clock: clock), appCache: AppCache(capacity: 10_000, enabled: false, clock: clock),
-                invalidations: publisher
-            ) { try await owner.shutdown() }
-        }
-        let cache = TokenLookupCache(enabled: false, clock: clock)
-        let keyCache = SigningKeyCache(enabled: false, clock: clock)
-        let callerCache = CallerCache(enabled: false, clock: clock)
-        let injectionCache = InjectionCache(enabled: false, clock: clock)
-        let appCache = AppCache(capacity: 10_000, enabled: false, clock: clock)
+        let caches = NodeCacheSet(clock: clock)
         var storage = SQLStorage.make(
-            database: db, random: random, clock: clock, errors: .postgres, tokenCache: cache, keyCache: keyCache,
-            callerCache: callerCache, injectionCache: injectionCache, appCache: appCache, invalidations: publisher
+            database: db, random: random, clock: clock, errors: .postgres, tokenCache: caches.tokens, keyCache: caches.keys,
+            callerCache: caches.callers, injectionCache: caches.injections, appCache: caches.apps, invalidations: publisher
         ) { try await owner.shutdown() }
+        // Without a feed the caches are never enabled: this node reads everything from the database, but its
+        // writes still reach the nodes that do cache.
+        guard options.cachesTokens else { return storage }
         storage.invalidationFeed = PostgresInvalidationListener(
-            configuration: configuration, channel: options.notificationChannel,
-            caches: NodeCaches([cache, keyCache, callerCache, injectionCache, appCache]), logger: logger)
+            configuration: configuration, channel: options.notificationChannel, caches: caches.all, logger: logger)
         return storage
     }
 
+    /// Parses a connection URL. Plain `postgres://` URLs without `sslmode` use TLS only if the server offers it.
     package static func configuration(url: String) throws -> SQLPostgresConfiguration {
         do {
             return try SQLPostgresConfiguration(url: url)

@@ -36,20 +36,15 @@ public enum SQLStorage {
         }
         let db = SQLiteReadRouting(writer: writer, readers: readers.map { $0.sql(queryLogLevel: nil) })
         // Off until the watcher runs (``Storage/invalidationFeed``): only it can vouch for them.
-        let tokenCache = TokenLookupCache(enabled: false, clock: clock)
-        let keyCache = SigningKeyCache(enabled: false, clock: clock)
-        let callerCache = CallerCache(enabled: false, clock: clock)
-        let injectionCache = InjectionCache(enabled: false, clock: clock)
-        let appCache = AppCache(capacity: 10_000, enabled: false, clock: clock)
+        let caches = NodeCacheSet(clock: clock)
         var storage = make(
-            database: db, random: random, clock: clock, tokenCache: tokenCache, keyCache: keyCache, callerCache: callerCache,
-            injectionCache: injectionCache, appCache: appCache
+            database: db, random: random, clock: clock, tokenCache: caches.tokens, keyCache: caches.keys,
+            callerCache: caches.callers, injectionCache: caches.injections, appCache: caches.apps
         ) {
             for reader in readers { try? await reader.close() }
             try await connection.close()
         }
-        storage.invalidationFeed = SQLiteChangeWatcher(
-            db: db, caches: NodeCaches([tokenCache, keyCache, callerCache, injectionCache, appCache]))
+        storage.invalidationFeed = SQLiteChangeWatcher(db: db, caches: caches.all)
         return storage
     }
 
