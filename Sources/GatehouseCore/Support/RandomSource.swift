@@ -10,8 +10,20 @@ public protocol RandomSource: Sendable {
 public struct SystemRandomSource: RandomSource {
     public init() {}
     public func bytes(_ count: Int) -> [UInt8] {
+        // Eight bytes per call: each `next()` is a system call (getrandom), and a token plus its id used to
+        // make about eighty of them, one per byte.
         var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        var out = [UInt8](repeating: 0, count: count)
+        out.withUnsafeMutableBytes { buffer in
+            var offset = 0
+            while offset < count {
+                var word = generator.next()
+                let take = min(8, count - offset)
+                withUnsafeBytes(of: &word) { buffer.baseAddress!.advanced(by: offset).copyMemory(from: $0.baseAddress!, byteCount: take) }
+                offset += take
+            }
+        }
+        return out
     }
 }
 
@@ -28,7 +40,14 @@ extension RandomSource {
 
     /// Lowercase hex of `byteCount` random bytes.
     public func hex(_ byteCount: Int) -> String {
-        bytes(byteCount).map { String(format: "%02x", $0) }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(byteCount * 2)
+        for b in bytes(byteCount) {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// A decimal id of `digits` digits that never starts with 0 (Facebook ids are 15-17 digits).
@@ -41,9 +60,9 @@ extension RandomSource {
 
     /// Alphanumeric token text (A-Z a-z 0-9) carrying at least `bits` bits of entropy.
     public func alphanumeric(bits: Int = 192) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
         let count = Int((Double(bits) / log2(62.0)).rounded(.up))
-        var out = ""
+        var out: [UInt8] = []
         out.reserveCapacity(count)
         while out.count < count {
             for b in bytes(count * 2) where b < 248 { // 248 = 62*4: rejection sampling keeps it uniform
@@ -51,6 +70,6 @@ extension RandomSource {
                 if out.count == count { break }
             }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 }

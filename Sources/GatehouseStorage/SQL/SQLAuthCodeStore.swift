@@ -23,18 +23,13 @@ public struct SQLAuthCodeStore: AuthCodeStore {
     /// Throws `.conflict` if the id or code hash exists, `.notFound` for an unknown app or user.
     public func insert(_ code: AuthCodeRecord) async throws {
         try await context.run(uniqueConflict: { $0.contains("code_hash") ? "code_hash" : "id" }) {
-            try await db.insert(into: "auth_codes")
-                .columns(Self.columns)
-                .values(try Self.values(code))
-                .run()
+            try await db.run(Self.insertStatement.on(db, try Self.values(code)))
         }
     }
 
     public func find(codeHash: String) async throws -> AuthCodeRecord? {
         try await context.run {
-            try await db.select().columns(Self.columns).from("auth_codes")
-                .where("code_hash", .equal, codeHash)
-                .first().map(Self.decode)
+            try await db.rows(Self.findByHash.on(db, [codeHash])).first.map(Self.decode)
         }
     }
 
@@ -42,14 +37,20 @@ public struct SQLAuthCodeStore: AuthCodeStore {
     /// the database decides which of several racing callers wins. False for an unknown id too.
     public func consume(id: String, at: Date) async throws -> Bool {
         try await context.run {
-            let changed = try await db.update("auth_codes")
-                .set("used_at", to: SQLCodec.seconds(at))
-                .where("id", .equal, id)
-                .where("used_at", .is, SQLLiteral.null)
-                .returning("id")
-                .all()
-            return !changed.isEmpty
+            try await !db.rows(Self.consumeStatement.on(db, [SQLCodec.seconds(at), id])).isEmpty
         }
+    }
+
+    /// Every login runs these three; their text is kept (``SQLStatementText``).
+    private static let insertStatement = SQLStatementText(binds: columns.count) { db in
+        db.insert(into: "auth_codes").columns(columns).values(SQLStatementText.placeholders(columns.count)).query
+    }
+    private static let findByHash = SQLStatementText(binds: 1) { db in
+        db.select().columns(columns).from("auth_codes").where("code_hash", .equal, 0).query
+    }
+    private static let consumeStatement = SQLStatementText(binds: 2) { db in
+        db.update("auth_codes").set("used_at", to: 0).where("id", .equal, 0).where("used_at", .is, SQLLiteral.null)
+            .returning("id").query
     }
 
     package static func values(_ code: AuthCodeRecord) throws -> [any Encodable & Sendable] {

@@ -24,19 +24,22 @@ public struct SQLTokenStore: TokenStore {
     /// Throws `.conflict` if the id or hash exists, `.notFound` for an unknown app or user.
     public func insert(_ token: TokenRecord) async throws {
         try await context.run(uniqueConflict: { $0.contains("token_hash") ? "token_hash" : "id" }) {
-            try await db.insert(into: "tokens")
-                .columns(Self.columns)
-                .values(Self.values(token))
-                .run()
+            try await db.run(Self.insertStatement.on(db, Self.values(token)))
         }
     }
 
     public func find(tokenHash: String) async throws -> TokenRecord? {
         try await context.run {
-            try await db.select().columns(Self.columns).from("tokens")
-                .where("token_hash", .equal, tokenHash)
-                .first().map(Self.decode)
+            try await db.rows(Self.findByHash.on(db, [tokenHash])).first.map(Self.decode)
         }
+    }
+
+    /// Every token minted runs these two; their text is kept (``SQLStatementText``).
+    private static let insertStatement = SQLStatementText(binds: columns.count) { db in
+        db.insert(into: "tokens").columns(columns).values(SQLStatementText.placeholders(columns.count)).query
+    }
+    private static let findByHash = SQLStatementText(binds: 1) { db in
+        db.select().columns(columns).from("tokens").where("token_hash", .equal, 0).query
     }
 
     /// Unknown ids are ignored.

@@ -68,10 +68,11 @@ package struct SQLiteReadRouting: SQLDatabase {
         return readers[index]
     }
 
-    /// Whether `query` only reads: a built `SELECT` or `UNION`, or raw SQL that starts with `SELECT` and has no
-    /// `RETURNING` clause.
+    /// Whether `query` only reads: a built `SELECT` or `UNION`, a kept ``SQLTextStatement`` that reads, or raw
+    /// SQL that starts with `SELECT` and has no `RETURNING` clause.
     package static func isRead(_ query: any SQLExpression, serializingWith database: any SQLDatabase) -> Bool {
         if query is SQLSelect || query is SQLUnion { return true }
+        if let statement = query as? SQLTextStatement { return statement.isRead }
         guard query is SQLQueryString else { return false }
         var serializer = SQLSerializer(database: database)
         query.serialize(to: &serializer)
