@@ -4,7 +4,12 @@ import Foundation
 import NIOCore
 import NIOPosix
 
-if ProcessInfo.processInfo.environment["GATEHOUSE_NIO_EXECUTOR"] == "1" {
+// Swift Concurrency's jobs run on NIO's event loops (NIO keeps a job on the loop it was enqueued from), so a
+// request's awaits resume where its socket is read instead of hopping to the cooperative pool and back: hot
+// `/me` and `debug_token` cost about a third less CPU (docs/BENCHMARKS.md). Nothing in the server blocks a task
+// (bcrypt, SQLite and DNS run on thread pools). It must happen before the first task starts;
+// `GATEHOUSE_NIO_EXECUTOR=0` keeps Swift's own pool.
+if ProcessInfo.processInfo.environment["GATEHOUSE_NIO_EXECUTOR"] != "0" {
     NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
 }
 
