@@ -8,8 +8,10 @@ import NIOPosix
 // request's awaits resume where its socket is read instead of hopping to the cooperative pool and back: hot
 // `/me` and `debug_token` cost about a third less CPU (docs/BENCHMARKS.md). Nothing in the server blocks a task
 // (bcrypt, SQLite and DNS run on thread pools). It must happen before the first task starts;
-// `GATEHOUSE_NIO_EXECUTOR=0` keeps Swift's own pool.
-if ProcessInfo.processInfo.environment["GATEHOUSE_NIO_EXECUTOR"] != "0" {
+// `GATEHOUSE_NIO_EXECUTOR=0` keeps Swift's own pool, and so does `gatehouse bench pipeline`, whose
+// EmbeddedEventLoop may be used only from the thread that made it.
+let probesThePipeline = CommandLine.arguments.dropFirst().prefix(2).elementsEqual(["bench", "pipeline"])
+if ProcessInfo.processInfo.environment["GATEHOUSE_NIO_EXECUTOR"] != "0" && !probesThePipeline {
     NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
 }
 

@@ -59,11 +59,13 @@ public actor KeyRing {
         return key
     }
 
-    /// Signs the claims with the active key (RS256, header `alg`, `kid`, `typ`).
-    public func sign(_ claims: some JWTPayload) async throws -> String {
+    /// Signs the claims with the active key (RS256, header `alg`, `kid`, `typ`), on ``SigningThreads``.
+    public func sign(_ claims: some JWTPayload & Sendable) async throws -> String {
         let active = try await activeKey()
         let collection = try await collection(for: [active])
-        return try await collection.sign(claims, kid: JWKIdentifier(string: active.kid), header: ["typ": "JWT"])
+        let kid = JWKIdentifier(string: active.kid)
+        // jwt-kit's collection is an actor of its own, so with the preference it signs on those threads.
+        return try await onSigningThreads { try await collection.sign(claims, kid: kid, header: ["typ": "JWT"]) }
     }
 
     private func collection(for keys: [SigningKeyRecord]) async throws -> JWTKeyCollection {
