@@ -4,9 +4,10 @@ import SQLKit
 
 /// ``WriteTransactions`` on a SQL database: a session (one connection) with `BEGIN` … `COMMIT`.
 ///
-/// On SQLite the session is the writer connection, held exclusively by ``SQLiteReadRouting`` for the whole
-/// transaction so no other request's statement lands inside it; `BEGIN IMMEDIATE` takes the write lock up front
-/// so a writer in another process makes this one wait (busy timeout) rather than fail half-way. On PostgreSQL
+/// On SQLite the body joins ``SQLiteReadRouting``'s ``GroupCommit``: it runs on the writer connection inside the
+/// group's `BEGIN IMMEDIATE` (the write lock up front, so a writer in another process makes this one wait rather
+/// than fail half-way), in a savepoint of its own when others share the commit, and returns once the group's
+/// `COMMIT` has. On PostgreSQL
 /// the session is one pooled connection.
 ///
 /// The body's own errors come out unchanged (a refusal it decides stays that refusal); the database's errors
@@ -25,19 +26,24 @@ package struct SQLWriteTransactions: WriteTransactions {
         let announce = self.announce
         let held = HeldInvalidations()
         let result: R
+        if let sqlite = database as? SQLiteReadRouting {
+            // SQLite: the body joins the next group commit, which begins, commits and rolls back for it.
+            result = try await sqlite.transaction { session in
+                try await body(Self.stores(session, errors: errors, announce: announce, held: held))
+            }
+            if let announce {
+                for event in held.events { announce.caches.invalidate(event) }
+                for event in held.events { await announce.publisher.publish(event) }
+            }
+            return result
+        }
         do {
             result = try await database.withSession { session in
                 entered.withLockedValue { $0 = true }
                 try await context.run { try await session.raw(begin).run() }
                 let result: R
-                let grants: any GrantStore = announce.map {
-                    InvalidatingGrantStore(base: SQLGrantStore(database: session, errors: errors), caches: $0.caches, publisher: held)
-                } ?? SQLGrantStore(database: session, errors: errors)
                 do {
-                    result = try await body(TransactionStores(
-                        codes: SQLAuthCodeStore(database: session, errors: errors),
-                        tokens: SQLTokenStore(database: session, errors: errors),
-                        grants: grants))
+                    result = try await body(Self.stores(session, errors: errors, announce: announce, held: held))
                 } catch {
                     try? await session.raw("ROLLBACK").run()
                     throw error
@@ -61,6 +67,22 @@ package struct SQLWriteTransactions: WriteTransactions {
         // to publish (concurrent consents for one person wait on the same grant row), none would come free.
         if let announce { for event in held.events { await announce.publisher.publish(event) } }
         return result
+    }
+}
+
+extension SQLWriteTransactions {
+    /// The stores a transaction's body writes through, all on `session`.
+    fileprivate static func stores(
+        _ session: any SQLDatabase, errors: SQLErrorClassifier,
+        announce: (caches: any CacheInvalidationTarget, publisher: any TokenInvalidationPublisher)?, held: HeldInvalidations
+    ) -> TransactionStores {
+        let grants: any GrantStore = announce.map {
+            InvalidatingGrantStore(base: SQLGrantStore(database: session, errors: errors), caches: $0.caches, publisher: held)
+        } ?? SQLGrantStore(database: session, errors: errors)
+        return TransactionStores(
+            codes: SQLAuthCodeStore(database: session, errors: errors),
+            tokens: SQLTokenStore(database: session, errors: errors),
+            grants: grants)
     }
 }
 

@@ -13,8 +13,9 @@ import SQLKit
 /// transaction sees its own writes. Every state change is one autocommitted statement, and a reader's next
 /// statement starts a new read transaction, so a read issued after a write has returned sees it.
 ///
-/// Everything on the writer runs through a ``WriterGate``: a session (``SQLWriteTransactions``) holds it from
-/// `BEGIN` to `COMMIT`, so no other statement lands inside a transaction. A transaction's body must therefore
+/// Everything on the writer runs through a ``WriterGate``: a session (the migrations) or a group of writes
+/// (``GroupCommit``: the stores' transactions and their single-row writes) holds it from `BEGIN` to `COMMIT`, so
+/// no other statement lands inside a transaction. A transaction's body must therefore
 /// write only through the stores it is handed; reads through the shared stores go to the readers and are fine.
 ///
 /// `PRAGMA` statements go to the writer too: `PRAGMA data_version` (``SQLiteChangeWatcher``) must be asked on
@@ -23,11 +24,21 @@ package struct SQLiteReadRouting: SQLDatabase {
     package let writer: any SQLDatabase
     package let readers: [any SQLDatabase]
     private let turn = NIOLockedValueBox(0)
-    private let gate = WriterGate()
+    private let gate: WriterGate
+    /// Writes that arrive while another commits are committed together (``GroupCommit``).
+    package let group: GroupCommit
 
     package init(writer: any SQLDatabase, readers: [any SQLDatabase]) {
         self.writer = writer
         self.readers = readers
+        let gate = WriterGate()
+        self.gate = gate
+        self.group = GroupCommit(writer: writer, gate: gate)
+    }
+
+    /// Runs `body` in a transaction on the writer, committed with whatever other writes are waiting then.
+    package func transaction<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        try await group.write(body)
     }
 
     package var logger: Logger { writer.logger }
@@ -54,8 +65,20 @@ package struct SQLiteReadRouting: SQLDatabase {
     }
 
     private func onWriter(_ query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        if Self.isRowWrite(query) {
+            try await group.write(isSingleStatement: true) { db in try await db.execute(sql: query, onRow) }
+            return
+        }
         let writer = self.writer
         try await gate.exclusively { try await writer.execute(sql: query, onRow) }
+    }
+
+    /// Whether `query` is one `INSERT`, `UPDATE` or `DELETE`, which may share a group's commit; raw SQL and
+    /// pragmas run on their own.
+    package static func isRowWrite(_ query: any SQLExpression) -> Bool {
+        if query is SQLInsert || query is SQLUpdate || query is SQLDelete { return true }
+        if let statement = query as? SQLTextStatement { return !statement.isRead }
+        return false
     }
 
     /// The next reader in turn for a read; nil for anything else, or when there are no readers.

@@ -1,0 +1,124 @@
+import Foundation
+import NIOConcurrencyHelpers
+import SQLKit
+import SQLiteKit
+import Testing
+@testable import GatehouseCore
+@testable import GatehouseStorage
+import GatehouseTestSupport
+
+/// Issue 11, item 5: writes that queue behind a commit share the next one, and sharing changes nobody's outcome.
+@Suite struct GroupCommitTests {
+    typealias Rig = SQLiteReadRoutingTests.Rig
+
+    struct Refused: Error, Equatable {}
+
+    /// A latch a writer's work waits on, so the others queue up behind it.
+    final class Latch: @unchecked Sendable {
+        private let lock = NIOLock()
+        private var opened = false
+        private var waiters: [CheckedContinuation<Void, Never>] = []
+        func wait() async {
+            await withCheckedContinuation { continuation in
+                let now = lock.withLock { () -> Bool in
+                    if opened { return true }
+                    waiters.append(continuation)
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        }
+        func open() {
+            let waiting = lock.withLock { opened = true; return waiters }
+            waiting.forEach { $0.resume() }
+        }
+    }
+
+    static func bodies(_ db: any SQLDatabase) async throws -> [String] {
+        try await db.raw("SELECT body FROM notes ORDER BY id").all().map { try $0.decode(column: "body", as: String.self) }
+    }
+
+    @Test func writersThatQueueShareOneCommitAndEachKeepsItsOwnOutcome() async throws {
+        let rig = try await Rig.make()
+        let routing = rig.routing
+        try await routing.raw("INSERT INTO notes (id, body) VALUES (4, 'taken')").run()
+        let latch = Latch()
+        let first = Task {
+            try await routing.transaction { db in
+                try await db.raw("INSERT INTO notes (id, body) VALUES (1, 'first')").run()
+                await latch.wait()
+            }
+        }
+        try await waitUntil { routing.group.groups.isEmpty && rig.writer.statements >= 3 }
+        // While the first group waits, three more writers queue up.
+        let refused = Task {
+            try await routing.transaction { db -> Void in
+                try await db.raw("INSERT INTO notes (id, body) VALUES (2, 'refused')").run()
+                throw Refused()
+            }
+        }
+        let kept = Task {
+            try await routing.transaction { db in try await db.raw("INSERT INTO notes (id, body) VALUES (3, 'kept')").run() }
+        }
+        let clash = Task { try await routing.insert(into: "notes").columns("id", "body").values(4, "clash").run() }
+        try await waitUntil { routing.group.waitingCount == 3 }
+        latch.open()
+
+        try await first.value
+        await #expect(throws: Refused.self) { try await refused.value }
+        try await kept.value
+        do {
+            try await clash.value
+            Issue.record("a duplicate primary key was inserted")
+        } catch {
+            guard case .uniqueViolation(let detail) = SQLErrorClassifier.sqlite.classify(error) else {
+                Issue.record("expected a unique violation, got \(error)")
+                return
+            }
+            #expect(detail.contains("notes.id"))
+        }
+        #expect(routing.group.groups == [1, 3])
+        // Answered means committed: a reader, on its own connection, sees every kept write.
+        #expect(try await Self.bodies(rig.readers[0]) == ["first", "kept", "taken"])
+        await rig.close()
+    }
+
+    @Test func manyConcurrentWritersAllCommitAndSomeShare() async throws {
+        let rig = try await Rig.make()
+        let routing = rig.routing
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<60 {
+                group.addTask {
+                    if index.isMultiple(of: 2) {
+                        try await routing.insert(into: "notes").columns("id", "body").values(index, "row \(index)").run()
+                    } else {
+                        try await routing.transaction { db in
+                            try await db.insert(into: "notes").columns("id", "body").values(index, "row \(index)").run()
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let groups = routing.group.groups
+        #expect(groups.reduce(0, +) == 60)
+        #expect(groups.contains { $0 > 1 })
+        #expect(try await Self.bodies(rig.readers[1]).count == 60)
+        await rig.close()
+    }
+
+    @Test func aWriterAloneRunsAsBeforeAndItsErrorRollsItBack() async throws {
+        let rig = try await Rig.make()
+        let routing = rig.routing
+        await #expect(throws: Refused.self) {
+            try await routing.transaction { db -> Void in
+                try await db.raw("INSERT INTO notes (id, body) VALUES (1, 'undone')").run()
+                throw Refused()
+            }
+        }
+        try await routing.insert(into: "notes").columns("id", "body").values(2, "alone").run()
+        #expect(routing.group.groups == [1, 1])
+        #expect(try await Self.bodies(rig.readers[0]) == ["alone"])
+        await rig.close()
+    }
+}
