@@ -7,10 +7,12 @@ import GatehouseProtocol
 struct DialogCompletion: Sendable {
     let services: GatehouseServices
 
-    func complete(request: DialogRequest, app: AppRecord, user: UserRecord, decision: LoginAttempt.Decision) async throws -> String {
+    /// - Parameter existing: the grant the decision was made from (nil: none yet); read once, by the caller.
+    func complete(
+        request: DialogRequest, app: AppRecord, user: UserRecord, grant existing: GrantRecord?, decision: LoginAttempt.Decision
+    ) async throws -> String {
         let storage = services.storage
         let now = services.clock.now()
-        let existing = try await storage.grants.find(appID: app.id, userID: user.id)
         let grant = GrantRecord(
             appID: app.id, userID: user.id, granted: decision.granted, declined: decision.declined,
             createdAt: existing?.createdAt ?? now, updatedAt: now, lastLoginAt: now, defaultAudience: decision.defaultAudience)

@@ -54,7 +54,7 @@ package final class GroupCommit: Sendable {
     /// How many writers wait for the next group (for tests).
     package var waitingCount: Int { state.withLockedValue { $0.waiting.count } }
 
-    /// How many writers each group so far committed together, oldest first (for tests; the last 1,000).
+    /// How many writers each recent group committed together, oldest first (for tests; the last 64).
     package var groups: [Int] { groupSizes.withLockedValue { $0 } }
 
     /// Runs `work` in the next group's transaction on the writer and returns once that group has committed.
@@ -100,7 +100,7 @@ package final class GroupCommit: Sendable {
         }
         groupSizes.withLockedValue {
             $0.append(group.count)
-            if $0.count > 1_000 { $0.removeFirst($0.count - 1_000) }
+            if $0.count > 64 { $0.removeFirst() }
         }
         let next: Entry? = state.withLockedValue { state in
             guard !state.waiting.isEmpty else {
