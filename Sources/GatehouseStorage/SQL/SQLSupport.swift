@@ -48,6 +48,17 @@ public struct SQLErrorClassifier: Sendable {
         }
     }
 
+    /// `error` as the stores throw it: a `StorageError` as it is, a driver's error by its kind.
+    /// - Parameter uniqueConflict: maps a unique-violation detail to the `conflict` text (nil: the detail itself).
+    public func storageError(_ error: any Error, uniqueConflict: ((String) -> String)? = nil) -> StorageError {
+        if let error = error as? StorageError { return error }
+        switch classify(error) {
+        case .uniqueViolation(let detail): return .conflict(uniqueConflict?(detail) ?? detail)
+        case .foreignKeyViolation: return .notFound
+        case .unavailable(let message): return .unavailable(message)
+        }
+    }
+
     /// The fallback for errors no driver-specific rule recognises: only the type name is reported.
     public static func genericKind(_ error: any Error) -> Kind {
         if error is DecodingError { return .unavailable("stored data could not be decoded") }
@@ -68,14 +79,8 @@ package struct SQLStoreContext: Sendable {
     ) async throws -> T {
         do {
             return try await body()
-        } catch let error as StorageError {
-            throw error
         } catch {
-            switch errors.classify(error) {
-            case .uniqueViolation(let detail): throw StorageError.conflict(uniqueConflict?(detail) ?? detail)
-            case .foreignKeyViolation: throw StorageError.notFound
-            case .unavailable(let message): throw StorageError.unavailable(message)
-            }
+            throw errors.storageError(error, uniqueConflict: uniqueConflict)
         }
     }
 }

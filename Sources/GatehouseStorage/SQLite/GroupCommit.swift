@@ -95,7 +95,7 @@ package final class GroupCommit: Sendable {
             try await gate.exclusively { try await self.commit(group) }
         } catch {
             // The group's own statements failed (`BEGIN`, `COMMIT`, a savepoint): a storage error like any store's.
-            let failure = Self.storageError(error)
+            let failure = SQLErrorClassifier.sqlite.storageError(error)
             for entry in group where entry.failure == nil { entry.failure = failure }
         }
         groupSizes.withLockedValue {
@@ -147,15 +147,6 @@ package final class GroupCommit: Sendable {
         } catch {
             try? await db.raw("ROLLBACK").run()
             throw error
-        }
-    }
-
-    private static func storageError(_ error: any Error) -> any Error {
-        if error is StorageError { return error }
-        switch SQLErrorClassifier.sqlite.classify(error) {
-        case .uniqueViolation(let detail): return StorageError.conflict(detail)
-        case .foreignKeyViolation: return StorageError.notFound
-        case .unavailable(let message): return StorageError.unavailable(message)
         }
     }
 
