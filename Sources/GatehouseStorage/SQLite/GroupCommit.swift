@@ -168,19 +168,20 @@ package final class GroupCommit: Sendable {
             }
             return
         }
-        let savepoint = SQLQueryString("SAVEPOINT w\(unsafeRaw: String(index))")
-        do { try await db.raw(savepoint).run() } catch { throw GroupStopped(error: error) }
+        // Savepoint names are the entry's place in the group: `w0`, `w1`, …
+        func savepoint(_ verb: String) async throws { try await db.raw(SQLQueryString("\(unsafeRaw: verb) w\(unsafeRaw: String(index))")).run() }
+        do { try await savepoint("SAVEPOINT") } catch { throw GroupStopped(error: error) }
         do {
             try await entry.work(db)
         } catch {
             do {
-                try await db.raw(SQLQueryString("ROLLBACK TO w\(unsafeRaw: String(index))")).run()
-                try await db.raw(SQLQueryString("RELEASE w\(unsafeRaw: String(index))")).run()
+                try await savepoint("ROLLBACK TO")
+                try await savepoint("RELEASE")
             } catch let lost {
                 throw GroupStopped(error: lost)
             }
             throw error
         }
-        do { try await db.raw(SQLQueryString("RELEASE w\(unsafeRaw: String(index))")).run() } catch { throw GroupStopped(error: error) }
+        do { try await savepoint("RELEASE") } catch { throw GroupStopped(error: error) }
     }
 }
