@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOPosix
 import PostgresKit
+import ServiceLifecycle
 import SQLKit
 
 extension DatabaseLocation {
@@ -31,12 +32,26 @@ extension DatabaseLocation {
     /// - Parameters:
     ///   - random: where app-scoped ids come from.
     ///   - clock: the services' clock, for the times the stores stamp themselves.
+    ///   - pool: the connection pool from ``makeConnectionPool(logger:)`` that the caller runs (the server's
+    ///     service group); nil lets the storage run its own until it shuts down.
     public func open(
-        logger: Logger, random: any RandomSource = SystemRandomSource(), clock: any GatehouseClock = SystemClock()
+        logger: Logger, random: any RandomSource = SystemRandomSource(), clock: any GatehouseClock = SystemClock(),
+        pool: DatabaseConnectionPool? = nil
     ) async throws -> Storage {
         switch self {
         case .sqlite(let path): try await SQLStorage.openSQLite(path: path, logger: logger, random: random, clock: clock)
-        case .postgres(let url): try await PostgresStorage.open(url: url, logger: logger, random: random, clock: clock)
+        case .postgres(let url):
+            try await PostgresStorage.open(url: url, logger: logger, random: random, clock: clock, client: pool?.client)
+        }
+    }
+
+    /// The connection pool a long-running owner runs as a service of its group, before anything that uses the
+    /// storage; nil for SQLite, whose few connections the storage opens and closes itself.
+    /// - Throws: `StorageError.unavailable` when the URL is not a PostgreSQL URL.
+    public func makeConnectionPool(logger: Logger) throws -> DatabaseConnectionPool? {
+        switch self {
+        case .sqlite: nil
+        case .postgres(let url): DatabaseConnectionPool(client: try PostgresStorage.makeClient(url: url, logger: logger))
         }
     }
 
@@ -101,4 +116,20 @@ public struct MigrationReport: Sendable, Equatable, Codable {
 
     /// Versions this run applied.
     public var applied: [Int] { after.filter { !before.contains($0) } }
+}
+
+/// PostgreSQL's connection pool (postgres-nio's `PostgresClient`) as a swift-service-lifecycle `Service`.
+///
+/// On graceful shutdown it closes its connections, so its group must list it before the services that use the
+/// database (the group stops services in reverse order).
+public struct DatabaseConnectionPool: Service {
+    package let client: PostgresClient
+
+    package init(client: PostgresClient) {
+        self.client = client
+    }
+
+    public func run() async throws {
+        await client.run()
+    }
 }

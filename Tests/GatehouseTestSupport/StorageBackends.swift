@@ -73,7 +73,7 @@ package enum StorageBackends {
                 // Small pools: dozens of tests run at once against one cluster.
                 try await PostgresStorage.open(
                     url: try await database.get(), logger: logger,
-                    options: .init(maxConnectionsPerEventLoop: 2))
+                    options: .init(maximumConnections: 4))
             },
             cleanup: { try await database.drop() }
         )

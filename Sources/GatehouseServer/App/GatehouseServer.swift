@@ -10,7 +10,12 @@ import ServiceLifecycle
 /// Opens storage, seeds development data, and runs the HTTP server until shutdown.
 public enum GatehouseServerRunner {
     /// Services over the configured database (by default the SQLite file in the data directory).
-    public static func services(configuration: GatehouseConfiguration, logger: Logger, clock: any GatehouseClock = SystemClock()) async throws -> GatehouseServices {
+    /// - Parameter pool: PostgreSQL's connection pool when the caller's service group runs it (the server); nil
+    ///   lets the storage run its own until it shuts down (CLI commands).
+    public static func services(
+        configuration: GatehouseConfiguration, logger: Logger, clock: any GatehouseClock = SystemClock(),
+        pool: DatabaseConnectionPool? = nil
+    ) async throws -> GatehouseServices {
         // Load the master key before touching the database, so a bad key file fails fast with its name.
         let sealer = try configuration.masterKeyFile.map(SecretSealer.load(path:))
         if sealer == nil, configuration.isProduction {
@@ -19,7 +24,7 @@ public enum GatehouseServerRunner {
         // Development mode gets a clock the console and `gatehouse clock` can move; it keeps its offset across restarts.
         let control = configuration.mode == .development ? AdjustableClock(base: clock) : nil
         let random = SystemRandomSource()
-        let storage = try await configuration.databaseLocation.open(logger: logger, random: random, clock: control ?? clock)
+        let storage = try await configuration.databaseLocation.open(logger: logger, random: random, clock: control ?? clock, pool: pool)
             .sealingSecrets(with: sealer)
         let services = GatehouseServices(
             configuration: configuration, storage: storage, clock: control ?? clock, random: random, logger: logger, clockControl: control)
@@ -58,10 +63,13 @@ public enum GatehouseServerRunner {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Gatehouse"),
             onServerRunning: { channel in bound.fulfil(.success(channel.localAddress?.port ?? configuration.port)) },
             logger: logger)
+        // PostgreSQL's pool is listed before the HTTP server: the group stops services in reverse order, so the
+        // pool closes only after the last request has drained.
+        let pool = try configuration.databaseLocation.makeConnectionPool(logger: logger)
         // SIGTERM or SIGINT: stop accepting connections, let in-flight requests finish (at most
         // `drainTimeout`), then close the database.
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [.init(service: app)], gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [], logger: logger)
+            services: (pool.map { [.init(service: $0)] } ?? []) + [.init(service: app)], gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = drainTimeout
         let group = ServiceGroup(configuration: groupConfiguration)
 
@@ -81,7 +89,7 @@ public enum GatehouseServerRunner {
                 var configuration = configuration
                 configuration.port = try await bound.value()
                 try await whileStarting?(configuration.port)
-                services = try await Self.services(configuration: configuration, logger: logger)
+                services = try await Self.services(configuration: configuration, logger: logger, pool: pool)
                 do {
                     try await checkProductionSafety(services)
                     if let scenario {

@@ -12,7 +12,7 @@ struct CallerCachePostgresTests {
     @Test func aNodeThatLosesItsListenerServesNoCachedCaller() async throws {
         let url = try await PostgresTestDatabase.create()
         do {
-            let a = try await PostgresStorage.open(url: url, logger: StorageBackends.logger, options: .init(maxConnectionsPerEventLoop: 2)).runningFeed()
+            let a = try await PostgresStorage.open(url: url, logger: StorageBackends.logger, options: .init(maximumConnections: 4)).runningFeed()
             let cache = try #require(a.callerCache)
             try await waitUntil { cache.isEnabled }
             let services = callerServices(a, clock: AdjustableClock(fixed: CallerCacheTests.now))

@@ -1,0 +1,98 @@
+import GatehouseCore
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import PostgresKit
+import SQLKit
+
+/// SQLKit over postgres-nio's `PostgresClient`: each statement leases a connection for itself, a session
+/// (``withSession(_:)``, used for transactions) keeps one for the whole closure.
+///
+/// Rows and binds go through PostgresKit's own connection adapter (`PostgresConnection.sql()`), so values are
+/// encoded and decoded exactly as before; only who owns the connections changed.
+///
+/// `PostgresClient` queues a lease for as long as it takes (up to a minute while the database is down, for ever
+/// when every connection is busy). The server answers 503 long before that, so every lease gives up after
+/// ``leaseTimeout`` with `StorageError.unavailable`, as AsyncKit's pool did.
+package struct PostgresClientDatabase: SQLDatabase {
+    package let client: PostgresClient
+    package let logger: Logger
+    /// How long a statement waits for a free connection.
+    package let leaseTimeout: Duration
+
+    package init(client: PostgresClient, logger: Logger, leaseTimeout: Duration) {
+        self.client = client
+        self.logger = logger
+        self.leaseTimeout = leaseTimeout
+    }
+
+    package var eventLoop: any EventLoop { MultiThreadedEventLoopGroup.singleton.any() }
+    package var dialect: any SQLDialect { PostgresDialect() }
+    package var queryLogLevel: Logger.Level? { nil }
+
+    package func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
+        let promise = eventLoop.makePromise(of: Void.self)
+        promise.completeWithTask { try await self.execute(sql: query, onRow) }
+        return promise.futureResult
+    }
+
+    package func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        try await leased { connection in
+            try await connection.sql(queryLogLevel: nil, logger: logger).execute(sql: query, onRow)
+        }
+    }
+
+    package func withSession<R>(_ closure: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        let box = try await leased { connection in
+            UncheckedResult(try await closure(connection.sql(queryLogLevel: nil, logger: logger)))
+        }
+        return box.value
+    }
+
+    /// Runs `body` on a leased connection; waiting longer than ``leaseTimeout`` for one is `unavailable`.
+    private func leased<R: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> R) async throws -> R {
+        let lease = LeaseDeadline(timeout: leaseTimeout)
+        return try await withThrowingTaskGroup(of: R?.self) { group in
+            group.addTask {
+                try await client.withConnection { connection in
+                    // Once a connection is held the statement runs to the end, however long it takes.
+                    guard lease.claim() else { return nil }
+                    return try await body(connection)
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: lease.timeout)
+                return nil
+            }
+            while let outcome = try await group.next() {
+                if let value = outcome {
+                    group.cancelAll()
+                    return value
+                }
+                if lease.expire() {
+                    group.cancelAll()
+                    throw StorageError.unavailable("no PostgreSQL connection became free within \(lease.timeout)")
+                }
+            }
+            throw CancellationError()
+        }
+    }
+}
+
+/// Who wins: the lease (the statement runs) or the deadline (the caller gets `unavailable`), decided once.
+private final class LeaseDeadline: Sendable {
+    let timeout: Duration
+    private let state = NIOLockedValueBox<Bool?>(Bool?.none)
+    init(timeout: Duration) { self.timeout = timeout }
+    /// True when the lease came first.
+    func claim() -> Bool { state.withLockedValue { if $0 == nil { $0 = true }; return $0 == true } }
+    /// True when the deadline came first.
+    func expire() -> Bool { state.withLockedValue { if $0 == nil { $0 = false }; return $0 == false } }
+}
+
+/// A session's result crosses the lease's closure; the closure has finished with it by then.
+private struct UncheckedResult<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

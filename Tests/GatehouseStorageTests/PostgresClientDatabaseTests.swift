@@ -1,0 +1,68 @@
+import Foundation
+import PostgresKit
+import SQLKit
+import Testing
+@testable import GatehouseCore
+@testable import GatehouseStorage
+import GatehouseTestSupport
+
+/// SQLKit over `PostgresClient` (``PostgresClientDatabase``): statements and sessions on the pool, and a wait
+/// for a free connection that ends in `unavailable` instead of queueing for ever.
+@Suite("PostgreSQL connection pool", .timeLimit(.minutes(2)))
+struct PostgresClientDatabaseTests {
+    /// Runs `body` with a running one-connection pool on a fresh database; stops the pool and drops the database.
+    func withPool(leaseTimeout: Duration, _ body: @escaping @Sendable (PostgresClientDatabase) async throws -> Void) async throws {
+        let url = try await PostgresTestDatabase.create()
+        let client = try PostgresStorage.makeClient(
+            url: url, logger: StorageBackends.logger, options: .init(maximumConnections: 1))
+        let db = PostgresClientDatabase(client: client, logger: StorageBackends.logger, leaseTimeout: leaseTimeout)
+        let outcome: Result<Void, any Error> = await withTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            do { return .success(try await body(db)) } catch { return .failure(error) }
+        }
+        try? await PostgresTestDatabase.drop(url)
+        try outcome.get()
+    }
+
+    @Test func statementsAndSessionsRunOnThePool() async throws {
+        try await withPool(leaseTimeout: .seconds(5)) { db in
+            try await db.raw("CREATE TABLE t (n INTEGER)").run()
+            try await db.withSession { session in
+                try await session.raw("BEGIN").run()
+                try await session.raw("INSERT INTO t VALUES (1), (2)").run()
+                try await session.raw("COMMIT").run()
+            }
+            let sum = try await db.raw("SELECT SUM(n) AS s FROM t").first(decodingColumn: "s", as: Int.self)
+            #expect(sum == 3)
+        }
+    }
+
+    @Test func aStatementThatFindsNoFreeConnectionFailsAsUnavailableAndTheNextOneRuns() async throws {
+        try await withPool(leaseTimeout: .milliseconds(300)) { db in
+            let release = AsyncStream<Void>.makeStream()
+            let holding = AsyncStream<Void>.makeStream()
+            // The pool's only connection is held by a session until `release` fires.
+            async let held: Int? = db.withSession { session in
+                holding.continuation.yield()
+                for await _ in release.stream { break }
+                return try await session.raw("SELECT 7 AS n").first(decodingColumn: "n", as: Int.self)
+            }
+            for await _ in holding.stream { break }
+            let started = ContinuousClock.now
+            await #expect {
+                try await db.raw("SELECT 1").run()
+            } throws: { error in
+                guard case StorageError.unavailable(let message) = error else { return false }
+                return message.contains("no PostgreSQL connection became free")
+            }
+            #expect(ContinuousClock.now - started < .seconds(5), "the wait gave up after its timeout, not later")
+            release.continuation.yield()
+            let heldAnswer = try await held
+            #expect(heldAnswer == 7)
+            // The connection the timed-out statement waited for is free again and serves the next one.
+            let next = try await db.raw("SELECT 2 AS n").first(decodingColumn: "n", as: Int.self)
+            #expect(next == 2)
+        }
+    }
+}
