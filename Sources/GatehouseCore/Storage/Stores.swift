@@ -145,6 +145,8 @@ public struct Storage: Sendable {
     public var callerCache: CallerCache?
     /// Reads a token with its app, person, grant and scoped id in one statement (nil: read them one by one).
     public var callerRecords: (any CallerRecordStore)?
+    /// Reads a browser session with its person, grant and role in one statement (nil: read them one by one).
+    public var sessionRecords: (any SessionRecordStore)?
     /// The durable request journal (`request_journal`, migration 10); nil where the backend has none.
     public var journal: (any JournalStore)?
     /// Runs several writes as one transaction (nil: each write commits by itself); see ``transaction(_:)``.

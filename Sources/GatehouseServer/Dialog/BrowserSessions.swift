@@ -25,6 +25,27 @@ struct BrowserSessions: Sendable {
         return (session, user)
     }
 
+    /// The live session's person with their grant and role on `appID`: what the login dialog decides from.
+    /// One statement where the storage joins them (``Storage/sessionRecords``), four otherwise.
+    func current(_ request: Request, forApp appID: String) async throws -> DialogSession? {
+        let storage = services.storage
+        guard let joined = storage.sessionRecords else {
+            guard let (session, user) = try await current(request) else { return nil }
+            return DialogSession(
+                session: session, user: user, grant: try await storage.grants.find(appID: appID, userID: user.id),
+                role: try await storage.apps.role(appID: appID, userID: user.id))
+        }
+        guard let secret = request.cookies[Self.sessionCookie]?.value, !secret.isEmpty, secret.count <= 128 else { return nil }
+        guard let records = try await joined.sessionRecords(secretHash: SecretHash.sha256Hex(secret), appID: appID) else { return nil }
+        guard records.session.expiresAt > services.clock.now() else {
+            try await storage.sessions.delete(id: records.session.id)
+            return nil
+        }
+        guard let user = records.user else { return nil }
+        if let changed = user.passwordChangedAt, changed > records.session.authenticatedAt { return nil }
+        return DialogSession(session: records.session, user: user, grant: records.grant, role: records.role)
+    }
+
     /// Starts a session for a person who just typed their password; returns the record and its cookie.
     func start(userID: String) async throws -> (BrowserSessionRecord, Cookie) {
         let now = services.clock.now()
@@ -75,4 +96,12 @@ struct BrowserSessions: Sendable {
         Cookie(name: name, value: value, maxAge: maxAge, path: "/", secure: services.configuration.usesSecureCookies,
                httpOnly: true, sameSite: .lax)
     }
+}
+
+/// A live browser session as the login dialog sees it: the person, and their grant and role on the dialog's app.
+struct DialogSession: Sendable {
+    var session: BrowserSessionRecord
+    var user: UserRecord
+    var grant: GrantRecord?
+    var role: AppRole?
 }

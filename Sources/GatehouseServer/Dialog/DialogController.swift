@@ -37,15 +37,15 @@ struct DialogController: Sendable {
         let (dialog, app) = parsed
         JournalNote.current?.identify(appID: app.id, appName: app.name)
         let params = FormEncoding.decode(query).map { Dictionary($0, uniquingKeysWith: { a, _ in a }) } ?? [:]
-        let current = try await sessions.current(request)
-        if let person = current?.1 { JournalNote.current?.identify(personID: nil, personName: person.fullName) }
+        let current = try await sessions.current(request, forApp: app.id)
+        if let person = current?.user { JournalNote.current?.identify(personID: nil, personName: person.fullName) }
         var justAuthenticated = false
-        if let session = current?.0, let mark = params["gh_reauth"], let epoch = Int(mark) {
+        if let session = current?.session, let mark = params["gh_reauth"], let epoch = Int(mark) {
             let authenticated = Int(session.authenticatedAt.timeIntervalSince1970)
             justAuthenticated = epoch == authenticated
                 && services.clock.now().timeIntervalSince(session.authenticatedAt) < Lifetimes.reauthenticationWindow
         }
-        let facts = try await facts(dialog, app, user: current?.1, authenticatedAt: current?.0.authenticatedAt, justAuthenticated: justAuthenticated)
+        let facts = facts(dialog, app, current, justAuthenticated: justAuthenticated)
         switch LoginAttempt.next(facts) {
         case .showLogin(let prefill):
             let error = params["gh_login_error"] != nil ? "The email or password you entered is incorrect." : nil
@@ -119,7 +119,7 @@ struct DialogController: Sendable {
         case .answer(let response): return response
         case .proceed(let value): step = value
         }
-        let (pairs, form, rawDialog, dialog, app, session, user) = (step.pairs, step.form, step.rawDialog, step.dialog, step.app, step.session, step.user)
+        let (pairs, form, rawDialog, dialog, app, user) = (step.pairs, step.form, step.rawDialog, step.dialog, step.app, step.current.user)
         JournalNote.current?.identify(appID: app.id, appName: app.name)
         JournalNote.current?.identify(personID: nil, personName: user.fullName)
         if form["action"] == "cancel" {
@@ -128,7 +128,7 @@ struct DialogController: Sendable {
             services.metrics.consent(granted: false)
             return PageRenderer.seeOther(DialogRedirect.cancelled(dialog))
         }
-        let facts = try await facts(dialog, app, user: user, authenticatedAt: session.authenticatedAt, justAuthenticated: true)
+        let facts = facts(dialog, app, step.current, justAuthenticated: true)
         let plan = LoginAttempt.consentPlan(facts)
         let selected = pairs.filter { $0.0 == "permission" }.map(\.1)
         switch LoginAttempt.afterReadConsent(facts, plan: plan, selected: selected) {
@@ -154,10 +154,10 @@ struct DialogController: Sendable {
         case .answer(let response): return response
         case .proceed(let value): step = value
         }
-        let (pairs, form, dialog, app, session, user) = (step.pairs, step.form, step.dialog, step.app, step.session, step.user)
+        let (pairs, form, dialog, app, user) = (step.pairs, step.form, step.dialog, step.app, step.current.user)
         JournalNote.current?.identify(appID: app.id, appName: app.name)
         JournalNote.current?.identify(personID: nil, personName: user.fullName)
-        let facts = try await facts(dialog, app, user: user, authenticatedAt: session.authenticatedAt, justAuthenticated: true)
+        let facts = facts(dialog, app, step.current, justAuthenticated: true)
         let plan = LoginAttempt.consentPlan(facts)
         let read = pairs.filter { $0.0 == "read" }.map(\.1)
         let publish = form["action"] == "skip" ? [] : pairs.filter { $0.0 == "permission" }.map(\.1)
@@ -180,8 +180,8 @@ struct DialogController: Sendable {
         var rawDialog: String
         var dialog: DialogRequest
         var app: AppRecord
-        var session: BrowserSessionRecord
-        var user: UserRecord
+        /// The session, its person, and their grant and role on `app`.
+        var current: DialogSession
     }
 
     enum ConsentStepOutcome {
@@ -198,21 +198,17 @@ struct DialogController: Sendable {
         guard case .success(let (dialog, app)) = try await DialogRequest.parse(query: rawDialog, findApp: services.storage.apps.find(id:)) else {
             return .answer(errorPage(.badRequest, headline: "This login link is no longer valid", detail: "Go back to the app and start again.", hint: nil, request: request))
         }
-        guard let (session, user) = try await sessions.current(request) else {
+        guard let current = try await sessions.current(request, forApp: app.id) else {
             return .answer(PageRenderer.seeOther("/dialog/oauth?" + rawDialog))
         }
-        return .proceed(ConsentStep(pairs: pairs, form: form, rawDialog: rawDialog, dialog: dialog, app: app, session: session, user: user))
+        return .proceed(ConsentStep(pairs: pairs, form: form, rawDialog: rawDialog, dialog: dialog, app: app, current: current))
     }
 
-    private func facts(_ dialog: DialogRequest, _ app: AppRecord, user: UserRecord?, authenticatedAt: Date?, justAuthenticated: Bool) async throws -> LoginAttempt.Facts {
-        var grant: GrantRecord?, role: AppRole?
-        if let user {
-            grant = try await services.storage.grants.find(appID: app.id, userID: user.id)
-            role = try await services.storage.apps.role(appID: app.id, userID: user.id)
-        }
-        return LoginAttempt.Facts(
-            request: dialog, app: app, user: user, authenticatedAt: authenticatedAt, justAuthenticated: justAuthenticated,
-            grant: grant, role: role, now: services.clock.now())
+    /// What the login attempt decides from; `current` is nil when nobody is logged in.
+    private func facts(_ dialog: DialogRequest, _ app: AppRecord, _ current: DialogSession?, justAuthenticated: Bool) -> LoginAttempt.Facts {
+        LoginAttempt.Facts(
+            request: dialog, app: app, user: current?.user, authenticatedAt: current?.session.authenticatedAt,
+            justAuthenticated: justAuthenticated, grant: current?.grant, role: current?.role, now: services.clock.now())
     }
 
     /// The dialog query without Gatehouse's own step markers, so they never pile up.

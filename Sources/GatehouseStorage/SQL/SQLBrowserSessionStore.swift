@@ -33,18 +33,20 @@ public struct SQLBrowserSessionStore: BrowserSessionStore {
             try await db.select().columns(Self.columns).from("browser_sessions")
                 .where("secret_hash", .equal, secretHash)
                 .first()
-                .map { row in
-                    let r = RowReader(row)
-                    return BrowserSessionRecord(
-                        id: try r.string("id"),
-                        secretHash: try r.string("secret_hash"),
-                        userID: try r.string("user_id"),
-                        createdAt: try r.date("created_at"),
-                        expiresAt: try r.date("expires_at"),
-                        authenticatedAt: try r.date("authenticated_at")
-                    )
-                }
+                .map(Self.decode)
         }
+    }
+
+    package static func decode(_ row: any SQLRow) throws -> BrowserSessionRecord {
+        let r = RowReader(row)
+        return BrowserSessionRecord(
+            id: try r.string("id"),
+            secretHash: try r.string("secret_hash"),
+            userID: try r.string("user_id"),
+            createdAt: try r.date("created_at"),
+            expiresAt: try r.date("expires_at"),
+            authenticatedAt: try r.date("authenticated_at")
+        )
     }
 
     /// Unknown ids are ignored.

@@ -120,6 +120,7 @@ public enum SQLStorage {
         )
         storage.callerCache = callerCache
         storage.callerRecords = SQLCallerRecordStore(database: database, errors: errors)
+        storage.sessionRecords = SQLSessionRecordStore(database: database, errors: errors)
         storage.journal = SQLJournalStore(database: database, errors: errors)
         storage.writes = SQLWriteTransactions(
             database: database, errors: errors, announce: announces ? (caches, invalidations) : nil)

@@ -1,0 +1,25 @@
+import Foundation
+
+/// A browser session with what the login dialog decides from, read in one statement: the dialog's and consent's
+/// reads before their transaction.
+public protocol SessionRecordStore: Sendable {
+    /// The session with this secret hash, its person (nil when gone), and that person's grant and role on
+    /// `appID`; nil when no session has the hash. Nothing is checked here: expiry and a changed password are the
+    /// caller's rules.
+    func sessionRecords(secretHash: String, appID: String) async throws -> SessionRecords?
+}
+
+/// The rows behind one browser session for one app.
+public struct SessionRecords: Sendable {
+    public var session: BrowserSessionRecord
+    public var user: UserRecord?
+    public var grant: GrantRecord?
+    public var role: AppRole?
+
+    public init(session: BrowserSessionRecord, user: UserRecord? = nil, grant: GrantRecord? = nil, role: AppRole? = nil) {
+        self.session = session
+        self.user = user
+        self.grant = grant
+        self.role = role
+    }
+}
