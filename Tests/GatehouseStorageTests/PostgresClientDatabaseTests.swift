@@ -11,22 +11,27 @@ import GatehouseTestSupport
 @Suite("PostgreSQL connection pool", .timeLimit(.minutes(2)))
 struct PostgresClientDatabaseTests {
     /// Runs `body` with a running one-connection pool on a fresh database; stops the pool and drops the database.
-    func withPool(leaseTimeout: Duration, _ body: @escaping @Sendable (PostgresClientDatabase) async throws -> Void) async throws {
+    func withPool(_ body: @escaping @Sendable (PostgresClient) async throws -> Void) async throws {
         let url = try await PostgresTestDatabase.create()
         let client = try PostgresStorage.makeClient(
             url: url, logger: StorageBackends.logger, options: .init(maximumConnections: 1))
-        let db = PostgresClientDatabase(client: client, logger: StorageBackends.logger, leaseTimeout: leaseTimeout)
         let outcome: Result<Void, any Error> = await withTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
-            do { return .success(try await body(db)) } catch { return .failure(error) }
+            do { return .success(try await body(client)) } catch { return .failure(error) }
         }
         try? await PostgresTestDatabase.drop(url)
         try outcome.get()
     }
 
+    /// Statements on `client` that wait at most `leaseTimeout` for its connection.
+    func database(_ client: PostgresClient, leaseTimeout: Duration) -> PostgresClientDatabase {
+        PostgresClientDatabase(client: client, logger: StorageBackends.logger, leaseTimeout: leaseTimeout)
+    }
+
     @Test func statementsAndSessionsRunOnThePool() async throws {
-        try await withPool(leaseTimeout: .seconds(5)) { db in
+        try await withPool { client in
+            let db = database(client, leaseTimeout: .seconds(30))
             try await db.raw("CREATE TABLE t (n INTEGER)").run()
             try await db.withSession { session in
                 try await session.raw("BEGIN").run()
@@ -39,11 +44,15 @@ struct PostgresClientDatabaseTests {
     }
 
     @Test func aStatementThatFindsNoFreeConnectionFailsAsUnavailableAndTheNextOneRuns() async throws {
-        try await withPool(leaseTimeout: .milliseconds(300)) { db in
+        try await withPool { client in
+            // The holder may wait as long as it takes the pool to open its connection on a loaded machine; only
+            // the statement that queues behind it is impatient.
+            let patient = database(client, leaseTimeout: .seconds(30))
+            let db = database(client, leaseTimeout: .milliseconds(300))
             let release = AsyncStream<Void>.makeStream()
             let holding = AsyncStream<Void>.makeStream()
             // The pool's only connection is held by a session until `release` fires.
-            async let held: Int? = db.withSession { session in
+            async let held: Int? = patient.withSession { session in
                 holding.continuation.yield()
                 for await _ in release.stream { break }
                 return try await session.raw("SELECT 7 AS n").first(decodingColumn: "n", as: Int.self)
@@ -61,7 +70,7 @@ struct PostgresClientDatabaseTests {
             let heldAnswer = try await held
             #expect(heldAnswer == 7)
             // The connection the timed-out statement waited for is free again and serves the next one.
-            let next = try await db.raw("SELECT 2 AS n").first(decodingColumn: "n", as: Int.self)
+            let next = try await patient.raw("SELECT 2 AS n").first(decodingColumn: "n", as: Int.self)
             #expect(next == 2)
         }
     }

@@ -33,7 +33,7 @@ struct BrowserSessions: Sendable {
             guard let (session, user) = try await current(request) else { return nil }
             return DialogSession(
                 session: session, user: user, grant: try await storage.grants.find(appID: appID, userID: user.id),
-                role: try await storage.apps.role(appID: appID, userID: user.id))
+                role: try await storage.apps.role(appID: appID, userID: user.id), scopedID: nil)
         }
         guard let secret = request.cookies[Self.sessionCookie]?.value, !secret.isEmpty, secret.count <= 128 else { return nil }
         guard let records = try await joined.sessionRecords(secretHash: SecretHash.sha256Hex(secret), appID: appID) else { return nil }
@@ -43,7 +43,8 @@ struct BrowserSessions: Sendable {
         }
         guard let user = records.user else { return nil }
         if let changed = user.passwordChangedAt, changed > records.session.authenticatedAt { return nil }
-        return DialogSession(session: records.session, user: user, grant: records.grant, role: records.role)
+        return DialogSession(
+            session: records.session, user: user, grant: records.grant, role: records.role, scopedID: records.scopedID)
     }
 
     /// Starts a session for a person who just typed their password; returns the record and its cookie.
@@ -98,10 +99,13 @@ struct BrowserSessions: Sendable {
     }
 }
 
-/// A live browser session as the login dialog sees it: the person, and their grant and role on the dialog's app.
+/// A live browser session as the login dialog sees it: the person, and their grant, role and app-scoped id on
+/// the dialog's app.
 struct DialogSession: Sendable {
     var session: BrowserSessionRecord
     var user: UserRecord
     var grant: GrantRecord?
     var role: AppRole?
+    /// nil when not read or not made yet: the completion then reads or makes it.
+    var scopedID: String?
 }

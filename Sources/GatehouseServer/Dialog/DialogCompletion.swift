@@ -7,9 +7,12 @@ import GatehouseProtocol
 struct DialogCompletion: Sendable {
     let services: GatehouseServices
 
-    /// - Parameter existing: the grant the decision was made from (nil: none yet); read once, by the caller.
+    /// - Parameters:
+    ///   - existing: the grant the decision was made from (nil: none yet); read once, by the caller.
+    ///   - knownScopedID: the person's app-scoped id if the caller read it (nil: read or made here).
     func complete(
-        request: DialogRequest, app: AppRecord, user: UserRecord, grant existing: GrantRecord?, decision: LoginAttempt.Decision
+        request: DialogRequest, app: AppRecord, user: UserRecord, grant existing: GrantRecord?, scopedID knownScopedID: String?,
+        decision: LoginAttempt.Decision
     ) async throws -> String {
         let storage = services.storage
         let now = services.clock.now()
@@ -17,7 +20,8 @@ struct DialogCompletion: Sendable {
             appID: app.id, userID: user.id, granted: decision.granted, declined: decision.declined,
             createdAt: existing?.createdAt ?? now, updatedAt: now, lastLoginAt: now, defaultAudience: decision.defaultAudience)
         // Made on first use, outside the transaction below (whose body may write only through its own stores).
-        let scopedID = try await storage.users.scopedID(appID: app.id, userID: user.id)
+        let scopedID: String
+        if let knownScopedID { scopedID = knownScopedID } else { scopedID = try await storage.users.scopedID(appID: app.id, userID: user.id) }
         let type = request.responseType
         var params: [(String, String)] = []
 

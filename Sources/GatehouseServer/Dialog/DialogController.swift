@@ -55,7 +55,7 @@ struct DialogController: Sendable {
         case .showPublishConsent(let plan):
             return try await publishPage(dialog, app, user: facts.user!, plan: plan, read: [], request: request)
         case .complete(let decision):
-            let location = try await DialogCompletion(services: services).complete(request: dialog, app: app, user: facts.user!, grant: facts.grant, decision: decision)
+            let location = try await DialogCompletion(services: services).complete(request: dialog, app: app, user: facts.user!, grant: facts.grant, scopedID: current?.scopedID, decision: decision)
             var headers = HTTPFields()
             headers[.location] = location
             PageRenderer.applySecurityHeaders(to: &headers)
@@ -135,7 +135,7 @@ struct DialogController: Sendable {
         case .showPublishConsent(let plan):
             return try await publishPage(dialog, app, user: user, plan: plan, read: selected.filter(plan.ask.contains), request: request)
         case .complete(let decision):
-            let location = try await DialogCompletion(services: services).complete(request: dialog, app: app, user: user, grant: facts.grant, decision: decision)
+            let location = try await DialogCompletion(services: services).complete(request: dialog, app: app, user: user, grant: facts.grant, scopedID: step.current.scopedID, decision: decision)
             services.logger.info("consent", metadata: ["app": "\(app.id)", "granted": "\(decision.granted.joined(separator: ","))"])
             services.metrics.consent(granted: true)
             return PageRenderer.seeOther(location)
@@ -163,7 +163,7 @@ struct DialogController: Sendable {
         let publish = form["action"] == "skip" ? [] : pairs.filter { $0.0 == "permission" }.map(\.1)
         let audience = form["audience"].flatMap(Audience.init(wireName:))
         let decision = LoginAttempt.decide(facts, plan: plan, selected: read + publish, audience: audience)
-        let location = try await DialogCompletion(services: services).complete(request: dialog, app: app, user: user, grant: facts.grant, decision: decision)
+        let location = try await DialogCompletion(services: services).complete(request: dialog, app: app, user: user, grant: facts.grant, scopedID: step.current.scopedID, decision: decision)
         services.logger.info("publish consent", metadata: [
             "app": "\(app.id)", "granted": "\(decision.granted.joined(separator: ","))",
             "audience": "\(decision.defaultAudience?.wireName ?? "none")",

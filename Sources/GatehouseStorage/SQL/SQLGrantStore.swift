@@ -30,15 +30,20 @@ public struct SQLGrantStore: GrantStore {
     /// Throws `.notFound` when the app or user does not exist.
     public func save(_ grant: GrantRecord) async throws {
         try await context.run {
-            try await db.insert(into: "grants")
-                .columns(Self.columns)
-                .values(try Self.values(grant))
-                .onConflict(with: ["app_id", "user_id"]) { update in
-                    for column in Self.columns.dropFirst(2) { update.set(excludedValueOf: column) }
-                    return update
-                }
-                .run()
+            try await db.run(Self.upsert.on(db, try Self.values(grant)))
         }
+    }
+
+    /// Every login and consent saves a grant; the upsert's text is kept (``SQLStatementText``).
+    private static let upsert = SQLStatementText(binds: columns.count) { db in
+        db.insert(into: "grants")
+            .columns(columns)
+            .values(SQLStatementText.placeholders(columns.count))
+            .onConflict(with: ["app_id", "user_id"]) { update in
+                for column in columns.dropFirst(2) { update.set(excludedValueOf: column) }
+                return update
+            }
+            .query
     }
 
     public func delete(appID: String, userID: String) async throws {

@@ -3,7 +3,7 @@ import Foundation
 import SQLKit
 
 /// `SessionRecordStore` over any `SQLDatabase`: `browser_sessions` left-joined with `users`, and with `grants`
-/// and `app_roles` for one app, so the login dialog's reads cost one round trip instead of four.
+/// `app_roles` and `app_scoped_ids` for one app, so the login dialog's reads cost one round trip instead of five.
 public struct SQLSessionRecordStore: SessionRecordStore {
     package let context: SQLStoreContext
 
@@ -11,12 +11,13 @@ public struct SQLSessionRecordStore: SessionRecordStore {
         self.context = SQLStoreContext(db: database, errors: errors)
     }
 
-    /// The select list, every column aliased with its table's prefix (`b_`, `u_`, `g_`, `r_`).
+    /// The select list, every column aliased with its table's prefix (`b_`, `u_`, `g_`, `r_`, `s_`).
     package static let selectList: String = {
         var columns = SQLBrowserSessionStore.columns.map { "b.\($0) AS b_\($0)" }
         columns += SQLUserStore.columns.map { "u.\($0) AS u_\($0)" }
         columns += SQLGrantStore.columns.map { "g.\($0) AS g_\($0)" }
         columns.append("r.role AS r_role")
+        columns.append("s.scoped_id AS s_scoped_id")
         return columns.joined(separator: ", ")
     }()
 
@@ -27,6 +28,7 @@ public struct SQLSessionRecordStore: SessionRecordStore {
                 LEFT JOIN users u ON u.id = b.user_id \
                 LEFT JOIN grants g ON g.app_id = \(bind: appID) AND g.user_id = b.user_id \
                 LEFT JOIN app_roles r ON r.app_id = \(bind: appID) AND r.user_id = b.user_id \
+                LEFT JOIN app_scoped_ids s ON s.app_id = \(bind: appID) AND s.user_id = b.user_id \
                 WHERE b.secret_hash = \(bind: secretHash)
                 """
             guard let row = try await context.db.raw(query).first() else { return nil }
@@ -39,6 +41,7 @@ public struct SQLSessionRecordStore: SessionRecordStore {
         let user = try row.decodeNil(column: "u_id") ? nil : try SQLUserStore.decode(PrefixedRow(row, "u_"))
         let grant = try row.decodeNil(column: "g_app_id") ? nil : try SQLGrantStore.decode(PrefixedRow(row, "g_"))
         let role = try row.decode(column: "r_role", as: String?.self).flatMap(AppRole.init(rawValue:))
-        return SessionRecords(session: session, user: user, grant: grant, role: role)
+        let scopedID = try row.decode(column: "s_scoped_id", as: String?.self)
+        return SessionRecords(session: session, user: user, grant: grant, role: role, scopedID: scopedID)
     }
 }
