@@ -13,20 +13,15 @@ struct BrowserSessions: Sendable {
 
     /// The logged-in person behind the request's session cookie, if the session is live.
     func current(_ request: Request) async throws -> (BrowserSessionRecord, UserRecord)? {
-        guard let secret = request.cookies[Self.sessionCookie]?.value, !secret.isEmpty, secret.count <= 128 else { return nil }
+        guard let secretHash = secretHash(request) else { return nil }
         let storage = services.storage
-        guard let session = try await storage.sessions.find(secretHash: SecretHash.sha256Hex(secret)) else { return nil }
-        guard session.expiresAt > services.clock.now() else {
-            try await storage.sessions.delete(id: session.id)
-            return nil
-        }
-        guard let user = try await storage.users.find(id: session.userID) else { return nil }
-        if let changed = user.passwordChangedAt, changed > session.authenticatedAt { return nil }
+        guard let session = try await storage.sessions.find(secretHash: secretHash), try await isLive(session) else { return nil }
+        guard let user = try await storage.users.find(id: session.userID), isCurrent(session, for: user) else { return nil }
         return (session, user)
     }
 
-    /// The live session's person with their grant and role on `appID`: what the login dialog decides from.
-    /// One statement where the storage joins them (``Storage/sessionRecords``), four otherwise.
+    /// The live session's person with their grant, role and app-scoped id on `appID`: what the login dialog
+    /// decides from. One statement where the storage joins them (``Storage/sessionRecords``), four otherwise.
     func current(_ request: Request, forApp appID: String) async throws -> DialogSession? {
         let storage = services.storage
         guard let joined = storage.sessionRecords else {
@@ -35,16 +30,34 @@ struct BrowserSessions: Sendable {
                 session: session, user: user, grant: try await storage.grants.find(appID: appID, userID: user.id),
                 role: try await storage.apps.role(appID: appID, userID: user.id), scopedID: nil)
         }
-        guard let secret = request.cookies[Self.sessionCookie]?.value, !secret.isEmpty, secret.count <= 128 else { return nil }
-        guard let records = try await joined.sessionRecords(secretHash: SecretHash.sha256Hex(secret), appID: appID) else { return nil }
-        guard records.session.expiresAt > services.clock.now() else {
-            try await storage.sessions.delete(id: records.session.id)
-            return nil
-        }
-        guard let user = records.user else { return nil }
-        if let changed = user.passwordChangedAt, changed > records.session.authenticatedAt { return nil }
+        guard let secretHash = secretHash(request),
+              let records = try await joined.sessionRecords(secretHash: secretHash, appID: appID),
+              try await isLive(records.session),
+              let user = records.user, isCurrent(records.session, for: user)
+        else { return nil }
         return DialogSession(
             session: records.session, user: user, grant: records.grant, role: records.role, scopedID: records.scopedID)
+    }
+
+    /// The hash of the session cookie's secret, when the request carries a plausible one.
+    private func secretHash(_ request: Request) -> String? {
+        guard let secret = request.cookies[Self.sessionCookie]?.value, !secret.isEmpty, secret.count <= 128 else { return nil }
+        return SecretHash.sha256Hex(secret)
+    }
+
+    /// Whether the session has not expired; an expired one is deleted.
+    private func isLive(_ session: BrowserSessionRecord) async throws -> Bool {
+        guard session.expiresAt > services.clock.now() else {
+            try await services.storage.sessions.delete(id: session.id)
+            return false
+        }
+        return true
+    }
+
+    /// Whether the session still speaks for the person: a password changed since it logged in ends it.
+    private func isCurrent(_ session: BrowserSessionRecord, for user: UserRecord) -> Bool {
+        guard let changed = user.passwordChangedAt else { return true }
+        return changed <= session.authenticatedAt
     }
 
     /// Starts a session for a person who just typed their password; returns the record and its cookie.
