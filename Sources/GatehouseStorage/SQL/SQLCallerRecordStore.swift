@@ -25,17 +25,23 @@ public struct SQLCallerRecordStore: CallerRecordStore {
 
     public func callerRecords(tokenHash: String) async throws -> CallerRecords? {
         try await context.run {
-            let query: SQLQueryString = """
-                SELECT \(unsafeRaw: Self.selectList) FROM tokens t \
-                LEFT JOIN apps a ON a.id = t.app_id \
-                LEFT JOIN users u ON u.id = t.user_id \
-                LEFT JOIN grants g ON g.app_id = t.app_id AND g.user_id = t.user_id \
-                LEFT JOIN app_scoped_ids s ON s.app_id = t.app_id AND s.user_id = t.user_id \
-                WHERE t.token_hash = \(bind: tokenHash)
-                """
-            guard let row = try await context.db.raw(query).first() else { return nil }
-            return try Self.decode(row)
+            let rows = try await context.db.rows(Self.query.on(context.db, [tokenHash]))
+            return try rows.first.map(Self.decode)
         }
+    }
+
+    /// Every cache miss runs it, so its text is kept (``SQLStatementText``): no serializing, and the SQLite
+    /// router reads its kind instead of searching the text.
+    private static let query = SQLStatementText(binds: 1) { _ in
+        let query: SQLQueryString = """
+            SELECT \(unsafeRaw: selectList) FROM tokens t \
+            LEFT JOIN apps a ON a.id = t.app_id \
+            LEFT JOIN users u ON u.id = t.user_id \
+            LEFT JOIN grants g ON g.app_id = t.app_id AND g.user_id = t.user_id \
+            LEFT JOIN app_scoped_ids s ON s.app_id = t.app_id AND s.user_id = t.user_id \
+            WHERE t.token_hash = \(bind: "")
+            """
+        return query
     }
 
     package static func decode(_ row: any SQLRow) throws -> CallerRecords {

@@ -23,17 +23,23 @@ public struct SQLSessionRecordStore: SessionRecordStore {
 
     public func sessionRecords(secretHash: String, appID: String) async throws -> SessionRecords? {
         try await context.run {
-            let query: SQLQueryString = """
-                SELECT \(unsafeRaw: Self.selectList) FROM browser_sessions b \
-                LEFT JOIN users u ON u.id = b.user_id \
-                LEFT JOIN grants g ON g.app_id = \(bind: appID) AND g.user_id = b.user_id \
-                LEFT JOIN app_roles r ON r.app_id = \(bind: appID) AND r.user_id = b.user_id \
-                LEFT JOIN app_scoped_ids s ON s.app_id = \(bind: appID) AND s.user_id = b.user_id \
-                WHERE b.secret_hash = \(bind: secretHash)
-                """
-            guard let row = try await context.db.raw(query).first() else { return nil }
-            return try Self.decode(row)
+            let rows = try await context.db.rows(Self.query.on(context.db, [appID, appID, appID, secretHash]))
+            return try rows.first.map(Self.decode)
         }
+    }
+
+    /// Every dialog and consent runs it, so its text is kept (``SQLStatementText``); binds: the app id three
+    /// times, then the secret hash.
+    private static let query = SQLStatementText(binds: 4) { _ in
+        let query: SQLQueryString = """
+            SELECT \(unsafeRaw: selectList) FROM browser_sessions b \
+            LEFT JOIN users u ON u.id = b.user_id \
+            LEFT JOIN grants g ON g.app_id = \(bind: "") AND g.user_id = b.user_id \
+            LEFT JOIN app_roles r ON r.app_id = \(bind: "") AND r.user_id = b.user_id \
+            LEFT JOIN app_scoped_ids s ON s.app_id = \(bind: "") AND s.user_id = b.user_id \
+            WHERE b.secret_hash = \(bind: "")
+            """
+        return query
     }
 
     package static func decode(_ row: any SQLRow) throws -> SessionRecords {
