@@ -34,15 +34,15 @@ public enum SQLStorage {
             try? await connection.close()
             throw error
         }
-        let db = SQLiteReadRouting(writer: writer, readers: readers.map { $0.sql(queryLogLevel: nil) })
+        let closer = SQLiteConnectionCloser(readers + [connection])
+        let db = SQLiteReadRouting(writer: writer, readers: readers.map { $0.sql(queryLogLevel: nil) }, closer: closer)
         // Off until the watcher runs (``Storage/invalidationFeed``): only it can vouch for them.
         let caches = NodeCacheSet(clock: clock)
         var storage = make(
             database: db, random: random, clock: clock, tokenCache: caches.tokens, keyCache: caches.keys,
             callerCache: caches.callers, injectionCache: caches.injections, appCache: caches.apps
         ) {
-            for reader in readers { try? await reader.close() }
-            try await connection.close()
+            try await closer.close()
         }
         storage.invalidationFeed = SQLiteChangeWatcher(db: db, caches: caches.all)
         return storage

@@ -27,10 +27,13 @@ package struct SQLiteReadRouting: SQLDatabase {
     private let gate: WriterGate
     /// Writes that arrive while another commits are committed together (``GroupCommit``).
     package let group: GroupCommit
+    /// Closes the connections behind `writer` and `readers` (nil: the caller owns them).
+    package let closer: SQLiteConnectionCloser?
 
-    package init(writer: any SQLDatabase, readers: [any SQLDatabase]) {
+    package init(writer: any SQLDatabase, readers: [any SQLDatabase], closer: SQLiteConnectionCloser? = nil) {
         self.writer = writer
         self.readers = readers
+        self.closer = closer
         let gate = WriterGate()
         self.gate = gate
         self.group = GroupCommit(writer: writer, gate: gate)
