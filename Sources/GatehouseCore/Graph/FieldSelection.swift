@@ -71,8 +71,44 @@ public enum FieldSelectionParser {
     public static func parse(_ raw: String) throws(FieldSelectionError) -> [FieldSelection] {
         // Checked before parsing so the work (and the recursion) is bounded by the limit.
         guard raw.utf8.count <= maxLength else { throw .tooLong }
+        if let plain = plainNames(raw) { return plain }
+        return try parseFully(raw)
+    }
+
+    /// The recursive-descent parse, without the shortcut for plain names (the tests hold the two equal).
+    static func parseFully(_ raw: String) throws(FieldSelectionError) -> [FieldSelection] {
         var parser = Parser(raw: raw)
         return try parser.list(depth: 0)
+    }
+
+    /// The common case, `id,name,email`: only names and commas. The grammar makes that a list of names with
+    /// empty items skipped and repeats folded, so it needs no scalar array or recursion (the full parser was
+    /// 3% of a hot `/me`'s CPU). Nil when anything else appears; the full parser then decides.
+    static func plainNames(_ raw: String) -> [FieldSelection]? {
+        var names: [FieldSelection] = []
+        var start = raw.utf8.startIndex
+        var index = start
+        let end = raw.utf8.endIndex
+        while true {
+            let atEnd = index == end
+            if atEnd || raw.utf8[index] == UInt8(ascii: ",") {
+                if start < index {
+                    let name = String(raw[start..<index])
+                    if !names.contains(where: { $0.name == name }) { names.append(FieldSelection(name: name)) }
+                }
+                if atEnd { return names }
+                index = raw.utf8.index(after: index)
+                start = index
+                continue
+            }
+            switch raw.utf8[index] {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "_"):
+                index = raw.utf8.index(after: index)
+            default:
+                return nil
+            }
+        }
     }
 }
 

@@ -187,6 +187,35 @@ struct FieldSelectionTests {
         #expect(failures > 300)
     }
 
+    @Test func theShortcutForPlainNamesAgreesWithTheFullParser() throws {
+        var rng = SplitMix64(seed: 0x5407_C07)
+        let plain = Array("abcXYZ_09,".unicodeScalars)
+        let other = Array(" .(){}\té".unicodeScalars)
+        var taken = 0
+        for round in 0..<3_000 {
+            var scalars = String.UnicodeScalarView()
+            for _ in 0..<Int(rng.next() % 24) { scalars.append(plain[Int(rng.next() % UInt64(plain.count))]) }
+            // One round in three carries a character the shortcut must leave to the full parser.
+            if round % 3 == 0, !scalars.isEmpty {
+                let at = scalars.index(scalars.startIndex, offsetBy: Int(rng.next() % UInt64(scalars.count)))
+                scalars.insert(other[Int(rng.next() % UInt64(other.count))], at: at)
+            }
+            let raw = String(scalars)
+            let full = Result { () throws(FieldSelectionError) in try FieldSelectionParser.parseFully(raw) }
+            if let shortcut = FieldSelectionParser.plainNames(raw) {
+                taken += 1
+                #expect(raw.unicodeScalars.allSatisfy { plain.contains($0) }, "\(raw)")
+                #expect(full == .success(shortcut), "\(raw)")
+            } else {
+                #expect(raw.unicodeScalars.contains { other.contains($0) }, "\(raw)")
+            }
+            #expect(Result { () throws(FieldSelectionError) in try FieldSelectionParser.parse(raw) } == full, "\(raw)")
+        }
+        #expect(taken >= 1_900)
+        #expect(FieldSelectionParser.plainNames("id,name,id,,email,") == ["id", "name", "email"].map { FieldSelection(name: $0) })
+        #expect(FieldSelectionParser.plainNames("id, name") == nil)
+    }
+
     private func checkInvariants(_ fields: [FieldSelection], depth: Int) {
         #expect(depth <= FieldSelectionParser.maxDepth)
         #expect(Set(fields.map(\.name)).count == fields.count)
