@@ -44,7 +44,8 @@ let package = Package(
         // Wire vocabulary shared by server and SDK. No I/O.
         .target(
             name: "GatehouseProtocol",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
         ),
         // Records, store protocols, the pure protocol decisions, parsers and caches. No SQL driver, HTTP server or
         // metrics backend: `swift build --target GatehouseCore` builds none of them.
@@ -57,7 +58,8 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
         ),
         // The SQLKit stores, migrations, and the SQLite and PostgreSQL set-up.
         .target(
@@ -74,7 +76,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            ]
+            ],
+            swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
         ),
         // The Hummingbird application: routes, pages, the console, middleware, metrics and callbacks.
         .target(
@@ -104,7 +107,8 @@ let package = Package(
                 // EmbeddedChannel for `gatehouse bench pipeline`'s in-process request contexts.
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
-            resources: [.copy("Resources")]
+            resources: [.copy("Resources")],
+            swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
         ),
         // An in-process emulator for tests of apps that use Facebook Login (and for Gatehouse's own tests).
         .target(

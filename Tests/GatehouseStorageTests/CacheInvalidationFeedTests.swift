@@ -11,7 +11,7 @@ struct CacheInvalidationFeedTests {
     @Test func cachesAreOffUntilTheFeedRunsAndOffAgainOnceItStops() async throws {
         for backend in StorageBackends.all(fromTemplate: true) {
             let storage = try await backend.openWithoutFeed()
-            let caches: [(String, () -> Bool)] = [
+            let caches: [(String, @Sendable () -> Bool)] = [
                 ("tokens", { (storage.tokens as? CachingTokenStore)?.cache.isEnabled ?? false }),
                 ("callers", { storage.callerCache?.isEnabled ?? false }),
             ]

@@ -33,7 +33,11 @@ struct PostgresClientDatabaseTests {
         try await withPool { client in
             let db = database(client, leaseTimeout: .seconds(30))
             try await db.raw("CREATE TABLE t (n INTEGER)").run()
-            try await db.withSession { session in
+            // Through the protocol, as the stores call it: SQLKit's default `withSession` (which hands over
+            // `self`, one lease per statement) must never be the one that runs.
+            let erased: any SQLDatabase = db
+            try await erased.withSession { session in
+                #expect(!(session is PostgresClientDatabase))
                 try await session.raw("BEGIN").run()
                 try await session.raw("INSERT INTO t VALUES (1), (2)").run()
                 try await session.raw("COMMIT").run()

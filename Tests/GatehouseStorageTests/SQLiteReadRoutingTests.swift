@@ -83,8 +83,12 @@ import GatehouseTestSupport
         #expect(rig.readStatements == 2)
 
         // A session (a migration's transaction) stays on the writer, reads included.
-        let inSession = try await db.withSession { session in
-            try await session.select().column("body").from("notes").first(decodingColumn: "body", as: String.self)
+        // Called as SQLKit calls it: a witness whose closure type drifted from SQLKit's (as it did under
+        // `NonisolatedNonsendingByDefault`) would silently lose to SQLKit's default, which hands over `self`.
+        let erased: any SQLDatabase = db
+        let inSession = try await erased.withSession { session in
+            #expect(!(session is SQLiteReadRouting))
+            return try await session.select().column("body").from("notes").first(decodingColumn: "body", as: String.self)
         }
         #expect(inSession == "one")
         #expect(rig.readStatements == 2)

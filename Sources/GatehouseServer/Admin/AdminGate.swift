@@ -63,7 +63,7 @@ struct AdminGate: RouterMiddleware {
         return !first
     }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         guard services.configuration.isProduction else { return try await next(request, context) }
         let raw = request.uri.path
         let path = Self.isNormal(raw) ? raw : Self.normalized(raw)

@@ -14,7 +14,7 @@ struct JournalMiddleware: RouterMiddleware {
     let journal: RequestJournal
     let clock: any GatehouseClock
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
         guard let kind = Self.kind(of: path), journal.isEnabled else { return try await next(request, context) }
         let note = JournalNote()

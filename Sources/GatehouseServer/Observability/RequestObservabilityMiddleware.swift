@@ -23,7 +23,7 @@ struct RequestObservabilityMiddleware: RouterMiddleware {
         self.handles = RouteMetricHandles(metrics: metrics)
     }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         let route = handles.label(path: request.uri.path, endpoint: context.coreContext.endpointPath.value)
         let method = request.method

@@ -68,7 +68,7 @@ struct DevelopmentHostGuard: RouterMiddleware {
     let configuration: GatehouseConfiguration
     let accepted = AcceptedHosts()
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         guard configuration.isDevelopment else { return try await next(request, context) }
         let host = request.head.authority
         if let host, accepted.contains(host) { return try await next(request, context) }

@@ -43,7 +43,7 @@ package struct PostgresClientDatabase: SQLDatabase {
         }
     }
 
-    package func withSession<R>(_ closure: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+    package func withSession<R>(_ closure: @escaping @Sendable @concurrent (any SQLDatabase) async throws -> R) async throws -> R {
         let box = try await leased { connection in
             UncheckedResult(try await closure(connection.sql(queryLogLevel: nil, logger: logger)))
         }

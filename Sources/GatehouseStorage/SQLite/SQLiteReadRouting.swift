@@ -60,7 +60,7 @@ package struct SQLiteReadRouting: SQLDatabase {
         try await onWriter(query, onRow)
     }
 
-    package func withSession<R>(_ closure: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+    package func withSession<R>(_ closure: @escaping @Sendable @concurrent (any SQLDatabase) async throws -> R) async throws -> R {
         let writer = self.writer
         // `R` need not be Sendable here (SQLKit's signature); it only travels back to this caller.
         let box = try await gate.exclusively { UncheckedBox(try await writer.withSession(closure)) }
