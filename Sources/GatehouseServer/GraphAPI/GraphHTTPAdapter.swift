@@ -149,25 +149,40 @@ struct GraphHTTPAdapter: Sendable {
 
     /// Facebook's reply headers: JSON with charset, the API version, no caching of secrets.
     static func response(_ reply: GraphReply, version: String) -> Response {
+        // Appended, not assigned: assigning searches the fields for an earlier value first, and these are new.
         var headers = HTTPFields()
-        headers[.init("facebook-api-version")!] = version
-        headers[.cacheControl] = "private, no-cache, no-store, must-revalidate"
-        headers[.init("Pragma")!] = "no-cache"
-        headers[.accessControlAllowOrigin] = "*"
+        headers.reserveCapacity(6)
+        headers.append(HTTPField(name: ResponseNames.apiVersion, value: version))
+        headers.append(ResponseNames.cacheControl)
+        headers.append(ResponseNames.pragma)
+        headers.append(ResponseNames.allowOrigin)
+        let status = HTTPResponse.Status(code: reply.status)
+        switch reply.body {
+        case .json: headers.append(ResponseNames.jsonType)
+        case .bytes(_, let type): headers.append(HTTPField(name: .contentType, value: type))
+        case .empty: break
+        }
+        // An endpoint's own headers replace these (none of the hot routes has any).
         for (name, value) in reply.headers {
             if let field = HTTPField.Name(name) { headers[field] = value }
         }
-        let status = HTTPResponse.Status(code: reply.status)
         switch reply.body {
         case .json(let value):
-            headers[.contentType] = "application/json; charset=UTF-8"
             return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: value.serialized())))
-        case .bytes(let bytes, let type):
-            headers[.contentType] = type
+        case .bytes(let bytes, _):
             return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
         case .empty:
             return Response(status: status, headers: headers)
         }
+    }
+
+    /// Facebook's fixed reply headers, validated once.
+    private enum ResponseNames {
+        static let apiVersion = HTTPField.Name("facebook-api-version")!
+        static let cacheControl = HTTPField(name: .cacheControl, value: "private, no-cache, no-store, must-revalidate")
+        static let pragma = HTTPField(name: HTTPField.Name("Pragma")!, value: "no-cache")
+        static let allowOrigin = HTTPField(name: .accessControlAllowOrigin, value: "*")
+        static let jsonType = HTTPField(name: .contentType, value: "application/json; charset=UTF-8")
     }
 }
 

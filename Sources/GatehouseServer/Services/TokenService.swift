@@ -42,7 +42,7 @@ package struct TokenService: Sendable {
         guard !text.isEmpty, text.count <= 512 else { return .failure(.invalidTokenFormat) }
         let hash = SecretHash.sha256Hex(text)
         let cache = services.storage.callerCache
-        let (hit, generation) = cache?.begin(hash) ?? (nil, nil)
+        let (hit, generation) = cache?.beginCaller(hash) ?? (nil, nil)
         if let hit, let verdict = CallerRules.evaluate(hit, text: text, now: services.clock.now()) {
             if case .failure(let error) = verdict, let note = JournalNote.current, case .user(let token, let user, _, let scopedID) = hit.kind {
                 note.identify(appID: hit.app.id, appName: hit.app.name)
@@ -52,7 +52,7 @@ package struct TokenService: Sendable {
             return verdict
         }
         let (result, facts) = try await resolveFromDatabase(text, hash: hash)
-        if let cache, let facts, let generation { cache.store(facts, for: hash, ifGeneration: generation) }
+        if let cache, let facts, let generation { cache.storeCaller(facts, for: hash, ifGeneration: generation) }
         return result
     }
 
