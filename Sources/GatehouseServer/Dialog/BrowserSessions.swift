@@ -84,23 +84,26 @@ struct BrowserSessions: Sendable {
     /// (`gh_session` or `gh_admin`), it is the cookie value plus an HMAC of it keyed by the session secrets. Someone
     /// who plants a CSRF cookie of their own in the victim's browser still cannot produce the matching form token.
     func csrfToken(_ request: Request) -> (String, Cookie?) {
-        if let existing = request.cookies[csrfCookieName]?.value, existing.count == 43,
+        let cookies = request.cookies
+        if let existing = cookies[csrfCookieName]?.value, existing.count == 43,
            existing.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) {
-            return (bound(existing, request), nil)
+            return (bound(existing, cookies), nil)
         }
         let token = services.random.alphanumeric(bits: 256)
-        return (bound(token, request), cookie(csrfCookieName, token, maxAge: nil))
+        return (bound(token, cookies), cookie(csrfCookieName, token, maxAge: nil))
     }
 
     /// Double-submit check, bound to the session: the form's token must be the cookie's, bound to this request's session.
     func csrfValid(_ request: Request, formToken: String?) -> Bool {
-        guard let cookie = request.cookies[csrfCookieName]?.value, let formToken, !cookie.isEmpty else { return false }
-        return constantTimeEquals(bound(cookie, request), formToken)
+        // `request.cookies` parses the whole Cookie header at every use: once here (it was four times a consent).
+        let cookies = request.cookies
+        guard let cookie = cookies[csrfCookieName]?.value, let formToken, !cookie.isEmpty else { return false }
+        return constantTimeEquals(bound(cookie, cookies), formToken)
     }
 
     /// `raw`, or `raw.HMAC(session secrets, raw)` when the request carries a session cookie.
-    private func bound(_ raw: String, _ request: Request) -> String {
-        let secrets = [Self.sessionCookie, AdminAccounts.sessionCookie].compactMap { request.cookies[$0]?.value }.filter { !$0.isEmpty }
+    private func bound(_ raw: String, _ cookies: Cookies) -> String {
+        let secrets = [Self.sessionCookie, AdminAccounts.sessionCookie].compactMap { cookies[$0]?.value }.filter { !$0.isEmpty }
         return CSRFFormToken.bind(raw, toSessionSecrets: secrets)
     }
 
