@@ -1,5 +1,4 @@
 import GatehouseCore
-import AsyncKit
 import Foundation
 import PostgresNIO
 
@@ -29,9 +28,6 @@ extension SQLErrorClassifier {
             default:
                 return .unavailable("PostgreSQL error (\(error.code))")
             }
-        }
-        if error is ConnectionPoolTimeoutError || error is ConnectionPoolError {
-            return .unavailable("PostgreSQL is unreachable (no connection available)")
         }
         if error is NIOConnectionError || error is IOError || error is ChannelError {
             return .unavailable("PostgreSQL is unreachable")
