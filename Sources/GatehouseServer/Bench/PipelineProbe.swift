@@ -51,7 +51,8 @@ public struct PipelineProbe: Sendable {
     private func measureAll(services: GatehouseServices, logger: Logger) async throws -> [Row] {
         let configuration = services.configuration
         let pages = try await PageRenderer.load(devMode: true)
-        let channel = EmbeddedChannel()
+        // The thread-safe test channel: with the loops as the executor this code resumes on either loop.
+        let channel = NIOAsyncTestingChannel()
         try await channel.connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: 40000)).get()
         let source = ApplicationRequestContextSource(channel: channel, logger: logger)
         var head = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:8080", path: "/bench/hello")
