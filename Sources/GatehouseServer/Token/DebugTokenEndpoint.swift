@@ -28,7 +28,7 @@ struct DebugTokenEndpoint: Sendable {
         }
         // The journal files the call under the token it asks about, so the token's activity lists it.
         JournalNote.current?.presented(token: input)
-        return .encodable(DebugTokenResponse(data: try await inspect(input, viewer: caller.app)))
+        return .json(DebugTokenResponse(data: try await inspect(input, viewer: caller.app)).json)
     }
 
     func inspect(_ input: String, viewer: AppRecord) async throws -> DebugTokenData {
