@@ -175,7 +175,8 @@ let package = Package(
         ),
         // What the storage and server tests share: record fixtures, the SQLite and PostgreSQL backends the storage
         // contract runs against (a migrated SQLite template copied per test, a database of its own on the cluster
-        // `scripts/test` starts), polling and a free port. Only test targets depend on it.
+        // `scripts/test` starts), polling, a free port, and scratch folders removed when done (or at exit). Only test
+        // targets depend on it.
         .target(
             name: "GatehouseTestSupport",
             dependencies: [
@@ -246,7 +247,7 @@ let package = Package(
         .testTarget(name: "PortingTests", dependencies: ["GatehouseKit"]),
         .testTarget(
             name: "GatehouseCLITests",
-            dependencies: ["GatehouseCLI", "GatehouseServer", "GatehouseCore", "GatehouseStorage", "GatehouseProtocol", "ChildProcesses", .product(name: "AsyncHTTPClient", package: "async-http-client")],
+            dependencies: ["GatehouseCLI", "GatehouseServer", "GatehouseCore", "GatehouseStorage", "GatehouseProtocol", "ChildProcesses", "GatehouseTestSupport", .product(name: "AsyncHTTPClient", package: "async-http-client")],
             exclude: ["Interop"]
         ),
     ]

@@ -1,5 +1,6 @@
 import ChildProcesses
 import Foundation
+import GatehouseTestSupport
 import Testing
 
 /// Runs the built `gatehouse` executable, as a person or script would.
@@ -20,10 +21,10 @@ struct CLIProcess {
         return Output(status: done.status, stdout: done.standardOutput, stderr: done.standardError)
     }
 
+    /// A new, empty folder; the test removes it in a `defer`. A `gatehouse` child only asked to stop (`stop()`)
+    /// may still be writing into it then, so it is also registered for `ScratchDirectory`'s exit sweep.
     static func temporaryDirectory() throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir.path
+        try ScratchDirectory.create("cli").path
     }
 }
 

@@ -159,12 +159,13 @@ import GatehouseTestSupport
 
     @Test func theStorageOpensReadersBesideTheWriter() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-routing-\(UUID().uuidString).sqlite").path
+        // Removed even when an expectation throws (after the shutdown below, when none does).
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let storage = try await SQLStorage.openSQLite(path: path, logger: Logger(label: "routing-test"))
         let app = AppRecord(id: "1234567890123456", secret: "s", clientToken: "c", name: "Routed", redirectURIs: [], createdAt: Date(timeIntervalSince1970: 1_800_000_000))
         try await storage.apps.create(app)
         #expect(try await storage.apps.find(id: app.id)?.name == "Routed")
         #expect(SQLiteDatabaseFactory.readerCount >= 2)
         try await storage.shutdown()
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 }

@@ -85,6 +85,8 @@ import GatehouseTestSupport
 
     @Test func aGrantChangeIsAnnouncedToOtherNodesOnlyOnceCommitted() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-tx-\(UUID().uuidString).sqlite").path
+        // Removed even when an expectation throws (after the shutdown below, when none does).
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let storage = try await SQLStorage.openSQLite(path: path, logger: StorageBackends.logger)
         try await storage.apps.create(Fixture.app())
         try await storage.users.create(Fixture.user("1"))
@@ -120,7 +122,6 @@ import GatehouseTestSupport
         #expect(announcements.published.count == 1)
         #expect(try await storage.grants.find(appID: "100000000000001", userID: "1") != nil)
         try await storage.shutdown()
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 
     /// Many requests writing the same row at once (the bench's consent POSTs, all for one person) queue on the

@@ -16,9 +16,9 @@ package enum MigratedTemplate {
         func path() async throws -> String {
             if let made { return try await made.value }
             let task = Task<String, any Error> {
-                let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-template-\(UUID().uuidString)")
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                let path = folder.appendingPathComponent("template.sqlite").path
+                // Every test copies it, up to the last one, so it is removed only by the exit sweep.
+                let folder = try ScratchDirectory.create("template")
+                let path = folder.url.appendingPathComponent("template.sqlite").path
                 var logger = Logger(label: "template")
                 logger.logLevel = .critical
                 // Closing the last connection checkpoints the WAL into the main file, so that file is the whole database.

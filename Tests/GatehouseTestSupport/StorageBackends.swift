@@ -51,16 +51,16 @@ package enum StorageBackends {
     /// A fresh SQLite file in its own temporary folder: a copy of the migrated template, or (`fromTemplate`
     /// false, for the tests of opening and migrating) an empty file that the first open migrates.
     package static func sqlite(fromTemplate: Bool) -> StorageTestBackend {
-        let folder = FileManager.default.temporaryDirectory
-            .appendingPathComponent("gatehouse-storage-\(UUID().uuidString)", isDirectory: true)
-        let path = folder.appendingPathComponent("db/gatehouse.sqlite").path
+        // Not created here: the first open makes the folders, as it would for a real data directory.
+        let folder = ScratchDirectory("storage")
+        let path = folder.url.appendingPathComponent("db/gatehouse.sqlite").path
         return StorageTestBackend(
             name: "sqlite",
             openWithoutFeed: {
                 if fromTemplate, !FileManager.default.fileExists(atPath: path) { try await MigratedTemplate.copy(to: path) }
                 return try await SQLStorage.openSQLite(path: path, logger: logger)
             },
-            cleanup: { try? FileManager.default.removeItem(at: folder) }
+            cleanup: { folder.remove() }
         )
     }
 

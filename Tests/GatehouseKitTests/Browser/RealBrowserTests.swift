@@ -3,6 +3,7 @@ import Foundation
 @testable import GatehouseKit
 import GatehouseKitLoopback
 import GatehouseProtocol
+import GatehouseTestSupport
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -16,8 +17,9 @@ import FoundationNetworking
 @Suite(.serialized, .tags(.browser)) struct RealBrowserTests {
     @Test func gatehouseLoginFromTheTerminalThroughTheRealPages() async throws {
         try await BrowserRig.with("cli-login") { rig in
-            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-cli-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            let folder = try ScratchDirectory.create("cli")
+            defer { folder.remove() }
+            let scratch = folder.url
             // The CLI opens the dialog with `$BROWSER`; ours hands the URL to the driven Chromium.
             let opened = scratch.appendingPathComponent("opened-url")
             let opener = scratch.appendingPathComponent("browser.sh")

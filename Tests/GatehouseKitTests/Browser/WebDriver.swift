@@ -13,7 +13,8 @@ final class WebDriver: @unchecked Sendable {
 
     let base: URL
     let sessionID: String
-    let profileDirectory: String
+    /// Chromium's profile, removed by ``quit()`` once no Chromium process uses it (waiting at most 10 s).
+    let profile: ScratchDirectory
     /// Where `screenshot(_:)` writes PNGs: `artifacts/screenshots` in the package, or `GATEHOUSE_ARTIFACTS`.
     let screenshotDirectory: URL
     let testName: String
@@ -57,26 +58,27 @@ final class WebDriver: @unchecked Sendable {
             }
         }
         guard let (process, base) = started else { throw Failure(description: "chromedriver did not start: \(problem)") }
-        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-chromium-\(UUID().uuidString)").path
+        let profile = ScratchDirectory("chromium") // Chromium creates it
         let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
             "browserName": "chrome", "pageLoadStrategy": "normal",
             "goog:chromeOptions": ["binary": chromium, "args": [
                 "--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1100,1000",
-                "--user-data-dir=\(profile)", "--no-first-run", "--password-store=basic", "--lang=en-US",
+                "--user-data-dir=\(profile.path)", "--no-first-run", "--password-store=basic", "--lang=en-US",
             ]],
         ]]]
         let (status, reply) = try await request("POST", base.appendingPathComponent("session"), capabilities)
         guard status == 200, let value = reply["value"] as? [String: Any], let session = value["sessionId"] as? String else {
             await process.kill()
+            await removeWhenChromiumHasExited(profile)
             throw Failure(description: "chromium did not start: \(reply)")
         }
         return WebDriver(process: process, base: base, session: session, profile: profile, testName: testName)
     }
 
-    private init(process: ChildProcess, base: URL, session: String, profile: String, testName: String) {
+    private init(process: ChildProcess, base: URL, session: String, profile: ScratchDirectory, testName: String) {
         self.base = base
         self.sessionID = session
-        self.profileDirectory = profile
+        self.profile = profile
         self.testName = testName
         let root = ProcessInfo.processInfo.environment["GATEHOUSE_ARTIFACTS"].map { URL(fileURLWithPath: $0) }
             ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("artifacts")
@@ -193,7 +195,30 @@ final class WebDriver: @unchecked Sendable {
         _ = try? await Self.request("DELETE", base.appendingPathComponent("session/\(sessionID)"), nil)
         // chromedriver ignores SIGTERM; the browser is already closed by the DELETE above.
         await process.kill()
-        try? FileManager.default.removeItem(atPath: profileDirectory)
+        await Self.removeWhenChromiumHasExited(profile)
+    }
+
+    /// Removes `profile` once no process names it on its command line (`--user-data-dir`, and the paths inside it
+    /// the helpers get), found by `/proc/*/cmdline` on Linux.
+    ///
+    /// The DELETE above closes the browser, but its helper processes (renderer, GPU, utility) may still be
+    /// shutting down and writing into the profile; a removal racing them can leave a folder behind. Waits at
+    /// most 10 s; a folder still left then is removed at exit (see `ScratchDirectory`).
+    static func removeWhenChromiumHasExited(_ profile: ScratchDirectory) async {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline, processesExist(mentioning: profile.path) {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        profile.remove()
+    }
+
+    /// Whether any process has `text` in its command line.
+    static func processesExist(mentioning text: String) -> Bool {
+        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.filter { $0.allSatisfy(\.isNumber) } ?? []
+        return pids.contains { pid in
+            guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            return String(decoding: data, as: UTF8.self).contains(text)
+        }
     }
 
     // MARK: Plumbing

@@ -1,6 +1,7 @@
 import ChildProcesses
 import Foundation
 import GatehouseKit
+import GatehouseTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -12,7 +13,9 @@ final class LiveServer: @unchecked Sendable {
     struct SeedUser: Sendable { let id: String; let name: String; let email: String; let password: String }
 
     let process: ChildProcess
-    let directory: String
+    /// The data directory, removed once the process has exited (see ``stop()``).
+    let scratch: ScratchDirectory
+    var directory: String { scratch.path }
     let baseURL: URL
     let appID: String
     let appSecret: String
@@ -24,8 +27,9 @@ final class LiveServer: @unchecked Sendable {
     /// Starts the server and waits until it has written its seed. Throws if it does not start.
     /// - Parameter environment: extra environment variables for the server (e.g. a short device poll interval).
     init(environment: [String: String] = [:]) async throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-kit-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let scratch = try ScratchDirectory.create("kit")
+        self.scratch = scratch
+        let directory = scratch.path
         // `GATEHOUSE_LIVE_LOGS=DIR` keeps each server's debug log in DIR, to see what a server saw when a
         // live test failed; without it the servers log errors only, to nowhere.
         let logDirectory = ProcessInfo.processInfo.environment["GATEHOUSE_LIVE_LOGS"]
@@ -35,7 +39,12 @@ final class LiveServer: @unchecked Sendable {
             try FileManager.default.createDirectory(atPath: logDirectory, withIntermediateDirectories: true)
             standardError = .file(logDirectory + "/" + URL(fileURLWithPath: directory).lastPathComponent + ".log")
         }
-        process = try await ChildProcess.start(Self.binary, arguments: arguments, environment: environment, standardError: standardError)
+        do {
+            process = try await ChildProcess.start(Self.binary, arguments: arguments, environment: environment, standardError: standardError)
+        } catch {
+            scratch.remove()
+            throw error
+        }
         let seedPath = directory + "/dev-seed.json"
         var seed: [String: Any]?
         for _ in 0..<1500 {
@@ -46,6 +55,7 @@ final class LiveServer: @unchecked Sendable {
         guard let seed, let server = seed["server"] as? String, let app = seed["app"] as? [String: Any],
               let users = seed["users"] as? [[String: String]] else {
             await process.kill()
+            scratch.remove()
             throw LiveServerError.didNotStart
         }
         baseURL = URL(string: server)!
@@ -58,6 +68,9 @@ final class LiveServer: @unchecked Sendable {
             if (try? await URLSession.shared.data(from: baseURL.appendingPathComponent("healthz"))) != nil { return }
             try await Task.sleep(for: .milliseconds(20))
         }
+        // Nobody gets a server to stop: stop this one here, then remove its folder.
+        await process.kill()
+        scratch.remove()
         throw LiveServerError.didNotStart
     }
 
@@ -76,12 +89,13 @@ final class LiveServer: @unchecked Sendable {
     /// Asks the server to stop and returns at once. Waiting for the exit here would block one of the two
     /// cooperative threads every async test shares, for as long as the server takes to drain its keep-alive
     /// connections; with many live-server suites in parallel that starved timer-based tests. The process is
-    /// reaped and its folder removed on a plain dispatch thread instead.
+    /// reaped and its folder removed in a task instead; a folder whose task has not run when the test process
+    /// exits is removed by `ScratchDirectory`'s exit sweep.
     func stop() {
         process.terminate()
-        Task { [process, directory] in
+        Task { [process, scratch] in
             await process.waitForExit()
-            try? FileManager.default.removeItem(atPath: directory)
+            scratch.remove()
         }
     }
 }

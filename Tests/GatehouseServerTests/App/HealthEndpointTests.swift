@@ -30,7 +30,7 @@ import Testing
         services.storage.callerRecords = nil
         return TestServer(
             services: services, clock: server.clock, notifier: server.notifier, app: server.app, alice: server.alice,
-            bob: server.bob, directory: server.directory)
+            bob: server.bob, scratch: server.scratch)
     }
 
     @Test func healthAndReadinessAnswerPlainTextWhenTheDatabaseAnswers() async throws {

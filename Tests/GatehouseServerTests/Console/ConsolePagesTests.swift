@@ -174,6 +174,6 @@ import Testing
             #expect(imported.location == "/console?notice=imported")
             #expect(try await other.services.storage.apps.list().map(\.id) == [server.app.id])
         }
-        try await server.services.storage.shutdown()
+        try await server.close()
     }
 }

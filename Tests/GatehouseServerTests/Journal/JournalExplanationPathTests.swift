@@ -187,7 +187,7 @@ import Testing
         let entry = try #require(server.services.journal.entries().first)
         #expect(entry.kind == .callback && entry.status == 500 && entry.route == "https://app.example.com/deauthorize")
         #expect(entry.explanation == "the app's deauthorize callback URL answered HTTP 500; attempt 1 of 9, next at 08:00:30")
-        try await server.services.storage.shutdown()
+        try await server.close()
     }
 
     /// A sweep of malformed and refused requests over every kind of route: whatever refuses them, each error

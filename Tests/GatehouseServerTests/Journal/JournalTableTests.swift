@@ -49,6 +49,6 @@ import Testing
     @Test func withoutTheFlagNothingGathers() async throws {
         let server = try await TestServer.make()
         #expect(server.services.journalBuffer == nil && server.services.journalTableWriter == nil)
-        try await server.services.storage.shutdown()
+        try await server.close()
     }
 }

@@ -9,8 +9,10 @@ import GatehouseTestSupport
 struct DurabilityTests {
     @Test(arguments: ["sqlite", "postgresql"])
     func answeredTokensSurviveKill9(backend: String) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-durable-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // One folder for both servers: removed after the second is killed, or at exit if a failure left one running.
+        let scratch = ScratchDirectory("durable")
+        defer { scratch.remove() }
+        let directory = scratch.path
         let database = backend == "postgresql" ? try await PostgresTestDatabase.create() : nil
         let first = try await GatehouseProcess(dataDirectory: directory, database: database)
         let (appID, secret) = try first.seed()

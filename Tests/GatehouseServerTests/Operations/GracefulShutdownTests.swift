@@ -12,8 +12,9 @@ import GatehouseTestSupport
 struct GracefulShutdownTests {
     @Test(arguments: [false, true])
     func sigtermAnswersTheInFlightRequestThenExitsCleanly(onPostgres: Bool) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-drain-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scratch = ScratchDirectory("drain") // `gatehouse serve` creates it
+        defer { scratch.remove() }
+        let directory = scratch.path
         let database = onPostgres ? try await PostgresTestDatabase.create() : nil
         do {
             try await drains(directory: directory, database: database)
@@ -58,8 +59,9 @@ struct GracefulShutdownTests {
     }
 
     @Test func sigtermOnAnIdleServerExitsAtOnceWithStatusZero() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-idle-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scratch = ScratchDirectory("idle") // `gatehouse serve` creates it
+        defer { scratch.remove() }
+        let directory = scratch.path
         let server = try await GatehouseProcess(dataDirectory: directory)
         server.terminate()
         let status = await server.exitStatus(timeout: 10)

@@ -12,25 +12,37 @@ struct TwoNodeTests {
     /// Two nodes on a fresh database sharing one data folder (for the dev seed), plus nginx in front.
     struct Cluster {
         let database: String
-        let directory: String
+        /// The shared data folder, removed once both nodes are gone.
+        let scratch: ScratchDirectory
         let nodes: [GatehouseProcess]
         let proxy: NginxProxy
 
         static func start() async throws -> Cluster {
             let database = try await PostgresTestDatabase.create()
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-nodes-\(UUID().uuidString)").path
-            // The first node migrates and seeds; the second finds both done.
-            let first = try await GatehouseProcess(dataDirectory: directory, database: database)
-            let second = try await GatehouseProcess(dataDirectory: directory, database: database)
-            let proxy = try await NginxProxy(upstreamPorts: [first.port, second.port])
-            return Cluster(database: database, directory: directory, nodes: [first, second], proxy: proxy)
+            let scratch = ScratchDirectory("nodes") // the first node creates it
+            var started: [GatehouseProcess] = []
+            do {
+                // The first node migrates and seeds; the second finds both done.
+                let first = try await GatehouseProcess(dataDirectory: scratch.path, database: database)
+                started.append(first)
+                let second = try await GatehouseProcess(dataDirectory: scratch.path, database: database)
+                started.append(second)
+                let proxy = try await NginxProxy(upstreamPorts: [first.port, second.port])
+                return Cluster(database: database, scratch: scratch, nodes: [first, second], proxy: proxy)
+            } catch {
+                // A cluster that did not start is taken down here: the test never gets one to stop.
+                for node in started { await node.kill() }
+                try? await PostgresTestDatabase.drop(database)
+                scratch.remove()
+                throw error
+            }
         }
 
         func stop() async {
             await proxy.stop()
             for node in nodes { await node.kill() }
             try? await PostgresTestDatabase.drop(database)
-            try? FileManager.default.removeItem(atPath: directory)
+            scratch.remove()
         }
     }
 

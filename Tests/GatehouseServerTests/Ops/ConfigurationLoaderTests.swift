@@ -5,6 +5,7 @@ import Foundation
 import Testing
 
 @Suite struct ConfigurationLoaderTests {
+    /// A config file in the temporary directory; the caller removes it (`defer`) when done.
     static func file(_ yaml: String) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-config-\(UUID().uuidString).yaml").path
         try yaml.write(toFile: path, atomically: true, encoding: .utf8)
@@ -31,6 +32,7 @@ import Testing
           login_attempts_per_account: 3
           login_window_seconds: 60
         """)
+        defer { try? FileManager.default.removeItem(atPath: path) }
         let loaded = try ConfigurationLoader(
             flags: ["port": "9002"],
             environment: ["GATEHOUSE_PORT": "9001", "GATEHOUSE_PUBLIC_URL": "https://env.example", "GATEHOUSE_LIMITS_LOGIN_WINDOW_SECONDS": "120", "UNRELATED": "x"],
@@ -53,6 +55,7 @@ import Testing
 
     @Test func mistakesNameTheSettingAndWhereItCameFrom() throws {
         let typo = try Self.file("prot: 80\n")
+        defer { try? FileManager.default.removeItem(atPath: typo) }
         #expect(throws: ConfigurationError("unknown setting prot in config file \(typo)")) { try ConfigurationLoader(filePath: typo).load() }
         #expect(throws: ConfigurationError("GATEHOUSE_PORT: must be a whole number from 0 to 65535, not eighty")) {
             try ConfigurationLoader(environment: ["GATEHOUSE_PORT": "eighty"]).load()
@@ -64,6 +67,7 @@ import Testing
             try ConfigurationLoader(flags: ["trusted_proxies": "10.0.0/8x"]).load()
         }
         let broken = try Self.file("host: [unclosed\n")
+        defer { try? FileManager.default.removeItem(atPath: broken) }
         #expect(throws: ConfigurationError.self) { try ConfigurationLoader(filePath: broken).load() }
         #expect(throws: ConfigurationError("cannot read config file /nonexistent/gatehouse.yaml")) {
             try ConfigurationLoader(filePath: "/nonexistent/gatehouse.yaml").load()
@@ -82,6 +86,7 @@ import Testing
 
     @Test func printedConfigMasksSecretsAndShowsSources() throws {
         let path = try Self.file("port: 9000\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
         let loaded = try ConfigurationLoader(
             flags: ["database": "postgres://gatehouse:s3cr3t-pw@db.internal/gh?sslmode=require&password=other-s3cr3t", "host": "0.0.0.0"],
             environment: ["GATEHOUSE_LOG_LEVEL": "warning"], filePath: path
@@ -96,7 +101,9 @@ import Testing
         #expect(text.contains("# mode is production because the database is PostgreSQL\n"))
         #expect(text.contains("limits:\n  login_attempts_per_account: 10  # default\n"))
         // The printed form is itself a valid config file giving the same configuration (secrets aside).
-        let reread = try ConfigurationLoader(filePath: try Self.file(text.replacingOccurrences(of: "database: postgres", with: "# database: postgres"))).load()
+        let printed = try Self.file(text.replacingOccurrences(of: "database: postgres", with: "# database: postgres"))
+        defer { try? FileManager.default.removeItem(atPath: printed) }
+        let reread = try ConfigurationLoader(filePath: printed).load()
         #expect(reread.configuration.port == 9000)
         #expect(reread.configuration.host == "0.0.0.0")
         #expect(reread.configuration.limits == loaded.configuration.limits)

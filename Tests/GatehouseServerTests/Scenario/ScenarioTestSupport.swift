@@ -6,28 +6,29 @@ import GatehouseProtocol
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import GatehouseTestSupport
 
 /// A server over an empty SQLite file (no demo app, unlike ``TestServer``), for loading scenarios into.
 struct ScenarioServer {
     let services: GatehouseServices
     let clock: AdjustableClock
-    let directory: URL
+    /// The data directory, removed by ``run(_:)`` or ``close()``.
+    let scratch: ScratchDirectory
 
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
 
     static func make(mode: ServerMode = .development) async throws -> ScenarioServer {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-scenario-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let scratch = try ScratchDirectory.create("scenario")
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         let configuration = GatehouseConfiguration(
-            host: "127.0.0.1", port: 0, dataDirectory: directory.path, publicURL: "http://gatehouse.test", mode: mode)
+            host: "127.0.0.1", port: 0, dataDirectory: scratch.path, publicURL: "http://gatehouse.test", mode: mode)
         let storage = try await SQLStorage.openSQLite(path: configuration.databasePath, logger: logger)
         let clock = AdjustableClock(fixed: start)
         let services = GatehouseServices(
             configuration: configuration, storage: storage, clock: clock, passwords: BcryptPasswordHasher(cost: 4),
             callbacks: RecordingNotifier(), logger: logger, clockControl: mode == .development ? clock : nil)
-        return ScenarioServer(services: services, clock: clock, directory: directory)
+        return ScenarioServer(services: services, clock: clock, scratch: scratch)
     }
 
     var loader: ScenarioLoader { ScenarioLoader(services: services) }
@@ -40,7 +41,8 @@ struct ScenarioServer {
         return try await loader.apply(scenario, file: name)
     }
 
-    /// Runs `body` against the application in-process, then closes the database.
+    /// Runs `body` against the application in-process, then closes the database and removes the data directory,
+    /// whether `body` passed or failed.
     func run(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
         let pages = try await PageRenderer.load(devMode: services.configuration.isDevelopment)
         let application = Application(
@@ -50,16 +52,16 @@ struct ScenarioServer {
             try await application.test(.router, body)
         } catch {
             try? await services.storage.shutdown()
+            scratch.remove()
             throw error
         }
-        try await services.storage.shutdown()
-        try? FileManager.default.removeItem(at: directory)
+        try await close()
     }
 
-    /// Closes the database when a test never ran the application.
+    /// Closes the database and removes the data directory, for a test that never ran the application.
     func close() async throws {
+        defer { scratch.remove() }
         try await services.storage.shutdown()
-        try? FileManager.default.removeItem(at: directory)
     }
 }
 

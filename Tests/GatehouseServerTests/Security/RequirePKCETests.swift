@@ -27,6 +27,7 @@ import Testing
         #expect(try await server.services.storage.apps.find(id: server.app.id)?.requirePKCE == true)
         try await requirePKCE(server, false)
         #expect(try await server.services.storage.apps.find(id: server.app.id)?.requirePKCE == false)
+        try await server.close()
     }
 
     @Test func aDialogWithoutAChallengeIsRefusedWithAPageNotARedirect() async throws {

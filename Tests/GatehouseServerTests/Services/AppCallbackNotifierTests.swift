@@ -7,6 +7,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import Testing
+import GatehouseTestSupport
 
 /// The default notifier: app removal goes into the persistent outbox and is POSTed to the app's real endpoint.
 @Suite struct AppCallbackNotifierTests {
@@ -14,6 +15,7 @@ import Testing
         let inbox = AppBackendInbox(failFirst: 1)
         try await AppBackendInbox.serve(inbox) { url in
             let env = try await OutboxTestEnvironment.make(deauthorizeURL: url, dataDeletionURL: nil)
+            defer { env.scratch.remove() }
             do {
                 // The server's worker, as its service group runs it; cancelled at the end of the test.
                 let worker = Task { try await env.services.outboxWorker.run() }
@@ -54,25 +56,26 @@ struct OutboxTestEnvironment {
     let app: AppRecord
     let user: UserRecord
     let scopedID: String
-    let directory: URL
+    /// The data directory; the test removes it once the last environment on it has shut down.
+    let scratch: ScratchDirectory
 
-    static func make(deauthorizeURL: String?, dataDeletionURL: String?, directory: URL? = nil, clock: AdjustableClock? = nil) async throws -> OutboxTestEnvironment {
-        let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-outbox-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    /// - Parameter scratch: an earlier environment's directory, to open its database again (a restart).
+    static func make(deauthorizeURL: String?, dataDeletionURL: String?, scratch: ScratchDirectory? = nil, clock: AdjustableClock? = nil) async throws -> OutboxTestEnvironment {
+        let scratch = try scratch ?? ScratchDirectory.create("outbox")
         var logger = Logger(label: "test")
         logger.logLevel = .critical
-        let configuration = GatehouseConfiguration(port: 0, dataDirectory: directory.path, publicURL: "http://gatehouse.test")
+        let configuration = GatehouseConfiguration(port: 0, dataDirectory: scratch.path, publicURL: "http://gatehouse.test")
         let storage = try await SQLStorage.openSQLite(path: configuration.databasePath, logger: logger)
         let clock = clock ?? AdjustableClock(fixed: Date(timeIntervalSince1970: 1_800_000_000))
         let services = GatehouseServices(configuration: configuration, storage: storage, clock: clock, passwords: BcryptPasswordHasher(cost: 4), logger: logger)
         if let app = try await storage.apps.list().first, let user = try await storage.users.list().first {
             return OutboxTestEnvironment(services: services, clock: clock, app: app, user: user,
-                                         scopedID: try await storage.users.scopedID(appID: app.id, userID: user.id), directory: directory)
+                                         scopedID: try await storage.users.scopedID(appID: app.id, userID: user.id), scratch: scratch)
         }
         let app = try await services.accounts.createApp(name: "Callback App", redirectURIs: ["https://app.example.com/cb"],
                                                         deauthorizeCallbackURL: deauthorizeURL, dataDeletionCallbackURL: dataDeletionURL)
         let user = try await services.accounts.createUser(NewUser(email: "carol@example.com", password: "carol-password", firstName: "Carol", lastName: "Cole"))
         return OutboxTestEnvironment(services: services, clock: clock, app: app, user: user,
-                                     scopedID: try await storage.users.scopedID(appID: app.id, userID: user.id), directory: directory)
+                                     scopedID: try await storage.users.scopedID(appID: app.id, userID: user.id), scratch: scratch)
     }
 }

@@ -6,6 +6,7 @@ import GatehouseProtocol
 import HummingbirdTesting
 import NIOCore
 import Testing
+import GatehouseTestSupport
 
 /// The callback outbox: back-off by the injected clock, retries that survive a restart, the data-deletion
 /// reply, and the person's "delete my data" action with the confirmation code shown back to them.
@@ -17,6 +18,8 @@ import Testing
         try await AppBackendInbox.serve(inbox) { url in
             let clock = AdjustableClock(fixed: Date(timeIntervalSince1970: 1_800_000_000))
             let first = try await OutboxTestEnvironment.make(deauthorizeURL: nil, dataDeletionURL: url, clock: clock)
+            // Removed only after `second`, which reopens the same database, is done with it.
+            defer { first.scratch.remove() }
             let t0 = clock.now()
             let queued = try #require(try await first.services.outbox.enqueue(.dataDeletion, app: first.app, userID: first.user.id, scopedUserID: first.scopedID, at: t0))
             #expect(queued.nextAttemptAt == t0)
@@ -34,7 +37,7 @@ import Testing
             try await first.services.storage.shutdown()
 
             // A new process over the same database picks the retry up when it is due.
-            let second = try await OutboxTestEnvironment.make(deauthorizeURL: nil, dataDeletionURL: url, directory: first.directory, clock: clock)
+            let second = try await OutboxTestEnvironment.make(deauthorizeURL: nil, dataDeletionURL: url, scratch: first.scratch, clock: clock)
             clock.advance(by: 120)
             let attempt3 = await second.services.outbox.deliverDue()
             try await second.services.storage.shutdown()

@@ -28,7 +28,9 @@ struct TestServer {
     let app: AppRecord
     let alice: UserRecord
     let bob: UserRecord
-    let directory: URL
+    /// The data directory, removed by ``run(_:_:)`` or ``close()``.
+    let scratch: ScratchDirectory
+    var directory: URL { scratch.url }
 
     /// - Parameters:
     ///   - configure: changes to the configuration (mode, limits, proxies, TLS) before services are built.
@@ -40,14 +42,14 @@ struct TestServer {
         configure: (inout GatehouseConfiguration) -> Void = { _ in }, logger customLogger: Logger? = nil,
         passwords: (any PasswordHasher)? = nil, callbackTransport: (any CallbackTransport)? = nil
     ) async throws -> TestServer {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let scratch = try ScratchDirectory.create("test")
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         if let customLogger { logger = customLogger }
         var configuration = GatehouseConfiguration(
-            host: "127.0.0.1", port: 0, dataDirectory: directory.path, publicURL: "http://gatehouse.test", mode: mode)
+            host: "127.0.0.1", port: 0, dataDirectory: scratch.path, publicURL: "http://gatehouse.test", mode: mode)
         configure(&configuration)
+        // A failure from here on leaves the folder to the exit sweep (see `ScratchDirectory`).
         try await MigratedTemplate.copy(to: configuration.databasePath)
         let storage = try await SQLStorage.openSQLite(path: configuration.databasePath, logger: logger).runningFeed()
         let clock = AdjustableClock(fixed: Date(timeIntervalSince1970: 1_800_000_000))
@@ -64,10 +66,11 @@ struct TestServer {
         let bob = try await services.accounts.createUser(NewUser(
             email: "bob@example.com", password: "bob-password", firstName: "Bob", lastName: "Brown"))
         try await storage.friendships.befriend(alice.id, bob.id, at: clock.now())
-        return TestServer(services: services, clock: clock, notifier: notifier, app: app, alice: alice, bob: bob, directory: directory)
+        return TestServer(services: services, clock: clock, notifier: notifier, app: app, alice: alice, bob: bob, scratch: scratch)
     }
 
-    /// Runs `body` against the application in-process (`.router`) or over a real socket (`.live`).
+    /// Runs `body` against the application in-process (`.router`) or over a real socket (`.live`), then
+    /// closes the database and removes the data directory, whether `body` passed or failed.
     func run(_ mode: TestingSetup = .router, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
         let pages = try await PageRenderer.load(devMode: services.configuration.isDevelopment)
         let application = Application(
@@ -79,10 +82,16 @@ struct TestServer {
             // Close the database even when the test fails, so the failure is reported rather than
             // sqlite-nio's debug assertion about an unclosed connection ending the whole run.
             try? await services.storage.shutdown()
+            scratch.remove()
             throw error
         }
+        try await close()
+    }
+
+    /// Closes the database and removes the data directory: for a test that never runs the application.
+    func close() async throws {
+        defer { scratch.remove() }
         try await services.storage.shutdown()
-        try? FileManager.default.removeItem(at: directory)
     }
 
     /// A user token minted directly, after saving a grant (skips the dialog for Graph tests).

@@ -16,8 +16,16 @@ final class OwnPostgresCluster: @unchecked Sendable {
 
     init() async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-pg-\(UUID().uuidString)").path
-        let output = try await Shell.run(Self.script, ["create", directory])
+        let output: (status: Int32, text: String)
+        do {
+            output = try await Shell.run(Self.script, ["create", directory])
+        } catch {
+            await Self.destroy(directory)
+            throw error
+        }
         guard output.status == 0, let line = output.text.split(separator: "\n").last(where: { $0.hasPrefix("postgres://") }) else {
+            // A half-made cluster (initdb done, start failed) would otherwise keep its folder, or a server.
+            await Self.destroy(directory)
             throw Shell.Failure(message: "could not create a PostgreSQL cluster: \(output.text)")
         }
         url = String(line)
@@ -25,7 +33,9 @@ final class OwnPostgresCluster: @unchecked Sendable {
 
     func stop() async throws { try await Shell.check(Self.script, ["stop", directory]) }
     func start() async throws { try await Shell.check(Self.script, ["start", directory]) }
-    func destroy() async { _ = try? await Shell.run(Self.script, ["destroy", directory]) }
+    /// Stops the cluster if it runs and deletes its folder (the script does both, as the cluster's owner).
+    func destroy() async { await Self.destroy(directory) }
+    private static func destroy(_ directory: String) async { _ = try? await Shell.run(script, ["destroy", directory]) }
 }
 
 /// Runs helper programs to completion (waiting blocks no thread).
