@@ -107,6 +107,92 @@ import GatehouseTestSupport
         await rig.close()
     }
 
+    /// Holds the lead with a first writer until `queued` more writers wait, then lets them commit as one group.
+    /// Returns how many statements the writer connection had run when the first writer was let go.
+    @discardableResult
+    static func queueBehindAFirstWriter(
+        _ routing: SQLiteReadRouting, _ rig: Rig, queued: Int, _ start: () -> Void
+    ) async throws -> Int {
+        let latch = Latch()
+        let first = Task {
+            try await routing.transaction { db in
+                try await db.raw("INSERT INTO notes (id, body) VALUES (100, 'first')").run()
+                await latch.wait()
+            }
+        }
+        try await waitUntil { routing.group.groups.isEmpty && rig.writer.statements >= 2 }
+        start()
+        try await waitUntil { routing.group.waitingCount == queued }
+        let statements = rig.writer.statements
+        latch.open()
+        try await first.value
+        return statements
+    }
+
+    @Test func aGroupWhereEveryoneSucceedsRunsWithoutSavepoints() async throws {
+        let rig = try await Rig.make()
+        let routing = rig.routing
+        var writers: [Task<Void, any Error>] = []
+        let before = try await Self.queueBehindAFirstWriter(routing, rig, queued: 3) {
+            for id in 1...3 {
+                writers.append(Task {
+                    try await routing.transaction { db in
+                        try await db.raw("INSERT INTO notes (id, body) VALUES (\(unsafeRaw: String(id)), 'a')").run()
+                        try await db.raw("UPDATE notes SET body = 'b' WHERE id = \(unsafeRaw: String(id))").run()
+                    }
+                })
+            }
+        }
+        for writer in writers { try await writer.value }
+        #expect(routing.group.groups == [1, 3])
+        // The first group's COMMIT, then the second group: BEGIN, six statements, COMMIT. With a savepoint and a
+        // release for each writer it would be 14.
+        #expect(rig.writer.statements - before == 1 + 8)
+        #expect(try await Self.bodies(rig.readers[0]) == ["b", "b", "b", "first"])
+        await rig.close()
+    }
+
+    @Test func aWriterFailingHalfWaySendsItsGroupRoundAgainWithSavepointsAndOnlyItsWorkIsUndone() async throws {
+        let rig = try await Rig.make()
+        let routing = rig.routing
+        let runs = NIOLockedValueBox([String: Int]())
+        @Sendable func ran(_ name: String) { runs.withLockedValue { $0[name, default: 0] += 1 } }
+        var kept: [Task<Int, any Error>] = []
+        var refused: Task<Void, any Error>?
+        try await Self.queueBehindAFirstWriter(routing, rig, queued: 3) {
+            kept.append(Task {
+                try await routing.transaction { db -> Int in
+                    ran("before")
+                    try await db.raw("INSERT INTO notes (id, body) VALUES (1, 'before')").run()
+                    return runs.withLockedValue { $0["before"]! }
+                }
+            })
+            refused = Task {
+                try await routing.transaction { db -> Void in
+                    ran("refused")
+                    try await db.raw("INSERT INTO notes (id, body) VALUES (2, 'refused')").run()
+                    throw Refused()
+                }
+            }
+            kept.append(Task {
+                try await routing.transaction { db -> Int in
+                    ran("after")
+                    try await db.raw("INSERT INTO notes (id, body) VALUES (3, 'after')").run()
+                    return runs.withLockedValue { $0["after"]! }
+                }
+            })
+        }
+        // What a writer returns comes from the run that committed.
+        #expect(try await kept[0].value == 2)
+        await #expect(throws: Refused.self) { try await refused!.value }
+        #expect(try await kept[1].value == 1)
+        // The optimistic pass stopped at the refusal; the savepoint pass ran everyone.
+        #expect(runs.withLockedValue { $0 } == ["before": 2, "refused": 2, "after": 1])
+        #expect(routing.group.groups == [1, 3])
+        #expect(try await Self.bodies(rig.readers[0]) == ["before", "after", "first"])
+        await rig.close()
+    }
+
     @Test func aWriterAloneRunsAsBeforeAndItsErrorRollsItBack() async throws {
         let rig = try await Rig.make()
         let routing = rig.routing

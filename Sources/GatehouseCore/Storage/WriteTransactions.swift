@@ -24,6 +24,9 @@ public struct TransactionStores: Sendable {
 /// transaction, and a write through the shared stores would wait for it forever.
 public protocol WriteTransactions: Sendable {
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    ///
+    /// `body` may run more than once (SQLite's group commit runs a group again when one of its writers failed
+    /// half-way), so it must write only through its stores and do nothing else that cannot be repeated.
     func write<R: Sendable>(_ body: @escaping @Sendable (TransactionStores) async throws -> R) async throws -> R
 }
 

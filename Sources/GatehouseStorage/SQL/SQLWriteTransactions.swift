@@ -6,7 +6,7 @@ import SQLKit
 ///
 /// On SQLite the body joins ``SQLiteReadRouting``'s ``GroupCommit``: it runs on the writer connection inside the
 /// group's `BEGIN IMMEDIATE` (the write lock up front, so a writer in another process makes this one wait rather
-/// than fail half-way), in a savepoint of its own when others share the commit, and returns once the group's
+/// than fail half-way), in a savepoint of its own when a neighbour in the group failed, and returns once the group's
 /// `COMMIT` has. On PostgreSQL
 /// the session is one pooled connection.
 ///

@@ -11,6 +11,13 @@ import SQLKit
 /// A writer alone runs exactly as before: a transaction as `BEGIN`, its work, `COMMIT`, and a single statement
 /// on its own.
 ///
+/// A group first runs optimistically: everyone's work straight in the transaction, no savepoints, since writers
+/// almost never fail and a savepoint and its release are two more round trips to SQLite's thread pool for each.
+/// When a writer with several statements fails there, the whole transaction rolls back and the group runs again,
+/// this time with each writer in its own `SAVEPOINT`. So a writer's work may run twice, and it must do nothing
+/// outside the database that cannot be repeated (the stores' work qualifies: a rerun mints a fresh token and
+/// returns it, and only the committed run's result is answered).
+///
 /// - A writer's error rolls back to its savepoint: its neighbours' work stands and is committed.
 /// - A single statement needs no savepoint: SQLite undoes a statement that breaks a constraint by itself.
 /// - Any other database error may have ended the whole transaction, so the group stops there: everyone in it
@@ -58,6 +65,7 @@ package final class GroupCommit: Sendable {
     package var groups: [Int] { groupSizes.withLockedValue { $0 } }
 
     /// Runs `work` in the next group's transaction on the writer and returns once that group has committed.
+    /// `work` may run twice (see the type's notes); what it returns from the run that committed is returned.
     /// - Parameter isSingleStatement: `work` runs exactly one statement (it then needs no savepoint).
     package func write<R: Sendable>(
         isSingleStatement: Bool = false, _ work: @escaping @Sendable (any SQLDatabase) async throws -> R
@@ -130,7 +138,11 @@ package final class GroupCommit: Sendable {
                 try? await db.raw("ROLLBACK").run()
                 return
             }
-        } else {
+        } else if try await !runOptimistically(group, db: db) {
+            // Somebody failed half-way with nobody's savepoint to go back to: start over, each in their own.
+            try await db.raw("ROLLBACK").run()
+            try await db.raw("BEGIN IMMEDIATE").run()
+            for entry in group { entry.failure = nil }
             for (index, entry) in group.enumerated() {
                 do {
                     try await runInGroup(entry, db: db, index: index)
@@ -148,6 +160,26 @@ package final class GroupCommit: Sendable {
             try? await db.raw("ROLLBACK").run()
             throw error
         }
+    }
+
+    /// Runs everyone's work in the open transaction without savepoints. False when a writer with several
+    /// statements failed: part of its work may stand, so the transaction has to go. A single statement that breaks
+    /// a constraint is undone by SQLite alone, so its writer gets the error and the others carry on.
+    private func runOptimistically(_ group: [Entry], db: any SQLDatabase) async throws -> Bool {
+        for entry in group {
+            do {
+                try await entry.work(db)
+            } catch {
+                guard entry.isSingleStatement else { return false }
+                switch SQLErrorClassifier.sqlite.classify(error) {
+                case .uniqueViolation, .foreignKeyViolation: entry.failure = error
+                case .unavailable:
+                    try? await db.raw("ROLLBACK").run()
+                    throw error
+                }
+            }
+        }
+        return true
     }
 
     /// An error after which the transaction itself may be gone: the whole group fails with it.
