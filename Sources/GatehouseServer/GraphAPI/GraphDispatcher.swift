@@ -109,7 +109,8 @@ struct GraphDispatcher: Sendable {
 
     /// `/{id}[/…]`: what the id names decides what the rest of the path may be.
     private func answerObject(_ id: String, rest: [String], _ call: GraphCall, caller: Caller) async throws -> GraphReply {
-        let unsupported = GraphFailure(.unsupportedRequest(method: call.method.rawValue, objectID: id))
+        // Built only when thrown: `/me` passes through here on every call.
+        var unsupported: GraphFailure { GraphFailure(.unsupportedRequest(method: call.method.rawValue, objectID: id)) }
         switch (try await resolve(id, caller: caller, method: call.method), rest.isEmpty) {
         case (.app(let app), true):
             guard call.method == .get else { throw unsupported }

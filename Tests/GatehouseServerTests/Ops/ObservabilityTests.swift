@@ -44,6 +44,14 @@ struct CapturingLogHandler: LogHandler {
     @Test func routeLabelsAreBoundedAndCarryNoIDsOrSecrets() {
         #expect(RouteLabel.classify("/") == "/")
         #expect(RouteLabel.classify("/me") == "/me")
+        // One-word paths take a shortcut; it must agree with the full classification.
+        #expect(RouteLabel.classify("/debug_token") == "/debug_token")
+        #expect(RouteLabel.classify("/me/") == "/me")
+        #expect(RouteLabel.classify("//me") == "/me")
+        #expect(RouteLabel.classify("/v21.0") == "/")
+        #expect(RouteLabel.classify("/123456") == "/{id}")
+        #expect(RouteLabel.classify("/EAAGsecretTokenText") == "/{x}")
+        #expect(RouteLabel.classify("/ME") == "/{x}")
         #expect(RouteLabel.classify("/v21.0/me/friends") == "/me/friends")
         #expect(RouteLabel.classify("/1234567890/picture") == "/{id}/picture")
         #expect(RouteLabel.classify("/oauth/access_token") == "/oauth/access_token")
