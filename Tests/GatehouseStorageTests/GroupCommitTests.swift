@@ -38,37 +38,56 @@ import GatehouseTestSupport
         try await db.raw("SELECT body FROM notes ORDER BY id").all().map { try $0.decode(column: "body", as: String.self) }
     }
 
+    /// Holds the lead with a first writer (it inserts row `firstID`, 'first') until `queued` more writers wait,
+    /// then lets them commit as one group. Returns how many statements the writer connection had run when the
+    /// first writer was let go.
+    @discardableResult
+    static func queueBehindAFirstWriter(
+        _ routing: SQLiteReadRouting, _ rig: Rig, firstID: Int = 100, queued: Int, _ start: () -> Void
+    ) async throws -> Int {
+        let latch = Latch()
+        let entered = NIOLockedValueBox(false)
+        let first = Task {
+            try await routing.transaction { db in
+                try await db.raw("INSERT INTO notes (id, body) VALUES (\(unsafeRaw: String(firstID)), 'first')").run()
+                entered.withLockedValue { $0 = true }
+                await latch.wait()
+            }
+        }
+        try await waitUntil { entered.withLockedValue { $0 } }
+        start()
+        try await waitUntil { routing.group.waitingCount == queued }
+        let statements = rig.writer.statements
+        latch.open()
+        try await first.value
+        return statements
+    }
+
     @Test func writersThatQueueShareOneCommitAndEachKeepsItsOwnOutcome() async throws {
         let rig = try await Rig.make()
         let routing = rig.routing
         try await routing.raw("INSERT INTO notes (id, body) VALUES (4, 'taken')").run()
-        let latch = Latch()
-        let first = Task {
-            try await routing.transaction { db in
-                try await db.raw("INSERT INTO notes (id, body) VALUES (1, 'first')").run()
-                await latch.wait()
-            }
-        }
-        try await waitUntil { routing.group.groups.isEmpty && rig.writer.statements >= 3 }
+        var refused: Task<Void, any Error>?
+        var kept: Task<Void, any Error>?
+        var clash: Task<Void, any Error>?
         // While the first group waits, three more writers queue up.
-        let refused = Task {
-            try await routing.transaction { db -> Void in
-                try await db.raw("INSERT INTO notes (id, body) VALUES (2, 'refused')").run()
-                throw Refused()
+        try await Self.queueBehindAFirstWriter(routing, rig, firstID: 1, queued: 3) {
+            refused = Task {
+                try await routing.transaction { db -> Void in
+                    try await db.raw("INSERT INTO notes (id, body) VALUES (2, 'refused')").run()
+                    throw Refused()
+                }
             }
+            kept = Task {
+                try await routing.transaction { db in try await db.raw("INSERT INTO notes (id, body) VALUES (3, 'kept')").run() }
+            }
+            clash = Task { try await routing.insert(into: "notes").columns("id", "body").values(4, "clash").run() }
         }
-        let kept = Task {
-            try await routing.transaction { db in try await db.raw("INSERT INTO notes (id, body) VALUES (3, 'kept')").run() }
-        }
-        let clash = Task { try await routing.insert(into: "notes").columns("id", "body").values(4, "clash").run() }
-        try await waitUntil { routing.group.waitingCount == 3 }
-        latch.open()
-
-        try await first.value
-        await #expect(throws: Refused.self) { try await refused.value }
-        try await kept.value
+        let (refusedWriter, keptWriter, clashWriter) = (refused!, kept!, clash!)
+        await #expect(throws: Refused.self) { try await refusedWriter.value }
+        try await keptWriter.value
         do {
-            try await clash.value
+            try await clashWriter.value
             Issue.record("a duplicate primary key was inserted")
         } catch {
             guard case .uniqueViolation(let detail) = SQLErrorClassifier.sqlite.classify(error) else {
@@ -105,28 +124,6 @@ import GatehouseTestSupport
         #expect(groups.contains { $0 > 1 })
         #expect(try await Self.bodies(rig.readers[1]).count == 60)
         await rig.close()
-    }
-
-    /// Holds the lead with a first writer until `queued` more writers wait, then lets them commit as one group.
-    /// Returns how many statements the writer connection had run when the first writer was let go.
-    @discardableResult
-    static func queueBehindAFirstWriter(
-        _ routing: SQLiteReadRouting, _ rig: Rig, queued: Int, _ start: () -> Void
-    ) async throws -> Int {
-        let latch = Latch()
-        let first = Task {
-            try await routing.transaction { db in
-                try await db.raw("INSERT INTO notes (id, body) VALUES (100, 'first')").run()
-                await latch.wait()
-            }
-        }
-        try await waitUntil { routing.group.groups.isEmpty && rig.writer.statements >= 2 }
-        start()
-        try await waitUntil { routing.group.waitingCount == queued }
-        let statements = rig.writer.statements
-        latch.open()
-        try await first.value
-        return statements
     }
 
     @Test func aGroupWhereEveryoneSucceedsRunsWithoutSavepoints() async throws {
