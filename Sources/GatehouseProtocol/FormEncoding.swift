@@ -65,25 +65,19 @@ public enum FormEncoding {
     public static func unescape(_ text: some StringProtocol) -> String? {
         // Nothing to decode (most keys, ids and tokens): the text is already valid UTF-8.
         if !text.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) { return String(text) }
-        let input = Array(text.utf8)
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(input.count)
-        var index = 0
-        while index < input.count {
-            let byte = input[index]
+        bytes.reserveCapacity(text.utf8.count)
+        // Walked in place: copying the text into an array first was one more allocation per escaped value.
+        var input = text.utf8.makeIterator()
+        while let byte = input.next() {
             switch byte {
             case UInt8(ascii: "+"):
                 bytes.append(UInt8(ascii: " "))
-                index += 1
             case UInt8(ascii: "%"):
-                guard index + 2 < input.count,
-                      let high = hexValue(input[index + 1]), let low = hexValue(input[index + 2])
-                else { return nil }
+                guard let high = input.next().flatMap(hexValue), let low = input.next().flatMap(hexValue) else { return nil }
                 bytes.append(high << 4 | low)
-                index += 3
             default:
                 bytes.append(byte)
-                index += 1
             }
         }
         return String(validatingUTF8Bytes: bytes)

@@ -49,10 +49,12 @@ public struct ErrorInjector: Sendable {
     /// The error the call should fail with, using up one count of the injection that supplies it.
     func check(_ caller: Caller) async throws -> GraphError? {
         guard services.configuration.errorInjectionEnabled else { return nil }
-        var targets: [(InjectionTargetKind, String)] = [(.app, caller.app.id)]
+        // Built whole, in one allocation: this runs on every Graph call in development mode.
+        let targets: [(InjectionTargetKind, String)]
         if case .user(let user) = caller {
-            targets.append((.user, user.user.id))
-            targets.append((.token, user.token.id))
+            targets = [(.app, caller.app.id), (.user, user.user.id), (.token, user.token.id)]
+        } else {
+            targets = [(.app, caller.app.id)]
         }
         for injection in try await services.storage.emulator.injections(targets: targets) {
             guard let error = InjectableError(code: injection.code, subcode: injection.subcode) else { continue }
