@@ -22,9 +22,12 @@ public final class CallerFacts: Sendable {
 
     /// The person as cached: the picture's bytes are dropped (they are large and only `/pictures` serves them,
     /// from the database) but its presence is kept as an empty value, so `is_silhouette` answers the same.
-    package static func withoutPictureBytes(_ user: UserRecord) -> UserRecord {
+    /// The password hash is dropped too: no Graph answer reads it (logging in reads the person afresh), and a
+    /// node's memory then holds no password hashes for its cached callers.
+    package static func cachedForm(of user: UserRecord) -> UserRecord {
         var user = user
         if user.picture != nil { user.picture = Data() }
+        user.passwordHash = ""
         return user
     }
 
@@ -35,6 +38,23 @@ public final class CallerFacts: Sendable {
 }
 
 extension CallerFacts: CacheableFacts {
+    /// Callers of one app share its record: read once per cache miss, each would otherwise hold its own copy
+    /// of the app's strings and lists (about 500 bytes a caller). The token's and grant's ids share the
+    /// app's and the person's strings for the same reason.
+    public func sharingStorage(with neighbour: CallerFacts) -> CallerFacts {
+        let app = neighbour.app == self.app ? neighbour.app : self.app
+        switch kind {
+        case .user(var token, let user, var grant, let scopedID):
+            if token.appID == app.id { token.appID = app.id }
+            if grant.appID == app.id { grant.appID = app.id }
+            if token.userID == user.id { token.userID = user.id }
+            if grant.userID == user.id { grant.userID = user.id }
+            return CallerFacts(app: app, kind: .user(token: token, user: user, grant: grant, scopedID: scopedID))
+        case .app:
+            return CallerFacts(app: app, kind: kind)
+        }
+    }
+
     /// Every write that could change what this caller sees names one of these (see the invalidating stores).
     public var cacheDependencies: [CacheDependency] {
         var keys: [CacheDependency] = [.app(app.id)]
@@ -54,6 +74,13 @@ extension CallerFacts: CacheableFacts {
 
 /// The per-node cache of resolved callers, keyed by the token's SHA-256.
 public typealias CallerCache = InvalidationCache<CallerFacts>
+
+extension CallerFacts {
+    /// How many callers one node keeps. A cached caller takes about 1.7 KB (measured with the server's RSS over
+    /// 70,000 never-seen tokens, `docs/BENCHMARKS.md`), so a full cache is about 70 MB and a node with every
+    /// cache full stays within its 150 MB budget. Beyond it, the oldest caller makes room.
+    public static let nodeCacheCapacity = 40_000
+}
 
 extension InvalidationCache where Value == CallerFacts {
     /// ``begin(_:)`` compiled for callers here, where the value type is known: called generically from another

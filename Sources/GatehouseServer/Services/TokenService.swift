@@ -74,7 +74,9 @@ package struct TokenService: Sendable {
         guard let records, records.token.kind == .user, let userID = records.token.userID,
               let app = records.app, let user = records.user
         else { return (.failure(.invalidTokenFormat), nil) }
-        let record = records.token
+        var record = records.token
+        // The cache's key is this same hash: one buffer for both (64 bytes for each cached caller).
+        if record.tokenHash == hash { record.tokenHash = hash }
         let now = services.clock.now()
         func refuse(_ error: GraphError) -> (Result<Caller, GraphError>, CallerFacts?) {
             if let note = JournalNote.current {
@@ -90,10 +92,11 @@ package struct TokenService: Sendable {
         if let expires = record.expiresAt, now >= expires { return refuse(.tokenExpired(expiredAt: expires, now: now)) }
         // Created on first use, so a person who never got one has none to join yet.
         let scoped = try await records.scopedID.asyncOr { try await storage.users.scopedID(appID: app.id, userID: userID) }
-        let facts = CallerFacts(
-            app: app, kind: .user(token: record, user: CallerFacts.withoutPictureBytes(user), grant: grant, scopedID: scoped))
+        // The miss answers with the person as a hit will, so the two answers cannot differ.
+        let cachedUser = CallerFacts.cachedForm(of: user)
+        let facts = CallerFacts(app: app, kind: .user(token: record, user: cachedUser, grant: grant, scopedID: scoped))
         return (.success(.user(UserCaller(
-            tokenString: text, token: record, app: app, user: user, grant: grant, scopedID: scoped, now: now))), facts)
+            tokenString: text, token: record, app: app, user: cachedUser, grant: grant, scopedID: scoped, now: now))), facts)
     }
 }
 

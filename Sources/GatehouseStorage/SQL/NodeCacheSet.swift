@@ -12,7 +12,7 @@ struct NodeCacheSet {
     init(clock: any GatehouseClock) {
         tokens = TokenLookupCache(enabled: false, clock: clock)
         keys = SigningKeyCache(enabled: false, clock: clock)
-        callers = CallerCache(enabled: false, clock: clock)
+        callers = CallerCache(capacity: CallerFacts.nodeCacheCapacity, enabled: false, clock: clock)
         injections = InjectionCache(enabled: false, clock: clock)
         apps = AppCache(capacity: 10_000, enabled: false, clock: clock)
     }

@@ -63,6 +63,24 @@ struct CallerCacheTests {
         }
     }
 
+    @Test func noCallerCarriesThePersonsPasswordHash() async throws {
+        try await withEachBackend { storage in
+            let cache = try #require(storage.callerCache)
+            try await waitUntil { cache.isEnabled }
+            let services = callerServices(storage, clock: AdjustableClock(fixed: Self.now))
+            let c = try await CallerScenario.make(1, on: storage, now: Self.now)
+            #expect(try await storage.users.find(id: c.user.id)?.passwordHash.isEmpty == false)
+            // The miss and then the hit: neither holds the hash, and both answer alike otherwise.
+            let miss = try #require(try await services.tokens.resolve(c.text).user)
+            try await settle(cache, c.text, services)
+            let hit = try #require(try await services.tokens.resolve(c.text).user)
+            #expect(miss.user.passwordHash == "")
+            #expect(hit.user == miss.user)
+            // Logging in still reads the stored hash.
+            #expect(try await storage.users.find(id: c.user.id)?.passwordHash.isEmpty == false)
+        }
+    }
+
     /// Each write kind on the node holding the cache: seen by the very next request.
     @Test(arguments: CallerWrite.all.map(\.name))
     func aWriteOnThisNodeIsSeenAtOnce(_ name: String) async throws {

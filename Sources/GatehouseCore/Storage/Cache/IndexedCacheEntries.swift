@@ -13,7 +13,7 @@ package struct IndexedCacheEntries<Value: CacheableFacts>: Sendable {
     }
 
     private var entries: [String: Entry] = [:]
-    private var index: [CacheDependency: Set<String>] = [:]
+    private var index: [CacheDependency: DependentKeys] = [:]
     /// Keys in insertion order with their sequence; removed entries leave stale slots, skipped on eviction and
     /// dropped when the queue grows past twice the live count (so every operation is amortised O(1)).
     private var order: [(key: String, sequence: UInt64)] = []
@@ -29,18 +29,27 @@ package struct IndexedCacheEntries<Value: CacheableFacts>: Sendable {
         remove(key)
         while entries.count >= max(capacity, 1), evictOldest() {}
         nextSequence &+= 1
+        let dependencies = value.cacheDependencies
+        // A value read from the same records as one already held may share their storage (one app's strings,
+        // say, instead of a copy per cached caller): the first dependency names the records most share.
+        var value = value
+        if let first = dependencies.first, let neighbour = index[first]?.anyKey, let held = entries[neighbour] {
+            value = value.sharingStorage(with: held.value)
+        }
         entries[key] = Entry(value: value, storedAt: instant, sequence: nextSequence)
         order.append((key, nextSequence))
-        for dependency in value.cacheDependencies { index[dependency, default: []].insert(key) }
+        for dependency in dependencies {
+            if index[dependency]?.insert(key) == nil { index[dependency] = .one(key) }
+        }
     }
 
     /// Removes the entry for `key`, if any, and its index slots.
     package mutating func remove(_ key: String) {
         guard let entry = entries.removeValue(forKey: key) else { return }
         for dependency in entry.value.cacheDependencies {
-            guard var keys = index[dependency] else { continue }
-            keys.remove(key)
-            index[dependency] = keys.isEmpty ? nil : keys
+            // Mutated in place: copying the set out and back would copy all of it (an app's set holds every
+            // cached caller of the app), making each eviction O(n).
+            if index[dependency]?.remove(key) == true { index[dependency] = nil }
         }
         if order.count > 2 * entries.count + 16 { compact() }
     }
@@ -52,7 +61,7 @@ package struct IndexedCacheEntries<Value: CacheableFacts>: Sendable {
             return
         }
         guard let dependency = event.dependency, let keys = index[dependency] else { return }
-        for key in keys { remove(key) }
+        for key in keys.all { remove(key) }
     }
 
     /// Drops the oldest live entry; false when there is none.
@@ -71,5 +80,50 @@ package struct IndexedCacheEntries<Value: CacheableFacts>: Sendable {
     private mutating func compact() {
         order = order[head...].filter { entries[$0.key]?.sequence == $0.sequence }
         head = 0
+    }
+}
+
+/// The keys that depend on one record. Most records (a token, a code, a person in one app) have one cached
+/// value, which needs no set of its own: at 50,000 cached callers, single-key sets were about 400 bytes each.
+enum DependentKeys: Sendable {
+    case one(String)
+    case many(Set<String>)
+
+    /// Adds `key`; returns Void so `index[d]?.insert(k) == nil` tells an absent entry.
+    mutating func insert(_ key: String) {
+        switch self {
+        case .one(let held) where held == key: return
+        case .one(let held): self = .many([held, key])
+        case .many(var keys):
+            self = .one(key)  // releases the set's storage, so the insert below does not copy it
+            keys.insert(key)
+            self = .many(keys)
+        }
+    }
+
+    /// Removes `key`; true when no key is left.
+    mutating func remove(_ key: String) -> Bool {
+        switch self {
+        case .one(let held): return held == key
+        case .many(var keys):
+            self = .one(key)  // as in insert: the set is uniquely held while it changes
+            keys.remove(key)
+            if keys.count == 1, let last = keys.first { self = .one(last) } else { self = .many(keys) }
+            return keys.isEmpty
+        }
+    }
+
+    var anyKey: String? {
+        switch self {
+        case .one(let key): key
+        case .many(let keys): keys.first
+        }
+    }
+
+    var all: [String] {
+        switch self {
+        case .one(let key): [key]
+        case .many(let keys): Array(keys)
+        }
     }
 }

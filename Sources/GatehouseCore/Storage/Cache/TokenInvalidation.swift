@@ -87,6 +87,15 @@ public enum CacheDependency: Hashable, Sendable {
 public protocol CacheableFacts: Sendable {
     /// Every record the value was read from.
     var cacheDependencies: [CacheDependency] { get }
+
+    /// This value, sharing whatever storage it can with `neighbour`, a cached value read from the record
+    /// named by this value's first dependency. Only memory changes: the result must equal this value.
+    func sharingStorage(with neighbour: Self) -> Self
+}
+
+extension CacheableFacts {
+    /// Nothing shared by default.
+    public func sharingStorage(with neighbour: Self) -> Self { self }
 }
 
 extension TokenRecord: CacheableFacts {
