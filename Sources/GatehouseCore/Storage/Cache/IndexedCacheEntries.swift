@@ -84,7 +84,7 @@ package struct IndexedCacheEntries<Value: CacheableFacts>: Sendable {
 }
 
 /// The keys that depend on one record. Most records (a token, a code, a person in one app) have one cached
-/// value, which needs no set of its own: at 50,000 cached callers, single-key sets were about 400 bytes each.
+/// value, which needs no set (an allocation of its own) to hold it: see `docs/BENCHMARKS.md`, eighth run.
 enum DependentKeys: Sendable {
     case one(String)
     case many(Set<String>)
