@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import GatehouseProtocol
 @testable import GatehouseCore
 @testable import GatehouseServer
@@ -13,6 +14,20 @@ func callerServices(_ storage: Storage, clock: AdjustableClock) -> GatehouseServ
         configuration: GatehouseConfiguration(dataDirectory: FileManager.default.temporaryDirectory.path, publicURL: "http://gatehouse.test"),
         storage: storage, clock: clock, passwords: BcryptPasswordHasher(cost: 4), callbacks: RecordingNotifier(), logger: logger,
         clockControl: clock)
+}
+
+/// The start of most caller-cache tests, on each backend: the node's cache once it is on, services over the
+/// storage on a clock fixed at `now`, and one person with tokens for one app.
+func withEnabledCallerCache(
+    now: Date, _ body: (Storage, CallerCache, GatehouseServices, CallerScenario) async throws -> Void
+) async throws {
+    try await withEachBackend { storage in
+        let cache = try #require(storage.callerCache)
+        try await waitUntil { cache.isEnabled }
+        let services = callerServices(storage, clock: AdjustableClock(fixed: now))
+        let c = try await CallerScenario.make(1, on: storage, now: now)
+        try await body(storage, cache, services, c)
+    }
 }
 
 extension Result where Success == Caller, Failure == GraphError {

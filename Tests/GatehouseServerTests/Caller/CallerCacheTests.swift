@@ -64,11 +64,7 @@ struct CallerCacheTests {
     }
 
     @Test func noCallerCarriesThePersonsPasswordHash() async throws {
-        try await withEachBackend { storage in
-            let cache = try #require(storage.callerCache)
-            try await waitUntil { cache.isEnabled }
-            let services = callerServices(storage, clock: AdjustableClock(fixed: Self.now))
-            let c = try await CallerScenario.make(1, on: storage, now: Self.now)
+        try await withEnabledCallerCache(now: Self.now) { storage, cache, services, c in
             #expect(try await storage.users.find(id: c.user.id)?.passwordHash.isEmpty == false)
             // The miss and then the hit: neither holds the hash, and both answer alike otherwise.
             let miss = try #require(try await services.tokens.resolve(c.text).user)
@@ -85,11 +81,7 @@ struct CallerCacheTests {
     @Test(arguments: CallerWrite.all.map(\.name))
     func aWriteOnThisNodeIsSeenAtOnce(_ name: String) async throws {
         let change = try #require(CallerWrite.all.first { $0.name == name })
-        try await withEachBackend { storage in
-            let cache = try #require(storage.callerCache)
-            try await waitUntil { cache.isEnabled }
-            let services = callerServices(storage, clock: AdjustableClock(fixed: Self.now))
-            let c = try await CallerScenario.make(1, on: storage, now: Self.now)
+        try await withEnabledCallerCache(now: Self.now) { storage, cache, services, c in
             let presented = change.viaAppToken ? c.appToken : c.text
             let before = try await services.tokens.resolve(presented)
             #expect(!change.seen(before, c))
@@ -201,11 +193,7 @@ struct CallerCacheTests {
     }
 
     @Test func aDisabledCacheServesNothing() async throws {
-        try await withEachBackend { storage in
-            let cache = try #require(storage.callerCache)
-            try await waitUntil { cache.isEnabled }
-            let services = callerServices(storage, clock: AdjustableClock(fixed: Self.now))
-            let c = try await CallerScenario.make(1, on: storage, now: Self.now)
+        try await withEnabledCallerCache(now: Self.now) { storage, cache, services, c in
             try await settle(cache, c.text, services)
             cache.setEnabled(false)
             #expect(cache.count == 0)
