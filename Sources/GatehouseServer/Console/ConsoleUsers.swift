@@ -15,6 +15,7 @@ struct ConsoleUsers: Sendable {
         router.get("/console/users/:id/picture.png", use: picture)
         router.post("/console/users/:id", use: saveProfile)
         router.post("/console/users/:id/picture", use: savePicture)
+        router.post("/console/users/:id/password", use: changePassword)
         router.post("/console/users/:id/friends", use: changeFriendship)
     }
 
@@ -89,6 +90,16 @@ struct ConsoleUsers: Sendable {
                 user.picture = Data(bytes)
             }
             try await services.storage.users.update(user)
+            return "/console/users/\(user.id)?notice=saved"
+        }
+    }
+
+    /// `POST /console/users/:id/password`: a new password, which signs the person out everywhere
+    /// (``AccountService/changePassword(of:to:)``), so an app's handling of 190/460 can be tried.
+    @Sendable func changePassword(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await console.action(request) { form in
+            let user = try await find(context)
+            try await services.accounts.changePassword(of: user, to: form["password"] ?? "")
             return "/console/users/\(user.id)?notice=saved"
         }
     }

@@ -70,7 +70,11 @@ public struct Scenario: Sendable, Equatable {
         public var at: ScenarioLocation
         public var id: String
         public var email: String
+        /// The file's `password`, or `<key>-password` when it states none (see ``statesPassword``).
         public var password: String
+        /// Whether the file states `password`. One left out is used for a new person only: an existing person
+        /// keeps theirs, so an apply never resets (and signs out) someone whose password was changed elsewhere.
+        public var statesPassword = false
         public var firstName: String
         public var middleName: String?
         public var lastName: String

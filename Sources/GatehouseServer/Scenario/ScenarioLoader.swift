@@ -81,14 +81,24 @@ public struct ScenarioLoader: Sendable {
                 try await storage.emulator.setSetting(ClockControl.offsetSetting, offset == 0 ? nil : String(offset))
                 try await ClockControl(services: services).restore()
             case .createApp(let app): try await storage.apps.create(app)
-            case .updateApp(let app): try await storage.apps.update(app)
+            case .updateApp(let app):
+                // A new secret goes through the console's path, which revokes the app tokens the old one made.
+                if let stored = try await storage.apps.find(id: app.id), stored.secret != app.secret {
+                    try await services.accounts.changeSecret(of: app, to: app.secret)
+                } else {
+                    try await storage.apps.update(app)
+                }
             case .setRole(let appID, let userID, let role): try await storage.apps.setRole(appID: appID, userID: userID, role: role)
             case .createUser(var user, let password):
                 user.passwordHash = try await services.passwords.hash(password)
                 try await storage.users.create(user)
-            case .updateUser(var user, let password):
-                if let password { user.passwordHash = try await services.passwords.hash(password) }
-                try await storage.users.update(user)
+            case .updateUser(let user, let password):
+                // A new password signs the person out everywhere, as every password change does.
+                if let password {
+                    try await services.accounts.changePassword(of: user, to: password)
+                } else {
+                    try await storage.users.update(user)
+                }
             case .assignScopedID(let appID, let userID, let scopedID):
                 try await storage.users.assignScopedID(appID: appID, userID: userID, scopedID: scopedID)
             case .befriend(let a, let b): try await storage.friendships.befriend(a, b, at: services.clock.now())

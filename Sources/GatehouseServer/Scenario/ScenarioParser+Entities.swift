@@ -92,7 +92,7 @@ extension ScenarioParser {
                 case "id": if Self.isDigits(text, 5...20) { person.id = text } else { reader.fail(v, at, "a person id is 5 to 20 digits, not starting with 0") }
                 case "email":
                     if text.contains("@"), text.count <= 254, !text.contains(where: \.isWhitespace) { person.email = text } else { reader.fail(v, at, "\"\(text)\" is not an email address") }
-                case "password": if text.count >= 6 { person.password = text } else { reader.fail(v, at, "passwords need at least 6 characters") }
+                case "password": if text.count >= 6 { person.password = text; person.statesPassword = true } else { reader.fail(v, at, "passwords need at least 6 characters") }
                 case "first_name": person.firstName = text
                 case "middle_name": person.middleName = text
                 case "last_name": person.lastName = text

@@ -70,8 +70,8 @@ extension ScenarioPlanBuilder {
             compare("quotes", \.quotes, person.quotes.map(Optional.some)) { Self.show($0) }
             compare("picture", \.picture, person.picture.map(Optional.some)) { $0 == nil ? "none" : "another picture" }
             compare("test_user_of", \.testUserOfAppID, owner.map(Optional.some)) { Self.show($0) }
-            let passwordDiffers = server.passwordMatches[person.key] == false
-            if passwordDiffers { differs.append("password differs") }
+            let passwordDiffers = person.statesPassword && server.passwordMatches[person.key] == false
+            if passwordDiffers { differs.append("password differs (the new one signs \(person.key) out: tokens answer 190/460)") }
             if !differs.isEmpty { change(.updateUser(record, password: passwordDiffers ? person.password : nil), "\(path): " + differs.joined(separator: "; ")) }
             planScopedIDs(person, existing: server.scopedIDs[person.id] ?? [:])
         }

@@ -12,7 +12,8 @@ public struct ScenarioSnapshot: Sendable {
     public var users: [String: UserRecord] = [:]
     /// Lower-cased email → the id of the person who has it.
     public var userIDsByEmail: [String: String] = [:]
-    /// Person key → whether the file's password is the stored one (bcrypt is checked here, not in the plan).
+    /// Person key → whether the file's password is the stored one (bcrypt is checked here, not in the plan); only
+    /// for people whose `password` the file states.
     public var passwordMatches: [String: Bool] = [:]
     /// User id → app id → app-scoped id.
     public var scopedIDs: [String: [String: String]] = [:]
@@ -55,7 +56,9 @@ public struct ScenarioSnapshot: Sendable {
             }
             guard let user = try await storage.users.find(id: person.id) else { continue }
             snapshot.users[user.id] = user
-            snapshot.passwordMatches[person.key] = try await services.passwords.verify(person.password, hash: user.passwordHash)
+            if person.statesPassword {
+                snapshot.passwordMatches[person.key] = try await services.passwords.verify(person.password, hash: user.passwordHash)
+            }
             snapshot.scopedIDs[user.id] = Dictionary(try await storage.users.scopedIDs(userID: user.id).map { ($0.appID, $0.scopedID) }, uniquingKeysWith: { a, _ in a })
         }
         let userIDs = Dictionary(scenario.people.map { ($0.key, $0.id) }, uniquingKeysWith: { a, _ in a })

@@ -12,7 +12,7 @@ import Testing
         apps:
           shop: {id: "1960000000000001", name: Shop, secret: shop-secret-0123456789abcdef, roles: {alice: admin}}
         people:
-          alice: {id: "100000000000101", email: alice@shop.test, first_name: Alice, last_name: Anders, location: Lisbon}
+          alice: {id: "100000000000101", email: alice@shop.test, password: alice-password, first_name: Alice, last_name: Anders, location: Lisbon}
         grants:
           - {app: shop, person: alice, granted: [email], declined: [user_friends]}
         tokens:
@@ -88,13 +88,21 @@ import Testing
         server.injections[injection]?.remaining = 1
         let plan = try Self.plan(server)
         #expect(plan.changes.map(\.description) == [
-            "people.alice: last_name is \"Smith\" on the server, \"Anders\" in the file; location is nothing on the server, \"Lisbon\" in the file; password differs",
+            "people.alice: last_name is \"Smith\" on the server, \"Anders\" in the file; location is nothing on the server, \"Lisbon\" in the file; password differs (the new one signs alice out: tokens answer 190/460)",
             "apps.shop.roles.alice: tester on the server, admin in the file",
             "grants[0]: granted [email, public_profile], declined [] on the server; granted [public_profile, email], declined [user_friends] in the file",
             "errors[0]: 190/460 1 calls left on the server",
         ])
         guard case .updateUser(let user, let password) = plan.changes[0].action else { Issue.record("not an update"); return }
         #expect(user.lastName == "Anders" && user.location?.name == "Lisbon" && password == "alice-password")
+    }
+
+    /// Issue 27 finding 6: a file that leaves `password` out never resets an existing person's password.
+    @Test func aLeftOutPasswordIsNotCompared() throws {
+        var server = try Self.matching()
+        server.passwordMatches["alice"] = false
+        let plan = try Self.plan(server, yaml: Self.yaml.replacingOccurrences(of: "password: alice-password, ", with: ""))
+        #expect(plan.changes.isEmpty && plan.problems.isEmpty)
     }
 
     @Test func conflictsAreProblemsAtTheEntrysLine() throws {

@@ -1,0 +1,42 @@
+import GatehouseCore
+import Foundation
+
+/// The one way a person's password or an app's secret is replaced once they exist, so every path (scenario,
+/// console, and any later one) ends the sessions the old credential opened, as Facebook does.
+extension AccountService {
+    /// Saves `user` (with whatever other changes it carries) under a new password, and signs the person out
+    /// everywhere: `passwordChangedAt` moves to now, so every token issued before answers 190/460 and every
+    /// browser session authenticated before is refused; the tokens are also revoked and the sessions deleted, so
+    /// nothing issued in the same second (timestamps are stored in whole seconds) survives either.
+    /// - Returns: the record as stored.
+    /// - Throws: ``AccountError`` for a password under 6 characters; `StorageError.conflict` for a taken email.
+    @discardableResult
+    public func changePassword(of user: UserRecord, to password: String) async throws -> UserRecord {
+        guard password.count >= 6 else { throw AccountError("passwords need at least 6 characters") }
+        var changed = user
+        changed.passwordHash = try await services.passwords.hash(password)
+        let now = services.clock.now()
+        changed.passwordChangedAt = now
+        let storage = services.storage
+        // The record first: from this write on, the caches (here and, through the invalidation feed, on other
+        // nodes) read the new `passwordChangedAt`, which alone refuses every older token and session.
+        try await storage.users.update(changed)
+        try await storage.tokens.revokeAll(userID: user.id, at: now)
+        try await storage.sessions.deleteAll(userID: user.id)
+        services.logger.info("password changed; tokens revoked and sessions ended", metadata: ["user": "\(user.id)"])
+        return changed
+    }
+
+    /// Saves `app` under a new secret and revokes the app tokens issued under the old one (the `app_id|secret`
+    /// form stops working by itself, since it is compared with the stored secret).
+    public func changeSecret(of app: AppRecord, to secret: String) async throws {
+        var changed = app
+        changed.secret = secret
+        try await services.storage.apps.update(changed)
+        let now = services.clock.now()
+        for token in try await services.storage.tokens.live(appID: app.id, userID: nil, now: now) where token.kind == .app {
+            try await services.storage.tokens.revoke(id: token.id, at: now)
+        }
+        services.logger.info("app secret changed; app tokens revoked", metadata: ["app": "\(app.id)"])
+    }
+}
