@@ -9,7 +9,7 @@ public enum SignedRequestError: Error, Sendable, Equatable {
     case unsupportedAlgorithm
     /// The signature does not match the payload under the app secret.
     case badSignature
-    /// `issued_at` is missing or older than the allowed age.
+    /// `issued_at` is missing, older than the allowed age, or further ahead than ``SignedRequest/maxFutureSkew``.
     case expired
 }
 
@@ -19,6 +19,10 @@ public enum SignedRequestError: Error, Sendable, Equatable {
 public enum SignedRequest {
     /// The only algorithm Facebook uses.
     public static let algorithm = "HMAC-SHA256"
+
+    /// How far ahead of the verifier's clock `issued_at` may be (clock skew between two machines), in seconds.
+    /// Without a bound, a request dated years ahead would pass the age check for years.
+    public static let maxFutureSkew: TimeInterval = 300
 
     /// Signs `payload`. `algorithm` is set to `HMAC-SHA256` (appended if missing, replaced in
     /// place otherwise) because every verifier rejects a request without it.
@@ -35,7 +39,7 @@ public enum SignedRequest {
     /// The signature is checked (in constant time) before the payload is interpreted, so forged
     /// input never reaches the JSON parser's results. The algorithm check is case-insensitive, as
     /// in facebook-sdk. With `maxAge`, `issued_at` must be present and no older than that (social-core
-    /// uses one day); a timestamp slightly in the future is accepted to tolerate clock skew.
+    /// uses one day), and at most ``maxFutureSkew`` ahead of `now` (clock skew); either failure is `.expired`.
     public static func parse(
         _ signedRequest: String, secret: String, maxAge: TimeInterval? = nil, now: Date = Date()
     ) throws(SignedRequestError) -> JSONObject {
@@ -52,9 +56,9 @@ public enum SignedRequest {
         guard payload["algorithm"]?.stringValue?.uppercased() == algorithm else { throw .unsupportedAlgorithm }
 
         if let maxAge {
-            guard let issuedAt = payload["issued_at"]?.intValue,
-                  now.timeIntervalSince1970 - Double(issuedAt) <= maxAge
-            else { throw .expired }
+            guard let issuedAt = payload["issued_at"]?.intValue else { throw .expired }
+            let age = now.timeIntervalSince1970 - Double(issuedAt)
+            guard age <= maxAge, age >= -maxFutureSkew else { throw .expired }
         }
         return payload
     }

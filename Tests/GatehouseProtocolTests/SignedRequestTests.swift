@@ -36,6 +36,19 @@ import Testing
         #expect(try SignedRequest.parse(undated, secret: "k")["user_id"] == "7")
     }
 
+    /// Issue 27 finding 8: a request dated ahead passed the age check for as long as it stayed ahead. Up to
+    /// `maxFutureSkew` (clock skew) is accepted; beyond it is refused exactly as an expired one is.
+    @Test func refusesIssuedAtBeyondTheSkewAhead() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        func dated(_ offset: Int) -> String {
+            SignedRequest.make(payload: ["issued_at": .int(Int64(1_800_000_000 + offset)), "user_id": "7"], secret: "k")
+        }
+        #expect(SignedRequest.maxFutureSkew == 300)
+        #expect(try SignedRequest.parse(dated(300), secret: "k", maxAge: 86_400, now: now)["user_id"] == "7")
+        #expect(throws: SignedRequestError.expired) { try SignedRequest.parse(dated(301), secret: "k", maxAge: 86_400, now: now) }
+        #expect(throws: SignedRequestError.expired) { try SignedRequest.parse(dated(10 * 365 * 86_400), secret: "k", maxAge: 86_400, now: now) }
+    }
+
     @Test func rejectsTampering() {
         #expect(throws: SignedRequestError.badSignature) { try SignedRequest.parse(pythonVector, secret: "wrong") }
         var tamperedSignature = Array(pythonVector)

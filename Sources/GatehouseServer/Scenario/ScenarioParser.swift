@@ -40,12 +40,18 @@ public struct ScenarioParser {
     /// - Throws: ``ScenarioErrors`` listing every problem (syntax, shape, values and references).
     public func parse(_ yaml: String) throws -> Scenario {
         var reader = ScenarioReader(file: file)
+        func refuse(_ message: String) -> ScenarioErrors {
+            ScenarioErrors([ScenarioError(file: file, location: nil, path: "", message: message)])
+        }
+        // Size and aliases are bounded before Yams sees the text, the expanded size right after (billion laughs).
+        if let message = ScenarioYAMLLimits.refusalBeforeComposing(yaml) { throw refuse(message) }
         let root: Node?
         do {
             root = try Yams.compose(yaml: yaml)
         } catch {
             throw ScenarioErrors([Self.syntaxError(error, file: file)])
         }
+        if let root, let message = ScenarioYAMLLimits.refusalAfterComposing(root) { throw refuse(message) }
         var scenario = Scenario()
         guard let root, !ScenarioReader.isNull(root) else { return scenario }
         guard let top = reader.mapping(root, "", allowed: Self.topKeys) else { throw ScenarioErrors(reader.errors) }
