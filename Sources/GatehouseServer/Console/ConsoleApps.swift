@@ -61,14 +61,8 @@ struct ConsoleApps: Sendable {
     /// `POST /console/apps/:id/reset-secret`: a new secret; app tokens made with the old one are revoked.
     @Sendable func resetSecret(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         try await console.action(request) { _ in
-            var app = try await find(context)
-            app.secret = services.random.hex(16)
-            try await services.storage.apps.update(app)
-            let now = services.clock.now()
-            for token in try await services.storage.tokens.live(appID: app.id, userID: nil, now: now) where token.kind == .app {
-                try await services.storage.tokens.revoke(id: token.id, at: now)
-            }
-            services.logger.info("app secret reset", metadata: ["app": "\(app.id)"])
+            let app = try await find(context)
+            try await services.accounts.changeSecret(of: app, to: services.random.hex(16))
             return "/console/apps/\(app.id)?notice=secret"
         }
     }
