@@ -27,17 +27,18 @@ public struct ScenarioLoader: Sendable {
     /// The differences between `scenario` and the server.
     public func plan(_ scenario: Scenario, file: String) async throws -> ScenarioPlan {
         let snapshot = try await ScenarioSnapshot.read(scenario, services: services)
-        return makePlan(scenario, snapshot, file: file)
+        return makePlan(scenario, snapshot, file: file, now: scenarioNow(scenario))
     }
 
     /// Applies `scenario` (or, with `dryRun`, only works out what it would change).
     /// - Throws: ``ScenarioErrors`` when the server holds something the file contradicts; nothing is written then.
     @discardableResult
     public func apply(_ scenario: Scenario, file: String, dryRun: Bool = false) async throws -> Outcome {
-        let plan = try await self.plan(scenario, file: file)
+        let now = scenarioNow(scenario)
+        let plan = makePlan(scenario, try await ScenarioSnapshot.read(scenario, services: services), file: file, now: now)
         guard plan.problems.isEmpty else { throw ScenarioErrors(plan.problems) }
         if !dryRun, !plan.changes.isEmpty {
-            try await perform(plan.changes)
+            try await perform(plan.changes, now: now)
             services.logger.info("scenario applied", metadata: ["file": "\(file)", "changes": "\(plan.changes.count)"])
         }
         var apps: [AppRecord] = []
@@ -52,28 +53,33 @@ public struct ScenarioLoader: Sendable {
     /// fixtures into real data.
     public func loadAtStartup(_ scenario: Scenario, file: String) async throws {
         let snapshot = try await ScenarioSnapshot.read(scenario, services: services)
-        let plan = makePlan(scenario, snapshot, file: file)
+        let now = scenarioNow(scenario)
+        let plan = makePlan(scenario, snapshot, file: file, now: now)
         guard plan.problems.isEmpty else { throw ScenarioErrors(plan.problems) }
         if plan.changes.isEmpty { return }
         guard snapshot.isEmpty else {
             throw NotEmptyError(description: "the database already holds data that differs from \(file) (\(plan.changes.count) difference(s), e.g. \(plan.changes[0])); "
                 + "start with an empty --data-dir, or use `gatehouse scenario apply` against the running server")
         }
-        try await perform(plan.changes)
+        try await perform(plan.changes, now: now)
         services.logger.info("scenario loaded", metadata: ["file": "\(file)", "changes": "\(plan.changes.count)"])
     }
 
-    private func makePlan(_ scenario: Scenario, _ snapshot: ScenarioSnapshot, file: String) -> ScenarioPlan {
-        var now = services.clock.now()
-        // Grants and tokens start at the scenario's time, so a clock offset does not age them on arrival.
-        if let offset = scenario.clockOffsetSeconds, let clock = services.clockControl {
-            now = now.addingTimeInterval(Double(offset) - clock.currentOffset)
-        }
+    /// The server's time once the scenario's clock offset applies: grants, tokens and password changes start then,
+    /// so a clock offset does not age them on arrival.
+    private func scenarioNow(_ scenario: Scenario) -> Date {
+        let now = services.clock.now()
+        guard let offset = scenario.clockOffsetSeconds, let clock = services.clockControl else { return now }
+        return now.addingTimeInterval(Double(offset) - clock.currentOffset)
+    }
+
+    private func makePlan(_ scenario: Scenario, _ snapshot: ScenarioSnapshot, file: String, now: Date) -> ScenarioPlan {
         let random = services.random, accounts = services.accounts
         return ScenarioPlan.make(scenario, against: snapshot, file: file, now: now, newSecret: { random.hex(16) }, place: accounts.place(named:))
     }
 
-    private func perform(_ changes: [ScenarioChange]) async throws {
+    /// - Parameter now: the time the plan was made for (``scenarioNow(_:)``).
+    private func perform(_ changes: [ScenarioChange], now: Date) async throws {
         let storage = services.storage
         for change in changes {
             switch change.action {
@@ -95,7 +101,8 @@ public struct ScenarioLoader: Sendable {
             case .updateUser(let user, let password):
                 // A new password signs the person out everywhere, as every password change does.
                 if let password {
-                    try await services.accounts.changePassword(of: user, to: password)
+                    // At the plan's time: a token the same file adds is then not older than the change.
+                    try await services.accounts.changePassword(of: user, to: password, at: now)
                 } else {
                     try await storage.users.update(user)
                 }

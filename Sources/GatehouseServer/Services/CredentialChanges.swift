@@ -8,14 +8,16 @@ extension AccountService {
     /// everywhere: `passwordChangedAt` moves to now, so every token issued before answers 190/460 and every
     /// browser session authenticated before is refused; the tokens are also revoked and the sessions deleted, so
     /// nothing issued in the same second (timestamps are stored in whole seconds) survives either.
+    /// - Parameter at: when the change happens; nil is the clock's now. A scenario passes the time its new tokens
+    ///   are issued at, so the ones it adds in the same apply are not older than the change.
     /// - Returns: the record as stored.
     /// - Throws: ``AccountError`` for a password under 6 characters; `StorageError.conflict` for a taken email.
     @discardableResult
-    public func changePassword(of user: UserRecord, to password: String) async throws -> UserRecord {
+    public func changePassword(of user: UserRecord, to password: String, at: Date? = nil) async throws -> UserRecord {
         guard password.count >= 6 else { throw AccountError("passwords need at least 6 characters") }
         var changed = user
         changed.passwordHash = try await services.passwords.hash(password)
-        let now = services.clock.now()
+        let now = at ?? services.clock.now()
         changed.passwordChangedAt = now
         let storage = services.storage
         // The record first: from this write on, the caches (here and, through the invalidation feed, on other

@@ -76,6 +76,44 @@ import Testing
         }
     }
 
+    /// bcrypt takes time: a hasher that moves the server's clock on while it hashes.
+    final class SlowHasher: PasswordHasher, @unchecked Sendable {
+        private let inner = BcryptPasswordHasher(cost: 4)
+        let lock = NSLock()
+        var clock: AdjustableClock?
+        func hash(_ password: String) async throws -> String {
+            lock.withLock { clock }?.advance(by: 2)
+            return try await inner.hash(password)
+        }
+        func verify(_ password: String, hash: String) async throws -> Bool { try await inner.verify(password, hash: hash) }
+        func dummyHash() async throws -> String { try await inner.dummyHash() }
+    }
+
+    @Test func aTokenTheSameScenarioAddsOutlivesThePasswordChange() async throws {
+        let hasher = SlowHasher()
+        let server = try await TestServer.make(passwords: hasher)
+        hasher.lock.withLock { hasher.clock = server.clock }
+        try await server.run { client in
+            let old = try await server.token(for: server.alice)
+            server.clock.advance(by: 5)
+            let yaml = """
+                apps:
+                  test: {id: "\(server.app.id)", name: Test App, redirect_uris: ["\(TestServer.redirectURI)", "http://127.0.0.1/cb"], approved_permissions: [user_friends]}
+                """ + "\n" + Self.aliceScenario(server, extra: ", password: alice-new-password") + """
+
+                grants:
+                  - {app: test, person: alice, granted: [public_profile]}
+                tokens:
+                  - {app: test, person: alice, value: EAAGtestAliceAfterTheChange0000000001}
+                """
+            let applied = try await Self.applyScenario(client, yaml)
+            #expect(applied.status == .ok, "\(applied.text)")
+            // The change is dated when the scenario's token is issued, although hashing took two seconds.
+            #expect(try await client.execute(uri: "/v21.0/me?access_token=EAAGtestAliceAfterTheChange0000000001", method: .get).status == .ok)
+            try await Self.expectPasswordChanged(client, old)
+        }
+    }
+
     @Test func aScenarioThatLeavesPasswordOutKeepsIt() async throws {
         let server = try await TestServer.make()
         try await server.run { client in
