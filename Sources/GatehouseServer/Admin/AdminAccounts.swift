@@ -9,6 +9,10 @@ public struct AdminAccounts: Sendable {
     static let sessionLifetime: TimeInterval = 12 * 3600
 
     let services: GatehouseServices
+
+    /// `__Host-gh_admin` where cookies are `Secure`, `gh_admin` on plain-http loopback (``SessionCookie``).
+    var sessionCookieName: String { SessionCookie.name(Self.sessionCookie, services.configuration) }
+
     public init(services: GatehouseServices) { self.services = services }
 
     /// Creates an admin with a bcrypt-hashed password.
@@ -33,9 +37,9 @@ public struct AdminAccounts: Sendable {
         return record
     }
 
-    /// The admin behind the request's `gh_admin` cookie, if that session is live.
+    /// The admin behind the request's one console session cookie, if that session is live.
     public func current(_ request: Request) async throws -> AdminAccountRecord? {
-        guard let secret = request.cookies[Self.sessionCookie]?.value, !secret.isEmpty, secret.count <= 128 else { return nil }
+        guard let secret = SessionCookie.single(sessionCookieName, in: request), !secret.isEmpty, secret.count <= 128 else { return nil }
         guard let session = try await services.storage.admins.findSession(secretHash: SecretHash.sha256Hex(secret)) else { return nil }
         guard session.expiresAt > services.clock.now() else {
             try await services.storage.admins.deleteSession(id: session.id)
@@ -51,17 +55,17 @@ public struct AdminAccounts: Sendable {
         try await services.storage.admins.insertSession(AdminSessionRecord(
             id: services.random.uuidString(), secretHash: SecretHash.sha256Hex(secret), adminID: adminID, createdAt: now,
             expiresAt: now.addingTimeInterval(Self.sessionLifetime)))
-        return Cookie(name: Self.sessionCookie, value: secret, maxAge: Int(Self.sessionLifetime), path: "/",
+        return Cookie(name: sessionCookieName, value: secret, maxAge: Int(Self.sessionLifetime), path: "/",
                       secure: services.configuration.usesSecureCookies, httpOnly: true, sameSite: .strict)
     }
 
     /// Ends the request's console session and returns a cookie that clears it.
     func endSession(_ request: Request) async throws -> Cookie {
-        if let secret = request.cookies[Self.sessionCookie]?.value, secret.count <= 128,
+        if let secret = SessionCookie.single(sessionCookieName, in: request), secret.count <= 128,
            let session = try await services.storage.admins.findSession(secretHash: SecretHash.sha256Hex(secret)) {
             try await services.storage.admins.deleteSession(id: session.id)
         }
-        return Cookie(name: Self.sessionCookie, value: "", maxAge: 0, path: "/",
+        return Cookie(name: sessionCookieName, value: "", maxAge: 0, path: "/",
                       secure: services.configuration.usesSecureCookies, httpOnly: true, sameSite: .strict)
     }
 }

@@ -11,6 +11,9 @@ struct BrowserSessions: Sendable {
 
     let services: GatehouseServices
 
+    /// `__Host-gh_session` where cookies are `Secure`, `gh_session` on plain-http loopback (``SessionCookie``).
+    var sessionCookieName: String { SessionCookie.name(Self.sessionCookie, services.configuration) }
+
     /// The logged-in person behind the request's session cookie, if the session is live.
     func current(_ request: Request) async throws -> (BrowserSessionRecord, UserRecord)? {
         guard let secretHash = secretHash(request) else { return nil }
@@ -39,9 +42,9 @@ struct BrowserSessions: Sendable {
             session: records.session, user: user, grant: records.grant, role: records.role, scopedID: records.scopedID)
     }
 
-    /// The hash of the session cookie's secret, when the request carries a plausible one.
+    /// The hash of the session cookie's secret, when the request carries exactly one plausible one.
     private func secretHash(_ request: Request) -> String? {
-        guard let secret = request.cookies[Self.sessionCookie]?.value, !secret.isEmpty, secret.count <= 128 else { return nil }
+        guard let secret = SessionCookie.single(sessionCookieName, in: request), !secret.isEmpty, secret.count <= 128 else { return nil }
         return SecretHash.sha256Hex(secret)
     }
 
@@ -68,7 +71,7 @@ struct BrowserSessions: Sendable {
             id: services.random.uuidString(), secretHash: SecretHash.sha256Hex(secret), userID: userID, createdAt: now,
             expiresAt: now.addingTimeInterval(Lifetimes.browserSession), authenticatedAt: now)
         try await services.storage.sessions.insert(record)
-        return (record, cookie(Self.sessionCookie, secret, maxAge: Int(Lifetimes.browserSession)))
+        return (record, cookie(sessionCookieName, secret, maxAge: Int(Lifetimes.browserSession)))
     }
 
     /// The CSRF cookie's name: `__Host-gh_csrf` on a secure origin (the browser then refuses it from a sibling
@@ -81,7 +84,7 @@ struct BrowserSessions: Sendable {
     /// The CSRF token for this browser, and a cookie to set when the browser had none.
     ///
     /// The token a form carries is the cookie's value bound to the browser's session: with a session
-    /// (`gh_session` or `gh_admin`), it is the cookie value plus an HMAC of it keyed by the session secrets. Someone
+    /// (``sessionCookieName`` or the console's), it is the cookie value plus an HMAC of it keyed by the session secrets. Someone
     /// who plants a CSRF cookie of their own in the victim's browser still cannot produce the matching form token.
     func csrfToken(_ request: Request) -> (String, Cookie?) {
         let cookies = request.cookies
@@ -103,7 +106,8 @@ struct BrowserSessions: Sendable {
 
     /// `raw`, or `raw.HMAC(session secrets, raw)` when the request carries a session cookie.
     private func bound(_ raw: String, _ cookies: Cookies) -> String {
-        let secrets = [Self.sessionCookie, AdminAccounts.sessionCookie].compactMap { cookies[$0]?.value }.filter { !$0.isEmpty }
+        let names = [sessionCookieName, SessionCookie.name(AdminAccounts.sessionCookie, services.configuration)]
+        let secrets = names.compactMap { cookies[$0]?.value }.filter { !$0.isEmpty }
         return CSRFFormToken.bind(raw, toSessionSecrets: secrets)
     }
 

@@ -37,7 +37,7 @@ struct AccountPages: Sendable {
             return PageRenderer.htmlResponse(status: .forbidden, html: html, secureCookies: services.configuration.usesSecureCookies)
         }
         if let (session, _) = try await sessions.current(request) { try await services.storage.sessions.delete(id: session.id) }
-        let expired = sessions.cookie(BrowserSessions.sessionCookie, "", maxAge: 0)
+        let expired = sessions.cookie(sessions.sessionCookieName, "", maxAge: 0)
         return PageRenderer.seeOther(form["next"].map { SettingsPages.safeNext($0) } ?? "/account", cookies: [expired])
     }
 

@@ -63,7 +63,7 @@ import Testing
             _ = try await browser.get("/dialog/oauth?" + Self.query(server))
             let forged = try await browser.post("/dialog/oauth/login", form: [("csrf_token", "wrong"), ("dialog", Self.query(server)), ("email", "alice@example.com"), ("password", "alice-password")])
             #expect(forged.status == .forbidden)
-            #expect(browser.cookies["gh_session"] == nil)
+            #expect(browser.cookies["__Host-gh_session"] == nil)
             let consent = try await browser.post("/dialog/oauth/consent", form: [("dialog", Self.query(server)), ("action", "continue")])
             #expect(consent.status == .forbidden)
         }
@@ -76,7 +76,7 @@ import Testing
             let page = try await browser.get("/dialog/oauth?" + Self.query(server))
             let posted = try await browser.submitLogin(page: page, email: "alice@example.com", password: "nope")
             #expect(posted.status == .seeOther)
-            #expect(browser.cookies["gh_session"] == nil)
+            #expect(browser.cookies["__Host-gh_session"] == nil)
             let again = try await browser.get(posted.location!)
             #expect(again.status == .unauthorized)
             #expect(again.text.contains("The email or password you entered is incorrect."))
@@ -92,7 +92,7 @@ import Testing
             let posted = try await browser.submitLogin(page: page, email: "ALICE@example.com", password: "alice-password")
             #expect(posted.status == .seeOther)
             let session = posted.headers[.setCookie] ?? ""
-            #expect(session.hasPrefix("gh_session="))
+            #expect(session.hasPrefix("__Host-gh_session="))
             #expect(session.contains("HttpOnly") && session.contains("SameSite=Lax") && session.contains("Path=/"))
             // The test server's public URL is http://gatehouse.test: not loopback, so cookies are Secure.
             #expect(session.contains("; Secure"))

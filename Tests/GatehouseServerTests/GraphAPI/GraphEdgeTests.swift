@@ -139,11 +139,11 @@ import Testing
             let browser = Browser(client)
             let confirm = try await browser.get(Browser.relative(created.json["login_url"]!.stringValue!))
             #expect(confirm.status == .ok)
-            #expect(confirm.headers[.setCookie]?.hasPrefix("gh_session=") != true)
+            #expect(confirm.headers[.setCookie]?.hasPrefix("__Host-gh_session=") != true)
             let form = ["csrf_token", "app_id", "user_id", "expires", "sig"].map { ($0, Browser.hiddenValue($0, in: confirm.text) ?? "") }
             let login = try await browser.post("/testuser/login", form: form)
             #expect(login.status == .seeOther)
-            #expect(login.headers[.setCookie]?.hasPrefix("gh_session=") == true)
+            #expect(login.headers[.setCookie]?.hasPrefix("__Host-gh_session=") == true)
 
             let userToken = try await client.execute(uri: "/\(app.id)/accounts/test-users?access_token=\(token)", method: .get)
             #expect(userToken.json["error"]?["code"]?.intValue == 15)

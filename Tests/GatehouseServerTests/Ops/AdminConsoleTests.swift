@@ -84,7 +84,7 @@ import Testing
             let wrong = try await browser.post("/console/login", form: [("csrf_token", csrf), ("next", "/console/apps"), ("email", "ops@example.com"), ("password", "wrong password!")])
             #expect(wrong.status == .seeOther)
             #expect(wrong.location == "/console/login?error=1&next=%2Fconsole%2Fapps")
-            #expect(browser.cookies["gh_admin"] == nil)
+            #expect(browser.cookies["__Host-gh_admin"] == nil)
             let again = try await browser.get(wrong.location!)
             #expect(again.status == .unauthorized)
             #expect(again.text.contains("The email or password you entered is incorrect."))
@@ -93,7 +93,7 @@ import Testing
             #expect(right.status == .seeOther)
             #expect(right.location == "/console/apps")
             let cookie = try #require(right.headers[.setCookie])
-            #expect(cookie.hasPrefix("gh_admin="))
+            #expect(cookie.hasPrefix("__Host-gh_admin="))
             #expect(cookie.contains("Secure"))
             #expect(cookie.contains("HttpOnly"))
             #expect(cookie.contains("SameSite=Strict"))
@@ -106,7 +106,7 @@ import Testing
             #expect(loginAgain.location == "/console")
 
             // Logging out ends the session server-side.
-            let secret = try #require(browser.cookies["gh_admin"])
+            let secret = try #require(browser.cookies["__Host-gh_admin"])
             // The CSRF token is bound to the session (issue 12, finding 18): the one from before login no longer
             // fits, a page rendered for the session gives the current one.
             let stale = try await browser.post("/console/logout", form: [("csrf_token", csrf)])

@@ -97,7 +97,7 @@ struct CapturingLogHandler: LogHandler {
             box.set([
                 "access token": token, "code": code, "id_token": idToken, "app secret": server.app.secret,
                 "client token": server.app.clientToken, "password": "alice-password", "wrong password": "Wr0ng-Passw0rd-xyz",
-                "session cookie": browser.cookies["gh_session"] ?? "missing", "csrf token": browser.cookies["gh_csrf"] ?? "missing",
+                "session cookie": browser.cookies["__Host-gh_session"] ?? "missing", "csrf token": browser.cookies["gh_csrf"] ?? "missing",
             ])
         }
         secrets = box.value

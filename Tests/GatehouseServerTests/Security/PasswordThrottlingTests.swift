@@ -26,7 +26,7 @@ import Testing
             #expect(limited.headers[.retryAfter] == "600")
             #expect(limited.headers[.contentType] == "text/html; charset=utf-8")
             #expect(limited.text.contains("Too many failed attempts. Wait 10 minutes and try again."))
-            #expect(limited.headers[.setCookie]?.hasPrefix("gh_session=") != true)
+            #expect(limited.headers[.setCookie]?.hasPrefix("__Host-gh_session=") != true)
         }
     }
 
