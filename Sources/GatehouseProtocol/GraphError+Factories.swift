@@ -47,9 +47,9 @@ extension GraphError {
     public static let activeTokenRequired = GraphError(
         message: "An active access token must be used to query information about the current user.", code: 2500)
 
-    /// A path this server does not route; `components` is echoed as given, e.g. `/x`.
+    /// A path this server does not route; `components` is echoed as given, e.g. `/x`, cut to ``echoLimit``.
     public static func unknownPath(_ components: String) -> GraphError {
-        GraphError(message: "Unknown path components: \(components)", code: 2500)
+        GraphError(message: "Unknown path components: \(echo(components))", code: 2500)
     }
 
     // MARK: Permissions and parameters
@@ -66,13 +66,13 @@ extension GraphError {
 
     /// A `fields` entry the node type does not have.
     public static func nonexistingField(_ field: String, nodeType: String) -> GraphError {
-        invalidParameter("Tried accessing nonexisting field (\(field)) on node type (\(nodeType))")
+        invalidParameter("Tried accessing nonexisting field (\(echo(field))) on node type (\(nodeType))")
     }
 
     /// An object id that does not exist, is hidden, or does not support `method`.
     public static func unsupportedRequest(method: String, objectID: String) -> GraphError {
         GraphError(
-            message: "Unsupported \(method.lowercased()) request. Object with ID '\(objectID)' does not exist, "
+            message: "Unsupported \(method.lowercased()) request. Object with ID '\(echo(objectID))' does not exist, "
                 + "cannot be loaded due to missing permissions, or does not support this operation. "
                 + "Please read the Graph API documentation at https://developers.facebook.com/docs/graph-api",
             type: "GraphMethodException", code: 100, errorSubcode: 33)

@@ -37,7 +37,8 @@ public struct GraphError: Error, Sendable, Equatable, Codable {
         isTransient: Bool? = nil,
         httpStatus: Int = 400
     ) {
-        self.message = message
+        // A backstop for ``echoLimit``: whatever a message repeats, it stays small (O(1) for native strings).
+        self.message = message.utf8.count > Self.maximumMessageBytes ? String(message.prefix(Self.maximumMessageBytes / 2)) + "…" : message
         self.type = type
         self.code = code
         self.errorSubcode = errorSubcode
@@ -46,6 +47,20 @@ public struct GraphError: Error, Sendable, Equatable, Codable {
         self.fbtraceID = fbtraceID
         self.isTransient = isTransient
         self.httpStatus = httpStatus
+    }
+
+    /// The longest message an error carries; Facebook's own are a few hundred bytes.
+    public static let maximumMessageBytes = 2048
+
+    /// How many characters of a client's own input an error message repeats. Facebook's echoes are ids,
+    /// field names and paths, far shorter; without a bound a 1 MiB path came back as a 1 MiB error, and a batch
+    /// could feed such errors into its later entries (issue 27, finding 1).
+    public static let echoLimit = 200
+
+    /// `text` as an error message may repeat it: the first ``echoLimit`` characters, then `…` if there was more.
+    public static func echo(_ text: some StringProtocol) -> String {
+        let head = text.prefix(echoLimit) // walks at most echoLimit characters, however long the text
+        return head.endIndex == text.endIndex ? String(text) : String(head) + "…"
     }
 
     enum CodingKeys: String, CodingKey {

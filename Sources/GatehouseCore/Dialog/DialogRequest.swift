@@ -68,7 +68,8 @@ public struct DialogRequest: Sendable, Equatable {
         }
         let scope = Permission.parseScope(params["scope"] ?? "")
         let unknown = scope.filter { !Permission.isKnown($0) }
-        if !unknown.isEmpty { return .failure(.invalidScopes(unknown)) }
+        // Named back to the developer, but only the first few: the list is the client's, up to the body limit.
+        if !unknown.isEmpty { return .failure(.invalidScopes(unknown.prefix(10).map { GraphError.echo($0) })) }
         var permissions = [Permission.publicProfile]
         for p in scope where p != "openid" && !permissions.contains(p) { permissions.append(p) }
         let responseType = ResponseType.parse(params["response_type"])

@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseProtocol
 
 /// Decides whether a `redirect_uri` may receive codes and tokens for an app.
 ///
@@ -23,6 +24,20 @@ public enum RedirectURIPolicy {
         guard suffix.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber) }) else { return false }
         let rest = uri[sep.upperBound...]
         return rest == "authorize" || rest == "authorize/"
+    }
+
+    /// The most redirect URIs one app may register, and the longest one. Every dialog compares its
+    /// `redirect_uri` with the app's list, so the list is bounded where it is written (issue 27, finding 2).
+    public static let maximumPerApp = 100
+    public static let maximumLength = 2048
+
+    /// Why `uris` cannot be an app's registered list, or nil when it can.
+    public static func registrationProblem(_ uris: [String]) -> String? {
+        guard uris.count <= maximumPerApp else { return "An app registers at most \(maximumPerApp) redirect URIs." }
+        if let bad = uris.first(where: { $0.utf8.count > maximumLength || !isAcceptableRegistration($0) }) {
+            return "Redirect URI \"\(GraphError.echo(bad))\" must be an absolute URL without a fragment, of at most \(maximumLength) characters."
+        }
+        return nil
     }
 
     /// Registrations must be absolute URLs without a fragment.

@@ -7,7 +7,7 @@ extension GraphError {
 
     /// Facebook's reply to `?ids=` naming objects that do not exist (or are hidden from the caller).
     package static func aliasesDoNotExist(_ ids: [String]) -> GraphError {
-        GraphError(message: "(#803) Some of the aliases you requested do not exist: \(ids.joined(separator: ","))", code: 803)
+        GraphError(message: "(#803) Some of the aliases you requested do not exist: \(echo(ids.joined(separator: ",")))", code: 803)
     }
 
     // MARK: Publishing

@@ -14,6 +14,10 @@ public protocol JournalSink: Sendable {
 public final class RequestJournal: Sendable {
     private struct State {
         var slots: [JournalEntry?]
+        /// Each slot's ``JournalEntry/approximateBytes`` (0 when empty).
+        var sizes: [Int]
+        /// The sum of `sizes`.
+        var bytes = 0
         /// The slot the next entry goes into.
         var next = 0
         var lastSequence = 0
@@ -21,15 +25,24 @@ public final class RequestJournal: Sendable {
     }
 
     public let capacity: Int
+    /// The most bytes the kept entries may hold together; past it the oldest are dropped, whatever the count.
+    public let maximumBytes: Int
     private let state: LockedValue<State>
     private let sink: (any JournalSink)?
 
-    public init(capacity: Int = 1000, enabled: Bool = true, sink: (any JournalSink)? = nil) {
+    /// The default byte bound: a full default ring of ordinary entries (about 1 KB each) fits four times over.
+    public static let defaultMaximumBytes = 4 * 1024 * 1024
+
+    public init(capacity: Int = 1000, maximumBytes: Int = RequestJournal.defaultMaximumBytes, enabled: Bool = true, sink: (any JournalSink)? = nil) {
         let capacity = max(1, capacity)
         self.capacity = capacity
+        self.maximumBytes = max(1, maximumBytes)
         self.sink = sink
-        self.state = LockedValue(State(slots: Array(repeating: nil, count: capacity), enabled: enabled))
+        self.state = LockedValue(State(slots: Array(repeating: nil, count: capacity), sizes: Array(repeating: 0, count: capacity), enabled: enabled))
     }
+
+    /// What the kept entries hold, by ``JournalEntry/approximateBytes``.
+    public var bytes: Int { state.withLockedValue { $0.bytes } }
 
     /// Whether entries are being recorded.
     public var isEnabled: Bool { state.withLockedValue { $0.enabled } }
@@ -40,13 +53,24 @@ public final class RequestJournal: Sendable {
     /// Records an entry, giving it the next sequence number; returns that number, or nil when the journal is off.
     @discardableResult
     public func record(_ entry: JournalEntry) -> Int? {
-        var entry = entry
+        var entry = entry.bounded()
+        let size = entry.approximateBytes
         let recorded: Bool = state.withLockedValue { state in
             guard state.enabled else { return false }
             state.lastSequence += 1
             entry.sequence = state.lastSequence
+            state.bytes += size - state.sizes[state.next]
             state.slots[state.next] = entry
+            state.sizes[state.next] = size
             state.next = (state.next + 1) % capacity
+            // Drop from the oldest end; the newest entry itself always stays (one is bounded by its fields).
+            var oldest = state.next
+            while state.bytes > maximumBytes, oldest != (state.next - 1 + capacity) % capacity {
+                state.bytes -= state.sizes[oldest]
+                state.slots[oldest] = nil
+                state.sizes[oldest] = 0
+                oldest = (oldest + 1) % capacity
+            }
             return true
         }
         guard recorded else { return nil }
@@ -98,6 +122,8 @@ public final class RequestJournal: Sendable {
     public func clear() {
         state.withLockedValue { state in
             state.slots = Array(repeating: nil, count: capacity)
+            state.sizes = Array(repeating: 0, count: capacity)
+            state.bytes = 0
             state.next = 0
         }
     }

@@ -30,7 +30,9 @@ struct ConsoleApps: Sendable {
     /// `POST /console/apps`: a new app from a name and redirect URIs.
     @Sendable func create(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         try await console.action(request) { form in
-            let app = try await services.accounts.createApp(name: form["name"] ?? "", redirectURIs: Self.lines(form["redirect_uris"]))
+            let redirectURIs = Self.lines(form["redirect_uris"])
+            if let problem = RedirectURIPolicy.registrationProblem(redirectURIs) { throw ConsoleInputError(problem) }
+            let app = try await services.accounts.createApp(name: form["name"] ?? "", redirectURIs: redirectURIs)
             return "/console/apps/\(app.id)?notice=created"
         }
     }
@@ -130,11 +132,13 @@ struct AppSettingsForm: Equatable {
         name = (form["name"] ?? "").trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty, name.count <= 100 else { throw ConsoleInputError("An app needs a name of at most 100 characters.") }
         redirectURIs = ConsoleApps.lines(form["redirect_uris"])
-        if let bad = redirectURIs.first(where: { !RedirectURIPolicy.isAcceptableRegistration($0) }) {
-            throw ConsoleInputError("Redirect URI \"\(bad)\" must be an absolute URL without a fragment.")
+        if let problem = RedirectURIPolicy.registrationProblem(redirectURIs) { throw ConsoleInputError(problem) }
+        // Known names only, each once: the catalogue bounds the list whatever the form repeats.
+        var seen = Set<String>()
+        approvedPermissions = form.all("approved").filter { seen.insert($0).inserted }
+        if let unknown = approvedPermissions.first(where: { !Permission.isKnown($0) }) {
+            throw ConsoleInputError("Unknown permission \(GraphError.echo(unknown)).")
         }
-        approvedPermissions = form.all("approved")
-        if let unknown = approvedPermissions.first(where: { !Permission.isKnown($0) }) { throw ConsoleInputError("Unknown permission \(unknown).") }
         deauthorizeCallbackURL = ConsoleApps.optional(form["deauthorize_callback_url"])
         dataDeletionCallbackURL = ConsoleApps.optional(form["data_deletion_callback_url"])
         for url in [deauthorizeCallbackURL, dataDeletionCallbackURL].compactMap({ $0 }) where !(url.hasPrefix("https://") || url.hasPrefix("http://")) {

@@ -3,9 +3,19 @@ import Foundation
 import GatehouseProtocol
 
 /// `POST /` with `batch=[…]`: up to 50 Graph calls, each with its own token or the request's.
+///
+/// What a batch may produce is bounded, because `{result=…}` lets each entry repeat the ones before it: thirty
+/// chained entries in a 4 KB request once asked for about 40·2²⁹ bytes (issue 27, finding 1). A substituted
+/// `relative_url` or `body` holds at most `limits.batch_substitution_bytes` (128 KiB), and the replies of one batch
+/// together at most `limits.batch_answer_bytes` (8 MiB); an entry past either bound gets a `(#100)` error in its
+/// place. Both are far above what a Facebook client sends: 50 pages of 5,000 ids each fit.
 struct BatchEndpoint: Sendable {
     let dispatcher: GraphDispatcher
     static let maxEntries = 50
+    /// The most bytes a `relative_url` or `body` may hold once its `{result=…}` placeholders are replaced.
+    var maxSubstitutedBytes: Int { dispatcher.services.configuration.limits.batchSubstitutionBytes }
+    /// The most bytes the replies of one batch may hold together, counted as the JSON each reply is sent as.
+    var maxAnswerBytes: Int { dispatcher.services.configuration.limits.batchAnswerBytes }
 
     func handle(_ call: GraphCall) async throws -> GraphReply {
         // One level only: a nested batch would multiply the 50-entry cap (50 × 50 × …) past every limit.
@@ -19,6 +29,7 @@ struct BatchEndpoint: Sendable {
         }
         var results: [JSONValue] = []
         var named: [String: (ok: Bool, body: JSONValue)] = [:]
+        var answered = 0
         var dependedOn = Set<String>()
         for entry in entries { if let d = entry["depends_on"]?.stringValue { dependedOn.insert(d) } }
 
@@ -33,31 +44,42 @@ struct BatchEndpoint: Sendable {
                 if let name { named[name] = (false, .null) }
                 continue
             }
-            let resolvedURL = Self.substitute(relative, results: named)
-            let body = entry["body"]?.stringValue.map { Self.substitute($0, results: named) }
             let method = GraphCall.Method(rawValue: (entry["method"]?.stringValue ?? "GET").uppercased())
             let reply: GraphReply
-            if let method, let sub = Self.makeCall(method: method, relativeURL: resolvedURL, body: body, parent: call) {
-                if let batchNote = JournalNote.current {
-                    reply = await dispatchRecorded(sub, index: results.count, relativeURL: resolvedURL, into: batchNote)
-                } else {
-                    reply = await dispatcher.dispatch(sub)
-                }
+            let resolvedURL = Self.substitute(relative, results: named, limit: maxSubstitutedBytes)
+            let body = entry["body"]?.stringValue.map { Self.substitute($0, results: named, limit: maxSubstitutedBytes) }
+            if let resolvedURL, let body = body ?? "" {
+                reply = await dispatchEntry(method: method, relativeURL: resolvedURL, body: body, index: results.count, parent: call)
             } else {
-                reply = .error(.invalidParameter("Invalid batch entry"))
+                reply = .error(.invalidParameter("The batch entry is longer than \(maxSubstitutedBytes) bytes once its {result=…} references are replaced"))
             }
-            let ok = (200..<300).contains(reply.status)
+            var rendered = Self.render(reply)
+            var ok = (200..<300).contains(reply.status)
+            // Counted whether or not the reply is sent: a kept result is memory all the same.
+            let size = rendered["body"]?.stringValue?.utf8.count ?? 0
+            if answered + size > maxAnswerBytes {
+                rendered = Self.entryError(.invalidParameter("The batch's replies would exceed \(maxAnswerBytes) bytes; this entry's reply was left out"))
+                ok = false
+            } else {
+                answered += size
+            }
+            // A failed entry's reply is never substituted into a later one, so it is not kept either.
             var bodyValue: JSONValue = .null
-            if case .json(let v) = reply.body { bodyValue = v }
+            if ok, case .json(let v) = reply.body { bodyValue = v }
             if let name { named[name] = (ok, bodyValue) }
             let omit = entry["omit_response_on_success"]?.boolValue ?? (name.map(dependedOn.contains) ?? false)
-            if ok && omit {
-                results.append(.null)
-            } else {
-                results.append(Self.render(reply))
-            }
+            results.append(ok && omit ? .null : rendered)
         }
         return .json(.array(results))
+    }
+
+    /// Runs one entry as its own Graph call, recorded as a part of the batch when the journal is on.
+    private func dispatchEntry(method: GraphCall.Method?, relativeURL: String, body: String, index: Int, parent: GraphCall) async -> GraphReply {
+        guard let method, let sub = Self.makeCall(method: method, relativeURL: relativeURL, body: body, parent: parent) else {
+            return .error(.invalidParameter("Invalid batch entry"))
+        }
+        guard let batchNote = JournalNote.current else { return await dispatcher.dispatch(sub) }
+        return await dispatchRecorded(sub, index: index, relativeURL: relativeURL, into: batchNote)
     }
 
     /// Dispatches one entry with a note of its own, and adds its journal entry to the batch's: each part is
@@ -99,20 +121,27 @@ struct BatchEndpoint: Sendable {
         return sub
     }
 
-    /// Replaces `{result=name:$.path}` with values from an earlier named entry (comma-joined for arrays).
-    static func substitute(_ text: String, results: [String: (ok: Bool, body: JSONValue)]) -> String {
+    /// Replaces `{result=name:$.path}` with values from an earlier named entry (comma-joined for arrays); nil when
+    /// the result would be longer than `limit` bytes (checked as it grows, so it never gets far past).
+    static func substitute(_ text: String, results: [String: (ok: Bool, body: JSONValue)], limit: Int) -> String? {
         guard text.contains("{result=") else { return text }
         var out = "", rest = Substring(text)
+        func append(_ piece: some StringProtocol) -> Bool {
+            out += piece
+            return out.utf8.count <= limit
+        }
         while let open = rest.range(of: "{result=") {
-            out += rest[..<open.lowerBound]
-            guard let close = rest[open.upperBound...].firstIndex(of: "}") else { out += rest[open.lowerBound...]; return out }
+            guard append(rest[..<open.lowerBound]) else { return nil }
+            guard let close = rest[open.upperBound...].firstIndex(of: "}") else {
+                return append(rest[open.lowerBound...]) ? out : nil
+            }
             let spec = rest[open.upperBound..<close]
             if let colon = spec.firstIndex(of: ":"), let source = results[String(spec[..<colon])] {
-                out += Self.evaluate(path: String(spec[spec.index(after: colon)...]), in: source.body)
+                guard append(Self.evaluate(path: String(spec[spec.index(after: colon)...]), in: source.body)) else { return nil }
             }
             rest = rest[rest.index(after: close)...]
         }
-        return out + rest
+        return append(rest) ? out : nil
     }
 
     /// A small JSONPath: `$.a.b.0.c` and `$.data.*.id`.

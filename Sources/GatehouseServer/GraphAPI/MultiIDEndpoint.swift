@@ -15,14 +15,7 @@ struct MultiIDEndpoint: Sendable {
     static let maximumIDs = 50
 
     func handle(_ call: GraphCall, ids raw: String) async throws -> GraphReply {
-        var ids: [String] = []
-        for id in raw.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !id.isEmpty && !ids.contains(id) {
-            ids.append(id)
-        }
-        guard !ids.isEmpty else { throw GraphFailure(.invalidParameter("The parameter ids is required")) }
-        guard ids.count <= Self.maximumIDs else {
-            throw GraphFailure(.invalidParameter("Too many IDs. Maximum: \(Self.maximumIDs). Provided: \(ids.count)."))
-        }
+        let ids = try Self.distinctIDs(raw)
         var result = JSONObject([])
         var missing: [String] = []
         for id in ids {
@@ -41,5 +34,27 @@ struct MultiIDEndpoint: Sendable {
         }
         guard missing.isEmpty else { throw GraphFailure(.aliasesDoNotExist(missing)) }
         return .json(.object(result))
+    }
+
+    /// The distinct ids in asking order. Reading stops at the first id past the limit, so a 1 MiB list (about
+    /// 170,000 ids) costs no more than 51 of them: the client controls the list, and a duplicate check by
+    /// `Array.contains` over all of it was quadratic (issue 27, finding 2).
+    static func distinctIDs(_ raw: String) throws(GraphFailure) -> [String] {
+        var ids: [String] = []
+        var seen = Set<String>()
+        var rest = Substring(raw)
+        while !rest.isEmpty {
+            let end = rest.firstIndex(of: ",") ?? rest.endIndex
+            let id = rest[..<end].trimmingCharacters(in: .whitespaces)
+            rest = end == rest.endIndex ? "" : rest[rest.index(after: end)...]
+            guard !id.isEmpty, seen.insert(id).inserted else { continue }
+            guard ids.count < maximumIDs else {
+                // Facebook states the count it was given; past the limit only "more than 50" is known.
+                throw GraphFailure(.invalidParameter("Too many IDs. Maximum: \(maximumIDs). Provided: more than \(maximumIDs)."))
+            }
+            ids.append(id)
+        }
+        guard !ids.isEmpty else { throw GraphFailure(.invalidParameter("The parameter ids is required")) }
+        return ids
     }
 }

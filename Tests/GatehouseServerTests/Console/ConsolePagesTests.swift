@@ -61,7 +61,7 @@ import Testing
 
             let bad = try await browser.post("/console/apps/\(app.id)", form: [("csrf_token", csrf), ("name", "X"), ("redirect_uris", "not a url#frag")])
             #expect(bad.status == .badRequest)
-            #expect(bad.text.contains("Redirect URI &quot;not a url#frag&quot; must be an absolute URL without a fragment."))
+            #expect(bad.text.contains("Redirect URI &quot;not a url#frag&quot; must be an absolute URL without a fragment, of at most 2048 characters."))
 
             // The secret appears only when the developer asks for it.
             #expect(!(try await browser.get("/console/apps/\(app.id)").text.contains(app.secret)))
