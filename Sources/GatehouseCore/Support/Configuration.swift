@@ -141,6 +141,16 @@ public struct LimitsConfiguration: Sendable, Equatable {
     /// Failed password attempts per client IP per window before the login form answers 429.
     public var loginAttemptsPerIP: Int
     public var loginWindowSeconds: Int
+    /// Password attempts per IPv6 /48 per login window, across all accounts (a /48 holds 65,536 /64s, each with
+    /// its own ``loginAttemptsPerIP``). IPv4 clients are not affected.
+    public var loginAttemptsPerIPv6Slash48: Int
+    /// Password attempts on one account from all networks it has not logged in from, per
+    /// ``loginAccountWindowSeconds``, before every further attempt must wait a doubling delay (never a lockout:
+    /// networks the owner logged in from are exempt, and the delay is capped).
+    public var loginAttemptsPerAccountAllNetworks: Int
+    public var loginAccountWindowSeconds: Int
+    /// The cap on that delay, in seconds.
+    public var loginSlowdownMaxSeconds: Int
     /// Graph API calls per app per window (error code 4 beyond it).
     public var appCallsPerWindow: Int
     /// Graph API calls per app and person per window (error code 17 beyond it).
@@ -156,6 +166,8 @@ public struct LimitsConfiguration: Sendable, Equatable {
 
     public init(
         loginAttemptsPerAccount: Int = 10, loginAttemptsPerIP: Int = 50, loginWindowSeconds: Int = 900,
+        loginAttemptsPerIPv6Slash48: Int = 200, loginAttemptsPerAccountAllNetworks: Int = 20,
+        loginAccountWindowSeconds: Int = 86_400, loginSlowdownMaxSeconds: Int = 600,
         appCallsPerWindow: Int = 0, userCallsPerWindow: Int = 0, apiWindowSeconds: Int = 3600,
         tokenEndpointCallsPerIP: Int = 0, deviceLoginsPerIP: Int = 60, deviceLoginsPerApp: Int = 6000,
         deviceLoginWindowSeconds: Int = 3600
@@ -166,6 +178,10 @@ public struct LimitsConfiguration: Sendable, Equatable {
         self.loginAttemptsPerAccount = loginAttemptsPerAccount
         self.loginAttemptsPerIP = loginAttemptsPerIP
         self.loginWindowSeconds = loginWindowSeconds
+        self.loginAttemptsPerIPv6Slash48 = loginAttemptsPerIPv6Slash48
+        self.loginAttemptsPerAccountAllNetworks = loginAttemptsPerAccountAllNetworks
+        self.loginAccountWindowSeconds = loginAccountWindowSeconds
+        self.loginSlowdownMaxSeconds = loginSlowdownMaxSeconds
         self.appCallsPerWindow = appCallsPerWindow
         self.userCallsPerWindow = userCallsPerWindow
         self.apiWindowSeconds = apiWindowSeconds

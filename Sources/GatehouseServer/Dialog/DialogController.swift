@@ -87,7 +87,7 @@ struct DialogController: Sendable {
         let user: UserRecord
         switch try await PasswordCheck.people(services).person(email: email, password: password, ip: context.client.ip) {
         case .throttled(let seconds, let minutes):
-            JournalNote.current?.explain("too many failed password attempts for this account or client; try again in \(minutes) minute\(minutes == 1 ? "" : "s") (limits.login_attempts_per_account, limits.login_attempts_per_ip)")
+            JournalNote.current?.explain("too many failed password attempts for this account or client; try again in \(minutes) minute\(minutes == 1 ? "" : "s") (limits.login_attempts_per_account, _per_ip, _per_ipv6_48, _per_account_all_networks)")
             services.logger.notice("login refused", metadata: ["reason": "too many attempts"])
             services.metrics.login(.limited)
             var response = errorPage(.tooManyRequests, headline: "Too many failed attempts.",

@@ -5,10 +5,11 @@ import Foundation
 /// `/console/login` all come here, and nothing else calls ``PasswordHasher/verify(_:hash:)``.
 ///
 /// In order:
-/// 1. the attempt is reserved in ``LoginThrottle`` (atomically, before any hashing); over budget → ``Outcome/throttled``;
+/// 1. the attempt is reserved in ``LoginThrottle`` (atomically, before any hashing); over a budget, or too soon
+///    for a slowed account → ``Outcome/throttled``;
 /// 2. the account is looked up; an unknown email is verified against ``PasswordHasher/dummyHash()`` so it takes as
 ///    long as a wrong password, and both answer ``Outcome/refused`` (forms show one message for both);
-/// 3. a correct password clears this client's failures on the account.
+/// 3. a correct password clears this client's failures on the account and marks its network as the owner's.
 struct PasswordCheck: Sendable {
     /// What the form should answer.
     enum Outcome<Account: Sendable>: Sendable {
@@ -55,8 +56,8 @@ struct PasswordCheck: Sendable {
     ) async throws -> Outcome<Account> {
         let email = String(rawEmail.prefix(320))
         guard !email.isEmpty, !password.isEmpty, password.utf8.count <= 1024 else { return .refused }
-        guard try await throttle.reserve(email: email, ip: ip) else {
-            return .throttled(retryAfterSeconds: throttle.retryAfterSeconds, retryMinutes: throttle.retryMinutes)
+        if let wait = try await throttle.reserve(email: email, ip: ip) {
+            return .throttled(retryAfterSeconds: wait, retryMinutes: LoginThrottle.minutes(wait))
         }
         let account = try await find(email)
         // Always one bcrypt verification, against the real hash or the dummy one.

@@ -1,0 +1,71 @@
+import GatehouseCore
+import Foundation
+
+/// The per-account budget that holds whatever the client network: guesses spread over many networks (IPv6 hands
+/// out /64s by the thousand) all count here.
+///
+/// Past `limits.login_attempts_per_account_all_networks` attempts in the account window, the account is slowed,
+/// never locked: each further attempt is checked only once a delay has passed since the last checked one, and the
+/// delay doubles with every attempt past the budget (1 s, 2 s, 4 s …) up to `limits.login_slowdown_max_seconds`.
+/// An attempt that comes too early is answered "try again in X" without its password being checked.
+///
+/// A lockout would hand an attacker a way to keep the owner out, so two things keep the owner in:
+/// - networks the account logged in from in the last 30 to 60 days (``knownNetworkLifetime``) are not counted nor slowed (they still
+///   have their own per-(account, network) budget), so the owner at home or at work never notices an attack;
+/// - from a new network the owner waits at most the cap, then has a turn like anyone else.
+///
+/// All state is counters in the shared ``RateLimitStore``, so several nodes enforce one slowdown. The next allowed
+/// time is a counter too, and each turn is claimed by a counter keyed on that time, so parallel attempts cannot
+/// share one turn.
+struct AccountSlowdown: Sendable {
+    let limiter: RateLimiter
+    let limits: LimitsConfiguration
+    let scope: String
+
+    /// How long a successful login vouches for its network on that account.
+    static let knownNetworkLifetime = 30 * 86_400
+
+    private var store: any RateLimitStore { limiter.store }
+    private func account(_ email: String) -> String { "\(scope):acct-all:\(email.lowercased())" }
+
+    /// Counts one attempt; nil when it may be checked now, or the seconds to wait.
+    func reserve(email: String, ip: String?) async throws -> Int? {
+        let budget = limits.loginAttemptsPerAccountAllNetworks
+        guard budget > 0, try await !isKnown(email: email, ip: ip) else { return nil }
+        let window = limiter.window(seconds: limits.loginAccountWindowSeconds)
+        let total = try await store.increment(key: account(email), windowStart: window.start, amount: 1, expiresAt: window.end)
+        guard total > budget else { return nil }
+        // The earliest time (unix seconds) the next attempt may be checked; 0 until the first slowed attempt.
+        let nextKey = account(email) + ":next"
+        let next = try await store.count(key: nextKey, windowStart: window.start)
+        let now = Int(limiter.clock.now().timeIntervalSince1970.rounded(.down))
+        guard now >= next else { return next - now }
+        // One claim per turn: of parallel attempts that all read the same `next`, exactly one gets it.
+        let claims = try await store.increment(key: "\(nextKey):\(next)", windowStart: window.start, amount: 1, expiresAt: window.end)
+        guard claims == 1 else { return 1 }
+        let delay = min(limits.loginSlowdownMaxSeconds, 1 << min(total - budget - 1, 30))
+        _ = try await store.increment(key: nextKey, windowStart: window.start, amount: now + delay - next, expiresAt: window.end)
+        return nil
+    }
+
+    /// A correct password: its attempt was no guess, and its network now vouches for the owner.
+    func succeeded(email: String, ip: String?) async throws {
+        guard limits.loginAttemptsPerAccountAllNetworks > 0 else { return }
+        let window = limiter.window(seconds: Self.knownNetworkLifetime)
+        _ = try await store.increment(
+            key: knownKey(email, ip), windowStart: window.start, amount: 1,
+            expiresAt: window.end.addingTimeInterval(TimeInterval(Self.knownNetworkLifetime)))
+    }
+
+    /// Whether the account logged in from this network in the current or the previous lifetime-long window.
+    private func isKnown(email: String, ip: String?) async throws -> Bool {
+        let window = limiter.window(seconds: Self.knownNetworkLifetime)
+        let key = knownKey(email, ip)
+        if try await store.count(key: key, windowStart: window.start) > 0 { return true }
+        return try await store.count(key: key, windowStart: window.start - Int64(Self.knownNetworkLifetime)) > 0
+    }
+
+    private func knownKey(_ email: String, _ ip: String?) -> String {
+        "\(scope):known:\(email.lowercased()):\(ClientNetwork.key(ip))"
+    }
+}
