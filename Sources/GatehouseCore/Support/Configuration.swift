@@ -163,6 +163,13 @@ public struct LimitsConfiguration: Sendable, Equatable {
     /// `POST /device/login` calls per app per device window.
     public var deviceLoginsPerApp: Int
     public var deviceLoginWindowSeconds: Int
+    /// Test users one app may hold (`(#2900) Too many test accounts` beyond it); Facebook's historical cap.
+    public var testUsersPerApp = 2000
+    /// Test users one app may create per test-user window (`(#4)` beyond it).
+    public var testUserCreationsPerApp = 200
+    /// Access tokens `GET /{app-id}/accounts/test-users` may mint for one app per test-user window (`(#4)` beyond it).
+    public var testUserTokensPerApp = 5000
+    public var testUserWindowSeconds = 3600
 
     public init(
         loginAttemptsPerAccount: Int = 10, loginAttemptsPerIP: Int = 50, loginWindowSeconds: Int = 900,

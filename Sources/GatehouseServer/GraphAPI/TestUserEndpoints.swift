@@ -23,14 +23,19 @@ struct TestUserEndpoints: Sendable {
         if let unknown = permissions.first(where: { !Permission.isKnown($0) }) {
             throw GraphFailure(.invalidParameter("Invalid permission: \(unknown)"))
         }
+        let limits = TestUserLimits(services: services)
+        try await limits.reserveCreation(appID: app.id)
         let name = (call.param("name") ?? "Open Graph Test User").trimmingCharacters(in: .whitespaces)
         let words = name.split(separator: " ").map(String.init)
         let first = words.first ?? "Test", last = words.count > 1 ? words.dropFirst().joined(separator: " ") : "User"
         let tag = services.random.alphanumeric(bits: 40).lowercased()
         let password = services.random.alphanumeric(bits: 72)
-        let user = try await services.accounts.createUser(NewUser(
+        var newUser = NewUser(
             email: "\(first.lowercased().filter(\.isLetter))_\(tag)_test@tfbnw.net", password: password,
-            firstName: first, lastName: last, testUserOfAppID: app.id))
+            firstName: first, lastName: last, testUserOfAppID: app.id)
+        // Not the login hasher: see ``TestUserLimits/passwordCost``.
+        newUser.passwordHash = try await limits.hashGeneratedPassword(password)
+        let user = try await services.accounts.createUser(newUser)
         let scoped = try await services.storage.users.scopedID(appID: app.id, userID: user.id)
         var out: JSONObject = ["id": .string(scoped)]
         if installed {
@@ -61,6 +66,8 @@ struct TestUserEndpoints: Sendable {
         let limit = min(max(Int(call.param("limit") ?? "") ?? 50, 1), 500)
         let start = call.param("after").flatMap(UserEndpoints.offset(fromCursor:)).map { $0 + 1 } ?? 0
         let slice = start < users.count ? Array(users[start..<min(start + limit, users.count)]) : []
+        // Each installed user on the page gets a freshly minted token: counted (at most) before any is minted.
+        try await TestUserLimits(services: services).reserveTokens(appID: app.id, count: slice.count)
         var data: [JSONValue] = []
         for user in slice {
             let scoped = try await services.storage.users.scopedID(appID: app.id, userID: user.id)

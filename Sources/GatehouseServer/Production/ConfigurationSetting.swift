@@ -110,6 +110,10 @@ public struct ConfigurationSetting: Sendable {
         int("limits.device_logins_per_ip", \.limits.deviceLoginsPerIP, range: 0...1_000_000_000),
         int("limits.device_logins_per_app", \.limits.deviceLoginsPerApp, range: 0...1_000_000_000),
         int("limits.device_login_window_seconds", \.limits.deviceLoginWindowSeconds, range: 1...86_400 * 30),
+        int("limits.test_users_per_app", \.limits.testUsersPerApp, range: 0...1_000_000),
+        int("limits.test_user_creations_per_app", \.limits.testUserCreationsPerApp, range: 0...1_000_000_000),
+        int("limits.test_user_tokens_per_app", \.limits.testUserTokensPerApp, range: 0...1_000_000_000),
+        int("limits.test_user_window_seconds", \.limits.testUserWindowSeconds, range: 1...86_400 * 30),
     ]
 
     private static func text(_ key: String, _ path: WritableKeyPath<GatehouseConfiguration, String> & Sendable) -> ConfigurationSetting {
