@@ -125,9 +125,9 @@ import GatehouseTestSupport
     }
 
     /// Many requests writing the same row at once (the bench's consent POSTs, all for one person) queue on the
-    /// row's lock with their pooled connections held. Each one's announcement (a `NOTIFY` on PostgreSQL, which takes
-    /// a pooled connection of its own) must wait until its session is released, or every connection ends up
-    /// held by a committed transaction waiting for a free one, and the pool's wait timeout fails them all.
+    /// row's lock with their pooled connections held. Each one's announcement (a `NOTIFY` on PostgreSQL) goes on
+    /// its own session before `COMMIT`, never on a second pooled connection: otherwise every connection could end
+    /// up held by a transaction waiting for a free one, and the pool's wait timeout would fail them all.
     @Test func concurrentTransactionsOnOneRowAllCommitWithTheirAnnouncements() async throws {
         try await withEachBackend { storage in
             try await storage.apps.create(Fixture.app())

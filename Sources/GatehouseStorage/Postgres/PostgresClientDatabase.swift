@@ -38,6 +38,10 @@ package struct PostgresClientDatabase: SQLDatabase {
     }
 
     package func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        if let pinned = Pinned.current, pinned.client == ObjectIdentifier(client) {
+            // Inside ``pinnedTransaction(_:finish:)``: the statement belongs to its transaction.
+            return try await pinned.connection.sql(queryLogLevel: nil, logger: logger).execute(sql: query, onRow)
+        }
         try await leased { connection in
             try await connection.sql(queryLogLevel: nil, logger: logger).execute(sql: query, onRow)
         }
@@ -48,6 +52,50 @@ package struct PostgresClientDatabase: SQLDatabase {
             UncheckedResult(try await closure(connection.sql(queryLogLevel: nil, logger: logger)))
         }
         return box.value
+    }
+
+    /// Runs `body` in one transaction on one leased connection: every statement this database executes from
+    /// `body`'s task (and the tasks it starts) goes to that connection, so the stores built on this database
+    /// write inside the transaction without being told. `finish` runs last, on the same connection, before
+    /// `COMMIT`; when anything throws the transaction is rolled back and the error comes out unchanged.
+    ///
+    /// Sessions (``withSession(_:)``) are not pinned: they are transactions of their own, never opened inside one.
+    package func pinnedTransaction(
+        _ body: () async throws -> Void, finish: @escaping @Sendable (any SQLDatabase) async throws -> Void
+    ) async throws {
+        let pinned = ObjectIdentifier(client)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            // A child task holds the lease (with its deadline) and hands the connection over; `body` runs here, in
+            // the caller's task, and the child gives the connection back once it is told the transaction is over.
+            let (leases, handOver) = AsyncThrowingStream.makeStream(of: PostgresConnection.self)
+            let (over, end) = AsyncStream.makeStream(of: Never.self)
+            group.addTask {
+                do {
+                    try await leased { connection in
+                        handOver.yield(connection)
+                        handOver.finish()
+                        for await _ in over {}
+                    }
+                } catch {
+                    handOver.finish(throwing: error)
+                }
+            }
+            defer { end.finish() }
+            var lease = leases.makeAsyncIterator()
+            guard let connection = try await lease.next() else { throw CancellationError() }
+            let session = connection.sql(queryLogLevel: nil, logger: logger)
+            // The transaction's own statements fail as every store's do; `body`'s errors come out unchanged.
+            let own = SQLStoreContext(db: session, errors: .postgres)
+            try await own.run { try await session.raw("BEGIN").run() }
+            do {
+                try await Pinned.$current.withValue(Pinned(client: pinned, connection: connection)) { try await body() }
+                try await own.run { try await finish(session) }
+                try await own.run { try await session.raw("COMMIT").run() }
+            } catch {
+                try? await session.raw("ROLLBACK").run()
+                throw error
+            }
+        }
     }
 
     /// Runs `body` on a leased connection; waiting longer than ``leaseTimeout`` for one is `unavailable`.
@@ -78,6 +126,15 @@ package struct PostgresClientDatabase: SQLDatabase {
             throw CancellationError()
         }
     }
+}
+
+/// The connection of the ``PostgresClientDatabase/pinnedTransaction(_:finish:)`` the current task runs in.
+private struct Pinned: Sendable {
+    /// The pool it was leased from: another storage's statements (a second node in one process) are not pinned.
+    let client: ObjectIdentifier
+    let connection: PostgresConnection
+
+    @TaskLocal static var current: Pinned?
 }
 
 /// Who wins: the lease (the statement runs) or the deadline (the caller gets `unavailable`), decided once.

@@ -168,25 +168,40 @@ private final class OwnedClientRun: Sendable {
     }
 }
 
-/// Sends token invalidations to every node (including this one) with `pg_notify`.
-package struct PostgresNotifyPublisher: TokenInvalidationPublisher {
-    package let db: any SQLDatabase
+/// Sends token invalidations to every node (including this one) with `pg_notify`, inside the transaction that
+/// makes the change: PostgreSQL delivers a notification when, and only when, its transaction commits, so no
+/// node can miss a committed revocation (a failed notify fails the write) or hear of one that was rolled back.
+package struct PostgresNotifyPublisher: SessionAnnouncing {
+    package let db: PostgresClientDatabase
     package let channel: String
     package let logger: Logger
 
+    /// Writes through the stores built on ``db`` and notifies in one transaction on one connection.
+    package func announcing(_ event: TokenInvalidation, _ write: () async throws -> Void) async throws {
+        let channel = self.channel
+        try await db.pinnedTransaction(write) { session in
+            try await Self.notify([event], channel: channel, on: session)
+        }
+    }
+
+    package func announce(_ events: [TokenInvalidation], on session: any SQLDatabase) async throws {
+        try await Self.notify(events, channel: channel, on: session)
+    }
+
+    /// For an event with no write of its own to join: sent on a pooled connection, and logged if it fails.
     package func publish(_ event: TokenInvalidation) async {
-        for attempt in 1...3 {
-            do {
-                try await db.raw("SELECT pg_notify(\(bind: channel), \(bind: event.payload))").run()
-                return
-            } catch {
-                if attempt < 3 { try? await Task.sleep(for: .milliseconds(100)); continue }
-                // The revocation itself committed. If the database is unreachable, the other nodes' listeners
-                // are cut off too and clear their caches when they reconnect.
-                logger.warning("could not announce a token revocation to other nodes", metadata: [
-                    "error": "\(SQLErrorClassifier.postgres.describe(error))",
-                ])
-            }
+        do {
+            try await Self.notify([event], channel: channel, on: db)
+        } catch {
+            logger.warning("could not announce a cache invalidation to other nodes", metadata: [
+                "error": "\(SQLErrorClassifier.postgres.describe(error))",
+            ])
+        }
+    }
+
+    private static func notify(_ events: [TokenInvalidation], channel: String, on session: any SQLDatabase) async throws {
+        for event in events {
+            try await session.raw("SELECT pg_notify(\(bind: channel), \(bind: event.payload))").run()
         }
     }
 }

@@ -7,8 +7,8 @@ import SQLKit
 /// On SQLite the body joins ``SQLiteReadRouting``'s ``GroupCommit``: it runs on the writer connection inside the
 /// group's `BEGIN IMMEDIATE` (the write lock up front, so a writer in another process makes this one wait rather
 /// than fail half-way), in a savepoint of its own when a neighbour in the group failed, and returns once the group's
-/// `COMMIT` has. On PostgreSQL
-/// the session is one pooled connection.
+/// `COMMIT` has. On PostgreSQL the session is one pooled connection, and the body's invalidations are announced
+/// on it (``SessionAnnouncing``) just before `COMMIT`.
 ///
 /// The body's own errors come out unchanged (a refusal it decides stays that refusal); the database's errors
 /// are classified as every store's are (`StorageError`).
@@ -49,6 +49,12 @@ package struct SQLWriteTransactions: WriteTransactions {
                     throw error
                 }
                 do {
+                    // Announced inside the transaction, so PostgreSQL delivers it exactly when the COMMIT happens; a
+                    // failed announcement rolls the change back rather than leave other nodes' caches stale.
+                    if let announcer = announce?.publisher as? any SessionAnnouncing {
+                        let events = held.events
+                        try await context.run { try await announcer.announce(events, on: session) }
+                    }
                     try await context.run { try await session.raw("COMMIT").run() }
                 } catch {
                     try? await session.raw("ROLLBACK").run()
@@ -62,10 +68,10 @@ package struct SQLWriteTransactions: WriteTransactions {
             // No connection for the session (PostgreSQL down, pool exhausted): the stores' usual error.
             return try await context.run { throw error }
         }
-        // Told to the other nodes only once the session's connection is back in the pool: on PostgreSQL the
-        // NOTIFY takes a pooled connection of its own, and with every connection held by a transaction waiting
-        // to publish (concurrent consents for one person wait on the same grant row), none would come free.
-        if let announce { for event in held.events { await announce.publisher.publish(event) } }
+        // A publisher that cannot join the transaction (a test's recorder) hears of it once it has committed.
+        if let announce, !(announce.publisher is any SessionAnnouncing) {
+            for event in held.events { await announce.publisher.publish(event) }
+        }
         return result
     }
 }
@@ -86,7 +92,14 @@ extension SQLWriteTransactions {
     }
 }
 
-/// Collects the invalidations a transaction's stores announce, to be sent once it has committed.
+/// A publisher that can announce on the connection of a transaction already open, before it commits: a
+/// ``SQLWriteTransactions`` body's events then reach the other nodes exactly when, and only if, it commits.
+package protocol SessionAnnouncing: TokenInvalidationPublisher {
+    /// Announces `events` inside the transaction open on `session`; throwing makes the transaction roll back.
+    func announce(_ events: [TokenInvalidation], on session: any SQLDatabase) async throws
+}
+
+/// Collects the invalidations a transaction's stores announce, to be sent with its commit.
 private final class HeldInvalidations: TokenInvalidationPublisher, @unchecked Sendable {
     private let lock = NIOLock()
     private var held: [TokenInvalidation] = []

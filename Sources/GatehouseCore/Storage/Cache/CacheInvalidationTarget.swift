@@ -30,17 +30,16 @@ public struct NodeCaches: CacheInvalidationTarget {
     }
 }
 
-/// Runs one write the way every caching decorator must: drop the local entries, write, drop them again (a read
-/// that raced the write may have stored the old value in between), then tell the other nodes.
+/// Runs one write the way every caching decorator must: drop the local entries, write and tell the other nodes
+/// as one whole (``TokenInvalidationPublisher/announcing(_:_:)``), drop them again (a read that raced the write
+/// may have stored the old value in between).
 ///
-/// When the write throws nothing is published: the change did not happen, and the first invalidation only
-/// cost a reload.
+/// When the write or its announcement throws, neither happened: the first invalidation only cost a reload.
 package func invalidating(
     _ event: TokenInvalidation, local: any CacheInvalidationTarget, publisher: any TokenInvalidationPublisher,
     _ write: () async throws -> Void
 ) async throws {
     local.invalidate(event)
-    try await write()
+    try await publisher.announcing(event, write)
     local.invalidate(event)
-    await publisher.publish(event)
 }

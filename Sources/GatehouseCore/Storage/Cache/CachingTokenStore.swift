@@ -5,9 +5,24 @@ import Foundation
 /// SQLite has one node, so ``LocalTokenInvalidation`` does nothing; PostgreSQL sends a `NOTIFY` that every
 /// node's listener turns into ``TokenLookupCache/invalidate(_:)``.
 public protocol TokenInvalidationPublisher: Sendable {
-    /// Called after the change committed. Failures are the publisher's to log: the change itself stands, and
-    /// nodes that could not hear it clear their whole cache when they reconnect.
+    /// Tells the other nodes about a change that has already happened (or that a caller collects, as a
+    /// transaction does until it commits). Failures are the publisher's to log.
     func publish(_ event: TokenInvalidation) async
+
+    /// Runs `write` and announces `event` as one whole: either both happen or neither does. Every caching
+    /// decorator's write comes through here (``invalidating(_:local:publisher:_:)``).
+    ///
+    /// The default runs `write`, then ``publish(_:)``: right where nothing is sent (SQLite has one node). A
+    /// publisher that tells other nodes must not let a committed write go unannounced, or they would keep
+    /// serving a revoked token from their caches: PostgreSQL's sends its `NOTIFY` inside `write`'s transaction.
+    func announcing(_ event: TokenInvalidation, _ write: () async throws -> Void) async throws
+}
+
+extension TokenInvalidationPublisher {
+    public func announcing(_ event: TokenInvalidation, _ write: () async throws -> Void) async throws {
+        try await write()
+        await publish(event)
+    }
 }
 
 /// The single-node publisher: the local cache is already cleared by ``CachingTokenStore``.
