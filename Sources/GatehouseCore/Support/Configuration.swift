@@ -170,6 +170,11 @@ public struct LimitsConfiguration: Sendable, Equatable {
     /// Access tokens `GET /{app-id}/accounts/test-users` may mint for one app per test-user window (`(#4)` beyond it).
     public var testUserTokensPerApp = 5000
     public var testUserWindowSeconds = 3600
+    /// The most bytes a batch entry's `relative_url` or `body` may hold once its `{result=…}` references are
+    /// replaced (`(#100)` for that entry beyond it). Chained references otherwise grow exponentially.
+    public var batchSubstitutionBytes = 128 * 1024
+    /// The most bytes the replies of one batch may hold together (`(#100)` in place of each reply past it).
+    public var batchAnswerBytes = 8 * 1024 * 1024
 
     public init(
         loginAttemptsPerAccount: Int = 10, loginAttemptsPerIP: Int = 50, loginWindowSeconds: Int = 900,

@@ -114,6 +114,8 @@ public struct ConfigurationSetting: Sendable {
         int("limits.test_user_creations_per_app", \.limits.testUserCreationsPerApp, range: 0...1_000_000_000),
         int("limits.test_user_tokens_per_app", \.limits.testUserTokensPerApp, range: 0...1_000_000_000),
         int("limits.test_user_window_seconds", \.limits.testUserWindowSeconds, range: 1...86_400 * 30),
+        int("limits.batch_substitution_bytes", \.limits.batchSubstitutionBytes, range: 1024...(1 << 30)),
+        int("limits.batch_answer_bytes", \.limits.batchAnswerBytes, range: 1024...(1 << 30)),
     ]
 
     private static func text(_ key: String, _ path: WritableKeyPath<GatehouseConfiguration, String> & Sendable) -> ConfigurationSetting {

@@ -41,12 +41,21 @@ struct ScenarioReader {
         node.mark.map { ScenarioLocation(line: $0.line, column: $0.column) }
     }
 
+    /// The most problems reported for one file. A file's lists are as long as its size allows, and some checks
+    /// look back through the problems so far, so an unbounded list of them made a bad file quadratic (issue 27,
+    /// finding 2); a person fixes the first hundred before the rest matter.
+    static let maximumErrors = 100
+
     mutating func fail(_ node: Node?, _ path: String, _ message: String) {
-        errors.append(ScenarioError(file: file, location: node.flatMap(Self.location), path: path, message: message))
+        fail(node.flatMap(Self.location), path, message)
     }
 
     mutating func fail(_ location: ScenarioLocation?, _ path: String, _ message: String) {
-        errors.append(ScenarioError(file: file, location: location, path: path, message: message))
+        if errors.count < Self.maximumErrors {
+            errors.append(ScenarioError(file: file, location: location, path: path, message: message))
+        } else if errors.count == Self.maximumErrors {
+            errors.append(ScenarioError(file: file, location: nil, path: "", message: "more than \(Self.maximumErrors) problems; the rest are not listed"))
+        }
     }
 
     static func isNull(_ node: Node) -> Bool {

@@ -38,7 +38,8 @@ extension ScenarioParser {
                     if audience == nil { reader.fail(v, at, "default_audience is only_me, friends or everyone") }
                 }
             }
-            for both in granted where declined.contains(both) { reader.fail(item, path, "\"\(both)\" is both granted and declined") }
+            let declinedNames = Set(declined)
+            for both in granted where declinedNames.contains(both) { reader.fail(item, path, "\"\(both)\" is both granted and declined") }
             guard let app, let person else { reader.fail(item, path, "a grant names an app and a person"); continue }
             // Facebook always grants public_profile with anything else.
             if !granted.contains(Permission.publicProfile) { granted.insert(Permission.publicProfile, at: 0) }
