@@ -9,6 +9,7 @@ public struct GatehouseCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "gatehouse",
         abstract: "A Facebook Login compatible login server, emulator and toolkit.",
+        version: GatehouseVersion.description,
         subcommands: [
             ServeCommand.self, MigrateCommand.self, AppsCommand.self, UsersCommand.self, KeysCommand.self, AdminCommand.self, SeedCommand.self,
             LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, TokenCommand.self, GraphCommand.self, PermissionsCommand.self,

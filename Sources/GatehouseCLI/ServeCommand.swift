@@ -35,6 +35,8 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
     var devAllowRemote = false
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (env GATEHOUSE_LOG_LEVEL; default info).")
     var logLevel: String?
+    @Option(name: .customLong("log-format"), help: "text (lines on standard error) or json (one object per line on standard output, no secrets) (env GATEHOUSE_LOG_FORMAT; default text).")
+    var logFormat: String?
     @Option(help: "Record requests in the journal (/console/activity, gatehouse logs): true, false or auto (env GATEHOUSE_JOURNAL; default auto: on in development, off in production).")
     var journal: String?
     @Option(name: .customLong("journal-size"), help: "Entries the in-memory journal keeps (env GATEHOUSE_JOURNAL_SIZE; default 1000).")
@@ -84,14 +86,27 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
             return
         }
         let configuration = loaded.configuration
+        let format: LogFormat
+        do {
+            format = try LogFormat.resolve(flag: logFormat, environment: environment)
+        } catch let error as CLIError {
+            throw fail(error.description)
+        }
+        if format == .json { LogFormat.bootstrapJSON() }
         var logger = Logger(label: "gatehouse")
         logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .info
         // A bad scenario file fails before the port is bound, with every problem's line and column.
         let scenarioFile = try (scenario ?? Environment.value("GATEHOUSE_SCENARIO")).map(ScenarioCommand.read)
         do {
-            try await GatehouseServerRunner.run(configuration: configuration, logger: logger, scenario: scenarioFile) { boundPort, seed in
+            try await GatehouseServerRunner.run(configuration: configuration, logger: logger, scenario: scenarioFile) { [logger] boundPort, seed in
                 var shown = configuration
                 if configuration.port == 0 { shown.port = boundPort }
+                // Standard output carries only JSON lines in that format: the banner becomes one record, without
+                // the demo app's secret and the test users' passwords (they stay in the dev seed file).
+                if format == .json {
+                    logger.notice("listening", metadata: Banner.metadata(configuration: shown, seed: seed))
+                    return
+                }
                 // Written straight to the file handle so it is visible at once even when stdout is a pipe.
                 FileHandle.standardOutput.write(Data((Banner.text(configuration: shown, seed: seed) + ScenarioCommand.banner(scenarioFile)).utf8))
             }
@@ -113,6 +128,20 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
 
 /// What `serve` prints once it listens.
 enum Banner {
+    /// The banner's facts as a `--log-format json` record: where, which mode, which database (its URL's password
+    /// masked) and, in development, the dev seed's app id and the file that holds the rest.
+    static func metadata(configuration: GatehouseConfiguration, seed: DevSeed?) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [
+            "url": "\(configuration.baseURL)", "mode": "\(configuration.mode.rawValue)",
+            "database": "\(configuration.databaseLocation)",
+        ]
+        if let seed {
+            metadata["dev_seed_app"] = "\(seed.app.id)"
+            metadata["dev_seed_file"] = "\(configuration.devSeedPath)"
+        }
+        return metadata
+    }
+
     static func text(configuration: GatehouseConfiguration, seed: DevSeed?) -> String {
         var out = "Gatehouse is listening on \(configuration.baseURL) (\(configuration.mode.rawValue) mode)\n"
         out += "Database: \(configuration.databaseLocation)\n"
