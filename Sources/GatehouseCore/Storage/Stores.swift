@@ -68,6 +68,9 @@ public protocol AuthCodeStore: Sendable {
     /// Marks the code used if it was not yet; returns false if it had already been used.
     /// Atomic: of two concurrent calls exactly one returns true.
     func consume(id: String, at: Date) async throws -> Bool
+    /// Ends every unused, unexpired code of one person at `at` (a password change): a code issued under the old
+    /// password would otherwise mint a token dated after the change.
+    func expireAll(userID: String, at: Date) async throws
 }
 
 /// Access tokens, stored by hash.

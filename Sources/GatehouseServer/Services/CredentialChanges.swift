@@ -24,6 +24,7 @@ extension AccountService {
         // nodes) read the new `passwordChangedAt`, which alone refuses every older token and session.
         try await storage.users.update(changed)
         try await storage.tokens.revokeAll(userID: user.id, at: now)
+        try await storage.codes.expireAll(userID: user.id, at: now)
         try await storage.sessions.deleteAll(userID: user.id)
         services.logger.info("password changed; tokens revoked and sessions ended", metadata: ["user": "\(user.id)"])
         return changed

@@ -41,6 +41,15 @@ public struct SQLAuthCodeStore: AuthCodeStore {
         }
     }
 
+    public func expireAll(userID: String, at: Date) async throws {
+        try await context.run {
+            let now = SQLCodec.seconds(at)
+            try await db.update("auth_codes").set("expires_at", to: SQLBind(now))
+                .where("user_id", .equal, SQLBind(userID)).where("used_at", .is, SQLLiteral.null)
+                .where("expires_at", .greaterThan, SQLBind(now)).run()
+        }
+    }
+
     /// Every login runs these three; their text is kept (``SQLStatementText``).
     private static let insertStatement = SQLStatementText(binds: columns.count) { db in
         db.insert(into: "auth_codes").columns(columns).values(SQLStatementText.placeholders(columns.count)).query

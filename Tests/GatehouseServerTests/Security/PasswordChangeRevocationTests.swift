@@ -158,6 +158,35 @@ import Testing
         }
     }
 
+    /// A code issued under the old password would mint a token dated after the change, which 460 cannot catch.
+    @Test func aCodeIssuedBeforeAPasswordChangeIsNoLongerRedeemed() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            let (before, after) = ("code-issued-before-the-change", "code-issued-after-the-change")
+            func insert(_ code: String, _ id: String) async throws {
+                try await server.services.storage.codes.insert(AuthCodeRecord(
+                    id: id, codeHash: SecretHash.sha256Hex(code), appID: server.app.id, userID: server.alice.id,
+                    redirectURI: TestServer.redirectURI, scopes: ["public_profile"], createdAt: server.clock.now(),
+                    expiresAt: server.clock.now().addingTimeInterval(600)))
+            }
+            func exchange(_ code: String) async throws -> TestResponse {
+                try await client.execute(uri: "/v21.0/oauth/access_token?" + FormEncoding.encode([
+                    ("client_id", server.app.id), ("client_secret", server.app.secret),
+                    ("redirect_uri", TestServer.redirectURI), ("code", code),
+                ]), method: .get)
+            }
+            try await insert(before, "c-before")
+            server.clock.advance(by: 5)
+            _ = try await server.services.accounts.changePassword(of: try #require(try await server.services.storage.users.find(id: server.alice.id)), to: "alice-new-password")
+            server.clock.advance(by: 5)
+            try await insert(after, "c-after")
+            let refused = try await exchange(before)
+            #expect(refused.status == .badRequest)
+            #expect(refused.json == ["error": ["message": "This authorization code has expired.", "type": "OAuthException", "code": 100, "error_subcode": 36007]])
+            #expect(try await exchange(after).status == .ok)
+        }
+    }
+
     @Test func aScenarioThatChangesAnAppSecretRevokesItsAppTokens() async throws {
         let server = try await TestServer.make()
         try await server.run { client in

@@ -51,8 +51,8 @@ struct RevocationAnnouncementTests {
                     #expect(removed.json["success"]?.boolValue == true)
                     let revokedAt = ContinuousClock.now
                     var refusedAfter: Duration?
-                    // Searched for up to 30 s; how fast it arrives is printed as a figure, not asserted on a
-                    // loaded machine (the cache's own expiry is 300 s away, so any refusal is the notification's).
+                    // Searched for up to 30 s, so a miss reports how late it was. The issue's bound is one second
+                    // (measured: 3–5 ms); the cache's own expiry is 300 s away, so any refusal is the notification's.
                     try await waitUntil(seconds: 30) {
                         let reply = try await nodeB.execute(uri: me, method: .get)
                         guard reply.json["error"]?["code"]?.intValue == 190 else { return false }
@@ -61,6 +61,7 @@ struct RevocationAnnouncementTests {
                         return true
                     }
                     print("issue 27 finding 3: node B refused the token \(refusedAfter.map { "\($0)" } ?? "never") after node A's revocation")
+                    #expect(try #require(refusedAfter) < .seconds(1))
                     #expect(try await database.state(token: c.token.id, app: c.app.id, user: c.user.id).revoked)
                 }
             }
