@@ -46,6 +46,7 @@ public enum GatehouseApp {
         AdminAPI(services: services, access: ConsoleAccess(services: services)).register(on: router)
         ScenarioAPI(services: services, access: ConsoleAccess(services: services)).register(on: router)
         JournalAPI(services: services, access: ConsoleAccess(services: services)).register(on: router)
+        AdminAPIv1(services: services).register(on: router)
         ConsoleController(services: services, pages: pages, access: ConsoleAccess(services: services)).register(on: router)
         DevicePages(services: services, pages: pages).register(on: router)
         var graph = GraphHTTPAdapter(services: services, dispatcher: GraphDispatcher(services: services))

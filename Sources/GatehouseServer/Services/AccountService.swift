@@ -54,10 +54,13 @@ public struct AccountService: Sendable {
     public init(services: GatehouseServices) { self.services = services }
 
     /// Registers an app with fresh id, secret and client token.
+    /// - Parameters:
+    ///   - id: a fixed id (the admin API's create, for tests that hard-code one); nil draws a fresh one.
+    ///   - secret: a fixed secret, likewise.
     public func createApp(
         name: String, redirectURIs: [String], requireAppSecret: Bool = false, requirePKCE: Bool = false,
         approvedPermissions: [String] = [],
-        deauthorizeCallbackURL: String? = nil, dataDeletionCallbackURL: String? = nil
+        deauthorizeCallbackURL: String? = nil, dataDeletionCallbackURL: String? = nil, id: String? = nil, secret: String? = nil
     ) async throws -> AppRecord {
         let name = name.trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty else { throw AccountError("an app needs a name") }
@@ -68,7 +71,7 @@ public struct AccountService: Sendable {
             throw AccountError("unknown permission \"\(permission)\"")
         }
         let app = AppRecord(
-            id: services.random.numericID(digits: 16), secret: services.random.hex(16),
+            id: id ?? services.random.numericID(digits: 16), secret: secret ?? services.random.hex(16),
             clientToken: services.random.hex(16), name: name, redirectURIs: redirectURIs,
             requireAppSecret: requireAppSecret, requirePKCE: requirePKCE, approvedPermissions: approvedPermissions,
             deauthorizeCallbackURL: deauthorizeCallbackURL, dataDeletionCallbackURL: dataDeletionCallbackURL,

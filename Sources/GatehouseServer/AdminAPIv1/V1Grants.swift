@@ -1,0 +1,10 @@
+import GatehouseCore
+import Foundation
+import GatehouseProtocol
+import Hummingbird
+
+struct V1Grants: Sendable {
+    let services: GatehouseServices
+
+    var routes: [V1Route] { [] }
+}

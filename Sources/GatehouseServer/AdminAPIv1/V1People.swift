@@ -1,0 +1,174 @@
+import GatehouseCore
+import Foundation
+import GatehouseProtocol
+import Hummingbird
+
+/// `/people`: create (an ordinary person or a test user of an app, every profile field, a picture), read, list
+/// and filter, change, delete; `/people/{id}/friends/{other_id}` befriends and unfriends.
+struct V1People: Sendable {
+    let services: GatehouseServices
+
+    var routes: [V1Route] {
+        [
+            V1Route(method: .get, path: "/people") { try await list($0) },
+            // A picture travels as base64 inside the body: up to 2 MiB of PNG.
+            V1Route(method: .post, path: "/people", bodyLimit: 4 << 20) { try await create($0) },
+            V1Route(method: .get, path: "/people/{id}") { call in AdminAPIv1.reply(try await json(try await find(call.parameter("id")))) },
+            V1Route(method: .patch, path: "/people/{id}", bodyLimit: 4 << 20) { try await update($0) },
+            V1Route(method: .delete, path: "/people/{id}") { call in
+                let person = try await find(call.parameter("id"))
+                try await services.storage.users.delete(id: person.id)
+                return AdminAPIv1.reply(nil)
+            },
+            V1Route(method: .put, path: "/people/{id}/friends/{other_id}") { call in
+                _ = try call.body()
+                let (person, other) = try await pair(call)
+                try await services.storage.friendships.befriend(person.id, other.id, at: services.clock.now())
+                return AdminAPIv1.reply(try await json(person))
+            },
+            V1Route(method: .delete, path: "/people/{id}/friends/{other_id}") { call in
+                let (person, other) = try await pair(call)
+                guard try await services.storage.friendships.areFriends(person.id, other.id) else {
+                    throw Problem.notFound("\(person.id) and \(other.id) are not friends")
+                }
+                try await services.storage.friendships.unfriend(person.id, other.id)
+                return AdminAPIv1.reply(nil)
+            },
+        ]
+    }
+
+    /// `GET /people?app=&test_users=true&email=`: `app` keeps the app's test users and the people who granted it.
+    func list(_ call: V1Call) async throws -> Response {
+        let page = try Page(call.request)
+        let storage = services.storage
+        var people: [UserRecord]
+        if let email = call.query("email") {
+            people = try await storage.users.find(email: email).map { [$0] } ?? []
+        } else {
+            people = try await storage.users.list()
+        }
+        let testUsersOnly = try Self.flag(call.query("test_users"), field: "test_users")
+        if testUsersOnly { people = people.filter { $0.testUserOfAppID != nil } }
+        if let appID = call.query("app") {
+            _ = try await V1Apps(services: services).find(appID)
+            let granted = Set(try await storage.grants.grants(appID: appID).map(\.userID))
+            people = people.filter { $0.testUserOfAppID == appID || (!testUsersOnly && granted.contains($0.id)) }
+        }
+        let shown = Array(people.dropFirst(min(page.offset, people.count)).prefix(page.limit))
+        var rendered: [String: JSONValue] = [:]
+        for person in shown { rendered[person.id] = try await json(person) }
+        return AdminAPIv1.reply(page.answer(people) { rendered[$0.id] ?? .null })
+    }
+
+    /// `POST /people`: 201 and the person (with the password when the server chose it); with a fixed `id` that
+    /// exists, 200 when the body describes that person, else 409.
+    func create(_ call: V1Call) async throws -> Response {
+        var body = try call.body()
+        let id = try body.string("id", max: 20)
+        if let id, id.isEmpty || !id.allSatisfy({ $0.isASCII && $0.isNumber }) { throw Problem.validation("id", "id must be 1 to 20 digits") }
+        let email = try body.requiredString("email", max: 254)
+        let chosenPassword = try body.string("password", max: 200)
+        let profile = try await PersonFields.read(&body, services: services, creating: true)
+        let testUserOf = try body.string("test_user_of", max: 20)
+        try body.finish()
+        guard email.contains("@") else { throw Problem.validation("email", "email must be an email address") }
+        if let chosenPassword, chosenPassword.count < 6 { throw Problem.validation("password", "password needs at least 6 characters") }
+        if let testUserOf, try await services.storage.apps.find(id: testUserOf) == nil {
+            throw Problem.validation("test_user_of", "test_user_of must name an existing app")
+        }
+        if let id, let existing = try await services.storage.users.find(id: id) {
+            let same = try await profile.describes(existing, email: email, testUserOf: testUserOf)
+            let samePassword = try await chosenPassword.asyncMap { try await services.passwords.verify($0, hash: existing.passwordHash) } ?? true
+            guard same, samePassword else { throw Problem.conflict("a person with id \(id) exists and differs from this body", field: "id") }
+            return AdminAPIv1.reply(try await json(existing))
+        }
+        if let taken = try await services.storage.users.find(email: email) {
+            throw Problem.conflict("\(taken.email) is already someone's email", field: "email")
+        }
+        let password = chosenPassword ?? services.random.alphanumeric(bits: 96)
+        var new = NewUser(email: email, password: password, firstName: profile.firstName ?? "", lastName: profile.lastName ?? "", testUserOfAppID: testUserOf, id: id)
+        profile.apply(to: &new)
+        let person: UserRecord
+        do {
+            person = try await services.accounts.createUser(new)
+        } catch let error as AccountError where error.description.contains("already exists") {
+            throw Problem.conflict(error.description, field: "email")
+        } catch StorageError.conflict {
+            throw Problem.conflict("the id or email is taken", field: "id")
+        }
+        if let quotes = profile.quotes ?? nil {
+            var saved = person
+            saved.quotes = quotes
+            try await services.storage.users.update(saved)
+        }
+        guard case .object(var object) = try await json(try await find(person.id)) else { return AdminAPIv1.reply(nil) }
+        if chosenPassword == nil { object["password"] = .string(password) }
+        return AdminAPIv1.reply(.object(object), status: .created)
+    }
+
+    /// `PATCH /people/{id}`: the fields given; a new password signs the person out everywhere (the console's path).
+    func update(_ call: V1Call) async throws -> Response {
+        var body = try call.body()
+        var person = try await find(call.parameter("id"))
+        let email = body.has("email") ? try body.requiredString("email", max: 254) : nil
+        let password = try body.string("password", max: 200)
+        let profile = try await PersonFields.read(&body, services: services, creating: false)
+        try body.finish()
+        if let email {
+            guard email.contains("@") else { throw Problem.validation("email", "email must be an email address") }
+            if let taken = try await services.storage.users.find(email: email), taken.id != person.id {
+                throw Problem.conflict("\(taken.email) is already someone's email", field: "email")
+            }
+            person.email = email
+        }
+        if let password, password.count < 6 { throw Problem.validation("password", "password needs at least 6 characters") }
+        profile.apply(to: &person)
+        if let password {
+            try await services.accounts.changePassword(of: person, to: password)
+        } else {
+            try await services.storage.users.update(person)
+        }
+        return AdminAPIv1.reply(try await json(try await find(person.id)))
+    }
+
+    func find(_ id: String) async throws -> UserRecord {
+        guard id.count <= 20, let person = try await services.storage.users.find(id: id) else {
+            throw Problem.notFound("there is no person \(GraphError.echo(id))")
+        }
+        return person
+    }
+
+    private func pair(_ call: V1Call) async throws -> (UserRecord, UserRecord) {
+        let person = try await find(call.parameter("id")), other = try await find(call.parameter("other_id"))
+        guard person.id != other.id else { throw Problem.validation("other_id", "a person cannot befriend themselves") }
+        return (person, other)
+    }
+
+    static func flag(_ text: String?, field: String) throws -> Bool {
+        switch text?.lowercased() {
+        case nil, "false", "0": return false
+        case "true", "1": return true
+        default: throw Problem.validation(field, "\(field) must be true or false")
+        }
+    }
+
+    func json(_ person: UserRecord) async throws -> JSONValue {
+        let friends = try await services.storage.friendships.friends(of: person.id)
+        func place(_ place: Place?) -> JSONValue { place.map { ["id": .string($0.id), "name": .string($0.name)] } ?? .null }
+        return [
+            "id": .string(person.id), "email": .string(person.email), "name": .string(person.fullName),
+            "first_name": .string(person.firstName), "middle_name": AdminAPIv1.optional(person.middleName), "last_name": .string(person.lastName),
+            "birthday": AdminAPIv1.optional(person.birthday), "gender": AdminAPIv1.optional(person.gender),
+            "location": place(person.location), "hometown": place(person.hometown), "quotes": AdminAPIv1.optional(person.quotes),
+            "test_user_of": AdminAPIv1.optional(person.testUserOfAppID), "has_picture": .bool(person.picture != nil),
+            "friend_ids": .array(friends.map(JSONValue.string)), "created_time": AdminAPIv1.time(person.createdAt),
+        ]
+    }
+}
+
+extension Optional {
+    fileprivate func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let self else { return nil }
+        return try await transform(self)
+    }
+}
