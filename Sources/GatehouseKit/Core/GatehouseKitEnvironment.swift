@@ -34,7 +34,9 @@ public final class GatehouseKitEnvironment: @unchecked Sendable {
 
     public let settings: Settings
     public let clock: any SDKClock
-    public let notificationCenter: NotificationCenter
+    /// Where the SDK posts `.AccessTokenDidChange` and `.ProfileDidChange`: `NotificationCenter.default`,
+    /// where Facebook's SDK posts them, so an app's observer (seed 003's) hears them.
+    public var notificationCenter: NotificationCenter { .default }
     public let urlSession: URLSession
 
     private let lock = NSLock()
@@ -50,15 +52,32 @@ public final class GatehouseKitEnvironment: @unchecked Sendable {
     ///   - tokenCache: nil keeps tokens in memory only.
     public init(
         settings: Settings = Settings(), clock: any SDKClock = SystemSDKClock(), tokenCache: (any TokenCaching)? = nil,
-        profileCache: (any ProfileCaching)? = nil, notificationCenter: NotificationCenter = NotificationCenter(),
-        urlSession: URLSession = .gatehouseUncached()
+        profileCache: (any ProfileCaching)? = nil, urlSession: URLSession = .gatehouseUncached()
     ) {
         self.settings = settings
         self.clock = clock
         self._tokenCache = tokenCache
         self._profileCache = profileCache
-        self.notificationCenter = notificationCenter
         self.urlSession = urlSession
+    }
+
+    /// Posts one of the SDK's notifications on `NotificationCenter.default` with this environment as its
+    /// object. An app's observer (object nil, as Facebook's samples register) hears every change; the SDK's
+    /// own observers (``observe(_:using:)``) hear only their environment's, so environments side by side
+    /// (tests in parallel, a seed-000 session with its own cache) do not act on each other's tokens.
+    public func post(_ name: Notification.Name, userInfo: [String: Any]) {
+        notificationCenter.post(name: name, object: self, userInfo: userInfo)
+    }
+
+    /// Observes `name` as posted by this environment only; remove the result with
+    /// `notificationCenter.removeObserver(_:)`.
+    public func observe(_ name: Notification.Name, using block: @escaping @Sendable (Notification) -> Void) -> any NSObjectProtocol {
+        // Filtered here rather than with `object:`, which swift-corelibs-foundation may hold strongly:
+        // an observer must not keep its environment alive.
+        notificationCenter.addObserver(forName: name, object: nil, queue: nil) { [weak self] note in
+            guard let self, let sender = note.object as AnyObject?, sender === self else { return }
+            block(note)
+        }
     }
 
     private func locked<T>(_ body: () -> T) -> T { lock.lock(); defer { lock.unlock() }; return body() }
@@ -125,14 +144,14 @@ public final class GatehouseKitEnvironment: @unchecked Sendable {
         if let old { info[AccessTokenChangeOldKey] = old }
         let oldActive = old.map { clock.now() < $0.expirationDate } ?? false
         if old?.userID != token?.userID || !oldActive { info[AccessTokenDidChangeUserIDKey] = true }
-        notificationCenter.post(name: .AccessTokenDidChange, object: nil, userInfo: info)
+        post(.AccessTokenDidChange, userInfo: info)
     }
 
     /// Posts the expiry notification (old == new, `AccessTokenDidExpireKey`) if the current token has expired.
     /// The timer calls this at the expiration date; tests with an injected clock call it directly.
     public func checkAccessTokenExpiry() {
         guard let token = currentAccessToken, clock.now() >= token.expirationDate else { return }
-        notificationCenter.post(name: .AccessTokenDidChange, object: nil, userInfo: [
+        post(.AccessTokenDidChange, userInfo: [
             AccessTokenChangeNewKey: token, AccessTokenChangeOldKey: token, AccessTokenDidExpireKey: true,
         ])
     }

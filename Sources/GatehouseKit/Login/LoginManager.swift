@@ -114,13 +114,14 @@ public final class LoginManager: @unchecked Sendable {
         start(configuration, audience: defaultAudience, checksState: true) { handler($0.result, $0.error) }
     }
 
-    /// Clears the current access token, authentication token and profile (client side only).
+    /// Clears the current access token, authentication token and profile (client side only), posting
+    /// `.AccessTokenDidChange` and `.ProfileDidChange` as Facebook's `logOut()` does (it sets `Profile.current = nil`).
     public func logOut() {
         let environment = self.environment
         lock.withLock { userTokenNonce = nil }
         environment.setCurrentAccessToken(nil)
         environment.setCurrentAuthenticationToken(nil)
-        environment.replaceCurrentProfile(nil)
+        Profile.setCurrent(nil, in: environment)
     }
 
     // MARK: Async

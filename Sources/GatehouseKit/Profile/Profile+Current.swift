@@ -24,7 +24,7 @@ extension Profile {
         var info: [String: Any] = [:]
         if let profile { info[ProfileChangeNewKey] = profile }
         if let old { info[ProfileChangeOldKey] = old }
-        environment.notificationCenter.post(name: .ProfileDidChange, object: nil, userInfo: info)
+        environment.post(.ProfileDidChange, userInfo: info)
     }
 
     /// Whether `Profile.current` follows `AccessToken.current`: a new token loads its person's
@@ -50,7 +50,7 @@ final class ProfileTokenObserver: @unchecked Sendable {
 
     private init(environment: GatehouseKitEnvironment) {
         center = environment.notificationCenter
-        token = center.addObserver(forName: .AccessTokenDidChange, object: nil, queue: nil) { [weak environment] note in
+        token = environment.observe(.AccessTokenDidChange) { [weak environment] note in
             guard let environment else { return }
             if let accessToken = note.userInfo?[AccessTokenChangeNewKey] as? AccessToken {
                 ProfileLoader(environment: environment).load(token: accessToken, completion: nil)

@@ -27,9 +27,8 @@ public final class ProfilePictureViewModel: @unchecked Sendable {
         _size = size
         _scale = scale
         _imageURL = Self.imageURL(profileID: profileID, mode: pictureMode, size: size, scale: scale, environment: environment)
-        let center = environment.notificationCenter
         for name in [Notification.Name.AccessTokenDidChange, .ProfileDidChange] {
-            observers.append(center.addObserver(forName: name, object: nil, queue: nil) { [weak self] _ in self?.refresh() })
+            observers.append(environment.observe(name) { [weak self] _ in self?.refresh() })
         }
     }
 

@@ -72,7 +72,7 @@ extension Session {
         if let urlSchemeSuffix { settings.appURLSchemeSuffix = urlSchemeSuffix }
         let environment = GatehouseKitEnvironment(
             settings: settings, clock: current.clock, tokenCache: tokenCache ?? InMemoryTokenCache(),
-            profileCache: nil, notificationCenter: current.notificationCenter, urlSession: current.urlSession)
+            profileCache: nil, urlSession: current.urlSession)
         // The default dialog must log in on this session's environment, not the app-wide one.
         self.init(
             permissions: permissions, environment: environment,

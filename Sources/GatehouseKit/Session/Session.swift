@@ -62,7 +62,7 @@ public final class Session: @unchecked Sendable {
             token = cached
             _ = machine.handle(.tokenLoaded)
         }
-        observer = environment.notificationCenter.addObserver(forName: .AccessTokenDidChange, object: nil, queue: nil) {
+        observer = environment.observe(.AccessTokenDidChange) {
             [weak self] note in self?.accessTokenDidChange(note.userInfo)
         }
     }

@@ -23,7 +23,7 @@ extension LoginButtonModel {
 
     /// Follows `.AccessTokenDidChange`, so a log-in or log-out made elsewhere reaches the delegate too.
     func observeTokenChanges() {
-        tokenObserver = environment.notificationCenter.addObserver(forName: .AccessTokenDidChange, object: nil, queue: nil) {
+        tokenObserver = environment.observe(.AccessTokenDidChange) {
             [weak self] _ in self?.showCurrentState()
         }
     }

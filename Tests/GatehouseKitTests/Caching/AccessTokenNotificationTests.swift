@@ -9,7 +9,7 @@ struct AccessTokenNotificationTests {
     @Test("setting the token posts old, new and the user-changed flag")
     func changeNotification() async throws {
         let environment = F.environment()
-        let changes = F.Recorder(.AccessTokenDidChange, on: environment.notificationCenter)
+        let changes = F.Recorder(.AccessTokenDidChange, on: environment)
         let first = F.token(user: "1", string: "EAA-1")
         let second = F.token(user: "1", string: "EAA-2")
         await F.with(environment) {
@@ -37,7 +37,7 @@ struct AccessTokenNotificationTests {
         let clock = F.Clock(Date(timeIntervalSince1970: 1_800_000_000)) // after the fixtures' expiry
         let environment = F.environment(clock: clock)
         environment.setCurrentAccessToken(F.token(user: "1", string: "EAA-1"))
-        let changes = F.Recorder(.AccessTokenDidChange, on: environment.notificationCenter)
+        let changes = F.Recorder(.AccessTokenDidChange, on: environment)
         environment.setCurrentAccessToken(F.token(user: "1", string: "EAA-2", expires: nil))
         #expect(changes.all.first?[AccessTokenDidChangeUserIDKey] as? Bool == true)
     }
@@ -46,7 +46,7 @@ struct AccessTokenNotificationTests {
     func equalTokenIsSilent() {
         let environment = F.environment()
         environment.setCurrentAccessToken(F.token())
-        let changes = F.Recorder(.AccessTokenDidChange, on: environment.notificationCenter)
+        let changes = F.Recorder(.AccessTokenDidChange, on: environment)
         environment.setCurrentAccessToken(F.token()) // a different instance, equal fields
         environment.setCurrentAccessToken(nil)
         environment.setCurrentAccessToken(nil)
@@ -59,7 +59,7 @@ struct AccessTokenNotificationTests {
         let environment = F.environment(clock: clock)
         let token = F.token(expires: Date(timeIntervalSince1970: 2_000))
         environment.setCurrentAccessToken(token)
-        let changes = F.Recorder(.AccessTokenDidChange, on: environment.notificationCenter)
+        let changes = F.Recorder(.AccessTokenDidChange, on: environment)
 
         environment.checkAccessTokenExpiry()
         #expect(changes.count == 0)
@@ -79,7 +79,7 @@ struct AccessTokenNotificationTests {
     @Test("the expiry timer fires on its own for a token that expires in 0.3 s")
     func realTimer() async throws {
         let environment = F.environment(clock: SystemSDKClock())
-        let changes = F.Recorder(.AccessTokenDidChange, on: environment.notificationCenter)
+        let changes = F.Recorder(.AccessTokenDidChange, on: environment)
         let started = Date()
         environment.setCurrentAccessToken(F.token(expires: Date().addingTimeInterval(0.3)))
         #expect(await changes.wait(for: 2, timeout: 20)) // generous: the whole suite shares two cores
@@ -98,7 +98,7 @@ struct AccessTokenNotificationTests {
         #expect(environment.expiryTimer != shortTimer)
         // Past both expiries: had the short token's timer fired, its check would now post an expiry.
         clock.advance(by: 7200)
-        let changes = F.Recorder(.AccessTokenDidChange, on: environment.notificationCenter)
+        let changes = F.Recorder(.AccessTokenDidChange, on: environment)
         // The event to wait for: the old timer's task has ended (at once when cancelled, after 0.2 s if it was
         // left armed). Its check would have posted synchronously before that.
         await shortTimer.value
@@ -115,7 +115,7 @@ struct AccessTokenNotificationTests {
         await F.with(first) { AccessToken.current = token }
 
         let second = F.environment(clock: SystemSDKClock(), tokenCache: FileTokenCache(directory: directory))
-        let changes = F.Recorder(.AccessTokenDidChange, on: second.notificationCenter)
+        let changes = F.Recorder(.AccessTokenDidChange, on: second)
         await F.with(second) {
             #expect(AccessToken.current == token)
             #expect(AccessToken.current?.hasGranted(.email) == true)

@@ -61,9 +61,11 @@ enum SessionKitFixtures {
         private var observer: (any NSObjectProtocol)?
         private let center: NotificationCenter
 
-        init(_ name: Notification.Name, on center: NotificationCenter) {
-            self.center = center
-            observer = center.addObserver(forName: name, object: nil, queue: nil) { [weak self] note in
+        /// Records `name` as `environment` posts it (on `NotificationCenter.default`, shared by tests
+        /// running in parallel, so other environments' notifications are filtered out by object).
+        init(_ name: Notification.Name, on environment: GatehouseKitEnvironment) {
+            self.center = environment.notificationCenter
+            observer = center.addObserver(forName: name, object: environment, queue: nil) { [weak self] note in
                 var info: [String: Any] = [:]
                 for (key, value) in note.userInfo ?? [:] { info["\(key)"] = value }
                 self?.lock.withLock { self?.received.append(info) }

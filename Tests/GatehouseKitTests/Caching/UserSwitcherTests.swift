@@ -12,7 +12,7 @@ struct UserSwitcherTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let environment = F.environment(tokenCache: nil)
         let switcher = UserSwitcher(directory: directory, environment: environment)
-        let changes = F.Recorder(.AccessTokenDidChange, on: environment.notificationCenter)
+        let changes = F.Recorder(.AccessTokenDidChange, on: environment)
         let alice = F.token(user: "1", string: "EAA-alice")
         let bob = F.token(user: "2", string: "EAA-bob")
 

@@ -21,7 +21,7 @@ extension GraphSerialTests {
             }
             #expect(AccessToken.current == token)
 
-            let posted = GraphNotificationLog(environment.notificationCenter)
+            let posted = GraphNotificationLog(environment)
             do {
                 _ = try await GraphRequest(graphPath: "me", parameters: ["fields": "id"]).startJSON()
                 Issue.record("a revoked token was accepted")
@@ -180,9 +180,9 @@ final class GraphNotificationLog: @unchecked Sendable {
     private var observer: (any NSObjectProtocol)?
     private let center: NotificationCenter
 
-    init(_ center: NotificationCenter) {
-        self.center = center
-        observer = center.addObserver(forName: .AccessTokenDidChange, object: nil, queue: nil) { [weak self] note in
+    init(_ environment: GatehouseKitEnvironment) {
+        self.center = environment.notificationCenter
+        observer = center.addObserver(forName: .AccessTokenDidChange, object: environment, queue: nil) { [weak self] note in
             self?.lock.withLock { self?.items.append(note) }
         }
     }

@@ -20,7 +20,7 @@ struct ProfileCurrentTests {
     @Test("setting a different profile posts old and new; an equal one posts nothing")
     func notification() async throws {
         let environment = F.environment()
-        let changes = F.Recorder(.ProfileDidChange, on: environment.notificationCenter)
+        let changes = F.Recorder(.ProfileDidChange, on: environment)
         await F.with(environment) {
             Profile.current = Self.profile("1")
             Profile.current = Self.profile("1")
@@ -61,7 +61,7 @@ struct ProfileCurrentTests {
             let withoutToken = try await Profile.loadCurrentProfile()
             #expect(withoutToken == Self.profile("100"))
             AccessToken.current = F.token(user: "100")
-            let answered = F.Recorder(.ProfileDidChange, on: environment.notificationCenter)
+            let answered = F.Recorder(.ProfileDidChange, on: environment)
             let result = Answer()
             Profile.loadCurrentProfile { profile, error in result.set(profile, error) }
             #expect(result.calls == 1) // synchronously
@@ -107,7 +107,7 @@ struct ProfileCurrentTests {
         }
         await F.with(other) { #expect(!Profile.isUpdatedWithAccessTokenChange) }
         await F.with(environment) {
-            let changes = F.Recorder(.ProfileDidChange, on: environment.notificationCenter)
+            let changes = F.Recorder(.ProfileDidChange, on: environment)
             AccessToken.current = F.token(user: "1")
             AccessToken.current = nil
             #expect(Profile.current == nil)

@@ -26,7 +26,7 @@ struct ProfileLiveTests {
         let (server, environment, token) = try await Self.setUp(scope: ["email", "user_birthday"], clock: clock)
         defer { server.stop() }
         #expect(token.permissions == ["public_profile", "email", "user_birthday"])
-        let changes = F.Recorder(.ProfileDidChange, on: environment.notificationCenter)
+        let changes = F.Recorder(.ProfileDidChange, on: environment)
         let profile = try await F.with(environment) { () async throws -> Profile? in
             AccessToken.current = token
             return try await Profile.loadCurrentProfile()
@@ -105,7 +105,7 @@ struct ProfileLiveTests {
     func updatesWithTokenChange() async throws {
         let (server, environment, token) = try await Self.setUp(scope: ["email"])
         defer { server.stop() }
-        let changes = F.Recorder(.ProfileDidChange, on: environment.notificationCenter)
+        let changes = F.Recorder(.ProfileDidChange, on: environment)
         await F.with(environment) {
             Profile.isUpdatedWithAccessTokenChange = true
             AccessToken.current = token
