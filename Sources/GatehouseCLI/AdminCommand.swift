@@ -6,7 +6,8 @@ import GatehouseServer
 /// `gatehouse admin …`: the console's administrator accounts (needed in production mode).
 struct AdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "admin", abstract: "Manage console administrator accounts.", subcommands: [Create.self, List.self])
+        commandName: "admin", abstract: "Manage console administrator accounts and admin API tokens.",
+        subcommands: [Create.self, List.self, AdminTokenCommand.self])
 
     struct Create: AsyncParsableCommand, ExecutableCommand {
         static let configuration = CommandConfiguration(

@@ -1,15 +1,14 @@
 import GatehouseCore
 import ArgumentParser
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Which running server the emulator commands talk to (they use its admin API, `/admin/api/…`).
 struct AdminServerOptions: ParsableArguments {
     @Option(help: "The Gatehouse server (default: the dev seed's, else http://127.0.0.1:8080).") var server: String?
     @Option(name: .customLong("data-dir"), help: "The local server's data folder, for its dev-seed.json (env GATEHOUSE_DATA_DIR; default ./.gatehouse).")
     var dataDir: String?
+    @Option(name: .customLong("admin-token"), help: "An admin token, for a production server (env GATEHOUSE_ADMIN_TOKEN).")
+    var adminToken: String?
     @Flag(help: "Print the server's JSON reply.") var json = false
 
     var baseURL: String {
@@ -22,28 +21,12 @@ struct AdminServerOptions: ParsableArguments {
         return "http://127.0.0.1:8080"
     }
 
-    /// Calls the admin API; a refusal exits 1 with the server's message, no server exits 3.
+    /// The admin API client for this server, with `--admin-token` or `GATEHOUSE_ADMIN_TOKEN`.
+    var client: AdminClient { AdminClient(baseURL: baseURL, token: adminToken ?? Environment.value("GATEHOUSE_ADMIN_TOKEN")) }
+
+    /// Calls the older admin API (`/admin/api/<path>`); a refusal exits 1 with the server's message, no server exits 3.
     func call(_ method: String, _ path: String, json body: Data? = nil) async throws -> (Int, Data) {
-        guard let url = URL(string: baseURL + "/admin/api/" + path) else { throw fail("--server must be an http(s) URL") }
-        var request = URLRequest(url: url, timeoutInterval: 60)
-        request.httpMethod = method
-        if let body {
-            request.httpBody = body
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        let outcome: (Data?, URLResponse?, (any Error)?) = await withCheckedContinuation { continuation in
-            URLSession.shared.dataTask(with: request) { continuation.resume(returning: ($0, $1, $2)) }.resume()
-        }
-        guard outcome.2 == nil, let http = outcome.1 as? HTTPURLResponse else {
-            throw exitWith(ClientExit.unreachable, "cannot reach the Gatehouse server at \(baseURL). Is `gatehouse serve` running?")
-        }
-        let data = outcome.0 ?? Data()
-        guard (200..<300).contains(http.statusCode) else {
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-            let message = (object?["error"] as? [String: Any])?["message"] as? String ?? "HTTP \(http.statusCode)"
-            throw exitWith(ClientExit.failed, message)
-        }
-        return (http.statusCode, data)
+        try await client.call(method, "/admin/api/" + path, json: body)
     }
 
     static func object(_ data: Data) -> [String: Any] { (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:] }

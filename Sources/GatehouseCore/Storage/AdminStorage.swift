@@ -34,8 +34,8 @@ public struct AdminSessionRecord: Sendable, Codable, Equatable {
     }
 }
 
-/// Console administrators and their sessions (migration 4).
-public protocol AdminStore: Sendable {
+/// Console administrators and their sessions (migration 4), their API tokens and the audit log (migration 11).
+public protocol AdminStore: AdminTokenStore {
     /// Throws `StorageError.conflict("email")` when the email (case-insensitive) is taken.
     func create(_ admin: AdminAccountRecord) async throws
     /// Case-insensitive.

@@ -10,7 +10,8 @@ import Hummingbird
 /// - development mode: passes every request through untouched (the console is open, as issue 5 wants), so the
 ///   router leaves it out there;
 /// - production mode, no live `gh_admin` session: `/console…` pages get `303 See Other` to
-///   `/console/login?next=<path>`, `/admin/…` API calls get `401` with a Graph-shaped error;
+///   `/console/login?next=<path>`; `/admin/…` API calls are judged by ``AdminAuthorization`` (a session or an
+///   admin token): `401`/`403`, as a problem document under `/admin/api/v1` and Graph-shaped elsewhere;
 /// - production mode, logged in: passes through. Handlers that want to know who is acting call
 ///   `AdminAccounts(services:).current(request)`.
 ///
@@ -20,8 +21,9 @@ struct AdminGate: RouterMiddleware {
     typealias Context = GatehouseRequestContext
     let services: GatehouseServices
 
-    /// Reachable without a session: the login form and its POST.
-    static let openPaths: Set<String> = ["/console/login", "/console/login/"]
+    /// Reachable without a session: the login form and its POST, and the admin API's OpenAPI document (a tool
+    /// reads the contract before it has a token).
+    static let openPaths: Set<String> = ["/console/login", "/console/login/", "/admin/api/v1/openapi.json", "/admin/api/v1/openapi.yaml"]
 
     /// Whether `path` is guarded (`/console`, `/console/…`, `/admin/…`; not `/consoles`).
     static func isProtected(_ path: String) -> Bool {
@@ -70,12 +72,16 @@ struct AdminGate: RouterMiddleware {
         guard Self.isProtected(path) else {
             return try await next(request, context)
         }
-        if try await AdminAccounts(services: services).current(request) != nil {
+        if path.hasPrefix("/admin") {
+            // The API takes an admin token or a session (``AdminAuthorization``); v1 answers problem documents.
+            let decision = await AdminAuthorization(services: services).decide(request)
+            if decision.isAllowed { return try await next(request, context) }
+            if path.hasPrefix("/admin/api/v1/") || path == "/admin/api/v1", let problem = decision.problem { return problem.response }
+            if let refusal = decision.graphResponse(version: services.configuration.defaultGraphVersion) { return refusal }
             return try await next(request, context)
         }
-        if path.hasPrefix("/admin") {
-            let error = GraphError(message: "An admin session is required: log in at /console/login.", code: 190, httpStatus: 401)
-            return GraphHTTPAdapter.response(.error(error), version: services.configuration.defaultGraphVersion)
+        if try await AdminAccounts(services: services).current(request) != nil {
+            return try await next(request, context)
         }
         let next = request.method == .get ? path : "/console"
         return PageRenderer.seeOther("/console/login?next=" + (FormEncoding.escape(next)))

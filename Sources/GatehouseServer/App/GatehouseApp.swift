@@ -26,6 +26,8 @@ public enum GatehouseApp {
         router.add(middleware: PageErrorMiddleware(pages: pages, logger: services.logger))
         // Development mode leaves the console open, so the gate would only pass requests through.
         if configuration.isProduction { router.add(middleware: AdminGate(services: services)) }
+        // Behind the gate, so only admitted writes to /admin/… and /console/… are recorded, with who made them.
+        router.add(middleware: AuditMiddleware(services: services))
         AdminLoginController(services: services, pages: pages).register(on: router)
         OpsRoutes(services: services).register(on: router)
         router.get("/static/gatehouse.css") { _, _ in

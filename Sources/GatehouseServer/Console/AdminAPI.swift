@@ -230,10 +230,10 @@ struct AdminAPI: Sendable {
 struct ConsoleAccess: Sendable {
     let services: GatehouseServices
 
-    /// Development mode: everyone. Production mode: a live admin session (``AdminGate`` already sent anyone
-    /// else to `/console/login` or answered 401, so this is a second check behind it).
+    /// Development mode: everyone. Production mode: a live admin session or admin token, and a writable one for
+    /// anything but a read (``AdminGate`` already refused anyone else, so this is a second check behind it).
     func allows(_ request: Request) async -> Bool {
         if services.configuration.isDevelopment { return true }
-        return (try? await AdminAccounts(services: services).current(request)) != nil
+        return await AdminAuthorization(services: services).decide(request).isAllowed
     }
 }

@@ -1,0 +1,70 @@
+import GatehouseCore
+import Foundation
+import Hummingbird
+
+/// The audit log: every change made through the admin API or the console, with who made it and when.
+package struct AuditLog: Sendable {
+    let services: GatehouseServices
+
+    package init(services: GatehouseServices) { self.services = services }
+
+    /// Records one change. A failure to record is logged and does not undo the change it describes.
+    package func record(actor: AdminActor, method: String, route: String, target: String?, status: Int) async {
+        let entry = AuditEntryRecord(
+            time: services.clock.now(), actorKind: actor.kind, actorID: actor.id, actorName: actor.name,
+            method: method, route: String(route.prefix(300)), target: target.map { String($0.prefix(200)) }, status: status)
+        do {
+            try await services.storage.admins.appendAudit(entry)
+        } catch {
+            services.logger.error("audit entry could not be stored", metadata: ["route": "\(entry.route)", "error": "\(type(of: error))"])
+        }
+    }
+
+    /// Newest first, `limit` entries below the sequence `before`.
+    package func page(before: Int64?, limit: Int) async throws -> [AuditEntryRecord] {
+        try await services.storage.admins.audit(before: before, limit: limit)
+    }
+}
+
+/// Records each successful write (POST, PUT, PATCH, DELETE answered below 400) to `/admin/…` and `/console/…`
+/// in the ``AuditLog``, naming the route as registered and the id its path names.
+///
+/// Added after ``AdminGate`` in both modes: in production a refused request never reaches it, and in
+/// development the actor is `development` unless the request carries credentials.
+struct AuditMiddleware: RouterMiddleware {
+    typealias Context = GatehouseRequestContext
+    let services: GatehouseServices
+
+    /// Not changes: logging in (no one is known yet) and reading.
+    static func isAudited(path: String, method: HTTPRequest.Method) -> Bool {
+        guard !AdminAuthorization.isRead(method) else { return false }
+        guard path.hasPrefix("/admin/") || path.hasPrefix("/console") else { return false }
+        return !AdminGate.openPaths.contains(path)
+    }
+
+    func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
+        let path = AdminGate.isNormal(request.uri.path) ? request.uri.path : AdminGate.normalized(request.uri.path)
+        guard Self.isAudited(path: path, method: request.method) else { return try await next(request, context) }
+        // Resolved before the change, so revoking the token a request is sent with still names it.
+        let actor = (try? await AdminAuthorization(services: services).actor(request)) ?? .development
+        let response = try await next(request, context)
+        guard response.status.code < 400 else { return response }
+        await AuditLog(services: services).record(
+            actor: actor, method: request.method.rawValue, route: Self.route(context, path: path),
+            target: Self.target(context), status: response.status.code)
+        return response
+    }
+
+    /// `/admin/api/v1/apps/{id}`: the registered route with `:id` written as `{id}`, or the path when unrouted.
+    static func route(_ context: Context, path: String) -> String {
+        guard let endpoint = context.endpointPath else { return path }
+        let segments = endpoint.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
+        return "/" + segments.joined(separator: "/")
+    }
+
+    /// The path's parameter values (`id`, or `app_id/person_id`), nil when it names none.
+    static func target(_ context: Context) -> String? {
+        let values = context.parameters.map { String($0.value) }
+        return values.isEmpty ? nil : values.joined(separator: "/")
+    }
+}
