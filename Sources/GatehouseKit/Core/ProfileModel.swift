@@ -25,11 +25,13 @@ public final class Profile: Codable, Equatable, Sendable {
     /// True when built from a Limited Login id_token rather than the Graph API.
     public let isLimited: Bool
 
+    /// Facebook's three initialisers in one: every field after `userID` may be left out (nil; the refresh
+    /// date defaults to now by the SDK's clock), and `isLimited` comes before `permissions`, as in Facebook's.
     public init(
-        userID: String, firstName: String?, middleName: String?, lastName: String?, name: String?, linkURL: URL?,
-        refreshDate: Date?, imageURL: URL? = nil, email: String? = nil, friendIDs: [String]? = nil, birthday: Date? = nil,
-        ageRange: UserAgeRange? = nil, hometown: Location? = nil, location: Location? = nil, gender: String? = nil,
-        permissions: Set<String>? = nil, isLimited: Bool = false
+        userID: String, firstName: String? = nil, middleName: String? = nil, lastName: String? = nil, name: String? = nil,
+        linkURL: URL? = nil, refreshDate: Date? = nil, imageURL: URL? = nil, email: String? = nil, friendIDs: [String]? = nil,
+        birthday: Date? = nil, ageRange: UserAgeRange? = nil, hometown: Location? = nil, location: Location? = nil,
+        gender: String? = nil, isLimited: Bool = false, permissions: Set<String>? = nil
     ) {
         self.userID = userID
         self.firstName = firstName

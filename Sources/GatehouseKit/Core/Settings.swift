@@ -24,6 +24,7 @@ public final class Settings: @unchecked Sendable {
     private var _isAdvertiserTrackingEnabled = false
     private var _isAutoLogAppEventsEnabled = true
     private var _isAdvertiserIDCollectionEnabled = true
+    private var _dataProcessingOptions: [String: Any]?
 
     public init() {}
 
@@ -43,6 +44,20 @@ public final class Settings: @unchecked Sendable {
     public var serverURL: URL { get { locked { _serverURL } } set { locked { _serverURL = newValue } } }
     /// The base URL of the login dialog (Facebook's `m.facebook.com`); defaults to `serverURL`.
     public var dialogURL: URL { get { locked { _dialogURL ?? _serverURL } } set { locked { _dialogURL = newValue } } }
+    /// Facebook's `persistableDataProcessingOptions`: what ``setDataProcessingOptions(_:country:state:)``
+    /// stored (`data_processing_options`, `…_country`, `…_state`). Gatehouse sends no App Events, so nothing reads it.
+    public var persistableDataProcessingOptions: [String: Any]? { locked { _dataProcessingOptions } }
+
+    /// Facebook's Limited Data Use options (e.g. `["LDU"]`, country 0 and state 0 to let Facebook geolocate).
+    public func setDataProcessingOptions(_ options: [String]?, country: Int32, state: Int32) {
+        locked {
+            _dataProcessingOptions = [
+                "data_processing_options": options ?? [], "data_processing_options_country": country,
+                "data_processing_options_state": state,
+            ]
+        }
+    }
+
     /// When false, every Graph request behaves as if it had the `disableErrorRecovery` flag.
     public var isGraphErrorRecoveryEnabled: Bool { get { locked { _isGraphErrorRecoveryEnabled } } set { locked { _isGraphErrorRecoveryEnabled = newValue } } }
 

@@ -19,6 +19,12 @@ public final class GraphRequest: @unchecked Sendable, CustomStringConvertible {
     /// The Graph API version, e.g. `v21.0`.
     public let version: String
     public let httpMethod: HTTPMethod
+    /// Facebook's flag for App Events requests; kept so apps can set and read it. Gatehouse sends such a
+    /// request like any other (it has no App Events endpoint to route it to).
+    public let forAppEvents: Bool
+    /// Facebook's switch between its two Graph hosts; kept so apps can set and read it. Gatehouse has one
+    /// host (`Settings.serverURL`), so it does not change where the request goes.
+    public let useAlternativeDefaultDomainPrefix: Bool
 
     /// Parameters sent as the query (GET) or form body (POST, DELETE). Values are strings, numbers,
     /// booleans, or arrays/dictionaries (sent as JSON text).
@@ -50,7 +56,7 @@ public final class GraphRequest: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// `GET graphPath` with parameters and flags, using the current token.
-    public convenience init(graphPath: String, parameters: [String: Any], flags: GraphRequestFlags) {
+    public convenience init(graphPath: String, parameters: [String: Any]?, flags: GraphRequestFlags) {
         self.init(graphPath: graphPath, parameters: parameters,
                   tokenString: GatehouseKitEnvironment.current.currentAccessToken?.tokenString,
                   httpMethod: .get, flags: flags)
@@ -65,15 +71,20 @@ public final class GraphRequest: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// A request with an explicit token and flags, at `Settings.graphAPIVersion`.
-    public convenience init(graphPath: String, parameters: [String: Any]?, tokenString: String?, httpMethod: HTTPMethod,
+    /// (nil method: GET, as Facebook's nullable `HTTPMethod:` here.)
+    public convenience init(graphPath: String, parameters: [String: Any]?, tokenString: String?, httpMethod: HTTPMethod?,
                             flags: GraphRequestFlags) {
         self.init(graphPath: graphPath, parameters: parameters, tokenString: tokenString, version: nil,
-                  httpMethod: httpMethod, flags: flags)
+                  httpMethod: httpMethod ?? .get, flags: flags)
     }
 
-    /// The designated initialiser (Facebook's `init(graphPath:parameters:tokenString:httpMethod:version:flags:)`).
+    /// The designated initialiser; `forAppEvents` and `useAlternativeDefaultDomainPrefix` as Facebook's
+    /// longest initialisers take them (see `GraphRequest+Overloads.swift` for every other spelling).
     public init(graphPath: String, parameters: [String: Any]?, tokenString: String?, version: String?,
-                httpMethod: HTTPMethod, flags: GraphRequestFlags) {
+                httpMethod: HTTPMethod, flags: GraphRequestFlags, forAppEvents: Bool = false,
+                useAlternativeDefaultDomainPrefix: Bool = false) {
+        self.forAppEvents = forAppEvents
+        self.useAlternativeDefaultDomainPrefix = useAlternativeDefaultDomainPrefix
         let settings = GatehouseKitEnvironment.current.settings
         self.graphPath = graphPath
         self._parameters = parameters ?? [:]
@@ -81,6 +92,13 @@ public final class GraphRequest: @unchecked Sendable, CustomStringConvertible {
         self.version = version ?? settings.graphAPIVersion
         self.httpMethod = httpMethod
         self._flags = settings.isGraphErrorRecoveryEnabled ? flags : flags.union(.disableErrorRecovery)
+    }
+
+    /// The same request at another Graph API version (`GraphRequestConnection.overrideGraphAPIVersion(_:)`).
+    func copy(version: String) -> GraphRequest {
+        GraphRequest(graphPath: graphPath, parameters: parameters, tokenString: tokenString, version: version,
+                     httpMethod: httpMethod, flags: flags, forAppEvents: forAppEvents,
+                     useAlternativeDefaultDomainPrefix: useAlternativeDefaultDomainPrefix)
     }
 
     /// Whether automatic retry and login recovery are off for this request.

@@ -53,6 +53,8 @@ public final class GraphRequestConnection: GraphRequestConnecting, @unchecked Se
     private var _timeout: TimeInterval
     private weak var _delegate: (any GraphRequestConnectionDelegate)?
     private var _urlResponse: HTTPURLResponse?
+    private var overriddenVersion: String?
+    private var _delegateQueue: OperationQueue?
 
     /// A connection using `GatehouseKitEnvironment.current`.
     public convenience init() { self.init(environment: .current) }
@@ -79,6 +81,19 @@ public final class GraphRequestConnection: GraphRequestConnecting, @unchecked Se
     public var urlResponse: HTTPURLResponse? {
         get { lock.withLock { _urlResponse } }
         set { lock.withLock { _urlResponse = newValue } }
+    }
+
+    /// Facebook's queue for delegate calls. Kept so apps that set it compile; GatehouseKit calls the
+    /// delegate from the connection's task whatever it holds (the delegate protocol is `Sendable`).
+    public var delegateQueue: OperationQueue? {
+        get { lock.withLock { _delegateQueue } }
+        set { lock.withLock { _delegateQueue = newValue } }
+    }
+
+    /// Sends every request of this connection at `version` (e.g. `v2.0`) whatever version it was made
+    /// with, as Facebook's `overrideGraphAPIVersion(_:)`; set it before `start()`.
+    public func overrideGraphAPIVersion(_ version: String) {
+        lock.withLock { overriddenVersion = version }
     }
 
     // MARK: Adding
@@ -154,7 +169,16 @@ public final class GraphRequestConnection: GraphRequestConnecting, @unchecked Se
         }
     }
 
-    var addedEntries: [Entry] { lock.withLock { entries } }
+    var addedEntries: [Entry] {
+        lock.withLock {
+            guard let overriddenVersion else { return entries }
+            return entries.map { entry in
+                var entry = entry
+                entry.request = entry.request.copy(version: overriddenVersion)
+                return entry
+            }
+        }
+    }
 
     /// Internal handlers first, then the app's completions and the delegate on the main actor.
     static func deliver(_ items: [(Entry, GraphOutcome)], connection: GraphRequestConnection, networkError: (any Error)? = nil,

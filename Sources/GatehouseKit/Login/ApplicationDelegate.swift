@@ -15,6 +15,7 @@ public final class ApplicationDelegate: @unchecked Sendable {
 
     private let lock = NSLock()
     private var pendingURLOpener: (any LoginURLHandling)?
+    private var observers: [WeakApplicationObserver] = []
 
     /// A separate instance, for tests and for programs that route URLs themselves.
     public init() {}
@@ -26,13 +27,20 @@ public final class ApplicationDelegate: @unchecked Sendable {
     /// `Session` waiting with its handler opens. ``completePendingLogin(url:environment:)`` is the awaitable form.
     @discardableResult
     public func handleOpen(url: URL) -> Bool {
-        if let opener = lock.withLock({ pendingURLOpener }) { return opener.handleOpen(url: url) }
-        return resumePendingLogin(url: url)
+        let handled = if let opener = lock.withLock({ pendingURLOpener }) { opener.handleOpen(url: url) } else { resumePendingLogin(url: url) }
+        if handled { return true }
+        // Not a login's: the observers (Facebook's other kits, or the app) may want it.
+        return applicationObservers.contains { $0.application(nil, open: url, sourceApplication: nil, annotation: nil) }
     }
 
     /// The app is active again: a login still waiting for its callback ends as cancelled.
     public func handleDidBecomeActive() {
         lock.withLock { pendingURLOpener }?.handleDidBecomeActive()
+        applicationObservers.forEach { $0.applicationDidBecomeActive(nil) }
+    }
+
+    func withObservers<T>(_ body: (inout [WeakApplicationObserver]) -> T) -> T {
+        lock.withLock { body(&observers) }
     }
 
     /// Whether a login is waiting for its callback.

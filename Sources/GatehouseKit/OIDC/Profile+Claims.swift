@@ -17,6 +17,6 @@ extension Profile {
             birthday: birthday, ageRange: claims.userAgeRange.flatMap(UserAgeRange.init(from:)),
             hometown: claims.userHometown.flatMap(Location.init(from:)),
             location: claims.userLocation.flatMap(Location.init(from:)), gender: claims.userGender,
-            permissions: nil, isLimited: true)
+            isLimited: true, permissions: nil)
     }
 }

@@ -23,7 +23,7 @@ struct MemoryAndProfileCacheTests {
             linkURL: URL(string: "https://example.test/alice"), refreshDate: Date(timeIntervalSince1970: 1_749_000_000),
             email: "alice@gatehouse.test", friendIDs: ["2", "3"], birthday: Date(timeIntervalSince1970: 639_878_400),
             ageRange: .init(min: 21, max: nil), hometown: .init(id: "1", name: "Town"), location: nil, gender: "female",
-            permissions: ["email"], isLimited: false)
+            isLimited: false, permissions: ["email"])
     }
 
     @Test("a profile reads back equal from a 0600 file next to the token cache")
