@@ -60,8 +60,8 @@ struct AdminTokenCommand: AsyncParsableCommand {
             if json { print(prettyJSON(.array(tokens))); return }
             if tokens.isEmpty { print("No admin tokens. Create one with `gatehouse admin token create --name NAME`.") }
             for token in tokens {
-                let state = token["revoked_at"]?.stringValue.map { "revoked \($0)" } ?? (token["read_only"]?.boolValue == true ? "read-only" : "read-write")
-                print("\(token["id"]?.stringValue ?? "")  \(token["prefix"]?.stringValue ?? "")…  \(token["name"]?.stringValue ?? "")  \(state)  created \(token["created_at"]?.stringValue ?? "")")
+                let state = token["revoked_time"]?.stringValue.map { "revoked \($0)" } ?? (token["read_only"]?.boolValue == true ? "read-only" : "read-write")
+                print("\(token["id"]?.stringValue ?? "")  \(token["prefix"]?.stringValue ?? "")…  \(token["name"]?.stringValue ?? "")  \(state)  created \(token["created_time"]?.stringValue ?? "")")
             }
         }
     }
@@ -91,8 +91,8 @@ struct AdminTokenCommand: AsyncParsableCommand {
     static func json(_ record: AdminTokenRecord, token: String? = nil) -> JSONValue {
         var object: JSONObject = [
             "id": .string(record.id), "name": .string(record.name), "prefix": .string(record.displayPrefix),
-            "read_only": .bool(record.readOnly), "created_at": .string(Self.time(record.createdAt)),
-            "revoked_at": record.revokedAt.map { .string(Self.time($0)) } ?? .null,
+            "read_only": .bool(record.readOnly), "created_time": .string(Self.time(record.createdAt)),
+            "revoked_time": record.revokedAt.map { .string(Self.time($0)) } ?? .null,
         ]
         if let token { object["token"] = .string(token) }
         return .object(object)

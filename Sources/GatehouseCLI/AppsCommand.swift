@@ -20,9 +20,19 @@ struct AppsCommand: AsyncParsableCommand {
         @Option(name: .customLong("deauthorize-url"), help: "Deauthorize callback URL.") var deauthorizeURL: String?
         @Option(name: .customLong("data-deletion-url"), help: "Data deletion callback URL.") var dataDeletionURL: String?
         @OptionGroup var data: DataOptions
+        @OptionGroup var remote: RemoteOptions
         @Flag(help: "Print one JSON document.") var json = false
 
         func execute() async throws {
+            if let client = remote.client {
+                var body: JSONObject = [
+                    "name": .string(name), "redirect_uris": .array(redirectURIs.map(JSONValue.string)), "require_app_secret": .bool(requireAppSecret),
+                    "require_pkce": .bool(requirePKCE), "approved_permissions": .array(approved.map(JSONValue.string)),
+                ]
+                if let deauthorizeURL { body["deauthorize_callback_url"] = .string(deauthorizeURL) }
+                if let dataDeletionURL { body["data_deletion_callback_url"] = .string(dataDeletionURL) }
+                return try await RemoteManagement.createApp(client, body: .object(body), json: json)
+            }
             let app = try await withServices(data) { s in
                 try await s.accounts.createApp(
                     name: name, redirectURIs: redirectURIs, requireAppSecret: requireAppSecret, requirePKCE: requirePKCE,
@@ -38,9 +48,11 @@ struct AppsCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand, ExecutableCommand {
         static let configuration = CommandConfiguration(abstract: "List apps.")
         @OptionGroup var data: DataOptions
+        @OptionGroup var remote: RemoteOptions
         @Flag(help: "Print one JSON document (an array).") var json = false
 
         func execute() async throws {
+            if let client = remote.client { return try await RemoteManagement.listApps(client, json: json) }
             let apps = try await withServices(data) { s in
                 var out: [AppJSON] = []
                 for app in try await s.storage.apps.list() { out.append(AppJSON(app, roles: try await s.storage.apps.roles(appID: app.id))) }
@@ -56,9 +68,11 @@ struct AppsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show one app.")
         @Argument(help: "The app id.") var id: String
         @OptionGroup var data: DataOptions
+        @OptionGroup var remote: RemoteOptions
         @Flag(help: "Print one JSON document.") var json = false
 
         func execute() async throws {
+            if let client = remote.client { return try await RemoteManagement.showApp(client, id: id, json: json) }
             let app = try await withServices(data) { s -> AppJSON in
                 guard let app = try await s.storage.apps.find(id: id) else { throw CLIError("no app with id \(id)") }
                 return AppJSON(app, roles: try await s.storage.apps.roles(appID: id))
@@ -92,9 +106,11 @@ struct AppsCommand: AsyncParsableCommand {
         @Option(name: .customLong("deauthorize-url")) var deauthorizeURL: String?
         @Option(name: .customLong("data-deletion-url")) var dataDeletionURL: String?
         @OptionGroup var data: DataOptions
+        @OptionGroup var remote: RemoteOptions
         @Flag(help: "Print one JSON document.") var json = false
 
         func execute() async throws {
+            if let client = remote.client { return try await RemoteManagement.updateApp(client, command: self) }
             let result = try await withServices(data) { s -> AppJSON in
                 guard var app = try await s.storage.apps.find(id: id) else { throw CLIError("no app with id \(id)") }
                 if let name { app.name = name }

@@ -1,6 +1,7 @@
 import GatehouseCore
 import ArgumentParser
 import Foundation
+import GatehouseProtocol
 import GatehouseServer
 
 /// `gatehouse users …`: people, test users and friendships.
@@ -23,6 +24,7 @@ struct UsersCommand: AsyncParsableCommand {
         @Option(help: "A PNG file for the profile picture (default: a generated avatar).") var picture: String?
         @Option(name: .customLong("test-user-of"), help: "Make this a test user of the app with this id.") var testUserOf: String?
         @OptionGroup var data: DataOptions
+        @OptionGroup var remote: RemoteOptions
         @Flag(help: "Print one JSON document.") var json = false
 
         func execute() async throws {
@@ -30,6 +32,15 @@ struct UsersCommand: AsyncParsableCommand {
             if let picture {
                 guard let data = FileManager.default.contents(atPath: picture) else { throw fail("cannot read \(picture)") }
                 pictureData = data
+            }
+            if let client = remote.client {
+                var body: JSONObject = ["email": .string(email), "password": .string(password), "first_name": .string(firstName), "last_name": .string(lastName)]
+                for (field, value) in [("middle_name", middleName), ("birthday", birthday), ("gender", gender), ("location", location),
+                                       ("hometown", hometown), ("test_user_of", testUserOf)] {
+                    if let value { body[field] = .string(value) }
+                }
+                if let pictureData { body["picture_base64"] = .string(pictureData.base64EncodedString()) }
+                return try await RemoteManagement.createPerson(client, body: .object(body), json: json)
             }
             let user = try await withServices(data) { s in
                 try await s.accounts.createUser(NewUser(
@@ -44,9 +55,11 @@ struct UsersCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand, ExecutableCommand {
         static let configuration = CommandConfiguration(abstract: "List people.")
         @OptionGroup var data: DataOptions
+        @OptionGroup var remote: RemoteOptions
         @Flag(help: "Print one JSON document (an array).") var json = false
 
         func execute() async throws {
+            if let client = remote.client { return try await RemoteManagement.listPeople(client, json: json) }
             let users = try await withServices(data) { s in try await s.storage.users.list().map(UserJSON.init) }
             if json { try printJSON(users); return }
             if users.isEmpty { print("No users yet. Create one with `gatehouse users create …`.") }
@@ -59,9 +72,11 @@ struct UsersCommand: AsyncParsableCommand {
         @Argument var first: String
         @Argument var second: String
         @OptionGroup var data: DataOptions
+        @OptionGroup var remote: RemoteOptions
         @Flag(help: "Print one JSON document.") var json = false
 
         func execute() async throws {
+            if let client = remote.client { return try await RemoteManagement.befriend(client, first, second, json: json) }
             let pair = try await withServices(data) { s -> (UserRecord, UserRecord) in
                 guard let a = try await s.accounts.findUser(first) else { throw CLIError("no user \(first)") }
                 guard let b = try await s.accounts.findUser(second) else { throw CLIError("no user \(second)") }

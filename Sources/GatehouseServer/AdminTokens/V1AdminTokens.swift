@@ -53,8 +53,8 @@ struct V1AdminTokens: Sendable {
     static func json(_ record: AdminTokenRecord, token: String? = nil) -> JSONValue {
         var object: JSONObject = [
             "id": .string(record.id), "name": .string(record.name), "prefix": .string(record.displayPrefix),
-            "read_only": .bool(record.readOnly), "created_at": AdminAPIv1.time(record.createdAt),
-            "revoked_at": record.revokedAt.map(AdminAPIv1.time) ?? .null,
+            "read_only": .bool(record.readOnly), "created_time": AdminAPIv1.time(record.createdAt),
+            "revoked_time": record.revokedAt.map(AdminAPIv1.time) ?? .null,
         ]
         if let token { object["token"] = .string(token) }
         return .object(object)

@@ -107,7 +107,7 @@ import Testing
             #expect(again.status == .notFound)
             #expect(again.json["type"] == "https://gatehouse.dev/problems/not-found")
             let list = try await client.execute(uri: "/admin/api/v1/admin-tokens", method: .get, headers: Self.bearer(ci.token))
-            #expect(list.json["data"]?.arrayValue?.map { $0["revoked_at"] == .null } == [true, false])
+            #expect(list.json["data"]?.arrayValue?.map { $0["revoked_time"] == .null } == [true, false])
         }
     }
 
