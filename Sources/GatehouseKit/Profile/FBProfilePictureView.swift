@@ -11,7 +11,8 @@ open class FBProfilePictureView: UIView {
     private var loadTask: Task<Void, Never>?
 
     /// Whose picture; `"me"` (the default) is the current person.
-    public var profileID: String {
+    /// nil shows the placeholder (the seeds' `profileID = nil`); Facebook's `AccessToken.current!.userID` assigns as before.
+    public var profileID: String? {
         get { model.profileID }
         set { model.profileID = newValue }
     }

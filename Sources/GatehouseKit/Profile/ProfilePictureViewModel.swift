@@ -6,7 +6,7 @@ import Foundation
 public final class ProfilePictureViewModel: @unchecked Sendable {
     public let environment: GatehouseKitEnvironment
     private let lock = NSLock()
-    private var _profileID: String
+    private var _profileID: String?
     private var _pictureMode: Profile.PictureMode
     private var _size: CGSize
     private var _scale: CGFloat
@@ -18,7 +18,7 @@ public final class ProfilePictureViewModel: @unchecked Sendable {
     ///   - profileID: whose picture; `"me"` is the current person.
     ///   - size: the view's size in points; ``scale`` turns it into pixels.
     public init(
-        profileID: String = "me", pictureMode: Profile.PictureMode = .square, size: CGSize = CGSize(width: 50, height: 50),
+        profileID: String? = "me", pictureMode: Profile.PictureMode = .square, size: CGSize = CGSize(width: 50, height: 50),
         scale: CGFloat = 1, environment: GatehouseKitEnvironment = .current
     ) {
         self.environment = environment
@@ -34,7 +34,8 @@ public final class ProfilePictureViewModel: @unchecked Sendable {
 
     deinit { for observer in observers { environment.notificationCenter.removeObserver(observer) } }
 
-    public var profileID: String {
+    /// Whose picture: a user id, `"me"`, or nil for the placeholder (no URL), as the seeds' `profileID = nil`.
+    public var profileID: String? {
         get { lock.withLock { _profileID } }
         set { lock.withLock { _profileID = newValue }; refresh() }
     }
@@ -78,8 +79,9 @@ public final class ProfilePictureViewModel: @unchecked Sendable {
     /// The picture URL: the current profile's own `imageURL` when it has one (a Limited Login), else
     /// the Graph picture at size × scale; nil for `"me"` with nobody logged in.
     static func imageURL(
-        profileID: String, mode: Profile.PictureMode, size: CGSize, scale: CGFloat, environment: GatehouseKitEnvironment
+        profileID: String?, mode: Profile.PictureMode, size: CGSize, scale: CGFloat, environment: GatehouseKitEnvironment
     ) -> URL? {
+        guard let profileID else { return nil }
         let profile = environment.currentProfile
         if let profile, profileID == "me" || profileID == profile.userID, let url = profile.imageURL { return url }
         if profileID == "me" && environment.currentAccessToken == nil { return nil }

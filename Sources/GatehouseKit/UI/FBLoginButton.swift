@@ -9,10 +9,20 @@ public protocol LoginButtonDelegate: AnyObject {
     func loginButtonDidLogOut(_ loginButton: FBLoginButton)
     /// Optional: the default answer is true.
     func loginButtonWillLogin(_ loginButton: FBLoginButton) -> Bool
+    /// The seeds' `FBLoginViewDelegate` calls, from the button (see ``LoginButtonModelDelegate``). Optional.
+    func loginViewFetchedUserInfo(_ loginView: FBLoginButton, user: Profile)
+    func loginViewShowingLoggedInUser(_ loginView: FBLoginButton)
+    func loginViewShowingLoggedOutUser(_ loginView: FBLoginButton)
+    /// A failed login, or a session closed from outside the app.
+    func loginView(_ loginView: FBLoginButton, handleError error: any Error)
 }
 
 extension LoginButtonDelegate {
     public func loginButtonWillLogin(_ loginButton: FBLoginButton) -> Bool { true }
+    public func loginViewFetchedUserInfo(_ loginView: FBLoginButton, user: Profile) {}
+    public func loginViewShowingLoggedInUser(_ loginView: FBLoginButton) {}
+    public func loginViewShowingLoggedOutUser(_ loginView: FBLoginButton) {}
+    public func loginView(_ loginView: FBLoginButton, handleError error: any Error) {}
 }
 
 /// Facebook's login button for UIKit: a thin view over `LoginButtonModel`, which holds every decision.
@@ -23,8 +33,11 @@ open class FBLoginButton: UIButton {
     public let model: LoginButtonModel
     private let forwarder = ButtonDelegateForwarder()
 
-    /// Hears logins and log-outs, with this button, on the main actor. Held weakly.
-    public weak var delegate: (any LoginButtonDelegate)?
+    /// Hears logins and log-outs, with this button, on the main actor. Held weakly. Setting it tells the
+    /// new delegate what the button shows now (`loginViewShowingLoggedIn/OutUser`), as `FBLoginView` did.
+    public weak var delegate: (any LoginButtonDelegate)? {
+        didSet { model.delegate = forwarder }
+    }
     /// Sent as `messenger_page_id`.
     public var messengerPageId: String? {
         get { model.messengerPageId }
@@ -130,6 +143,23 @@ private final class ButtonDelegateForwarder: LoginButtonModelDelegate, @unchecke
 
     func loginButtonDidLogOut(_ loginButton: LoginButtonModel) {
         onMain { button in button.delegate?.loginButtonDidLogOut(button) }
+    }
+
+    func loginViewFetchedUserInfo(_ loginView: LoginButtonModel, user: Profile) {
+        onMain { button in button.delegate?.loginViewFetchedUserInfo(button, user: user) }
+    }
+
+    func loginViewShowingLoggedInUser(_ loginView: LoginButtonModel) {
+        onMain { button in button.delegate?.loginViewShowingLoggedInUser(button); button.refresh() }
+    }
+
+    func loginViewShowingLoggedOutUser(_ loginView: LoginButtonModel) {
+        onMain { button in button.delegate?.loginViewShowingLoggedOutUser(button); button.refresh() }
+    }
+
+    func loginView(_ loginView: LoginButtonModel, handleError error: any Error) {
+        nonisolated(unsafe) let error = error
+        onMain { button in button.delegate?.loginView(button, handleError: error) }
     }
 
     func loginButtonWillLogin(_ loginButton: LoginButtonModel) -> Bool {

@@ -18,6 +18,9 @@ public protocol LoginButtonModelDelegate: AnyObject {
     func loginViewShowingLoggedInUser(_ loginView: LoginButtonModel)
     /// The seeds' `loginViewShowingLoggedOutUser:`.
     func loginViewShowingLoggedOutUser(_ loginView: LoginButtonModel)
+    /// The seeds' `loginView:handleError:`: a login by the button failed, or the session was closed from
+    /// outside the app (the server refused the token: app removed, password changed, logged out elsewhere).
+    func loginView(_ loginView: LoginButtonModel, handleError error: any Error)
 }
 
 extension LoginButtonModelDelegate {
@@ -26,6 +29,7 @@ extension LoginButtonModelDelegate {
     public func loginViewFetchedUserInfo(_ loginView: LoginButtonModel, user: Profile) {}
     public func loginViewShowingLoggedInUser(_ loginView: LoginButtonModel) {}
     public func loginViewShowingLoggedOutUser(_ loginView: LoginButtonModel) {}
+    public func loginView(_ loginView: LoginButtonModel, handleError error: any Error) {}
 }
 
 #if !(canImport(UIKit) && !os(watchOS))

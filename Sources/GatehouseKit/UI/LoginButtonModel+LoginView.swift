@@ -22,9 +22,15 @@ extension LoginButtonModel {
     }
 
     /// Follows `.AccessTokenDidChange`, so a log-in or log-out made elsewhere reaches the delegate too.
+    /// A token the server refused (its cause in ``AccessTokenInvalidationErrorKey``) is a session closed
+    /// from outside: the delegate hears the error first, then "showing logged out", as from `FBLoginView`.
     func observeTokenChanges() {
-        tokenObserver = environment.observe(.AccessTokenDidChange) {
-            [weak self] _ in self?.showCurrentState()
+        tokenObserver = environment.observe(.AccessTokenDidChange) { [weak self] note in
+            guard let self else { return }
+            if let cause = note.userInfo?[AccessTokenInvalidationErrorKey] as? any Error {
+                delegate?.loginView(self, handleError: cause)
+            }
+            showCurrentState()
         }
     }
 

@@ -150,7 +150,8 @@ public final class LoginButtonModel: @unchecked Sendable {
     }
 
     /// What a tap does. Logged in: confirm, then `logOut()` and `loginButtonDidLogOut`. Logged out: ask
-    /// `loginButtonWillLogin`, log in, and report `loginButton(_:didCompleteWith:error:)`. Returns when done.
+    /// `loginButtonWillLogin`, log in, and report `loginButton(_:didCompleteWith:error:)` (and a failure to
+    /// `loginView(_:handleError:)` too, as `FBLoginView` reported it). Returns when done.
     public func tap() async {
         if isLoggedIn {
             guard await confirmLogOut(logOutConfirmation()) else { return }
@@ -174,6 +175,7 @@ public final class LoginButtonModel: @unchecked Sendable {
         }
         let (result, error) = buttonResult(outcome)
         delegate?.loginButton(self, didCompleteWith: result, error: error)
+        if let error { delegate?.loginView(self, handleError: error) }
         if let token = result?.token, !(result?.isCancelled ?? true) { await fetchUserInfo(token: token) }
     }
 
