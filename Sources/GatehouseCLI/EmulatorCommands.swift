@@ -75,11 +75,15 @@ struct InjectCommand: AsyncParsableCommand {
         @Option(help: "A person: global id, app-scoped id or email.") var user: String?
         @Option(help: "An app id.") var app: String?
         @Option(help: "An access token (its text or its id).") var token: String?
-        @Option(help: "The error, e.g. 190/460 or user-rate-limit.") var error: String
+        @Option(help: "The error, e.g. 190/460 or user-rate-limit.") var error: String?
         @Option(help: "How many calls fail (default: until cleared).") var times: Int?
+        @Flag(name: .customLong("list"), help: "List the errors that can be injected (from --server's catalogue when given) and exit.")
+        var listCatalogue = false
         @OptionGroup var server: AdminServerOptions
 
         func execute() async throws {
+            if listCatalogue { return try await InjectCatalogue.print(server: server) }
+            guard let error else { throw fail("name the error with --error (see `gatehouse inject --list`)") }
             let targets = [("user", user), ("app", app), ("token", token)].compactMap { kind, id in id.map { (kind, $0) } }
             guard targets.count == 1, let (kind, id) = targets.first else { throw fail("name exactly one of --user, --app or --token") }
             var body: [String: Any] = ["target": kind, "id": id, "error": error]

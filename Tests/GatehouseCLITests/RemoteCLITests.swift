@@ -124,3 +124,21 @@ import Testing
         #expect(local.stdout.contains("temp  revoked "))
     }
 }
+
+/// `gatehouse inject --list`, which the README and GatehouseTesting's documentation promise.
+@Suite(.tags(.process)) struct InjectListTests {
+    @Test func injectListPrintsTheCatalogueWithoutAServer() async throws {
+        let listed = try await CLIProcess.run(["inject", "--list"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.split(separator: "\n").first == "190/460 password-changed    190/460 · session invalidated (password changed)")
+        #expect(listed.stdout.split(separator: "\n").count == 7)
+        let json = try await CLIProcess.run(["inject", "--list", "--json"])
+        let items = try #require((json.json as? [String: Any])?["data"] as? [[String: Any]])
+        #expect(items.map { $0["name"] as? String } == [
+            "password-changed", "app-removed", "expired", "app-rate-limit", "user-rate-limit", "transient", "missing-permission",
+        ])
+        let missing = try await CLIProcess.run(["inject", "--user", "alice@example.com"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr == "gatehouse: name the error with --error (see `gatehouse inject --list`)\n")
+    }
+}

@@ -1,0 +1,32 @@
+import GatehouseCore
+import Foundation
+import GatehouseProtocol
+
+/// `gatehouse inject --list`: the errors that can be injected. With `--server`, the server's own catalogue
+/// (`GET /admin/api/v1/injections/catalogue`); otherwise the catalogue this binary was built with, which is the
+/// same list (``InjectableError``) a server of the same version serves.
+enum InjectCatalogue {
+    /// The local catalogue in the API's shape: `{"data": [{"error", "name", "title"}]}`.
+    static var local: JSONValue {
+        ["data": .array(InjectableError.allCases.map { error in
+            ["error": .string(error.rawValue), "name": .string(error.name), "title": .string(error.title)]
+        })]
+    }
+
+    static func print(server: AdminServerOptions) async throws {
+        let catalogue: JSONValue
+        if server.server != nil {
+            let data = try await server.client.call("GET", "/admin/api/v1/injections/catalogue").1
+            guard let value = try? JSONValue.parse(data) else { throw fail("the server's catalogue is not JSON") }
+            catalogue = value
+        } else {
+            catalogue = local
+        }
+        if server.json { Swift.print(prettyJSON(catalogue)); return }
+        for item in catalogue["data"]?.arrayValue ?? [] {
+            let error = item["error"]?.stringValue ?? "", name = item["name"]?.stringValue ?? ""
+            Swift.print(error.padding(toLength: 8, withPad: " ", startingAt: 0) + name.padding(toLength: 20, withPad: " ", startingAt: 0)
+                + (item["title"]?.stringValue ?? ""))
+        }
+    }
+}
