@@ -3,8 +3,112 @@ import Foundation
 import GatehouseProtocol
 import Hummingbird
 
+/// `/tokens`: user access tokens minted without a browser, listed (never the token itself) and revoked one by one
+/// or all of a person's or an app's.
 struct V1Tokens: Sendable {
     let services: GatehouseServices
 
-    var routes: [V1Route] { [] }
+    var routes: [V1Route] {
+        [
+            V1Route(method: .get, path: "/tokens") { try await list($0) },
+            V1Route(method: .post, path: "/tokens") { try await mint($0) },
+            V1Route(method: .delete, path: "/tokens/{id}") { call in
+                let id = call.parameter("id")
+                let now = services.clock.now()
+                guard try await services.storage.tokens.live(appID: nil, userID: nil, now: now).contains(where: { $0.id == id }) else {
+                    throw Problem.notFound("there is no live token \(GraphError.echo(id))")
+                }
+                try await services.storage.tokens.revoke(id: id, at: now)
+                return AdminAPIv1.reply(nil)
+            },
+            V1Route(method: .post, path: "/tokens/revoke") { try await revokeAll($0) },
+        ]
+    }
+
+    /// `POST /tokens {app_id, person_id, scopes, expires_in?}`: the scopes join the person's grant (tokens read the
+    /// live grant, as Facebook's do), and grant and token commit together.
+    func mint(_ call: V1Call) async throws -> Response {
+        var body = try call.body()
+        let (app, person) = try await Self.subjects(&body, services: services)
+        let scopes = try body.permissions("scopes") ?? []
+        let lifetime = try body.int("expires_in", in: 60...31_536_000).map(TimeInterval.init) ?? Lifetimes.longLivedToken
+        try body.finish()
+        let grant = try await Self.grant(scopes, app: app, person: person, services: services)
+        let tokens = services.tokens
+        let (text, record) = try await services.storage.transaction { tx in
+            try await tx.grants.save(grant)
+            return try await tokens.mintUserToken(app: app, userID: person.id, lifetime: lifetime, origin: "admin_api", into: tx.tokens)
+        }
+        var reply = Self.json(record, granted: grant.granted).objectValue ?? [:]
+        reply["access_token"] = .string(text)
+        reply["token_type"] = "bearer"
+        reply["expires_in"] = .int(Int64(lifetime))
+        return AdminAPIv1.reply(.object(reply), status: .created)
+    }
+
+    /// `GET /tokens?app=&person=`: live tokens, newest first.
+    func list(_ call: V1Call) async throws -> Response {
+        let page = try Page(call.request)
+        let appID = call.query("app"), personID = call.query("person")
+        let tokens = try await services.storage.tokens.live(appID: appID, userID: personID, now: services.clock.now())
+        var grants: [String: [String]] = [:]
+        for token in tokens.dropFirst(min(page.offset, tokens.count)).prefix(page.limit) {
+            guard let userID = token.userID, grants[token.appID + "|" + userID] == nil else { continue }
+            grants[token.appID + "|" + userID] = try await services.storage.grants.find(appID: token.appID, userID: userID)?.granted ?? []
+        }
+        return AdminAPIv1.reply(page.answer(tokens) { Self.json($0, granted: grants[$0.appID + "|" + ($0.userID ?? "")] ?? []) })
+    }
+
+    /// `POST /tokens/revoke {person_id?, app_id?}`: every live token of the person, of the app, or of the person for the app.
+    func revokeAll(_ call: V1Call) async throws -> Response {
+        var body = try call.body()
+        let appID = try body.string("app_id", max: 20), personID = try body.string("person_id", max: 20)
+        try body.finish()
+        guard appID != nil || personID != nil else { throw Problem.validation("person_id", "name a person_id, an app_id or both") }
+        if let appID, try await services.storage.apps.find(id: appID) == nil { throw Problem.validation("app_id", "app_id must name an existing app") }
+        if let personID, try await services.storage.users.find(id: personID) == nil {
+            throw Problem.validation("person_id", "person_id must name an existing person")
+        }
+        let now = services.clock.now()
+        let live = try await services.storage.tokens.live(appID: appID, userID: personID, now: now)
+        // Through the shared store (not a transaction's), so every node's cached callers are dropped.
+        switch (appID, personID) {
+        case let (appID?, personID?): try await services.storage.tokens.revokeAll(appID: appID, userID: personID, at: now)
+        case let (nil, personID?): try await services.storage.tokens.revokeAll(userID: personID, at: now)
+        default: for token in live { try await services.storage.tokens.revoke(id: token.id, at: now) }
+        }
+        return AdminAPIv1.reply(["revoked": .int(Int64(live.count))])
+    }
+
+    /// The app and person a body names (`app_id`, `person_id`), both required and existing.
+    static func subjects(_ body: inout RequestBody, services: GatehouseServices) async throws -> (AppRecord, UserRecord) {
+        let appID = try body.requiredString("app_id", max: 20), personID = try body.requiredString("person_id", max: 20)
+        guard let app = try await services.storage.apps.find(id: appID) else { throw Problem.validation("app_id", "app_id must name an existing app") }
+        guard let person = try await services.storage.users.find(id: personID) else {
+            throw Problem.validation("person_id", "person_id must name an existing person")
+        }
+        return (app, person)
+    }
+
+    /// The person's grant with `scopes` granted (and no longer declined), as a login that asked for them would leave it.
+    static func grant(_ scopes: [String], app: AppRecord, person: UserRecord, services: GatehouseServices) async throws -> GrantRecord {
+        let now = services.clock.now()
+        var grant = try await services.storage.grants.find(appID: app.id, userID: person.id)
+            ?? GrantRecord(appID: app.id, userID: person.id, granted: [], declined: [], createdAt: now, updatedAt: now, lastLoginAt: now)
+        for scope in [Permission.publicProfile] + scopes where !grant.granted.contains(scope) { grant.granted.append(scope) }
+        grant.declined.removeAll(where: scopes.contains)
+        grant.updatedAt = now
+        grant.lastLoginAt = now
+        return grant
+    }
+
+    static func json(_ token: TokenRecord, granted: [String]) -> JSONValue {
+        [
+            "id": .string(token.id), "hash_prefix": .string(String(token.tokenHash.prefix(12))), "kind": .string(token.kind.rawValue),
+            "app_id": .string(token.appID), "person_id": AdminAPIv1.optional(token.userID),
+            "scopes": .array(granted.map(JSONValue.string)), "origin": AdminAPIv1.optional(token.origin),
+            "issued_time": AdminAPIv1.time(token.issuedAt), "expires_time": token.expiresAt.map(AdminAPIv1.time) ?? .null,
+            "revoked": .bool(token.revokedAt != nil),
+        ]
+    }
 }
