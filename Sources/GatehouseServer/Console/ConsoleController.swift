@@ -22,6 +22,7 @@ struct ConsoleController: Sendable {
         ConsoleExplorer(console: self).register(on: router)
         ConsoleSocial(console: self).register(on: router)
         ConsoleActivity(console: self).register(on: router)
+        ConsoleAdminTokens(console: self).register(on: router)
         router.get("/console", use: home)
     }
 
@@ -44,7 +45,7 @@ struct ConsoleController: Sendable {
         ("tokens", "Tokens", "/console/tokens"), ("activity", "Activity", "/console/activity"), ("social", "Posts & requests", "/console/social"),
         ("errors", "Error injection", "/console/errors"),
         ("clock", "Clock", "/console/clock"), ("explorer", "Graph API Explorer", "/console/explorer"),
-        ("data", "Export / import", "/console/data"),
+        ("data", "Export / import", "/console/data"), ("admin", "Admin tokens & audit", "/console/admin-tokens"),
     ]
 
     static let notices: [String: String] = [
