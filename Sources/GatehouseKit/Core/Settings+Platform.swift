@@ -32,6 +32,9 @@ extension Settings {
         if let names = infoDictionary["FacebookLoggingBehavior"] as? [String] {
             loggingBehaviors = Set(names.map(LoggingBehavior.init(rawValue:)))
         }
+        if let types = infoDictionary["CFBundleURLTypes"] as? [[String: Any]] {
+            registeredURLSchemes = types.flatMap { $0["CFBundleURLSchemes"] as? [String] ?? [] }
+        }
     }
 
     /// Reads the platform's configuration, as Facebook's SDK reads Info.plist when it starts.
@@ -41,6 +44,8 @@ extension Settings {
     public func loadPlatformDefaults(environment: [String: String] = ProcessInfo.processInfo.environment) {
         #if canImport(Darwin)
         if let info = Bundle.main.infoDictionary { load(infoDictionary: info) }
+        // An Info.plist without CFBundleURLTypes registers no scheme: the login check must see that.
+        if registeredURLSchemes == nil { registeredURLSchemes = [] }
         #else
         if let path = environment["GATEHOUSE_CONFIG_FILE"], !path.isEmpty,
            let data = FileManager.default.contents(atPath: path),

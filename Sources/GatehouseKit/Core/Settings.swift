@@ -25,6 +25,7 @@ public final class Settings: @unchecked Sendable {
     private var _isAutoLogAppEventsEnabled = true
     private var _isAdvertiserIDCollectionEnabled = true
     private var _dataProcessingOptions: [String: Any]?
+    private var _registeredURLSchemes: [String]?
 
     public init() {}
 
@@ -44,6 +45,10 @@ public final class Settings: @unchecked Sendable {
     public var serverURL: URL { get { locked { _serverURL } } set { locked { _serverURL = newValue } } }
     /// The base URL of the login dialog (Facebook's `m.facebook.com`); defaults to `serverURL`.
     public var dialogURL: URL { get { locked { _dialogURL ?? _serverURL } } set { locked { _dialogURL = newValue } } }
+    /// The app's URL schemes (Info.plist `CFBundleURLTypes`), or nil when unknown (no Info.plist, and the
+    /// configuration file lists none): a login is refused when they are known and lack `fb{appID}{suffix}`.
+    public var registeredURLSchemes: [String]? { get { locked { _registeredURLSchemes } } set { locked { _registeredURLSchemes = newValue } } }
+
     /// Facebook's `persistableDataProcessingOptions`: what ``setDataProcessingOptions(_:country:state:)``
     /// stored (`data_processing_options`, `…_country`, `…_state`). Gatehouse sends no App Events, so nothing reads it.
     public var persistableDataProcessingOptions: [String: Any]? { locked { _dataProcessingOptions } }

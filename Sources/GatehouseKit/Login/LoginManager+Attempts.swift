@@ -70,8 +70,9 @@ extension LoginManager {
         attempt: Int, configuration: LoginConfiguration, audience: DefaultAudience, environment: GatehouseKitEnvironment
     ) async -> LoginCompletion {
         let settings = environment.settings
+        if let refusal = InfoPlistCheck.loginRefusal(settings) { return .failed(refusal) }
         guard let builder = LoginDialogURLBuilder(settings: settings) else {
-            return .failed(CoreError(.invalidArgument, message: "Settings.appID (FacebookAppID) is not set"))
+            return .failed(CoreError(.invalidArgument, message: InfoPlistCheck.missingAppIDMessage))
         }
         do {
             let redirectURI = try await presenter.prepare()
@@ -113,6 +114,19 @@ extension LoginManager {
         guard let finished else { return }
         LoginFinishing.store(completion, in: environment)
         finished.deliver(completion)
+        warnOfDisplayNameMismatch(after: completion, environment: environment)
+    }
+
+    /// Facebook warns when `FacebookDisplayName` differs from the app's name; here the server is asked once
+    /// the login gave a token, and the warning is written to stderr under `.developerErrors`.
+    private func warnOfDisplayNameMismatch(after completion: LoginCompletion, environment: GatehouseKitEnvironment) {
+        let settings = environment.settings
+        guard settings.displayName != nil, settings.isLoggingBehaviorEnabled(.developerErrors),
+              let token = completion.result?.token else { return }
+        Task {
+            guard let warning = await InfoPlistCheck.displayNameWarning(token: token, environment: environment) else { return }
+            FileHandle.standardError.write(Data("GatehouseKit: \(warning)\n".utf8))
+        }
     }
 }
 
