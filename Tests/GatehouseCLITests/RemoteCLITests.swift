@@ -108,6 +108,12 @@ import Testing
         #expect(logs.status == 0, "\(logs.stderr)")
         #expect(logs.stderr.contains("the server's request journal is off"))
 
+        // export and scenario check, which always used the older admin routes, now send the token too.
+        let exported = try await CLIProcess.run(["export"] + remote)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(((exported.json as? [String: Any])?["users"] as? [Any])?.count == 2)
+        #expect(try await CLIProcess.run(["export", "--server", p.base]).status == 1)
+
         // Admin tokens themselves, through the server: list, make, revoke; the revoked one is refused.
         let made = try await CLIProcess.run(["admin", "token", "create", "--name", "temp", "--json"] + remote)
         let temp = try #require(made.json as? [String: Any])
