@@ -6,13 +6,6 @@ import GatehouseProtocol
 /// (`GET /admin/api/v1/injections/catalogue`); otherwise the catalogue this binary was built with, which is the
 /// same list (``InjectableError``) a server of the same version serves.
 enum InjectCatalogue {
-    /// The local catalogue in the API's shape: `{"data": [{"error", "name", "title"}]}`.
-    static var local: JSONValue {
-        ["data": .array(InjectableError.allCases.map { error in
-            ["error": .string(error.rawValue), "name": .string(error.name), "title": .string(error.title)]
-        })]
-    }
-
     static func print(server: AdminServerOptions) async throws {
         let catalogue: JSONValue
         if server.server != nil {
@@ -20,7 +13,7 @@ enum InjectCatalogue {
             guard let value = try? JSONValue.parse(data) else { throw fail("the server's catalogue is not JSON") }
             catalogue = value
         } else {
-            catalogue = local
+            catalogue = InjectableError.catalogue
         }
         if server.json { Swift.print(prettyJSON(catalogue)); return }
         for item in catalogue["data"]?.arrayValue ?? [] {
