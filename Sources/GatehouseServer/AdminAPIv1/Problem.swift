@@ -85,7 +85,12 @@ struct Problem: Error, Equatable {
         case let error as ClockControl.ClockError:
             return error == .notControllable ? Problem(.forbidden, error.description) : .validation("by", error.description)
         case let error as ErrorInjector.InjectionError:
-            return error == .disabled ? Problem(.forbidden, error.description) : .validation("error", error.description)
+            switch error {
+            case .disabled: return Problem(.forbidden, error.description)
+            case .unknownTarget: return .validation("id", error.description)
+            case .invalidCount: return .validation("times", error.description)
+            case .unknownError: return .validation("error", error.description)
+            }
         default: return nil
         }
     }

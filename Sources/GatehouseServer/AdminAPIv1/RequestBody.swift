@@ -74,9 +74,10 @@ struct RequestBody {
     }
 
     /// Refuses fields no accessor asked for, so a misspelt field is an error rather than silently ignored.
-    func finish() throws {
+    /// - Parameter prefix: the path of a nested object (`scenario.`), so the problem names the field in full.
+    func finish(prefix: String = "") throws {
         if let unknown = object.keys.first(where: { !read.contains($0) }) {
-            throw Problem.validation(unknown, "unknown field \(GraphError.echo(unknown))")
+            throw Problem.validation(prefix + unknown, "unknown field \(GraphError.echo(prefix + unknown))")
         }
     }
 }

@@ -3,8 +3,107 @@ import Foundation
 import GatehouseProtocol
 import Hummingbird
 
+/// `/state` and `/scenario`: reset between tests (to empty, to the development seed, or to a scenario), export,
+/// import, and apply or check a scenario, through the same ``StateTransfer`` and ``ScenarioLoader`` as the
+/// older `/admin/api` routes and the CLI.
 struct V1State: Sendable {
     let services: GatehouseServices
 
-    var routes: [V1Route] { [] }
+    var routes: [V1Route] {
+        [
+            V1Route(method: .post, path: "/state/reset", bodyLimit: 64 << 20) { try await reset($0) },
+            V1Route(method: .get, path: "/state") { call in
+                let withKeys = try V1People.flag(call.query("include_private_keys"), field: "include_private_keys")
+                let data = try EmulatorState.encoder.encode(try await StateTransfer(services: services).export(includePrivateKeys: withKeys))
+                var headers = HTTPFields()
+                headers[.contentType] = "application/json; charset=UTF-8"
+                headers[.cacheControl] = "no-store"
+                return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: data)))
+            },
+            V1Route(method: .put, path: "/state", bodyLimit: 256 << 20) { call in
+                let state: EmulatorState
+                do {
+                    state = try StateTransfer.decode(Data(buffer: call.raw ?? ByteBuffer()))
+                } catch let error as StateTransfer.ImportError {
+                    throw Problem.validation("body", error.description)
+                }
+                try await StateTransfer(services: services).replace(with: state)
+                return AdminAPIv1.reply(try await counts())
+            },
+            V1Route(method: .post, path: "/scenario", bodyLimit: 64 << 20) { call in
+                let check = try V1People.flag(call.query("check"), field: "check")
+                var body = try call.body()
+                let (scenario, file) = try Self.scenario(&body)
+                try body.finish()
+                let outcome = try await ScenarioLoader(services: services).apply(scenario, file: file, dryRun: check)
+                return AdminAPIv1.reply(ScenarioAPI.reply(scenario, outcome, check: check))
+            },
+        ]
+    }
+
+    /// `POST /state/reset {"to": "empty"|"seed"}` or `{"scenario": {"yaml": …, "file"?: …, "files"?: {…}}}`. The
+    /// scenario is parsed before anything is erased, so a bad one leaves the state as it was. Signing keys are kept,
+    /// so id_tokens stay verifiable; the clock returns to real time.
+    func reset(_ call: V1Call) async throws -> Response {
+        var body = try call.body()
+        let target = try body.string("to", max: 10)
+        var scenario: (Scenario, String)?
+        if let value = body.value("scenario"), !value.isNull {
+            var inner = try RequestBody(value)
+            scenario = try Self.scenario(&inner, prefix: "scenario.")
+            try inner.finish(prefix: "scenario.")
+        }
+        try body.finish()
+        switch (target, scenario) {
+        case ("empty", nil), ("seed", nil), (nil, .some): break
+        case (.some, .some): throw Problem.validation("to", "give either to or scenario, not both")
+        default: throw Problem.validation("to", "to must be empty or seed (or give a scenario)")
+        }
+        try await StateTransfer(services: services).replace(with: EmulatorState(
+            exportedAt: services.clock.now(), clockOffsetSeconds: nil, apps: [], roles: [], users: [], scopedIDs: [], friendships: [],
+            grants: [], tokens: [], signingKeys: [], injectedErrors: [], posts: [], appRequests: []))
+        guard case .object(var reply) = try await counts() else { return AdminAPIv1.reply(nil) }
+        if target == "seed", let seed = try await DevSeeder(services: services).seedIfNeeded() {
+            // The walkthrough's file follows the new ids, as it does at start-up.
+            try? DevSeeder(services: services).write(seed)
+            reply = try await counts().objectValue ?? reply
+            reply["seed"] = (try? JSONValue.parse(JSONEncoder().encode(seed))) ?? .null
+        }
+        if let (scenario, file) = scenario {
+            let outcome = try await ScenarioLoader(services: services).apply(scenario, file: file)
+            reply = try await counts().objectValue ?? reply
+            reply["scenario"] = ScenarioAPI.reply(scenario, outcome, check: false)
+        }
+        return AdminAPIv1.reply(.object(reply))
+    }
+
+    /// A scenario body `{yaml, file?, files?}` (YAML or JSON text: JSON is YAML), parsed; problems answer 400 naming `yaml`.
+    static func scenario(_ body: inout RequestBody, prefix: String = "") throws -> (Scenario, String) {
+        let yaml = try body.string("yaml", max: 64 << 20) ?? ""
+        guard !yaml.isEmpty else { throw Problem.validation(prefix + "yaml", "\(prefix)yaml is required (the scenario's YAML or JSON text)") }
+        let file = try body.string("file", max: 200) ?? "scenario"
+        var files: [String: Data] = [:]
+        if let value = body.value("files"), !value.isNull {
+            guard let object = value.objectValue else { throw Problem.validation(prefix + "files", "files maps file names to base64") }
+            for (name, content) in object.pairs {
+                guard let data = content.stringValue.flatMap({ Data(base64Encoded: $0) }) else {
+                    throw Problem.validation(prefix + "files", "files[\(GraphError.echo(name))] must be base64")
+                }
+                files[name] = data
+            }
+        }
+        do {
+            return (try ScenarioParser(file: file, readFile: { files[$0] }).parse(yaml), file)
+        } catch let errors as ScenarioErrors {
+            throw Problem.validation(prefix + "yaml", errors.description)
+        }
+    }
+
+    private func counts() async throws -> JSONValue {
+        let storage = services.storage
+        return [
+            "apps": .int(Int64(try await storage.apps.list().count)), "people": .int(Int64(try await storage.users.list().count)),
+            "tokens": .int(Int64(try await storage.tokens.live(appID: nil, userID: nil, now: services.clock.now()).count)),
+        ]
+    }
 }

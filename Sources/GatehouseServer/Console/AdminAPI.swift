@@ -187,7 +187,8 @@ struct AdminAPI: Sendable {
         }
     }
 
-    private func clockJSON() -> JSONValue {
+    /// The clock's state as `GET clock` answers it (shared with `/admin/api/v1/clock`).
+    func clockJSON() -> JSONValue {
         let status = ClockControl(services: services).status()
         return [
             "now": .int(Int64(status.now.timeIntervalSince1970)),

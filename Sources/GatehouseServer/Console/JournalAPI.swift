@@ -20,34 +20,46 @@ struct JournalAPI: Sendable {
     func register(on router: Router<GatehouseRequestContext>) {
         router.get("admin/api/journal") { request, _ in
             guard await access.allows(request) else { return AdminAPI.reply(AdminAPI.denied, status: .forbidden) }
-            let q = request.uri.queryParameters
-            let filter = Self.filter(request)
-            let after = q.get("after").flatMap(Int.init)
-            let limit = min(1000, max(1, q.get("limit").flatMap(Int.init) ?? 100))
-            let journal = services.journal
-            let latest = journal.lastSequence
-            var entries = journal.entries(matching: filter, after: after, limit: limit)
-            if q.get("source") == "table" {
-                guard let store = services.storage.journal, services.configuration.journalTable else {
-                    return AdminAPI.reply(AdminAPI.error(404, "the request journal table is off on this server (--journal-table)"), status: .notFound)
-                }
-                // Every node's entries, newest first; filtered here (sequence numbers are per node, so no `after`).
-                entries = Array(try await store.recent(limit: 1000).filter(filter.matches).prefix(limit))
+            guard let listing = try await listing(request) else {
+                return AdminAPI.reply(AdminAPI.error(404, "the request journal table is off on this server (--journal-table)"), status: .notFound)
             }
-            return AdminAPI.reply([
-                "enabled": .bool(journal.isEnabled), "latest": .int(Int64(latest)), "capacity": .int(Int64(journal.capacity)),
-                "data": .array(entries.map(Self.json)),
-            ], status: .ok)
+            return AdminAPI.reply(listing, status: .ok)
         }
         router.get("admin/api/journal/:seq") { request, context in
             guard await access.allows(request) else { return AdminAPI.reply(AdminAPI.denied, status: .forbidden) }
-            guard let sequence = context.parameters.get("seq").flatMap(Int.init), let entry = services.journal.entry(sequence: sequence) else {
+            guard let entry = context.parameters.get("seq").flatMap(Int.init).flatMap(entry(sequence:)) else {
                 return AdminAPI.reply(AdminAPI.error(404, "no journal entry with that number on this node (it may have been overwritten)"), status: .notFound)
             }
-            guard case .object(var object) = Self.json(entry) else { return AdminAPI.reply(.null, status: .ok) }
-            object["parts"] = .array(services.journal.parts(ofBatch: sequence).map(Self.json))
-            return AdminAPI.reply(.object(object), status: .ok)
+            return AdminAPI.reply(entry, status: .ok)
         }
+    }
+
+    /// The answer to `GET journal` (shared with `/admin/api/v1/journal`); nil when `source=table` asks for a table
+    /// this server does not keep.
+    func listing(_ request: Request) async throws -> JSONValue? {
+        let q = request.uri.queryParameters
+        let filter = Self.filter(request)
+        let after = q.get("after").flatMap(Int.init)
+        let limit = min(1000, max(1, q.get("limit").flatMap(Int.init) ?? 100))
+        let journal = services.journal
+        let latest = journal.lastSequence
+        var entries = journal.entries(matching: filter, after: after, limit: limit)
+        if q.get("source") == "table" {
+            guard let store = services.storage.journal, services.configuration.journalTable else { return nil }
+            // Every node's entries, newest first; filtered here (sequence numbers are per node, so no `after`).
+            entries = Array(try await store.recent(limit: 1000).filter(filter.matches).prefix(limit))
+        }
+        return [
+            "enabled": .bool(journal.isEnabled), "latest": .int(Int64(latest)), "capacity": .int(Int64(journal.capacity)),
+            "data": .array(entries.map(Self.json)),
+        ]
+    }
+
+    /// One entry with its batch parts, as `GET journal/{seq}` answers it; nil when this node no longer has it.
+    func entry(sequence: Int) -> JSONValue? {
+        guard let entry = services.journal.entry(sequence: sequence), case .object(var object) = Self.json(entry) else { return nil }
+        object["parts"] = .array(services.journal.parts(ofBatch: sequence).map(Self.json))
+        return .object(object)
     }
 
     /// The filter named by the query (`app`, `person`, `status`, `route`, `token`, `errors`), shared with the console.

@@ -46,23 +46,27 @@ struct ScenarioAPI: Sendable {
         }
     }
 
+    /// The answer to an apply or check (shared with `/admin/api/v1/scenario` and `/admin/api/v1/state/reset`).
+    static func reply(_ scenario: Scenario, _ outcome: ScenarioLoader.Outcome, check: Bool) -> JSONValue {
+        let apps: [JSONValue] = scenario.apps.compactMap { entry in
+            guard let app = outcome.apps.first(where: { $0.id == entry.id }) else { return nil }
+            return ["key": .string(entry.key), "id": .string(app.id), "name": .string(app.name), "secret": .string(app.secret), "client_token": .string(app.clientToken)]
+        }
+        return [
+            "applied": .bool(!check && !outcome.changes.isEmpty), "in_sync": .bool(outcome.changes.isEmpty),
+            "changes": .array(outcome.changes.map { .string($0.description) }),
+            "apps": .array(apps),
+            "people": .array(outcome.people.map { ["key": .string($0.key), "id": .string($0.id), "email": .string($0.email)] }),
+        ]
+    }
+
     private func handle(_ body: Body, check: Bool) async throws -> Response {
         let files = (body.files ?? [:]).compactMapValues { Data(base64Encoded: $0) }
         let name = body.file ?? "scenario"
         do {
             let scenario = try ScenarioParser(file: name, readFile: { files[$0] }).parse(body.yaml)
             let outcome = try await ScenarioLoader(services: services).apply(scenario, file: name, dryRun: check)
-            let apps: [JSONValue] = scenario.apps.compactMap { entry in
-                guard let app = outcome.apps.first(where: { $0.id == entry.id }) else { return nil }
-                return ["key": .string(entry.key), "id": .string(app.id), "name": .string(app.name), "secret": .string(app.secret), "client_token": .string(app.clientToken)]
-            }
-            let reply: JSONValue = [
-                "applied": .bool(!check && !outcome.changes.isEmpty), "in_sync": .bool(outcome.changes.isEmpty),
-                "changes": .array(outcome.changes.map { .string($0.description) }),
-                "apps": .array(apps),
-                "people": .array(outcome.people.map { ["key": .string($0.key), "id": .string($0.id), "email": .string($0.email)] }),
-            ]
-            return AdminAPI.reply(reply, status: .ok)
+            return AdminAPI.reply(Self.reply(scenario, outcome, check: check), status: .ok)
         } catch let errors as ScenarioErrors {
             let reply: JSONValue = [
                 "error": ["message": .string(errors.description), "type": "GatehouseAdminException", "code": 400],
