@@ -114,7 +114,8 @@ let package = Package(
         .target(
             name: "GatehouseTesting",
             dependencies: [
-                "GatehouseServer", "GatehouseCore", "GatehouseStorage", "GatehouseProtocol",
+                // GatehouseKit for HeadlessLoginPresenter, which plays the login dialog for an app's own LoginManager.
+                "GatehouseServer", "GatehouseCore", "GatehouseStorage", "GatehouseProtocol", "GatehouseKit",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -241,7 +242,7 @@ let package = Package(
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Crypto", package: "swift-crypto")]
         ),
-        .testTarget(name: "GatehouseTestingTests", dependencies: ["GatehouseTesting", "GatehouseProtocol"]),
+        .testTarget(name: "GatehouseTestingTests", dependencies: ["GatehouseTesting", "GatehouseProtocol", "GatehouseKit"]),
         .testTarget(name: "GatehouseKitLoopbackTests", dependencies: ["GatehouseKitLoopback", "GatehouseKit"]),
         // Sample-style app code ported from Facebook's SDK by changing only the import (UIKit parts guarded).
         .testTarget(name: "PortingTests", dependencies: ["GatehouseKit"]),

@@ -7,9 +7,10 @@ import Hummingbird
 import Logging
 import ServiceLifecycle
 
-/// A Gatehouse server inside your test process: a free port on 127.0.0.1, a fresh SQLite database, a demo app
-/// and three befriended test users, with helpers to log a person in without a browser, inject a Graph error,
-/// and move the clock.
+/// A Gatehouse server for your tests: started inside the test process (``start(_:)``: a free port on 127.0.0.1,
+/// a fresh SQLite database, a demo app and three befriended test users) or reached by URL
+/// (``connect(to:adminToken:)``), with helpers to set up apps, people, friendships, grants and tokens, log a
+/// person in without a browser, inject a Graph error, move the clock and reset the state.
 ///
 /// ```swift
 /// let gatehouse = try await GatehouseEmulator.start()
@@ -18,21 +19,28 @@ import ServiceLifecycle
 /// try await gatehouse.stop()
 /// ```
 ///
-/// Every emulator is independent: tests can run several side by side.
+/// Every helper is a call to the server's admin REST API (`/admin/api/v1`), so a helper behaves the same on an
+/// emulator in this process and on one in a container or on another host. Every emulator is independent:
+/// tests can run several side by side.
 public final class GatehouseEmulator: Sendable {
     /// The server's root, e.g. `http://127.0.0.1:49152`; it answers Graph calls (`/v21.0/me`), the login
     /// dialog (`/v21.0/dialog/oauth`) and the token endpoint, as `graph.facebook.com` and `www.facebook.com` do.
     public let baseURL: URL
-    /// The demo app, registered with the redirect URI `redirectURI` and the `fb{id}://authorize/` scheme.
-    public let app: TestApp
-    /// Alice, Bob and Carol: test users of the demo app, all friends of each other.
-    public let users: [TestUser]
+    /// The demo app (the development seed's "Gatehouse Demo"), registered with the redirect URI `redirectURI`
+    /// and the `fb{id}://authorize/` scheme. After ``reset(to:)`` with `.seed`, the new seed's app.
+    public var app: TestApp { seed.value.app }
+    /// Alice, Bob and Carol: test users of the demo app, all friends of each other (the development seed's
+    /// people). After ``reset(to:)`` with `.seed`, the new seed's people.
+    public var users: [TestUser] { seed.value.users }
 
-    let services: GatehouseServices
-    let clock: AdjustableClock
-    private let group: ServiceGroup
-    private let running: Task<Void, any Error>
-    private let directory: URL
+    /// The admin API client every helper uses.
+    let admin: AdminConnection
+    /// The demo app and people, replaced when the state is reset to the seed.
+    let seed: LockedValue<(app: TestApp, users: [TestUser])>
+    /// The server this process runs; nil for a server reached by URL.
+    let local: LocalServer?
+    /// A server reached by URL: its "now" at the last clock call.
+    let lastKnownNow: LockedValue<Date>
 
     /// Starts an emulator and returns once it answers requests.
     ///
@@ -73,9 +81,10 @@ public final class GatehouseEmulator: Sendable {
             if let feed = storage.invalidationFeed { await group.addServiceUnlessShutdown(CacheInvalidationService(feed: feed)) }
             gate.open(with: GatehouseApp.router(services: services, pages: pages).buildResponder())
             await group.addServiceUnlessShutdown(services.outboxWorker)
+            let baseURL = URL(string: configuration.baseURL)!
             return GatehouseEmulator(
-                baseURL: URL(string: configuration.baseURL)!, seed: seed, services: services, clock: clock, group: group,
-                running: running, directory: directory)
+                baseURL: baseURL, admin: AdminConnection(baseURL: baseURL, adminToken: nil), seed: Self.testSeed(seed),
+                local: LocalServer(services: services, clock: clock, group: group, running: running, directory: directory))
         } catch {
             await group.triggerGracefulShutdown()
             _ = try? await running.value
@@ -84,28 +93,52 @@ public final class GatehouseEmulator: Sendable {
         }
     }
 
-    private init(
-        baseURL: URL, seed: DevSeed, services: GatehouseServices, clock: AdjustableClock, group: ServiceGroup,
-        running: Task<Void, any Error>, directory: URL
-    ) {
+    init(baseURL: URL, admin: AdminConnection, seed: (app: TestApp, users: [TestUser]), local: LocalServer?, now: Date = Date()) {
         self.baseURL = baseURL
-        self.app = TestApp(
-            id: seed.app.id, name: seed.app.name, secret: seed.app.secret, clientToken: seed.app.clientToken,
-            redirectURI: seed.app.redirectURIs[0])
-        self.users = seed.users.map { TestUser(id: $0.id, name: $0.name, email: $0.email, password: $0.password) }
-        self.services = services
-        self.clock = clock
-        self.group = group
-        self.running = running
-        self.directory = directory
+        lastKnownNow = LockedValue(now)
+        self.admin = admin
+        self.seed = LockedValue(seed)
+        self.local = local
     }
 
-    /// Stops the server (requests in flight finish), closes the database and deletes its files.
+    /// The development seed as a test sees it.
+    static func testSeed(_ seed: DevSeed) -> (app: TestApp, users: [TestUser]) {
+        let app = TestApp(
+            id: seed.app.id, name: seed.app.name, secret: seed.app.secret, clientToken: seed.app.clientToken,
+            redirectURIs: seed.app.redirectURIs)
+        return (app, seed.users.map { TestUser(id: $0.id, name: $0.name, email: $0.email, password: $0.password) })
+    }
+
+    /// Stops the server (requests in flight finish), closes the database and deletes its files. On an emulator
+    /// reached by URL it does nothing: that server is not this test's to stop.
     public func stop() async throws {
-        await group.triggerGracefulShutdown()
-        try await running.value
-        try await services.storage.shutdown()
-        try? FileManager.default.removeItem(at: directory)
+        guard let local else { return }
+        await local.group.triggerGracefulShutdown()
+        try await local.running.value
+        try await local.services.storage.shutdown()
+        try? FileManager.default.removeItem(at: local.directory)
+    }
+}
+
+/// The parts of an emulator that exist only when it runs in this process.
+struct LocalServer: Sendable {
+    let services: GatehouseServices
+    let clock: AdjustableClock
+    let group: ServiceGroup
+    let running: Task<Void, any Error>
+    let directory: URL
+}
+
+/// A value behind a lock, for the few things an emulator changes after it starts.
+final class LockedValue<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+
+    init(_ value: Value) { stored = value }
+
+    var value: Value {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
     }
 }
 
@@ -135,5 +168,7 @@ extension GatehouseEmulator {
         case notSeeded
         /// The person is not one of ``GatehouseEmulator/users``.
         case unknownUser(String)
+        /// The server's answer lacked a field a helper needs (a server older than this library).
+        case unexpectedAnswer(String)
     }
 }

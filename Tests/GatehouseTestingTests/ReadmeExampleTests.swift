@@ -1,5 +1,6 @@
 // README example: begin
 import Foundation
+import GatehouseKit
 import GatehouseTesting
 import Testing
 #if canImport(FoundationNetworking)
@@ -23,6 +24,25 @@ import FoundationNetworking
     let (failure, response) = try await URLSession.shared.data(from: me.url!)
     #expect((response as? HTTPURLResponse)?.statusCode == 400)
     #expect(String(decoding: failure, as: UTF8.self).contains(#""error_subcode":460"#))
+
+    try await gatehouse.stop()
+}
+
+@Test func theAppLogsInWithItsOwnLoginManager() async throws {
+    let gatehouse = try await GatehouseEmulator.start()
+    let dana = try await gatehouse.createPerson(
+        firstName: "Dana", lastName: "Diaz", email: "dana@example.test", password: "dana-secret", testUserOf: gatehouse.app)
+
+    // Dana in the login dialog, with no browser: signs in, leaves user_friends unticked, presses Continue.
+    let presenter = HeadlessLoginPresenter(emulator: gatehouse, person: dana, decline: ["user_friends"])
+    let manager = LoginManager(presenter: presenter, environment: gatehouse.kitEnvironment())
+    let result = try await manager.logIn(permissions: ["email", "user_friends"])
+    #expect(result.grantedPermissions == ["public_profile", "email"])
+    #expect(result.declinedPermissions == ["user_friends"])
+
+    // Next time she presses Cancel.
+    presenter.cancel = true
+    #expect(try await manager.logIn(permissions: ["user_birthday"]).isCancelled)
 
     try await gatehouse.stop()
 }

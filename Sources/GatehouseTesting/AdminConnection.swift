@@ -1,0 +1,106 @@
+import Foundation
+import GatehouseProtocol
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The one client of `/admin/api/v1` every ``GatehouseEmulator`` helper goes through, whether the server runs in
+/// this process or elsewhere: the in-process emulator is driven exactly as a remote one is.
+struct AdminConnection: Sendable {
+    /// The server's root (`http://127.0.0.1:49152`).
+    let baseURL: URL
+    /// Sent as `Authorization: Bearer`; nil for a development server on loopback, which is open.
+    let adminToken: String?
+    let session: URLSession
+
+    init(baseURL: URL, adminToken: String?) {
+        self.baseURL = baseURL
+        self.adminToken = adminToken
+        // Ephemeral: no cookies or cache shared with the app under test.
+        session = URLSession(configuration: .ephemeral)
+    }
+
+    /// Sends one v1 call and returns its JSON answer (nil for 204).
+    ///
+    /// - Parameters:
+    ///   - path: below `/admin/api/v1`, e.g. `/apps/123`.
+    ///   - body: a JSON body; every POST, PUT and PATCH sends one (`{}` when none is given), as the API requires.
+    /// - Throws: ``GatehouseAdminError`` for any answer outside 2xx, with the problem document's fields.
+    ///   - olderPath: the same operation's route before `/admin/api/v1` (`/admin/api/clock/advance`), tried when the
+    ///     server has no such v1 route (a 404 that is not a problem document), so a helper also works on a server
+    ///     that predates it.
+    @discardableResult
+    func send(_ method: String, _ path: String, query: [String: String] = [:], body: JSONValue? = nil, olderPath: String? = nil) async throws -> JSONValue? {
+        do {
+            return try await sendRaw(method, "/admin/api/v1" + path, query: query, body: body)
+        } catch let error as GatehouseAdminError where error.status == 404 && error.type == nil && olderPath != nil {
+            return try await sendRaw(method, olderPath!, query: query, body: body)
+        }
+    }
+
+    /// Like ``send(_:_:query:body:)`` for a path below the server's root (an older `/admin/api/…` route).
+    @discardableResult
+    func sendRaw(_ method: String, _ path: String, query: [String: String] = [:], body: JSONValue? = nil) async throws -> JSONValue? {
+        var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)!
+        components.path = path
+        if !query.isEmpty { components.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) } }
+        var request = URLRequest(url: components.url!)
+        request.httpMethod = method
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let adminToken { request.setValue("Bearer \(adminToken)", forHTTPHeaderField: "Authorization") }
+        if ["POST", "PUT", "PATCH"].contains(method) {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = (body ?? .object([:])).serializedData()
+        }
+        let (data, response) = try await session.data(for: request)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let value = data.isEmpty ? nil : try? JSONValue.parse(data)
+        guard (200..<300).contains(status) else { throw GatehouseAdminError(status: status, method: method, path: path, body: value, raw: data) }
+        return value
+    }
+
+    /// Every item of a paged list (`{data, next_cursor}`), following the cursor.
+    func list(_ path: String, query: [String: String] = [:]) async throws -> [JSONValue] {
+        var items: [JSONValue] = [], query = query
+        query["limit"] = "200"
+        while true {
+            let page = try await send("GET", path, query: query)
+            items += page?["data"]?.arrayValue ?? []
+            guard let cursor = page?["next_cursor"]?.stringValue else { return items }
+            query["cursor"] = cursor
+        }
+    }
+}
+
+/// An admin API call the server refused: its HTTP status and, from the RFC 9457 problem document, the kind
+/// (`https://gatehouse.dev/problems/validation`, …), the detail and the field at fault.
+public struct GatehouseAdminError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The HTTP status (400 validation, 401/403 access, 404 unknown id, 409 conflict, 413 too large …).
+    public let status: Int
+    /// The problem's `type` URI; nil when the answer was not a problem document (an older route).
+    public let type: String?
+    /// What went wrong, as the server explains it.
+    public let detail: String
+    /// The request field at fault, for a validation error.
+    public let field: String?
+    /// The call, e.g. `POST /admin/api/v1/apps`.
+    public let request: String
+
+    init(status: Int, method: String, path: String, body: JSONValue?, raw: Data) {
+        self.status = status
+        type = body?["type"]?.stringValue
+        detail = body?["detail"]?.stringValue ?? body?["title"]?.stringValue ?? body?["error"]?["message"]?.stringValue
+            ?? String(decoding: raw.prefix(500), as: UTF8.self)
+        field = body?["field"]?.stringValue
+        request = "\(method) \(path)"
+    }
+
+    public var description: String { "\(request) answered \(status): \(detail)" + (field.map { " (field \($0))" } ?? "") }
+}
+
+extension JSONValue {
+    /// An RFC 3339 time of a v1 resource as a `Date`.
+    var date: Date? { stringValue.flatMap { ISO8601DateFormatter().date(from: $0) } }
+    /// An array of strings (other items dropped).
+    var strings: [String] { arrayValue?.compactMap(\.stringValue) ?? [] }
+}

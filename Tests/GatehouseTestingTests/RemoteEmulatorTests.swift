@@ -1,0 +1,59 @@
+import Foundation
+import GatehouseProtocol
+import GatehouseTesting
+import Testing
+
+/// `GatehouseEmulator.connect(to:adminToken:)`: the same helpers on a server reached by URL (here another
+/// emulator's, which this process does not drive directly).
+@Suite struct RemoteEmulatorTests {
+    typealias Wire = GatehouseEmulatorTests
+
+    @Test func everyHelperWorksOnAServerReachedByURL() async throws {
+        let server = try await GatehouseEmulator.start(.init(startDate: Date(timeIntervalSince1970: 1_800_000_000)))
+        let remote = try await GatehouseEmulator.connect(to: server.baseURL, adminToken: nil)
+        // The development seed is found through the API: the same app and people, passwords included.
+        #expect(remote.app == server.app)
+        #expect(remote.users == server.users)
+        #expect(remote.now == server.now)
+
+        let shop = try await remote.createApp(name: "Corner Shop", redirectURIs: ["https://shop.example/callback"])
+        let dana = try await remote.createPerson(firstName: "Dana", lastName: "Diaz", email: "dana@shop.test", testUserOf: shop)
+        try await remote.befriend(dana, remote.users[0])
+        try await remote.grant(["user_friends"], to: shop, by: dana)
+        let login = try await remote.logIn(dana, to: shop, permissions: ["email"])
+        let (status, me) = try await Wire.getText(remote, "v21.0/me", ["access_token": login.accessToken])
+        #expect(status == 200)
+        #expect(me == #"{"name":"Dana Diaz","id":"\#(login.userID)"}"#)
+
+        let idToken = try await remote.mintIDToken(for: dana, app: shop, nonce: "n")
+        #expect(idToken.split(separator: ".").count == 3)
+        let code = try await remote.mintCode(for: dana, app: shop)
+        #expect(code.hasPrefix("AQ"))
+
+        try await remote.injectError("190/460", for: dana)
+        let (injected, body) = try await Wire.get(remote, "v21.0/me", ["access_token": login.accessToken])
+        #expect(injected == 400)
+        #expect(body["error"]?["error_subcode"] == 460)
+
+        try await remote.advanceClock(by: 61 * 86400)
+        #expect(remote.now == Date(timeIntervalSince1970: 1_800_000_000 + 61 * 86400))
+        #expect(server.now == remote.now)
+        #expect(try await remote.serverTime() == server.now)
+
+        let token = try await remote.mintToken(for: dana, app: shop)
+        try await remote.revoke(token)
+        #expect(try await Wire.get(remote, "v21.0/me", ["access_token": token.accessToken]).0 == 400)
+
+        // stop() on a connected emulator leaves the server running.
+        try await remote.stop()
+        #expect(try await Wire.getText(server, "healthz", [:]).0 == 200)
+        try await server.stop()
+    }
+
+    @Test func aServerThatIsNotThereFailsToConnect() async throws {
+        let server = try await GatehouseEmulator.start()
+        let url = server.baseURL
+        try await server.stop()
+        await #expect(throws: (any Error).self) { _ = try await GatehouseEmulator.connect(to: url, adminToken: nil) }
+    }
+}
