@@ -31,8 +31,15 @@ public final class HeadlessLoginPresenter: LoginDialogPresenting, @unchecked Sen
     ///   - app: the app the `LoginManager` logs in to (its dialog returns to `fb{id}://authorize/`); nil: the demo app.
     ///   - decline: permissions the person leaves unticked on the consent page.
     ///   - cancel: press Cancel in the dialog: the login ends cancelled.
-    public init(emulator: GatehouseEmulator, person: TestUser, app: TestApp? = nil, decline: [String] = [], cancel: Bool = false) {
-        redirectURI = (app ?? emulator.app).appSchemeRedirectURI
+    public convenience init(emulator: GatehouseEmulator, person: TestUser, app: TestApp? = nil, decline: [String] = [], cancel: Bool = false) {
+        self.init(appID: (app ?? emulator.app).id, person: person, decline: decline, cancel: cancel)
+    }
+
+    /// A presenter for any Gatehouse server's dialog (the dialog URL `LoginManager` opens names the server).
+    ///
+    /// - Parameter appID: the app the `LoginManager` logs in to: its dialog returns to `fb{appID}://authorize/`.
+    public init(appID: String, person: TestUser, decline: [String] = [], cancel: Bool = false) {
+        redirectURI = "fb\(appID)://authorize/"
         _person = person
         _decline = decline
         _cancel = cancel

@@ -2,6 +2,9 @@ import Foundation
 import GatehouseProtocol
 import GatehouseTesting
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// `GatehouseEmulator.connect(to:adminToken:)`: the same helpers on a server reached by URL (here another
 /// emulator's, which this process does not drive directly).
@@ -47,6 +50,33 @@ import Testing
         // stop() on a connected emulator leaves the server running.
         try await remote.stop()
         #expect(try await Wire.getText(server, "healthz", [:]).0 == 200)
+        try await server.stop()
+    }
+
+    /// The admin token travels as `Authorization: Bearer`: a development server is open but names the token in its
+    /// audit log, and refuses a token it does not know on no route (so the log is the proof it was sent).
+    @Test func theAdminTokenIsSentWithEveryCall() async throws {
+        let server = try await GatehouseEmulator.start()
+        var request = URLRequest(url: server.baseURL.appendingPathComponent("admin/api/v1/admin-tokens"))
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(#"{"name":"ci"}"#.utf8)
+        let (data, _) = try await URLSession.shared.data(for: request)
+        let token = try #require(try JSONValue.parse(data)["token"]?.stringValue)
+
+        let remote = try await GatehouseEmulator.connect(to: server.baseURL, adminToken: token)
+        let shop = try await remote.createApp(name: "Audited")
+        try await remote.befriend(remote.users[0], remote.users[1])
+        let (_, audit) = try await Wire.get(server, "admin/api/v1/audit", [:])
+        let entry = try #require(audit["data"]?.arrayValue?.first { $0["route"] == "/admin/api/v1/apps" && $0["method"] == "POST" })
+        #expect(entry["actor"]?["kind"] == "token")
+        #expect(entry["actor"]?["name"] == "ci")
+        #expect(entry["status"] == 201)
+        #expect(!shop.id.isEmpty)
+        // A route with path parameters names them as the target.
+        let befriended = try #require(audit["data"]?.arrayValue?.first { $0["route"] == "/admin/api/v1/people/{id}/friends/{other_id}" })
+        #expect(befriended["actor"]?["name"] == "ci")
+        #expect(befriended["target"] == .string("\(remote.users[0].id)/\(remote.users[1].id)"))
         try await server.stop()
     }
 
