@@ -27,7 +27,8 @@ public final class GatehouseEmulator: Sendable {
     /// dialog (`/v21.0/dialog/oauth`) and the token endpoint, as `graph.facebook.com` and `www.facebook.com` do.
     public let baseURL: URL
     /// The demo app (the development seed's "Gatehouse Demo"), registered with the redirect URI `redirectURI`
-    /// and the `fb{id}://authorize/` scheme. After ``reset(to:)`` with `.seed`, the new seed's app.
+    /// and the `fb{id}://authorize/` scheme. After ``reset(to:)`` with `.seed`, the new seed's app. On a server
+    /// reached by URL that has no development seed, an app with an empty id until such a reset.
     public var app: TestApp { seed.value.app }
     /// Alice, Bob and Carol: test users of the demo app, all friends of each other (the development seed's
     /// people). After ``reset(to:)`` with `.seed`, the new seed's people.

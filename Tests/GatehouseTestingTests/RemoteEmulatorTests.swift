@@ -67,12 +67,19 @@ import FoundationNetworking
         let remote = try await GatehouseEmulator.connect(to: server.baseURL, adminToken: token)
         let shop = try await remote.createApp(name: "Audited")
         try await remote.befriend(remote.users[0], remote.users[1])
+        try await remote.advanceClock(by: 60)
+        try await remote.injectError("190/460", for: remote.users[0])
         let (_, audit) = try await Wire.get(server, "admin/api/v1/audit", [:])
         let entry = try #require(audit["data"]?.arrayValue?.first { $0["route"] == "/admin/api/v1/apps" && $0["method"] == "POST" })
         #expect(entry["actor"]?["kind"] == "token")
         #expect(entry["actor"]?["name"] == "ci")
         #expect(entry["status"] == 201)
         #expect(!shop.id.isEmpty)
+        // The clock and injections go through v1 too (the older /admin/api routes only for a server without them).
+        let routes = audit["data"]?.arrayValue?.compactMap { $0["route"]?.stringValue } ?? []
+        #expect(routes.contains("/admin/api/v1/clock/advance"))
+        #expect(routes.contains("/admin/api/v1/injections"))
+        #expect(!routes.contains { $0.hasPrefix("/admin/api/") && !$0.hasPrefix("/admin/api/v1/") })
         // A route with path parameters names them as the target.
         let befriended = try #require(audit["data"]?.arrayValue?.first { $0["route"] == "/admin/api/v1/people/{id}/friends/{other_id}" })
         #expect(befriended["actor"]?["name"] == "ci")
