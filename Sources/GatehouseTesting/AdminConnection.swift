@@ -26,23 +26,12 @@ struct AdminConnection: Sendable {
     ///   - path: below `/admin/api/v1`, e.g. `/apps/123`.
     ///   - body: a JSON body; every POST, PUT and PATCH sends one (`{}` when none is given), as the API requires.
     /// - Throws: ``GatehouseAdminError`` for any answer outside 2xx, with the problem document's fields.
-    ///   - olderPath: the same operation's route before `/admin/api/v1` (`/admin/api/clock/advance`), tried when the
-    ///     server has no such v1 route (a 404 that is not a problem document), so a helper also works on a server
-    ///     that predates it.
     @discardableResult
-    func send(_ method: String, _ path: String, query: [String: String] = [:], body: JSONValue? = nil, olderPath: String? = nil) async throws -> JSONValue? {
-        do {
-            return try await sendRaw(method, "/admin/api/v1" + path, query: query, body: body)
-        } catch let error as GatehouseAdminError where error.status == 404 && error.type == nil && olderPath != nil {
-            return try await sendRaw(method, olderPath!, query: query, body: body)
-        }
-    }
-
-    /// Like ``send(_:_:query:body:)`` for a path below the server's root (an older `/admin/api/…` route).
-    @discardableResult
-    func sendRaw(_ method: String, _ path: String, query: [String: String] = [:], body: JSONValue? = nil) async throws -> JSONValue? {
+    func send(_ method: String, _ path: String, query: [String: String] = [:], body: JSONValue? = nil) async throws -> JSONValue? {
+        let path = "/admin/api/v1" + path
         var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)!
-        components.path = path
+        // Below the root's own path, for a server behind a proxy at `https://ci.example/gatehouse`.
+        components.path = (components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path) + path
         if !query.isEmpty { components.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) } }
         var request = URLRequest(url: components.url!)
         request.httpMethod = method
@@ -77,7 +66,7 @@ struct AdminConnection: Sendable {
 public struct GatehouseAdminError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The HTTP status (400 validation, 401/403 access, 404 unknown id, 409 conflict, 413 too large …).
     public let status: Int
-    /// The problem's `type` URI; nil when the answer was not a problem document (an older route).
+    /// The problem's `type` URI; nil when the answer was not a problem document (a server without the route).
     public let type: String?
     /// What went wrong, as the server explains it.
     public let detail: String

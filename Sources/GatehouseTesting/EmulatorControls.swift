@@ -44,18 +44,18 @@ extension GatehouseEmulator {
     private func inject(_ error: String, target: String, id: String, times: Int?) async throws {
         var body: JSONObject = ["target": .string(target), "id": .string(id), "error": .string(error)]
         if let times { body["times"] = .int(Int64(times)) }
-        try await admin.send("POST", "/injections", body: .object(body), olderPath: "/admin/api/injections")
+        try await admin.send("POST", "/injections", body: .object(body))
     }
 
     /// Moves the emulator's clock forward: tokens, codes and the 90-day data access expire as they would.
     public func advanceClock(by interval: TimeInterval) async throws {
-        let reply = try await admin.send("POST", "/clock/advance", body: ["by": .double(interval)], olderPath: "/admin/api/clock/advance")
+        let reply = try await admin.send("POST", "/clock/advance", body: ["by": .double(interval)])
         if let now = Self.clockTime(reply) { lastKnownNow.value = now }
     }
 
     /// The emulator's "now", as the server reports it (`GET /clock`).
     public func serverTime() async throws -> Date {
-        guard let now = Self.clockTime(try await admin.send("GET", "/clock", olderPath: "/admin/api/clock")) else { throw EmulatorError.unexpectedAnswer("GET /clock: no now") }
+        guard let now = Self.clockTime(try await admin.send("GET", "/clock")) else { throw EmulatorError.unexpectedAnswer("GET /clock: no now") }
         lastKnownNow.value = now
         return now
     }

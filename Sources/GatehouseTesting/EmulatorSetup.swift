@@ -38,8 +38,7 @@ extension GatehouseEmulator {
     @discardableResult
     public func applyScenario(_ text: String, file: String = "scenario.yaml", pictures: [String: Data] = [:], checkOnly: Bool = false) async throws -> ScenarioOutcome {
         let reply = try await admin.send(
-            "POST", "/scenario", query: checkOnly ? ["check": "true"] : [:], body: Self.scenarioBody(text, file: file, pictures: pictures),
-            olderPath: "/admin/api/scenario")
+            "POST", "/scenario", query: checkOnly ? ["check": "true"] : [:], body: Self.scenarioBody(text, file: file, pictures: pictures))
         var apps: [String: TestApp] = [:], people: [String: String] = [:]
         for app in reply?["apps"]?.arrayValue ?? [] {
             if let key = app["key"]?.stringValue { apps[key] = try TestApp(app) }
