@@ -90,4 +90,18 @@ import Testing
         #expect(error?.field == "declined")
         try await gatehouse.stop()
     }
+
+    @Test func removingTheAppEndsItsTokensAndGrant() async throws {
+        let gatehouse = try await GatehouseEmulator.start()
+        let carol = gatehouse.users[2]
+        let login = try await gatehouse.logIn(carol, permissions: ["email"])
+        try await gatehouse.removeApp(for: carol)
+        let (status, body) = try await Wire.get(gatehouse, "v21.0/me", ["access_token": login.accessToken])
+        #expect(status == 400)
+        #expect(body["error"]?["code"] == 190)
+        let error = await #expect(throws: GatehouseAdminError.self) { try await gatehouse.removeApp(for: carol) }
+        #expect(error?.status == 404)
+        #expect(error?.type == "https://gatehouse.dev/problems/not-found")
+        try await gatehouse.stop()
+    }
 }
