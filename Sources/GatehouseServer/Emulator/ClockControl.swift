@@ -17,14 +17,20 @@ public struct ClockControl: Sendable {
     public enum ClockError: Error, Equatable, CustomStringConvertible {
         case notControllable
         case backwards
+        case tooFar
 
         public var description: String {
             switch self {
             case .notControllable: "the clock can only be moved in development mode"
             case .backwards: "the clock only moves forward; use reset to return to real time"
+            case .tooFar: "the clock moves at most 100 years ahead of real time"
             }
         }
     }
+
+    /// How far ahead of real time the clock may stand. Every stored time is whole seconds in 64 bits and every
+    /// page prints a calendar date, so an unbounded advance (schemathesis sent 7.3e98 s) crashed the server.
+    public static let maximumOffset: TimeInterval = 100 * 365.25 * 86_400
 
     /// Where the clock stands.
     public struct Status: Sendable, Equatable {
@@ -41,6 +47,7 @@ public struct ClockControl: Sendable {
     public func advance(by interval: TimeInterval) async throws -> Status {
         guard let clock = services.clockControl else { throw ClockError.notControllable }
         guard interval >= 0 else { throw ClockError.backwards }
+        guard interval.isFinite, clock.currentOffset + interval <= Self.maximumOffset else { throw ClockError.tooFar }
         clock.advance(by: interval)
         try await persist(clock)
         services.logger.info("clock advanced", metadata: ["seconds": "\(Int(interval))"])

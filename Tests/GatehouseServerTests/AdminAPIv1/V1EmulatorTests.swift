@@ -18,6 +18,14 @@ import Testing
             let bad = try await api.post("/clock/advance", #"{"by":"soon"}"#)
             #expect(bad.text == V1Problem.validation("by", "\"by\" must be a duration such as 61d, 12h, 90m or 3600"))
             #expect(server.clock.currentOffset == 5_270_400)
+            // Found by schemathesis: 7.3e98 seconds crashed the server; past 100 years is refused, nothing moves.
+            for huge in [#"{"by":7.266146446202779e+98}"#, #"{"by":"36525d"}"#, #"{"by":1e308}"#] {
+                let tooFar = try await api.post("/clock/advance", huge)
+                #expect(tooFar.status == .badRequest)
+                #expect(tooFar.text == V1Problem.validation("by", "the clock moves at most 100 years ahead of real time"))
+            }
+            #expect(server.clock.currentOffset == 5_270_400)
+            #expect(try await api.get("/clock").json["offset_seconds"] == 5_270_400)
             #expect(try await api.post("/clock/reset").json["offset_seconds"] == 0)
             // The old path answers as before.
             #expect(try await api.client.execute(uri: "/admin/api/clock", method: .get).json["offset_seconds"] == 0)
