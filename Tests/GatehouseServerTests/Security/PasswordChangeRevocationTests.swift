@@ -158,6 +158,23 @@ import Testing
         }
     }
 
+    /// The admin API's `PATCH /people/{id}` is the path tests and the remote CLI use; it signs the person out too.
+    @Test func theAdminAPIChangesAPasswordAndSignsThePersonOut() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            let token = try await server.token(for: server.alice)
+            let (browser, query) = try await Self.signedInBrowser(server, client)
+            server.clock.advance(by: 5)
+            let api = V1Client(client: client)
+            let short = try await api.patch("/people/\(server.alice.id)", #"{"password":"abc"}"#)
+            #expect(short.status == .badRequest)
+            #expect(try await server.services.storage.users.find(id: server.alice.id)?.passwordChangedAt == nil)
+            let changed = try await api.patch("/people/\(server.alice.id)", #"{"password":"alice-api-password"}"#)
+            #expect(changed.status == .ok)
+            try await Self.expectSignedOut(server, client, token: token, browser: browser, query: query, newPassword: "alice-api-password")
+        }
+    }
+
     /// A code issued under the old password would mint a token dated after the change, which 460 cannot catch.
     @Test func aCodeIssuedBeforeAPasswordChangeIsNoLongerRedeemed() async throws {
         let server = try await TestServer.make()
