@@ -34,6 +34,17 @@ extension GraphError {
             + "or Facebook has changed the session for security reasons.",
         code: 190, errorSubcode: 460)
 
+    /// A token of a person held at a security checkpoint: they must log in on the website and follow its steps.
+    public static let checkpointed = GraphError(
+        message: validatingToken + "You cannot access the app till you log in to www.facebook.com and follow the instructions given.",
+        code: 190, errorSubcode: 459)
+
+    /// A token of a person who has not confirmed their account. Facebook leaves the user's name out, so the
+    /// message has two spaces where it would stand.
+    public static let unconfirmedUser = GraphError(
+        message: validatingToken + "Sessions for the user  are not allowed because the user is not a confirmed user.",
+        code: 190, errorSubcode: 464)
+
     /// A token invalidated by logging out.
     public static let sessionLoggedOut = GraphError(
         message: validatingToken + "The session is invalid because the user logged out.",

@@ -137,11 +137,12 @@ import Testing
         let listed = try await CLIProcess.run(["inject", "--list"])
         #expect(listed.status == 0, "\(listed.stderr)")
         #expect(listed.stdout.split(separator: "\n").first == "190/460 password-changed    190/460 · session invalidated (password changed)")
-        #expect(listed.stdout.split(separator: "\n").count == 7)
+        #expect(listed.stdout.split(separator: "\n").count == 10)
         let json = try await CLIProcess.run(["inject", "--list", "--json"])
         let items = try #require((json.json as? [String: Any])?["data"] as? [[String: Any]])
         #expect(items.map { $0["name"] as? String } == [
             "password-changed", "app-removed", "expired", "app-rate-limit", "user-rate-limit", "transient", "missing-permission",
+            "checkpointed", "unconfirmed", "logged-out",
         ])
         let missing = try await CLIProcess.run(["inject", "--user", "alice@example.com"])
         #expect(missing.status == 1)

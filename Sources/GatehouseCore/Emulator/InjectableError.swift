@@ -13,6 +13,9 @@ public enum InjectableError: String, Sendable, CaseIterable {
     case userRateLimit = "17"
     case transient = "2"
     case missingPermission = "200"
+    case checkpointed = "190/459"
+    case unconfirmed = "190/464"
+    case loggedOut = "190/467"
 
     /// Parses `190/460`, `190.460`, `4`, or a name such as `password-changed`.
     public init?(spec: String) {
@@ -41,6 +44,9 @@ public enum InjectableError: String, Sendable, CaseIterable {
         case .userRateLimit: "user-rate-limit"
         case .transient: "transient"
         case .missingPermission: "missing-permission"
+        case .checkpointed: "checkpointed"
+        case .unconfirmed: "unconfirmed"
+        case .loggedOut: "logged-out"
         }
     }
 
@@ -54,6 +60,9 @@ public enum InjectableError: String, Sendable, CaseIterable {
         case .userRateLimit: "17 · user request limit reached"
         case .transient: "2 · temporary service error (transient)"
         case .missingPermission: "200 · missing permission"
+        case .checkpointed: "190/459 · account held at a checkpoint"
+        case .unconfirmed: "190/464 · account not confirmed"
+        case .loggedOut: "190/467 · session invalid (logged out)"
         }
     }
 
@@ -70,6 +79,9 @@ public enum InjectableError: String, Sendable, CaseIterable {
         case .userRateLimit: .userRateLimit
         case .transient: .serviceUnavailable
         case .missingPermission: GraphError(message: "(#200) Permissions error", type: "OAuthException", code: 200, httpStatus: 403)
+        case .checkpointed: .checkpointed
+        case .unconfirmed: .unconfirmedUser
+        case .loggedOut: .sessionLoggedOut
         }
     }
 }

@@ -14,6 +14,8 @@ import Testing
         "appNotAuthorized": .appNotAuthorized(appID: "1"),
         "passwordChanged": .passwordChanged,
         "sessionLoggedOut": .sessionLoggedOut,
+        "checkpointed": .checkpointed,
+        "unconfirmedUser": .unconfirmedUser,
         "tokenRequired": .tokenRequired,
         "activeTokenRequired": .activeTokenRequired,
         "unknownPath": .unknownPath("/nowhere"),
