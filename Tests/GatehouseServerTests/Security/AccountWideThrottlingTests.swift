@@ -11,9 +11,10 @@ import Testing
 /// Issue 27, finding 4: guesses spread over many IPv6 /64s meet a per-account budget (a capped, doubling delay,
 /// never a lockout of the owner), and a /48 has a budget of its own across accounts.
 @Suite struct AccountWideThrottlingTests {
-    /// 40 client networks, each a different /64: 20 inside one /48, 20 in 20 different /48s.
-    static let networks: [String] = (0..<20).map { "2001:db8:aa:\(String($0, radix: 16))::1" }
-        + (0..<20).map { "2001:db8:\(String(0x100 + $0, radix: 16)):1::1" }
+    /// 24 client networks, each a different /64: 12 inside one /48, 12 in 12 different /48s. (More only adds
+    /// live requests: under the full suite's load each one risks the test client's 20-second read timeout.)
+    static let networks: [String] = (0..<12).map { "2001:db8:aa:\(String($0, radix: 16))::1" }
+        + (0..<12).map { "2001:db8:\(String(0x100 + $0, radix: 16)):1::1" }
 
     static func make(_ hasher: CountingPasswordHasher) async throws -> TestServer {
         try await TestServer.make(configure: {
@@ -23,7 +24,7 @@ import Testing
         }, passwords: hasher)
     }
 
-    @Test func guessesFromFortyNetworksMeetTheAccountBudget() async throws {
+    @Test func guessesFromManyNetworksMeetTheAccountBudget() async throws {
         let hasher = CountingPasswordHasher(delay: .zero)
         let server = try await Self.make(hasher)
         try await server.run(.live) { client in
@@ -68,9 +69,7 @@ import Testing
             // Alice has logged in from home before the attack.
             let before = try await PasswordForm.settings.submit(owner, server: server, email: "alice@example.com", password: "alice-password", from: "198.51.100.7")
             #expect(before.status == .seeOther)
-            // The budget (10) and its one slowed turn, each from another network: enough to slow the account. (Fewer
-            // live requests than the forty of the test above, which under the full suite's load came near the
-            // test client's 20-second read timeout.)
+            // The budget (10) and its one slowed turn, each from another network: enough to slow the account.
             for ip in Self.networks.prefix(11) {
                 _ = try await PasswordForm.settings.submit(attacker, server: server, email: "alice@example.com", password: "guess", from: ip)
             }
