@@ -81,7 +81,7 @@ import Testing
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
         let response: HTTPClientResponse
         do {
-            response = try await client.execute(request, timeout: .seconds(10))
+            response = try await client.execute(request, timeout: .seconds(120))
             try await client.shutdown()
         } catch {
             try? await client.shutdown()
@@ -96,7 +96,7 @@ import Testing
     }
 
     static func get(_ url: String) async throws -> (status: HTTPResponseStatus, headers: HTTPHeaders, body: String) {
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(120))
         let body = String(buffer: try await response.body.collect(upTo: 1 << 16))
         return (response.status, response.headers, body)
     }

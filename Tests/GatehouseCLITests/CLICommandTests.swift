@@ -90,23 +90,23 @@ import Testing
         #expect(banner.contains(dialogURL))
         #expect(dialogURL.hasPrefix(base + "/v21.0/dialog/oauth?client_id=\(appID)"))
 
-        let page = try await HTTPClient.shared.execute(HTTPClientRequest(url: dialogURL), timeout: .seconds(10))
+        let page = try await HTTPClient.shared.execute(HTTPClientRequest(url: dialogURL), timeout: .seconds(120))
         #expect(page.status.code == 200)
         let cli = try await CLIProcess.run(["apps", "create", "--name", "Live", "--redirect-uri", "https://live.example/cb", "--json", "--data-dir", dir])
         let live = try #require(cli.json as? [String: Any])
         let token = "\(live["id"] as! String)%7C\(live["secret"] as! String)"
-        let node = try await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/\(live["id"] as! String)?access_token=\(token)"), timeout: .seconds(10))
+        let node = try await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/\(live["id"] as! String)?access_token=\(token)"), timeout: .seconds(120))
         let body = try await node.body.collect(upTo: 1 << 16)
         #expect(String(buffer: body) == #"{"name":"Live","id":"\#(live["id"] as! String)"}"#)
 
         // The server's caches are on (its service group runs the SQLite change watcher), and a write another
         // process makes to the file reaches them: the renamed app shows within a second or so, not after a restart.
-        let metrics = try await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/metrics"), timeout: .seconds(10))
+        let metrics = try await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/metrics"), timeout: .seconds(120))
         #expect(String(buffer: try await metrics.body.collect(upTo: 1 << 20)).contains("\ngatehouse_caches_enabled 1"))
         _ = try await CLIProcess.run(["apps", "update", live["id"] as! String, "--name", "Renamed", "--data-dir", dir])
         var seen = ""
         for _ in 0..<100 where !seen.contains("Renamed") {
-            let again = try await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/\(live["id"] as! String)?access_token=\(token)"), timeout: .seconds(10))
+            let again = try await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/\(live["id"] as! String)?access_token=\(token)"), timeout: .seconds(120))
             seen = String(buffer: try await again.body.collect(upTo: 1 << 16))
             if !seen.contains("Renamed") { try await Task.sleep(for: .milliseconds(50)) }
         }

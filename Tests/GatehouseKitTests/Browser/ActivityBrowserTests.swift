@@ -16,8 +16,8 @@ import FoundationNetworking
             let app = rig.server.appID
             // The console's activity page is open first, so the refusal must arrive through the live stream.
             try await rig.driver.open(rig.base + "/console/activity?errors=1")
-            _ = try await rig.driver.find("#activity-rows", timeout: .seconds(15))
-            _ = try await rig.driver.waitForText("#live-status", timeout: .seconds(15)) { $0.hasPrefix("Live") }
+            _ = try await rig.driver.find("#activity-rows", timeout: .seconds(60))
+            _ = try await rig.driver.waitForText("#live-status", timeout: .seconds(60)) { $0.hasPrefix("Live") }
 
             let wrong = "http://localhost:3000/cb"
             let dialog = rig.base + "/dialog/oauth?client_id=\(app)&redirect_uri=\(wrong)&scope=email&state=s1"
@@ -25,7 +25,7 @@ import FoundationNetworking
             request.httpMethod = "GET"
             let (_, response) = try await URLSession.shared.data(for: request)
             #expect((response as? HTTPURLResponse)?.statusCode == 400)
-            let live = try await rig.driver.waitForText("#activity-rows tr td.why", timeout: .seconds(15)) { $0.contains("is not registered") }
+            let live = try await rig.driver.waitForText("#activity-rows tr td.why", timeout: .seconds(60)) { $0.contains("is not registered") }
             #expect(live.contains("redirect_uri `\(wrong)` is not registered for app Gatehouse Demo; registered:"))
 
             // The person's side: the same login in the browser shows the refusal page, not the journal's explanation.

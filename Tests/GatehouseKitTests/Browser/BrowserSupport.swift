@@ -64,7 +64,7 @@ struct BrowserRig {
 
     /// Types the person's email and password on the login page.
     func typePassword(_ user: LiveServer.SeedUser, shot: String = "login") async throws {
-        _ = try await driver.find("#email", timeout: .seconds(15))
+        _ = try await driver.find("#email", timeout: .seconds(60))
         try await driver.screenshot(shot)
         try await driver.type("#email", user.email)
         try await driver.type("#password", user.password)

@@ -98,7 +98,7 @@ import FoundationNetworking
             let manager = LoginManager(presenter: LoopbackLoginPresenter(browser: WebDriverOpener(driver: rig.driver), output: { _ in }), environment: environment)
             let second = Task { await manager.logIn(configuration: LoginConfiguration(permissions: [.email])!) }
             // Straight to consent: the browser session from the first app's login is reused.
-            _ = try await rig.driver.find("button[value=continue]", timeout: .seconds(15))
+            _ = try await rig.driver.find("button[value=continue]", timeout: .seconds(60))
             #expect(try await rig.driver.exists("#password") == false)
             #expect(try await rig.driver.text("h1").contains("Second App is requesting access to:"))
             try await rig.driver.screenshot("second-app-consent")
@@ -117,7 +117,7 @@ import FoundationNetworking
             let testUser = try JSONValue.parse(data)
             let email = try #require(testUser["email"]?.stringValue)
             let login = rig.startLogin(["email"])
-            _ = try await rig.driver.find("#picker-title", timeout: .seconds(15))
+            _ = try await rig.driver.find("#picker-title", timeout: .seconds(60))
             #expect(try await rig.driver.text("#picker-title") == "Who do you want to be?")
             try await rig.driver.screenshot("who-do-you-want-to-be")
             try await rig.driver.click("button.person[data-email=\"\(email)\"]")
@@ -222,7 +222,7 @@ import FoundationNetworking
     @Test func keyboardOnlyLoginFollowsAReadableFocusOrder() async throws {
         try await BrowserRig.with("keyboard") { rig in
             let login = rig.startLogin(["email"])
-            _ = try await rig.driver.find("#email", timeout: .seconds(15))
+            _ = try await rig.driver.find("#email", timeout: .seconds(60))
             #expect(try await rig.driver.focused() == "email") // autofocus
             let user = rig.server.users[1]
             try await rig.driver.keys(user.email + WebDriver.tab)

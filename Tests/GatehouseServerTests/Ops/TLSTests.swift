@@ -60,12 +60,12 @@ struct SelfSignedCertificate {
             tls.certificateVerification = .fullVerification
             let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
             do {
-                let response = try await http.execute(HTTPClientRequest(url: "https://localhost:\(port)/healthz"), timeout: .seconds(10))
+                let response = try await http.execute(HTTPClientRequest(url: "https://localhost:\(port)/healthz"), timeout: .seconds(120))
                 #expect(response.status == .ok)
                 #expect(response.headers["Strict-Transport-Security"].first == "max-age=31536000; includeSubDomains")
                 let page = try await http.execute(
                     HTTPClientRequest(url: "https://localhost:\(port)/dialog/oauth?client_id=\(server.app.id)&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcallback"),
-                    timeout: .seconds(10))
+                    timeout: .seconds(120))
                 #expect(page.status == .ok)
                 // Served over TLS, so cookies are Secure.
                 #expect(page.headers["Set-Cookie"].first?.contains("Secure") == true)

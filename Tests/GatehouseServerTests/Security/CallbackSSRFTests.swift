@@ -36,9 +36,11 @@ import Testing
         var configuration = GatehouseConfiguration()
         configuration.tlsCertificatePath = cert?.certificatePath
         configuration.tlsKeyPath = cert?.keyPath
-        let app = Application(router: router, server: try GatehouseApp.serverBuilder(configuration),
-                              configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: quiet)
-        try await app.test(.live) { client in try await body(try #require(client.port), hits) }
+        let serverBuilder = try GatehouseApp.serverBuilder(configuration)
+        try await PatientLiveClient.run({ onRunning in
+            Application(router: router, server: serverBuilder, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                        onServerRunning: onRunning, logger: quiet)
+        }) { client in try await body(try #require(client.port), hits) }
     }
 
     /// Queues a deauthorize callback to `url` and attempts it once through `transport`; returns the stored outcome.

@@ -75,7 +75,7 @@ import Testing
             func get(_ path: String, host: String) async throws -> (Int, String) {
                 var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
                 request.headers.replaceOrAdd(name: "Host", value: host)
-                let response = try await http.execute(request, timeout: .seconds(10))
+                let response = try await http.execute(request, timeout: .seconds(120))
                 let body = try await response.body.collect(upTo: 1 << 20)
                 return (Int(response.status.code), String(buffer: body))
             }

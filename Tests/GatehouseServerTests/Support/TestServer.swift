@@ -71,13 +71,24 @@ struct TestServer {
 
     /// Runs `body` against the application in-process (`.router`) or over a real socket (`.live`), then
     /// closes the database and removes the data directory, whether `body` passed or failed.
-    func run(_ mode: TestingSetup = .router, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+    func run(_ mode: TestServerMode = .router, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
         let pages = try await PageRenderer.load(devMode: services.configuration.isDevelopment)
-        let application = Application(
-            router: GatehouseApp.router(services: services, pages: pages), server: try GatehouseApp.serverBuilder(services.configuration),
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: services.logger)
+        let router = GatehouseApp.router(services: services, pages: pages)
+        let serverBuilder = try GatehouseApp.serverBuilder(services.configuration)
+        let logger = services.logger
         do {
-            try await application.test(mode, body)
+            switch mode {
+            case .router:
+                let application = Application(
+                    router: router, server: serverBuilder, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
+                try await application.test(.router, body)
+            case .live:
+                try await PatientLiveClient.run({ onRunning in
+                    Application(
+                        router: router, server: serverBuilder, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                        onServerRunning: onRunning, logger: logger)
+                }, body)
+            }
         } catch {
             // Close the database even when the test fails, so the failure is reported rather than
             // sqlite-nio's debug assertion about an unclosed connection ending the whole run.
