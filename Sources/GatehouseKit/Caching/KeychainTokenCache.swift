@@ -1,4 +1,5 @@
-#if canImport(Security) && !os(Linux)
+// GATEHOUSE_APPLE_STUBS: the Linux type-check against a stubbed Security module (AppleLayerTypeCheckTests).
+#if canImport(Security) && (!os(Linux) || GATEHOUSE_APPLE_STUBS)
 import Foundation
 import Security
 
@@ -26,60 +27,41 @@ public final class KeychainTokenCache: TokenCaching, @unchecked Sendable {
     }
 
     public var accessToken: AccessToken? {
-        get { entry()?.accessToken }
-        set { modify { $0.accessToken = newValue } }
+        get { lock.withLock { item.entry()?.accessToken } }
+        set { lock.withLock { item.modify { $0.accessToken = newValue } } }
     }
 
     public var authenticationToken: AuthenticationToken? {
-        get { entry()?.authenticationToken }
-        set { modify { $0.authenticationToken = newValue } }
+        get { lock.withLock { item.entry()?.authenticationToken } }
+        set { lock.withLock { item.modify { $0.authenticationToken = newValue } } }
     }
 
     public var tokenInformation: [String: String]? {
-        get { entry()?.tokenInformation }
-        set { modify { $0.tokenInformation = newValue } }
+        get { lock.withLock { item.entry()?.tokenInformation } }
+        set { lock.withLock { item.modify { $0.tokenInformation = newValue } } }
     }
 
     public var pendingLogin: PendingLoginState? {
-        get { entry()?.pendingLogin }
-        set { modify { $0.pendingLogin = newValue } }
+        get { lock.withLock { item.entry()?.pendingLogin } }
+        set { lock.withLock { item.modify { $0.pendingLogin = newValue } } }
     }
 
     /// Deletes both tokens under this key.
     public func clear() {
-        lock.withLock { _ = SecItemDelete(baseQuery as CFDictionary) }
+        lock.withLock { deleteItem() }
+    }
+
+    /// The reinstall and corruption rules (``InstallBoundTokenItem``, tested on Linux) over this Keychain item and the
+    /// UserDefaults id. Used under `lock`.
+    private var item: InstallBoundTokenItem {
+        InstallBoundTokenItem(
+            read: readItem, write: writeItem, delete: deleteItem,
+            installID: { [defaults, keyName] in defaults.string(forKey: keyName) },
+            setInstallID: { [defaults, keyName] in defaults.set($0, forKey: keyName) })
     }
 
     private var baseQuery: [String: Any] {
         [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service, kSecAttrAccount as String: keyName]
-    }
-
-    private func entry() -> TokenCacheEntry? {
-        lock.withLock {
-            guard let data = readItem() else { return nil }
-            guard let entry = try? JSONDecoder().decode(TokenCacheEntry.self, from: data),
-                  entry.tokenUUID == defaults.string(forKey: keyName) else {
-                // Corrupt, or left by an earlier installation.
-                SecItemDelete(baseQuery as CFDictionary)
-                return nil
-            }
-            return entry
-        }
-    }
-
-    private func modify(_ change: (inout TokenCacheEntry) -> Void) {
-        lock.withLock {
-            let installID = defaults.string(forKey: keyName) ?? UUID().uuidString
-            defaults.set(installID, forKey: keyName)
-            var entry = readItem().flatMap { try? JSONDecoder().decode(TokenCacheEntry.self, from: $0) }
-                .flatMap { $0.tokenUUID == installID ? $0 : nil } ?? TokenCacheEntry(tokenUUID: installID)
-            change(&entry)
-            if entry.isEmpty {
-                SecItemDelete(baseQuery as CFDictionary)
-            } else if let data = try? JSONEncoder().encode(entry) {
-                writeItem(data)
-            }
-        }
     }
 
     private func readItem() -> Data? {
@@ -101,6 +83,10 @@ public final class KeychainTokenCache: TokenCaching, @unchecked Sendable {
             let item = baseQuery.merging(attributes) { _, new in new }
             SecItemAdd(item as CFDictionary, nil)
         }
+    }
+
+    private func deleteItem() {
+        SecItemDelete(baseQuery as CFDictionary)
     }
 }
 #endif

@@ -44,7 +44,7 @@ extension GatehouseKitEnvironment {
     /// app may still replace the default afterwards.
     public func installDefaultTokenCache(processEnvironment: [String: String] = ProcessInfo.processInfo.environment) {
         guard tokenCache == nil else { return }
-        #if canImport(Security) && !os(Linux)
+        #if canImport(Security) && (!os(Linux) || GATEHOUSE_APPLE_STUBS)
         tokenCache = KeychainTokenCache()
         #else
         tokenCache = FileTokenCache(directory: FileTokenCache.defaultDataDirectory(environment: processEnvironment))

@@ -6,7 +6,8 @@ import UIKit
 /// The browser dialog on Apple platforms, as Facebook's SDK shows it: an `ASWebAuthenticationSession`
 /// with callback scheme `fb{appID}{suffix}`, not ephemeral (the person's browser login is reused).
 ///
-/// Not compiled on Linux; the Apple CI workflow builds it.
+/// Not compiled by Linux builds; AppleLayerTypeCheckTests type-checks it against stubs, the Apple CI workflow builds
+/// it. Its decisions live in ``WebAuthenticationCompletion``.
 public final class WebAuthenticationSessionPresenter: LoginDialogPresenting, @unchecked Sendable {
     private let fixedEnvironment: GatehouseKitEnvironment?
 
@@ -15,18 +16,14 @@ public final class WebAuthenticationSessionPresenter: LoginDialogPresenting, @un
         fixedEnvironment = environment
     }
 
-    private var scheme: String? { (fixedEnvironment ?? .current).settings.appURLScheme }
-
     /// `fb{appID}{suffix}://authorize/`; CoreError 2 without an app id.
     public func prepare() async throws -> String {
-        guard let scheme else { throw CoreError(.invalidArgument, message: "Settings.appID (FacebookAppID) is not set") }
-        return scheme + "://authorize/"
+        try WebAuthenticationCompletion.callbackScheme(environment: fixedEnvironment) + "://authorize/"
     }
 
     /// Shows the session; nil when the person cancelled, CoreError 12 when it could not start.
     public func present(_ url: URL) async throws -> URL? {
-        guard let scheme else { throw CoreError(.invalidArgument, message: "Settings.appID (FacebookAppID) is not set") }
-        return try await Self.run(url: url, scheme: scheme)
+        try await Self.run(url: url, scheme: WebAuthenticationCompletion.callbackScheme(environment: fixedEnvironment))
     }
 
     @MainActor
@@ -37,19 +34,14 @@ public final class WebAuthenticationSessionPresenter: LoginDialogPresenting, @un
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<URL?, any Error>) in
             let session = ASWebAuthenticationSession(url: url, callbackURLScheme: scheme) { callback, error in
                 keeper.release()
-                if let error = error as? ASWebAuthenticationSessionError, error.code == .canceledLogin {
-                    continuation.resume(returning: nil)
-                } else if let error {
-                    continuation.resume(throwing: CoreError(.browserUnavailable, message: error.localizedDescription))
-                } else {
-                    continuation.resume(returning: callback)
-                }
+                let cancelled = (error as? ASWebAuthenticationSessionError)?.code == .canceledLogin
+                continuation.resume(with: WebAuthenticationCompletion.result(callback: callback, error: error, cancelledByPerson: cancelled))
             }
             keeper.session = session
             session.presentationContextProvider = keeper.anchor
             session.prefersEphemeralWebBrowserSession = false
             if !session.start() {
-                continuation.resume(throwing: CoreError(.browserUnavailable, message: "the web authentication session did not start"))
+                continuation.resume(throwing: WebAuthenticationCompletion.notStarted)
             }
         }
     }

@@ -26,8 +26,15 @@ extension LoginButtonDelegate {
 }
 
 /// Facebook's login button for UIKit: a thin view over `LoginButtonModel`, which holds every decision.
+///
+/// Registered with the Objective-C runtime as `FBSDKLoginButton`, so storyboards written for Facebook's SDK
+/// find it. The condition is always true on Apple platforms; it lets the Linux type-check of this file against
+/// stubbed UIKit (AppleLayerTypeCheckTests) run without an Objective-C runtime. For the same reason the tap is a
+/// `UIAction`, not a `#selector`.
 @MainActor
+#if canImport(ObjectiveC)
 @objc(FBSDKLoginButton)
+#endif
 open class FBLoginButton: UIButton {
     /// The state and behaviour this button draws.
     public let model: LoginButtonModel
@@ -90,7 +97,7 @@ open class FBLoginButton: UIButton {
     private func configure() {
         forwarder.button = self
         model.delegate = forwarder
-        addTarget(self, action: #selector(buttonPressed), for: .touchUpInside)
+        addAction(UIAction { [weak self] _ in self?.buttonPressed() }, for: .touchUpInside)
         model.confirmLogOut = { [weak self] confirmation in
             await self?.confirm(confirmation) ?? false
         }
@@ -108,10 +115,9 @@ open class FBLoginButton: UIButton {
         refresh()
     }
 
-    @objc private func buttonPressed() {
+    private func buttonPressed() {
         Task { @MainActor in
-            if model.isLoggedIn { try? await model.loadUserName() }
-            await model.tap()
+            await model.press()
             refresh()
         }
     }
@@ -137,7 +143,6 @@ private final class ButtonDelegateForwarder: LoginButtonModelDelegate, @unchecke
     weak var button: FBLoginButton?
 
     func loginButton(_ loginButton: LoginButtonModel, didCompleteWith result: LoginManagerLoginResult?, error: (any Error)?) {
-        nonisolated(unsafe) let error = error
         onMain { button in button.delegate?.loginButton(button, didCompleteWith: result, error: error) }
     }
 
@@ -158,7 +163,6 @@ private final class ButtonDelegateForwarder: LoginButtonModelDelegate, @unchecke
     }
 
     func loginView(_ loginView: LoginButtonModel, handleError error: any Error) {
-        nonisolated(unsafe) let error = error
         onMain { button in button.delegate?.loginView(button, handleError: error) }
     }
 
