@@ -14,6 +14,10 @@ public let GraphRequestErrorGraphErrorSubcodeKey = "com.facebook.sdk:FBSDKGraphR
 public let GraphRequestErrorHTTPStatusCodeKey = "com.facebook.sdk:FBSDKGraphRequestErrorHTTPStatusCodeKey"
 /// `{"code": <HTTP status>, "body": <parsed JSON>}`, as Facebook builds it.
 public let GraphRequestErrorParsedJSONResponseKey = "com.facebook.sdk:FBSDKGraphRequestErrorParsedJSONResponseKey"
+/// The seeds' (SDK 3.x) key for the same `{"code", "body"}` dictionary: `userInfo["com.facebook.sdk:ParsedJSONResponseKey"]`.
+public let FBErrorParsedJSONResponseKey = "com.facebook.sdk:ParsedJSONResponseKey"
+/// The seeds' (SDK 3.x) key for the HTTP status: `userInfo["com.facebook.sdk:HTTPStatusCode"]`.
+public let FBErrorHTTPStatusCodeKey = "com.facebook.sdk:HTTPStatusCode"
 /// The message for developers.
 public let ErrorDeveloperMessageKey = "com.facebook.sdk:FBSDKErrorDeveloperMessageKey"
 /// The message for people (`error_user_msg`); also under `NSLocalizedDescriptionKey`.
@@ -72,6 +76,9 @@ extension GraphAPIError: CustomNSError {
             GraphRequestErrorParsedJSONResponseKey: ["code": NSNumber(value: httpStatusCode), "body": body.foundationObject] as [String: Any],
             ErrorDeveloperMessageKey: message,
         ]
+        // The 3.x SDK's keys too, so the seeds' `userInfo[@"com.facebook.sdk:ParsedJSONResponseKey"]` reads work.
+        info[FBErrorParsedJSONResponseKey] = info[GraphRequestErrorParsedJSONResponseKey]
+        info[FBErrorHTTPStatusCodeKey] = NSNumber(value: httpStatusCode)
         if let subcode { info[GraphRequestErrorGraphErrorSubcodeKey] = NSNumber(value: subcode) }
         if let userMessage, !userMessage.isEmpty {
             info[ErrorLocalizedDescriptionKey] = userMessage
