@@ -99,7 +99,7 @@ public enum Permission {
         catalogueByName[name]
     }
 
-    /// Whether `name` is in the catalogue.
+    /// Whether `name` is in the catalogue or among the ``retired`` permissions.
     public static func isKnown(_ name: String) -> Bool {
         catalogueByName[name] != nil
     }
@@ -141,8 +141,10 @@ public enum Permission {
         catalogue.filter(\.allowedInLimitedLogin).map(\.name)
     }
 
+    /// The catalogue and the retired permissions: a retired name is known (the seeds' versions grant it);
+    /// the login dialog refuses it at versions after its removal.
     private static let catalogueByName: [String: PermissionInfo] =
-        Dictionary(catalogue.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        Dictionary((catalogue + retired.map(\.info)).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
 }
 
 // MARK: - Catalogue

@@ -26,7 +26,10 @@ struct DialogController: Sendable {
         if let version, GraphAPIVersion.parse(pathSegment: version) == nil {
             return errorPage(.notFound, headline: "Page not found", detail: "There is no page at this address.", hint: nil, request: request)
         }
-        let query = request.uri.query ?? ""
+        let (query, answeredVersion) = Self.versionCarried(in: request.uri.query ?? "", pathVersion: version)
+        if let refused = retiredScopesPage(query: query, version: answeredVersion ?? services.configuration.defaultGraphVersion, request: request) {
+            return refused
+        }
         let parsed: (DialogRequest, AppRecord)
         switch try await DialogRequest.parse(query: query, findApp: services.storage.apps.find(id:)) {
         case .failure(let problem):
@@ -304,6 +307,36 @@ struct DialogController: Sendable {
         default:
             note.explain(problem.headline + ": " + problem.developerHint)
         }
+    }
+
+    /// The dialog's query with the path's Graph API version carried in it as `graph_api_version`, and the version
+    /// the dialog answers at. The login and consent forms come back to the unversioned `/dialog/oauth`, so a
+    /// dialog opened at `/v2.3/dialog/oauth` keeps answering as v2.3 (its retired permissions stay grantable).
+    /// Carried only for versions before the last removal (v2.4).
+    static func versionCarried(in query: String, pathVersion: String?) -> (query: String, version: String?) {
+        let carriedText: String? = (FormEncoding.decode(query) ?? []).first { $0.0 == versionParameter }?.1
+        let carried = carriedText.flatMap { GraphAPIVersion.parse(pathSegment: $0) }
+        guard let pathVersion else { return (query, carried) }
+        // Only versions that answer differently from today's are carried; other dialogs' queries stay as sent.
+        if carried == pathVersion || Permission.removed(Permission.retired.map(\.info.name), at: pathVersion).count == Permission.retired.count {
+            return (query, pathVersion)
+        }
+        let kept = query.split(separator: "&").filter { !$0.hasPrefix(versionParameter + "=") }.joined(separator: "&")
+        return ((kept.isEmpty ? "" : kept + "&") + versionParameter + "=" + pathVersion, pathVersion)
+    }
+
+    static let versionParameter = "graph_api_version"
+
+    /// Permissions Facebook removed (`read_stream`, `user_interests`, …) asked for at a version after their
+    /// removal: Facebook's "Invalid Scopes" page, word for word. At earlier versions they pass on and are granted.
+    func retiredScopesPage(query: String, version: String, request: Request) -> Response? {
+        let pairs = FormEncoding.decode(query) ?? []
+        let scope = Permission.parseScope(pairs.first { $0.0 == "scope" }?.1 ?? "")
+        let removed = Permission.removed(scope, at: version)
+        guard !removed.isEmpty else { return nil }
+        let message = Permission.invalidScopesMessage(removed.prefix(10).map { GraphError.echo($0) })
+        JournalNote.current?.explain("the dialog asked at \(version) for permissions Facebook removed in v2.4: \(removed.joined(separator: ", "))")
+        return errorPage(.badRequest, headline: "Invalid Scopes", detail: message, hint: nil, request: request)
     }
 
     func problemPage(_ problem: DialogRequest.Problem, request: Request) -> Response {
