@@ -3,10 +3,10 @@ import Foundation
 import GatehouseProtocol
 
 /// Routes a `GraphCall` to its endpoint. Every failure becomes a Graph error reply.
-package struct GraphDispatcher: Sendable {
+struct GraphDispatcher: Sendable {
     let services: GatehouseServices
 
-    package func dispatch(_ call: GraphCall) async -> GraphReply {
+    func dispatch(_ call: GraphCall) async -> GraphReply {
         do {
             return GraphReply.answered(try await route(call), at: call.version)
         } catch let failure as GraphFailure {
