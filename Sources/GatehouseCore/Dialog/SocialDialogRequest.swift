@@ -21,6 +21,8 @@ public struct SocialDialogRequest: Sendable, Equatable {
     public var link, picture, name, caption, description: String?
     /// Requests: the app's `message` (required), `title`, and `data` returned to the app untouched.
     public var message, title, data: String?
+    /// Requests: `notification_text`, what the recipients' notification says (seed 002 sends "Check this out").
+    public var notificationText: String?
     /// Requests: app-scoped ids from `to`; empty means the person picks friends.
     public var to: [String]
     public var rawQuery: String
@@ -80,6 +82,10 @@ public struct SocialDialogRequest: Sendable, Equatable {
             guard let message = value("message") else { return invalid("The parameter message is required") }
             guard message.count <= 1000 else { return invalid("message is too long (1000 characters at most)") }
             request.message = message
+            if let text = value("notification_text") {
+                guard text.count <= 1000 else { return invalid("notification_text is too long (1000 characters at most)") }
+                request.notificationText = text
+            }
             request.title = value("title").map { String($0.prefix(50)) }
             request.data = params["data"].flatMap { $0.isEmpty ? nil : $0 }
             if let data = request.data, data.count > 255 { return invalid("data is too long (255 characters at most)") }

@@ -52,11 +52,19 @@ public struct AppRequestRecord: Sendable, Codable, Equatable {
     public var data: String?
     public var title: String?
     public var createdAt: Date
+    /// The requests dialog's `notification_text` (seed 002's "Check this out"): what the recipient's notification
+    /// says. Nil when the app sent none.
+    public var notificationText: String?
+    /// When the recipient accepted the request from their notifications; nil while it waits. Accepting does not
+    /// delete it: as on Facebook, the app deletes a request once it has acted on it.
+    public var acceptedAt: Date?
 
     public init(
         requestID: String, appID: String, senderID: String, recipientID: String, message: String, data: String? = nil,
-        title: String? = nil, createdAt: Date
+        title: String? = nil, createdAt: Date, notificationText: String? = nil, acceptedAt: Date? = nil
     ) {
+        self.notificationText = notificationText
+        self.acceptedAt = acceptedAt
         self.requestID = requestID
         self.appID = appID
         self.senderID = senderID
@@ -92,4 +100,6 @@ public protocol AppRequestStore: Sendable {
     /// Everything sent through an app, newest first (console and admin).
     func requests(appID: String, limit: Int) async throws -> [AppRequestRecord]
     func delete(requestID: String, recipientID: String) async throws
+    /// Marks one recipient's copy accepted at `date`; false when there is no such copy.
+    func accept(requestID: String, recipientID: String, at date: Date) async throws -> Bool
 }

@@ -52,6 +52,7 @@ struct ConsoleController: Sendable {
         "created": "Created.", "saved": "Saved.", "secret": "A new app secret was issued.", "revoked": "The token was revoked.",
         "injected": "The error is injected. Matching Graph calls now fail with it.", "cleared": "Cleared.",
         "clock": "The clock moved.", "imported": "Imported. Everything was replaced with the file's contents.",
+        "accepted": "Accepted. The request stays in /me/apprequests until the app deletes it, as on Facebook.",
     ]
 
     /// Renders a console page, or the refusal when the visitor may not use the console.

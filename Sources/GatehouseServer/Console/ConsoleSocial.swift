@@ -14,6 +14,7 @@ struct ConsoleSocial: Sendable {
         router.get("/console/social", use: list)
         router.post("/console/posts/:id/delete", use: deletePost)
         router.post("/console/requests/:id/delete", use: deleteRequest)
+        router.post("/console/requests/:id/accept", use: acceptRequest)
     }
 
     /// `GET /console/social`: posts and requests, optionally of one app (`?app=`).
@@ -38,6 +39,17 @@ struct ConsoleSocial: Sendable {
         }
     }
 
+    /// `POST /console/requests/:id/accept`: the recipient (form field `recipient`) accepts the request from their
+    /// notifications. It stays listed in `/me/apprequests`: on Facebook the app deletes a request once it acted on it.
+    @Sendable func acceptRequest(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await console.action(request) { form in
+            let found = try await services.storage.requests.accept(
+                requestID: context.parameters.get("id") ?? "", recipientID: form["recipient"] ?? "", at: services.clock.now())
+            guard found else { throw ConsoleInputError("There is no such request for that person.") }
+            return "/console/social?notice=accepted"
+        }
+    }
+
     private func values(app filter: String?) async throws -> [String: Any] {
         let storage = services.storage
         var users: [String: UserRecord] = [:]
@@ -57,6 +69,8 @@ struct ConsoleSocial: Sendable {
                     "id": r.requestID, "recipientID": r.recipientID, "appName": app.name,
                     "from": users[r.senderID]?.fullName ?? r.senderID, "to": users[r.recipientID]?.fullName ?? r.recipientID,
                     "message": r.message, "data": r.data ?? "", "created": ConsoleController.timestamp(r.createdAt),
+                    "notification": r.notificationText ?? "", "accepted": r.acceptedAt.map(ConsoleController.timestamp) ?? "",
+                    "waiting": r.acceptedAt == nil,
                 ]))
             }
         }

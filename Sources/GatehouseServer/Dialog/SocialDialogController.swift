@@ -125,7 +125,7 @@ struct SocialDialogController: Sendable {
         try await services.storage.requests.insert(recipients.map {
             AppRequestRecord(
                 requestID: requestID, appID: app.id, senderID: user.id, recipientID: $0.userID, message: dialog.message ?? "",
-                data: dialog.data, title: dialog.title, createdAt: now)
+                data: dialog.data, title: dialog.title, createdAt: now, notificationText: dialog.notificationText)
         })
         services.logger.info("app request sent", metadata: ["app": "\(app.id)", "recipients": "\(recipients.count)"])
         return PageRenderer.seeOther(dialog.sent(requestID: requestID, to: recipients.map(\.scopedID)))

@@ -66,6 +66,9 @@ struct AppRequestEndpoints: Sendable {
             out["from"] = .object(["name": .string(from.fullName), "id": .string(senderScoped)])
         }
         out["message"] = .string(request.message)
+        // The dialog's `notification_text` has no field in Facebook's request object; Gatehouse shows it (only when
+        // sent) so the text the recipient's notification carried can be read back, as the seeds' apps expected.
+        if let text = request.notificationText { out["notification_text"] = .string(text) }
         if let data = request.data { out["data"] = .string(data) }
         out["created_time"] = .string(GraphTime.format(request.createdAt))
         return out

@@ -74,7 +74,9 @@ public struct SQLAppRequestStore: AppRequestStore {
     }
 
     private var db: any SQLDatabase { context.db }
-    package static let columns = ["request_id", "app_id", "sender_id", "recipient_id", "message", "data", "title", "created_at"]
+    package static let columns = [
+        "request_id", "app_id", "sender_id", "recipient_id", "message", "data", "title", "created_at", "notification_text", "accepted_at",
+    ]
 
     public func insert(_ requests: [AppRequestRecord]) async throws {
         guard !requests.isEmpty else { return }
@@ -82,7 +84,8 @@ public struct SQLAppRequestStore: AppRequestStore {
             var insert = db.insert(into: "app_requests").columns(Self.columns)
             for r in requests {
                 insert = insert.values(
-                    r.requestID, r.appID, r.senderID, r.recipientID, r.message, r.data, r.title, SQLCodec.seconds(r.createdAt))
+                    r.requestID, r.appID, r.senderID, r.recipientID, r.message, r.data, r.title, SQLCodec.seconds(r.createdAt),
+                    r.notificationText, SQLCodec.seconds(r.acceptedAt))
             }
             try await insert.run()
         }
@@ -126,11 +129,23 @@ public struct SQLAppRequestStore: AppRequestStore {
         }
     }
 
+    public func accept(requestID: String, recipientID: String, at date: Date) async throws -> Bool {
+        try await context.run {
+            try await db.update("app_requests").set("accepted_at", to: SQLCodec.seconds(date))
+                .where("request_id", .equal, requestID).where("recipient_id", .equal, recipientID)
+                .run()
+            return try await db.select().column("seq").from("app_requests")
+                .where("request_id", .equal, requestID).where("recipient_id", .equal, recipientID)
+                .first() != nil
+        }
+    }
+
     package static func decode(_ row: any SQLRow) throws -> AppRequestRecord {
         let r = RowReader(row)
         return AppRequestRecord(
             requestID: try r.string("request_id"), appID: try r.string("app_id"), senderID: try r.string("sender_id"),
             recipientID: try r.string("recipient_id"), message: try r.string("message"), data: try r.optionalString("data"),
-            title: try r.optionalString("title"), createdAt: try r.date("created_at"))
+            title: try r.optionalString("title"), createdAt: try r.date("created_at"),
+            notificationText: try r.optionalString("notification_text"), acceptedAt: try r.optionalDate("accepted_at"))
     }
 }
