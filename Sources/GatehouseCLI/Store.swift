@@ -61,8 +61,10 @@ struct UserJSON: Encodable {
     var test_user_of: String?
     var location, hometown: Place?
     var created_at: Date
+    var account_state: String
 
     init(_ user: UserRecord) {
+        account_state = user.accountState.rawValue
         location = user.location; hometown = user.hometown
         id = user.id; email = user.email; name = user.fullName; first_name = user.firstName; last_name = user.lastName
         middle_name = user.middleName; birthday = user.birthday; gender = user.gender; test_user_of = user.testUserOfAppID

@@ -8,7 +8,7 @@ import GatehouseServer
 struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users", abstract: "Create and list people; make friends.",
-        subcommands: [Create.self, List.self, Befriend.self])
+        subcommands: [Create.self, List.self, Befriend.self, State.self])
 
     struct Create: AsyncParsableCommand, ExecutableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a person who can log in.")
@@ -63,7 +63,9 @@ struct UsersCommand: AsyncParsableCommand {
             let users = try await withServices(data) { s in try await s.storage.users.list().map(UserJSON.init) }
             if json { try printJSON(users); return }
             if users.isEmpty { print("No users yet. Create one with `gatehouse users create …`.") }
-            for u in users { print("\(u.id)  \(u.name)  <\(u.email)>\(u.test_user_of.map { "  test user of \($0)" } ?? "")") }
+            for u in users {
+                print("\(u.id)  \(u.name)  <\(u.email)>\(u.test_user_of.map { "  test user of \($0)" } ?? "")\(u.account_state == "active" ? "" : "  [\(u.account_state)]")")
+            }
         }
     }
 

@@ -45,6 +45,13 @@ extension GraphError {
         message: validatingToken + "Sessions for the user  are not allowed because the user is not a confirmed user.",
         code: 190, errorSubcode: 464)
 
+    /// A token of a person whose account is disabled or locked. Facebook documents subcode 465 as "The session
+    /// user is invalid" (its access-token error table, 456-468); the message is that sentence after the usual
+    /// prefix. No captured response for a disabled account was found, so this is the documented meaning, not a copy.
+    public static let accountDisabled = GraphError(
+        message: validatingToken + "The session user is invalid.",
+        code: 190, errorSubcode: 465)
+
     /// A token invalidated by logging out.
     public static let sessionLoggedOut = GraphError(
         message: validatingToken + "The session is invalid because the user logged out.",

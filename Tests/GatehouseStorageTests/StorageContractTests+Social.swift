@@ -86,8 +86,9 @@ import GatehouseTestSupport
         try await db.insert(into: "apps").columns(Array(SQLAppStore.columns.dropLast()))
             .values(Array(try SQLAppStore.values(Fixture.app("100000000000001")).dropLast())).run()
         let user = Fixture.user("1")
-        try await db.insert(into: "users").columns(Array(SQLUserStore.columns.dropLast()))
-            .values(Array(SQLUserStore.values(user).dropLast())).run()
+        // Users: without `quotes` (migration 8) and `account_state` (migration 12).
+        try await db.insert(into: "users").columns(Array(SQLUserStore.columns.dropLast(2)))
+            .values(Array(SQLUserStore.values(user).dropLast(2))).run()
         try await db.insert(into: "grants").columns("app_id", "user_id", "granted", "declined", "created_at", "updated_at", "last_login_at")
             .values("100000000000001", "1", "[\"public_profile\"]", "[]", Int64(1), Int64(1), Int64(1)).run()
         try await SQLStorage.migrate(db)

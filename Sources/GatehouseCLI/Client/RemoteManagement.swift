@@ -88,7 +88,8 @@ enum RemoteManagement {
         if json { print(prettyJSON(.array(people))); return }
         if people.isEmpty { print("No users yet. Create one with `gatehouse users create …`.") }
         for p in people {
-            print("\(p["id"]?.stringValue ?? "")  \(p["name"]?.stringValue ?? "")  <\(p["email"]?.stringValue ?? "")>\(p["test_user_of"]?.stringValue.map { "  test user of \($0)" } ?? "")")
+            let state = p["account_state"]?.stringValue ?? "active"
+            print("\(p["id"]?.stringValue ?? "")  \(p["name"]?.stringValue ?? "")  <\(p["email"]?.stringValue ?? "")>\(p["test_user_of"]?.stringValue.map { "  test user of \($0)" } ?? "")\(state == "active" ? "" : "  [\(state)]")")
         }
     }
 

@@ -5,7 +5,7 @@ import GatehouseProtocol
 ///
 /// Kept per node in a ``CallerCache`` keyed by the token's hash, so a Graph call or `debug_token` on a known
 /// token reads nothing from the database. Whether the token is valid *now* (revoked, expired on the injected
-/// clock, password changed since, grant present) is decided on every request by ``CallerRules/evaluate(_:text:now:)``.
+/// clock, password changed since, the person's account state, grant present) is decided on every request by ``CallerRules/evaluate(_:text:now:)``.
 ///
 /// A class, and immutable: the cache hands out the same instance on every hit, so a hit costs one retain
 /// instead of copying four records field by field (about forty reference counts).
@@ -112,6 +112,7 @@ package enum CallerRules {
                   grant.appID == app.id, grant.userID == user.id
             else { return nil }
             if let changed = user.passwordChangedAt, changed > token.issuedAt { return .failure(.passwordChanged) }
+            if let refused = user.accountState.graphError { return .failure(refused) }
             if token.revokedAt != nil { return .failure(.sessionLoggedOut) }
             if let expires = token.expiresAt, now >= expires { return .failure(.tokenExpired(expiredAt: expires, now: now)) }
             return .success(.user(UserCaller(

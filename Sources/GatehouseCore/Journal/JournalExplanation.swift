@@ -18,6 +18,7 @@ public enum JournalExplanation {
         case (190, 458): return "the person has removed the app (or never authorized it), so its tokens no longer work"
         case (190, 459): return "the person is held at a security checkpoint and must follow its steps on the website"
         case (190, 464): return "the person has not confirmed their account"
+        case (190, 465): return "the person's account is disabled (or locked), so none of their tokens work"
         case (190, 460): return "the token was invalidated because the person changed their password after it was issued"
         case (190, 467): return "the token was revoked: the person logged out, it was revoked in the console, or a replayed code revoked its family"
         case (190, _):

@@ -101,13 +101,16 @@ public struct UserRecord: Sendable, Codable, Equatable {
     /// When the password last changed; tokens issued before it are invalid (190/460).
     public var passwordChangedAt: Date?
     public var createdAt: Date
+    /// Where the account stands (checkpointed, unconfirmed, disabled, logged out everywhere); `.active` for most.
+    public var accountState: AccountState
 
     public init(
         id: String, email: String, passwordHash: String, firstName: String, middleName: String? = nil,
         lastName: String, birthday: String? = nil, gender: String? = nil, link: String? = nil,
         location: Place? = nil, hometown: Place? = nil, picture: Data? = nil, testUserOfAppID: String? = nil,
-        passwordChangedAt: Date? = nil, quotes: String? = nil, createdAt: Date
+        passwordChangedAt: Date? = nil, quotes: String? = nil, createdAt: Date, accountState: AccountState = .active
     ) {
+        self.accountState = accountState
         self.quotes = quotes
         self.id = id
         self.email = email
@@ -129,6 +132,31 @@ public struct UserRecord: Sendable, Codable, Equatable {
     /// "First Middle Last", as Facebook's `name`.
     public var fullName: String {
         [firstName, middleName, lastName].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
+    }
+}
+
+extension UserRecord {
+    /// Decodes exports written before account states existed (everyone is then `.active`).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try c.decode(String.self, forKey: .id),
+            email: try c.decode(String.self, forKey: .email),
+            passwordHash: try c.decode(String.self, forKey: .passwordHash),
+            firstName: try c.decode(String.self, forKey: .firstName),
+            middleName: try c.decodeIfPresent(String.self, forKey: .middleName),
+            lastName: try c.decode(String.self, forKey: .lastName),
+            birthday: try c.decodeIfPresent(String.self, forKey: .birthday),
+            gender: try c.decodeIfPresent(String.self, forKey: .gender),
+            link: try c.decodeIfPresent(String.self, forKey: .link),
+            location: try c.decodeIfPresent(Place.self, forKey: .location),
+            hometown: try c.decodeIfPresent(Place.self, forKey: .hometown),
+            picture: try c.decodeIfPresent(Data.self, forKey: .picture),
+            testUserOfAppID: try c.decodeIfPresent(String.self, forKey: .testUserOfAppID),
+            passwordChangedAt: try c.decodeIfPresent(Date.self, forKey: .passwordChangedAt),
+            quotes: try c.decodeIfPresent(String.self, forKey: .quotes),
+            createdAt: try c.decode(Date.self, forKey: .createdAt),
+            accountState: try c.decodeIfPresent(AccountState.self, forKey: .accountState) ?? .active)
     }
 }
 

@@ -47,8 +47,10 @@ public enum ErrorRecovery {
     }
 
     static let loginCodes: Set<Int> = [190, 102]
-    static let loginSubcodes: Set<Int> = [458, 459, 460, 463, 464, 467]
-    static let notifySubcodes: Set<Int> = [458, 459, 460, 464, 467]
+    static let loginSubcodes: Set<Int> = [458, 459, 460, 463, 464, 465, 467]
+    /// The token died for a reason only the person can act on outside the app (the seeds' "the user hasn't
+    /// verified their Facebook account" case): 465 is a disabled (or locked) account.
+    static let notifySubcodes: Set<Int> = [458, 459, 460, 464, 465, 467]
     static let transientCodes: Set<Int> = [1, 2, 9, 341]
     static let throttledCodes: Set<Int> = [4, 17, 32, 613]
 
@@ -84,7 +86,7 @@ public enum ErrorRecovery {
 
     /// Whether the error carries a message the person should see because only they can act on it:
     /// the server sent `error_user_msg`, or the token died for a reason outside the app (app removed,
-    /// account checkpointed, password changed, account unconfirmed, logged out).
+    /// account checkpointed, password changed, account unconfirmed, account disabled, logged out).
     public static func shouldNotifyUser(for error: any Error) -> Bool {
         guard let error = error as? GraphAPIError else { return false }
         if let message = error.userMessage, !message.isEmpty { return true }
@@ -113,6 +115,7 @@ public enum ErrorRecovery {
         460: "Your password has changed. Please log in again.",
         463: "Your session has expired. Please log in again.",
         464: "Your account is not confirmed yet. Please log in on the website and follow the instructions given.",
+        465: "Your account is disabled. Please log in on the website to find out more.",
         467: "You have been logged out. Please log in again.",
     ]
 

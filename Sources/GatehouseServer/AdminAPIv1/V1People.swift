@@ -113,6 +113,7 @@ struct V1People: Sendable {
         let email = body.has("email") ? try body.requiredString("email", max: 254) : nil
         let password = try body.string("password", max: 200)
         let profile = try await PersonFields.read(&body, services: services, creating: false)
+        let state = try Self.accountState(&body)
         try body.finish()
         if let email {
             guard email.contains("@") else { throw Problem.validation("email", "email must be an email address") }
@@ -124,11 +125,22 @@ struct V1People: Sendable {
         if let password, password.count < 6 { throw Problem.validation("password", "password needs at least 6 characters") }
         profile.apply(to: &person)
         if let password {
-            try await services.accounts.changePassword(of: person, to: password)
+            person = try await services.accounts.changePassword(of: person, to: password)
         } else {
             try await services.storage.users.update(person)
         }
+        if let state { try await services.accounts.setAccountState(of: person, to: state) }
         return AdminAPIv1.reply(try await json(try await find(person.id)))
+    }
+
+    /// `account_state`, when the body has it: one of ``AccountState``'s raw values.
+    static func accountState(_ body: inout RequestBody) throws -> AccountState? {
+        guard body.has("account_state") else { return nil }
+        let names = AccountState.allCases.map(\.rawValue).joined(separator: ", ")
+        guard let text = try body.string("account_state", max: 40), let state = AccountState(rawValue: text) else {
+            throw Problem.validation("account_state", "account_state must be one of \(names)")
+        }
+        return state
     }
 
     func find(_ id: String) async throws -> UserRecord {
@@ -162,6 +174,7 @@ struct V1People: Sendable {
             "location": place(person.location), "hometown": place(person.hometown), "quotes": AdminAPIv1.optional(person.quotes),
             "test_user_of": AdminAPIv1.optional(person.testUserOfAppID), "has_picture": .bool(person.picture != nil),
             "friend_ids": .array(friends.map(JSONValue.string)), "created_time": AdminAPIv1.time(person.createdAt),
+            "account_state": .string(person.accountState.rawValue),
         ]
     }
 }

@@ -17,6 +17,7 @@ struct ConsoleUsers: Sendable {
         router.post("/console/users/:id/picture", use: savePicture)
         router.post("/console/users/:id/password", use: changePassword)
         router.post("/console/users/:id/friends", use: changeFriendship)
+        router.post("/console/users/:id/state", use: changeAccountState)
     }
 
     /// `GET /console/users`: everyone, test users marked with their app.
@@ -104,6 +105,17 @@ struct ConsoleUsers: Sendable {
         }
     }
 
+    /// `POST /console/users/:id/state`: puts the person in an ``AccountState`` (``AccountService/setAccountState(of:to:at:)``),
+    /// so an app's handling of 190/459, 464, 465 and 467 and the dialog's pages for them can be tried.
+    @Sendable func changeAccountState(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await console.action(request) { form in
+            let user = try await find(context)
+            guard let state = form["state"].flatMap(AccountState.init(rawValue:)) else { throw ConsoleInputError("Pick an account state.") }
+            try await services.accounts.setAccountState(of: user, to: state)
+            return "/console/users/\(user.id)?notice=saved"
+        }
+    }
+
     /// `POST /console/users/:id/friends`: befriends or unfriends another person.
     @Sendable func changeFriendship(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         try await console.action(request) { form in
@@ -144,6 +156,7 @@ struct ConsoleUsers: Sendable {
             ] as [String: Any],
             "name": user.fullName, "location": user.location?.name ?? "", "hometown": user.hometown?.name ?? "",
             "quotes": user.quotes ?? "",
+            "accountStates": AccountState.allCases.map { ["value": $0.rawValue, "title": $0.title, "selected": $0 == user.accountState] },
             "friends": friendIDs.compactMap { byID[$0] }.map { ["id": $0.id, "name": $0.fullName] },
             "candidates": candidates, "hasCandidates": !candidates.isEmpty, "grants": grants,
         ]

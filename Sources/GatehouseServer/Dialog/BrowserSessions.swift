@@ -15,11 +15,13 @@ struct BrowserSessions: Sendable {
     var sessionCookieName: String { SessionCookie.name(Self.sessionCookie, services.configuration) }
 
     /// The logged-in person behind the request's session cookie, if the session is live.
-    func current(_ request: Request) async throws -> (BrowserSessionRecord, UserRecord)? {
+    /// - Parameter anyState: also a session whose person is not `.active` (the account-state page's own form,
+    ///   ``AccountGate``); every other page treats such a session as none.
+    func current(_ request: Request, anyState: Bool = false) async throws -> (BrowserSessionRecord, UserRecord)? {
         guard let secretHash = secretHash(request) else { return nil }
         let storage = services.storage
         guard let session = try await storage.sessions.find(secretHash: secretHash), try await isLive(session) else { return nil }
-        guard let user = try await storage.users.find(id: session.userID), isCurrent(session, for: user) else { return nil }
+        guard let user = try await storage.users.find(id: session.userID), isCurrent(session, for: user, anyState: anyState) else { return nil }
         return (session, user)
     }
 
@@ -57,8 +59,10 @@ struct BrowserSessions: Sendable {
         return true
     }
 
-    /// Whether the session still speaks for the person: a password changed since it logged in ends it.
-    private func isCurrent(_ session: BrowserSessionRecord, for user: UserRecord) -> Bool {
+    /// Whether the session still speaks for the person: a password changed since it logged in ends it, and a
+    /// person who is not `.active` (checkpointed, unconfirmed, …) has no session until their state's page is passed.
+    private func isCurrent(_ session: BrowserSessionRecord, for user: UserRecord, anyState: Bool = false) -> Bool {
+        guard anyState || user.accountState == .active else { return false }
         guard let changed = user.passwordChangedAt else { return true }
         return changed <= session.authenticatedAt
     }
@@ -86,14 +90,16 @@ struct BrowserSessions: Sendable {
     /// The token a form carries is the cookie's value bound to the browser's session: with a session
     /// (``sessionCookieName`` or the console's), it is the cookie value plus an HMAC of it keyed by the session secrets. Someone
     /// who plants a CSRF cookie of their own in the victim's browser still cannot produce the matching form token.
-    func csrfToken(_ request: Request) -> (String, Cookie?) {
+    /// - Parameter newSessionSecret: the secret of a session this response starts (its cookie is not in the
+    ///   request yet), which the token is bound to instead of the request's.
+    func csrfToken(_ request: Request, newSessionSecret: String? = nil) -> (String, Cookie?) {
         let cookies = request.cookies
         if let existing = cookies[csrfCookieName]?.value, existing.count == 43,
            existing.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) {
-            return (bound(existing, cookies), nil)
+            return (bound(existing, cookies, newSessionSecret: newSessionSecret), nil)
         }
         let token = services.random.alphanumeric(bits: 256)
-        return (bound(token, cookies), cookie(csrfCookieName, token, maxAge: nil))
+        return (bound(token, cookies, newSessionSecret: newSessionSecret), cookie(csrfCookieName, token, maxAge: nil))
     }
 
     /// Double-submit check, bound to the session: the form's token must be the cookie's, bound to this request's session.
@@ -105,9 +111,10 @@ struct BrowserSessions: Sendable {
     }
 
     /// `raw`, or `raw.HMAC(session secrets, raw)` when the request carries a session cookie.
-    private func bound(_ raw: String, _ cookies: Cookies) -> String {
-        let names = [sessionCookieName, SessionCookie.name(AdminAccounts.sessionCookie, services.configuration)]
-        let secrets = names.compactMap { cookies[$0]?.value }.filter { !$0.isEmpty }
+    private func bound(_ raw: String, _ cookies: Cookies, newSessionSecret: String? = nil) -> String {
+        let session = newSessionSecret ?? cookies[sessionCookieName]?.value
+        let secrets = [session, cookies[SessionCookie.name(AdminAccounts.sessionCookie, services.configuration)]?.value]
+            .compactMap { $0 }.filter { !$0.isEmpty }
         return CSRFFormToken.bind(raw, toSessionSecrets: secrets)
     }
 

@@ -90,7 +90,16 @@ struct DevIdentityPicker: Sendable {
         return ("/dialog/oauth", raw, app)
     }
 
-    private func logIn(_ user: UserRecord, request: Request, path: String, rawDialog: String) async throws -> Response {
+    private func logIn(_ picked: UserRecord, request: Request, path: String, rawDialog: String) async throws -> Response {
+        // Picking a person is logging in as them: a checkpointed, unconfirmed or disabled person meets their page.
+        let next = { (session: BrowserSessionRecord?) in
+            path + "?" + rawDialog + (session.map { "&gh_reauth=\(Int($0.authenticatedAt.timeIntervalSince1970))" } ?? "")
+        }
+        let user: UserRecord
+        switch try await AccountGate(services: services, pages: pages).afterPassword(picked, next: next, request: request) {
+        case .page(let response): return response
+        case .proceed(let person): user = person
+        }
         if let old = try await sessions.current(request) { try await services.storage.sessions.delete(id: old.0.id) }
         let (session, cookie) = try await sessions.start(userID: user.id)
         let mark = Int(session.authenticatedAt.timeIntervalSince1970)

@@ -18,6 +18,7 @@ struct DialogController: Sendable {
         router.post("/dialog/oauth/consent") { request, context in try await consent(request, context) }
         router.post("/dialog/oauth/publish") { request, context in try await publish(request, context) }
         DevIdentityPicker(services: services, pages: pages).register(on: router)
+        AccountGate(services: services, pages: pages).register(on: router)
     }
 
     // MARK: GET
@@ -103,8 +104,14 @@ struct DialogController: Sendable {
             services.metrics.login(.failure)
             return PageRenderer.seeOther(path + "?" + rawDialog + "&gh_login_error=1")
         case .accepted(let person):
-            user = person
             JournalNote.current?.identify(personID: nil, personName: person.fullName)
+            let next = { (session: BrowserSessionRecord?) in
+                path + "?" + rawDialog + (session.map { "&gh_reauth=\(Int($0.authenticatedAt.timeIntervalSince1970))" } ?? "")
+            }
+            switch try await AccountGate(services: services, pages: pages).afterPassword(person, next: next, request: request) {
+            case .page(let response): return response
+            case .proceed(let person): user = person
+            }
         }
         if let old = try await sessions.current(request) { try await services.storage.sessions.delete(id: old.0.id) }
         let (session, cookie) = try await sessions.start(userID: user.id)

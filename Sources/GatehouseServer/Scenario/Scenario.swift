@@ -90,6 +90,9 @@ public struct Scenario: Sendable, Equatable {
         public var testUserOf: String?
         /// App key → fixed app-scoped id.
         public var scopedIDs: [String: String] = [:]
+        /// The file's `account_state`; nil when it states none (a new person is then active, an existing one
+        /// keeps theirs).
+        public var accountState: AccountState?
     }
 
     /// Two people who are friends (friendships are symmetric).

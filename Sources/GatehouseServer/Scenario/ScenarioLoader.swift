@@ -99,13 +99,18 @@ public struct ScenarioLoader: Sendable {
                 user.passwordHash = try await services.passwords.hash(password)
                 try await storage.users.create(user)
             case .updateUser(let user, let password):
+                // The account state goes through its own path (entering one ends sessions, as everywhere): the
+                // other fields are saved under the stored state first.
+                var saved = user
+                if let stored = try await storage.users.find(id: user.id) { saved.accountState = stored.accountState }
                 // A new password signs the person out everywhere, as every password change does.
                 if let password {
                     // At the plan's time: a token the same file adds is then not older than the change.
-                    try await services.accounts.changePassword(of: user, to: password, at: now)
+                    saved = try await services.accounts.changePassword(of: saved, to: password, at: now)
                 } else {
-                    try await storage.users.update(user)
+                    try await storage.users.update(saved)
                 }
+                try await services.accounts.setAccountState(of: saved, to: user.accountState, at: now)
             case .assignScopedID(let appID, let userID, let scopedID):
                 try await storage.users.assignScopedID(appID: appID, userID: userID, scopedID: scopedID)
             case .befriend(let a, let b): try await storage.friendships.befriend(a, b, at: services.clock.now())

@@ -102,6 +102,10 @@ extension ScenarioParser {
                 case "hometown": person.hometown = text
                 case "quotes": person.quotes = text
                 case "test_user_of": person.testUserOf = text
+                case "account_state":
+                    if let state = AccountState(rawValue: text) { person.accountState = state } else {
+                        reader.fail(v, at, "account_state must be one of \(AccountState.allCases.map(\.rawValue).joined(separator: ", "))")
+                    }
                 default: // picture
                     guard let data = readFile(text) else { reader.fail(v, at, "cannot read \(text) (paths are relative to the scenario file)"); continue }
                     guard data.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else { reader.fail(v, at, "\(text) is not a PNG file"); continue }

@@ -29,11 +29,11 @@ public struct ScenarioParser {
     static let topKeys: Set<String> = ["apps", "people", "friendships", "grants", "tokens", "errors", "clock_offset"]
     static let appKeys: Set<String> = [
         "id", "name", "secret", "client_token", "redirect_uris", "approved_permissions", "require_app_secret", "require_pkce",
-        "roles", "callbacks",
+        "roles", "callbacks", "js_sdk_domains",
     ]
     static let personKeys: Set<String> = [
         "id", "email", "password", "first_name", "middle_name", "last_name", "birthday", "gender", "location", "hometown",
-        "quotes", "picture", "test_user_of", "scoped_ids",
+        "quotes", "picture", "test_user_of", "scoped_ids", "account_state",
     ]
 
     /// The scenario.

@@ -48,7 +48,7 @@ extension ScenarioPlanBuilder {
                     id: person.id, email: person.email, passwordHash: "", firstName: person.firstName, middleName: person.middleName,
                     lastName: person.lastName, birthday: person.birthday, gender: person.gender, location: person.location.map(place),
                     hometown: person.hometown.map(place), picture: person.picture, testUserOfAppID: owner, quotes: person.quotes,
-                    createdAt: now)
+                    createdAt: now, accountState: person.accountState ?? .active)
                 change(.createUser(created, password: person.password), "\(path): no person \(person.id) on the server")
                 planScopedIDs(person, existing: [:])
                 continue
@@ -70,6 +70,7 @@ extension ScenarioPlanBuilder {
             compare("quotes", \.quotes, person.quotes.map(Optional.some)) { Self.show($0) }
             compare("picture", \.picture, person.picture.map(Optional.some)) { $0 == nil ? "none" : "another picture" }
             compare("test_user_of", \.testUserOfAppID, owner.map(Optional.some)) { Self.show($0) }
+            compare("account_state", \.accountState, person.accountState) { $0.rawValue }
             let passwordDiffers = person.statesPassword && server.passwordMatches[person.key] == false
             if passwordDiffers { differs.append("password differs (the new one signs \(person.key) out: tokens answer 190/460)") }
             if !differs.isEmpty { change(.updateUser(record, password: passwordDiffers ? person.password : nil), "\(path): " + differs.joined(separator: "; ")) }

@@ -87,6 +87,8 @@ package struct TokenService: Sendable {
             return (.failure(error), nil)
         }
         if let changed = user.passwordChangedAt, changed > record.issuedAt { return refuse(.passwordChanged) }
+        // Checked before the grant, as the cached path does (a person in a state has no working token at all).
+        if let refused = user.accountState.graphError { return refuse(refused) }
         guard let grant = records.grant else { return refuse(.appNotAuthorized(appID: app.id)) }
         if record.revokedAt != nil { return refuse(.sessionLoggedOut) }
         if let expires = record.expiresAt, now >= expires { return refuse(.tokenExpired(expiredAt: expires, now: now)) }
@@ -108,6 +110,9 @@ extension TokenService {
         case 460 where user.passwordChangedAt != nil:
             return JournalExplanation.passwordChanged(user.fullName, at: user.passwordChangedAt!, issuedAt: token.issuedAt)
         case 458: return JournalExplanation.appRemoved(user.fullName, appName: app.name)
+        case 459, 464, 465, 467 where user.accountState != .active:
+            return "\(user.fullName)'s account is \(user.accountState.rawValue) (set in the console, CLI, admin API or a scenario): "
+                + JournalExplanation.forError(error)
         case 467 where token.revokedAt != nil: return JournalExplanation.revoked(at: token.revokedAt!)
         case 463 where token.expiresAt != nil:
             return JournalExplanation.tokenExpired(at: token.expiresAt!, now: now, clockOffset: services.clockControl?.currentOffset ?? 0)

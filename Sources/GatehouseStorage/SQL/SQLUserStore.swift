@@ -28,7 +28,7 @@ public struct SQLUserStore: UserStore {
     package static let columns = [
         "id", "email", "email_key", "password_hash", "first_name", "middle_name", "last_name", "birthday", "gender",
         "link", "location_id", "location_name", "hometown_id", "hometown_name", "picture", "test_user_of_app_id",
-        "password_changed_at", "created_at", "quotes",
+        "password_changed_at", "created_at", "quotes", "account_state",
     ]
 
     /// The key emails are compared by.
@@ -156,6 +156,7 @@ public struct SQLUserStore: UserStore {
             user.lastName, user.birthday, user.gender, user.link, user.location?.id, user.location?.name,
             user.hometown?.id, user.hometown?.name, user.picture, user.testUserOfAppID,
             SQLCodec.seconds(user.passwordChangedAt), SQLCodec.seconds(user.createdAt), user.quotes,
+            user.accountState.rawValue,
         ]
     }
 
@@ -177,7 +178,9 @@ public struct SQLUserStore: UserStore {
             testUserOfAppID: try r.optionalString("test_user_of_app_id"),
             passwordChangedAt: try r.optionalDate("password_changed_at"),
             quotes: try r.optionalString("quotes"),
-            createdAt: try r.date("created_at")
+            createdAt: try r.date("created_at"),
+            // A value this build does not know (written by a newer one) reads as the strictest state it knows.
+            accountState: AccountState(rawValue: try r.string("account_state")) ?? .disabled
         )
     }
 }

@@ -16,6 +16,7 @@ import Testing
         "sessionLoggedOut": .sessionLoggedOut,
         "checkpointed": .checkpointed,
         "unconfirmedUser": .unconfirmedUser,
+        "accountDisabled": .accountDisabled,
         "tokenRequired": .tokenRequired,
         "activeTokenRequired": .activeTokenRequired,
         "unknownPath": .unknownPath("/nowhere"),

@@ -73,6 +73,16 @@ struct CallerWrite: Sendable {
                         user.passwordChangedAt = now.addingTimeInterval(1)
                         try await s.users.update(user) },
                     seen: { r, _ in r.error == .passwordChanged }),
+        CallerWrite(name: "account state checkpointed", write: { s, c, _ in
+                        var user = try await s.users.find(id: c.user.id)!
+                        user.accountState = .checkpointed
+                        try await s.users.update(user) },
+                    seen: { r, _ in r.error == .checkpointed }),
+        CallerWrite(name: "account state disabled", write: { s, c, _ in
+                        var user = try await s.users.find(id: c.user.id)!
+                        user.accountState = .disabled
+                        try await s.users.update(user) },
+                    seen: { r, _ in r.error == .accountDisabled }),
         CallerWrite(name: "person deleted", write: { s, c, _ in try await s.users.delete(id: c.user.id) },
                     seen: { r, _ in r.error == .invalidTokenFormat }),
         CallerWrite(name: "permission granted", write: { s, c, now in

@@ -1,0 +1,152 @@
+import GatehouseCore
+import Foundation
+import GatehouseProtocol
+import Hummingbird
+
+/// What a password login meets when the person's account is not `.active` (``AccountState``): the page Facebook
+/// shows in that state, and the form that passes it.
+///
+/// - `checkpointed`: "Confirm it's you" with a Continue button; passing it makes the person active again and
+///   goes on to where the login was going (the consent step).
+/// - `unconfirmed`: "Confirm your email"; in development mode a "Confirm now" button stands in for the email's
+///   link (issue 32 adds real confirmation: it clears the state through `AccountService.setAccountState` too).
+/// - `disabled`: "Your account has been disabled", and no login at all.
+/// - `loggedOut`: nothing to show; the new login clears it (the old sessions and tokens stay ended).
+///
+/// A checkpointed or unconfirmed person gets a browser session with the page (the Continue form proves the
+/// password through it), but ``BrowserSessions/current(_:)`` does not count a session whose person is not active,
+/// so no dialog, device or settings page acts for them until the page is passed.
+struct AccountGate: Sendable {
+    let services: GatehouseServices
+    let pages: PageRenderer
+
+    var sessions: BrowserSessions { BrowserSessions(services: services) }
+
+    enum Outcome {
+        /// Log in as usual, as this (possibly just reactivated) person.
+        case proceed(UserRecord)
+        /// Answer this page instead.
+        case page(Response)
+    }
+
+    func register(on router: Router<GatehouseRequestContext>) {
+        router.post("/dialog/account/continue") { request, _ in try await pass(request) }
+    }
+
+    /// After a correct password: proceed, or the state's page. `next` is where the login was going (a local path),
+    /// given the session the page starts (nil when it starts none).
+    /// `request` is the login form's request (its old session, if any, is ended when a new one starts).
+    func afterPassword(_ user: UserRecord, next: (BrowserSessionRecord?) -> String, request: Request) async throws -> Outcome {
+        switch user.accountState {
+        case .active:
+            return .proceed(user)
+        case .loggedOut:
+            JournalNote.current?.explain("\(user.fullName) was logged out everywhere; logging in again makes the account active")
+            return .proceed(try await services.accounts.setAccountState(of: user, to: .active))
+        case .disabled:
+            JournalNote.current?.explain("\(user.fullName)'s account is disabled: the login is refused (tokens answer 190/465)")
+            services.metrics.login(.failure)
+            return .page(page(for: user, next: next(nil), request: request, cookies: []))
+        case .checkpointed, .unconfirmed:
+            JournalNote.current?.explain("\(user.fullName)'s account is \(user.accountState.rawValue): the login stops at its page until it is passed")
+            if let old = try await sessions.current(request, anyState: true) { try await services.storage.sessions.delete(id: old.0.id) }
+            let (session, cookie) = try await sessions.start(userID: user.id)
+            return .page(page(for: user, next: next(session), request: request, cookies: [cookie]))
+        }
+    }
+
+    /// The state's page. The CSRF token is bound to the session the page starts, so it is taken with that
+    /// session's cookie in view.
+    func page(for user: UserRecord, next: String, request: Request, cookies: [Cookie]) -> Response {
+        let started = cookies.first(where: { $0.name == sessions.sessionCookieName })?.value
+        let (csrf, csrfCookie) = sessions.csrfToken(request, newSessionSecret: started)
+        let development = services.configuration.mode == .development
+        var values: [String: Any] = ["csrf": csrf, "next": next, "state": user.accountState.rawValue]
+        let status: HTTPResponse.Status
+        switch user.accountState {
+        case .checkpointed:
+            status = .ok
+            values["headline"] = "Confirm it's you"
+            values["paragraphs"] = [
+                "We noticed unusual activity on your account, \(user.firstName). To keep it secure, confirm that it's you before you continue.",
+                "Until you do, apps you use can't access your account.",
+            ]
+            values["continueForm"] = true
+            values["buttonTitle"] = "Continue"
+            values["buttonID"] = "checkpoint-continue"
+            values["developerNote"] = "This person is checkpointed: their tokens answer 190/459 until they press Continue here."
+        case .unconfirmed:
+            status = .ok
+            values["headline"] = "Confirm your email"
+            values["paragraphs"] = [
+                "Your account isn't confirmed yet, \(user.firstName). Check \(user.email) for the confirmation link we sent you.",
+                "Until you confirm it, apps you use can't access your account.",
+            ]
+            if development {
+                values["continueForm"] = true
+                values["buttonTitle"] = "Confirm now"
+                values["buttonID"] = "confirm-now"
+                values["developerNote"] = "Development mode: Confirm now stands in for the email's link. The person's tokens answer 190/464 until then."
+            } else {
+                values["developerNote"] = "This person is unconfirmed: their tokens answer 190/464 until the account is made active (console, CLI or admin API)."
+            }
+        case .disabled:
+            status = .forbidden
+            values["headline"] = "Your account has been disabled"
+            values["paragraphs"] = ["You can't log in, \(user.firstName), because your account has been disabled."]
+            values["developerNote"] = "This person is disabled: the login is refused and their tokens answer 190/465."
+        case .active, .loggedOut:
+            status = .ok
+            values["headline"] = "You're logged in"
+        }
+        return PageRenderer.htmlResponse(
+            status: status, html: pages.render("account-state", values), secureCookies: services.configuration.usesSecureCookies,
+            cookies: cookies + (csrfCookie.map { [$0] } ?? []))
+    }
+
+    /// `POST /dialog/account/continue`: the checkpoint's Continue (or development mode's Confirm now) for the
+    /// session's person; the account becomes active and the login goes on to `next`.
+    func pass(_ request: Request) async throws -> Response {
+        var body = request
+        guard let buffer = try? await body.collectBody(upTo: services.configuration.maxBodyBytes),
+              let pairs = FormEncoding.decode(String(buffer: buffer))
+        else { return errorPage(.badRequest, "The form could not be read", "The request was too large or not valid form data.") }
+        let form = Dictionary(pairs, uniquingKeysWith: { a, _ in a })
+        guard sessions.csrfValid(request, formToken: form["csrf_token"]) else {
+            return errorPage(.forbidden, "This form has expired", "For your security the form could not be accepted. Go back, reload the page and try again.")
+        }
+        guard let next = Self.safeNext(form["next"]) else {
+            return errorPage(.badRequest, "This login link is no longer valid", "Go back to the app and start again.")
+        }
+        guard let (_, user) = try await sessions.current(request, anyState: true) else {
+            // The session ended (expired, or the state changed meanwhile): log in again.
+            return PageRenderer.seeOther(next)
+        }
+        JournalNote.current?.identify(personID: nil, personName: user.fullName)
+        switch user.accountState {
+        case .checkpointed:
+            JournalNote.current?.explain("\(user.fullName) passed the checkpoint; the account is active again")
+        case .unconfirmed where services.configuration.mode == .development:
+            JournalNote.current?.explain("\(user.fullName) confirmed the account (development mode's Confirm now)")
+        case .active:
+            return PageRenderer.seeOther(next)
+        case .unconfirmed, .disabled, .loggedOut:
+            return page(for: user, next: next, request: request, cookies: [])
+        }
+        try await services.accounts.setAccountState(of: user, to: .active)
+        return PageRenderer.seeOther(next)
+    }
+
+    /// `next` when it is a path of one of the pages that log people in (no other host, no scheme).
+    static func safeNext(_ next: String?) -> String? {
+        guard let next, next.count <= 8192, !next.hasPrefix("//"), !next.contains("\\"),
+              ["/dialog/", "/device", "/settings/", "/login"].contains(where: next.hasPrefix),
+              next.unicodeScalars.allSatisfy({ $0.isASCII && $0.value >= 0x21 && $0.value < 0x7F })
+        else { return nil }
+        return next
+    }
+
+    private func errorPage(_ status: HTTPResponse.Status, _ headline: String, _ detail: String) -> Response {
+        PageRenderer.htmlResponse(status: status, html: pages.render("error", ["headline": headline, "detail": detail]), secureCookies: services.configuration.usesSecureCookies)
+    }
+}
