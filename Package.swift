@@ -104,10 +104,25 @@ let package = Package(
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Yams", package: "Yams"),
+            ],
+            resources: [.copy("Resources")],
+            swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+        ),
+        // The benchmark's tools, kept out of the server and storage products: the bare reference app, the
+        // in-process pipeline probe, the bulk seeder and the commit-rate probe (`gatehouse bench …`, `gatehouse
+        // seed bench`, `scripts/bench`).
+        .target(
+            name: "GatehouseBench",
+            dependencies: [
+                "GatehouseServer", "GatehouseStorage", "GatehouseCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 // EmbeddedChannel for `gatehouse bench pipeline`'s in-process request contexts.
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
-            resources: [.copy("Resources")],
             swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
         ),
         // An in-process emulator for tests of apps that use Facebook Login (and for Gatehouse's own tests).
@@ -147,6 +162,7 @@ let package = Package(
             name: "GatehouseCLI",
             dependencies: [
                 "GatehouseServer",
+                "GatehouseBench",
                 "GatehouseCore",
                 "GatehouseStorage",
                 "GatehouseProtocol",

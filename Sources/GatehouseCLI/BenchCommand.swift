@@ -1,3 +1,4 @@
+import GatehouseBench
 import GatehouseCore
 import GatehouseStorage
 import ArgumentParser

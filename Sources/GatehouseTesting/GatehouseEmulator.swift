@@ -52,45 +52,46 @@ public final class GatehouseEmulator: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var logger = Logger(label: "gatehouse.emulator")
         logger.logLevel = options.logLevel
-        // Bind first, then build the services with the bound port: every URL the server makes names it.
-        let gate = StartupGate()
-        let bound = BoundPort()
-        let application = Application(
-            responder: gate, configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "Gatehouse"),
-            onServerRunning: { channel in bound.fulfil(.success(channel.localAddress?.port ?? 0)) }, logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [application], logger: logger))
+        // The server's own start-up, with a fixed clock, optionally seeded ids and a quick password hash.
+        var startup = ServerStartup.Options(
+            configuration: GatehouseConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory.path, mode: .development),
+            logger: logger)
+        startup.stopsOnSignals = false
+        let clock = AdjustableClock(fixed: options.startDate)
+        startup.clockControl = clock
+        startup.random = options.seed.map { SeededRandomSource(seed: $0) } ?? SystemRandomSource()
+        startup.passwords = BcryptPasswordHasher(cost: 4)
+        let prepared: ServerStartup.Prepared
+        do {
+            prepared = try await ServerStartup.prepare(startup)
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
         let running = Task {
             do {
-                try await group.run()
-                bound.fulfil(.failure(EmulatorError.stoppedBeforeListening))
+                try await prepared.group.run()
+                prepared.groupEnded(nil)
             } catch {
-                bound.fulfil(.failure(error))
+                prepared.groupEnded(error)
                 throw error
             }
         }
         do {
-            let port = try await bound.value()
-            let configuration = GatehouseConfiguration(host: "127.0.0.1", port: port, dataDirectory: directory.path, mode: .development)
-            let clock = AdjustableClock(fixed: options.startDate)
-            let random: any RandomSource = options.seed.map { SeededRandomSource(seed: $0) } ?? SystemRandomSource()
-            let storage = try await configuration.databaseLocation.open(logger: logger, random: random, clock: clock)
-            let services = GatehouseServices(
-                configuration: configuration, storage: storage, clock: clock, random: random,
-                passwords: BcryptPasswordHasher(cost: 4), logger: logger, clockControl: clock)
-            guard let seed = try await DevSeeder(services: services).seedIfNeeded() else { throw EmulatorError.notSeeded }
-            let pages = try await PageRenderer.load(devMode: true)
-            if let feed = storage.invalidationFeed { await group.addServiceUnlessShutdown(CacheInvalidationService(feed: feed)) }
-            gate.open(with: GatehouseApp.router(services: services, pages: pages).buildResponder())
-            await group.addServiceUnlessShutdown(services.outboxWorker)
-            let baseURL = URL(string: configuration.baseURL)!
+            let started = try await ServerStartup.bringUp(prepared, port: try await prepared.boundPort())
+            guard let seed = started.seed else {
+                try? await started.services.storage.shutdown()
+                throw EmulatorError.notSeeded
+            }
+            let baseURL = URL(string: started.services.configuration.baseURL)!
             return GatehouseEmulator(
                 baseURL: baseURL, admin: AdminConnection(baseURL: baseURL, adminToken: nil), seed: Self.testSeed(seed),
-                local: LocalServer(services: services, clock: clock, group: group, running: running, directory: directory))
+                local: LocalServer(services: started.services, clock: clock, group: prepared.group, running: running, directory: directory))
         } catch {
-            await group.triggerGracefulShutdown()
+            await prepared.group.triggerGracefulShutdown()
             _ = try? await running.value
             try? FileManager.default.removeItem(at: directory)
-            throw error
+            throw error is ServerStoppedBeforeBindingError ? EmulatorError.stoppedBeforeListening : error
         }
     }
 

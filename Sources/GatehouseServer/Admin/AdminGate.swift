@@ -17,9 +17,11 @@ import Hummingbird
 ///
 /// State-changing console forms still need their own CSRF token (`BrowserSessions.csrfToken` /
 /// `csrfValid`), exactly like the dialog pages.
-struct AdminGate: RouterMiddleware {
-    typealias Context = GatehouseRequestContext
+package struct AdminGate: RouterMiddleware {
+    package typealias Context = GatehouseRequestContext
     let services: GatehouseServices
+
+    package init(services: GatehouseServices) { self.services = services }
 
     /// Reachable without a session: the login form and its POST, and the admin API's OpenAPI document (a tool
     /// reads the contract before it has a token).
@@ -34,7 +36,7 @@ struct AdminGate: RouterMiddleware {
 
     /// The path as a router might read it: percent-decoded, repeated slashes collapsed, `.` and `..` resolved.
     /// The gate decides on this form, so `//console/apps`, `/./console` or `/%63onsole` are guarded like `/console`.
-    static func normalized(_ raw: String) -> String {
+    package static func normalized(_ raw: String) -> String {
         let decoded = raw.removingPercentEncoding ?? raw
         var segments: [Substring] = []
         for segment in decoded.split(separator: "/", omittingEmptySubsequences: true) {
@@ -49,7 +51,7 @@ struct AdminGate: RouterMiddleware {
     /// Whether ``normalized(_:)`` would return `raw` unchanged: it starts with `/` and has no `%`, no empty
     /// segment (`//`) and no segment starting with a dot. Most paths are like this, and checking costs one pass
     /// over the bytes instead of decoding, splitting and joining.
-    static func isNormal(_ raw: String) -> Bool {
+    package static func isNormal(_ raw: String) -> Bool {
         var previous: UInt8 = 0
         var first = true
         for byte in raw.utf8 {
@@ -65,7 +67,7 @@ struct AdminGate: RouterMiddleware {
         return !first
     }
 
-    func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
+    package func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         guard services.configuration.isProduction else { return try await next(request, context) }
         let raw = request.uri.path
         let path = Self.isNormal(raw) ? raw : Self.normalized(raw)

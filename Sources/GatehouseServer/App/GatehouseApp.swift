@@ -99,12 +99,17 @@ public enum GatehouseApp {
 }
 
 /// Turns anything a page handler throws into a plain error page: never a stack trace or an empty 500.
-struct PageErrorMiddleware: RouterMiddleware {
-    typealias Context = GatehouseRequestContext
+package struct PageErrorMiddleware: RouterMiddleware {
+    package typealias Context = GatehouseRequestContext
     let pages: PageRenderer
     let logger: Logger
 
-    func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
+    package init(pages: PageRenderer, logger: Logger) {
+        self.pages = pages
+        self.logger = logger
+    }
+
+    package func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as HTTPError {

@@ -7,28 +7,47 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 
-/// Opens storage, seeds development data, and runs the HTTP server until shutdown.
+/// Runs `gatehouse serve` through the one start-up sequence (``ServerStartup``) until shutdown, and builds the
+/// services CLI commands use on the database directly.
 public enum GatehouseServerRunner {
-    /// Services over the configured database (by default the SQLite file in the data directory).
+    /// Services over the configured database (by default the SQLite file in the data directory), for CLI
+    /// commands that work on the database directly.
     /// - Parameter pool: PostgreSQL's connection pool when the caller's service group runs it (the server); nil
     ///   lets the storage run its own until it shuts down (CLI commands).
     public static func services(
         configuration: GatehouseConfiguration, logger: Logger, clock: any GatehouseClock = SystemClock(),
         pool: DatabaseConnectionPool? = nil
     ) async throws -> GatehouseServices {
+        var options = ServerStartup.Options(configuration: configuration, logger: logger)
+        // Development mode gets a clock the console and `gatehouse clock` can move; it keeps its offset across restarts.
+        options.clockControl = configuration.mode == .development ? AdjustableClock(base: clock) : nil
+        return try await services(options, pool: pool, productionClock: clock)
+    }
+
+    /// Opens storage and builds the services as every start-up does: the master key first, then the
+    /// database, then the console's clock offset saved by an earlier run.
+    package static func services(
+        _ options: ServerStartup.Options, pool: DatabaseConnectionPool?, productionClock: any GatehouseClock = SystemClock()
+    ) async throws -> GatehouseServices {
+        let configuration = options.configuration, logger = options.logger
         // Load the master key before touching the database, so a bad key file fails fast with its name.
         let sealer = try configuration.masterKeyFile.map(SecretSealer.load(path:))
         if sealer == nil, configuration.isProduction {
             logger.warning("no master key (--master-key-file): signing private keys and the token cache's master key are stored unencrypted in the database")
         }
-        // Development mode gets a clock the console and `gatehouse clock` can move; it keeps its offset across restarts.
-        let control = configuration.mode == .development ? AdjustableClock(base: clock) : nil
-        let random = SystemRandomSource()
-        let storage = try await configuration.databaseLocation.open(logger: logger, random: random, clock: control ?? clock, pool: pool)
+        let control = options.clockControl ?? (configuration.mode == .development ? AdjustableClock(base: productionClock) : nil)
+        let clock: any GatehouseClock = control ?? productionClock
+        let storage = try await configuration.databaseLocation.open(logger: logger, random: options.random, clock: clock, pool: pool)
             .sealingSecrets(with: sealer)
         let services = GatehouseServices(
-            configuration: configuration, storage: storage, clock: control ?? clock, random: random, logger: logger, clockControl: control)
-        try await ClockControl(services: services).restore()
+            configuration: configuration, storage: storage, clock: clock, random: options.random,
+            passwords: options.passwords ?? BcryptPasswordHasher(), logger: logger, clockControl: control)
+        do {
+            try await ClockControl(services: services).restore()
+        } catch {
+            try? await storage.shutdown()
+            throw error
+        }
         return services
     }
 
@@ -41,7 +60,7 @@ public enum GatehouseServerRunner {
         try await run(configuration: configuration, logger: logger, stopsOnSignals: true, scenario: scenario, announce: announce)
     }
 
-    /// Runs the server: binds the port first, then opens storage, seeds, and starts answering.
+    /// Runs the server (``ServerStartup``): binds the port first, then opens storage, seeds, and starts answering.
     ///
     /// Binding comes first so that the port in every URL Gatehouse builds (the seed, redirects, paging links) is
     /// one this process already holds. Requests that arrive while it starts get 503 with `Retry-After`.
@@ -54,71 +73,32 @@ public enum GatehouseServerRunner {
         whileStarting: (@Sendable (_ boundPort: Int) async throws -> Void)? = nil, scenario: ScenarioFile? = nil,
         announce: @escaping @Sendable (_ boundPort: Int, _ seed: DevSeed?) -> Void
     ) async throws {
-        try checkExposure(configuration, logger: logger)
-        let gate = StartupGate()
-        let bound = BoundPort()
-        let pages = try await PageRenderer.load(devMode: configuration.mode == .development)
-        let app = Application(
-            responder: gate, server: try GatehouseApp.serverBuilder(configuration),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Gatehouse"),
-            onServerRunning: { channel in bound.fulfil(.success(channel.localAddress?.port ?? configuration.port)) },
-            logger: logger)
-        // PostgreSQL's pool is listed before the HTTP server: the group stops services in reverse order, so the
-        // pool closes only after the last request has drained.
-        let pool = try configuration.databaseLocation.makeConnectionPool(logger: logger)
-        // SIGTERM or SIGINT: stop accepting connections, let in-flight requests finish (at most
-        // `drainTimeout`), then close the database.
-        var groupConfiguration = ServiceGroupConfiguration(
-            services: (pool.map { [.init(service: $0)] } ?? []) + [.init(service: app)], gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [], logger: logger)
-        groupConfiguration.maximumGracefulShutdownDuration = drainTimeout
-        let group = ServiceGroup(configuration: groupConfiguration)
-
+        var options = ServerStartup.Options(configuration: configuration, logger: logger)
+        options.stopsOnSignals = stopsOnSignals
+        options.scenario = scenario
+        let prepared = try await ServerStartup.prepare(options)
+        // SIGTERM or SIGINT: stop accepting connections, let in-flight requests finish (at most `drainTimeout`),
+        // then close the database.
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask {
                 do {
-                    try await group.run()
-                    bound.fulfil(.failure(ServerStoppedBeforeBindingError()))
+                    try await prepared.group.run()
+                    prepared.groupEnded(nil)
                 } catch {
-                    bound.fulfil(.failure(error))
+                    prepared.groupEnded(error)
                     throw error
                 }
             }
-            let services: GatehouseServices
-            let seed: DevSeed?
+            let started: ServerStartup.Started
             do {
-                var configuration = configuration
-                configuration.port = try await bound.value()
-                try await whileStarting?(configuration.port)
-                services = try await Self.services(configuration: configuration, logger: logger, pool: pool)
-                do {
-                    try await checkProductionSafety(services)
-                    if let scenario {
-                        try await ScenarioLoader(services: services).loadAtStartup(scenario.scenario, file: scenario.file)
-                        seed = nil
-                    } else {
-                        seed = configuration.isDevelopment ? try await DevSeeder(services: services).seedIfNeeded() : nil
-                    }
-                } catch {
-                    try? await services.storage.shutdown()
-                    throw error
-                }
+                let port = try await prepared.boundPort()
+                try await whileStarting?(port)
+                started = try await ServerStartup.bringUp(prepared, port: port)
             } catch {
-                await group.triggerGracefulShutdown()
+                await prepared.group.triggerGracefulShutdown()
                 throw error
             }
-            // The caches come on once the feed watches for other processes' and nodes' writes; until then (and
-            // after it stops) requests read the database.
-            if let feed = services.storage.invalidationFeed {
-                await group.addServiceUnlessShutdown(CacheInvalidationService(feed: feed))
-            }
-            gate.open(with: GatehouseApp.router(services: services, pages: pages).buildResponder())
-            // Delivers due app callbacks (deauthorize, data deletion), including retries left by an earlier run;
-            // it stops with the group, before the database closes.
-            await group.addServiceUnlessShutdown(services.outboxWorker)
-            if let writer = services.journalTableWriter { await group.addServiceUnlessShutdown(writer) }
-            // The seed file tells clients where the server is, so it is written only once requests are served.
-            if let seed { try? DevSeeder(services: services).write(seed) }
-            announce(services.configuration.port, seed)
+            announce(started.services.configuration.port, started.seed)
             // Every service has stopped when the group returns, whichever way it ends; then the database closes.
             let stopped: (any Error)?
             do {
@@ -127,7 +107,7 @@ public enum GatehouseServerRunner {
             } catch {
                 stopped = error
             }
-            try? await services.storage.shutdown()
+            try? await started.services.storage.shutdown()
             if let stopped { throw stopped }
             logger.info("Gatehouse stopped")
         }

@@ -64,4 +64,4 @@ package final class BoundPort: @unchecked Sendable {
 }
 
 /// The server stopped before it had bound its port.
-struct ServerStoppedBeforeBindingError: Error {}
+package struct ServerStoppedBeforeBindingError: Error {}

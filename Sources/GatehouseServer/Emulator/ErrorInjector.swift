@@ -47,7 +47,7 @@ public struct ErrorInjector: Sendable {
     }
 
     /// The error the call should fail with, using up one count of the injection that supplies it.
-    func check(_ caller: Caller) async throws -> GraphError? {
+    package func check(_ caller: Caller) async throws -> GraphError? {
         guard services.configuration.errorInjectionEnabled else { return nil }
         // Built whole, in one allocation: this runs on every Graph call in development mode.
         let targets: [(InjectionTargetKind, String)]

@@ -3,7 +3,7 @@ import Foundation
 import GatehouseProtocol
 
 /// One Graph API request, independent of HTTP, so batch entries run through the same dispatcher.
-struct GraphCall: Sendable {
+package struct GraphCall: Sendable {
     typealias Method = GraphMethod
 
     var method: Method
@@ -30,7 +30,7 @@ struct GraphCall: Sendable {
 }
 
 /// A Graph API reply, turned into an HTTP response (or a batch entry) by the caller.
-struct GraphReply: Sendable {
+package struct GraphReply: Sendable {
     var status: Int
     var headers: [(String, String)]
     var body: Body

@@ -3,10 +3,12 @@ import Foundation
 import GatehouseProtocol
 
 /// Routes a `GraphCall` to its endpoint. Every failure becomes a Graph error reply.
-struct GraphDispatcher: Sendable {
+package struct GraphDispatcher: Sendable {
     let services: GatehouseServices
 
-    func dispatch(_ call: GraphCall) async -> GraphReply {
+    package init(services: GatehouseServices) { self.services = services }
+
+    package func dispatch(_ call: GraphCall) async -> GraphReply {
         do {
             return GraphReply.answered(try await route(call), at: call.version)
         } catch let failure as GraphFailure {

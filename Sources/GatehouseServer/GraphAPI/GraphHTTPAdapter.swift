@@ -10,11 +10,16 @@ import HTTPTypes
 ///
 /// This is where bad input is stopped: oversized or undecodable bodies, broken gzip, invalid
 /// UTF-8 and malformed JSON all become Graph errors here, never crashes or bare 500s.
-struct GraphHTTPAdapter: Sendable {
+package struct GraphHTTPAdapter: Sendable {
     let services: GatehouseServices
     let dispatcher: GraphDispatcher
     /// HTML pages that also live under a version prefix (`/v19.0/dialog/oauth`), keyed by their unversioned path.
     var versionedPages: [String: @Sendable (Request, _ version: String) async throws -> Response] = [:]
+
+    package init(services: GatehouseServices, dispatcher: GraphDispatcher) {
+        self.services = services
+        self.dispatcher = dispatcher
+    }
 
     func register(on router: Router<GatehouseRequestContext>) {
         for method in [HTTPRequest.Method.get, .post, .delete, .put, .patch] {
@@ -23,7 +28,7 @@ struct GraphHTTPAdapter: Sendable {
         }
     }
 
-    func handle(_ request: Request, _ context: GatehouseRequestContext) async -> Response {
+    package func handle(_ request: Request, _ context: GatehouseRequestContext) async -> Response {
         let segments = request.uri.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         let version = segments.first.flatMap { GraphAPIVersion.parse(pathSegment: $0) } ?? services.configuration.defaultGraphVersion
         if request.method == .get, segments.count >= 2, let page = versionedPages[segments.dropFirst().joined(separator: "/")] {
@@ -59,7 +64,7 @@ struct GraphHTTPAdapter: Sendable {
         if call.path.first == "device" { note.classify(.device) }
     }
 
-    func makeCall(_ request: Request, path: [String], version: String) async throws -> GraphCall {
+    package func makeCall(_ request: Request, path: [String], version: String) async throws -> GraphCall {
         guard let query = FormEncoding.decode(request.uri.query ?? "") else {
             throw GraphFailure(.invalidParameter("The request's query string is not valid UTF-8 or percent-encoding"))
         }
@@ -148,7 +153,7 @@ struct GraphHTTPAdapter: Sendable {
     }
 
     /// Facebook's reply headers: JSON with charset, the API version, no caching of secrets.
-    static func response(_ reply: GraphReply, version: String) -> Response {
+    package static func response(_ reply: GraphReply, version: String) -> Response {
         // Appended, not assigned: assigning searches the fields for an earlier value first, and these are new.
         var headers = HTTPFields()
         headers.reserveCapacity(6)

@@ -38,7 +38,7 @@ public struct GatehouseMetrics: Sendable {
 
     /// One HTTP request: `gatehouse_http_requests_total{route,method,status}` and
     /// `gatehouse_http_request_duration_seconds{route,method}`.
-    func request(route: String, method: String, status: Int, duration: Duration) {
+    package func request(route: String, method: String, status: Int, duration: Duration) {
         let (counter, timer) = requestHandles(route: route, method: method, status: status)
         counter.increment()
         timer.recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)

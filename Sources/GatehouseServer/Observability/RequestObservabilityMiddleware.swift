@@ -11,19 +11,19 @@ import NIOConcurrencyHelpers
 ///
 /// Labels and metric handles are resolved once per route, not per request (``RouteMetricHandles``): building
 /// a label and asking the metrics factory for a counter and a timer cost more than the hello-world route itself.
-struct RequestObservabilityMiddleware: RouterMiddleware {
-    typealias Context = GatehouseRequestContext
+package struct RequestObservabilityMiddleware: RouterMiddleware {
+    package typealias Context = GatehouseRequestContext
     let metrics: GatehouseMetrics
     let logger: Logger
     let handles: RouteMetricHandles
 
-    init(metrics: GatehouseMetrics, logger: Logger) {
+    package init(metrics: GatehouseMetrics, logger: Logger) {
         self.metrics = metrics
         self.logger = logger
         self.handles = RouteMetricHandles(metrics: metrics)
     }
 
-    func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
+    package func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         let route = handles.label(path: request.uri.path, endpoint: context.coreContext.endpointPath.value)
         let method = request.method
@@ -58,7 +58,7 @@ struct RequestObservabilityMiddleware: RouterMiddleware {
 /// ``RouteLabel/classify(_:)`` of the route's own path and is looked up by that; other routes (ids, the Graph
 /// catch-all) classify the path as before and share handles by label. Both tables are bounded: by the number
 /// of routes, and by ``maximumHandles`` (past it, handles are made per request as the factory would anyway).
-final class RouteMetricHandles: Sendable {
+package final class RouteMetricHandles: Sendable {
     private struct Key: Hashable {
         let label: String
         let method: HTTPRequest.Method
@@ -70,12 +70,12 @@ final class RouteMetricHandles: Sendable {
     private let labels = NIOLockedValueBox<[String: String]>([:])
     private let table = NIOLockedValueBox<[Key: (CoreMetrics.Counter, CoreMetrics.Timer)]>([:])
 
-    init(metrics: GatehouseMetrics) {
+    package init(metrics: GatehouseMetrics) {
         self.metrics = metrics
     }
 
     /// The label for `path`, which the router matched to `endpoint` (nil when no route matched).
-    func label(path: String, endpoint: String?) -> String {
+    package func label(path: String, endpoint: String?) -> String {
         guard let endpoint, Self.isLiteral(endpoint) else { return RouteLabel.classify(path) }
         if let known = labels.withLockedValue({ $0[endpoint] }) { return known }
         let label = RouteLabel.classify(endpoint)
@@ -84,7 +84,7 @@ final class RouteMetricHandles: Sendable {
     }
 
     /// The request counter and duration timer for one outcome.
-    func handles(label: String, method: HTTPRequest.Method, status: Int) -> (CoreMetrics.Counter, CoreMetrics.Timer) {
+    package func handles(label: String, method: HTTPRequest.Method, status: Int) -> (CoreMetrics.Counter, CoreMetrics.Timer) {
         let key = Key(label: label, method: method, status: status)
         if let known = table.withLockedValue({ $0[key] }) { return known }
         let made = metrics.requestHandles(route: label, method: method.rawValue, status: status)

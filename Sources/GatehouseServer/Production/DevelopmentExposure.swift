@@ -63,12 +63,14 @@ public enum DevelopmentExposure {
 ///
 /// A browser sends the same `Host` on every request, so accepted values are remembered (at most
 /// ``AcceptedHosts/capacity``); refused ones are checked afresh each time, as they always were.
-struct DevelopmentHostGuard: RouterMiddleware {
-    typealias Context = GatehouseRequestContext
+package struct DevelopmentHostGuard: RouterMiddleware {
+    package typealias Context = GatehouseRequestContext
     let configuration: GatehouseConfiguration
     let accepted = AcceptedHosts()
 
-    func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
+    package init(configuration: GatehouseConfiguration) { self.configuration = configuration }
+
+    package func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         guard configuration.isDevelopment else { return try await next(request, context) }
         let host = request.head.authority
         if let host, accepted.contains(host) { return try await next(request, context) }
@@ -84,13 +86,15 @@ struct DevelopmentHostGuard: RouterMiddleware {
 }
 
 /// `Host` values a development server accepted; the answer for a value never changes while it runs.
-final class AcceptedHosts: Sendable {
+package final class AcceptedHosts: Sendable {
     static let capacity = 64
     private let values = NIOLockedValueBox<Set<String>>([])
 
-    func contains(_ host: String) -> Bool { values.withLockedValue { $0.contains(host) } }
+    package init() {}
 
-    func insert(_ host: String) {
+    package func contains(_ host: String) -> Bool { values.withLockedValue { $0.contains(host) } }
+
+    package func insert(_ host: String) {
         values.withLockedValue { values in
             if values.count < Self.capacity { values.insert(host) }
         }

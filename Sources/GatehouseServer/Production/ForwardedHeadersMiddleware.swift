@@ -6,12 +6,12 @@ import Hummingbird
 ///
 /// `X-Forwarded-For` / `X-Forwarded-Proto` are believed only when the TCP peer is one of the configured
 /// trusted proxies; from anyone else they are ignored, so a client cannot pick its own rate-limit key.
-struct ForwardedHeadersMiddleware: RouterMiddleware {
-    typealias Context = GatehouseRequestContext
+package struct ForwardedHeadersMiddleware: RouterMiddleware {
+    package typealias Context = GatehouseRequestContext
     let trusted: [IPRange]
     let servesTLS: Bool
 
-    init(configuration: GatehouseConfiguration) {
+    package init(configuration: GatehouseConfiguration) {
         trusted = configuration.trustedProxies.compactMap(IPRange.init)
         servesTLS = configuration.servesTLS
     }
@@ -25,7 +25,7 @@ struct ForwardedHeadersMiddleware: RouterMiddleware {
     /// One year, the usual HSTS lifetime; no `preload` (that is a decision for the operator).
     static let hsts = "max-age=31536000; includeSubDomains"
 
-    func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
+    package func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         context.client = ForwardedClient.resolve(
             peer: context.remoteAddress?.ipAddress,
@@ -40,6 +40,6 @@ struct ForwardedHeadersMiddleware: RouterMiddleware {
 }
 
 extension HTTPField.Name {
-    static let xForwardedFor = Self("X-Forwarded-For")!
-    static let xForwardedProto = Self("X-Forwarded-Proto")!
+    package static let xForwardedFor = Self("X-Forwarded-For")!
+    package static let xForwardedProto = Self("X-Forwarded-Proto")!
 }

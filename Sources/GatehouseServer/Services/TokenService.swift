@@ -38,7 +38,7 @@ package struct TokenService: Sendable {
     /// A token seen before is answered from the node's ``CallerCache`` (facts only; the verdict is worked out
     /// again at every call by ``CallerRules``); otherwise the database decides and a valid caller's facts are
     /// kept, unless a write invalidated them while they were being read.
-    func resolve(_ text: String) async throws -> Result<Caller, GraphError> {
+    package func resolve(_ text: String) async throws -> Result<Caller, GraphError> {
         guard !text.isEmpty, text.count <= 512 else { return .failure(.invalidTokenFormat) }
         let hash = SecretHash.sha256Hex(text)
         let cache = services.storage.callerCache

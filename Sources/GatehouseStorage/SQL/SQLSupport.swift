@@ -72,6 +72,11 @@ package struct SQLStoreContext: Sendable {
     package let db: any SQLDatabase
     package let errors: SQLErrorClassifier
 
+    package init(db: any SQLDatabase, errors: SQLErrorClassifier) {
+        self.db = db
+        self.errors = errors
+    }
+
     /// Runs `body`, translating driver errors into `StorageError`.
     /// - Parameter uniqueConflict: maps a unique-violation detail to the `conflict` text (nil: the detail itself).
     package func run<T>(

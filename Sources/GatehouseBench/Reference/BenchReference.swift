@@ -1,4 +1,6 @@
 import GatehouseCore
+import GatehouseServer
+import GatehouseStorage
 import Hummingbird
 import Logging
 import NIOCore

@@ -1,6 +1,8 @@
 import Crypto
 import CryptoExtras
 import GatehouseCore
+import GatehouseServer
+import GatehouseStorage
 import Foundation
 import GatehouseProtocol
 import Hummingbird
