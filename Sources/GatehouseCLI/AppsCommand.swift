@@ -17,6 +17,7 @@ struct AppsCommand: AsyncParsableCommand {
         @Flag(name: .customLong("require-app-secret"), help: "Require appsecret_proof on Graph calls with user tokens.") var requireAppSecret = false
         @Flag(name: .customLong("require-pkce"), help: "Require a PKCE code_challenge on every login dialog, and its verifier to redeem the code.") var requirePKCE = false
         @Option(name: .customLong("approve-permission"), help: "A permission approved by review (repeatable).") var approved: [String] = []
+        @Option(name: .customLong("js-sdk-domain"), help: "A page origin allowed to log in with /sdk.js, e.g. https://shop.example (repeatable): Allowed Domains for the JavaScript SDK.") var jsSDKDomains: [String] = []
         @Option(name: .customLong("deauthorize-url"), help: "Deauthorize callback URL.") var deauthorizeURL: String?
         @Option(name: .customLong("data-deletion-url"), help: "Data deletion callback URL.") var dataDeletionURL: String?
         @OptionGroup var data: DataOptions
@@ -29,6 +30,7 @@ struct AppsCommand: AsyncParsableCommand {
                     "name": .string(name), "redirect_uris": .array(redirectURIs.map(JSONValue.string)), "require_app_secret": .bool(requireAppSecret),
                     "require_pkce": .bool(requirePKCE), "approved_permissions": .array(approved.map(JSONValue.string)),
                 ]
+                if !jsSDKDomains.isEmpty { body["js_sdk_domains"] = .array(jsSDKDomains.map(JSONValue.string)) }
                 if let deauthorizeURL { body["deauthorize_callback_url"] = .string(deauthorizeURL) }
                 if let dataDeletionURL { body["data_deletion_callback_url"] = .string(dataDeletionURL) }
                 return try await RemoteManagement.createApp(client, body: .object(body), json: json)
@@ -37,7 +39,7 @@ struct AppsCommand: AsyncParsableCommand {
                 try await s.accounts.createApp(
                     name: name, redirectURIs: redirectURIs, requireAppSecret: requireAppSecret, requirePKCE: requirePKCE,
                     approvedPermissions: approved,
-                    deauthorizeCallbackURL: deauthorizeURL, dataDeletionCallbackURL: dataDeletionURL)
+                    deauthorizeCallbackURL: deauthorizeURL, dataDeletionCallbackURL: dataDeletionURL, jsSDKDomains: jsSDKDomains)
             }
             if json { try printJSON(AppJSON(app, roles: [])) } else {
                 print("Created app \"\(app.name)\"\n  id:           \(app.id)\n  secret:       \(app.secret)\n  client token: \(app.clientToken)")
@@ -84,6 +86,7 @@ struct AppsCommand: AsyncParsableCommand {
               secret:             \(app.secret)
               client token:       \(app.client_token)
               redirect URIs:      \(app.redirect_uris.isEmpty ? "(none)" : app.redirect_uris.joined(separator: "\n                      "))
+              JS SDK domains:     \(app.js_sdk_domains.isEmpty ? "(none)" : app.js_sdk_domains.joined(separator: "\n                      "))
               require app secret: \(app.require_app_secret ? "yes" : "no")
               require PKCE:       \(app.require_pkce ? "yes" : "no")
               approved:           \(app.approved_permissions.isEmpty ? "(public_profile and email only)" : app.approved_permissions.joined(separator: ", "))
@@ -98,6 +101,8 @@ struct AppsCommand: AsyncParsableCommand {
         @Option(name: .customLong("name")) var name: String?
         @Option(name: .customLong("add-redirect-uri")) var addRedirect: [String] = []
         @Option(name: .customLong("remove-redirect-uri")) var removeRedirect: [String] = []
+        @Option(name: .customLong("add-js-sdk-domain"), help: "Allow pages on this origin (https://shop.example) to log in with /sdk.js (repeatable).") var addJSSDKDomain: [String] = []
+        @Option(name: .customLong("remove-js-sdk-domain")) var removeJSSDKDomain: [String] = []
         @Option(name: .customLong("approve-permission")) var approve: [String] = []
         @Option(name: .customLong("unapprove-permission")) var unapprove: [String] = []
         @Option(name: .customLong("require-app-secret"), help: "true or false.") var requireAppSecret: Bool?
@@ -119,6 +124,9 @@ struct AppsCommand: AsyncParsableCommand {
                     app.redirectURIs.append(uri)
                 }
                 app.redirectURIs.removeAll { removeRedirect.contains($0) }
+                for domain in addJSSDKDomain where !app.jsSDKDomains.contains(domain) { app.jsSDKDomains.append(domain) }
+                app.jsSDKDomains.removeAll { removeJSSDKDomain.contains($0) }
+                if let problem = JavaScriptSDKDomains.registrationProblem(app.jsSDKDomains) { throw CLIError(problem) }
                 for p in approve where !app.approvedPermissions.contains(p) {
                     guard Permission.isKnown(p) else { throw CLIError("unknown permission \(p)") }
                     app.approvedPermissions.append(p)

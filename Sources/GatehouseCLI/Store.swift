@@ -35,6 +35,7 @@ struct AppJSON: Encodable {
     var id, name, secret: String
     var client_token: String
     var redirect_uris: [String]
+    var js_sdk_domains: [String]
     var require_app_secret: Bool
     var require_pkce: Bool
     var approved_permissions: [String]
@@ -47,7 +48,7 @@ struct AppJSON: Encodable {
 
     init(_ app: AppRecord, roles: [(userID: String, role: AppRole)]) {
         id = app.id; name = app.name; secret = app.secret; client_token = app.clientToken
-        redirect_uris = app.redirectURIs; require_app_secret = app.requireAppSecret; require_pkce = app.requirePKCE
+        redirect_uris = app.redirectURIs; js_sdk_domains = app.jsSDKDomains; require_app_secret = app.requireAppSecret; require_pkce = app.requirePKCE
         approved_permissions = app.approvedPermissions; deauthorize_callback_url = app.deauthorizeCallbackURL
         data_deletion_callback_url = app.dataDeletionCallbackURL; created_at = app.createdAt
         self.roles = roles.map { RoleJSON(user_id: $0.userID, role: $0.role.rawValue) }

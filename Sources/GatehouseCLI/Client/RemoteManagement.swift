@@ -34,6 +34,7 @@ enum RemoteManagement {
           secret:             \(app["secret"]?.stringValue ?? "")
           client token:       \(app["client_token"]?.stringValue ?? "")
           redirect URIs:      \(list("redirect_uris").isEmpty ? "(none)" : list("redirect_uris").joined(separator: "\n                      "))
+          JS SDK domains:     \(list("js_sdk_domains").isEmpty ? "(none)" : list("js_sdk_domains").joined(separator: "\n                      "))
           require app secret: \(app["require_app_secret"]?.boolValue == true ? "yes" : "no")
           require PKCE:       \(app["require_pkce"]?.boolValue == true ? "yes" : "no")
           approved:           \(list("approved_permissions").isEmpty ? "(public_profile and email only)" : list("approved_permissions").joined(separator: ", "))
@@ -52,6 +53,12 @@ enum RemoteManagement {
             for uri in command.addRedirect where !uris.contains(uri) { uris.append(uri) }
             uris.removeAll { command.removeRedirect.contains($0) }
             patch["redirect_uris"] = .array(uris.map(JSONValue.string))
+        }
+        if !command.addJSSDKDomain.isEmpty || !command.removeJSSDKDomain.isEmpty {
+            var domains = app["js_sdk_domains"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            for domain in command.addJSSDKDomain where !domains.contains(domain) { domains.append(domain) }
+            domains.removeAll { command.removeJSSDKDomain.contains($0) }
+            patch["js_sdk_domains"] = .array(domains.map(JSONValue.string))
         }
         if !command.approve.isEmpty || !command.unapprove.isEmpty {
             var approved = app["approved_permissions"]?.arrayValue?.compactMap(\.stringValue) ?? []

@@ -49,6 +49,8 @@ public struct DialogRequest: Sendable, Equatable {
         case malformedQuery
         /// `response_type=token` to the app's URL scheme, which the app did not register (opt in to) explicitly.
         case appSchemeTokenNotOptedIn(appID: String, uri: String)
+        /// A page using `/sdk.js` whose origin is not among the app's "Allowed Domains for the JavaScript SDK".
+        case javaScriptSDKDomainNotAllowed(appID: String, origin: String)
     }
 
     /// Parses and validates the dialog's query parameters against the app.
@@ -63,6 +65,9 @@ public struct DialogRequest: Sendable, Equatable {
             return .failure(.unknownApp(String(clientID.prefix(32))))
         }
         guard let redirect = params["redirect_uri"], !redirect.isEmpty else { return .failure(.missingRedirectURI) }
+        if let origin = JavaScriptSDKArbiter.pageOrigin(redirect), !JavaScriptSDKDomains.allows(origin, for: app) {
+            return .failure(.javaScriptSDKDomainNotAllowed(appID: app.id, origin: String(origin.prefix(512))))
+        }
         guard RedirectURIPolicy.isAllowed(redirect, for: app) else {
             return .failure(.redirectURINotAllowed(appID: app.id, uri: String(redirect.prefix(512))))
         }
@@ -150,6 +155,7 @@ extension DialogRequest.Problem {
         case .codeChallengeRequired: "This app requires PKCE"
         case .malformedQuery: "The login link is malformed"
         case .appSchemeTokenNotOptedIn: "This app does not accept tokens at its URL scheme"
+        case .javaScriptSDKDomainNotAllowed: "Can't load URL: the domain of this page isn't among the app's JavaScript SDK domains"
         }
     }
 
@@ -168,6 +174,8 @@ extension DialogRequest.Problem {
         case .malformedQuery: "The query string could not be decoded (bad percent-encoding or invalid UTF-8)."
         case .appSchemeTokenNotOptedIn(let appID, let uri):
             "response_type=token to \(uri) puts the token where any app claiming the scheme can read it. Use response_type=token_or_nonce or code (with PKCE), or opt in by registering the URI exactly: `gatehouse apps update \(appID) --add-redirect-uri \(uri)`."
+        case .javaScriptSDKDomainNotAllowed(let appID, let origin):
+            "The page \(origin) uses the JavaScript SDK with app \(appID), which does not list it under \"Allowed Domains for the JavaScript SDK\": add it with `gatehouse apps update \(appID) --add-js-sdk-domain \(origin)`."
         }
     }
 }

@@ -11,6 +11,8 @@ import GatehouseProtocol
 public enum RedirectURIPolicy {
     public static func isAllowed(_ uri: String, for app: AppRecord) -> Bool {
         if app.redirectURIs.contains(uri) { return true }
+        // The JavaScript SDK's popup hand-back on Gatehouse itself, for a page on one of the app's allowed domains.
+        if let origin = JavaScriptSDKArbiter.pageOrigin(uri) { return JavaScriptSDKDomains.allows(origin, for: app) }
         if isAppScheme(uri, appID: app.id) { return true }
         guard let requested = Loopback(uri) else { return false }
         return app.redirectURIs.compactMap(Loopback.init).contains { $0.host == requested.host && $0.pathAndQuery == requested.pathAndQuery }

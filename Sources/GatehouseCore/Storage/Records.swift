@@ -22,12 +22,17 @@ public struct AppRecord: Sendable, Codable, Equatable {
     public var deauthorizeCallbackURL: String?
     public var dataDeletionCallbackURL: String?
     public var createdAt: Date
+    /// "Allowed Domains for the JavaScript SDK": the page origins (`https://shop.example`) whose pages may log in
+    /// with `/sdk.js` (see `JavaScriptSDKDomains`). Empty: no page may.
+    public var jsSDKDomains: [String]
 
     public init(
         id: String, secret: String, clientToken: String, name: String, redirectURIs: [String],
         requireAppSecret: Bool = false, requirePKCE: Bool = false, approvedPermissions: [String] = [],
-        deauthorizeCallbackURL: String? = nil, dataDeletionCallbackURL: String? = nil, createdAt: Date
+        deauthorizeCallbackURL: String? = nil, dataDeletionCallbackURL: String? = nil, createdAt: Date,
+        jsSDKDomains: [String] = []
     ) {
+        self.jsSDKDomains = jsSDKDomains
         self.id = id
         self.secret = secret
         self.clientToken = clientToken
@@ -43,7 +48,7 @@ public struct AppRecord: Sendable, Codable, Equatable {
 }
 
 extension AppRecord {
-    /// Decodes exports written before "Require PKCE" existed (the setting is then off).
+    /// Decodes exports written before "Require PKCE" or the JavaScript SDK domains existed (off, and none).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
@@ -57,7 +62,8 @@ extension AppRecord {
             approvedPermissions: try c.decode([String].self, forKey: .approvedPermissions),
             deauthorizeCallbackURL: try c.decodeIfPresent(String.self, forKey: .deauthorizeCallbackURL),
             dataDeletionCallbackURL: try c.decodeIfPresent(String.self, forKey: .dataDeletionCallbackURL),
-            createdAt: try c.decode(Date.self, forKey: .createdAt))
+            createdAt: try c.decode(Date.self, forKey: .createdAt),
+            jsSDKDomains: try c.decodeIfPresent([String].self, forKey: .jsSDKDomains) ?? [])
     }
 }
 

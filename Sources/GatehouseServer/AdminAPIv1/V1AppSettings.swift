@@ -7,6 +7,7 @@ import GatehouseProtocol
 struct AppSettings {
     var name: String?
     var redirectURIs: [String]?
+    var jsSDKDomains: [String]?
     var approved: [String]?
     var requirePKCE: Bool?
     var requireAppSecret: Bool?
@@ -22,6 +23,10 @@ struct AppSettings {
         if let uris = try body.strings("redirect_uris", maxCount: RedirectURIPolicy.maximumPerApp + 1) {
             if let problem = RedirectURIPolicy.registrationProblem(uris) { throw Problem.validation("redirect_uris", problem) }
             settings.redirectURIs = uris
+        }
+        if let domains = try body.strings("js_sdk_domains", maxCount: JavaScriptSDKDomains.maximumPerApp + 1) {
+            if let problem = JavaScriptSDKDomains.registrationProblem(domains) { throw Problem.validation("js_sdk_domains", problem) }
+            settings.jsSDKDomains = domains
         }
         settings.approved = try body.permissions("approved_permissions")
         settings.requirePKCE = try body.bool("require_pkce")
@@ -54,6 +59,7 @@ struct AppSettings {
     func apply(to app: inout AppRecord) {
         if let name { app.name = name }
         if let redirectURIs { app.redirectURIs = redirectURIs }
+        if let jsSDKDomains { app.jsSDKDomains = jsSDKDomains }
         if let approved { app.approvedPermissions = approved }
         if let requirePKCE { app.requirePKCE = requirePKCE }
         if let requireAppSecret { app.requireAppSecret = requireAppSecret }
@@ -66,7 +72,8 @@ struct AppSettings {
         let wanted = AppRecord(
             id: app.id, secret: app.secret, clientToken: app.clientToken, name: name ?? app.name, redirectURIs: redirectURIs ?? [],
             requireAppSecret: requireAppSecret ?? false, requirePKCE: requirePKCE ?? false, approvedPermissions: approved ?? [],
-            deauthorizeCallbackURL: deauthorize ?? nil, dataDeletionCallbackURL: dataDeletion ?? nil, createdAt: app.createdAt)
+            deauthorizeCallbackURL: deauthorize ?? nil, dataDeletionCallbackURL: dataDeletion ?? nil, createdAt: app.createdAt,
+            jsSDKDomains: jsSDKDomains ?? [])
         let roleSet = { (pairs: [(String, AppRole)]) in Set(pairs.map { "\($0.0):\($0.1.rawValue)" }) }
         return wanted == app && roleSet(roles ?? []) == roleSet(existing.map { ($0.userID, $0.role) })
     }

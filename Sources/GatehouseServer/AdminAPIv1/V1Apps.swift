@@ -59,7 +59,8 @@ struct V1Apps: Sendable {
             app = try await services.accounts.createApp(
                 name: settings.name ?? "", redirectURIs: settings.redirectURIs ?? [], requireAppSecret: settings.requireAppSecret ?? false,
                 requirePKCE: settings.requirePKCE ?? false, approvedPermissions: settings.approved ?? [],
-                deauthorizeCallbackURL: settings.deauthorize ?? nil, dataDeletionCallbackURL: settings.dataDeletion ?? nil, id: id, secret: secret)
+                deauthorizeCallbackURL: settings.deauthorize ?? nil, dataDeletionCallbackURL: settings.dataDeletion ?? nil, id: id, secret: secret,
+                jsSDKDomains: settings.jsSDKDomains ?? [])
         } catch StorageError.conflict {
             // Another request created the same id first: answer as if this one came second.
             guard let id, let existing = try await services.storage.apps.find(id: id) else { throw Problem.conflict("the app id is taken", field: "id") }
@@ -101,6 +102,7 @@ struct V1Apps: Sendable {
         return [
             "id": .string(app.id), "name": .string(app.name), "secret": .string(app.secret), "client_token": .string(app.clientToken),
             "redirect_uris": .array(app.redirectURIs.map(JSONValue.string)),
+            "js_sdk_domains": .array(app.jsSDKDomains.map(JSONValue.string)),
             "approved_permissions": .array(app.approvedPermissions.map(JSONValue.string)),
             "require_pkce": .bool(app.requirePKCE), "require_app_secret": .bool(app.requireAppSecret),
             "deauthorize_callback_url": AdminAPIv1.optional(app.deauthorizeCallbackURL),

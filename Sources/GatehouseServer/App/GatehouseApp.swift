@@ -51,11 +51,17 @@ public enum GatehouseApp {
         AdminAPIv1(services: services).register(on: router)
         ConsoleController(services: services, pages: pages, access: ConsoleAccess(services: services)).register(on: router)
         DevicePages(services: services, pages: pages).register(on: router)
+        let javaScriptSDK = JavaScriptSDKRoutes(services: services)
+        javaScriptSDK.register(on: router)
+        LoginStatusEndpoint(services: services).register(on: router)
         var graph = GraphHTTPAdapter(services: services, dispatcher: GraphDispatcher(services: services))
         graph.versionedPages["dialog/oauth"] = { request, version in try await dialog.show(request, version: version) }
         for kind in SocialDialogKind.allCases {
             graph.versionedPages["dialog/\(kind.rawValue)"] = { request, version in try await social.show(kind, request, version: version) }
         }
+        // `/en_US/sdk.js`: the "version" segment is the locale here.
+        graph.versionedPages["sdk.js"] = { request, locale in javaScriptSDK.localized(request, locale: locale) }
+        graph.versionedPages["sdk/debug.js"] = { request, locale in javaScriptSDK.localized(request, locale: locale) }
         graph.register(on: router)
         // `/device` is a page, so its Graph siblings get explicit routes rather than relying on the catch-all.
         let adapter = graph

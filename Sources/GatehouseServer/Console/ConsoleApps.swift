@@ -102,6 +102,7 @@ struct ConsoleApps: Sendable {
                 "dataDeletionCallbackURL": app.dataDeletionCallbackURL ?? "",
             ] as [String: Any],
             "redirects": app.redirectURIs.joined(separator: "\n"),
+            "jsSDKDomains": app.jsSDKDomains.joined(separator: "\n"),
             "permissions": Permission.catalogue.filter(\.needsReview).map(\.name).map { ["name": $0, "title": Permission.info($0)?.title ?? $0, "approved": app.approvedPermissions.contains($0)] },
             "roles": roles, "people": try await console.peopleOptions(), "dialogURL": dialogURL,
         ]
@@ -121,6 +122,7 @@ struct ConsoleApps: Sendable {
 struct AppSettingsForm: Equatable {
     var name: String
     var redirectURIs: [String]
+    var jsSDKDomains: [String]
     var approvedPermissions: [String]
     var requireAppSecret: Bool
     var requirePKCE: Bool
@@ -133,6 +135,8 @@ struct AppSettingsForm: Equatable {
         guard !name.isEmpty, name.count <= 100 else { throw ConsoleInputError("An app needs a name of at most 100 characters.") }
         redirectURIs = ConsoleApps.lines(form["redirect_uris"])
         if let problem = RedirectURIPolicy.registrationProblem(redirectURIs) { throw ConsoleInputError(problem) }
+        jsSDKDomains = ConsoleApps.lines(form["js_sdk_domains"])
+        if let problem = JavaScriptSDKDomains.registrationProblem(jsSDKDomains) { throw ConsoleInputError(problem) }
         // Known names only, each once: the catalogue bounds the list whatever the form repeats.
         var seen = Set<String>()
         approvedPermissions = form.all("approved").filter { seen.insert($0).inserted }
@@ -151,6 +155,7 @@ struct AppSettingsForm: Equatable {
     func apply(to app: inout AppRecord) {
         app.name = name
         app.redirectURIs = redirectURIs
+        app.jsSDKDomains = jsSDKDomains
         app.approvedPermissions = approvedPermissions
         app.requireAppSecret = requireAppSecret
         app.requirePKCE = requirePKCE

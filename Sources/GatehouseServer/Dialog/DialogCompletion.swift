@@ -38,11 +38,14 @@ struct DialogCompletion: Sendable {
 
         var code: String?
         var codeRecord: AuthCodeRecord?
-        if type.code {
+        // The JavaScript SDK's popup asks for `token,signed_request`: its signed_request carries a code of its own,
+        // which the page's back end (the `fbsr_` cookie) redeems with `redirect_uri=""`, as Facebook's does.
+        let javaScriptSDK = type.signedRequest && JavaScriptSDKArbiter.pageOrigin(request.redirectURI) != nil
+        if type.code || javaScriptSDK {
             let text = "AQ" + services.random.alphanumeric(bits: 256)
             codeRecord = AuthCodeRecord(
                 id: services.random.uuidString(), codeHash: SecretHash.sha256Hex(text), appID: app.id, userID: user.id,
-                redirectURI: request.redirectURI, codeChallenge: request.codeChallenge,
+                redirectURI: javaScriptSDK && !type.code ? "" : request.redirectURI, codeChallenge: request.codeChallenge,
                 codeChallengeMethod: request.codeChallengeMethod, nonce: request.nonce,
                 authType: request.authType?.rawValue, authNonce: request.authNonce,
                 scopes: decision.granted + (request.openID ? ["openid"] : []),
@@ -83,7 +86,7 @@ struct DialogCompletion: Sendable {
             params.append(("data_access_expiration_time", String(Int(now.addingTimeInterval(Lifetimes.dataAccess).timeIntervalSince1970))))
             params.append(("expires_in", String(Int(Lifetimes.shortLivedToken))))
         }
-        if let code { params.append(("code", code)) }
+        if let code, type.code { params.append(("code", code)) }
         if type.idToken {
             params.append(("id_token", try await IDTokenIssuer(services: services).issue(app: app, user: user, granted: decision.granted, nonce: request.nonce)))
         }

@@ -47,6 +47,8 @@ public struct Scenario: Sendable, Equatable {
         public var secret: String?
         public var clientToken: String?
         public var redirectURIs: [String] = []
+        /// "Allowed Domains for the JavaScript SDK" (`js_sdk_domains`).
+        public var jsSDKDomains: [String] = []
         public var approvedPermissions: [String] = []
         public var requireAppSecret = false
         public var requirePKCE = false
@@ -57,7 +59,7 @@ public struct Scenario: Sendable, Equatable {
 
         public static func == (a: App, b: App) -> Bool {
             a.key == b.key && a.at == b.at && a.id == b.id && a.name == b.name && a.secret == b.secret && a.clientToken == b.clientToken
-                && a.redirectURIs == b.redirectURIs && a.approvedPermissions == b.approvedPermissions
+                && a.redirectURIs == b.redirectURIs && a.approvedPermissions == b.approvedPermissions && a.jsSDKDomains == b.jsSDKDomains
                 && a.requireAppSecret == b.requireAppSecret && a.requirePKCE == b.requirePKCE
                 && a.roles.map(\.person) == b.roles.map(\.person) && a.roles.map(\.role) == b.roles.map(\.role)
                 && a.deauthorizeCallbackURL == b.deauthorizeCallbackURL && a.dataDeletionCallbackURL == b.dataDeletionCallbackURL

@@ -40,6 +40,14 @@ extension ScenarioParser {
                         }
                         app.redirectURIs.append(uri)
                     }
+                case "js_sdk_domains":
+                    for (i, item) in (reader.sequence(v, at) ?? []).enumerated() {
+                        guard let domain = reader.string(item, "\(at)[\(i)]") else { continue }
+                        if JavaScriptSDKDomains.canonical(domain) == nil {
+                            reader.fail(item, "\(at)[\(i)]", "a JavaScript SDK domain is an http(s) URL such as https://shop.example")
+                        }
+                        app.jsSDKDomains.append(domain)
+                    }
                 case "approved_permissions": app.approvedPermissions = permissions(v, at, &reader)
                 case "require_app_secret": app.requireAppSecret = reader.bool(v, at) ?? false
                 case "require_pkce": app.requirePKCE = reader.bool(v, at) ?? false

@@ -11,7 +11,7 @@ extension ScenarioPlanBuilder {
                     id: app.id, secret: app.secret ?? newSecret(), clientToken: app.clientToken ?? newSecret(), name: app.name,
                     redirectURIs: app.redirectURIs, requireAppSecret: app.requireAppSecret, requirePKCE: app.requirePKCE,
                     approvedPermissions: app.approvedPermissions, deauthorizeCallbackURL: app.deauthorizeCallbackURL,
-                    dataDeletionCallbackURL: app.dataDeletionCallbackURL, createdAt: now)
+                    dataDeletionCallbackURL: app.dataDeletionCallbackURL, createdAt: now, jsSDKDomains: app.jsSDKDomains)
                 change(.createApp(created), "apps.\(app.key): no app \(app.id) on the server")
                 continue
             }
@@ -25,6 +25,7 @@ extension ScenarioPlanBuilder {
             if let secret = app.secret { compare("secret", \.secret, secret) { _ in "another value" } }
             if let token = app.clientToken { compare("client_token", \.clientToken, token) { _ in "another value" } }
             compare("redirect_uris", \.redirectURIs, app.redirectURIs) { Self.show($0) }
+            compare("js_sdk_domains", \.jsSDKDomains, app.jsSDKDomains) { Self.show($0) }
             compare("approved_permissions", \.approvedPermissions, app.approvedPermissions) { Self.show($0) }
             compare("require_app_secret", \.requireAppSecret, app.requireAppSecret) { "\($0)" }
             compare("require_pkce", \.requirePKCE, app.requirePKCE) { "\($0)" }

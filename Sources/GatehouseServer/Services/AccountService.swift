@@ -60,7 +60,8 @@ public struct AccountService: Sendable {
     public func createApp(
         name: String, redirectURIs: [String], requireAppSecret: Bool = false, requirePKCE: Bool = false,
         approvedPermissions: [String] = [],
-        deauthorizeCallbackURL: String? = nil, dataDeletionCallbackURL: String? = nil, id: String? = nil, secret: String? = nil
+        deauthorizeCallbackURL: String? = nil, dataDeletionCallbackURL: String? = nil, id: String? = nil, secret: String? = nil,
+        jsSDKDomains: [String] = []
     ) async throws -> AppRecord {
         let name = name.trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty else { throw AccountError("an app needs a name") }
@@ -70,12 +71,13 @@ public struct AccountService: Sendable {
         for permission in approvedPermissions where !Permission.isKnown(permission) {
             throw AccountError("unknown permission \"\(permission)\"")
         }
+        if let problem = JavaScriptSDKDomains.registrationProblem(jsSDKDomains) { throw AccountError(problem) }
         let app = AppRecord(
             id: id ?? services.random.numericID(digits: 16), secret: secret ?? services.random.hex(16),
             clientToken: services.random.hex(16), name: name, redirectURIs: redirectURIs,
             requireAppSecret: requireAppSecret, requirePKCE: requirePKCE, approvedPermissions: approvedPermissions,
             deauthorizeCallbackURL: deauthorizeCallbackURL, dataDeletionCallbackURL: dataDeletionCallbackURL,
-            createdAt: services.clock.now())
+            createdAt: services.clock.now(), jsSDKDomains: jsSDKDomains)
         try await services.storage.apps.create(app)
         return app
     }

@@ -29,7 +29,7 @@ package enum SQLMigrator {
     package static let all: [SQLMigration] = [
         Migration01InitialSchema.migration, Migration02SigningKeys.migration, Migration03EmulatorControls.migration, Migration04AdminAccountsAndRateLimits.migration, Migration05AudienceAndPosts.migration, Migration06DeviceLoginAndTokenCache.migration, Migration07CallbackOutbox.migration,
         Migration08ProfileQuotes.migration, Migration09RequirePKCE.migration, Migration10RequestJournal.migration,
-        Migration11AdminTokensAndAudit.migration, Migration12AccountStates.migration,
+        Migration11AdminTokensAndAudit.migration, Migration12AccountStates.migration, Migration13JavaScriptSDKDomains.migration,
         Migration14AppRequestNotifications.migration,
     ]
 

@@ -18,6 +18,7 @@ public struct SQLAppStore: AppStore {
     package static let columns = [
         "id", "secret", "client_token", "name", "redirect_uris", "require_app_secret", "approved_permissions",
         "deauthorize_callback_url", "data_deletion_callback_url", "created_at", "require_pkce",
+        "js_sdk_domains",
     ]
 
     /// Inserts an app. Throws `StorageError.conflict("id")` if the id is taken.
@@ -106,6 +107,7 @@ public struct SQLAppStore: AppStore {
             app.id, app.secret, app.clientToken, app.name, try SQLCodec.json(app.redirectURIs),
             app.requireAppSecret, try SQLCodec.json(app.approvedPermissions),
             app.deauthorizeCallbackURL, app.dataDeletionCallbackURL, SQLCodec.seconds(app.createdAt), app.requirePKCE,
+            try SQLCodec.json(app.jsSDKDomains),
         ]
     }
 
@@ -122,7 +124,8 @@ public struct SQLAppStore: AppStore {
             approvedPermissions: try r.list("approved_permissions"),
             deauthorizeCallbackURL: try r.optionalString("deauthorize_callback_url"),
             dataDeletionCallbackURL: try r.optionalString("data_deletion_callback_url"),
-            createdAt: try r.date("created_at")
+            createdAt: try r.date("created_at"),
+            jsSDKDomains: try r.list("js_sdk_domains")
         )
     }
 }

@@ -30,7 +30,9 @@ final class WebDriver: @unchecked Sendable {
     }
 
     /// Starts chromedriver on a free port and opens a headless Chromium session with its own profile.
-    static func start(testName: String) async throws -> WebDriver {
+    /// - Parameter blockPopups: keep Chromium's popup blocker on (chromedriver turns it off by default), so a
+    ///   `window.open` outside a click is blocked as in a person's browser.
+    static func start(testName: String, blockPopups: Bool = false) async throws -> WebDriver {
         let driver = try executable("chromedriver", ["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"])
         let chromium = try executable("chromium", ["/usr/bin/chromium", "/usr/lib/chromium/chromium"])
         // chromedriver binds a port picked here; another process can take it first, so a failed start tries
@@ -59,12 +61,13 @@ final class WebDriver: @unchecked Sendable {
         }
         guard let (process, base) = started else { throw Failure(description: "chromedriver did not start: \(problem)") }
         let profile = ScratchDirectory("chromium") // Chromium creates it
+        var chromeOptions: [String: Any] = ["binary": chromium, "args": [
+            "--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1100,1000",
+            "--user-data-dir=\(profile.path)", "--no-first-run", "--password-store=basic", "--lang=en-US",
+        ]]
+        if blockPopups { chromeOptions["excludeSwitches"] = ["disable-popup-blocking"] }
         let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
-            "browserName": "chrome", "pageLoadStrategy": "normal",
-            "goog:chromeOptions": ["binary": chromium, "args": [
-                "--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1100,1000",
-                "--user-data-dir=\(profile.path)", "--no-first-run", "--password-store=basic", "--lang=en-US",
-            ]],
+            "browserName": "chrome", "pageLoadStrategy": "normal", "goog:chromeOptions": chromeOptions,
         ]]]
         let (status, reply) = try await request("POST", base.appendingPathComponent("session"), capabilities)
         guard status == 200, let value = reply["value"] as? [String: Any], let session = value["sessionId"] as? String else {

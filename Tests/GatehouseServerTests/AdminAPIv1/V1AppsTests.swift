@@ -13,7 +13,7 @@ import Testing
 
     /// The app object the API answers for the shop, with its client token (random) and roles.
     static func shop(clientToken: String, name: String = "Shop", roles: String = "[]") -> String {
-        #"{"id":"1234567890123456","name":"\#(name)","secret":"shop-secret-1","client_token":"\#(clientToken)","redirect_uris":["https://shop.example/cb"],"approved_permissions":["user_friends"],"require_pkce":true,"require_app_secret":false,"deauthorize_callback_url":null,"data_deletion_callback_url":null,"roles":\#(roles),"created_time":"2027-01-15T08:00:00Z"}"#
+        #"{"id":"1234567890123456","name":"\#(name)","secret":"shop-secret-1","client_token":"\#(clientToken)","redirect_uris":["https://shop.example/cb"],"js_sdk_domains":[],"approved_permissions":["user_friends"],"require_pkce":true,"require_app_secret":false,"deauthorize_callback_url":null,"data_deletion_callback_url":null,"roles":\#(roles),"created_time":"2027-01-15T08:00:00Z"}"#
     }
 
     @Test func createGetListUpdateResetAndDelete() async throws {

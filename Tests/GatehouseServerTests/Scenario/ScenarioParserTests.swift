@@ -55,7 +55,7 @@ import Testing
                 redirect_uri: https://shop.example/cb
             """)
         #expect(errors == [
-            "test.yaml:4:5: apps.shop.redirect_uri: unknown key; expected one of approved_permissions, callbacks, client_token, id, name, redirect_uris, require_app_secret, require_pkce, roles, secret",
+            "test.yaml:4:5: apps.shop.redirect_uri: unknown key; expected one of approved_permissions, callbacks, client_token, id, js_sdk_domains, name, redirect_uris, require_app_secret, require_pkce, roles, secret",
         ])
     }
 
