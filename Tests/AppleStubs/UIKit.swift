@@ -77,14 +77,13 @@ open class UIView: NSObject {
 }
 
 /// https://developer.apple.com/documentation/uikit/uitraitcollection
-@MainActor
 open class UITraitCollection: NSObject {
     /// https://developer.apple.com/documentation/uikit/uitraitcollection/displayscale
     open var displayScale: CGFloat { 1 }
 }
 
 /// https://developer.apple.com/documentation/uikit/uiimage
-open class UIImage: NSObject, @unchecked Sendable {
+open class UIImage: NSObject {
     /// https://developer.apple.com/documentation/uikit/uiimage/init(systemname:)
     public init?(systemName name: String) {}
     /// https://developer.apple.com/documentation/uikit/uiimage/init(data:)
@@ -143,7 +142,7 @@ open class UIButton: UIControl {
 }
 
 /// https://developer.apple.com/documentation/uikit/uiactionhandler
-public typealias UIActionHandler = @MainActor (UIAction) -> Void
+public typealias UIActionHandler = (UIAction) -> Void
 
 /// https://developer.apple.com/documentation/uikit/uiaction
 @MainActor

@@ -220,7 +220,15 @@ final class MinimalButtonDelegate: LoginButtonModelDelegate, @unchecked Sendable
         #expect(model.userName == server.users[0].name)
         #expect(model.logOutConfirmation().title == "Logged in as \(server.users[0].name)")
 
-        await model.tap()
+        // FBLoginButton's press loads the name itself before it asks.
+        model.userName = nil
+        let asked = LoginRecorder<String>()
+        model.confirmLogOut = { confirmation in
+            asked.record(confirmation.title)
+            return true
+        }
+        await model.press()
+        #expect(asked.values == ["Logged in as \(server.users[0].name)"])
         #expect(delegate.events.values.last == "logout")
         #expect(environment.currentAccessToken == nil)
         #expect(model.title == "Continue with Facebook")
