@@ -23,6 +23,8 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         case device
         /// A deauthorize or data-deletion callback the server delivered (or failed to deliver) to an app.
         case callback
+        /// A message the mail outbox sent (or failed to send): sign-up confirmation, password reset, invitation.
+        case mail
         /// Other pages (`/login`, `/settings/apps`, …).
         case page
     }

@@ -152,6 +152,10 @@ public struct Storage: Sendable {
     public var sessionRecords: (any SessionRecordStore)?
     /// The durable request journal (`request_journal`, migration 10); nil where the backend has none.
     public var journal: (any JournalStore)?
+    /// The mail outbox (`mail_messages`, issue 32); nil where the backend has none.
+    public var mail: (any MailOutboxStore)?
+    /// Single-use codes sent by mail (`account_codes`, issue 32); nil where the backend has none.
+    public var accountCodes: (any AccountCodeStore)?
     /// Runs several writes as one transaction (nil: each write commits by itself); see ``transaction(_:)``.
     public var writes: (any WriteTransactions)?
     /// What keeps the caches above true to other processes' and nodes' writes (nil: nothing to watch). It is

@@ -66,6 +66,11 @@ public struct GatehouseConfiguration: Sendable {
     public var journalRetentionHours: Int = 168
     /// The most rows the table keeps; older ones are deleted first.
     public var journalMaxRows: Int = 100_000
+    /// Who may create an account (issue 32); nil is the mode's default (open in development, closed in production).
+    /// The console and admin API can override it at run time (``SignUpMode/effective(configured:stored:mode:)``).
+    public var signUp: SignUpMode?
+    /// How the mail outbox sends (issue 32): the sender, the service's name in messages, the sendmail command.
+    public var mail = MailConfiguration()
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = ".gatehouse",

@@ -45,6 +45,7 @@ public enum GatehouseApp {
         DiscoveryController(services: services).register(on: router)
         AccountPages(services: services, pages: pages).register(on: router)
         SettingsPages(services: services, pages: pages).register(on: router)
+        AccountFlowPages(services: services, pages: pages).register(on: router)
         AdminAPI(services: services, access: ConsoleAccess(services: services)).register(on: router)
         ScenarioAPI(services: services, access: ConsoleAccess(services: services)).register(on: router)
         JournalAPI(services: services, access: ConsoleAccess(services: services)).register(on: router)

@@ -114,6 +114,11 @@ package enum ServerStartup {
         // Delivers due app callbacks (deauthorize, data deletion), including retries left by an earlier run;
         // it stops with the group, before the database closes.
         await group.addServiceUnlessShutdown(services.outboxWorker)
+        // Sends the mail outbox's messages (issue 32) when a sendmail command is configured; otherwise they are
+        // only kept, for /console/mail and the admin API.
+        if let mail = services.mail, mail.sends {
+            await group.addServiceUnlessShutdown(MailOutboxWorker(outbox: mail, doorbell: services.mailDoorbell))
+        }
         if let writer = services.journalTableWriter { await group.addServiceUnlessShutdown(writer) }
         // The seed file tells clients where the server is, so it is written only once requests are served.
         if let seed { try? DevSeeder(services: services).write(seed) }

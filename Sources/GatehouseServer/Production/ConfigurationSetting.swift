@@ -96,6 +96,16 @@ public struct ConfigurationSetting: Sendable {
         bool("journal_table", \.journalTable),
         int("journal_retention_hours", \.journalRetentionHours, range: 1...24 * 366),
         int("journal_max_rows", \.journalMaxRows, range: 100...100_000_000),
+        ConfigurationSetting(key: "signup", isSecret: false, apply: { value, c in
+            guard let mode = SignUpMode(rawValue: value.lowercased()) else {
+                throw ConfigurationError("must be open, invitation or closed, not \(value)")
+            }
+            c.signUp = mode
+        }, show: { $0.signUp?.rawValue ?? ($0.isDevelopment ? "open" : "closed") }),
+        text("mail.from", \.mail.from),
+        text("mail.service_name", \.mail.serviceName),
+        optionalText("mail.sendmail_command", \.mail.sendmailCommand),
+        optionalText("mail.templates_dir", \.mail.templatesDirectory),
         int("limits.login_attempts_per_account", \.limits.loginAttemptsPerAccount, range: 0...1_000_000),
         int("limits.login_attempts_per_ip", \.limits.loginAttemptsPerIP, range: 0...1_000_000),
         int("limits.login_window_seconds", \.limits.loginWindowSeconds, range: 1...86_400 * 30),

@@ -153,4 +153,17 @@ public struct GatehouseServices: Sendable {
     }
     /// App and people management shared by the CLI, seeding and the test-user API.
     public var accounts: AccountService { AccountService(services: self) }
+    /// Wakes the mail worker when a message is queued (shared by every copy of these services).
+    public let mailDoorbell = OutboxDoorbell()
+    /// The mail outbox (issue 32); nil when the storage has no mail table. It sends through
+    /// `mail.sendmail_command` when one is configured, and otherwise only keeps the messages.
+    public var mail: MailOutbox? {
+        guard let store = storage.mail else { return nil }
+        let transport = configuration.mail.sendmailArguments.map {
+            SendmailTransport(arguments: $0, envelopeFrom: MailMessageFormat.address(configuration.mail.from)) as any MailTransport
+        }
+        return MailOutbox(
+            store: store, clock: clock, random: random, transport: transport, configuration: configuration.mail, logger: logger,
+            journal: journal)
+    }
 }
