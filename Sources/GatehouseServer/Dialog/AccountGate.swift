@@ -31,6 +31,7 @@ struct AccountGate: Sendable {
 
     func register(on router: Router<GatehouseRequestContext>) {
         router.post("/dialog/account/continue") { request, _ in try await pass(request) }
+        SecondFactorGate(services: services, pages: pages).register(on: router)
     }
 
     /// After a correct password: proceed, or the state's page. `next` is where the login was going (a local path),
@@ -39,10 +40,12 @@ struct AccountGate: Sendable {
     func afterPassword(_ user: UserRecord, next: (BrowserSessionRecord?) -> String, request: Request) async throws -> Outcome {
         switch user.accountState {
         case .active:
-            return .proceed(user)
+            // A person with two-factor login meets the login code checkpoint before any session starts.
+            return try await SecondFactorGate(services: services, pages: pages).afterPassword(user, next: next(nil), request: request)
         case .loggedOut:
             JournalNote.current?.explain("\(user.fullName) was logged out everywhere; logging in again makes the account active")
-            return .proceed(try await services.accounts.setAccountState(of: user, to: .active))
+            let active = try await services.accounts.setAccountState(of: user, to: .active)
+            return try await SecondFactorGate(services: services, pages: pages).afterPassword(active, next: next(nil), request: request)
         case .disabled:
             JournalNote.current?.explain("\(user.fullName)'s account is disabled: the login is refused (tokens answer 190/465)")
             services.metrics.login(.failure)
@@ -137,13 +140,11 @@ struct AccountGate: Sendable {
         return PageRenderer.seeOther(next)
     }
 
-    /// `next` when it is a path of one of the pages that log people in (no other host, no scheme).
+    /// `next` when it is a local path of one of the pages that log people in (``LocalRedirect``: no other host,
+    /// no scheme, no control or invisible characters).
     static func safeNext(_ next: String?) -> String? {
-        guard let next, next.count <= 8192, !next.hasPrefix("//"), !next.contains("\\"),
-              ["/dialog/", "/device", "/settings/", "/login"].contains(where: next.hasPrefix),
-              next.unicodeScalars.allSatisfy({ $0.isASCII && $0.value >= 0x21 && $0.value < 0x7F })
-        else { return nil }
-        return next
+        guard let next, next.count <= 8192 else { return nil }
+        return LocalRedirect.path(next, allowed: ["/dialog/", "/device", "/settings", "/account"])
     }
 
     private func errorPage(_ status: HTTPResponse.Status, _ headline: String, _ detail: String) -> Response {

@@ -57,7 +57,11 @@ struct SettingsPages: Sendable {
             services.metrics.login(.failure)
             return try await loginPage(request, next: next, error: PasswordCheck.refusedMessage)
         case .accepted(let person):
-            user = person
+            // A checkpointed, unconfirmed or disabled person meets their state's page first (``AccountGate``).
+            switch try await AccountGate(services: services, pages: pages).afterPassword(person, next: { _ in next }, request: request) {
+            case .page(let response): return response
+            case .proceed(let person): user = person
+            }
         }
         if let old = try await sessions.current(request) { try await services.storage.sessions.delete(id: old.0.id) }
         let (_, cookie) = try await sessions.start(userID: user.id)

@@ -169,6 +169,41 @@ import Testing
         }
     }
 
+    /// The other password forms meet the same pages: the device login and the settings login.
+    @Test func theDeviceAndSettingsLoginsMeetTheStatesPages() async throws {
+        let server = try await TestServer.make()
+        _ = try await server.services.accounts.setAccountState(of: server.alice, to: .checkpointed)
+        _ = try await server.services.accounts.setAccountState(of: server.bob, to: .disabled)
+        try await server.run { client in
+            let device = Browser(client)
+            let form = try await device.get("/device?user_code=ABCD2345")
+            let page = try await device.post("/device/signin", form: [
+                ("csrf_token", try #require(Browser.hiddenValue("csrf_token", in: form.text))),
+                ("dialog", try #require(Browser.hiddenValue("dialog", in: form.text))),
+                ("email", "alice@example.com"), ("password", "alice-password"),
+            ])
+            #expect(page.status == .ok)
+            #expect(page.text.contains(#"id="checkpoint-continue""#))
+            #expect(Browser.hiddenValue("next", in: page.text) == "/device?user_code=ABCD2345")
+            let passed = try await device.post("/dialog/account/continue", form: [
+                ("csrf_token", try #require(Browser.hiddenValue("csrf_token", in: page.text))),
+                ("next", "/device?user_code=ABCD2345"),
+            ])
+            #expect(passed.location == "/device?user_code=ABCD2345")
+            #expect(try await server.services.storage.users.find(id: server.alice.id)?.accountState == .active)
+
+            let settings = Browser(client)
+            let login = try await settings.get("/login?next=%2Fsettings%2Fapps")
+            let refused = try await settings.post("/login", form: [
+                ("csrf_token", try #require(Browser.hiddenValue("csrf_token", in: login.text))), ("next", "/settings/apps"),
+                ("email", "bob@example.com"), ("password", "bob-password"),
+            ])
+            #expect(refused.status == .forbidden)
+            #expect(refused.text.contains("<h1>Your account has been disabled</h1>"))
+            #expect(settings.cookies["gh_session"] == nil)
+        }
+    }
+
     @Test func theConsoleSetsTheStateWithItsCSRFToken() async throws {
         let server = try await TestServer.make()
         try await server.run { client in
