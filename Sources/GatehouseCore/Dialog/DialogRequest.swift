@@ -60,30 +60,30 @@ public struct DialogRequest: Sendable, Equatable {
         guard let pairs = FormEncoding.decode(query) else { return .failure(.malformedQuery) }
         var params: [String: String] = [:]
         for (k, v) in pairs where params[k] == nil { params[k] = v }
-        guard let clientID = params["client_id"], !clientID.isEmpty else { return .failure(.missingClientID) }
+        guard let clientID = params[DialogParameter.clientID], !clientID.isEmpty else { return .failure(.missingClientID) }
         guard clientID.count <= 32, clientID.allSatisfy(\.isNumber), let app = try await findApp(clientID) else {
             return .failure(.unknownApp(String(clientID.prefix(32))))
         }
-        guard let redirect = params["redirect_uri"], !redirect.isEmpty else { return .failure(.missingRedirectURI) }
+        guard let redirect = params[DialogParameter.redirectURI], !redirect.isEmpty else { return .failure(.missingRedirectURI) }
         if let origin = JavaScriptSDKArbiter.pageOrigin(redirect), !JavaScriptSDKDomains.allows(origin, for: app) {
             return .failure(.javaScriptSDKDomainNotAllowed(appID: app.id, origin: String(origin.prefix(512))))
         }
         guard RedirectURIPolicy.isAllowed(redirect, for: app) else {
             return .failure(.redirectURINotAllowed(appID: app.id, uri: String(redirect.prefix(512))))
         }
-        let scope = Permission.parseScope(params["scope"] ?? "")
+        let scope = Permission.parseScope(params[DialogParameter.scope] ?? "")
         let unknown = scope.filter { !Permission.isKnown($0) }
         // Named back to the developer, but only the first few: the list is the client's, up to the body limit.
         if !unknown.isEmpty { return .failure(.invalidScopes(unknown.prefix(10).map { GraphError.echo($0) })) }
         var permissions = [Permission.publicProfile]
         for p in scope where p != "openid" && !permissions.contains(p) { permissions.append(p) }
-        let responseType = ResponseType.parse(params["response_type"])
+        let responseType = ResponseType.parse(params[DialogParameter.responseType])
         // A plain token in an `fb{appid}://` URL is readable by any app that claims the scheme. The SDK's own flow
         // uses `token_or_nonce` (nonce bound to PKCE) or a code; a plain token needs the URI registered exactly.
         if responseType.token, RedirectURIPolicy.isAppScheme(redirect, appID: app.id), !app.redirectURIs.contains(redirect) {
             return .failure(.appSchemeTokenNotOptedIn(appID: app.id, uri: String(redirect.prefix(512))))
         }
-        let isLimited = params["tp"] == "ios_14_do_not_track"
+        let isLimited = params[DialogParameter.trackingPreference] == DialogParameter.limitedLoginTrackingValue
             || (responseType.idToken && !responseType.token && !responseType.tokenOrNonce && !responseType.code)
         var dropped: [String] = []
         if isLimited {
@@ -91,8 +91,8 @@ public struct DialogRequest: Sendable, Equatable {
             permissions.removeAll { dropped.contains($0) }
         }
 
-        let challenge = params["code_challenge"].flatMap { $0.isEmpty ? nil : $0 }
-        var method = params["code_challenge_method"].flatMap { $0.isEmpty ? nil : $0 }
+        let challenge = params[DialogParameter.codeChallenge].flatMap { $0.isEmpty ? nil : $0 }
+        var method = params[DialogParameter.codeChallengeMethod].flatMap { $0.isEmpty ? nil : $0 }
         if challenge != nil {
             // RFC 7636 §4.3 lets a missing method mean `plain`; that would let anyone who sees the challenge (it
             // travels in the front channel) redeem the code. Only an explicit `plain` is plain (issue 12, finding 12).
@@ -109,14 +109,14 @@ public struct DialogRequest: Sendable, Equatable {
             }
         }
         let request = DialogRequest(
-            clientID: clientID, redirectURI: redirect, state: params["state"], permissions: permissions,
+            clientID: clientID, redirectURI: redirect, state: params[DialogParameter.state], permissions: permissions,
             openID: scope.contains("openid") || responseType.idToken, responseType: responseType,
-            authType: params["auth_type"].flatMap(AuthType.init(rawValue:)), authNonce: params["auth_nonce"],
-            codeChallenge: challenge, codeChallengeMethod: method, nonce: params["nonce"],
-            returnScopes: params["return_scopes"] == "true" || params["return_scopes"] == "1", isLimited: isLimited,
+            authType: params[DialogParameter.authType].flatMap(AuthType.init(rawValue:)), authNonce: params[DialogParameter.authNonce],
+            codeChallenge: challenge, codeChallengeMethod: method, nonce: params[DialogParameter.nonce],
+            returnScopes: params[DialogParameter.returnScopes] == "true" || params[DialogParameter.returnScopes] == "1", isLimited: isLimited,
             droppedByLimitedLogin: dropped,
-            answersWithNonce: params["ios_fast_app_switch"] == "true" && responseType.tokenOrNonce && !responseType.token,
-            defaultAudience: params["default_audience"].flatMap(Audience.init(wireName:)) ?? .friends,
+            answersWithNonce: params[DialogParameter.fastAppSwitch] == "true" && responseType.tokenOrNonce && !responseType.token,
+            defaultAudience: params[DialogParameter.defaultAudience].flatMap(Audience.init(wireName:)) ?? .friends,
             rawQuery: query)
         return .success((request, app))
     }

@@ -17,7 +17,7 @@ enum TokenRefreshPolicy {
 
     /// `oauth/access_token?grant_type=fb_extend_sso_token&fields=&client_id=…`, with the token's own string.
     static func extendRequest(for token: AccessToken, version: String) -> GraphRequest {
-        GraphRequest(graphPath: "oauth/access_token",
+        GraphRequest(graphPath: WirePath.accessToken,
                      parameters: ["grant_type": "fb_extend_sso_token", "fields": "", "client_id": token.appID],
                      tokenString: token.tokenString, version: version, httpMethod: .get, flags: .disableErrorRecovery)
     }

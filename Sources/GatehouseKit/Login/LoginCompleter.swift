@@ -79,7 +79,7 @@ struct LoginCompleter: Sendable {
 
     /// GET `oauth/access_token`; a Graph error reply becomes Facebook's CoreError 2.
     private func tokenEndpoint(_ parameters: [String: String]) async throws -> JSONValue {
-        let reply = try await graph.get("oauth/access_token", parameters: parameters, tokenString: clientAccessToken)
+        let reply = try await graph.get(WirePath.accessToken, parameters: parameters, tokenString: clientAccessToken)
         guard let json = reply.json else {
             throw CoreError(.invalidArgument, message: "the token endpoint answered HTTP \(reply.statusCode) without JSON")
         }

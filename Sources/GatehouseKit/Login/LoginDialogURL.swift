@@ -116,33 +116,33 @@ public struct LoginDialogURLBuilder: Sendable {
         let limited = configuration.tracking == .limited
         let scope = (Set(configuration.requestedPermissions.map(\.name)).union(["openid"])).sorted()
         var params: [String: String] = [
-            "client_id": appID,
-            "redirect_uri": request.redirectURI,
-            "display": "touch",
-            "sdk": "ios",
-            "return_scopes": "true",
-            "sdk_version": Self.sdkVersion,
-            "scope": scope.joined(separator: ","),
-            "response_type": limited ? Self.limitedResponseType : Self.enabledResponseType,
-            "nonce": configuration.nonce,
-            "default_audience": request.defaultAudience.wireName,
+            DialogParameter.clientID: appID,
+            DialogParameter.redirectURI: request.redirectURI,
+            DialogParameter.display: "touch",
+            DialogParameter.sdk: "ios",
+            DialogParameter.returnScopes: "true",
+            DialogParameter.sdkVersion: Self.sdkVersion,
+            DialogParameter.scope: scope.joined(separator: ","),
+            DialogParameter.responseType: limited ? Self.limitedResponseType : Self.enabledResponseType,
+            DialogParameter.nonce: configuration.nonce,
+            DialogParameter.defaultAudience: request.defaultAudience.wireName,
             // No Facebook app to switch to, and no automatic app events.
-            "fbapp_pres": "0",
-            "ies": "0",
-            "cbt": String((request.now.timeIntervalSince1970 * 1000).rounded()),
-            "e2e": JSONValue.object(["init": .double(request.uptime)]).serialized(),
-            "state": request.state.parameterValue,
+            DialogParameter.fbAppPresent: "0",
+            DialogParameter.ies: "0",
+            DialogParameter.clientTime: String((request.now.timeIntervalSince1970 * 1000).rounded()),
+            DialogParameter.e2e: JSONValue.object(["init": .double(request.uptime)]).serialized(),
+            DialogParameter.state: request.state.parameterValue,
         ]
         if limited {
-            params["tp"] = "ios_14_do_not_track"
+            params[DialogParameter.trackingPreference] = DialogParameter.limitedLoginTrackingValue
         } else {
-            params["code_challenge"] = configuration.codeVerifier.challenge
-            params["code_challenge_method"] = "S256"
+            params[DialogParameter.codeChallenge] = configuration.codeVerifier.challenge
+            params[DialogParameter.codeChallengeMethod] = "S256"
         }
-        if let authType = configuration.authType { params["auth_type"] = authType.rawValue }
-        if let suffix = urlSchemeSuffix { params["local_client_id"] = suffix }
-        if let nonce = request.userTokenNonce, !nonce.isEmpty { params["user_token_nonce"] = nonce }
-        if let page = configuration.messengerPageId, !page.isEmpty { params["messenger_page_id"] = page }
+        if let authType = configuration.authType { params[DialogParameter.authType] = authType.rawValue }
+        if let suffix = urlSchemeSuffix { params[DialogParameter.localClientID] = suffix }
+        if let nonce = request.userTokenNonce, !nonce.isEmpty { params[DialogParameter.userTokenNonce] = nonce }
+        if let page = configuration.messengerPageId, !page.isEmpty { params[DialogParameter.messengerPageID] = page }
         return params.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
@@ -150,6 +150,6 @@ public struct LoginDialogURLBuilder: Sendable {
     public func url(for request: Request) -> URL {
         var base = dialogBaseURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
-        return URL(string: base + "/" + graphAPIVersion + "/dialog/oauth?" + FormEncoding.encode(parameters(for: request)))!
+        return URL(string: base + "/" + graphAPIVersion + "/" + WirePath.loginDialog + "?" + FormEncoding.encode(parameters(for: request)))!
     }
 }

@@ -44,7 +44,7 @@ struct DiscoveryController: Sendable {
         return .object(JSONObject([
             ("issuer", .string(base)),
             ("authorization_endpoint", .string(base + "/dialog/oauth/")),
-            ("token_endpoint", .string(base + "/oauth/access_token")),
+            ("token_endpoint", .string(base + "/" + WirePath.accessToken)),
             ("jwks_uri", .string(base + "/.well-known/oauth/openid/jwks/")),
             ("response_types_supported", ["id_token", "token id_token", "code"]),
             ("subject_types_supported", ["pairwise"]),
