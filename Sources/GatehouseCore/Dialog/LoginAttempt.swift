@@ -89,6 +89,19 @@ public enum LoginAttempt {
         return .complete(decide(facts, plan: plan, selected: plan.ask))
     }
 
+    /// What follows a correct password (issue 32): the session starts at once, or, for a person with a
+    /// confirmed second factor, the login code checkpoint comes first and the session starts only after it.
+    /// The app sees nothing of this but the time the login took, as with Facebook.
+    public enum PasswordStep: Sendable, Equatable {
+        case startSession
+        case askLoginCode
+    }
+
+    /// The step after a correct password. `secondFactor` is the person's second factor, if they enrolled one.
+    public static func afterPassword(secondFactor: TwoFactorRecord?) -> PasswordStep {
+        secondFactor?.isEnabled == true ? .askLoginCode : .startSession
+    }
+
     /// What follows the read step: the publish step when the plan has one, else the end of the dialog.
     /// `selected` are the read permissions the person kept; the controller carries them to the publish step.
     public static func afterReadConsent(_ facts: Facts, plan: ConsentPlan, selected: [String]) -> Action {

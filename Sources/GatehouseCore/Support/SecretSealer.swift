@@ -106,6 +106,7 @@ extension Storage {
         var sealed = self
         sealed.signingKeys = SealedSigningKeyStore(inner: signingKeys, sealer: sealer)
         sealed.serverKeys = SealedServerKeyStore(inner: serverKeys, sealer: sealer)
+        sealed.twoFactor = twoFactor.map { SealedTwoFactorStore(inner: $0, sealer: sealer) }
         return sealed
     }
 }

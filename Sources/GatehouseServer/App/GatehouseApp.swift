@@ -28,6 +28,9 @@ public enum GatehouseApp {
         if configuration.isProduction { router.add(middleware: AdminGate(services: services)) }
         // Behind the gate, so only admitted writes to /admin/… and /console/… are recorded, with who made them.
         router.add(middleware: AuditMiddleware(services: services))
+        // Where each browser session is used, for the person's "Where you're logged in" (at most one write per session
+        // per five minutes per node).
+        if services.storage.sessionActivity != nil { router.add(middleware: SessionActivityMiddleware(services: services)) }
         AdminLoginController(services: services, pages: pages).register(on: router)
         OpsRoutes(services: services).register(on: router)
         router.get("/static/gatehouse.css") { _, _ in
@@ -45,6 +48,7 @@ public enum GatehouseApp {
         DiscoveryController(services: services).register(on: router)
         AccountPages(services: services, pages: pages).register(on: router)
         SettingsPages(services: services, pages: pages).register(on: router)
+        SecuritySettingsPages(services: services, pages: pages).register(on: router)
         AccountFlowPages(services: services, pages: pages).register(on: router)
         AdminAPI(services: services, access: ConsoleAccess(services: services)).register(on: router)
         ScenarioAPI(services: services, access: ConsoleAccess(services: services)).register(on: router)

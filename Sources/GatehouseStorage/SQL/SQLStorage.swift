@@ -122,6 +122,8 @@ public enum SQLStorage {
         storage.callerRecords = SQLCallerRecordStore(database: database, errors: errors)
         storage.sessionRecords = SQLSessionRecordStore(database: database, errors: errors)
         storage.journal = SQLJournalStore(database: database, errors: errors)
+        storage.twoFactor = SQLTwoFactorStore(database: database, errors: errors)
+        storage.sessionActivity = SQLSessionActivityStore(database: database, errors: errors)
         storage.mail = SQLMailOutboxStore(database: database, errors: errors)
         storage.accountCodes = SQLAccountCodeStore(database: database, errors: errors)
         storage.writes = SQLWriteTransactions(

@@ -1,0 +1,51 @@
+import Crypto
+import Foundation
+
+/// Proof that a browser typed a person's password a moment ago and now owes their login code: the value of the
+/// `gh_2fa` cookie between the password and the checkpoint.
+///
+/// `userID.issuedAt.mac`, with an HMAC-SHA256 under a server key over the person, the time and their password's
+/// change date, so the cookie cannot be forged, dies after ``lifetime``, and dies at once when the password is
+/// changed. No session exists until the code is right.
+public struct SecondFactorChallenge: Sendable, Equatable {
+    public var userID: String
+    public var issuedAt: Date
+
+    /// Ten minutes to find the phone.
+    public static let lifetime: TimeInterval = 600
+
+    public init(userID: String, issuedAt: Date) {
+        self.userID = userID
+        self.issuedAt = issuedAt
+    }
+
+    /// The cookie value.
+    public func sealed(key: [UInt8], passwordChangedAt: Date?) -> String {
+        let issued = Int64(issuedAt.timeIntervalSince1970)
+        return "\(userID).\(issued).\(Self.mac(userID, issued, passwordChangedAt, key))"
+    }
+
+    /// The challenge in a cookie value, when its MAC holds for `user`'s current password and it has not expired.
+    /// - Parameter passwordChangedAt: looks the person's password change date up by id (nil: no such person).
+    public static func open(
+        _ value: String, key: [UInt8], now: Date, passwordChangedAt: (String) async throws -> Date??
+    ) async rethrows -> SecondFactorChallenge? {
+        let parts = value.split(separator: ".", omittingEmptySubsequences: false)
+        guard value.count <= 200, parts.count == 3, let issued = Int64(parts[1]), !parts[0].isEmpty else { return nil }
+        let userID = String(parts[0])
+        let issuedAt = Date(timeIntervalSince1970: TimeInterval(issued))
+        guard issuedAt <= now.addingTimeInterval(60), now.timeIntervalSince(issuedAt) < lifetime,
+              let changed = try await passwordChangedAt(userID),
+              constantTimeEquals(mac(userID, issued, changed, key), String(parts[2]))
+        else { return nil }
+        return SecondFactorChallenge(userID: userID, issuedAt: issuedAt)
+    }
+
+    private static func mac(_ userID: String, _ issued: Int64, _ changed: Date?, _ key: [UInt8]) -> String {
+        let changedText = changed.map { String(Int64($0.timeIntervalSince1970)) } ?? "-"
+        let message = Data("gatehouse-2fa|\(userID)|\(issued)|\(changedText)".utf8)
+        let code = HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: key))
+        return Data(code).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+}

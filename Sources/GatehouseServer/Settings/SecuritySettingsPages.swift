@@ -1,0 +1,161 @@
+import GatehouseCore
+import Foundation
+import GatehouseProtocol
+import Hummingbird
+
+/// The person's own security settings, next to "Apps and websites" (issue 32): where they are logged in (and
+/// logging out of one session or all), changing the password, two-factor login on and off, and deleting the
+/// account.
+///
+/// Every form carries the CSRF token bound to the session. The password-proving forms (change password, turn
+/// two-factor off, delete the account) go through ``PasswordCheck``, so they are throttled like the login.
+struct SecuritySettingsPages: Sendable {
+    let services: GatehouseServices
+    let pages: PageRenderer
+
+    var sessions: BrowserSessions { BrowserSessions(services: services) }
+    private var secure: Bool { services.configuration.usesSecureCookies }
+    static let home = "/settings/security"
+
+    func register(on router: Router<GatehouseRequestContext>) {
+        router.get(RouterPath(Self.home)) { request, _ in try await show(request) }
+        router.post("/settings/sessions/logout") { request, _ in try await logOutOne(request) }
+        router.post("/settings/sessions/logout-all") { request, _ in try await logOutAll(request) }
+        router.post("/settings/password") { request, context in try await changePassword(request, context) }
+        router.post("/settings/account/delete") { request, context in try await deleteAccount(request, context) }
+        TwoFactorSettingsPages(services: services, pages: pages).register(on: router)
+    }
+
+    /// The page, with an optional notice (`?notice=`) or an error for one of its forms.
+    func show(_ request: Request, error: (form: String, message: String)? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
+        guard let (current, user) = try await sessions.current(request) else { return Self.logIn() }
+        let (csrf, cookie) = sessions.csrfToken(request)
+        var rows: [[String: Any]] = []
+        for entry in try await services.storage.sessionActivity?.list(userID: user.id) ?? [] where entry.session.expiresAt > services.clock.now() {
+            var row: [String: Any] = [
+                "id": entry.session.id, "device": DeviceDescription.describe(userAgent: entry.userAgent),
+                "lastUsed": PageDates.utc(entry.lastUsedAt ?? entry.session.createdAt, "d MMM yyyy, HH:mm 'UTC'"),
+                "current": entry.session.id == current.id,
+            ]
+            if let ip = entry.ip { row["ip"] = ip }
+            rows.append(row)
+        }
+        let record = try await services.storage.twoFactor?.find(userID: user.id)
+        var values: [String: Any] = [
+            "csrf": csrf, "userName": user.fullName, "sessions": rows, "twoFactorOn": record?.isEnabled == true,
+            "twoFactorAvailable": services.storage.twoFactor != nil,
+            "notice": request.uri.queryParameters.get("notice").flatMap { Self.notices[String($0)] } ?? "",
+        ]
+        if record?.isEnabled == true {
+            values["recoveryLeft"] = try await services.storage.twoFactor?.recoveryCodesLeft(userID: user.id) ?? 0
+        }
+        if let error { values[error.form + "Error"] = error.message }
+        return PageRenderer.htmlResponse(status: status, html: pages.render("settings-security", values), secureCookies: secure, cookies: cookie.map { [$0] } ?? [])
+    }
+
+    func logOutOne(_ request: Request) async throws -> Response {
+        guard let form = try await checkedForm(request) else { return expired() }
+        guard let (current, user) = try await sessions.current(request) else { return Self.logIn() }
+        let id = form["session_id"] ?? ""
+        let mine = try await services.storage.sessionActivity?.list(userID: user.id).map(\.session.id) ?? []
+        guard mine.contains(id) else {
+            JournalNote.current?.explain("the session to log out is not one of \(user.fullName)'s sessions (already ended?)")
+            return PageRenderer.seeOther(Self.home)
+        }
+        try await services.storage.sessions.delete(id: id)
+        JournalNote.current?.explain("\(user.fullName) logged out one of their sessions from the settings")
+        return PageRenderer.seeOther(id == current.id ? "/login?next=%2Fsettings%2Fsecurity" : Self.home + "?notice=logged-out")
+    }
+
+    func logOutAll(_ request: Request) async throws -> Response {
+        guard try await checkedForm(request) != nil else { return expired() }
+        guard let (_, user) = try await sessions.current(request) else { return Self.logIn() }
+        try await services.storage.sessions.deleteAll(userID: user.id)
+        JournalNote.current?.explain("\(user.fullName) logged out of every session from the settings")
+        return PageRenderer.seeOther("/login?next=%2Fsettings%2Fsecurity")
+    }
+
+    /// Change password: as a reset does, every token is revoked (190/460) and every session ended; this browser
+    /// then gets a new session, as Facebook keeps you logged in where you changed it.
+    func changePassword(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        guard let form = try await checkedForm(request) else { return expired() }
+        guard let (_, user) = try await sessions.current(request) else { return Self.logIn() }
+        let new = form["new_password"] ?? ""
+        if let refusal = try await provePassword(user, form["current_password"] ?? "", context) {
+            return try await show(request, error: ("password", refusal.message), status: refusal.status)
+        }
+        guard new.count >= 6, new.utf8.count <= 1024 else {
+            JournalNote.current?.explain("the new password is shorter than 6 characters (or over 1024 bytes)")
+            return try await show(request, error: ("password", "Your new password must be at least 6 characters long."), status: .badRequest)
+        }
+        guard new == (form["confirm_password"] ?? "") else {
+            JournalNote.current?.explain("the new password and its confirmation differ")
+            return try await show(request, error: ("password", "The passwords you entered don't match."), status: .badRequest)
+        }
+        try await services.accounts.changePassword(of: user, to: new)
+        JournalNote.current?.explain("\(user.fullName) changed their password: every token answers 190/460 and every session ended; this browser got a new one")
+        let (_, cookie) = try await sessions.start(userID: user.id)
+        return PageRenderer.seeOther(Self.home + "?notice=password", cookies: [cookie])
+    }
+
+    func deleteAccount(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        guard let form = try await checkedForm(request) else { return expired() }
+        guard let (_, user) = try await sessions.current(request) else { return Self.logIn() }
+        if let refusal = try await provePassword(user, form["password"] ?? "", context) {
+            return try await show(request, error: ("delete", refusal.message), status: refusal.status)
+        }
+        let told = try await AccountDeletion(services: services).delete(user)
+        JournalNote.current?.explain("\(user.fullName) deleted their account; deauthorize and data-deletion callbacks queued for \(told.count) app\(told.count == 1 ? "" : "s")")
+        let cleared = sessions.cookie(sessions.sessionCookieName, "", maxAge: 0)
+        let html = pages.render("error", [
+            "headline": "Your account was deleted",
+            "detail": told.isEmpty ? "Your information is gone." : "Your information is gone. The apps you used were told to delete what they have: \(told.joined(separator: ", ")).",
+        ])
+        return PageRenderer.htmlResponse(status: .ok, html: html, secureCookies: secure, cookies: [cleared])
+    }
+
+    struct Refusal { var message: String; var status: HTTPResponse.Status }
+
+    /// nil when `password` is the person's, through ``PasswordCheck`` (throttled like the login form).
+    func provePassword(_ user: UserRecord, _ password: String, _ context: GatehouseRequestContext) async throws -> Refusal? {
+        switch try await PasswordCheck.people(services).person(email: user.email, password: password, ip: context.client.ip) {
+        case .accepted: return nil
+        case .refused:
+            JournalNote.current?.explain("the current password entered on the settings form is wrong")
+            return Refusal(message: "The password you entered is incorrect.", status: .unauthorized)
+        case .throttled(_, let minutes):
+            JournalNote.current?.explain("too many wrong passwords for this account or client; the settings form refuses for \(minutes) minute\(minutes == 1 ? "" : "s")")
+            return Refusal(message: PasswordCheck.throttledMessage(minutes: minutes), status: .tooManyRequests)
+        }
+    }
+
+    static let notices = [
+        "password": "Your password was changed. You were logged out everywhere else, and apps must log you in again.",
+        "logged-out": "That session was logged out.",
+        "two-factor-off": "Two-factor authentication is off.",
+    ]
+
+    static func logIn() -> Response { PageRenderer.seeOther("/login?next=%2Fsettings%2Fsecurity") }
+
+    /// The form when it can be read and its CSRF token is right; nil otherwise (explained in the journal).
+    func checkedForm(_ request: Request) async throws -> [String: String]? {
+        var body = request
+        guard let buffer = try? await body.collectBody(upTo: services.configuration.maxBodyBytes),
+              let pairs = FormEncoding.decode(String(buffer: buffer))
+        else {
+            JournalNote.current?.explain("the settings form could not be read (too large or not form data)")
+            return nil
+        }
+        let form = Dictionary(pairs, uniquingKeysWith: { a, _ in a })
+        guard sessions.csrfValid(request, formToken: form["csrf_token"]) else {
+            JournalNote.current?.explain("the settings form's CSRF token does not match the gh_csrf cookie bound to this session")
+            return nil
+        }
+        return form
+    }
+
+    func expired() -> Response {
+        let html = pages.render("error", ["headline": "This form has expired", "detail": "For your security the form could not be accepted. Go back, reload the page and try again."])
+        return PageRenderer.htmlResponse(status: .forbidden, html: html, secureCookies: secure)
+    }
+}

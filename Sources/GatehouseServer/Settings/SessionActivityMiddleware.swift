@@ -1,0 +1,59 @@
+import GatehouseCore
+import Foundation
+import Hummingbird
+
+/// Records where each browser session is used (browser, address, time) for "Where you're logged in".
+///
+/// A request with a session cookie is recorded at most once per ``interval`` per session on this node (the
+/// dialog's hot path then writes nothing most of the time); a response that starts a session is recorded at once,
+/// so a new login shows up straight away.
+struct SessionActivityMiddleware: RouterMiddleware {
+    typealias Context = GatehouseRequestContext
+    let services: GatehouseServices
+    let recent = RecentTouches()
+    static let interval: TimeInterval = 300
+
+    /// Per node, the last time each session (by secret hash) was recorded.
+    final class RecentTouches: Sendable {
+        let seen = LockedValue<[String: Date]>([:])
+
+        /// True (and remembered) when `key` was not recorded within the interval before `now`.
+        func due(_ key: String, now: Date) -> Bool {
+            seen.withLockedValue { seen in
+                if let last = seen[key], now.timeIntervalSince(last) < SessionActivityMiddleware.interval { return false }
+                // Keep the table small: forget entries older than the interval when it grows.
+                if seen.count > 10_000 { seen = seen.filter { now.timeIntervalSince($0.value) < SessionActivityMiddleware.interval } }
+                seen[key] = now
+                return true
+            }
+        }
+    }
+
+    func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
+        let response = try await next(request, context)
+        guard let activity = services.storage.sessionActivity else { return response }
+        let name = SessionCookie.name(BrowserSessions.sessionCookie, services.configuration)
+        let started = response.headers[values: .setCookie].lazy.compactMap { Self.value(of: name, inSetCookie: $0) }.first
+        let secret = started ?? SessionCookie.single(name, in: request)
+        guard let secret, !secret.isEmpty, secret.count <= 128 else { return response }
+        let now = services.clock.now()
+        let hash = SecretHash.sha256Hex(secret)
+        guard started != nil || recent.due(hash, now: now) else { return response }
+        // Best effort: the page is answered whatever happens here.
+        do {
+            if let session = try await services.storage.sessions.find(secretHash: hash) {
+                try await activity.touch(sessionID: session.id, userAgent: request.headers[.userAgent], ip: context.client.ip, at: now)
+            }
+        } catch {
+            services.logger.debug("session activity not recorded", metadata: ["error": "\(error)"])
+        }
+        return response
+    }
+
+    /// The cookie's value in a `Set-Cookie` header that sets `name` (not one that clears it).
+    static func value(of name: String, inSetCookie header: String) -> String? {
+        guard header.hasPrefix(name + "=") else { return nil }
+        let value = header.dropFirst(name.count + 1).prefix { $0 != ";" }
+        return value.isEmpty ? nil : String(value)
+    }
+}

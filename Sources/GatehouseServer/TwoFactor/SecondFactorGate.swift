@@ -1,0 +1,149 @@
+import GatehouseCore
+import Foundation
+import GatehouseProtocol
+import Hummingbird
+
+/// The login code checkpoint (issue 32): after a correct password, a person with a confirmed Code Generator is
+/// asked for its 6-digit code (or a recovery code) before any session starts. Every password form reaches it
+/// through ``AccountGate/afterPassword(_:next:request:)``, so the login dialog, the settings, device and test-user
+/// logins all ask.
+///
+/// Between the two steps the browser holds only the `gh_2fa` cookie (``SecondFactorChallenge``: signed, ten
+/// minutes, void once the password changes). A right code starts the session and goes on to `next`, so an app sees
+/// nothing but the time the login took. Codes are good once (``TwoFactorStore/useStep(userID:step:)``), and wrong
+/// ones are counted per person: five in five minutes, then the checkpoint refuses without looking.
+struct SecondFactorGate: Sendable {
+    let services: GatehouseServices
+    let pages: PageRenderer
+
+    static let challengeCookie = "gh_2fa"
+    static let path = "/dialog/login_code"
+    /// Wrong codes allowed per person per window before the checkpoint stops checking.
+    static let attemptsPerWindow = 5
+    static let windowSeconds = 300
+
+    var sessions: BrowserSessions { BrowserSessions(services: services) }
+    private var cookieName: String { SessionCookie.name(Self.challengeCookie, services.configuration) }
+    private var throttle: RateLimiter { RateLimiter(store: services.storage.rateLimits, clock: services.clock) }
+
+    func register(on router: Router<GatehouseRequestContext>) {
+        router.post(RouterPath(Self.path)) { request, _ in try await submit(request) }
+    }
+
+    /// After a correct password (and an active account): go on, or the checkpoint page with the challenge cookie.
+    func afterPassword(_ user: UserRecord, next: String, request: Request) async throws -> AccountGate.Outcome {
+        let record = try await services.storage.twoFactor?.find(userID: user.id)
+        guard LoginAttempt.afterPassword(secondFactor: record) == .askLoginCode else { return .proceed(user) }
+        JournalNote.current?.explain("\(user.fullName) has two-factor login: the login stops at the login code checkpoint; no session until the code is right")
+        let challenge = SecondFactorChallenge(userID: user.id, issuedAt: services.clock.now())
+        let value = challenge.sealed(key: try await key(), passwordChangedAt: user.passwordChangedAt)
+        let cookie = sessions.cookie(cookieName, value, maxAge: Int(SecondFactorChallenge.lifetime))
+        return .page(page(user: user, record: record, next: next, error: nil, request: request, cookies: [cookie]))
+    }
+
+    /// `POST /dialog/login_code`: the code for the challenge in the cookie.
+    func submit(_ request: Request) async throws -> Response {
+        var body = request
+        guard let buffer = try? await body.collectBody(upTo: services.configuration.maxBodyBytes),
+              let pairs = FormEncoding.decode(String(buffer: buffer))
+        else { return errorPage(.badRequest, "The form could not be read", "The request was too large or not valid form data.") }
+        let form = Dictionary(pairs, uniquingKeysWith: { a, _ in a })
+        guard sessions.csrfValid(request, formToken: form["csrf_token"]) else {
+            JournalNote.current?.explain("the login code form's CSRF token does not match the gh_csrf cookie")
+            return errorPage(.forbidden, "This form has expired", "For your security the form could not be accepted. Go back, reload the page and try again.")
+        }
+        guard let next = AccountGate.safeNext(form["next"]) else {
+            JournalNote.current?.explain("the login code form's next page is not one of Gatehouse's own login pages")
+            return errorPage(.badRequest, "This login link is no longer valid", "Go back to the app and start again.")
+        }
+        guard let challenge = try await openChallenge(request),
+              let user = try await services.storage.users.find(id: challenge.userID),
+              let record = try await services.storage.twoFactor?.find(userID: user.id)
+        else {
+            JournalNote.current?.explain("the login code came without a valid gh_2fa challenge (expired after 10 minutes, the password changed, or the form was posted from another browser): log in again")
+            return PageRenderer.seeOther(Self.loginAgain(next))
+        }
+        JournalNote.current?.identify(personID: nil, personName: user.fullName)
+        let key = "2fa:user:\(user.id)"
+        let within = try await throttle.allow(key, limit: Self.attemptsPerWindow, windowSeconds: Self.windowSeconds)
+        let facts = SecondFactorCheckpoint.Facts(record: record, typed: String((form["code"] ?? "").prefix(64)), now: services.clock.now(), throttled: !within)
+        var verdict = SecondFactorCheckpoint.decide(facts)
+        switch verdict {
+        case .acceptCode(let step):
+            if try await !(services.storage.twoFactor?.useStep(userID: user.id, step: step) ?? false) { verdict = .refuse(.alreadyUsed) }
+        case .acceptRecoveryCode(let hash):
+            if try await !(services.storage.twoFactor?.useRecoveryCode(userID: user.id, hash: hash) ?? false) { verdict = .refuse(.wrong) }
+        case .refuse: break
+        }
+        if case .refuse(let refusal) = verdict {
+            JournalNote.current?.explain("login code refused: \(refusal.explanation)")
+            services.logger.info("login code refused", metadata: ["user": "\(user.id)", "reason": "\(refusal)"])
+            services.metrics.login(refusal == .throttled ? .limited : .failure)
+            var response = page(user: user, record: record, next: next, error: refusal.message, request: request, cookies: [],
+                                status: refusal == .throttled ? .tooManyRequests : .unauthorized)
+            if refusal == .throttled { response.headers[.retryAfter] = "\(throttle.secondsLeft(windowSeconds: Self.windowSeconds))" }
+            return response
+        }
+        if case .acceptRecoveryCode = verdict {
+            JournalNote.current?.explain("\(user.fullName) logged in with a recovery code; it is used up")
+        } else {
+            JournalNote.current?.explain("\(user.fullName)'s login code was right; the session starts")
+        }
+        try await throttle.reset(key)
+        if let old = try await sessions.current(request, anyState: true) { try await services.storage.sessions.delete(id: old.0.id) }
+        let (session, cookie) = try await sessions.start(userID: user.id)
+        services.logger.info("login", metadata: ["user": "\(user.id)", "second_factor": "yes"])
+        services.metrics.login(.success)
+        let cleared = sessions.cookie(cookieName, "", maxAge: 0)
+        return PageRenderer.seeOther(Self.continuing(next, session: session), cookies: [cookie, cleared])
+    }
+
+    /// The checkpoint page; development mode shows the current code, so tests and demos need no phone.
+    func page(
+        user: UserRecord, record: TwoFactorRecord?, next: String, error: String?, request: Request, cookies: [Cookie],
+        status: HTTPResponse.Status = .ok
+    ) -> Response {
+        let (csrf, csrfCookie) = sessions.csrfToken(request)
+        var values: [String: Any] = [
+            "csrf": csrf, "next": next, "error": error ?? "", "firstName": user.firstName, "formAction": Self.path,
+        ]
+        if services.configuration.isDevelopment, let totp = record?.totp {
+            values["developmentCode"] = totp.code(at: services.clock.now())
+        }
+        return PageRenderer.htmlResponse(
+            status: status, html: pages.render("login-code", values), secureCookies: services.configuration.usesSecureCookies,
+            cookies: cookies + (csrfCookie.map { [$0] } ?? []))
+    }
+
+    /// The challenge in the request's `gh_2fa` cookie, if it is genuine and current.
+    private func openChallenge(_ request: Request) async throws -> SecondFactorChallenge? {
+        guard let value = SessionCookie.single(cookieName, in: request) else { return nil }
+        let users = services.storage.users
+        return try await SecondFactorChallenge.open(value, key: try await key(), now: services.clock.now()) { id in
+            guard let user = try await users.find(id: id) else { return .none }
+            return .some(user.passwordChangedAt)
+        }
+    }
+
+    /// The server key the challenge is signed with, made on first use and shared by every node.
+    private func key() async throws -> [UInt8] {
+        let random = services.random
+        return try await services.storage.serverKeys.key(named: "two_factor_challenge") { random.bytes(32) }
+    }
+
+    /// `next`, carrying the new session's mark for the login dialog's `auth_type=reauthenticate` (as the password
+    /// form does when no checkpoint comes between).
+    static func continuing(_ next: String, session: BrowserSessionRecord) -> String {
+        guard next.hasPrefix("/dialog/") else { return next }
+        return next + (next.contains("?") ? "&" : "?") + "gh_reauth=\(Int(session.authenticatedAt.timeIntervalSince1970))"
+    }
+
+    /// Where to log in again when the challenge is gone: the dialog itself shows its login form.
+    static func loginAgain(_ next: String) -> String {
+        next.hasPrefix("/dialog/") || next.hasPrefix("/device") ? next : "/login?next=" + (next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+    }
+
+    private func errorPage(_ status: HTTPResponse.Status, _ headline: String, _ detail: String) -> Response {
+        PageRenderer.htmlResponse(status: status, html: pages.render("error", ["headline": headline, "detail": detail]), secureCookies: services.configuration.usesSecureCookies)
+    }
+}
