@@ -260,8 +260,9 @@ let package = Package(
         ),
         .testTarget(name: "GatehouseTestingTests", dependencies: ["GatehouseTesting", "GatehouseProtocol", "GatehouseKit"]),
         .testTarget(name: "GatehouseKitLoopbackTests", dependencies: ["GatehouseKitLoopback", "GatehouseKit"]),
-        // Sample-style app code ported from Facebook's SDK by changing only the import (UIKit parts guarded).
-        .testTarget(name: "PortingTests", dependencies: ["GatehouseKit"]),
+        // Sample-style app code ported from Facebook's SDK by changing only the import (UIKit parts guarded);
+        // GatehouseTesting runs the seeds' server-side samples (revoke, permissions, requests) against an emulator.
+        .testTarget(name: "PortingTests", dependencies: ["GatehouseKit", "GatehouseTesting"]),
         .testTarget(
             name: "GatehouseCLITests",
             dependencies: ["GatehouseCLI", "GatehouseServer", "GatehouseCore", "GatehouseStorage", "GatehouseProtocol", "ChildProcesses", "GatehouseTestSupport", .product(name: "AsyncHTTPClient", package: "async-http-client")],

@@ -59,6 +59,22 @@ import GatehouseTestSupport
         }
     }
 
+    @Test func appRequestsKeepTheirNotificationAndAcceptance() async throws {
+        try await withEachBackend { storage in
+            try await Self.seed(storage)
+            var request = AppRequestRecord(
+                requestID: "600", appID: "100000000000001", senderID: "1", recipientID: "2", message: "invites you",
+                createdAt: TestTime.at(0), notificationText: "Check this out")
+            try await storage.requests.insert([request])
+            #expect(try await storage.requests.find(requestID: "600", recipientID: "2") == request)
+            #expect(try await storage.requests.accept(requestID: "600", recipientID: "2", at: TestTime.at(30)))
+            #expect(try await storage.requests.accept(requestID: "600", recipientID: "3", at: TestTime.at(30)) == false)
+            request.acceptedAt = TestTime.at(30)
+            #expect(try await storage.requests.find(requestID: "600", recipientID: "2") == request)
+            #expect(try await storage.requests.requests(appID: "100000000000001", recipientID: "2") == [request])
+        }
+    }
+
     @Test func grantsKeepTheirAudience() async throws {
         try await withEachBackend { storage in
             try await Self.seed(storage)

@@ -28,15 +28,16 @@ struct DialogController: Sendable {
             return errorPage(.notFound, headline: "Page not found", detail: "There is no page at this address.", hint: nil, request: request)
         }
         let (query, answeredVersion) = Self.versionCarried(in: request.uri.query ?? "", pathVersion: version)
-        if let refused = retiredScopesPage(query: query, version: answeredVersion ?? services.configuration.defaultGraphVersion, request: request) {
-            return refused
-        }
         let parsed: (DialogRequest, AppRecord)
         switch try await DialogRequest.parse(query: query, findApp: services.storage.apps.find(id:)) {
         case .failure(let problem):
             if let note = JournalNote.current { await explain(problem, on: note) }
             return problemPage(problem, request: request)
         case .success(let value): parsed = value
+        }
+        // After the app and redirect checks, as Facebook names a bad app before a bad scope.
+        if let refused = retiredScopesPage(query: query, version: answeredVersion ?? services.configuration.defaultGraphVersion, request: request) {
+            return refused
         }
         let (dialog, app) = parsed
         JournalNote.current?.identify(appID: app.id, appName: app.name)
