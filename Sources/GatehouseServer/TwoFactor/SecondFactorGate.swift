@@ -107,12 +107,21 @@ struct SecondFactorGate: Sendable {
         var values: [String: Any] = [
             "csrf": csrf, "next": next, "error": error ?? "", "firstName": user.firstName, "formAction": Self.path,
         ]
-        if services.configuration.isDevelopment, let totp = record?.totp {
-            values["developmentCode"] = totp.code(at: services.clock.now())
+        if services.configuration.isDevelopment, let record, let code = Self.usableCode(record, now: services.clock.now()) {
+            values["developmentCode"] = code
         }
         return PageRenderer.htmlResponse(
             status: status, html: pages.render("login-code", values), secureCookies: services.configuration.usesSecureCookies,
             cookies: cookies + (csrfCookie.map { [$0] } ?? []))
+    }
+
+    /// A code the checkpoint accepts now: the current step's, or the next one's when the current one was used (the
+    /// enrolment's own code, a moment ago). nil when none is usable yet.
+    static func usableCode(_ record: TwoFactorRecord, now: Date) -> String? {
+        guard let totp = record.totp else { return nil }
+        let current = totp.step(at: now)
+        let step = max(current, (record.lastUsedStep ?? .min) + 1)
+        return step <= current + 1 ? totp.code(step: step) : nil
     }
 
     /// The challenge in the request's `gh_2fa` cookie, if it is genuine and current.

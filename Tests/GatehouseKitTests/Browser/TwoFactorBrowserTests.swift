@@ -1,0 +1,55 @@
+import Foundation
+@testable import GatehouseKit
+import GatehouseKitLoopback
+import GatehouseProtocol
+import Testing
+
+/// Issue 32's "done when", in a real Chromium: a person turns on two-factor login in their settings and logs in
+/// again through the login code checkpoint; the app sees an ordinary login.
+@Suite(.serialized, .tags(.browser)) struct TwoFactorBrowserTests {
+    @Test func turningOnTwoFactorThenLoggingInThroughTheCheckpoint() async throws {
+        try await BrowserRig.with("two-factor") { rig in
+            let person = rig.server.users[0]
+            let first = rig.startLogin(["email"])
+            try await rig.typePassword(person)
+            try await rig.driver.click("button[value=continue]")
+            guard case .success = await first.value else { Issue.record("the first login failed"); return }
+
+            // Settings → Security and login → Turn on: the key, then the first code (development mode shows it).
+            try await rig.driver.open(rig.base + "/settings/apps")
+            try await rig.driver.click("#security-settings")
+            _ = try await rig.driver.find("#two-factor-on")
+            try await rig.driver.screenshot("security-settings")
+            try await rig.driver.click("#two-factor-on")
+            _ = try await rig.driver.find("#two-factor-secret")
+            #expect(try await rig.driver.text("#otpauth-uri").hasPrefix("otpauth://totp/Gatehouse:"))
+            try await rig.driver.screenshot("two-factor-setup")
+            try await rig.driver.type("#two-factor-code", try await rig.driver.text("#development-code"))
+            try await rig.driver.click("#two-factor-confirm")
+            _ = try await rig.driver.find("#recovery-codes")
+            try await rig.driver.screenshot("two-factor-recovery-codes")
+            #expect(try await rig.driver.text("h1") == "Two-factor authentication is on")
+
+            // Log out everywhere, then log in to the app again: password, then the checkpoint, then back to the app.
+            try await rig.driver.click("#done")
+            try await rig.driver.click("#logout-all")
+            _ = try await rig.driver.find("#email")
+            // Away from /login's own #email field, so the password goes into the app's dialog.
+            try await rig.driver.open("about:blank")
+            let second = rig.startLogin(["email"])
+            try await rig.typePassword(person, shot: "login-again")
+            _ = try await rig.driver.find("#login-code", timeout: .seconds(30))
+            try await rig.driver.screenshot("login-code-checkpoint")
+            #expect(try await rig.driver.text("h1") == "Enter login code")
+            try await rig.driver.type("#login-code", "000000" == (try await rig.driver.text("#development-code")) ? "111111" : "000000")
+            try await rig.driver.click("#login-code-continue")
+            _ = try await rig.driver.find("#login-code-error")
+            try await rig.driver.screenshot("login-code-wrong")
+            try await rig.driver.type("#login-code", try await rig.driver.text("#development-code"))
+            try await rig.driver.click("#login-code-continue")
+            _ = try await rig.waitForLoopbackPage()
+            guard case .success(_, _, let token) = await second.value, token != nil else { Issue.record("the login through the checkpoint failed"); return }
+            #expect(try await rig.graphMe()["name"]?.stringValue == person.name)
+        }
+    }
+}
