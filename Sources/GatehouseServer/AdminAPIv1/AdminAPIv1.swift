@@ -56,6 +56,7 @@ struct AdminAPIv1: Sendable {
             + V1Grants(services: services).routes + V1Tokens(services: services).routes + V1Codes(services: services).routes
             + V1State(services: services).routes
             + V1Emulator(services: services).routes + V1AdminTokens(services: services).routes
+            + V1Mail(services: services).routes
     }
 
     func register(on router: Router<GatehouseRequestContext>) {

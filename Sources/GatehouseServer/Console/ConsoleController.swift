@@ -23,6 +23,7 @@ struct ConsoleController: Sendable {
         ConsoleSocial(console: self).register(on: router)
         ConsoleActivity(console: self).register(on: router)
         ConsoleAdminTokens(console: self).register(on: router)
+        ConsoleMail(console: self).register(on: router)
         router.get("/console", use: home)
     }
 
@@ -42,7 +43,7 @@ struct ConsoleController: Sendable {
 
     static let navigation: [(key: String, label: String, href: String)] = [
         ("home", "Console", "/console"), ("apps", "Apps", "/console/apps"), ("users", "People", "/console/users"),
-        ("tokens", "Tokens", "/console/tokens"), ("activity", "Activity", "/console/activity"), ("social", "Posts & requests", "/console/social"),
+        ("tokens", "Tokens", "/console/tokens"), ("activity", "Activity", "/console/activity"), ("mail", "Mail", "/console/mail"), ("social", "Posts & requests", "/console/social"),
         ("errors", "Error injection", "/console/errors"),
         ("clock", "Clock", "/console/clock"), ("explorer", "Graph API Explorer", "/console/explorer"),
         ("data", "Export / import", "/console/data"), ("admin", "Admin tokens & audit", "/console/admin-tokens"),
