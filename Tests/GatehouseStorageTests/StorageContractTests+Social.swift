@@ -97,10 +97,10 @@ import GatehouseTestSupport
         let db = connection.sql()
         try await SQLMigrator.migrate(db, migrations: [Migration01InitialSchema.migration, Migration02SigningKeys.migration])
         let old = SQLStorage.make(database: db)
-        // The app and user rows as schema 2 holds them: today's stores also write `require_pkce` (migration 9) and
-        // `quotes` (migration 8), which schema 2 lacks.
-        try await db.insert(into: "apps").columns(Array(SQLAppStore.columns.dropLast()))
-            .values(Array(try SQLAppStore.values(Fixture.app("100000000000001")).dropLast())).run()
+        // The app and user rows as schema 2 holds them: today's stores also write `require_pkce` (migration 9),
+        // `js_sdk_domains` (migration 13) and `quotes` (migration 8), which schema 2 lacks.
+        try await db.insert(into: "apps").columns(Array(SQLAppStore.columns.dropLast(2)))
+            .values(Array(try SQLAppStore.values(Fixture.app("100000000000001")).dropLast(2))).run()
         let user = Fixture.user("1")
         // Users: without `quotes` (migration 8) and `account_state` (migration 12).
         try await db.insert(into: "users").columns(Array(SQLUserStore.columns.dropLast(2)))

@@ -17,7 +17,7 @@ struct StorageContractTests {
                 redirectURIs: ["https://a.example/cb", "https://b.example/cb?x=1"], requireAppSecret: true,
                 approvedPermissions: ["user_friends", "user_birthday"],
                 deauthorizeCallbackURL: "https://a.example/deauth", dataDeletionCallbackURL: "https://a.example/delete",
-                createdAt: TestTime.at(5)
+                createdAt: TestTime.at(5), jsSDKDomains: ["https://a.example", "http://127.0.0.1:3000"]
             )
             let minimal = AppRecord(
                 id: "223456789012345", secret: "x", clientToken: "y", name: "Minimal", redirectURIs: [],
@@ -32,6 +32,7 @@ struct StorageContractTests {
             #expect(readMinimal.dataDeletionCallbackURL == nil)
             #expect(readMinimal.requireAppSecret == false)
             #expect(readMinimal.approvedPermissions.isEmpty)
+            #expect(readMinimal.jsSDKDomains.isEmpty)
             #expect(try await storage.apps.find(id: "999") == nil)
         }
     }

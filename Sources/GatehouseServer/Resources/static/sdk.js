@@ -395,7 +395,10 @@
       var others = root.querySelectorAll('.fb-like, .fb-share-button, .fb-comments, .fb-page, .fb-customerchat, .fb-video, .fb-post');
       if (others.length) log('warn', others.length + ' XFBML plugin(s) other than fb-login-button are not rendered by Gatehouse.');
     }
-    if (callback) window.setTimeout(callback, 0);
+    window.setTimeout(function () {
+      Event.fire('xfbml.render');
+      if (callback) callback();
+    }, 0);
   }
 
   // MARK: Init
