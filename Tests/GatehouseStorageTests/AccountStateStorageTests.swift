@@ -39,10 +39,10 @@ import GatehouseTestSupport
             let session = BrowserSessionRecord(
                 id: "s1", secretHash: "secret-1", userID: "1", createdAt: TestTime.at(0), expiresAt: TestTime.at(3600), authenticatedAt: TestTime.at(0))
             try await storage.sessions.insert(session)
-            if let joined = storage.callerRecords {
+            do { let joined = storage.callerRecords
                 #expect(try await joined.callerRecords(tokenHash: "hash-1")?.user?.accountState == .unconfirmed)
             }
-            if let joined = storage.sessionRecords {
+            do { let joined = storage.sessionRecords
                 #expect(try await joined.sessionRecords(secretHash: "secret-1", appID: "100000000000001")?.user?.accountState == .unconfirmed)
             }
         }

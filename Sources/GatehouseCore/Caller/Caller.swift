@@ -29,7 +29,7 @@ package struct UserCaller: Sendable {
     package var scopedID: String
     package var now: Date
 
-    package var dataAccessExpiresAt: Date { grant.lastLoginAt.addingTimeInterval(Lifetimes.dataAccess) }
+    package var dataAccessExpiresAt: Date { grant.dataAccessExpiresAt }
     package var isDataAccessExpired: Bool { now >= dataAccessExpiresAt }
 
     /// Whether the app may read data behind `permission` right now.

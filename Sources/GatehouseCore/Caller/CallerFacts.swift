@@ -93,10 +93,12 @@ extension InvalidationCache where Value == CallerFacts {
     }
 }
 
-/// The rules that turn cached facts into a caller or an error, evaluated on every request.
+/// The rules that turn a token's facts into a caller or an error, evaluated on every request: the one place
+/// they are written. The node's cache hands them cached facts; the database path hands them the facts it has
+/// just read (``TokenService``), so a hit and a miss cannot answer differently.
 package enum CallerRules {
-    /// The verdict for `text` (whose hash led to `facts`) at `now`, in the same order of checks as a read
-    /// from the database; nil when the facts do not apply to `text` (then the database decides).
+    /// The verdict for `text` (whose hash led to `facts`) at `now`; nil when the facts do not apply to `text`
+    /// (then the database decides, or the token is unknown).
     package static func evaluate(_ facts: CallerFacts, text: String, now: Date) -> Result<Caller, GraphError>? {
         let app = facts.app
         switch facts.kind {
@@ -111,12 +113,21 @@ package enum CallerRules {
             guard !text.utf8.contains(UInt8(ascii: "|")), token.kind == .user, token.userID == user.id, token.appID == app.id,
                   grant.appID == app.id, grant.userID == user.id
             else { return nil }
-            if let changed = user.passwordChangedAt, changed > token.issuedAt { return .failure(.passwordChanged) }
-            if let refused = user.accountState.graphError { return .failure(refused) }
-            if token.revokedAt != nil { return .failure(.sessionLoggedOut) }
-            if let expires = token.expiresAt, now >= expires { return .failure(.tokenExpired(expiredAt: expires, now: now)) }
+            if let refusal = refusal(token: token, user: user, grant: grant, appID: app.id, now: now) { return .failure(refusal) }
             return .success(.user(UserCaller(
                 tokenString: text, token: token, app: app, user: user, grant: grant, scopedID: scopedID, now: now)))
         }
+    }
+
+    /// Why a user token does not work at `now`, in Facebook's order of checks; nil when it works. `grant` is nil
+    /// when the person has removed the app (only the database path can see that: the cache keeps valid callers).
+    package static func refusal(token: TokenRecord, user: UserRecord, grant: GrantRecord?, appID: String, now: Date) -> GraphError? {
+        if let changed = user.passwordChangedAt, changed > token.issuedAt { return .passwordChanged }
+        // Before the grant: a person in a state has no working token at all.
+        if let refused = user.accountState.graphError { return refused }
+        if grant == nil { return .appNotAuthorized(appID: appID) }
+        if token.revokedAt != nil { return .sessionLoggedOut }
+        if let expires = token.expiresAt, now >= expires { return .tokenExpired(expiredAt: expires, now: now) }
+        return nil
     }
 }

@@ -146,10 +146,10 @@ public struct Storage: Sendable {
     /// The node's resolved callers by token hash (nil: none). The app, user, grant, token and emulator stores
     /// above invalidate it on every write that could change what a caller sees.
     public var callerCache: CallerCache?
-    /// Reads a token with its app, person, grant and scoped id in one statement (nil: read them one by one).
-    public var callerRecords: (any CallerRecordStore)?
-    /// Reads a browser session with its person, grant and role in one statement (nil: read them one by one).
-    public var sessionRecords: (any SessionRecordStore)?
+    /// Reads a token with its app, person, grant and scoped id in one statement (every Graph call's cache miss).
+    public var callerRecords: any CallerRecordStore
+    /// Reads a browser session with its person, grant and role in one statement (the login dialog).
+    public var sessionRecords: any SessionRecordStore
     /// The durable request journal (`request_journal`, migration 10); nil where the backend has none.
     public var journal: (any JournalStore)?
     /// The mail outbox (`mail_messages`, issue 32); nil where the backend has none.
@@ -161,10 +161,6 @@ public struct Storage: Sendable {
     /// What keeps the caches above true to other processes' and nodes' writes (nil: nothing to watch). It is
     /// not running until someone runs it; see ``CacheInvalidationFeed``.
     public var invalidationFeed: (any CacheInvalidationFeed)?
-    /// People's second factors and recovery codes (issue 32; nil where the backend has none: no second factor).
-    public var twoFactor: (any TwoFactorStore)?
-    /// Where each browser session was last used, for the person's settings (nil: not recorded).
-    public var sessionActivity: (any SessionActivityStore)?
     /// Closes connections; the stores must not be used afterwards. Stop the ``invalidationFeed`` first.
     public var shutdown: @Sendable () async throws -> Void
     /// Returns once the database answers a trivial query; throws `StorageError.unavailable` otherwise
@@ -177,6 +173,7 @@ public struct Storage: Sendable {
         signingKeys: any SigningKeyStore, emulator: any EmulatorStore, deviceCodes: any DeviceCodeStore,
         tokenCache: any TokenCacheStore, serverKeys: any ServerKeyStore, appCallbacks: any AppCallbackStore,
         posts: any PostStore, requests: any AppRequestStore, admins: any AdminStore, rateLimits: any RateLimitStore,
+        callerRecords: any CallerRecordStore, sessionRecords: any SessionRecordStore,
         shutdown: @escaping @Sendable () async throws -> Void, ping: @escaping @Sendable () async throws -> Void = {}
     ) {
         self.ping = ping
@@ -197,6 +194,8 @@ public struct Storage: Sendable {
         self.codes = codes
         self.tokens = tokens
         self.sessions = sessions
+        self.callerRecords = callerRecords
+        self.sessionRecords = sessionRecords
         self.shutdown = shutdown
     }
 }

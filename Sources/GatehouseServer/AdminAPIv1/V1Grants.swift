@@ -59,7 +59,7 @@ struct V1Grants: Sendable {
             "app_id": .string(grant.appID), "person_id": .string(grant.userID),
             "granted": .array(grant.granted.map(JSONValue.string)), "declined": .array(grant.declined.map(JSONValue.string)),
             "created_time": AdminAPIv1.time(grant.createdAt), "updated_time": AdminAPIv1.time(grant.updatedAt),
-            "data_access_expiration_time": AdminAPIv1.time(grant.lastLoginAt.addingTimeInterval(Lifetimes.dataAccess)),
+            "data_access_expiration_time": AdminAPIv1.time(grant.dataAccessExpiresAt),
         ]
     }
 }

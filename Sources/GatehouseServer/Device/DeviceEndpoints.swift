@@ -72,7 +72,7 @@ struct DeviceEndpoints: Sendable {
             services.logger.info("device login completed", metadata: ["app": "\(app.id)"])
             return .json([
                 "access_token": .string(token), "expires_in": .int(Int64(lifetime)),
-                "data_access_expiration_time": .int(Int64(dataAccess.addingTimeInterval(Lifetimes.dataAccess).timeIntervalSince1970)),
+                "data_access_expiration_time": .int(Int64(GrantRecord.dataAccessExpiry(lastLoginAt: dataAccess).timeIntervalSince1970)),
             ])
         }
     }

@@ -26,17 +26,10 @@ struct BrowserSessions: Sendable {
     }
 
     /// The live session's person with their grant, role and app-scoped id on `appID`: what the login dialog
-    /// decides from. One statement where the storage joins them (``Storage/sessionRecords``), four otherwise.
+    /// decides from, in one statement (``Storage/sessionRecords``).
     func current(_ request: Request, forApp appID: String) async throws -> DialogSession? {
-        let storage = services.storage
-        guard let joined = storage.sessionRecords else {
-            guard let (session, user) = try await current(request) else { return nil }
-            return DialogSession(
-                session: session, user: user, grant: try await storage.grants.find(appID: appID, userID: user.id),
-                role: try await storage.apps.role(appID: appID, userID: user.id), scopedID: nil)
-        }
         guard let secretHash = secretHash(request),
-              let records = try await joined.sessionRecords(secretHash: secretHash, appID: appID),
+              let records = try await services.storage.sessionRecords.sessionRecords(secretHash: secretHash, appID: appID),
               try await isLive(records.session),
               let user = records.user, isCurrent(records.session, for: user)
         else { return nil }

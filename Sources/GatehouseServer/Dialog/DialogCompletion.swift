@@ -83,7 +83,7 @@ struct DialogCompletion: Sendable {
         if codeRecord != nil { services.metrics.tokenIssued("code") }
         if let token {
             params.append(("access_token", token))
-            params.append(("data_access_expiration_time", String(Int(now.addingTimeInterval(Lifetimes.dataAccess).timeIntervalSince1970))))
+            params.append(("data_access_expiration_time", String(Int(GrantRecord.dataAccessExpiry(lastLoginAt: now).timeIntervalSince1970))))
             params.append(("expires_in", String(Int(Lifetimes.shortLivedToken))))
         }
         if let code, type.code { params.append(("code", code)) }

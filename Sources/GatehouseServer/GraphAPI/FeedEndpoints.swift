@@ -28,7 +28,7 @@ struct FeedEndpoints: Sendable {
         case .app(let app):
             // A server may post for a person who granted publish_actions, with its app token.
             let g = try await services.storage.grants.find(appID: app.id, userID: node.user.id)
-            let live = g.map { services.clock.now() < $0.lastLoginAt.addingTimeInterval(Lifetimes.dataAccess) } ?? false
+            let live = g.map { !$0.isDataAccessExpired(at: services.clock.now()) } ?? false
             guard let g, live, g.granted.contains(Permission.publishActions) else {
                 throw GraphFailure(.missingPermission(Permission.publishActions))
             }

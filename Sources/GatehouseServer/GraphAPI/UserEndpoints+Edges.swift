@@ -113,7 +113,7 @@ extension UserEndpoints {
     /// `[{permission, status}]` with `expired` once data access has lapsed.
     func permissionList(_ node: UserNode, only: String?) async throws -> [JSONValue] {
         guard let grant = try await services.storage.grants.find(appID: node.appID, userID: node.user.id) else { return [] }
-        let expired = services.clock.now() >= grant.lastLoginAt.addingTimeInterval(Lifetimes.dataAccess)
+        let expired = grant.isDataAccessExpired(at: services.clock.now())
         var list: [JSONValue] = []
         for p in grant.granted where only == nil || only == p {
             let status = expired && p != Permission.publicProfile ? "expired" : "granted"

@@ -15,7 +15,7 @@ struct UserEndpoints: Sendable {
             guard let grant = try await services.storage.grants.find(appID: app.id, userID: node.user.id) else {
                 return [Permission.publicProfile]
             }
-            let expired = services.clock.now() >= grant.lastLoginAt.addingTimeInterval(Lifetimes.dataAccess)
+            let expired = grant.isDataAccessExpired(at: services.clock.now())
             return Set(expired ? [] : grant.granted).union([Permission.publicProfile])
         default:
             return [Permission.publicProfile]

@@ -97,7 +97,7 @@ struct LoginStatusEndpoint: Sendable {
         ], secret: app.secret)
         return [
             "accessToken": .string(token), "expiresIn": .int(Int64(Lifetimes.shortLivedToken)),
-            "data_access_expiration_time": .int(Int64(grant.lastLoginAt.addingTimeInterval(Lifetimes.dataAccess).timeIntervalSince1970)),
+            "data_access_expiration_time": .int(Int64(grant.dataAccessExpiresAt.timeIntervalSince1970)),
             "signedRequest": .string(signed), "userID": .string(scopedID), "graphDomain": "facebook",
         ]
     }

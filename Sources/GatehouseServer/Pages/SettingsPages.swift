@@ -80,7 +80,7 @@ struct SettingsPages: Sendable {
                 return ["name": name, "title": info?.title ?? name, "reveals": info?.reveals ?? "", "status": status,
                         "removable": removable, "appID": app.id, "appName": app.name]
             }
-            let dataExpires = grant.lastLoginAt.addingTimeInterval(Lifetimes.dataAccess)
+            let dataExpires = grant.dataAccessExpiresAt
             rows.append([
                 "deletable": !(app.dataDeletionCallbackURL ?? "").isEmpty,
                 "id": app.id, "name": app.name, "added": Self.day(grant.createdAt), "lastLogin": Self.day(grant.lastLoginAt),

@@ -56,28 +56,26 @@ package struct TokenService: Sendable {
         return result
     }
 
-    /// The database's answer, and the facts behind it when the caller is valid.
+    /// The database's answer, and the facts behind it when the caller is valid: the rows are read, made into
+    /// ``CallerFacts`` and judged by the same ``CallerRules`` a cache hit is.
     private func resolveFromDatabase(_ text: String, hash: String) async throws -> (Result<Caller, GraphError>, CallerFacts?) {
         let storage = services.storage
+        let now = services.clock.now()
         if let bar = text.firstIndex(of: "|") {
-            let appID = String(text[..<bar]), rest = String(text[text.index(after: bar)...])
-            guard let app = try await storage.apps.find(id: appID) else { return (.failure(.invalidTokenFormat), nil) }
-            if constantTimeEquals(rest, app.secret) { return (.success(.app(app)), CallerFacts(app: app, kind: .app(token: nil))) }
-            if constantTimeEquals(rest, app.clientToken) { return (.success(.client(app)), CallerFacts(app: app, kind: .app(token: nil))) }
-            if let record = try await storage.tokens.find(tokenHash: hash),
-               record.kind == .app, record.appID == app.id, record.revokedAt == nil {
-                return (.success(.app(app)), CallerFacts(app: app, kind: .app(token: record)))
-            }
+            guard let app = try await storage.apps.find(id: String(text[..<bar])) else { return (.failure(.invalidTokenFormat), nil) }
+            // The secret and the client token need no further read; a minted app token is looked up only then.
+            let bare = CallerFacts(app: app, kind: .app(token: nil))
+            if let verdict = CallerRules.evaluate(bare, text: text, now: now) { return (verdict, bare) }
+            let minted = CallerFacts(app: app, kind: .app(token: try await storage.tokens.find(tokenHash: hash)))
+            if let verdict = CallerRules.evaluate(minted, text: text, now: now) { return (verdict, minted) }
             return (.failure(GraphError.invalidAppToken), nil)
         }
-        let records = try await userTokenRecords(hash: hash)
-        guard let records, records.token.kind == .user, let userID = records.token.userID,
-              let app = records.app, let user = records.user
+        guard let records = try await storage.callerRecords.callerRecords(tokenHash: hash),
+              records.token.kind == .user, let userID = records.token.userID, let app = records.app, let user = records.user
         else { return (.failure(.invalidTokenFormat), nil) }
         var record = records.token
         // The cache's key is this same hash: one buffer for both (64 bytes for each cached caller).
         if record.tokenHash == hash { record.tokenHash = hash }
-        let now = services.clock.now()
         func refuse(_ error: GraphError) -> (Result<Caller, GraphError>, CallerFacts?) {
             if let note = JournalNote.current {
                 note.identify(appID: app.id, appName: app.name)
@@ -86,19 +84,20 @@ package struct TokenService: Sendable {
             }
             return (.failure(error), nil)
         }
-        if let changed = user.passwordChangedAt, changed > record.issuedAt { return refuse(.passwordChanged) }
-        // Checked before the grant, as the cached path does (a person in a state has no working token at all).
-        if let refused = user.accountState.graphError { return refuse(refused) }
+        // Refused before the app-scoped id is looked up (and perhaps created): a dead token writes nothing.
+        if let refusal = CallerRules.refusal(token: record, user: user, grant: records.grant, appID: app.id, now: now) {
+            return refuse(refusal)
+        }
         guard let grant = records.grant else { return refuse(.appNotAuthorized(appID: app.id)) }
-        if record.revokedAt != nil { return refuse(.sessionLoggedOut) }
-        if let expires = record.expiresAt, now >= expires { return refuse(.tokenExpired(expiredAt: expires, now: now)) }
         // Created on first use, so a person who never got one has none to join yet.
         let scoped = try await records.scopedID.asyncOr { try await storage.users.scopedID(appID: app.id, userID: userID) }
         // The miss answers with the person as a hit will, so the two answers cannot differ.
-        let cachedUser = CallerFacts.cachedForm(of: user)
-        let facts = CallerFacts(app: app, kind: .user(token: record, user: cachedUser, grant: grant, scopedID: scoped))
-        return (.success(.user(UserCaller(
-            tokenString: text, token: record, app: app, user: cachedUser, grant: grant, scopedID: scoped, now: now))), facts)
+        let facts = CallerFacts(app: app, kind: .user(token: record, user: CallerFacts.cachedForm(of: user), grant: grant, scopedID: scoped))
+        switch CallerRules.evaluate(facts, text: text, now: now) {
+        case .success(let caller)?: return (.success(caller), facts)
+        case .failure(let error)?: return refuse(error)
+        case nil: return (.failure(.invalidTokenFormat), nil)
+        }
     }
 }
 
@@ -118,23 +117,6 @@ extension TokenService {
             return JournalExplanation.tokenExpired(at: token.expiresAt!, now: now, clockOffset: services.clockControl?.currentOffset ?? 0)
         default: return JournalExplanation.forError(error)
         }
-    }
-
-    /// A user token's rows: in one joined statement where the storage offers it, else one statement each.
-    /// Rows are read only as far as the checks need them, like the step-by-step path always did.
-    fileprivate func userTokenRecords(hash: String) async throws -> CallerRecords? {
-        let storage = services.storage
-        if let joined = storage.callerRecords { return try await joined.callerRecords(tokenHash: hash) }
-        guard let token = try await storage.tokens.find(tokenHash: hash) else { return nil }
-        guard token.kind == .user, let userID = token.userID,
-              let app = try await storage.apps.find(id: token.appID),
-              let user = try await storage.users.find(id: userID)
-        else { return CallerRecords(token: token) }
-        if let changed = user.passwordChangedAt, changed > token.issuedAt {
-            return CallerRecords(token: token, app: app, user: user)
-        }
-        let grant = try await storage.grants.find(appID: app.id, userID: userID)
-        return CallerRecords(token: token, app: app, user: user, grant: grant)
     }
 }
 

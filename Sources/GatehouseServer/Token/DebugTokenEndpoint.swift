@@ -70,7 +70,7 @@ struct DebugTokenEndpoint: Sendable {
         }
         return DebugTokenData(
             appID: app.id, type: "USER", application: app.name,
-            dataAccessExpiresAt: grant.map { Int($0.lastLoginAt.addingTimeInterval(Lifetimes.dataAccess).timeIntervalSince1970) },
+            dataAccessExpiresAt: grant.map { Int($0.dataAccessExpiresAt.timeIntervalSince1970) },
             expiresAt: token.expiresAt.map { Int($0.timeIntervalSince1970) } ?? 0, isValid: error == nil,
             issuedAt: Int(token.issuedAt.timeIntervalSince1970), metadata: metadata, scopes: scopes,
             granularScopes: scopes.filter { $0 != Permission.publicProfile }.map { GranularScope(scope: $0, targetIDs: nil) },

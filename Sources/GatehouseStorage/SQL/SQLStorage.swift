@@ -113,14 +113,14 @@ public enum SQLStorage {
             requests: SQLAppRequestStore(database: database, errors: errors),
             admins: SQLAdminStore(database: database, errors: errors),
             rateLimits: SQLRateLimitStore(database: database, errors: errors),
+            callerRecords: SQLCallerRecordStore(database: database, errors: errors),
+            sessionRecords: SQLSessionRecordStore(database: database, errors: errors),
             shutdown: shutdown,
             ping: {
                 try await SQLStoreContext(db: database, errors: errors).run { try await database.raw("SELECT 1").run() }
             }
         )
         storage.callerCache = callerCache
-        storage.callerRecords = SQLCallerRecordStore(database: database, errors: errors)
-        storage.sessionRecords = SQLSessionRecordStore(database: database, errors: errors)
         storage.journal = SQLJournalStore(database: database, errors: errors)
         storage.twoFactor = SQLTwoFactorStore(database: database, errors: errors)
         storage.sessionActivity = SQLSessionActivityStore(database: database, errors: errors)

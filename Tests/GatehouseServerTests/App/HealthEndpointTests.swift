@@ -21,13 +21,17 @@ import Testing
         func live(appID: String?, userID: String?, now: Date) async throws -> [TokenRecord] { throw fail() }
     }
 
+    struct UnreachableCallerRecordStore: CallerRecordStore {
+        func callerRecords(tokenHash: String) async throws -> CallerRecords? { throw StorageError.unavailable("PostgreSQL is unreachable") }
+    }
+
     /// `server` with its database made unreachable.
     func unreachable(_ server: TestServer) -> TestServer {
         var services = server.services
         services.storage.ping = { throw StorageError.unavailable("PostgreSQL is unreachable") }
         services.storage.tokens = UnreachableTokenStore()
-        // The caller cache's one-statement read must fail the same way (nil falls back to the step-by-step reads).
-        services.storage.callerRecords = nil
+        // The caller cache's one-statement read must fail the same way.
+        services.storage.callerRecords = UnreachableCallerRecordStore()
         return TestServer(
             services: services, clock: server.clock, notifier: server.notifier, app: server.app, alice: server.alice,
             bob: server.bob, scratch: server.scratch)
