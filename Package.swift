@@ -104,6 +104,9 @@ let package = Package(
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Yams", package: "Yams"),
+                // The mail outbox's sendmail command, without Foundation's `Process` (see ChildProcesses).
+                .product(name: "Subprocess", package: "swift-subprocess", condition: .when(platforms: [.macOS, .linux])),
+                .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
             ],
             resources: [.copy("Resources")],
             swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
