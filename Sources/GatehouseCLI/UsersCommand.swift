@@ -8,7 +8,7 @@ import GatehouseServer
 struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users", abstract: "Create and list people; make friends.",
-        subcommands: [Create.self, List.self, Befriend.self, State.self])
+        subcommands: [Create.self, List.self, Befriend.self, State.self, TwoFactor.self])
 
     struct Create: AsyncParsableCommand, ExecutableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a person who can log in.")

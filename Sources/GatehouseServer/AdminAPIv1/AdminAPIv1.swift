@@ -53,6 +53,7 @@ struct AdminAPIv1: Sendable {
     /// Every operation, in the document's order.
     var routes: [V1Route] {
         AdminAPIv1Document.routes + V1Apps(services: services).routes + V1People(services: services).routes
+            + V1TwoFactor(services: services).routes
             + V1Grants(services: services).routes + V1Tokens(services: services).routes + V1Codes(services: services).routes
             + V1State(services: services).routes
             + V1Emulator(services: services).routes + V1AdminTokens(services: services).routes

@@ -86,6 +86,8 @@ public struct Scenario: Sendable, Equatable {
         public var location: String?
         public var hometown: String?
         public var quotes: String?
+        /// The field table's other profile fields the file states (`locale`), by field name.
+        public var profile: [String: String] = [:]
         /// The PNG read from the file's `picture` path.
         public var picture: Data?
         /// App key of the app that owns this test user.
@@ -95,6 +97,9 @@ public struct Scenario: Sendable, Equatable {
         /// The file's `account_state`; nil when it states none (a new person is then active, an existing one
         /// keeps theirs).
         public var accountState: AccountState?
+        /// The file's `two_factor_secret` (RFC 4648 base32): the person has two-factor login with this secret,
+        /// so their logins stop at the login code checkpoint (issue 32).
+        public var twoFactorSecret: String?
     }
 
     /// Two people who are friends (friendships are symmetric).

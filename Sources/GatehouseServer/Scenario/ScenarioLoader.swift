@@ -111,6 +111,9 @@ public struct ScenarioLoader: Sendable {
                     try await storage.users.update(saved)
                 }
                 try await services.accounts.setAccountState(of: saved, to: user.accountState, at: now)
+            case .setTwoFactor(let userID, let secret):
+                guard let user = try await storage.users.find(id: userID) else { continue }
+                try await services.accounts.enableTwoFactor(for: user, secret: secret)
             case .assignScopedID(let appID, let userID, let scopedID):
                 try await storage.users.assignScopedID(appID: appID, userID: userID, scopedID: scopedID)
             case .befriend(let a, let b): try await storage.friendships.befriend(a, b, at: services.clock.now())

@@ -18,6 +18,8 @@ public struct ScenarioChange: Sendable, Equatable, CustomStringConvertible {
         case saveGrant(GrantRecord)
         case insertToken(TokenRecord)
         case setTokenExpiry(id: String, expiresAt: Date?)
+        /// Gives the person two-factor login with this base32 secret (confirmed, new recovery codes).
+        case setTwoFactor(userID: String, secret: String)
         /// Replaces any injection with the same id.
         case putInjection(InjectedErrorRecord)
     }

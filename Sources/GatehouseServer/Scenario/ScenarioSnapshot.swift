@@ -15,6 +15,9 @@ public struct ScenarioSnapshot: Sendable {
     /// Person key → whether the file's password is the stored one (bcrypt is checked here, not in the plan); only
     /// for people whose `password` the file states.
     public var passwordMatches: [String: Bool] = [:]
+    /// User id → the base32 secret of their confirmed second factor; only for people whose `two_factor_secret`
+    /// the file states.
+    public var twoFactorSecrets: [String: String] = [:]
     /// User id → app id → app-scoped id.
     public var scopedIDs: [String: [String: String]] = [:]
     /// "appID/scopedID" → the user id that holds it, for the scoped ids the file fixes.
@@ -58,6 +61,9 @@ public struct ScenarioSnapshot: Sendable {
             snapshot.users[user.id] = user
             if person.statesPassword {
                 snapshot.passwordMatches[person.key] = try await services.passwords.verify(person.password, hash: user.passwordHash)
+            }
+            if person.twoFactorSecret != nil, let record = try await storage.twoFactor?.find(userID: user.id), record.isEnabled {
+                snapshot.twoFactorSecrets[user.id] = record.secret
             }
             snapshot.scopedIDs[user.id] = Dictionary(try await storage.users.scopedIDs(userID: user.id).map { ($0.appID, $0.scopedID) }, uniquingKeysWith: { a, _ in a })
         }
