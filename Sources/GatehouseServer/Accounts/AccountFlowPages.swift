@@ -18,6 +18,7 @@ struct AccountFlowPages: Sendable {
         router.post("/account/signup") { request, context in try await signUp.submit(request, context) }
         router.get("/account/confirm") { request, _ in try await signUp.confirmPage(request) }
         router.post("/account/confirm") { request, _ in try await signUp.confirm(request) }
+        router.post("/account/confirm/resend") { request, context in try await signUp.resend(request, context) }
         let recovery = PasswordRecoveryFlow(flow: self)
         router.get("/account/recover") { request, _ in try await recovery.form(request) }
         router.post("/account/recover") { request, context in try await recovery.submit(request, context) }

@@ -119,6 +119,28 @@ struct SignUpFlow: Sendable {
             ])
     }
 
+    /// `POST /account/confirm/resend`: from the unconfirmed person's confirm page (``AccountGate``), a fresh link;
+    /// throttled per address and network like reset links.
+    func resend(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        guard let form = await flow.readForm(request), flow.sessions.csrfValid(request, formToken: form["csrf_token"]) else {
+            return flow.expiredForm(request)
+        }
+        guard let (_, user) = try await flow.sessions.current(request, anyState: true), user.accountState == .unconfirmed else {
+            return flow.refuse(request, .forbidden, headline: "Log in first",
+                               detail: "Log in with the account you want to confirm, then ask for the email again.",
+                               journal: "no unconfirmed person is logged in in this browser: nothing to send")
+        }
+        if let refused = try await flow.throttle(
+            "confirm", email: user.email, ip: context.client.ip, perAddress: PasswordRecoveryFlow.perAddressPerHour,
+            perNetwork: PasswordRecoveryFlow.perNetworkPerHour, request: request) {
+            return refused
+        }
+        JournalNote.current?.identify(personID: user.id, personName: user.fullName)
+        try await sendConfirmation(to: user)
+        JournalNote.current?.explain("a new confirmation link was mailed to \(user.fullName)")
+        return checkEmail(request, email: user.email)
+    }
+
     private func checkEmail(_ request: Request, email: String) -> Response {
         flow.page(request, [
             "headline": "Check your email",
@@ -158,7 +180,7 @@ struct SignUpFlow: Sendable {
 
     private func invalidLink(_ request: Request) -> Response {
         flow.refuse(request, .gone, headline: "This link has expired",
-                    detail: "Confirmation links work once and expire after 7 days. Log in to get a new one.",
+                    detail: "Confirmation links work once and expire after 7 days. Log in and choose Send the email again for a new one.",
                     journal: "the confirmation link was malformed, already used, or expired")
     }
 }

@@ -8,8 +8,8 @@ import Hummingbird
 ///
 /// - `checkpointed`: "Confirm it's you" with a Continue button; passing it makes the person active again and
 ///   goes on to where the login was going (the consent step).
-/// - `unconfirmed`: "Confirm your email"; in development mode a "Confirm now" button stands in for the email's
-///   link (issue 32 adds real confirmation: it clears the state through `AccountService.setAccountState` too).
+/// - `unconfirmed`: "Confirm your email", with "Send the email again" (``SignUpFlow``'s mailed link clears the
+///   state through `AccountService.setAccountState`); in development mode "Confirm now" stands in for the link.
 /// - `disabled`: "Your account has been disabled", and no login at all.
 /// - `loggedOut`: nothing to show; the new login clears it (the old sessions and tokens stay ended).
 ///
@@ -85,6 +85,8 @@ struct AccountGate: Sendable {
                 "Your account isn't confirmed yet, \(user.firstName). Check \(user.email) for the confirmation link we sent you.",
                 "Until you confirm it, apps you use can't access your account.",
             ]
+            // Issue 32: a fresh link by mail (the mail outbox; /console/mail in development).
+            values["resendForm"] = true
             if development {
                 values["continueForm"] = true
                 values["buttonTitle"] = "Confirm now"

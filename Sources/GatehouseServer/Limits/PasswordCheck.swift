@@ -54,7 +54,8 @@ struct PasswordCheck: Sendable {
         email rawEmail: String, password: String, ip: String?,
         find: (String) async throws -> Account?, hash: (Account) -> String
     ) async throws -> Outcome<Account> {
-        let email = String(rawEmail.prefix(320))
+        // Trimmed as sign-up and reset trim it (the store compares case-insensitively).
+        let email = String(rawEmail.trimmingCharacters(in: .whitespacesAndNewlines).prefix(320))
         guard !email.isEmpty, !password.isEmpty, password.utf8.count <= 1024 else { return .refused }
         if let wait = try await throttle.reserve(email: email, ip: ip) {
             return .throttled(retryAfterSeconds: wait, retryMinutes: LoginThrottle.minutes(wait))
