@@ -18,6 +18,7 @@ struct ConsoleUsers: Sendable {
         router.post("/console/users/:id/password", use: changePassword)
         router.post("/console/users/:id/friends", use: changeFriendship)
         router.post("/console/users/:id/state", use: changeAccountState)
+        router.post("/console/users/:id/two-factor", use: changeTwoFactor)
     }
 
     /// `GET /console/users`: everyone, test users marked with their app.
@@ -116,6 +117,20 @@ struct ConsoleUsers: Sendable {
         }
     }
 
+    /// `POST /console/users/:id/two-factor`: turns the person's two-factor login on (a fresh secret, confirmed at
+    /// once; development mode then shows the code the checkpoint accepts) or off (issue 32).
+    @Sendable func changeTwoFactor(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        try await console.action(request) { form in
+            let user = try await find(context)
+            if form["action"] == "off" {
+                try await services.accounts.disableTwoFactor(for: user)
+            } else {
+                try await services.accounts.enableTwoFactor(for: user)
+            }
+            return "/console/users/\(user.id)?notice=saved"
+        }
+    }
+
     /// `POST /console/users/:id/friends`: befriends or unfriends another person.
     @Sendable func changeFriendship(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         try await console.action(request) { form in
@@ -156,6 +171,8 @@ struct ConsoleUsers: Sendable {
             ] as [String: Any],
             "name": user.fullName, "location": user.location?.name ?? "", "hometown": user.hometown?.name ?? "",
             "quotes": user.quotes ?? "",
+            "twoFactorOn": try await services.accounts.hasTwoFactor(user),
+            "twoFactorCode": try await services.accounts.developmentLoginCode(for: user) ?? "",
             "accountStates": AccountState.allCases.map { ["value": $0.rawValue, "title": $0.title, "selected": $0 == user.accountState] },
             "friends": friendIDs.compactMap { byID[$0] }.map { ["id": $0.id, "name": $0.fullName] },
             "candidates": candidates, "hasCandidates": !candidates.isEmpty, "grants": grants,
