@@ -1,0 +1,60 @@
+import Foundation
+import GatehouseProtocol
+@testable import GatehouseCore
+@testable import GatehouseServer
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// Issue 32: the admin API's mail outbox, sign-up mode and invitations.
+@Suite struct V1MailTests {
+    static func json(_ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ path: String, _ body: String) async throws -> TestResponse {
+        try await client.execute(
+            uri: "/admin/api/v1" + path, method: method, headers: [.contentType: "application/json"], body: ByteBuffer(string: body))
+    }
+
+    @Test func anInvitationIsListedReadAndDeletedAndLetsItsAddressSignUp() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            #expect(try await client.execute(uri: "/admin/api/v1/signup", method: .get).json["mode"]?.stringValue == "open")
+            let set = try await Self.json(client, .put, "/signup", #"{"mode":"invitation"}"#)
+            #expect(set.status == .ok)
+            #expect(set.json["mode"]?.stringValue == "invitation")
+            #expect(try await Self.json(client, .put, "/signup", #"{"mode":"sometimes"}"#).status == .badRequest)
+
+            let invited = try await Self.json(client, .post, "/invitations", #"{"email":" Dana@Example.com"}"#)
+            #expect(invited.status == .created)
+            #expect(invited.json["email"]?.stringValue == "dana@example.com")
+            let id = try #require(invited.json["mail_id"]?.stringValue)
+            #expect(try await Self.json(client, .post, "/invitations", #"{"email":"nope"}"#).status == .badRequest)
+
+            let list = try await client.execute(uri: "/admin/api/v1/mail?to=DANA@example.com", method: .get)
+            #expect(list.status == .ok)
+            #expect(list.json["data"]?.arrayValue?.count == 1)
+            let message = try await client.execute(uri: "/admin/api/v1/mail/\(id)", method: .get)
+            #expect(message.json["kind"]?.stringValue == "invitation")
+            #expect(message.json["status"]?.stringValue == "kept")
+            let link = try #require(message.json["links"]?.arrayValue?.first?.stringValue)
+            #expect(link.hasPrefix("http://gatehouse.test/account/signup?invitation="))
+
+            // Without the invitation the form is refused; with it, that address (only) signs up.
+            let browser = Browser(client)
+            #expect(try await browser.get("/account/signup").status == .forbidden)
+            let form = try await browser.get(String(link.dropFirst("http://gatehouse.test".count)))
+            #expect(form.status == .ok)
+            let csrf = try #require(Browser.hiddenValue("csrf_token", in: form.text))
+            let code = try #require(Browser.hiddenValue("invitation", in: form.text))
+            let other = try await browser.post("/account/signup", form: SignUpAndResetTests.signUpForm(csrf, email: "eve@example.com") + [("invitation", code)])
+            #expect(other.status == .forbidden)
+            let done = try await browser.post("/account/signup", form: SignUpAndResetTests.signUpForm(csrf, email: "dana@example.com") + [("invitation", code)])
+            #expect(done.status == .ok)
+            #expect(try await server.services.storage.users.find(email: "dana@example.com")?.accountState == .unconfirmed)
+
+            #expect(try await client.execute(uri: "/admin/api/v1/mail/\(id)", method: .delete).status == .noContent)
+            #expect(try await client.execute(uri: "/admin/api/v1/mail/\(id)", method: .get).status == .notFound)
+            #expect(try await client.execute(uri: "/admin/api/v1/mail", method: .delete).status == .noContent)
+            #expect(try await client.execute(uri: "/admin/api/v1/mail", method: .get).json["data"]?.arrayValue?.isEmpty == true)
+        }
+    }
+}
