@@ -17,7 +17,7 @@ import FoundationNetworking
     @Test(arguments: [
         (190, nil, false, ErrorCategory.loginRequired), (190, 463, false, .loginRequired), (102, nil, false, .loginRequired),
         (2500, 459, false, .loginRequired), (100, 460, false, .loginRequired), (100, 463, false, .loginRequired),
-        (100, 464, false, .loginRequired), (100, 467, false, .loginRequired),
+        (100, 464, false, .loginRequired), (100, 465, false, .loginRequired), (100, 467, false, .loginRequired),
         (10, nil, false, .missingPermission), (200, nil, false, .missingPermission), (299, nil, false, .missingPermission),
         (4, nil, false, .throttled), (17, nil, false, .throttled), (32, nil, false, .throttled), (613, nil, false, .throttled),
         (1, nil, false, .transient), (2, nil, false, .transient), (9, nil, false, .transient), (341, nil, false, .transient),
@@ -40,7 +40,7 @@ import FoundationNetworking
         let server = Self.error(100, userMessage: "Your post was too long.")
         #expect(ErrorRecovery.shouldNotifyUser(for: server))
         #expect(ErrorRecovery.userMessage(for: server) == "Your post was too long.")
-        for subcode in [458, 459, 460, 464, 467] {
+        for subcode in [458, 459, 460, 464, 465, 467] {
             #expect(ErrorRecovery.shouldNotifyUser(for: Self.error(190, subcode)), "subcode \(subcode)")
         }
         #expect(!ErrorRecovery.shouldNotifyUser(for: Self.error(190, 463)))

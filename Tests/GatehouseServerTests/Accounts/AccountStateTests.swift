@@ -169,6 +169,22 @@ import Testing
         }
     }
 
+    /// Development mode's "Who do you want to be?" picker logs in too, so it meets the same pages.
+    @Test func pickingAPersonInDevelopmentModeMeetsTheirPage() async throws {
+        let server = try await TestServer.make()
+        _ = try await server.services.accounts.setAccountState(of: server.alice, to: .unconfirmed)
+        try await server.run { client in
+            let browser = Browser(client)
+            let login = try await browser.get("/dialog/oauth?" + DialogFlowTests.query(server, [("state", "s1")]))
+            let picked = try await browser.post("/dialog/oauth/pick", form: [
+                ("csrf_token", try #require(Browser.hiddenValue("csrf_token", in: login.text))),
+                ("dialog", try #require(Browser.hiddenValue("dialog", in: login.text))), ("user_id", server.alice.id),
+            ])
+            #expect(picked.status == .ok)
+            #expect(picked.text.contains("<h1>Confirm your email</h1>"))
+        }
+    }
+
     /// The other password forms meet the same pages: the device login and the settings login.
     @Test func theDeviceAndSettingsLoginsMeetTheStatesPages() async throws {
         let server = try await TestServer.make()
