@@ -83,7 +83,9 @@ struct SignUpFlow: Sendable {
         }
         let mailer = flow.mailer
         if let existing = try await services.storage.users.find(email: signUp.email) {
-            // Same answer, same work: one mail, to the address's owner.
+            // Same answer, same work (the password is hashed as for a new account, then dropped): one mail, to
+            // the address's owner.
+            _ = try await services.passwords.hash(signUp.password)
             JournalNote.current?.explain("sign-up with an address that already has an account: answered as a new sign-up; the owner is told by mail")
             try await mailer.send(
                 kind: "no_account", userID: existing.id, to: existing.email, subject: "Someone tried to sign up with your email",
