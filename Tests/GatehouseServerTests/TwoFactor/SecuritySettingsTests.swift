@@ -22,7 +22,7 @@ import Testing
             #expect(sessions.count == 2)
             let csrf = try #require(Browser.hiddenValue("csrf_token", in: page.text))
             // Log the first browser out from the second.
-            let firstID = try #require(sessions.first { $0.session.secretHash == SecretHash.sha256Hex(first.cookies["gh_session"] ?? "") }?.session.id)
+            let firstID = try #require(sessions.first { $0.session.secretHash == SecretHash.sha256Hex(first.cookie("gh_session") ?? "") }?.session.id)
             #expect(try await second.post("/settings/sessions/logout", form: [("csrf_token", "forged"), ("session_id", firstID)]).status == .forbidden)
             let out = try await second.post("/settings/sessions/logout", form: [("csrf_token", csrf), ("session_id", firstID)])
             #expect(out.location == "/settings/security?notice=logged-out")
@@ -80,7 +80,7 @@ import Testing
             let login = Browser(client)
             let done = try await login.submitLogin(page: try await login.get("/dialog/oauth?" + DialogFlowTests.query(server)), email: "alice@example.com", password: "alice-password")
             #expect(done.status == .seeOther)
-            #expect(login.cookies["gh_session"] != nil)
+            #expect(login.cookie("gh_session") != nil)
         }
     }
 
