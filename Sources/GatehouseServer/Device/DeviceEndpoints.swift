@@ -12,7 +12,9 @@ struct DeviceEndpoints: Sendable {
         guard call.method == .post else { throw GraphFailure(.unsupportedRequest(method: call.method.rawValue, objectID: "device")) }
         let app = try Self.appCaller(caller)
         let scope = Permission.parseScope(call.params["scope"] ?? "")
-        let unknown = scope.filter { !Permission.isKnown($0) }
+        // A permission Facebook removed is as unknown as a misspelled one at versions after its removal.
+        let removed = Permission.removed(scope, at: call.version)
+        let unknown = scope.filter { !Permission.isKnown($0) || removed.contains($0) }
         guard unknown.isEmpty else { throw GraphFailure(.invalidParameter("Invalid Scopes: \(unknown.joined(separator: ", "))")) }
         var scopes = [Permission.publicProfile]
         for p in scope where !scopes.contains(p) && p != "openid" { scopes.append(p) }

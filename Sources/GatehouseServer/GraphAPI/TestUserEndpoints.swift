@@ -20,7 +20,9 @@ struct TestUserEndpoints: Sendable {
     private func create(_ call: GraphCall, app: AppRecord) async throws -> GraphReply {
         let installed = call.param("installed").map { $0 == "true" || $0 == "1" } ?? true
         let permissions = Permission.parseScope(call.param("permissions") ?? "")
-        if let unknown = permissions.first(where: { !Permission.isKnown($0) }) {
+        // A permission Facebook removed is as unknown as a misspelled one at versions after its removal.
+        let removed = Permission.removed(permissions, at: call.version)
+        if let unknown = permissions.first(where: { !Permission.isKnown($0) || removed.contains($0) }) {
             throw GraphFailure(.invalidParameter("Invalid permission: \(unknown)"))
         }
         let limits = TestUserLimits(services: services)

@@ -64,6 +64,26 @@ import Testing
         }
     }
 
+    @Test func deviceLoginAndTestUsersRefuseRemovedPermissionsFromV24() async throws {
+        let server = try await TestServer.make()
+        let clientToken = "\(server.app.id)|\(server.app.clientToken)"
+        try await server.run { client in
+            let today = try await DeviceFlowTests.post(client, "/v21.0/device/login", [("access_token", clientToken), ("scope", "email,read_stream")])
+            #expect(today.text == #"{"error":{"message":"(#100) Invalid Scopes: read_stream","type":"OAuthException","code":100}}"#)
+            let then = try await DeviceFlowTests.post(client, "/v2.3/device/login", [("access_token", clientToken), ("scope", "email,read_stream")])
+            #expect(then.status == .ok)
+            #expect(then.json["user_code"]?.stringValue != nil)
+
+            let refused = try await client.execute(
+                uri: "/v21.0/\(server.app.id)/accounts/test-users?permissions=user_interests&access_token=\(server.appToken)", method: .post)
+            #expect(refused.json["error"]?["code"]?.intValue == 100)
+            #expect(refused.json["error"]?["message"]?.stringValue?.contains("Invalid permission: user_interests") == true)
+            let created = try await client.execute(
+                uri: "/v2.3/\(server.app.id)/accounts/test-users?permissions=user_interests&access_token=\(server.appToken)", method: .post)
+            #expect(created.status == .ok)
+        }
+    }
+
     @Test func removedPermissionsAreGrantedAtTheSeedsVersions() async throws {
         let server = try await TestServer.make(approved: Self.seedPermissions)
         try await server.run { client in
