@@ -161,6 +161,10 @@ public struct Storage: Sendable {
     /// What keeps the caches above true to other processes' and nodes' writes (nil: nothing to watch). It is
     /// not running until someone runs it; see ``CacheInvalidationFeed``.
     public var invalidationFeed: (any CacheInvalidationFeed)?
+    /// People's second factors and recovery codes (issue 32; nil where the backend has none: no second factor).
+    public var twoFactor: (any TwoFactorStore)?
+    /// Where each browser session was last used, for the person's settings (nil: not recorded).
+    public var sessionActivity: (any SessionActivityStore)?
     /// Closes connections; the stores must not be used afterwards. Stop the ``invalidationFeed`` first.
     public var shutdown: @Sendable () async throws -> Void
     /// Returns once the database answers a trivial query; throws `StorageError.unavailable` otherwise
