@@ -31,7 +31,7 @@ import Testing
         (["password": "12345"], "password", SignUpForm.passwordMessage),
         (["password": "ZOE@example.com"], "password", SignUpForm.passwordMessage),
         (["birthday_day": "30"], "birthday", SignUpForm.birthdayMessage),
-        (["birthday_year": "2015"], "birthday", SignUpForm.tooYoungMessage),
+        (["birthday_year": "2016"], "birthday", SignUpForm.tooYoungMessage),
         (["birthday_year": "1850"], "birthday", SignUpForm.birthdayMessage),
     ])
     func eachFieldIsCheckedAsFacebookChecksIt(change: [String: String], field: String, message: String) {
