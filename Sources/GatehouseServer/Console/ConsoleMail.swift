@@ -1,6 +1,7 @@
 import GatehouseCore
 import Foundation
 import Hummingbird
+import GatehouseProtocol
 
 /// `/console/mail` (issue 32): the mail outbox, as Mailpit shows an SMTP inbox. Each message's plain-text part is
 /// shown with its links clickable (the HTML part is not rendered: the console runs no mail-supplied markup);
