@@ -102,9 +102,10 @@ import GatehouseTestSupport
         try await db.insert(into: "apps").columns(Array(SQLAppStore.columns.dropLast(2)))
             .values(Array(try SQLAppStore.values(Fixture.app("100000000000001")).dropLast(2))).run()
         let user = Fixture.user("1")
-        // Users: without `quotes` (migration 8) and `account_state` (migration 12).
-        try await db.insert(into: "users").columns(Array(SQLUserStore.columns.dropLast(2)))
-            .values(Array(SQLUserStore.values(user).dropLast(2))).run()
+        // Users: only the columns schema 2 has (later migrations add `quotes`, `account_state`, `locale`, …).
+        let schema2 = Set(try await db.raw("PRAGMA table_info(users)").all().map { try $0.decode(column: "name", as: String.self) })
+        let kept = zip(SQLUserStore.columns, SQLUserStore.values(user)).filter { schema2.contains($0.0) }
+        try await db.insert(into: "users").columns(kept.map(\.0)).values(kept.map(\.1)).run()
         try await db.insert(into: "grants").columns("app_id", "user_id", "granted", "declined", "created_at", "updated_at", "last_login_at")
             .values("100000000000001", "1", "[\"public_profile\"]", "[]", Int64(1), Int64(1), Int64(1)).run()
         try await SQLStorage.migrate(db)

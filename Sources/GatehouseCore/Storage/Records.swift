@@ -109,14 +109,19 @@ public struct UserRecord: Sendable, Codable, Equatable {
     public var createdAt: Date
     /// Where the account stands (checkpointed, unconfirmed, disabled, logged out everywhere); `.active` for most.
     public var accountState: AccountState
+    /// Text profile fields without a property of their own (`locale`), by Graph field name. The field table
+    /// (`UserFieldValue.all`) says which fields live here, so adding one needs no new property.
+    public var profileText: [String: String]
 
     public init(
         id: String, email: String, passwordHash: String, firstName: String, middleName: String? = nil,
         lastName: String, birthday: String? = nil, gender: String? = nil, link: String? = nil,
         location: Place? = nil, hometown: Place? = nil, picture: Data? = nil, testUserOfAppID: String? = nil,
-        passwordChangedAt: Date? = nil, quotes: String? = nil, createdAt: Date, accountState: AccountState = .active
+        passwordChangedAt: Date? = nil, quotes: String? = nil, createdAt: Date, accountState: AccountState = .active,
+        profileText: [String: String] = [:]
     ) {
         self.accountState = accountState
+        self.profileText = profileText
         self.quotes = quotes
         self.id = id
         self.email = email
@@ -142,7 +147,7 @@ public struct UserRecord: Sendable, Codable, Equatable {
 }
 
 extension UserRecord {
-    /// Decodes exports written before account states existed (everyone is then `.active`).
+    /// Decodes exports written before account states (everyone is then `.active`) or `profileText` existed.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
@@ -162,7 +167,8 @@ extension UserRecord {
             passwordChangedAt: try c.decodeIfPresent(Date.self, forKey: .passwordChangedAt),
             quotes: try c.decodeIfPresent(String.self, forKey: .quotes),
             createdAt: try c.decode(Date.self, forKey: .createdAt),
-            accountState: try c.decodeIfPresent(AccountState.self, forKey: .accountState) ?? .active)
+            accountState: try c.decodeIfPresent(AccountState.self, forKey: .accountState) ?? .active,
+            profileText: try c.decodeIfPresent([String: String].self, forKey: .profileText) ?? [:])
     }
 }
 

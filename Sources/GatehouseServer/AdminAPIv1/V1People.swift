@@ -96,9 +96,9 @@ struct V1People: Sendable {
         } catch StorageError.conflict {
             throw Problem.conflict("the id or email is taken", field: "id")
         }
-        if let quotes = profile.quotes ?? nil {
+        if !profile.profile.isEmpty {
             var saved = person
-            saved.quotes = quotes
+            profile.apply(to: &saved)
             try await services.storage.users.update(saved)
         }
         guard case .object(var object) = try await json(try await find(person.id)) else { return AdminAPIv1.reply(nil) }
@@ -166,16 +166,25 @@ struct V1People: Sendable {
 
     func json(_ person: UserRecord) async throws -> JSONValue {
         let friends = try await services.storage.friendships.friends(of: person.id)
-        func place(_ place: Place?) -> JSONValue { place.map { ["id": .string($0.id), "name": .string($0.name)] } ?? .null }
-        return [
+        var object: JSONObject = [
             "id": .string(person.id), "email": .string(person.email), "name": .string(person.fullName),
-            "first_name": .string(person.firstName), "middle_name": AdminAPIv1.optional(person.middleName), "last_name": .string(person.lastName),
-            "birthday": AdminAPIv1.optional(person.birthday), "gender": AdminAPIv1.optional(person.gender),
-            "location": place(person.location), "hometown": place(person.hometown), "quotes": AdminAPIv1.optional(person.quotes),
+            "first_name": .string(person.firstName), "last_name": .string(person.lastName),
+        ]
+        // The field table's text and place fields, as stored (null when unset).
+        for entry in UserFieldValue.editable {
+            switch entry.kind {
+            case .text(let path, _, _): object[entry.field.name] = AdminAPIv1.optional(person[keyPath: path])
+            case .place(let path, _, _): object[entry.field.name] = person[keyPath: path].map { ["id": .string($0.id), "name": .string($0.name)] } ?? .null
+            case .derived, .edge: break
+            }
+        }
+        let rest: JSONObject = [
             "test_user_of": AdminAPIv1.optional(person.testUserOfAppID), "has_picture": .bool(person.picture != nil),
             "friend_ids": .array(friends.map(JSONValue.string)), "created_time": AdminAPIv1.time(person.createdAt),
             "account_state": .string(person.accountState.rawValue),
         ]
+        for (key, value) in rest.pairs { object[key] = value }
+        return .object(object)
     }
 }
 

@@ -3,16 +3,19 @@ import Foundation
 import GatehouseProtocol
 
 /// The profile fields of a person in a v1 body (create or PATCH), read and checked as a whole. Left out is nil
-/// (unchanged); for the optional fields an explicit null clears them (`.some(nil)`).
+/// (unchanged); for the optional fields an explicit null clears them. Besides the names and the picture, the
+/// fields are the field table's text and place fields (`UserFieldValue.editable`).
 struct PersonFields {
+    /// A field table value the body states; nil inside clears the field.
+    enum Stated: Equatable {
+        case text(String?)
+        case place(Place?)
+    }
+
     var firstName: String?
     var lastName: String?
-    var middleName: String??
-    var birthday: String??
-    var gender: String??
-    var location: Place??
-    var hometown: Place??
-    var quotes: String??
+    /// Field name → what the body states for it.
+    var profile: [String: Stated] = [:]
     var picture: Data??
 
     /// - Throws: a validation ``Problem`` naming the first field that is wrong.
@@ -20,19 +23,15 @@ struct PersonFields {
         var fields = PersonFields()
         if creating || body.has("first_name") { fields.firstName = try body.requiredString("first_name", max: 100) }
         if creating || body.has("last_name") { fields.lastName = try body.requiredString("last_name", max: 100) }
-        if body.has("middle_name") { fields.middleName = .some(try body.string("middle_name", max: 100).flatMap { $0.isEmpty ? nil : $0 }) }
-        if body.has("birthday") {
-            let birthday = try body.string("birthday", max: 10)
-            if let birthday, !AccountService.isValidBirthday(birthday) {
-                throw Problem.validation("birthday", "birthday must be MM/DD/YYYY, MM/DD or YYYY")
+        for entry in UserFieldValue.editable where body.has(entry.field.name) {
+            let name = entry.field.name
+            if case .place = entry.kind {
+                fields.profile[name] = .place(try Self.place(body.value(name), field: name, services: services))
+                continue
             }
-            fields.birthday = .some(birthday)
-        }
-        if body.has("gender") { fields.gender = .some(try body.string("gender", max: 50)) }
-        if body.has("quotes") { fields.quotes = .some(try body.string("quotes", max: 5000)) }
-        for field in ["location", "hometown"] where body.has(field) {
-            let place = try Self.place(body.value(field), field: field, services: services)
-            if field == "location" { fields.location = .some(place) } else { fields.hometown = .some(place) }
+            let text = try body.string(name, max: 5000).flatMap { $0.isEmpty ? nil : $0 }
+            if let text, let problem = entry.problem(text) { throw Problem.validation(name, problem) }
+            fields.profile[name] = .text(text)
         }
         if body.has("picture_base64") {
             guard let text = try body.string("picture_base64", max: 3 << 20) else {
@@ -66,23 +65,20 @@ struct PersonFields {
     func apply(to person: inout UserRecord) {
         if let firstName { person.firstName = firstName }
         if let lastName { person.lastName = lastName }
-        if let middleName { person.middleName = middleName }
-        if let birthday { person.birthday = birthday }
-        if let gender { person.gender = gender }
-        if let location { person.location = location }
-        if let hometown { person.hometown = hometown }
-        if let quotes { person.quotes = quotes }
+        for entry in UserFieldValue.editable {
+            switch (entry.kind, profile[entry.field.name]) {
+            case (.text(let path, _, _), .text(let value)?): person[keyPath: path] = value
+            case (.place(let path, _, _), .place(let value)?): person[keyPath: path] = value
+            default: break
+            }
+        }
         if let picture { person.picture = picture }
     }
 
+    /// The names and picture; the field table's fields are written after the person exists (`apply(to:)`).
     func apply(to new: inout NewUser) {
         if let firstName { new.firstName = firstName }
         if let lastName { new.lastName = lastName }
-        new.middleName = middleName ?? nil
-        new.birthday = birthday ?? nil
-        new.gender = gender ?? nil
-        new.location = location ?? nil
-        new.hometown = hometown ?? nil
         new.picture = picture ?? nil
     }
 
@@ -91,12 +87,7 @@ struct PersonFields {
         var wanted = person
         guard person.email.lowercased() == email.lowercased() else { return false }
         wanted.testUserOfAppID = testUserOf
-        wanted.middleName = nil
-        wanted.birthday = nil
-        wanted.gender = nil
-        wanted.location = nil
-        wanted.hometown = nil
-        wanted.quotes = nil
+        for entry in UserFieldValue.editable { entry.assign(nil, to: &wanted) { Place(id: "", name: $0) } }
         wanted.picture = nil
         apply(to: &wanted)
         return wanted == person

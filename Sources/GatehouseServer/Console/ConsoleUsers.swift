@@ -165,12 +165,12 @@ struct ConsoleUsers: Sendable {
         }
         let candidates = everyone.filter { $0.id != user.id && !friendIDs.contains($0.id) }.map { ["id": $0.id, "name": $0.fullName] }
         return [
-            "user": [
-                "id": user.id, "firstName": user.firstName, "middleName": user.middleName ?? "", "lastName": user.lastName,
-                "email": user.email, "birthday": user.birthday ?? "", "gender": user.gender ?? "",
-            ] as [String: Any],
-            "name": user.fullName, "location": user.location?.name ?? "", "hometown": user.hometown?.name ?? "",
-            "quotes": user.quotes ?? "",
+            "user": ["id": user.id, "firstName": user.firstName, "lastName": user.lastName, "email": user.email] as [String: Any],
+            "name": user.fullName,
+            // The field table's text and place fields, one input each; a place shows its name.
+            "profileFields": UserFieldValue.editable.map { entry in
+                ["name": entry.field.name, "title": entry.title, "value": entry.typed(user)]
+            },
             "twoFactorOn": try await services.accounts.hasTwoFactor(user),
             "twoFactorCode": try await services.accounts.developmentLoginCode(for: user) ?? "",
             "accountStates": AccountState.allCases.map { ["value": $0.rawValue, "title": $0.title, "selected": $0 == user.accountState] },
@@ -181,16 +181,13 @@ struct ConsoleUsers: Sendable {
 }
 
 /// The profile form, decoded and checked as a whole: a bad field refuses the form and changes nothing.
+/// Besides the account's name and email it has one input per text or place field of the field table.
 struct ProfileForm: Equatable {
     var firstName: String
-    var middleName: String?
     var lastName: String
     var email: String
-    var birthday: String?
-    var gender: String?
-    var location: String?
-    var hometown: String?
-    var quotes: String?
+    /// Field name → the typed value (nil when left empty).
+    var profile: [String: String?]
 
     /// - Throws: ``ConsoleInputError`` naming the first field that is wrong.
     init(_ form: FormBody) throws {
@@ -201,26 +198,21 @@ struct ProfileForm: Equatable {
         }
         email = (form["email"] ?? "").trimmingCharacters(in: .whitespaces)
         guard email.contains("@"), email.count <= 254 else { throw ConsoleInputError("\"\(email)\" is not an email address.") }
-        birthday = ConsoleApps.optional(form["birthday"])
-        if let birthday, !AccountService.isValidBirthday(birthday) { throw ConsoleInputError("Birthday must be MM/DD/YYYY, MM/DD or YYYY.") }
-        middleName = ConsoleApps.optional(form["middle_name"])
-        gender = ConsoleApps.optional(form["gender"])
-        location = ConsoleApps.optional(form["location"])
-        hometown = ConsoleApps.optional(form["hometown"])
-        quotes = ConsoleApps.optional(form["quotes"])
-        guard (quotes?.count ?? 0) <= 1000 else { throw ConsoleInputError("Quotes may be at most 1000 characters.") }
+        profile = [:]
+        for entry in UserFieldValue.editable {
+            let value = ConsoleApps.optional(form[entry.field.name])
+            if let value, let problem = entry.problem(value) {
+                throw ConsoleInputError(problem.prefix(1).uppercased() + problem.dropFirst().replacingOccurrences(of: "_", with: " ") + ".")
+            }
+            profile[entry.field.name] = .some(value)
+        }
     }
 
     /// Writes the form into `user`; `places` turns a typed place name into a `Place`.
     func apply(to user: inout UserRecord, places: (String) -> Place) {
         user.firstName = firstName
-        user.middleName = middleName
         user.lastName = lastName
         user.email = email
-        user.birthday = birthday
-        user.gender = gender
-        user.location = location.map(places)
-        user.hometown = hometown.map(places)
-        user.quotes = quotes
+        for entry in UserFieldValue.editable { entry.assign(profile[entry.field.name] ?? nil, to: &user, place: places) }
     }
 }

@@ -46,7 +46,7 @@ struct FQLEndpoint: Sendable {
 
     private func userRows(_ query: FQLQuery, caller: Caller, call: GraphCall) async throws -> [JSONObject] {
         for column in query.columns where FQLColumns.user[column] == nil { throw GraphFailure(.fqlNotAMember(column, table: "user")) }
-        guard query.condition.column == "uid" else { throw GraphFailure(.fqlNotIndexable) }
+        guard query.condition.column == UserField.id.fqlColumn else { throw GraphFailure(.fqlNotIndexable) }
         let users = UserEndpoints(services: services)
         var out: [JSONObject] = []
         for scopedID in try await ids(query.condition.predicate, caller: caller, call: call) {
@@ -115,8 +115,8 @@ struct FQLEndpoint: Sendable {
         let node = UserNode(user: me.user, scopedID: me.scopedID, appID: me.app.id)
         let users = UserEndpoints(services: services)
         // The same rule as GET /me/friends: the permission, and only friends who also use the app.
-        guard try await users.readable(node, caller: caller).contains("user_friends") else {
-            throw GraphFailure(.missingPermission("user_friends"))
+        guard try await users.readable(node, caller: caller).contains(UserField.friends.permission) else {
+            throw GraphFailure(.missingPermission(UserField.friends.permission))
         }
         let storage = services.storage
         var out: [JSONObject] = []
@@ -134,7 +134,7 @@ struct FQLEndpoint: Sendable {
 
     private func permissionRows(_ query: FQLQuery, caller: Caller) async throws -> [JSONObject] {
         for column in query.columns where !Permission.isKnown(column) { throw GraphFailure(.fqlNotAMember(column, table: "permissions")) }
-        guard query.condition.column == "uid", query.condition.predicate == .equals(.me) else { throw GraphFailure(.fqlNotIndexable) }
+        guard query.condition.column == UserField.id.fqlColumn, query.condition.predicate == .equals(.me) else { throw GraphFailure(.fqlNotIndexable) }
         let me = try me(caller)
         var row = JSONObject([])
         for column in query.columns { row[column] = .int(me.has(column) ? 1 : 0) }
@@ -150,13 +150,10 @@ enum FQLColumns {
         var pictureSide: Int?
     }
 
-    static let user: [String: Rule] = [
-        "uid": Rule(graphField: "id"), "name": Rule(graphField: "name"), "first_name": Rule(graphField: "first_name"),
-        "middle_name": Rule(graphField: "middle_name"), "last_name": Rule(graphField: "last_name"),
-        "email": Rule(graphField: "email"), "sex": Rule(graphField: "gender"), "birthday_date": Rule(graphField: "birthday"),
-        "profile_url": Rule(graphField: "link"), "current_location": Rule(graphField: "location"),
-        "hometown_location": Rule(graphField: "hometown"), "quotes": Rule(graphField: "quotes"),
-        "pic_square": Rule(graphField: "picture", pictureSide: 50), "pic_small": Rule(graphField: "picture", pictureSide: 50),
-        "pic": Rule(graphField: "picture", pictureSide: 100), "pic_big": Rule(graphField: "picture", pictureSide: 200),
-    ]
+    /// The field table's FQL columns, and the picture at the sizes FQL's `pic*` columns name.
+    static let user: [String: Rule] = Dictionary(
+        uniqueKeysWithValues: UserField.all.compactMap { field in field.fqlColumn.map { ($0, Rule(graphField: field.name)) } }
+            + [("pic_square", 50), ("pic_small", 50), ("pic", 100), ("pic_big", 200)].map {
+                ($0.0, Rule(graphField: UserField.picture.name, pictureSide: $0.1))
+            })
 }

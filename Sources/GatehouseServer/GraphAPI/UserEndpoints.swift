@@ -51,41 +51,29 @@ struct UserEndpoints: Sendable {
     }
 
     func render(_ node: UserNode, fields: [FieldSelection], caller: Caller, call: GraphCall) async throws -> JSONObject {
-        for field in fields where UserFields.rules[field.name] == nil && !UserFields.silentlyIgnored.contains(field.name) {
+        for field in fields where UserFieldValue.named(field.name) == nil && !UserFields.silentlyIgnored.contains(field.name) {
             throw GraphFailure(.nonexistingField(field.name, nodeType: "User"))
         }
         let allowed = try await readable(node, caller: caller)
-        let user = node.user
+        let context = UserFieldContext(
+            user: node.user, scopedID: node.scopedID, appID: node.appID, baseURL: services.configuration.baseURL,
+            now: services.clock.now())
         var out = JSONObject([])
         for field in fields {
-            guard let needed = UserFields.rules[field.name], allowed.contains(needed) else { continue }
+            guard let entry = UserFieldValue.named(field.name), allowed.contains(entry.field.permission) else { continue }
             let value: JSONValue?
-            switch field.name {
-            case "id": value = .string(node.scopedID)
-            case "name": value = .string(user.fullName)
-            case "first_name": value = .string(user.firstName)
-            case "last_name": value = .string(user.lastName)
-            case "middle_name": value = user.middleName.map(JSONValue.string)
-            case "name_format": value = .string(user.middleName == nil ? "{first} {last}" : "{first} {middle} {last}")
-            case "short_name": value = .string(user.firstName)
-            case "email": value = .string(user.email)
-            case "birthday": value = user.birthday.map(JSONValue.string)
-            case "gender": value = user.gender.map(JSONValue.string)
-            case "link": value = .string(user.link ?? "\(services.configuration.baseURL)/profile/\(node.appID)/\(node.scopedID)")
-            case "location": value = user.location.map { ["id": .string($0.id), "name": .string($0.name)] }
-            case "hometown": value = user.hometown.map { ["id": .string($0.id), "name": .string($0.name)] }
-            case "quotes": value = .string(user.quotes ?? "")
-            case "age_range": value = UserFields.ageRange(birthday: user.birthday, now: services.clock.now())
-            case "picture":
+            switch entry.field {
+            // The edges need storage or the request's modifiers; every other field reads from the table.
+            case .picture:
                 let (w, h) = PictureSize.pixels(type: field.modifier("type"), width: field.modifier("width"), height: field.modifier("height"))
                 let data = pictureData(node, width: w, height: h)
                 value = .object(["data": .object(Self.select(data, field.subfields))])
-            case "friends":
+            case .friends:
                 value = .object(try await friendsPage(node, caller: caller, limit: field.modifier("limit"), after: nil, subfields: field.subfields, call: call))
-            case "permissions":
+            case .permissions:
                 guard Self.isSelfOrApp(node, caller) else { continue }
                 value = .object(["data": .array(try await permissionList(node, only: nil))])
-            default: value = nil
+            default: value = entry.read(context)
             }
             if let value { out[field.name] = value }
         }

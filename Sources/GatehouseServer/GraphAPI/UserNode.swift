@@ -9,36 +9,18 @@ struct UserNode: Sendable {
     var appID: String
 }
 
-/// Which user fields exist and which permission each needs, as on Facebook's User node.
+/// Which user fields exist and which permission each needs, as on Facebook's User node: read from the
+/// shared field table (`UserField.all`), so a field cannot be known here and missing from the render.
 enum UserFields {
     /// Field name → the permission that must be granted to read it.
-    static let rules: [String: String] = [
-        "id": Permission.publicProfile, "name": Permission.publicProfile, "first_name": Permission.publicProfile,
-        "last_name": Permission.publicProfile, "middle_name": Permission.publicProfile,
-        "name_format": Permission.publicProfile, "short_name": Permission.publicProfile,
-        "picture": Permission.publicProfile, "email": "email", "birthday": "user_birthday", "gender": "user_gender",
-        "link": "user_link", "location": "user_location", "hometown": "user_hometown", "age_range": "user_age_range",
-        "friends": "user_friends", "permissions": Permission.publicProfile,
-        // Seed 002 reads it with basic permissions through FQL; empty until set in the console.
-        "quotes": Permission.publicProfile,
-    ]
+    static let rules: [String: String] = Dictionary(uniqueKeysWithValues: UserField.all.map { ($0.name, $0.permission) })
 
     /// Names some clients still request; Facebook drops them silently.
-    static let silentlyIgnored: Set<String> = ["verified", "locale", "timezone", "updated_time", "username", "installed", "install_type"]
+    static let silentlyIgnored: Set<String> = ["verified", "timezone", "updated_time", "username", "installed", "install_type"]
 
     /// Facebook's age buckets, derived from a full birthday.
     static func ageRange(birthday: String?, now: Date) -> JSONValue? {
-        guard let birthday, birthday.count == 10 else { return nil }
-        let parts = birthday.split(separator: "/").compactMap { Int($0) }
-        guard parts.count == 3 else { return nil }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        guard let born = calendar.date(from: DateComponents(year: parts[2], month: parts[0], day: parts[1])),
-              let age = calendar.dateComponents([.year], from: born, to: now).year
-        else { return nil }
-        if age >= 21 { return ["min": 21] }
-        if age >= 18 { return ["min": 18, "max": 20] }
-        return ["min": 13, "max": 17]
+        UserFieldValue.ageRange(birthday: birthday, now: now)
     }
 }
 

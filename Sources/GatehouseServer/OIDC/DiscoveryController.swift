@@ -9,11 +9,9 @@ import NIOCore
 struct DiscoveryController: Sendable {
     let services: GatehouseServices
 
-    static let claimsSupported: [JSONValue] = [
-        "iss", "aud", "sub", "iat", "exp", "jti", "nonce", "at_hash", "name", "given_name", "middle_name", "family_name",
-        "email", "picture", "user_friends", "user_birthday", "user_age_range", "user_link", "user_hometown",
-        "user_location", "user_gender",
-    ]
+    /// The registered claims, then the profile claims of the field table.
+    static let claimsSupported: [JSONValue] =
+        ["iss", "aud", "sub", "iat", "exp", "jti", "nonce", "at_hash"] + UserField.claims.compactMap { $0.idTokenClaim.map(JSONValue.string) }
 
     /// Hummingbird matches each path with and without its trailing slash, as social-core needs.
     func register(on router: Router<GatehouseRequestContext>) {

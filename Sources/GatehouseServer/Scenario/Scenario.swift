@@ -86,6 +86,8 @@ public struct Scenario: Sendable, Equatable {
         public var location: String?
         public var hometown: String?
         public var quotes: String?
+        /// The field table's other profile fields the file states (`locale`), by field name.
+        public var profile: [String: String] = [:]
         /// The PNG read from the file's `picture` path.
         public var picture: Data?
         /// App key of the app that owns this test user.

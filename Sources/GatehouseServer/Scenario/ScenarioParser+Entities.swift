@@ -118,6 +118,9 @@ extension ScenarioParser {
                     if let bytes = Base32.decode(text), bytes.count >= 10, bytes.count <= 64 { person.twoFactorSecret = Base32.encode(bytes) } else {
                         reader.fail(v, at, "two_factor_secret must be base32 (RFC 4648) of 10 to 64 bytes, e.g. 32 letters A-Z and digits 2-7")
                     }
+                case let name where UserFieldValue.named(name)?.columns.isEmpty == false:
+                    // A profile field of the field table the cases above do not name (`locale`).
+                    if let problem = UserFieldValue.named(name)?.problem(text) { reader.fail(v, at, problem) } else { person.profile[name] = text }
                 default: // picture
                     guard let data = readFile(text) else { reader.fail(v, at, "cannot read \(text) (paths are relative to the scenario file)"); continue }
                     guard data.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else { reader.fail(v, at, "\(text) is not a PNG file"); continue }

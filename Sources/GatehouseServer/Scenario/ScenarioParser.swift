@@ -31,10 +31,10 @@ public struct ScenarioParser {
         "id", "name", "secret", "client_token", "redirect_uris", "approved_permissions", "require_app_secret", "require_pkce",
         "roles", "callbacks", "js_sdk_domains",
     ]
-    static let personKeys: Set<String> = [
+    static let personKeys = Set<String>([
         "id", "email", "password", "first_name", "middle_name", "last_name", "birthday", "gender", "location", "hometown",
         "quotes", "picture", "test_user_of", "scoped_ids", "account_state", "two_factor_secret",
-    ]
+    ]).union(UserFieldValue.editable.map(\.field.name))
 
     /// The scenario.
     /// - Throws: ``ScenarioErrors`` listing every problem (syntax, shape, values and references).

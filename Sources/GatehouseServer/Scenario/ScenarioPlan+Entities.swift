@@ -45,11 +45,12 @@ extension ScenarioPlanBuilder {
             }
             let owner = person.testUserOf.flatMap { appIDs[$0] }
             guard var record = server.users[person.id] else {
-                let created = UserRecord(
+                var created = UserRecord(
                     id: person.id, email: person.email, passwordHash: "", firstName: person.firstName, middleName: person.middleName,
                     lastName: person.lastName, birthday: person.birthday, gender: person.gender, location: person.location.map(place),
                     hometown: person.hometown.map(place), picture: person.picture, testUserOfAppID: owner, quotes: person.quotes,
                     createdAt: now, accountState: person.accountState ?? .active)
+                for (name, text) in person.profile { UserFieldValue.named(name)?.assign(text, to: &created, place: place) }
                 change(.createUser(created, password: person.password), "\(path): no person \(person.id) on the server")
                 if let secret = person.twoFactorSecret { change(.setTwoFactor(userID: person.id, secret: secret), "\(path): two-factor login with the file's secret") }
                 planScopedIDs(person, existing: [:])
@@ -70,6 +71,13 @@ extension ScenarioPlanBuilder {
             compare("location", \.location, person.location.map { Optional.some(place($0)) }) { Self.show($0?.name) }
             compare("hometown", \.hometown, person.hometown.map { Optional.some(place($0)) }) { Self.show($0?.name) }
             compare("quotes", \.quotes, person.quotes.map(Optional.some)) { Self.show($0) }
+            for (name, text) in person.profile.sorted(by: { $0.key < $1.key }) {
+                switch UserFieldValue.named(name)?.kind {
+                case .text(let path, _, _): compare(name, path, .some(text)) { Self.show($0) }
+                case .place(let path, _, _): compare(name, path, .some(place(text))) { Self.show($0?.name) }
+                default: break
+                }
+            }
             compare("picture", \.picture, person.picture.map(Optional.some)) { $0 == nil ? "none" : "another picture" }
             compare("test_user_of", \.testUserOfAppID, owner.map(Optional.some)) { Self.show($0) }
             compare("account_state", \.accountState, person.accountState) { $0.rawValue }

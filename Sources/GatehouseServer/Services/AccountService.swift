@@ -18,6 +18,8 @@ public struct NewUser: Sendable {
     public var picture: Data?
     /// A fixed global user id; nil draws one from the services' random source.
     public var id: String?
+    /// Text profile fields without a property of their own (`locale`), by field name; see `UserRecord.profileText`.
+    public var profileText: [String: String] = [:]
     /// The password's hash when the caller already made it with the services' hasher; nil hashes `password`.
     package var passwordHash: String?
 
@@ -105,7 +107,7 @@ public struct AccountService: Sendable {
             passwordHash: hash, firstName: new.firstName,
             middleName: new.middleName, lastName: new.lastName, birthday: new.birthday, gender: new.gender,
             link: nil, location: new.location, hometown: new.hometown, picture: new.picture, testUserOfAppID: new.testUserOfAppID,
-            createdAt: services.clock.now())
+            createdAt: services.clock.now(), profileText: new.profileText)
         do {
             try await services.storage.users.create(user)
         } catch StorageError.conflict {
@@ -127,17 +129,6 @@ public struct AccountService: Sendable {
         return Place(id: "1" + digits.prefix(14), name: name)
     }
 
-    /// Accepts `MM/DD/YYYY`, `MM/DD` and `YYYY`, the forms Facebook returns.
-    static func isValidBirthday(_ text: String) -> Bool {
-        let parts = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        func num(_ s: String, _ len: Int, _ range: ClosedRange<Int>) -> Bool {
-            s.count == len && Int(s).map(range.contains) == true
-        }
-        switch parts.count {
-        case 1: return num(parts[0], 4, 1900...2100)
-        case 2: return num(parts[0], 2, 1...12) && num(parts[1], 2, 1...31)
-        case 3: return num(parts[0], 2, 1...12) && num(parts[1], 2, 1...31) && num(parts[2], 4, 1900...2100)
-        default: return false
-        }
-    }
+    /// Accepts `MM/DD/YYYY`, `MM/DD` and `YYYY`, the forms Facebook returns (the field table's rule).
+    static func isValidBirthday(_ text: String) -> Bool { UserFieldValue.isValidBirthday(text) }
 }

@@ -5,8 +5,8 @@ import SQLKit
 /// `UserStore` over any `SQLDatabase`: tables `users` and `app_scoped_ids`.
 ///
 /// Emails are unique case-insensitively through the `email_key` column (the lowercased email) and its
-/// UNIQUE index; `email` keeps the spelling the person typed. Places are stored as id/name column pairs
-/// and the picture as a blob.
+/// UNIQUE index; `email` keeps the spelling the person typed. The picture is a blob. Profile fields are stored
+/// in the columns the field table (`UserFieldValue.all`) names: text columns, and id/name pairs for places.
 public struct SQLUserStore: UserStore {
     package let context: SQLStoreContext
     package let random: any RandomSource
@@ -25,11 +25,13 @@ public struct SQLUserStore: UserStore {
 
     private var db: any SQLDatabase { context.db }
 
-    package static let columns = [
-        "id", "email", "email_key", "password_hash", "first_name", "middle_name", "last_name", "birthday", "gender",
-        "link", "location_id", "location_name", "hometown_id", "hometown_name", "picture", "test_user_of_app_id",
-        "password_changed_at", "created_at", "quotes", "account_state",
+    /// The account's own columns; the profile fields' columns follow from the field table.
+    package static let accountColumns = [
+        "id", "email", "email_key", "password_hash", "first_name", "last_name", "picture", "test_user_of_app_id",
+        "password_changed_at", "created_at", "account_state",
     ]
+
+    package static let columns = accountColumns + UserFieldValue.storedColumns
 
     /// The key emails are compared by.
     package static func emailKey(_ email: String) -> String { email.lowercased() }
@@ -151,36 +153,32 @@ public struct SQLUserStore: UserStore {
     }
 
     package static func values(_ user: UserRecord) -> [any Encodable & Sendable] {
-        [
-            user.id, user.email, emailKey(user.email), user.passwordHash, user.firstName, user.middleName,
-            user.lastName, user.birthday, user.gender, user.link, user.location?.id, user.location?.name,
-            user.hometown?.id, user.hometown?.name, user.picture, user.testUserOfAppID,
-            SQLCodec.seconds(user.passwordChangedAt), SQLCodec.seconds(user.createdAt), user.quotes,
+        let account: [any Encodable & Sendable] = [
+            user.id, user.email, emailKey(user.email), user.passwordHash, user.firstName, user.lastName, user.picture,
+            user.testUserOfAppID, SQLCodec.seconds(user.passwordChangedAt), SQLCodec.seconds(user.createdAt),
             user.accountState.rawValue,
         ]
+        // Typed first: inferred as `[any Encodable]`, `flatMap` would keep each field's array as one value.
+        let profile: [String?] = UserFieldValue.all.flatMap { $0.stored(user) }
+        return account + profile.map { $0 as any Encodable & Sendable }
     }
 
     package static func decode(_ row: any SQLRow) throws -> UserRecord {
         let r = RowReader(row)
-        return UserRecord(
+        var user = UserRecord(
             id: try r.string("id"),
             email: try r.string("email"),
             passwordHash: try r.string("password_hash"),
             firstName: try r.string("first_name"),
-            middleName: try r.optionalString("middle_name"),
             lastName: try r.string("last_name"),
-            birthday: try r.optionalString("birthday"),
-            gender: try r.optionalString("gender"),
-            link: try r.optionalString("link"),
-            location: try r.place(id: "location_id", name: "location_name"),
-            hometown: try r.place(id: "hometown_id", name: "hometown_name"),
             picture: try r.data("picture"),
             testUserOfAppID: try r.optionalString("test_user_of_app_id"),
             passwordChangedAt: try r.optionalDate("password_changed_at"),
-            quotes: try r.optionalString("quotes"),
             createdAt: try r.date("created_at"),
             // A value this build does not know (written by a newer one) reads as the strictest state it knows.
             accountState: AccountState(rawValue: try r.string("account_state")) ?? .disabled
         )
+        for field in UserFieldValue.all { try field.load(into: &user, r.optionalString) }
+        return user
     }
 }

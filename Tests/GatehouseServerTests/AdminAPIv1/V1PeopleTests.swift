@@ -9,10 +9,10 @@ import Testing
 
 /// `/admin/api/v1/people` and friendships.
 @Suite struct V1PeopleTests {
-    static let daraBody = #"{"id":"100000000000042","email":"dara@example.com","password":"dara-password","first_name":"Dara","middle_name":"Q","last_name":"Doyle","birthday":"02/29/1996","gender":"nonbinary","location":{"id":"110","name":"Lisbon, Portugal"},"hometown":"Porto, Portugal","quotes":"Hi."}"#
+    static let daraBody = #"{"id":"100000000000042","email":"dara@example.com","password":"dara-password","first_name":"Dara","middle_name":"Q","last_name":"Doyle","birthday":"02/29/1996","gender":"nonbinary","location":{"id":"110","name":"Lisbon, Portugal"},"hometown":"Porto, Portugal","quotes":"Hi.","locale":"pt_PT"}"#
 
     static func dara(hometownID: String, name: String = "Dara Q Doyle", first: String = "Dara", friends: String = "[]") -> String {
-        #"{"id":"100000000000042","email":"dara@example.com","name":"\#(name)","first_name":"\#(first)","middle_name":"Q","last_name":"Doyle","birthday":"02/29/1996","gender":"nonbinary","location":{"id":"110","name":"Lisbon, Portugal"},"hometown":{"id":"\#(hometownID)","name":"Porto, Portugal"},"quotes":"Hi.","test_user_of":null,"has_picture":false,"friend_ids":\#(friends),"created_time":"2027-01-15T08:00:00Z","account_state":"active"}"#
+        #"{"id":"100000000000042","email":"dara@example.com","name":"\#(name)","first_name":"\#(first)","last_name":"Doyle","middle_name":"Q","birthday":"02/29/1996","gender":"nonbinary","link":null,"location":{"id":"110","name":"Lisbon, Portugal"},"hometown":{"id":"\#(hometownID)","name":"Porto, Portugal"},"quotes":"Hi.","locale":"pt_PT","test_user_of":null,"has_picture":false,"friend_ids":\#(friends),"created_time":"2027-01-15T08:00:00Z","account_state":"active"}"#
     }
 
     @Test func createGetListUpdateAndDelete() async throws {
@@ -94,6 +94,8 @@ import Testing
             let before = try await api.get("/people/\(server.alice.id)").text
             let badBirthday = try await api.patch("/people/\(server.alice.id)", #"{"first_name":"Alicia","birthday":"31/31/1990"}"#)
             #expect(badBirthday.text == V1Problem.validation("birthday", "birthday must be MM/DD/YYYY, MM/DD or YYYY"))
+            let badLocale = try await api.patch("/people/\(server.alice.id)", #"{"first_name":"Alicia","locale":"english"}"#)
+            #expect(badLocale.text == V1Problem.validation("locale", "locale must be a language and a country, as en_US"))
             let badPicture = try await api.patch("/people/\(server.alice.id)", #"{"first_name":"Alicia","picture_base64":"aGVsbG8="}"#)
             #expect(badPicture.text == V1Problem.validation("picture_base64", "the picture must be a PNG file"))
             let shortPassword = try await api.patch("/people/\(server.alice.id)", #"{"first_name":"Alicia","password":"abc"}"#)

@@ -1,0 +1,88 @@
+import Foundation
+@testable import GatehouseCore
+import GatehouseProtocol
+import Testing
+
+/// Issue 31, item 1: a profile field is one entry in one table. `UserField.all` (GatehouseProtocol) names each
+/// field, its permission, FQL column and id_token claim; `UserFieldValue.all` (GatehouseCore) says how its value
+/// is stored and read. The places that used to spell the names read the tables now, and a name spelled as a
+/// literal in any of them fails here.
+@Suite struct UserFieldTableTests {
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The files that read the tables instead of spelling field names.
+    static let readers = [
+        "Sources/GatehouseServer/GraphAPI/UserNode.swift",
+        "Sources/GatehouseServer/GraphAPI/UserEndpoints.swift",
+        "Sources/GatehouseServer/FQL/FQLEndpoint.swift",
+        "Sources/GatehouseServer/OIDC/DiscoveryController.swift",
+        "Sources/GatehouseStorage/SQL/SQLUserStore.swift",
+    ]
+
+    /// Every spelling the tables own: Graph names of profile data, FQL columns, claims and storage columns.
+    /// Names that are also ordinary words in these files (`id`, `name`, `email`, `picture`, …) are left out:
+    /// they are spelled for other things too (a place's `name`, an account's `email` column).
+    static var spellings: Set<String> {
+        let common: Set<String> = ["id", "name", "email", "picture", "link", "friends", "permissions", "first_name", "last_name"]
+        var out = Set<String>()
+        for field in UserField.all {
+            out.insert(field.name)
+            if let fql = field.fqlColumn { out.insert(fql) }
+            if let claim = field.idTokenClaim { out.insert(claim) }
+        }
+        for entry in UserFieldValue.all { out.formUnion(entry.columns) }
+        return out.subtracting(common)
+    }
+
+    @Test func theReadersSpellNoFieldOfTheirOwn() throws {
+        for file in Self.readers {
+            let text = try String(contentsOf: Self.root.appendingPathComponent(file), encoding: .utf8)
+            #expect(text.contains("UserField"), "\(file) does not read the field table")
+            for name in Self.spellings.sorted() {
+                #expect(!text.contains("\"\(name)\""), "\(file) spells \"\(name)\" itself")
+            }
+        }
+    }
+
+    @Test func theTwoTablesListTheSameFieldsInTheSameOrder() {
+        #expect(UserFieldValue.all.map(\.field) == UserField.all)
+        #expect(Set(UserField.all.map(\.name)).count == UserField.all.count)
+        let fql = UserField.all.compactMap(\.fqlColumn)
+        #expect(Set(fql).count == fql.count)
+        let claims = UserField.all.compactMap(\.idTokenClaim)
+        #expect(Set(claims).count == claims.count)
+        #expect(Set(UserFieldValue.storedColumns).count == UserFieldValue.storedColumns.count)
+    }
+
+    @Test func localeIsFacebooksPublicProfileField() throws {
+        let locale = try #require(UserField.named("locale"))
+        #expect(locale.permission == "public_profile")
+        #expect(locale.fqlColumn == "locale")
+        // Limited Login's id_token has no locale claim.
+        #expect(locale.idTokenClaim == nil)
+        var user = UserRecord(id: "1", email: "a@example.com", passwordHash: "x", firstName: "A", lastName: "B", createdAt: Date(timeIntervalSince1970: 0))
+        let entry = try #require(UserFieldValue.named("locale"))
+        let context = { UserFieldContext(user: user, scopedID: "9", appID: "1", baseURL: "http://gatehouse.test", now: Date(timeIntervalSince1970: 0)) }
+        #expect(entry.read(context()) == nil)
+        user.profileText["locale"] = "en_US"
+        #expect(entry.read(context()) == .string("en_US"))
+        #expect(entry.columns == ["locale"])
+    }
+
+    @Test func theDerivedFieldsReadTheRecord() throws {
+        let user = UserRecord(
+            id: "1", email: "a@example.com", passwordHash: "x", firstName: "Ann", middleName: "B", lastName: "Cole", birthday: "01/02/1990",
+            hometown: Place(id: "7", name: "Porto"), createdAt: Date(timeIntervalSince1970: 0))
+        let context = UserFieldContext(user: user, scopedID: "9", appID: "42", baseURL: "http://gatehouse.test", now: Date(timeIntervalSince1970: 1_800_000_000))
+        func read(_ field: UserField) -> JSONValue? { UserFieldValue.named(field.name)?.read(context) }
+        #expect(read(.id) == .string("9"))
+        #expect(read(.name) == .string("Ann B Cole"))
+        #expect(read(.nameFormat) == .string("{first} {middle} {last}"))
+        #expect(read(.link) == .string("http://gatehouse.test/profile/42/9"))
+        #expect(read(.hometown) == ["id": "7", "name": "Porto"])
+        #expect(read(.ageRange) == ["min": 21])
+        #expect(read(.quotes) == .string(""))
+        #expect(read(.picture) == nil)
+    }
+}
