@@ -201,8 +201,9 @@ struct ProfileForm: Equatable {
         profile = [:]
         for entry in UserFieldValue.editable {
             let value = ConsoleApps.optional(form[entry.field.name])
-            if let value, let problem = entry.problem(value) {
-                throw ConsoleInputError(problem.prefix(1).uppercased() + problem.dropFirst().replacingOccurrences(of: "_", with: " ") + ".")
+            if let value, entry.problem(value) != nil, let rule = entry.rule {
+                let name = entry.field.name.replacingOccurrences(of: "_", with: " ")
+                throw ConsoleInputError(name.prefix(1).uppercased() + name.dropFirst() + " " + rule.message + ".")
             }
             profile[entry.field.name] = .some(value)
         }
