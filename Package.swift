@@ -1,6 +1,17 @@
 // swift-tools-version:6.2
 import PackageDescription
 
+/// The upcoming language features every target builds with: those Hummingbird 2 turns on for itself
+/// (`ExistentialAny`, `MemberImportVisibility`; its third, `InternalImportsByDefault`, is not on yet: every
+/// module's `package` API would need `package import` of the modules its types come from).
+let languageFeatures: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+/// The server side's targets also run nonisolated async functions on their caller's executor (Swift 6.2's
+/// default to be), which saves the server's hot path a hop per call (docs/BENCHMARKS-HISTORY.md, sixth run).
+let serverSettings: [SwiftSetting] = languageFeatures + [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+
 let package = Package(
     name: "Gatehouse",
     platforms: [.macOS(.v14), .iOS(.v17)],
@@ -45,7 +56,7 @@ let package = Package(
         .target(
             name: "GatehouseProtocol",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
-            swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+            swiftSettings: serverSettings
         ),
         // Records, store protocols, the pure protocol decisions, parsers and caches. No SQL driver, HTTP server or
         // metrics backend: `swift build --target GatehouseCore` builds none of them.
@@ -59,7 +70,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+            swiftSettings: serverSettings
         ),
         // The SQLKit stores, migrations, and the SQLite and PostgreSQL set-up.
         .target(
@@ -77,7 +88,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
-            swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+            swiftSettings: serverSettings
         ),
         // The Hummingbird application: routes, pages, the console, middleware, metrics and callbacks.
         .target(
@@ -109,7 +120,7 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
             ],
             resources: [.copy("Resources")],
-            swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+            swiftSettings: serverSettings
         ),
         // The benchmark's tools, kept out of the server and storage products: the bare reference app, the
         // in-process pipeline probe, the bulk seeder and the commit-rate probe (`gatehouse bench …`, `gatehouse
@@ -126,7 +137,7 @@ let package = Package(
                 // EmbeddedChannel for `gatehouse bench pipeline`'s in-process request contexts.
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
-            swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+            swiftSettings: serverSettings
         ),
         // An in-process emulator for tests of apps that use Facebook Login (and for Gatehouse's own tests).
         .target(
@@ -137,7 +148,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: languageFeatures
         ),
         // The login SDK with Facebook's iOS SDK API. Foundation + GatehouseProtocol only, so apps pull in no server stack.
         .target(
@@ -147,7 +159,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
-            ]
+            ],
+            swiftSettings: languageFeatures
         ),
         // The RFC 8252 loopback presenter for desktop and command-line programs (needs an HTTP listener).
         .target(
@@ -158,7 +171,8 @@ let package = Package(
                 // Starts the browser (`$BROWSER`, `open`, `xdg-open`) without Foundation's `Process` (see ChildProcesses).
                 .product(name: "Subprocess", package: "swift-subprocess", condition: .when(platforms: [.macOS, .linux])),
                 .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
-            ]
+            ],
+            swiftSettings: languageFeatures
         ),
         // Command implementations of the `gatehouse` tool (a library so tests can drive them).
         .target(
@@ -173,14 +187,16 @@ let package = Package(
                 "GatehouseKitLoopback",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
-            ]
+            ],
+            swiftSettings: languageFeatures
         ),
         .executableTarget(
             name: "gatehouse",
             dependencies: [
                 "GatehouseCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-            ]
+            ],
+            swiftSettings: languageFeatures
         ),
         // The one launcher the tests start child processes with (servers, the CLI, chromedriver, nginx, python).
         // swift-subprocess, not Foundation's `Process`: on Linux, `Process.run()` in Swift 6.3 reads past a
@@ -191,7 +207,8 @@ let package = Package(
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
             ],
-            path: "Tests/ChildProcesses"
+            path: "Tests/ChildProcesses",
+            swiftSettings: languageFeatures
         ),
         // What the storage and server tests share: record fixtures, the SQLite and PostgreSQL backends the storage
         // contract runs against (a migrated SQLite template copied per test, a database of its own on the cluster
@@ -207,7 +224,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
-            path: "Tests/GatehouseTestSupport"
+            path: "Tests/GatehouseTestSupport",
+            swiftSettings: languageFeatures
         ),
         .testTarget(name: "GatehouseProtocolTests", dependencies: ["GatehouseProtocol"]),
         // The pure decisions, parsers and caches, with no database or server.

@@ -4,6 +4,7 @@ import GatehouseStorage
 import ArgumentParser
 import Foundation
 import GatehouseServer
+import Hummingbird
 import Logging
 import NIOCore
 

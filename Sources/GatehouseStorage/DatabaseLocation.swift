@@ -5,6 +5,8 @@ import NIOPosix
 import PostgresKit
 import ServiceLifecycle
 import SQLKit
+import SQLiteKit
+import SQLiteNIO
 
 extension DatabaseLocation {
     /// Parses `--database` / `GATEHOUSE_DATABASE_URL`: `postgres://…` or `postgresql://…` (also `+tcp`/`+uds`

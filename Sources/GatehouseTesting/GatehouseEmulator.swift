@@ -6,6 +6,9 @@ import GatehouseStorage
 import Hummingbird
 import Logging
 import ServiceLifecycle
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// A Gatehouse server for your tests: started inside the test process (``start(_:)``: a free port on 127.0.0.1,
 /// a fresh SQLite database, a demo app and three befriended test users) or reached by URL

@@ -5,6 +5,8 @@ import Foundation
 import Logging
 import PostgresKit
 import SQLKit
+import SQLiteKit
+import SQLiteNIO
 
 /// One raw connection to the server's database, opened the way the server opens it, for the bench tools
 /// (`gatehouse seed bench`, `gatehouse bench commit-rate`).

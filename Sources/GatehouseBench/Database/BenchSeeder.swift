@@ -4,6 +4,8 @@ import GatehouseStorage
 import Foundation
 import Logging
 import SQLKit
+import SQLiteKit
+import SQLiteNIO
 
 /// Bulk data for `scripts/bench`: one app, N people with grants and app-scoped ids, M user tokens, unused
 /// authorization codes, and one logged-in browser session. `gatehouse seed bench` drives it.

@@ -6,6 +6,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOEmbedded
+import CoreMetrics
 
 /// CPU time per request of each piece of the request pipeline on `/bench/hello`, and of the Graph hot path
 /// (`/me`, `debug_token`), measured in-process.

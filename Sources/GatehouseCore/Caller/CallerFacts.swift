@@ -122,7 +122,9 @@ package enum CallerRules {
     /// Why a user token does not work at `now`, in Facebook's order of checks; nil when it works. `grant` is nil
     /// when the person has removed the app (only the database path can see that: the cache keeps valid callers).
     package static func refusal(token: TokenRecord, user: UserRecord, grant: GrantRecord?, appID: String, now: Date) -> GraphError? {
-        if let changed = user.passwordChangedAt, changed > token.issuedAt { return .passwordChanged }
+        // A token issued before the change, or revoked by it (on a clock that stands still, as the emulator's
+        // does, the two can share an instant), answers 460, as Facebook's answer to a changed password.
+        if let changed = user.passwordChangedAt, changed > token.issuedAt || token.revokedAt == changed { return .passwordChanged }
         // Before the grant: a person in a state has no working token at all.
         if let refused = user.accountState.graphError { return refused }
         if grant == nil { return .appNotAuthorized(appID: appID) }

@@ -3,6 +3,7 @@ import CryptoExtras
 import Foundation
 import GatehouseProtocol
 import JWTKit
+import SwiftASN1
 import X509
 
 /// The id_token signing keys: made on first use, kept in the database, rotated with a grace period.

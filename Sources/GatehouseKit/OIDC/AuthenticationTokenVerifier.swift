@@ -2,6 +2,7 @@ import Crypto
 import CryptoExtras
 import Foundation
 import GatehouseProtocol
+import SwiftASN1
 import X509
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,6 +1,7 @@
 import GatehouseCore
 import Foundation
 import Hummingbird
+import Logging
 
 /// Creating console administrators and their login sessions (cookie `gh_admin`).
 public struct AdminAccounts: Sendable {

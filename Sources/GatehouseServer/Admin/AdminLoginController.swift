@@ -2,6 +2,7 @@ import GatehouseCore
 import Foundation
 import GatehouseProtocol
 import Hummingbird
+import Logging
 
 /// `GET|POST /console/login` and `POST /console/logout`: the console's admin login (production mode).
 ///

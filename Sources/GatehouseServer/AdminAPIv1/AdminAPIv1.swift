@@ -2,6 +2,8 @@ import GatehouseCore
 import Foundation
 import GatehouseProtocol
 import Hummingbird
+import NIOFoundationEssentialsCompat
+import Logging
 
 /// One operation of `/admin/api/v1`: its method, its path as the OpenAPI document writes it (`/apps/{id}`), the
 /// largest body it reads, and its handler.

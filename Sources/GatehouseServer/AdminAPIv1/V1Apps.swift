@@ -2,6 +2,7 @@ import GatehouseCore
 import Foundation
 import GatehouseProtocol
 import Hummingbird
+import Logging
 
 /// `/apps`: register, read, list, change, reset the secret of, and delete apps. An app object carries its secret
 /// and client token (this is an admin API).

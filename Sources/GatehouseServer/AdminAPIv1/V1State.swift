@@ -2,6 +2,7 @@ import GatehouseCore
 import Foundation
 import GatehouseProtocol
 import Hummingbird
+import NIOFoundationEssentialsCompat
 
 /// `/state` and `/scenario`: reset between tests (to empty, to the development seed, or to a scenario), export,
 /// import, and apply or check a scenario, through the same ``StateTransfer`` and ``ScenarioLoader`` as the

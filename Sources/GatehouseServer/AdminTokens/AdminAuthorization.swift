@@ -2,6 +2,7 @@ import GatehouseCore
 import Foundation
 import GatehouseProtocol
 import Hummingbird
+import Logging
 
 /// The one check behind every admin API route (`/admin/api/v1/…` and the older `/admin/api/…`).
 ///

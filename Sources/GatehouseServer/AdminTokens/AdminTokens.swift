@@ -1,5 +1,6 @@
 import GatehouseCore
 import Foundation
+import Logging
 
 /// Making, listing, revoking and checking admin API tokens (`Authorization: Bearer gha_…`).
 ///

@@ -1,6 +1,7 @@
 import GatehouseCore
 import Foundation
 import Hummingbird
+import Logging
 
 /// The audit log: every change made through the admin API or the console, with who made it and when.
 package struct AuditLog: Sendable {

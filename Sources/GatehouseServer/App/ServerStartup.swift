@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import UnixSignals
 
 /// The one start-up sequence of a Gatehouse server, shared by `gatehouse serve` (``GatehouseServerRunner``) and
 /// the emulator a test starts in its own process (GatehouseTesting's `GatehouseEmulator`), so that the emulator

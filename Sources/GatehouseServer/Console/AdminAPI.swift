@@ -2,6 +2,7 @@ import GatehouseCore
 import Foundation
 import GatehouseProtocol
 import Hummingbird
+import NIOFoundationEssentialsCompat
 
 /// The emulator's JSON admin API, used by `gatehouse clock|inject|export|import` and by test suites.
 ///

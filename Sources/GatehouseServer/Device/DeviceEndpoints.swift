@@ -1,6 +1,7 @@
 import GatehouseCore
 import Foundation
 import GatehouseProtocol
+import Logging
 
 /// `POST /device/login` and `POST /device/login_status`, the device's half of Facebook Login for Devices.
 /// Both take the app's `APPID|CLIENT_TOKEN` (or an app token) as `access_token`.

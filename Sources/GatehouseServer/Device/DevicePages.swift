@@ -2,6 +2,7 @@ import GatehouseCore
 import Foundation
 import GatehouseProtocol
 import Hummingbird
+import Logging
 
 /// The person's half of device login: `/device` in any browser. It reuses the dialog's login and consent
 /// pages and browser session: log in (if needed), type the code from the TV, consent.

@@ -2,6 +2,7 @@ import GatehouseCore
 import Foundation
 import GatehouseProtocol
 import Hummingbird
+import Logging
 
 /// "Who do you want to be?": in development mode the login page lists the app's test users and the
 /// seeded people, each a one-click login without a password, and offers to create a test user.

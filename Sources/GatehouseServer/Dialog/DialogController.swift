@@ -2,6 +2,7 @@ import GatehouseCore
 import Foundation
 import GatehouseProtocol
 import Hummingbird
+import Logging
 
 /// The OAuth login dialog: `GET /dialog/oauth`, and the login and consent forms it posts.
 struct DialogController: Sendable {

@@ -2,6 +2,7 @@ import GatehouseCore
 import Foundation
 import GatehouseProtocol
 import Hummingbird
+import Logging
 
 /// The feed dialog (`/dialog/feed`) and the requests dialog (`/dialog/apprequests`).
 ///

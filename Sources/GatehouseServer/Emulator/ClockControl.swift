@@ -1,5 +1,6 @@
 import GatehouseCore
 import Foundation
+import Logging
 
 /// Moves the server's clock in development mode, and keeps the offset across restarts.
 ///

@@ -1,5 +1,6 @@
 import GatehouseCore
 import Foundation
+import Logging
 
 /// The whole emulator state as one JSON document, so a team can commit its test fixtures.
 ///

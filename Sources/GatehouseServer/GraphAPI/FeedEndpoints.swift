@@ -1,6 +1,7 @@
 import GatehouseCore
 import Foundation
 import GatehouseProtocol
+import Logging
 
 /// `POST /{user}/feed`, `GET /{user}/feed`, `GET|DELETE /{post-id}`.
 ///

@@ -1,6 +1,7 @@
 import GatehouseCore
 import Foundation
 import GatehouseProtocol
+import Logging
 
 /// Routes a `GraphCall` to its endpoint. Every failure becomes a Graph error reply.
 package struct GraphDispatcher: Sendable {

@@ -5,6 +5,7 @@ import GatehouseProtocol
 import Hummingbird
 import NIOCore
 import HTTPTypes
+import Logging
 
 /// Turns Hummingbird requests into `GraphCall`s and `GraphReply`s into responses.
 ///

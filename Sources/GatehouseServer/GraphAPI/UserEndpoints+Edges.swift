@@ -1,6 +1,7 @@
 import GatehouseCore
 import Foundation
 import GatehouseProtocol
+import Logging
 
 extension UserEndpoints {
     // MARK: friends

@@ -3,6 +3,7 @@ import CoreMetrics
 import Hummingbird
 import Logging
 import NIOConcurrencyHelpers
+import Foundation
 
 /// Times every request into `gatehouse_http_*` metrics and writes one structured log line for it.
 ///

@@ -2,6 +2,7 @@ import GatehouseCore
 import Foundation
 import GatehouseProtocol
 import Hummingbird
+import Logging
 
 /// The person's own privacy settings: the apps they logged in to, what each may see, and removal
 /// ("people can revoke what they granted from their privacy settings at any time").

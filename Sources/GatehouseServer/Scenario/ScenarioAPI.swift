@@ -2,6 +2,7 @@ import GatehouseCore
 import Foundation
 import GatehouseProtocol
 import Hummingbird
+import NIOFoundationEssentialsCompat
 
 /// `POST /admin/api/scenario`: applies a scenario file to the running server (`gatehouse scenario apply`), or with
 /// `?check=1` only reports the differences (`gatehouse scenario check`).

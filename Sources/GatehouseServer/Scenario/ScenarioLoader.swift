@@ -1,6 +1,7 @@
 import GatehouseCore
 import Foundation
 import GatehouseProtocol
+import Logging
 
 /// Checks a scenario against the server and applies it through the ordinary stores.
 ///

@@ -1,5 +1,6 @@
 import GatehouseCore
 import Foundation
+import Logging
 
 /// The one way a person's account state changes, so every path (console, CLI, admin API, scenario, the dialog's
 /// checkpoint page) has the same side effects.

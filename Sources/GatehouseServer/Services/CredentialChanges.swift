@@ -1,5 +1,6 @@
 import GatehouseCore
 import Foundation
+import Logging
 
 /// The one way a person's password or an app's secret is replaced once they exist, so every path (scenario,
 /// console, and any later one) ends the sessions the old credential opened, as Facebook does.

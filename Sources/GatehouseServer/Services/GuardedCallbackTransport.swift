@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
+import NIOHTTP1
 
 /// Where app callbacks (deauthorize, data deletion) may go. An app's URL is chosen by whoever edits the app, so
 /// without rules the server could be made to POST to itself, to the cloud metadata service or to the internal

@@ -109,14 +109,23 @@ extension TokenService {
         case 460 where user.passwordChangedAt != nil:
             return JournalExplanation.passwordChanged(user.fullName, at: user.passwordChangedAt!, issuedAt: token.issuedAt)
         case 458: return JournalExplanation.appRemoved(user.fullName, appName: app.name)
-        case 459, 464, 465, 467 where user.accountState != .active:
-            return "\(user.fullName)'s account is \(user.accountState.rawValue) (set in the console, CLI, admin API or a scenario): "
-                + JournalExplanation.forError(error)
+        // 459, 464 and 465 come only from an account state; 467 also from a revoked token (below).
+        case 459, 464, 465:
+            return stateExplanation(error, user: user)
+        case 467 where user.accountState != .active:
+            return stateExplanation(error, user: user)
         case 467 where token.revokedAt != nil: return JournalExplanation.revoked(at: token.revokedAt!)
         case 463 where token.expiresAt != nil:
             return JournalExplanation.tokenExpired(at: token.expiresAt!, now: now, clockOffset: services.clockControl?.currentOffset ?? 0)
         default: return JournalExplanation.forError(error)
         }
+    }
+}
+
+extension TokenService {
+    fileprivate func stateExplanation(_ error: GraphError, user: UserRecord) -> String {
+        "\(user.fullName)'s account is \(user.accountState.rawValue) (set in the console, CLI, admin API or a scenario): "
+            + JournalExplanation.forError(error)
     }
 }
 

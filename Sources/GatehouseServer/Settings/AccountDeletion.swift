@@ -1,5 +1,6 @@
 import GatehouseCore
 import Foundation
+import Logging
 
 /// "Delete my account" (issue 32): every app the person used is told, then the person is gone.
 ///

@@ -1,6 +1,7 @@
 import GatehouseCore
 import Foundation
 import Hummingbird
+import Logging
 
 /// Records where each browser session is used (browser, address, time) for "Where you're logged in".
 ///

@@ -2,6 +2,7 @@ import GatehouseCore
 import Foundation
 import GatehouseProtocol
 import Hummingbird
+import Logging
 
 /// Turning two-factor login on and off from the person's settings (issue 32).
 ///

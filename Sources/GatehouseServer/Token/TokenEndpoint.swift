@@ -1,6 +1,7 @@
 import GatehouseCore
 import Foundation
 import GatehouseProtocol
+import Logging
 
 /// `GET|POST /oauth/access_token` for every grant Facebook clients use, and `/oauth/access_token_info`.
 struct TokenEndpoint: Sendable {

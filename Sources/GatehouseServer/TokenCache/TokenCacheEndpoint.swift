@@ -1,6 +1,7 @@
 import GatehouseCore
 import Foundation
 import GatehouseProtocol
+import Logging
 
 /// The remote token cache (the seeds' "Managing your own token cache", step 2, made safe):
 ///

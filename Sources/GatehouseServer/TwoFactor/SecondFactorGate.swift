@@ -2,6 +2,7 @@ import GatehouseCore
 import Foundation
 import GatehouseProtocol
 import Hummingbird
+import Logging
 
 /// The login code checkpoint (issue 32): after a correct password, a person with a confirmed Code Generator is
 /// asked for its 6-digit code (or a recovery code) before any session starts. Every password form reaches it

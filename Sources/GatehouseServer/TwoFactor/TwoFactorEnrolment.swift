@@ -1,5 +1,6 @@
 import GatehouseCore
 import Foundation
+import Logging
 
 /// A second factor given to a person from outside their settings: the console, `gatehouse users two-factor`, the
 /// admin API (`PUT /people/{id}/two_factor`) and scenario files (`two_factor:`), so tests and demos can put a test
