@@ -16,10 +16,7 @@ let package = Package(
     name: "Gatehouse",
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
-        .library(name: "GatehouseProtocol", targets: ["GatehouseProtocol"]),
-        .library(name: "GatehouseCore", targets: ["GatehouseCore"]),
-        .library(name: "GatehouseStorage", targets: ["GatehouseStorage"]),
-        .library(name: "GatehouseServer", targets: ["GatehouseServer"]),
+        // What the README documents: the SDK, its desktop presenter and the emulator for app tests, and the tool.
         .library(name: "GatehouseKit", targets: ["GatehouseKit"]),
         .library(name: "GatehouseTesting", targets: ["GatehouseTesting"]),
         .library(name: "GatehouseKitLoopback", targets: ["GatehouseKitLoopback"]),

@@ -11,7 +11,7 @@ import SQLiteNIO
 extension DatabaseLocation {
     /// Parses `--database` / `GATEHOUSE_DATABASE_URL`: `postgres://…` or `postgresql://…` (also `+tcp`/`+uds`
     /// forms) is PostgreSQL; `sqlite:PATH`, `sqlite://PATH` or a plain path is a SQLite file.
-    public init(parsing value: String) throws {
+    package init(parsing value: String) throws {
         let lower = value.lowercased()
         if lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://") || lower.hasPrefix("postgres+")
             || lower.hasPrefix("postgresql+") {
@@ -36,7 +36,7 @@ extension DatabaseLocation {
     ///   - clock: the services' clock, for the times the stores stamp themselves.
     ///   - pool: the connection pool from ``makeConnectionPool(logger:)`` that the caller runs (the server's
     ///     service group); nil lets the storage run its own until it shuts down.
-    public func open(
+    package func open(
         logger: Logger, random: any RandomSource = SystemRandomSource(), clock: any GatehouseClock = SystemClock(),
         pool: DatabaseConnectionPool? = nil
     ) async throws -> Storage {
@@ -50,7 +50,7 @@ extension DatabaseLocation {
     /// The connection pool a long-running owner runs as a service of its group, before anything that uses the
     /// storage; nil for SQLite, whose few connections the storage opens and closes itself.
     /// - Throws: `StorageError.unavailable` when the URL is not a PostgreSQL URL.
-    public func makeConnectionPool(logger: Logger) throws -> DatabaseConnectionPool? {
+    package func makeConnectionPool(logger: Logger) throws -> DatabaseConnectionPool? {
         switch self {
         case .sqlite: nil
         case .postgres(let url): DatabaseConnectionPool(client: try PostgresStorage.makeClient(url: url, logger: logger))
@@ -58,7 +58,7 @@ extension DatabaseLocation {
     }
 
     /// Applies pending migrations and reports the versions before and after (`gatehouse migrate`).
-    public func migrate(logger: Logger) async throws -> MigrationReport {
+    package func migrate(logger: Logger) async throws -> MigrationReport {
         switch self {
         case .sqlite(let path):
             let connection = try await SQLiteDatabaseFactory.open(path: path, logger: logger)
@@ -108,30 +108,30 @@ extension DatabaseLocation {
 }
 
 /// What `gatehouse migrate` did.
-public struct MigrationReport: Sendable, Equatable, Codable {
+package struct MigrationReport: Sendable, Equatable, Codable {
     /// Versions recorded before this run, ascending.
-    public var before: [Int]
+    package var before: [Int]
     /// Versions recorded after it.
-    public var after: [Int]
+    package var after: [Int]
     /// The newest version this build knows.
-    public var latest: Int
+    package var latest: Int
 
     /// Versions this run applied.
-    public var applied: [Int] { after.filter { !before.contains($0) } }
+    package var applied: [Int] { after.filter { !before.contains($0) } }
 }
 
 /// PostgreSQL's connection pool (postgres-nio's `PostgresClient`) as a swift-service-lifecycle `Service`.
 ///
 /// On graceful shutdown it closes its connections, so its group must list it before the services that use the
 /// database (the group stops services in reverse order).
-public struct DatabaseConnectionPool: Service {
+package struct DatabaseConnectionPool: Service {
     package let client: PostgresClient
 
     package init(client: PostgresClient) {
         self.client = client
     }
 
-    public func run() async throws {
+    package func run() async throws {
         await client.run()
     }
 }

@@ -13,10 +13,10 @@ import SQLiteNIO
 ///
 /// A single connection rather than the server's PostgreSQL pool: the seeder wraps batches in `BEGIN`/`COMMIT`,
 /// which must all run on one connection, and the commit probe measures one committer at a time.
-public enum BenchDatabase {
+package enum BenchDatabase {
     /// Opens `location` (SQLite with the server's pragmas, or one PostgreSQL connection), applies migrations
     /// when `migrating`, runs `body` and closes the connection whatever happens.
-    public static func with<T>(
+    package static func with<T>(
         _ location: DatabaseLocation, logger: Logger, migrating: Bool = true, _ body: (any SQLDatabase) async throws -> T
     ) async throws -> T {
         switch location {

@@ -15,14 +15,14 @@ import SQLiteNIO
 /// on PostgreSQL too (`BENCH_DATABASE=postgres`), over one connection (``BenchDatabase``). A million people
 /// and five million tokens take a few minutes on two cores. Every token is random and stored only as its
 /// SHA-256, like a real one; the first `sampleTokens` are written out so the benchmark can present them.
-public struct BenchSeeder: Sendable {
-    public struct Options: Sendable {
-        public var users: Int
-        public var tokens: Int
+package struct BenchSeeder: Sendable {
+    package struct Options: Sendable {
+        package var users: Int
+        package var tokens: Int
         /// Codes for the plain code exchange, and as many again with `openid` (id_token issuance).
-        public var codes: Int
-        public var sampleTokens: Int
-        public init(users: Int, tokens: Int, codes: Int = 0, sampleTokens: Int = 1000) {
+        package var codes: Int
+        package var sampleTokens: Int
+        package init(users: Int, tokens: Int, codes: Int = 0, sampleTokens: Int = 1000) {
             self.users = users
             self.tokens = tokens
             self.codes = codes
@@ -31,40 +31,40 @@ public struct BenchSeeder: Sendable {
     }
 
     /// What the benchmark needs to drive the seeded server (written as `bench-seed.json`).
-    public struct Output: Codable, Sendable {
-        public var app_id: String
-        public var app_secret: String
-        public var redirect_uri: String
-        public var session_cookie: String
+    package struct Output: Codable, Sendable {
+        package var app_id: String
+        package var app_secret: String
+        package var redirect_uri: String
+        package var session_cookie: String
         /// The `gh_csrf` cookie value.
-        public var csrf_token: String
+        package var csrf_token: String
         /// What a form posts as `csrf_token` with that cookie and ``session_cookie``: the cookie bound to the session.
-        public var csrf_form_token: String
-        public var users: Int
-        public var tokens: Int
-        public var sample_tokens: [String]
-        public var codes: [String]
-        public var openid_codes: [String]
+        package var csrf_form_token: String
+        package var users: Int
+        package var tokens: Int
+        package var sample_tokens: [String]
+        package var codes: [String]
+        package var openid_codes: [String]
     }
 
-    public static let redirectURI = "https://bench.example/callback"
+    package static let redirectURI = "https://bench.example/callback"
     package let db: any SQLDatabase
     package let passwordHash: String
     package let now: Date
     package let progress: @Sendable (String) -> Void
     /// Receives every token's text, batch by batch, in seeding order (`--tokens-file`: the cold `/me` run
     /// presents each token once, and five million do not belong in the JSON).
-    public var tokenSink: (@Sendable ([String]) throws -> Void)?
+    package var tokenSink: (@Sendable ([String]) throws -> Void)?
 
     /// - Parameter passwordHash: one bcrypt hash shared by every seeded person (hashing a million would take hours).
-    public init(db: any SQLDatabase, passwordHash: String, now: Date = Date(), progress: @escaping @Sendable (String) -> Void = { _ in }) {
+    package init(db: any SQLDatabase, passwordHash: String, now: Date = Date(), progress: @escaping @Sendable (String) -> Void = { _ in }) {
         self.db = db
         self.passwordHash = passwordHash
         self.now = now
         self.progress = progress
     }
 
-    public func seed(_ options: Options) async throws -> Output {
+    package func seed(_ options: Options) async throws -> Output {
         let t = Int64(now.timeIntervalSince1970)
         var rng = SystemRandomNumberGenerator()
         let appID = "9" + String(format: "%015llu", UInt64.random(in: 0..<1_000_000_000_000_000, using: &rng))
@@ -193,7 +193,7 @@ public struct BenchSeeder: Sendable {
 
 extension SQLStorage {
     /// Opens (and migrates) the SQLite file and runs `body` on the raw database, for bulk tools like the bench seeder.
-    public static func withSQLiteDatabase<T>(path: String, logger: Logger, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
+    package static func withSQLiteDatabase<T>(path: String, logger: Logger, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
         let connection = try await SQLiteDatabaseFactory.open(path: path, logger: logger)
         let db = connection.sql(queryLogLevel: nil)
         do {

@@ -12,32 +12,32 @@ import SQLKit
 /// (`synchronous_commit=on`). This loop of autocommitted single-row `INSERT`s, on a connection opened exactly
 /// like the server's (``BenchDatabase``, hence ``SQLiteDatabaseFactory``'s pragmas), is therefore the ceiling
 /// `scripts/bench` holds the write routes against.
-public struct CommitRateProbe: Sendable {
+package struct CommitRateProbe: Sendable {
     /// What one probe run measured.
-    public struct Result: Codable, Sendable, Equatable {
+    package struct Result: Codable, Sendable, Equatable {
         /// `sqlite` or `postgres`.
-        public var database: String
-        public var commits: Int
-        public var seconds: Double
-        public var commitsPerSecond: Double
+        package var database: String
+        package var commits: Int
+        package var seconds: Double
+        package var commitsPerSecond: Double
     }
 
     /// The table the probe writes; created and dropped by the probe, so it must be a throwaway database or a
     /// name no one else uses.
     package static let table = "gatehouse_commit_probe"
 
-    public let location: DatabaseLocation
-    public let duration: Duration
-    public let logger: Logger
+    package let location: DatabaseLocation
+    package let duration: Duration
+    package let logger: Logger
 
-    public init(location: DatabaseLocation, duration: Duration, logger: Logger) {
+    package init(location: DatabaseLocation, duration: Duration, logger: Logger) {
         self.location = location
         self.duration = duration
         self.logger = logger
     }
 
     /// Commits one row at a time for ``duration`` (after a short warm-up) and counts them.
-    public func run() async throws -> Result {
+    package func run() async throws -> Result {
         let name: String
         switch location {
         case .sqlite: name = "sqlite"

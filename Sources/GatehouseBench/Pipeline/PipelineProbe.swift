@@ -17,22 +17,22 @@ import CoreMetrics
 /// (the bare router, Gatehouse's router, and that router behind the ``StartupGate``). Each runs `iterations`
 /// times in a row; the figure is the process's CPU time per call. HTTP parsing and the socket are left out:
 /// they are the same for every route.
-public struct PipelineProbe: Sendable {
+package struct PipelineProbe: Sendable {
     /// One measured piece: its name and CPU nanoseconds per request.
-    public struct Row: Sendable, Codable {
-        public var name: String
-        public var nanosecondsPerRequest: Double
+    package struct Row: Sendable, Codable {
+        package var name: String
+        package var nanosecondsPerRequest: Double
     }
 
-    public let iterations: Int
-    public let dataDirectory: String
+    package let iterations: Int
+    package let dataDirectory: String
 
-    public init(iterations: Int, dataDirectory: String) {
+    package init(iterations: Int, dataDirectory: String) {
         self.iterations = iterations
         self.dataDirectory = dataDirectory
     }
 
-    public func run() async throws -> [Row] {
+    package func run() async throws -> [Row] {
         var logger = Logger(label: "gatehouse.bench.pipeline")
         logger.logLevel = .error
         let configuration = GatehouseConfiguration(

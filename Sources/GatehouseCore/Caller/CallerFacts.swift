@@ -9,7 +9,7 @@ import GatehouseProtocol
 ///
 /// A class, and immutable: the cache hands out the same instance on every hit, so a hit costs one retain
 /// instead of copying four records field by field (about forty reference counts).
-public final class CallerFacts: Sendable {
+package final class CallerFacts: Sendable {
     package enum Kind: Sendable {
         /// A user token with the person, their grant and their id inside the app.
         case user(token: TokenRecord, user: UserRecord, grant: GrantRecord, scopedID: String)
@@ -41,7 +41,7 @@ extension CallerFacts: CacheableFacts {
     /// Callers of one app share its record: read once per cache miss, each would otherwise hold its own copy
     /// of the app's strings and lists (about 500 bytes a caller). The token's and grant's ids share the
     /// app's and the person's strings for the same reason.
-    public func sharingStorage(with neighbour: CallerFacts) -> CallerFacts {
+    package func sharingStorage(with neighbour: CallerFacts) -> CallerFacts {
         let app = neighbour.app == self.app ? neighbour.app : self.app
         switch kind {
         case .user(var token, let user, var grant, let scopedID):
@@ -56,7 +56,7 @@ extension CallerFacts: CacheableFacts {
     }
 
     /// Every write that could change what this caller sees names one of these (see the invalidating stores).
-    public var cacheDependencies: [CacheDependency] {
+    package var cacheDependencies: [CacheDependency] {
         var keys: [CacheDependency] = [.app(app.id)]
         switch kind {
         case .user(let token, let user, _, _):
@@ -73,13 +73,13 @@ extension CallerFacts: CacheableFacts {
 }
 
 /// The per-node cache of resolved callers, keyed by the token's SHA-256.
-public typealias CallerCache = InvalidationCache<CallerFacts>
+package typealias CallerCache = InvalidationCache<CallerFacts>
 
 extension CallerFacts {
     /// How many callers one node keeps. A cached caller takes about 1.7 KB (measured with the server's RSS over
     /// 70,000 never-seen tokens, `docs/BENCHMARKS.md`), so a full cache is about 70 MB and a node with every
     /// cache full stays within its 150 MB budget. Beyond it, the oldest caller makes room.
-    public static let nodeCacheCapacity = 40_000
+    package static let nodeCacheCapacity = 40_000
 }
 
 extension InvalidationCache where Value == CallerFacts {

@@ -9,16 +9,16 @@ import Foundation
 ///    │    ──person cancels───▶ declined ──poll──▶ consumed (declined reported)
 ///    └── expires_at passes: every later poll answers "expired"
 /// ```
-public enum DeviceLogin {
+package enum DeviceLogin {
     /// How long a code lives (Facebook: 420 s).
-    public static let lifetime: TimeInterval = 420
+    package static let lifetime: TimeInterval = 420
     /// Seconds between polls that Gatehouse asks for (Facebook: 5).
-    public static let defaultInterval = 5
+    package static let defaultInterval = 5
     /// A poll may come this much earlier than `interval` before it counts as too fast (timer and network jitter).
-    public static let pollSlack: TimeInterval = 1
+    package static let pollSlack: TimeInterval = 1
 
     /// What a `POST /device/login_status` answers.
-    public enum PollOutcome: Sendable, Equatable {
+    package enum PollOutcome: Sendable, Equatable {
         /// Code 31, subcode 1349174: keep polling.
         case pending
         /// Code 17, subcode 1349172: polled sooner than `interval` after the previous poll.
@@ -32,7 +32,7 @@ public enum DeviceLogin {
     }
 
     /// The outcome of a poll at `now` and the record to store (nil: store nothing).
-    public static func poll(_ record: DeviceCodeRecord, now: Date) -> (PollOutcome, DeviceCodeRecord?) {
+    package static func poll(_ record: DeviceCodeRecord, now: Date) -> (PollOutcome, DeviceCodeRecord?) {
         if record.status == .consumed || now >= record.expiresAt { return (.expired, nil) }
         if let last = record.lastPolledAt, now.timeIntervalSince(last) < TimeInterval(record.interval) - pollSlack {
             // The previous poll time is kept, so a device polling a little fast still gets through next time.
@@ -56,7 +56,7 @@ public enum DeviceLogin {
     }
 
     /// Why the person's code could not be used on `/device`.
-    public enum EntryProblem: Error, Sendable, Equatable {
+    package enum EntryProblem: Error, Sendable, Equatable {
         /// No code like it, or it is past its lifetime.
         case unknownOrExpired
         /// Someone already consented or cancelled with it.
@@ -64,14 +64,14 @@ public enum DeviceLogin {
     }
 
     /// Checks a code the person typed, before the consent page is shown.
-    public static func checkEntry(_ record: DeviceCodeRecord?, now: Date) -> Result<DeviceCodeRecord, EntryProblem> {
+    package static func checkEntry(_ record: DeviceCodeRecord?, now: Date) -> Result<DeviceCodeRecord, EntryProblem> {
         guard let record, now < record.expiresAt else { return .failure(.unknownOrExpired) }
         guard record.status == .pending else { return .failure(.alreadyUsed) }
         return .success(record)
     }
 
     /// The record after the person consented (`approve: true`) or cancelled.
-    public static func decide(_ record: DeviceCodeRecord, userID: String, approve: Bool, now: Date) -> Result<DeviceCodeRecord, EntryProblem> {
+    package static func decide(_ record: DeviceCodeRecord, userID: String, approve: Bool, now: Date) -> Result<DeviceCodeRecord, EntryProblem> {
         if case .failure(let problem) = checkEntry(record, now: now) { return .failure(problem) }
         var next = record
         next.status = approve ? .approved : .declined
@@ -83,11 +83,11 @@ public enum DeviceLogin {
     // MARK: User codes
 
     /// Letters and digits that cannot be confused when read off a TV (no 0/O, 1/I/L).
-    public static let userCodeAlphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
-    public static let userCodeLength = 8
+    package static let userCodeAlphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
+    package static let userCodeLength = 8
 
     /// A user code from random bytes (rejection sampling keeps it uniform).
-    public static func makeUserCode(randomBytes: (Int) -> [UInt8]) -> String {
+    package static func makeUserCode(randomBytes: (Int) -> [UInt8]) -> String {
         let alphabet = userCodeAlphabet
         let limit = UInt8(256 - 256 % alphabet.count)
         var out = ""
@@ -101,7 +101,7 @@ public enum DeviceLogin {
     }
 
     /// What the person typed, made comparable: uppercase, spaces and dashes removed. Nil if it cannot be a code.
-    public static func normalizeUserCode(_ typed: String) -> String? {
+    package static func normalizeUserCode(_ typed: String) -> String? {
         let cleaned = typed.uppercased().filter { $0 != " " && $0 != "-" }
         guard cleaned.count == userCodeLength, cleaned.allSatisfy({ userCodeAlphabet.contains($0) }) else { return nil }
         return cleaned

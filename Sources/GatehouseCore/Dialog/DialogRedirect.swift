@@ -4,8 +4,8 @@ import GatehouseProtocol
 /// Builds the URL the dialog sends the browser back to.
 ///
 /// Codes travel in the query with Facebook's `#_=_` appended; tokens travel in the fragment.
-public enum DialogRedirect {
-    public static func url(redirectURI: String, parameters: [(String, String)], inFragment: Bool) -> String {
+package enum DialogRedirect {
+    package static func url(redirectURI: String, parameters: [(String, String)], inFragment: Bool) -> String {
         let encoded = FormEncoding.encode(parameters)
         if inFragment {
             let base = redirectURI.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? redirectURI
@@ -16,7 +16,7 @@ public enum DialogRedirect {
     }
 
     /// The redirect for a person who pressed Cancel.
-    public static func cancelled(_ request: DialogRequest) -> String {
+    package static func cancelled(_ request: DialogRequest) -> String {
         var params: [(String, String)] = [
             ("error", "access_denied"), ("error_code", "200"), ("error_description", "Permissions error"),
             ("error_reason", "user_denied"),

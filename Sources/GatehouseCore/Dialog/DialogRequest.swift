@@ -2,7 +2,7 @@ import Foundation
 import GatehouseProtocol
 
 /// The `auth_type` values the dialog understands.
-public enum AuthType: String, Sendable {
+package enum AuthType: String, Sendable {
     case rerequest, reauthenticate, reauthorize
 }
 
@@ -10,34 +10,34 @@ public enum AuthType: String, Sendable {
 ///
 /// Its raw query travels through the login and consent forms as a hidden field and is validated
 /// again on every step, so nothing the browser sends later is trusted more than the first request.
-public struct DialogRequest: Sendable, Equatable {
-    public var clientID: String
-    public var redirectURI: String
-    public var state: String?
+package struct DialogRequest: Sendable, Equatable {
+    package var clientID: String
+    package var redirectURI: String
+    package var state: String?
     /// Requested permissions, without `openid` (kept in `openID`), `public_profile` first.
-    public var permissions: [String]
-    public var openID: Bool
-    public var responseType: ResponseType
-    public var authType: AuthType?
-    public var authNonce: String?
-    public var codeChallenge: String?
-    public var codeChallengeMethod: String?
-    public var nonce: String?
-    public var returnScopes: Bool
+    package var permissions: [String]
+    package var openID: Bool
+    package var responseType: ResponseType
+    package var authType: AuthType?
+    package var authNonce: String?
+    package var codeChallenge: String?
+    package var codeChallengeMethod: String?
+    package var nonce: String?
+    package var returnScopes: Bool
     /// A Limited Login: an id_token and never an access token (`tp=ios_14_do_not_track`, or `id_token` alone).
-    public var isLimited: Bool
+    package var isLimited: Bool
     /// Requested permissions outside the Limited Login list; dropped from consent and reported declined.
-    public var droppedByLimitedLogin: [String]
+    package var droppedByLimitedLogin: [String]
     /// The native app-switch flow (`ios_fast_app_switch=true`) with `token_or_nonce`: answer with a one-time
     /// `nonce` the SDK redeems with `grant_type=fb_exchange_nonce`, instead of a token in the URL.
-    public var answersWithNonce: Bool
+    package var answersWithNonce: Bool
     /// `default_audience`: preselected on the publish step; `friends` when absent or unknown, as Facebook's SDK defaults.
-    public var defaultAudience: Audience = .friends
+    package var defaultAudience: Audience = .friends
     /// The query string this request was parsed from, to be carried through the forms.
-    public var rawQuery: String
+    package var rawQuery: String
 
     /// Why a dialog request cannot proceed. These render an HTML error page and never redirect.
-    public enum Problem: Error, Equatable, Sendable {
+    package enum Problem: Error, Equatable, Sendable {
         case missingClientID
         case unknownApp(String)
         case missingRedirectURI
@@ -54,7 +54,7 @@ public struct DialogRequest: Sendable, Equatable {
     }
 
     /// Parses and validates the dialog's query parameters against the app.
-    public static func parse(
+    package static func parse(
         query: String, findApp: (String) async throws -> AppRecord?
     ) async throws -> Result<(DialogRequest, AppRecord), Problem> {
         guard let pairs = FormEncoding.decode(query) else { return .failure(.malformedQuery) }

@@ -6,19 +6,19 @@ import GatehouseProtocol
 /// An entry is a URL such as `https://shop.example/` (Facebook's console asks for https URLs). A page matches when
 /// its origin (scheme, host and port; a missing port is the scheme's default) equals an entry's; the path is
 /// ignored. There are no wildcards: `https://shop.example` does not admit `https://www.shop.example`.
-public enum JavaScriptSDKDomains {
+package enum JavaScriptSDKDomains {
     /// The most entries one app may list, and the longest one.
-    public static let maximumPerApp = 100
-    public static let maximumLength = 512
+    package static let maximumPerApp = 100
+    package static let maximumLength = 512
 
     /// Whether `origin` (a page's `window.location.origin`) is one of `app`'s allowed domains.
-    public static func allows(_ origin: String, for app: AppRecord) -> Bool {
+    package static func allows(_ origin: String, for app: AppRecord) -> Bool {
         guard let page = Origin(origin) else { return false }
         return app.jsSDKDomains.contains { Origin($0) == page }
     }
 
     /// Why `entries` cannot be an app's list, or nil when it can.
-    public static func registrationProblem(_ entries: [String]) -> String? {
+    package static func registrationProblem(_ entries: [String]) -> String? {
         guard entries.count <= maximumPerApp else { return "An app lists at most \(maximumPerApp) JavaScript SDK domains." }
         if let bad = entries.first(where: { $0.utf8.count > maximumLength || Origin($0) == nil }) {
             return "JavaScript SDK domain \"\(GraphError.echo(bad))\" must be an http or https URL such as https://shop.example/, of at most \(maximumLength) characters."
@@ -27,7 +27,7 @@ public enum JavaScriptSDKDomains {
     }
 
     /// `scheme://host[:port]` as a page's `location.origin` spells it, or nil when `url` is no http(s) URL.
-    public static func canonical(_ url: String) -> String? { Origin(url)?.text }
+    package static func canonical(_ url: String) -> String? { Origin(url)?.text }
 
     /// A scheme, host and port, compared exactly (the host case-insensitively).
     struct Origin: Equatable {
@@ -59,11 +59,11 @@ public enum JavaScriptSDKDomains {
 /// The `redirect_uri` is a path without scheme or host, so it can only ever resolve to the Gatehouse that served the
 /// dialog; the page origin in it must be one of the app's JavaScript SDK domains, and the hand-back page posts only
 /// to that origin.
-public enum JavaScriptSDKArbiter {
-    public static let path = "/x/connect/xd_arbiter"
+package enum JavaScriptSDKArbiter {
+    package static let path = "/x/connect/xd_arbiter"
 
     /// The page origin named by an arbiter `redirect_uri`, or nil when `uri` is not the arbiter.
-    public static func pageOrigin(_ uri: String) -> String? {
+    package static func pageOrigin(_ uri: String) -> String? {
         guard uri.hasPrefix(path + "?"), let comps = URLComponents(string: uri), comps.path == path,
               let origin = comps.queryItems?.first(where: { $0.name == "origin" })?.value
         else { return nil }

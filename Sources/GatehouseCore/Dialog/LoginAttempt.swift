@@ -5,22 +5,22 @@ import GatehouseProtocol
 ///
 /// The HTTP layer gathers the facts (session, grant, role) and performs the returned action;
 /// this type decides. It has no I/O, so every rule is unit-tested directly.
-public enum LoginAttempt {
+package enum LoginAttempt {
     /// Everything the decision depends on.
-    public struct Facts: Sendable {
-        public var request: DialogRequest
-        public var app: AppRecord
+    package struct Facts: Sendable {
+        package var request: DialogRequest
+        package var app: AppRecord
         /// The logged-in person, if the browser has a session.
-        public var user: UserRecord?
+        package var user: UserRecord?
         /// When that session last checked a password.
-        public var authenticatedAt: Date?
+        package var authenticatedAt: Date?
         /// Whether the password was typed during this very attempt (for `reauthenticate`).
-        public var justAuthenticated: Bool
-        public var grant: GrantRecord?
-        public var role: AppRole?
-        public var now: Date
+        package var justAuthenticated: Bool
+        package var grant: GrantRecord?
+        package var role: AppRole?
+        package var now: Date
 
-        public init(
+        package init(
             request: DialogRequest, app: AppRecord, user: UserRecord?, authenticatedAt: Date?, justAuthenticated: Bool,
             grant: GrantRecord?, role: AppRole?, now: Date
         ) {
@@ -36,35 +36,35 @@ public enum LoginAttempt {
     }
 
     /// What to ask on the consent page.
-    public struct ConsentPlan: Sendable, Equatable {
+    package struct ConsentPlan: Sendable, Equatable {
         /// Read permissions the person can switch on or off (`public_profile` is first and not optional).
-        public var ask: [String]
+        package var ask: [String]
         /// Requested but not approved for this app by review; they come back declined.
-        public var unavailable: [String]
+        package var unavailable: [String]
         /// Requested and already granted; not asked again.
-        public var alreadyGranted: [String]
+        package var alreadyGranted: [String]
         /// Whether this is a renewal of expired data access.
-        public var renewsDataAccess: Bool
+        package var renewsDataAccess: Bool
         /// Publish permissions, asked on a second step of their own after the read permissions, as Facebook's
         /// dialog did, together with the audience of the app's posts.
-        public var publish: [String] = []
+        package var publish: [String] = []
         /// The audience preselected on that step: the dialog's `default_audience`.
-        public var audience: Audience = .friends
+        package var audience: Audience = .friends
     }
 
     /// The outcome of a completed dialog.
-    public struct Decision: Sendable, Equatable {
+    package struct Decision: Sendable, Equatable {
         /// The full granted set for the app after this login.
-        public var granted: [String]
+        package var granted: [String]
         /// The full declined set for the app after this login.
-        public var declined: [String]
+        package var declined: [String]
         /// Requested permissions that ended up declined (for `denied_scopes`).
-        public var deniedThisTime: [String]
+        package var deniedThisTime: [String]
         /// Who sees what the app posts; nil while no publish permission is granted.
-        public var defaultAudience: Audience? = nil
+        package var defaultAudience: Audience? = nil
     }
 
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// Ask for email and password (prefilled for reauthentication).
         case showLogin(prefillEmail: String?)
         /// The first consent step: the read permissions.
@@ -76,7 +76,7 @@ public enum LoginAttempt {
     }
 
     /// Decides the next step of a dialog.
-    public static func next(_ facts: Facts) -> Action {
+    package static func next(_ facts: Facts) -> Action {
         guard let user = facts.user else { return .showLogin(prefillEmail: nil) }
         if facts.request.authType == .reauthenticate && !facts.justAuthenticated {
             return .showLogin(prefillEmail: user.email)
@@ -92,25 +92,25 @@ public enum LoginAttempt {
     /// What follows a correct password (issue 32): the session starts at once, or, for a person with a
     /// confirmed second factor, the login code checkpoint comes first and the session starts only after it.
     /// The app sees nothing of this but the time the login took, as with Facebook.
-    public enum PasswordStep: Sendable, Equatable {
+    package enum PasswordStep: Sendable, Equatable {
         case startSession
         case askLoginCode
     }
 
     /// The step after a correct password. `secondFactor` is the person's second factor, if they enrolled one.
-    public static func afterPassword(secondFactor: TwoFactorRecord?) -> PasswordStep {
+    package static func afterPassword(secondFactor: TwoFactorRecord?) -> PasswordStep {
         secondFactor?.isEnabled == true ? .askLoginCode : .startSession
     }
 
     /// What follows the read step: the publish step when the plan has one, else the end of the dialog.
     /// `selected` are the read permissions the person kept; the controller carries them to the publish step.
-    public static func afterReadConsent(_ facts: Facts, plan: ConsentPlan, selected: [String]) -> Action {
+    package static func afterReadConsent(_ facts: Facts, plan: ConsentPlan, selected: [String]) -> Action {
         if !plan.publish.isEmpty { return .showPublishConsent(plan) }
         return .complete(decide(facts, plan: plan, selected: selected))
     }
 
     /// Which requested permissions to ask, skip or refuse.
-    public static func consentPlan(_ facts: Facts) -> ConsentPlan {
+    package static func consentPlan(_ facts: Facts) -> ConsentPlan {
         let request = facts.request
         let granted = Set(facts.grant?.granted ?? [])
         let declined = Set(facts.grant?.declined ?? [])
@@ -147,7 +147,7 @@ public enum LoginAttempt {
     /// `audience` is what the person picked on the publish step (the plan's preselection when nil). It is
     /// recorded when a publish permission is granted now, kept while one granted earlier remains, and
     /// cleared when none is left.
-    public static func decide(_ facts: Facts, plan: ConsentPlan, selected: [String], audience: Audience? = nil) -> Decision {
+    package static func decide(_ facts: Facts, plan: ConsentPlan, selected: [String], audience: Audience? = nil) -> Decision {
         let chosen = Set(selected).intersection(plan.ask + plan.publish).union([Permission.publicProfile])
         var granted = facts.grant?.granted ?? []
         var declined = facts.grant?.declined ?? []

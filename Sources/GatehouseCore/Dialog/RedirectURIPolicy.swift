@@ -8,8 +8,8 @@ import GatehouseProtocol
 /// port may differ from a registered loopback URI. The loopback host must match too: a registered `127.0.0.1`
 /// does not admit `localhost` or `[::1]` (RFC 8252 §8.3: `localhost` may resolve elsewhere, and another
 /// program may own the same port on the other address family).
-public enum RedirectURIPolicy {
-    public static func isAllowed(_ uri: String, for app: AppRecord) -> Bool {
+package enum RedirectURIPolicy {
+    package static func isAllowed(_ uri: String, for app: AppRecord) -> Bool {
         if app.redirectURIs.contains(uri) { return true }
         // The JavaScript SDK's popup hand-back on Gatehouse itself, for a page on one of the app's allowed domains.
         if let origin = JavaScriptSDKArbiter.pageOrigin(uri) { return JavaScriptSDKDomains.allows(origin, for: app) }
@@ -30,11 +30,11 @@ public enum RedirectURIPolicy {
 
     /// The most redirect URIs one app may register, and the longest one. Every dialog compares its
     /// `redirect_uri` with the app's list, so the list is bounded where it is written (issue 27, finding 2).
-    public static let maximumPerApp = 100
-    public static let maximumLength = 2048
+    package static let maximumPerApp = 100
+    package static let maximumLength = 2048
 
     /// Why `uris` cannot be an app's registered list, or nil when it can.
-    public static func registrationProblem(_ uris: [String]) -> String? {
+    package static func registrationProblem(_ uris: [String]) -> String? {
         guard uris.count <= maximumPerApp else { return "An app registers at most \(maximumPerApp) redirect URIs." }
         if let bad = uris.first(where: { $0.utf8.count > maximumLength || !isAcceptableRegistration($0) }) {
             return "Redirect URI \"\(GraphError.echo(bad))\" must be an absolute URL without a fragment, of at most \(maximumLength) characters."
@@ -43,7 +43,7 @@ public enum RedirectURIPolicy {
     }
 
     /// Registrations must be absolute URLs without a fragment.
-    public static func isAcceptableRegistration(_ uri: String) -> Bool {
+    package static func isAcceptableRegistration(_ uri: String) -> Bool {
         guard let comps = URLComponents(string: uri), let scheme = comps.scheme, !scheme.isEmpty else { return false }
         return comps.fragment == nil && (comps.host?.isEmpty == false || scheme.hasPrefix("fb"))
     }

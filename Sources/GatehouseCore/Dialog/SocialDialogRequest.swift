@@ -2,7 +2,7 @@ import Foundation
 import GatehouseProtocol
 
 /// The app-initiated dialogs besides login: the feed dialog and the requests dialog.
-public enum SocialDialogKind: String, Sendable, CaseIterable {
+package enum SocialDialogKind: String, Sendable, CaseIterable {
     /// `/dialog/feed`: the person writes a post with the app's link attached and confirms it.
     case feed
     /// `/dialog/apprequests`: the person sends the app's request to friends.
@@ -12,23 +12,23 @@ public enum SocialDialogKind: String, Sendable, CaseIterable {
 /// A validated `/dialog/feed` or `/dialog/apprequests` request. Pure: no I/O beyond finding the app.
 ///
 /// Like the login dialog's, the raw query travels through the forms and is validated again on every step.
-public struct SocialDialogRequest: Sendable, Equatable {
-    public var kind: SocialDialogKind
-    public var appID: String
-    public var redirectURI: String
+package struct SocialDialogRequest: Sendable, Equatable {
+    package var kind: SocialDialogKind
+    package var appID: String
+    package var redirectURI: String
     /// Feed: the attachment the app offers (`link`, `picture`, `name`, `caption`, `description`). The message
     /// is the person's to write: Facebook ignored an app's `message` here (Platform Policy), and so does Gatehouse.
-    public var link, picture, name, caption, description: String?
+    package var link, picture, name, caption, description: String?
     /// Requests: the app's `message` (required), `title`, and `data` returned to the app untouched.
-    public var message, title, data: String?
+    package var message, title, data: String?
     /// Requests: `notification_text`, what the recipients' notification says (seed 002 sends "Check this out").
-    public var notificationText: String?
+    package var notificationText: String?
     /// Requests: app-scoped ids from `to`; empty means the person picks friends.
-    public var to: [String]
-    public var rawQuery: String
+    package var to: [String]
+    package var rawQuery: String
 
     /// What the dialog does with a request.
-    public enum Parsed: Sendable, Equatable {
+    package enum Parsed: Sendable, Equatable {
         case ok(SocialDialogRequest)
         /// App or redirect unusable: an error page, never a redirect.
         case problem(DialogRequest.Problem)
@@ -36,7 +36,7 @@ public struct SocialDialogRequest: Sendable, Equatable {
         case invalid(redirectURI: String, code: Int, message: String)
 
         /// Whether the dialog can go on.
-        public var isUsable: Bool {
+        package var isUsable: Bool {
             if case .ok = self { return true }
             return false
         }
@@ -45,7 +45,7 @@ public struct SocialDialogRequest: Sendable, Equatable {
     package static let maxRecipients = 50
 
     /// Parses a dialog query. `app_id` is the dialogs' name for the app; `client_id` is accepted too.
-    public static func parse(
+    package static func parse(
         kind: SocialDialogKind, query: String, findApp: (String) async throws -> AppRecord?
     ) async throws -> Parsed {
         guard let pairs = FormEncoding.decode(query) else { return .problem(.malformedQuery) }
@@ -102,24 +102,24 @@ public struct SocialDialogRequest: Sendable, Equatable {
     // MARK: Redirects (Facebook's shapes: query parameters, then `#_=_`)
 
     /// The feed dialog's success: `?post_id={author}_{post}`.
-    public func posted(postID: String) -> String {
+    package func posted(postID: String) -> String {
         DialogRedirect.url(redirectURI: redirectURI, parameters: [("post_id", postID)], inFragment: false)
     }
 
     /// The requests dialog's success: `?request={id}&to[0]=…&to[1]=…`.
-    public func sent(requestID: String, to recipients: [String]) -> String {
+    package func sent(requestID: String, to recipients: [String]) -> String {
         var params = [("request", requestID)]
         for (i, id) in recipients.enumerated() { params.append(("to[\(i)]", id)) }
         return DialogRedirect.url(redirectURI: redirectURI, parameters: params, inFragment: false)
     }
 
     /// The person pressed Cancel: Facebook's `error_code=4201`.
-    public var cancelled: String {
+    package var cancelled: String {
         Self.error(redirectURI: redirectURI, code: 4201, message: "User canceled the Dialog flow")
     }
 
     /// Any dialog error sent back to the app.
-    public static func error(redirectURI: String, code: Int, message: String) -> String {
+    package static func error(redirectURI: String, code: Int, message: String) -> String {
         DialogRedirect.url(redirectURI: redirectURI, parameters: [("error_code", String(code)), ("error_message", message)], inFragment: false)
     }
 }

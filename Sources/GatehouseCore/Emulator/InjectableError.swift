@@ -5,7 +5,7 @@ import GatehouseProtocol
 ///
 /// Each maps to the exact error a real Graph call would return, so the SDK's `ErrorRecovery`
 /// categorises it the same way it would in production.
-public enum InjectableError: String, Sendable, CaseIterable {
+package enum InjectableError: String, Sendable, CaseIterable {
     case passwordChanged = "190/460"
     case appRemoved = "190/458"
     case expired = "190/463"
@@ -18,7 +18,7 @@ public enum InjectableError: String, Sendable, CaseIterable {
     case loggedOut = "190/467"
 
     /// Parses `190/460`, `190.460`, `4`, or a name such as `password-changed`.
-    public init?(spec: String) {
+    package init?(spec: String) {
         let normalized = spec.lowercased().replacingOccurrences(of: ".", with: "/").replacingOccurrences(of: "_", with: "-")
         if let exact = InjectableError(rawValue: normalized) {
             self = exact
@@ -30,12 +30,12 @@ public enum InjectableError: String, Sendable, CaseIterable {
     }
 
     /// Builds from a stored code and subcode.
-    public init?(code: Int, subcode: Int?) {
+    package init?(code: Int, subcode: Int?) {
         self.init(spec: subcode.map { "\(code)/\($0)" } ?? "\(code)")
     }
 
     /// A stable, readable name for the CLI and the console.
-    public var name: String {
+    package var name: String {
         switch self {
         case .passwordChanged: "password-changed"
         case .appRemoved: "app-removed"
@@ -51,7 +51,7 @@ public enum InjectableError: String, Sendable, CaseIterable {
     }
 
     /// What a developer sees in the console's menu.
-    public var title: String {
+    package var title: String {
         switch self {
         case .passwordChanged: "190/460 · session invalidated (password changed)"
         case .appRemoved: "190/458 · user removed the app"

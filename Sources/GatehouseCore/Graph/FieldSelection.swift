@@ -1,28 +1,28 @@
 /// One requested field from a Graph API `fields` parameter, such as `picture.type(large)` or
 /// `friends.limit(5){name,picture{url}}`.
-public struct FieldSelection: Sendable, Equatable {
+package struct FieldSelection: Sendable, Equatable {
     /// The field's name, e.g. `picture`.
-    public var name: String
+    package var name: String
     /// `.key(value)` modifiers in the order written, e.g. `[("width", "200"), ("height", "200")]`.
     /// The parser keeps keys unique: when a key repeats, the first value wins, as `modifier(_:)` would see it.
-    public var modifiers: [(String, String)]
+    package var modifiers: [(String, String)]
     /// The nested selection from `{…}`; `nil` when the field had no braces, `[]` for an empty `{}`.
-    public var subfields: [FieldSelection]?
+    package var subfields: [FieldSelection]?
 
     /// Creates a selection; mostly useful for building expected values and defaults.
-    public init(name: String, modifiers: [(String, String)] = [], subfields: [FieldSelection]? = nil) {
+    package init(name: String, modifiers: [(String, String)] = [], subfields: [FieldSelection]? = nil) {
         self.name = name
         self.modifiers = modifiers
         self.subfields = subfields
     }
 
     /// The value of the first modifier named `key`, e.g. `modifier("type")` → `"large"`.
-    public func modifier(_ key: String) -> String? {
+    package func modifier(_ key: String) -> String? {
         modifiers.first { $0.0 == key }?.1
     }
 
     // Tuples cannot conform to Equatable, so the synthesised conformance is unavailable.
-    public static func == (lhs: FieldSelection, rhs: FieldSelection) -> Bool {
+    package static func == (lhs: FieldSelection, rhs: FieldSelection) -> Bool {
         lhs.name == rhs.name
             && lhs.subfields == rhs.subfields
             && lhs.modifiers.count == rhs.modifiers.count
@@ -31,7 +31,7 @@ public struct FieldSelection: Sendable, Equatable {
 }
 
 /// Why a `fields` parameter was rejected.
-public enum FieldSelectionError: Error, Equatable, Sendable {
+package enum FieldSelectionError: Error, Equatable, Sendable {
     /// The input exceeds `FieldSelectionParser.maxLength` UTF-8 bytes.
     case tooLong
     /// Braces nest deeper than `FieldSelectionParser.maxDepth`.
@@ -40,7 +40,7 @@ public enum FieldSelectionError: Error, Equatable, Sendable {
     case syntax(String)
 
     /// Text suitable for the `message` of a Graph API error response.
-    public var message: String {
+    package var message: String {
         switch self {
         case .tooLong: "The fields parameter is longer than \(FieldSelectionParser.maxLength) characters."
         case .tooDeep: "The fields parameter nests deeper than \(FieldSelectionParser.maxDepth) levels."
@@ -61,14 +61,14 @@ public enum FieldSelectionError: Error, Equatable, Sendable {
 /// A name repeated in one list keeps its first position; later occurrences are merged into it
 /// (new modifier keys are appended, subfield lists are merged the same way), so
 /// `picture.type(large),picture.width(200)` yields a single `picture` with both modifiers.
-public enum FieldSelectionParser {
+package enum FieldSelectionParser {
     /// Longest accepted input, in UTF-8 bytes (what actually arrives in the query string).
-    public static let maxLength = 4096
+    package static let maxLength = 4096
     /// Deepest accepted brace nesting: `a{b{c}}` has depth 2.
-    public static let maxDepth = 8
+    package static let maxDepth = 8
 
     /// Parses `raw`; empty or all-comma input yields `[]`.
-    public static func parse(_ raw: String) throws(FieldSelectionError) -> [FieldSelection] {
+    package static func parse(_ raw: String) throws(FieldSelectionError) -> [FieldSelection] {
         // Checked before parsing so the work (and the recursion) is bounded by the limit.
         guard raw.utf8.count <= maxLength else { throw .tooLong }
         if let plain = plainNames(raw) { return plain }

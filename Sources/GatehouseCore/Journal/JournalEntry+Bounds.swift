@@ -8,10 +8,10 @@ import Foundation
 /// and the ring as a whole drops its oldest entries past ``RequestJournal/maximumBytes``.
 extension JournalEntry {
     /// The most characters kept of a route, an error message, an explanation, a name or a parameter value.
-    public static let maximumFieldCharacters = 1000
+    package static let maximumFieldCharacters = 1000
 
     /// This entry with every text cut to ``maximumFieldCharacters`` (`…` marks a cut).
-    public func bounded() -> JournalEntry {
+    package func bounded() -> JournalEntry {
         var entry = self
         entry.route = Self.cut(route)
         entry.appName = appName.map(Self.cut)
@@ -23,7 +23,7 @@ extension JournalEntry {
     }
 
     /// What the entry costs in memory, roughly: its texts' bytes plus a fixed part for the rest.
-    public var approximateBytes: Int {
+    package var approximateBytes: Int {
         let texts = [route, method, appID, appName, personID, personName, errorMessage, explanation, tokenHashPrefix]
         return 160 + texts.reduce(0) { $0 + ($1?.utf8.count ?? 0) }
             + parameters.reduce(0) { $0 + 32 + $1.name.utf8.count + $1.value.utf8.count }

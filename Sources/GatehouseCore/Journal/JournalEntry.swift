@@ -6,9 +6,9 @@ import Foundation
 /// ``JournalRedaction`` (a secret as its last four characters, a token or code as its hash prefix). Request
 /// bodies are never kept. ``explanation`` is Gatehouse's plain-language reason for a refusal; it lives here and
 /// in the console, never on the wire, where Facebook's exact error stays.
-public struct JournalEntry: Sendable, Equatable, Codable {
+package struct JournalEntry: Sendable, Equatable, Codable {
     /// What kind of step this was.
-    public enum Kind: String, Sendable, Codable, CaseIterable {
+    package enum Kind: String, Sendable, Codable, CaseIterable {
         /// `/dialog/…` pages and their form posts (login dialog, feed and requests dialogs).
         case dialog
         /// `/oauth/access_token` and `/oauth/access_token_info`.
@@ -30,44 +30,44 @@ public struct JournalEntry: Sendable, Equatable, Codable {
     }
 
     /// A request parameter, redacted.
-    public struct Parameter: Sendable, Equatable, Codable {
-        public var name: String
-        public var value: String
-        public init(name: String, value: String) {
+    package struct Parameter: Sendable, Equatable, Codable {
+        package var name: String
+        package var value: String
+        package init(name: String, value: String) {
             self.name = name
             self.value = value
         }
     }
 
     /// Increasing number given by the journal that recorded the entry (0 until recorded).
-    public var sequence: Int
+    package var sequence: Int
     /// When the request started, by the server's clock (which may have been moved in development mode).
-    public var time: Date
-    public var kind: Kind
-    public var method: String
+    package var time: Date
+    package var kind: Kind
+    package var method: String
     /// The path without its query (`/v21.0/me`), or for a batch part `batch[2] me/friends`.
-    public var route: String
-    public var status: Int
-    public var durationMilliseconds: Double
-    public var appID: String?
-    public var appName: String?
+    package var route: String
+    package var status: Int
+    package var durationMilliseconds: Double
+    package var appID: String?
+    package var appName: String?
     /// The person as the app sees them: app-scoped id and name.
-    public var personID: String?
-    public var personName: String?
+    package var personID: String?
+    package var personName: String?
     /// Facebook's error, as sent on the wire.
-    public var errorCode: Int?
-    public var errorSubcode: Int?
-    public var errorMessage: String?
+    package var errorCode: Int?
+    package var errorSubcode: Int?
+    package var errorMessage: String?
     /// Why the request was refused, in plain language (never sent to the client).
-    public var explanation: String?
+    package var explanation: String?
     /// The SHA-256 prefix of the token the request presented (``JournalRedaction/tokenHashPrefix(_:)``), so a
     /// token's page can list its requests.
-    public var tokenHashPrefix: String?
-    public var parameters: [Parameter]
+    package var tokenHashPrefix: String?
+    package var parameters: [Parameter]
     /// For a batch part: the batch's own entry.
-    public var batchSequence: Int?
+    package var batchSequence: Int?
 
-    public init(
+    package init(
         sequence: Int = 0, time: Date, kind: Kind, method: String, route: String, status: Int, durationMilliseconds: Double,
         appID: String? = nil, appName: String? = nil, personID: String? = nil, personName: String? = nil,
         errorCode: Int? = nil, errorSubcode: Int? = nil, errorMessage: String? = nil, explanation: String? = nil,
@@ -95,10 +95,10 @@ public struct JournalEntry: Sendable, Equatable, Codable {
 
     /// Whether the request was refused or failed: an HTTP status of 400 or more, or a Graph error inside a 200
     /// (a batch part's own status is its entry's, so that is covered too).
-    public var isError: Bool { status >= 400 || errorCode != nil }
+    package var isError: Bool { status >= 400 || errorCode != nil }
 
     /// `190/463`, `100`, or nil.
-    public var errorCodeText: String? {
+    package var errorCodeText: String? {
         guard let errorCode else { return nil }
         return errorSubcode.map { "\(errorCode)/\($0)" } ?? "\(errorCode)"
     }
@@ -116,20 +116,20 @@ public struct JournalEntry: Sendable, Equatable, Codable {
 }
 
 /// Which entries a reader wants (`/console/activity`, `/admin/api/journal`, `gatehouse logs`).
-public struct JournalFilter: Sendable, Equatable {
+package struct JournalFilter: Sendable, Equatable {
     /// An app id.
-    public var appID: String?
+    package var appID: String?
     /// An app-scoped id, or part of a name (case-insensitive).
-    public var person: String?
+    package var person: String?
     /// `404`, or a class such as `4xx`.
-    public var status: String?
+    package var status: String?
     /// Part of the route (case-insensitive), e.g. `access_token` or `dialog`.
-    public var route: String?
+    package var route: String?
     /// A token's hash prefix (at least 8 hex characters).
-    public var token: String?
-    public var errorsOnly: Bool
+    package var token: String?
+    package var errorsOnly: Bool
 
-    public init(appID: String? = nil, person: String? = nil, status: String? = nil, route: String? = nil, token: String? = nil, errorsOnly: Bool = false) {
+    package init(appID: String? = nil, person: String? = nil, status: String? = nil, route: String? = nil, token: String? = nil, errorsOnly: Bool = false) {
         self.appID = appID.flatMap { $0.isEmpty ? nil : $0 }
         self.person = person.flatMap { $0.isEmpty ? nil : $0 }
         self.status = status.flatMap { $0.isEmpty ? nil : $0 }
@@ -138,9 +138,9 @@ public struct JournalFilter: Sendable, Equatable {
         self.errorsOnly = errorsOnly
     }
 
-    public var isEmpty: Bool { self == JournalFilter() }
+    package var isEmpty: Bool { self == JournalFilter() }
 
-    public func matches(_ entry: JournalEntry) -> Bool {
+    package func matches(_ entry: JournalEntry) -> Bool {
         if errorsOnly && !entry.isError { return false }
         if let appID, entry.appID != appID { return false }
         if let person {

@@ -7,11 +7,11 @@ import GatehouseProtocol
 /// `JournalExplanationTests` checks that each factory in `GraphError+Factories.swift` and
 /// `GraphError+Server.swift` gets one of its own rather than the fallback. The other functions build the
 /// contextual reasons the handlers give when they know more (which URI, when the code was used, by whom).
-public enum JournalExplanation {
+package enum JournalExplanation {
     // MARK: The catalogue
 
     /// The explanation of `error` when the handler that refused gave none.
-    public static func forError(_ error: GraphError) -> String {
+    package static func forError(_ error: GraphError) -> String {
         let message = error.message
         switch (error.code, error.errorSubcode) {
         case (190, 463): return "the access token has expired"
@@ -101,7 +101,7 @@ public enum JournalExplanation {
     }
 
     /// A refusal that is no Graph error (an HTML error page, a 404), by its status.
-    public static func forStatus(_ status: Int, route: String) -> String {
+    package static func forStatus(_ status: Int, route: String) -> String {
         switch status {
         case 400: "the request was malformed or named something that does not exist (see the page it answered with)"
         case 401, 403: "the request was not allowed (missing login, admin session, CSRF token or permission)"
@@ -116,7 +116,7 @@ public enum JournalExplanation {
     }
 
     /// The remote token cache answers in its own shape (`errorCode` 30001…50003), not as a Graph error.
-    public static func tokenCache(_ code: Int, message: String) -> String {
+    package static func tokenCache(_ code: Int, message: String) -> String {
         let reason: String
         switch code {
         case 30001: reason = "the token cache request is missing or has a malformed field"
@@ -134,7 +134,7 @@ public enum JournalExplanation {
 
     /// "redirect_uri `http://localhost:3000/cb` is not registered for app Shop; registered:
     /// `http://localhost:3000/callback` (differs after `http://localhost:3000/c`: `b` instead of `allback`)".
-    public static func redirectURINotRegistered(_ uri: String, appName: String, registered: [String]) -> String {
+    package static func redirectURINotRegistered(_ uri: String, appName: String, registered: [String]) -> String {
         var text = "redirect_uri `\(uri)` is not registered for app \(appName); "
         if registered.isEmpty { return text + "the app has no redirect URIs registered" }
         text += "registered: " + registered.prefix(5).map { "`\($0)`" }.joined(separator: ", ")
@@ -146,13 +146,13 @@ public enum JournalExplanation {
     }
 
     /// The token endpoint's `redirect_uri` against the dialog's.
-    public static func redirectURIMismatch(presented: String, dialog: String) -> String {
+    package static func redirectURIMismatch(presented: String, dialog: String) -> String {
         if presented.isEmpty { return "redirect_uri is missing; the dialog was opened with `\(dialog)`, and the token endpoint needs it again, identical" }
         return "redirect_uri `\(presented)` differs from the dialog's `\(dialog)` (\(difference(presented: presented, expected: dialog)))"
     }
 
     /// Where two strings part: `differs after `http://x/c`: `b` instead of `allback``.
-    public static func difference(presented: String, expected: String) -> String {
+    package static func difference(presented: String, expected: String) -> String {
         let common = commonPrefixLength(presented, expected)
         let prefix = String(presented.prefix(common))
         let got = String(presented.dropFirst(common)), wanted = String(expected.dropFirst(common))
@@ -170,50 +170,50 @@ public enum JournalExplanation {
     }
 
     /// "code already used at 10:02:11 by this app; the token minted from it has been revoked".
-    public static func codeAlreadyUsed(at usedAt: Date?) -> String {
+    package static func codeAlreadyUsed(at usedAt: Date?) -> String {
         let when = usedAt.map { " at \(clockTime($0))" } ?? ""
         return "code already used\(when) by this app; the tokens minted from it have been revoked"
     }
 
     /// "code expired at 10:12:11, 3 minutes ago (codes live 10 minutes)".
-    public static func codeExpired(at expiresAt: Date, now: Date) -> String {
+    package static func codeExpired(at expiresAt: Date, now: Date) -> String {
         "code expired at \(clockTime(expiresAt)), \(ago(now.timeIntervalSince(expiresAt))) (codes live 10 minutes)"
     }
 
     /// "token expired 4 minutes ago (clock moved +61d)".
-    public static func tokenExpired(at expiresAt: Date, now: Date, clockOffset: TimeInterval) -> String {
+    package static func tokenExpired(at expiresAt: Date, now: Date, clockOffset: TimeInterval) -> String {
         var text = "token expired \(ago(now.timeIntervalSince(expiresAt)))"
         if clockOffset > 0 { text += " (clock moved +\(duration(clockOffset)))" }
         return text
     }
 
     /// "email was declined by Alice at 09:58".
-    public static func permissionDeclined(_ permission: String, by person: String, at: Date?) -> String {
+    package static func permissionDeclined(_ permission: String, by person: String, at: Date?) -> String {
         "\(permission) was declined by \(person)" + (at.map { " at \(clockTime($0, seconds: false))" } ?? "")
     }
 
     /// "user_friends was never granted by Alice to this app".
-    public static func permissionNotGranted(_ permission: String, by person: String) -> String {
+    package static func permissionNotGranted(_ permission: String, by person: String) -> String {
         "\(permission) was never granted by \(person) to this app"
     }
 
     /// "injected error 190/460 (rule #3, 2 of 3 left)" — or "until cleared".
-    public static func injected(code: Int, subcode: Int?, rule: Int, remainingAfter: Int?) -> String {
+    package static func injected(code: Int, subcode: Int?, rule: Int, remainingAfter: Int?) -> String {
         let error = subcode.map { "\(code)/\($0)" } ?? "\(code)"
         let left = remainingAfter.map { "\($0) left" } ?? "until cleared"
         return "injected error \(error) (rule #\(rule), \(left))"
     }
 
     /// The token check's failures with what the stored rows say.
-    public static func passwordChanged(_ person: String, at changed: Date, issuedAt: Date) -> String {
+    package static func passwordChanged(_ person: String, at changed: Date, issuedAt: Date) -> String {
         "\(person) changed their password at \(clockTime(changed)), after this token was issued (\(clockTime(issuedAt))); the token is invalid"
     }
 
-    public static func revoked(at revokedAt: Date) -> String {
+    package static func revoked(at revokedAt: Date) -> String {
         "the token was revoked at \(clockTime(revokedAt)) (logout, the console, removing the app, or a replayed code)"
     }
 
-    public static func appRemoved(_ person: String, appName: String) -> String {
+    package static func appRemoved(_ person: String, appName: String) -> String {
         "\(person) has no grant for \(appName): they removed the app (or never logged in to it)"
     }
 
@@ -221,7 +221,7 @@ public enum JournalExplanation {
 
     /// `10:02:11` in UTC (with the date in front when it is not `now`'s day is left to the reader: the entry
     /// itself carries the full time).
-    public static func clockTime(_ date: Date, seconds: Bool = true) -> String {
+    package static func clockTime(_ date: Date, seconds: Bool = true) -> String {
         let total = Int(floor(date.timeIntervalSince1970))
         let day = ((total % 86_400) + 86_400) % 86_400
         let h = day / 3600, m = (day % 3600) / 60, s = day % 60
@@ -230,12 +230,12 @@ public enum JournalExplanation {
     }
 
     /// `4 minutes ago`, `just now`, `3 days ago`.
-    public static func ago(_ interval: TimeInterval) -> String {
+    package static func ago(_ interval: TimeInterval) -> String {
         interval < 1 ? "just now" : duration(interval, words: true) + " ago"
     }
 
     /// `61d`, `4h`, `12m`, `30s` (or `4 minutes` with `words`), the largest unit only.
-    public static func duration(_ interval: TimeInterval, words: Bool = false) -> String {
+    package static func duration(_ interval: TimeInterval, words: Bool = false) -> String {
         let seconds = Int(interval.rounded(.down))
         let units: [(Int, String, String)] = [(86_400, "d", "day"), (3600, "h", "hour"), (60, "m", "minute"), (1, "s", "second")]
         for (size, short, long) in units where seconds >= size {
@@ -249,7 +249,7 @@ public enum JournalExplanation {
 extension JournalExplanation {
     /// Why ``CodeExchange/decide(code:presented:now:)`` refused, from the same facts; nil when it issued, or when
     /// the catalogue's reason is all there is to say (a wrong secret is explained where it is checked).
-    public static func codeExchange(_ action: CodeExchange.Action, code: AuthCodeRecord?, presented: CodeExchange.Presented, found: Bool, now: Date) -> String? {
+    package static func codeExchange(_ action: CodeExchange.Action, code: AuthCodeRecord?, presented: CodeExchange.Presented, found: Bool, now: Date) -> String? {
         switch action {
         case .issue: return nil
         case .rejectAndRevokeFamily: return codeAlreadyUsed(at: code?.usedAt)
@@ -276,7 +276,7 @@ extension JournalExplanation {
 
 extension CodeExchange.Action {
     /// Whether the exchange is refused.
-    public var isRefusal: Bool {
+    package var isRefusal: Bool {
         if case .issue = self { return false }
         return true
     }

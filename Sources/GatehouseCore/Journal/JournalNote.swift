@@ -7,9 +7,9 @@ import GatehouseProtocol
 /// when the response is ready. Handlers anywhere below it add what they know (`JournalNote.current?.…`):
 /// the app and person, the parameters that matter, and, when they refuse the request, the plain-language
 /// ``explain(_:)``. With the journal off no note is bound, so each of those calls is one task-local read.
-public final class JournalNote: Sendable {
+package final class JournalNote: Sendable {
     /// The note of the request this task is answering, if the journal is on.
-    @TaskLocal public static var current: JournalNote?
+    @TaskLocal package static var current: JournalNote?
 
     struct State {
         var appID: String?
@@ -26,18 +26,18 @@ public final class JournalNote: Sendable {
 
     let state = LockedValue(State())
 
-    public init() {}
+    package init() {}
 
     /// Records why the request is refused. The first explanation wins: it is the nearest to the cause, and the
     /// generic ones added on the way out (``JournalExplanation/forError(_:)``) must not replace it.
-    public func explain(_ text: @autoclosure () -> String) {
+    package func explain(_ text: @autoclosure () -> String) {
         state.withLockedValue { state in
             if state.explanation == nil { state.explanation = text() }
         }
     }
 
     /// The app the request is for.
-    public func identify(appID: String, appName: String?) {
+    package func identify(appID: String, appName: String?) {
         state.withLockedValue { state in
             state.appID = appID
             if let appName { state.appName = appName }
@@ -45,7 +45,7 @@ public final class JournalNote: Sendable {
     }
 
     /// The person the request is about, as the app knows them.
-    public func identify(personID: String?, personName: String?) {
+    package func identify(personID: String?, personName: String?) {
         state.withLockedValue { state in
             if let personID { state.personID = personID }
             if let personName { state.personName = personName }
@@ -67,7 +67,7 @@ public final class JournalNote: Sendable {
 
     /// The Graph error the request is answered with (its explanation comes from the catalogue if no handler
     /// gave one).
-    public func answered(with error: GraphError) {
+    package func answered(with error: GraphError) {
         state.withLockedValue { state in
             state.error = error
             if state.explanation == nil { state.explanation = JournalExplanation.forError(error) }
@@ -75,18 +75,18 @@ public final class JournalNote: Sendable {
     }
 
     /// The token the request presented, as its hash prefix.
-    public func presented(token: String) {
+    package func presented(token: String) {
         let prefix = JournalRedaction.tokenHashPrefix(token)
         state.withLockedValue { $0.tokenHashPrefix = prefix }
     }
 
     /// Adds the parameters that matter from `pairs` (redacted; others dropped; the first value of a name kept).
-    public func parameters(_ pairs: some Sequence<(String, String)>) {
+    package func parameters(_ pairs: some Sequence<(String, String)>) {
         add(JournalRedaction.parameters(pairs))
     }
 
     /// Adds the parameters that matter from a request's merged parameters.
-    public func parameters(_ dictionary: [String: String]) {
+    package func parameters(_ dictionary: [String: String]) {
         add(JournalRedaction.parameters(dictionary))
     }
 
@@ -100,18 +100,18 @@ public final class JournalNote: Sendable {
     }
 
     /// Overrides the kind the route would give (e.g. a Graph call that is a device-login poll).
-    public func classify(_ kind: JournalEntry.Kind) {
+    package func classify(_ kind: JournalEntry.Kind) {
         state.withLockedValue { $0.kind = kind }
     }
 
     /// A batch part, recorded after the batch's own entry with a link to it.
-    public func addPart(_ entry: JournalEntry) {
+    package func addPart(_ entry: JournalEntry) {
         state.withLockedValue { $0.parts.append(entry) }
     }
 
     /// The entry for this request: what the handlers noted plus what only the caller of the handlers knows.
     /// A refusal that no handler explained gets the generic explanation for its status.
-    public func entry(time: Date, kind: JournalEntry.Kind, method: String, route: String, status: Int, durationMilliseconds: Double) -> (JournalEntry, parts: [JournalEntry]) {
+    package func entry(time: Date, kind: JournalEntry.Kind, method: String, route: String, status: Int, durationMilliseconds: Double) -> (JournalEntry, parts: [JournalEntry]) {
         let state = state.withLockedValue { $0 }
         var explanation = state.explanation
         if explanation == nil, status >= 400 || state.error != nil {
@@ -126,5 +126,5 @@ public final class JournalNote: Sendable {
     }
 
     /// The explanation so far (tests).
-    public var explanation: String? { state.withLockedValue { $0.explanation } }
+    package var explanation: String? { state.withLockedValue { $0.explanation } }
 }

@@ -3,7 +3,7 @@ import Foundation
 /// How the journal shows what a request carried: only the parameters that matter, secrets as their last four
 /// characters, tokens and codes as the prefix of their SHA-256 (the same hash the stores keep, so a prefix
 /// finds the token's row), and nothing else.
-public enum JournalRedaction {
+package enum JournalRedaction {
     /// How a parameter's value is shown.
     enum Treatment {
         case plain
@@ -31,7 +31,7 @@ public enum JournalRedaction {
 
     /// The parameters that matter from a dictionary, redacted, by name: a walk over the short list of kept
     /// names (no sort of what the request sent).
-    public static func parameters(_ dictionary: [String: String]) -> [JournalEntry.Parameter] {
+    package static func parameters(_ dictionary: [String: String]) -> [JournalEntry.Parameter] {
         var out: [JournalEntry.Parameter] = []
         for name in order {
             guard let value = dictionary[name], let treatment = kept[name] else { continue }
@@ -44,17 +44,17 @@ public enum JournalRedaction {
     static let maximumLength = 200
 
     /// `…a1b2`: the last four characters; a value of four or fewer characters is shown as `…` alone.
-    public static func secret(_ value: String) -> String {
+    package static func secret(_ value: String) -> String {
         value.count > 4 ? "…" + value.suffix(4) : "…"
     }
 
     /// The first 12 hex digits of the token's SHA-256, as stored in `tokens.token_hash`.
-    public static func tokenHashPrefix(_ token: String) -> String {
+    package static func tokenHashPrefix(_ token: String) -> String {
         String(SecretHash.sha256Hex(token).prefix(12))
     }
 
     /// The parameters that matter, redacted, in the order given; a name's first value wins.
-    public static func parameters(_ pairs: some Sequence<(String, String)>) -> [JournalEntry.Parameter] {
+    package static func parameters(_ pairs: some Sequence<(String, String)>) -> [JournalEntry.Parameter] {
         var out: [JournalEntry.Parameter] = []
         for (name, value) in pairs {
             guard let treatment = kept[name], !out.contains(where: { $0.name == name }) else { continue }

@@ -3,7 +3,7 @@ import Foundation
 /// The optional durable journal: the `request_journal` table (migration 10), shared by every node on the
 /// database, with retention by age and row count. Written in batches by the server's journal writer, never on
 /// a request's path.
-public protocol JournalStore: Sendable {
+package protocol JournalStore: Sendable {
     /// Appends entries (one multi-row statement per call); `node` names the writing node.
     func append(_ entries: [JournalEntry], node: String) async throws
     /// The newest entries, newest first (the table's own order, across nodes).
@@ -15,20 +15,20 @@ public protocol JournalStore: Sendable {
 
 /// Recorded entries waiting for the journal writer: bounded, so a database that cannot keep up costs memory
 /// only up to ``capacity`` (the oldest waiting entries are dropped and counted).
-public final class JournalBuffer: JournalSink {
+package final class JournalBuffer: JournalSink {
     private struct State {
         var pending: [JournalEntry] = []
         var dropped = 0
     }
 
-    public let capacity: Int
+    package let capacity: Int
     private let state = LockedValue(State())
 
-    public init(capacity: Int = 10_000) {
+    package init(capacity: Int = 10_000) {
         self.capacity = max(1, capacity)
     }
 
-    public func accept(_ entry: JournalEntry) {
+    package func accept(_ entry: JournalEntry) {
         state.withLockedValue { state in
             if state.pending.count >= capacity {
                 state.pending.removeFirst(state.pending.count - capacity + 1)
@@ -39,7 +39,7 @@ public final class JournalBuffer: JournalSink {
     }
 
     /// Takes everything waiting, and how many entries were dropped since the last call.
-    public func drain() -> (entries: [JournalEntry], dropped: Int) {
+    package func drain() -> (entries: [JournalEntry], dropped: Int) {
         state.withLockedValue { state in
             defer { state.pending.removeAll(keepingCapacity: true); state.dropped = 0 }
             return (state.pending, state.dropped)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where recorded entries go besides memory: the optional `request_journal` table in production mode.
-public protocol JournalSink: Sendable {
+package protocol JournalSink: Sendable {
     /// Called once per recorded entry, after it has its sequence number. Must not block: queue and return.
     func accept(_ entry: JournalEntry)
 }
@@ -11,7 +11,7 @@ public protocol JournalSink: Sendable {
 /// Recording is O(1) (one lock, one slot overwritten); when the journal is off nothing is built at all, because
 /// the journal middleware is not installed and ``JournalNote/current`` stays nil, so the handlers' notes cost one
 /// task-local read. Readers copy out what they want under the same lock.
-public final class RequestJournal: Sendable {
+package final class RequestJournal: Sendable {
     private struct State {
         var slots: [JournalEntry?]
         /// Each slot's ``JournalEntry/approximateBytes`` (0 when empty).
@@ -24,16 +24,16 @@ public final class RequestJournal: Sendable {
         var enabled: Bool
     }
 
-    public let capacity: Int
+    package let capacity: Int
     /// The most bytes the kept entries may hold together; past it the oldest are dropped, whatever the count.
-    public let maximumBytes: Int
+    package let maximumBytes: Int
     private let state: LockedValue<State>
     private let sink: (any JournalSink)?
 
     /// The default byte bound: a full default ring of ordinary entries (about 1 KB each) fits four times over.
-    public static let defaultMaximumBytes = 4 * 1024 * 1024
+    package static let defaultMaximumBytes = 4 * 1024 * 1024
 
-    public init(capacity: Int = 1000, maximumBytes: Int = RequestJournal.defaultMaximumBytes, enabled: Bool = true, sink: (any JournalSink)? = nil) {
+    package init(capacity: Int = 1000, maximumBytes: Int = RequestJournal.defaultMaximumBytes, enabled: Bool = true, sink: (any JournalSink)? = nil) {
         let capacity = max(1, capacity)
         self.capacity = capacity
         self.maximumBytes = max(1, maximumBytes)
@@ -42,17 +42,17 @@ public final class RequestJournal: Sendable {
     }
 
     /// What the kept entries hold, by ``JournalEntry/approximateBytes``.
-    public var bytes: Int { state.withLockedValue { $0.bytes } }
+    package var bytes: Int { state.withLockedValue { $0.bytes } }
 
     /// Whether entries are being recorded.
-    public var isEnabled: Bool { state.withLockedValue { $0.enabled } }
+    package var isEnabled: Bool { state.withLockedValue { $0.enabled } }
 
     /// Pauses or resumes recording (what is kept stays readable).
-    public func setEnabled(_ enabled: Bool) { state.withLockedValue { $0.enabled = enabled } }
+    package func setEnabled(_ enabled: Bool) { state.withLockedValue { $0.enabled = enabled } }
 
     /// Records an entry, giving it the next sequence number; returns that number, or nil when the journal is off.
     @discardableResult
-    public func record(_ entry: JournalEntry) -> Int? {
+    package func record(_ entry: JournalEntry) -> Int? {
         var entry = entry.bounded()
         let size = entry.approximateBytes
         let recorded: Bool = state.withLockedValue { state in
@@ -79,11 +79,11 @@ public final class RequestJournal: Sendable {
     }
 
     /// The sequence number of the newest entry (0 when none was recorded).
-    public var lastSequence: Int { state.withLockedValue { $0.lastSequence } }
+    package var lastSequence: Int { state.withLockedValue { $0.lastSequence } }
 
     /// Entries matching `filter`, newest first, at most `limit`; with `after`, only entries recorded after that
     /// sequence number (what a follower has not seen yet).
-    public func entries(matching filter: JournalFilter = JournalFilter(), after: Int? = nil, limit: Int = 100) -> [JournalEntry] {
+    package func entries(matching filter: JournalFilter = JournalFilter(), after: Int? = nil, limit: Int = 100) -> [JournalEntry] {
         let limit = max(0, limit)
         return state.withLockedValue { state in
             var out: [JournalEntry] = []
@@ -102,7 +102,7 @@ public final class RequestJournal: Sendable {
     }
 
     /// One entry by sequence number, while it is still in the buffer.
-    public func entry(sequence: Int) -> JournalEntry? {
+    package func entry(sequence: Int) -> JournalEntry? {
         state.withLockedValue { state in
             guard sequence > 0, sequence <= state.lastSequence, state.lastSequence - sequence < capacity else { return nil }
             let back = state.lastSequence - sequence
@@ -112,14 +112,14 @@ public final class RequestJournal: Sendable {
     }
 
     /// The parts recorded for a batch entry.
-    public func parts(ofBatch sequence: Int) -> [JournalEntry] {
+    package func parts(ofBatch sequence: Int) -> [JournalEntry] {
         state.withLockedValue { state in
             state.slots.compactMap { $0 }.filter { $0.batchSequence == sequence }.sorted { $0.sequence < $1.sequence }
         }
     }
 
     /// Forgets every entry (sequence numbers keep counting).
-    public func clear() {
+    package func clear() {
         state.withLockedValue { state in
             state.slots = Array(repeating: nil, count: capacity)
             state.sizes = Array(repeating: 0, count: capacity)

@@ -3,11 +3,11 @@ import Foundation
 /// Fixed-window rate limiting over the shared ``RateLimitStore``, timed by the injected clock.
 ///
 /// A limit of 0 means "off" and never touches the store, so the default (API limits off) costs nothing.
-public struct RateLimiter: Sendable {
+package struct RateLimiter: Sendable {
     package let store: any RateLimitStore
     package let clock: any GatehouseClock
 
-    public init(store: any RateLimitStore, clock: any GatehouseClock) {
+    package init(store: any RateLimitStore, clock: any GatehouseClock) {
         self.store = store
         self.clock = clock
     }
@@ -22,7 +22,7 @@ public struct RateLimiter: Sendable {
 
     /// Counts one event; returns false when it goes over `limit` (the event should be refused).
     @discardableResult
-    public func allow(_ key: String, limit: Int, windowSeconds: Int) async throws -> Bool {
+    package func allow(_ key: String, limit: Int, windowSeconds: Int) async throws -> Bool {
         guard limit > 0 else { return true }
         let (start, end) = window(seconds: windowSeconds)
         let total = try await store.increment(key: key, windowStart: start, amount: 1, expiresAt: end)
@@ -30,17 +30,17 @@ public struct RateLimiter: Sendable {
     }
 
     /// Seconds until the current window ends (for "try again in" messages and `Retry-After`).
-    public func secondsLeft(windowSeconds: Int) -> Int {
+    package func secondsLeft(windowSeconds: Int) -> Int {
         max(1, Int(window(seconds: windowSeconds).end.timeIntervalSince(clock.now()).rounded(.up)))
     }
 
-    public func reset(_ key: String) async throws {
+    package func reset(_ key: String) async throws {
         try await store.reset(key: key)
     }
 
     /// Gives back one event counted by ``allow(_:limit:windowSeconds:)`` in the current window (a success that
     /// should not use up the budget meant for failures).
-    public func refund(_ key: String, limit: Int, windowSeconds: Int) async throws {
+    package func refund(_ key: String, limit: Int, windowSeconds: Int) async throws {
         guard limit > 0 else { return }
         let (start, end) = window(seconds: windowSeconds)
         _ = try await store.increment(key: key, windowStart: start, amount: -1, expiresAt: end)

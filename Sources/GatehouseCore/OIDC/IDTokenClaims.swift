@@ -5,10 +5,10 @@ import JWTKit
 ///
 /// Optional claims are present only when the person granted the permission behind them; there is no `at_hash`
 /// (social-core compares it against the hash of "").
-public struct IDTokenClaims: JWTPayload, Equatable {
-    public struct AgeRange: Codable, Sendable, Equatable {
-        public var min: Int?
-        public var max: Int?
+package struct IDTokenClaims: JWTPayload, Equatable {
+    package struct AgeRange: Codable, Sendable, Equatable {
+        package var min: Int?
+        package var max: Int?
 
         package init(min: Int? = nil, max: Int? = nil) {
             self.min = min
@@ -16,9 +16,9 @@ public struct IDTokenClaims: JWTPayload, Equatable {
         }
     }
 
-    public struct Place: Codable, Sendable, Equatable {
-        public var id: String
-        public var name: String
+    package struct Place: Codable, Sendable, Equatable {
+        package var id: String
+        package var name: String
 
         package init(id: String, name: String) {
             self.id = id
@@ -26,29 +26,29 @@ public struct IDTokenClaims: JWTPayload, Equatable {
         }
     }
 
-    public var iss: String
-    public var aud: String
-    public var sub: String
-    public var iat: Int
-    public var exp: Int
-    public var jti: String
-    public var nonce: String?
-    public var name: String?
-    public var given_name: String?
-    public var middle_name: String?
-    public var family_name: String?
-    public var email: String?
-    public var picture: String?
-    public var user_friends: [String]?
-    public var user_birthday: String?
-    public var user_age_range: AgeRange?
-    public var user_hometown: Place?
-    public var user_location: Place?
-    public var user_gender: String?
-    public var user_link: String?
+    package var iss: String
+    package var aud: String
+    package var sub: String
+    package var iat: Int
+    package var exp: Int
+    package var jti: String
+    package var nonce: String?
+    package var name: String?
+    package var given_name: String?
+    package var middle_name: String?
+    package var family_name: String?
+    package var email: String?
+    package var picture: String?
+    package var user_friends: [String]?
+    package var user_birthday: String?
+    package var user_age_range: AgeRange?
+    package var user_hometown: Place?
+    package var user_location: Place?
+    package var user_gender: String?
+    package var user_link: String?
 
     /// Gatehouse signs, it does not verify its own payloads here; verifiers check the claims themselves.
-    public func verify(using algorithm: some JWTAlgorithm) async throws {}
+    package func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
 
 /// How long an id_token is valid.

@@ -12,21 +12,21 @@ import X509
 /// node's copy of that table in memory (``CachingSigningKeyStore``, refreshed on every rotation here and, through
 /// the invalidation channel, on other nodes), so signing reads no database; the parsed keys are cached here and
 /// rebuilt only when the active key changes. Which key is active or still published is decided on every call.
-public actor KeyRing {
+package actor KeyRing {
     /// How long a retired key stays published by default.
-    public static let defaultGrace: TimeInterval = 7 * 86400
+    package static let defaultGrace: TimeInterval = 7 * 86400
 
     package let store: any SigningKeyStore
     package let clock: any GatehouseClock
     private var cache: (kids: [String], collection: JWTKeyCollection)?
 
-    public init(store: any SigningKeyStore, clock: any GatehouseClock) {
+    package init(store: any SigningKeyStore, clock: any GatehouseClock) {
         self.store = store
         self.clock = clock
     }
 
     /// The key in use, creating the first one when there is none.
-    public func activeKey() async throws -> SigningKeyRecord {
+    package func activeKey() async throws -> SigningKeyRecord {
         if let key = try await store.all().last(where: { $0.retiredAt == nil }) { return key }
         let key = try Self.makeKey(now: clock.now())
         do {
@@ -39,18 +39,18 @@ public actor KeyRing {
     }
 
     /// Keys whose public half is served: the active key and retired keys still within their grace period.
-    public func publishedKeys() async throws -> [SigningKeyRecord] {
+    package func publishedKeys() async throws -> [SigningKeyRecord] {
         _ = try await activeKey()
         let now = clock.now()
         return try await store.all().filter { $0.retiredAt == nil || ($0.publishUntil ?? now) > now }
     }
 
     /// Every key, for `gatehouse keys list`.
-    public func allKeys() async throws -> [SigningKeyRecord] { try await store.all() }
+    package func allKeys() async throws -> [SigningKeyRecord] { try await store.all() }
 
     /// Starts signing with a new key; the old one stays published for `grace`.
     @discardableResult
-    public func rotate(grace: TimeInterval = KeyRing.defaultGrace) async throws -> SigningKeyRecord {
+    package func rotate(grace: TimeInterval = KeyRing.defaultGrace) async throws -> SigningKeyRecord {
         let now = clock.now()
         let previous = try await store.all().filter { $0.retiredAt == nil }
         let key = try Self.makeKey(now: now)
@@ -61,7 +61,7 @@ public actor KeyRing {
     }
 
     /// Signs the claims with the active key (RS256, header `alg`, `kid`, `typ`), on ``SigningThreads``.
-    public func sign(_ claims: some JWTPayload & Sendable) async throws -> String {
+    package func sign(_ claims: some JWTPayload & Sendable) async throws -> String {
         let active = try await activeKey()
         let collection = try await collection(for: [active])
         let kid = JWKIdentifier(string: active.kid)

@@ -3,21 +3,21 @@ import Foundation
 /// The checks production mode runs before it listens. Each problem names the setting and the fix.
 ///
 /// Pure: the caller passes in what it found on disk, so every rule is unit-tested.
-public enum ProductionSafety {
+package enum ProductionSafety {
     /// What the checks need to know besides the configuration.
-    public struct Facts: Sendable {
+    package struct Facts: Sendable {
         /// The data directory holds the development seed file (published demo secrets and passwords).
-        public var devSeedPresent: Bool
+        package var devSeedPresent: Bool
         /// The database holds the development seed's demo app.
-        public var devSeedAppPresent: Bool
-        public init(devSeedPresent: Bool = false, devSeedAppPresent: Bool = false) {
+        package var devSeedAppPresent: Bool
+        package init(devSeedPresent: Bool = false, devSeedAppPresent: Bool = false) {
             self.devSeedPresent = devSeedPresent
             self.devSeedAppPresent = devSeedAppPresent
         }
     }
 
     /// Every reason the configuration is unsafe for production; empty when it may start.
-    public static func problems(_ c: GatehouseConfiguration, facts: Facts) -> [String] {
+    package static func problems(_ c: GatehouseConfiguration, facts: Facts) -> [String] {
         guard c.isProduction else { return [] }
         var problems: [String] = []
         let proxied = !c.trustedProxies.isEmpty
@@ -56,9 +56,9 @@ public enum ProductionSafety {
 }
 
 /// Thrown when production mode refuses to start.
-public struct UnsafeConfigurationError: Error, CustomStringConvertible {
-    public var problems: [String]
-    public var description: String {
+package struct UnsafeConfigurationError: Error, CustomStringConvertible {
+    package var problems: [String]
+    package var description: String {
         "production mode refuses to start:\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
     }
 

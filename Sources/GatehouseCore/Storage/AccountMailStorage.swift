@@ -5,28 +5,28 @@ import Foundation
 /// Every message is a row first; the outbox worker delivers it (production: a sendmail-compatible command) and
 /// retries with back-off, so a slow or broken mail server never holds up the request that caused the message.
 /// In development the rows are what `/console/mail` and `GET /admin/api/v1/mail` show.
-public struct MailMessageRecord: Sendable, Codable, Equatable {
-    public var id: String
+package struct MailMessageRecord: Sendable, Codable, Equatable {
+    package var id: String
     /// What the message is for: `confirm_email`, `reset_password`, `invitation`.
-    public var kind: String
+    package var kind: String
     /// The person it is about, when there is one (an invitation has none yet).
-    public var userID: String?
-    public var to: String
-    public var subject: String
+    package var userID: String?
+    package var to: String
+    package var subject: String
     /// The plain-text part. Emptied once a production delivery succeeds, so links do not linger in the database.
-    public var text: String
+    package var text: String
     /// The HTML part, likewise.
-    public var html: String
-    public var createdAt: Date
-    public var attempts: Int
+    package var html: String
+    package var createdAt: Date
+    package var attempts: Int
     /// When the next attempt is due; nil once delivered, given up, or kept only (development).
-    public var nextAttemptAt: Date?
-    public var deliveredAt: Date?
-    public var gaveUpAt: Date?
+    package var nextAttemptAt: Date?
+    package var deliveredAt: Date?
+    package var gaveUpAt: Date?
     /// Why the last attempt failed (the command's exit status and first line of its error output).
-    public var lastError: String?
+    package var lastError: String?
 
-    public init(
+    package init(
         id: String, kind: String, userID: String?, to: String, subject: String, text: String, html: String, createdAt: Date,
         attempts: Int = 0, nextAttemptAt: Date?, deliveredAt: Date? = nil, gaveUpAt: Date? = nil, lastError: String? = nil
     ) {
@@ -47,7 +47,7 @@ public struct MailMessageRecord: Sendable, Codable, Equatable {
 }
 
 /// The persistent mail outbox (table `mail_messages`).
-public protocol MailOutboxStore: Sendable {
+package protocol MailOutboxStore: Sendable {
     func insert(_ message: MailMessageRecord) async throws
     func find(id: String) async throws -> MailMessageRecord?
     /// Newest first; `to` (compared case-insensitively) narrows to one recipient.
@@ -66,7 +66,7 @@ public protocol MailOutboxStore: Sendable {
 }
 
 /// What a single-use account code (the link or code in a mail) is for.
-public enum AccountCodePurpose: String, Sendable, Codable, CaseIterable {
+package enum AccountCodePurpose: String, Sendable, Codable, CaseIterable {
     /// Confirms a new account's email (unconfirmed → active).
     case confirmEmail = "confirm_email"
     /// Sets a new password ("Forgotten password?").
@@ -76,18 +76,18 @@ public enum AccountCodePurpose: String, Sendable, Codable, CaseIterable {
 }
 
 /// A single-use, expiring code sent by mail. Only its SHA-256 is stored; the code itself is only in the mail.
-public struct AccountCodeRecord: Sendable, Codable, Equatable {
-    public var codeHash: String
-    public var purpose: AccountCodePurpose
+package struct AccountCodeRecord: Sendable, Codable, Equatable {
+    package var codeHash: String
+    package var purpose: AccountCodePurpose
     /// The person it acts for; nil for an invitation.
-    public var userID: String?
+    package var userID: String?
     /// The (normalised) address it was sent to.
-    public var email: String
-    public var createdAt: Date
-    public var expiresAt: Date
-    public var usedAt: Date?
+    package var email: String
+    package var createdAt: Date
+    package var expiresAt: Date
+    package var usedAt: Date?
 
-    public init(codeHash: String, purpose: AccountCodePurpose, userID: String?, email: String, createdAt: Date, expiresAt: Date, usedAt: Date? = nil) {
+    package init(codeHash: String, purpose: AccountCodePurpose, userID: String?, email: String, createdAt: Date, expiresAt: Date, usedAt: Date? = nil) {
         self.codeHash = codeHash
         self.purpose = purpose
         self.userID = userID
@@ -99,7 +99,7 @@ public struct AccountCodeRecord: Sendable, Codable, Equatable {
 }
 
 /// Single-use account codes (table `account_codes`).
-public protocol AccountCodeStore: Sendable {
+package protocol AccountCodeStore: Sendable {
     func insert(_ code: AccountCodeRecord) async throws
     func find(codeHash: String) async throws -> AccountCodeRecord?
     /// Marks the code used at `at` if it is unused, of `purpose` and unexpired; returns the record as consumed

@@ -11,7 +11,7 @@ import GatehouseProtocol
 ///
 /// Later states (a password change pending, deletion) extend this enum; every switch over it is exhaustive, so
 /// the compiler lists each place a new state must be answered.
-public enum AccountState: String, Sendable, Codable, CaseIterable {
+package enum AccountState: String, Sendable, Codable, CaseIterable {
     /// Nothing stands in the way.
     case active
     /// Held at a security checkpoint: tokens answer 190/459; the dialog shows the checkpoint page, which the person
@@ -26,7 +26,7 @@ public enum AccountState: String, Sendable, Codable, CaseIterable {
     case loggedOut = "logged-out"
 
     /// Parses the raw value, or a few spellings people type (`logged_out`, `session-invalidated`, `locked`).
-    public init?(spec: String) {
+    package init?(spec: String) {
         let normalized = spec.lowercased().replacingOccurrences(of: "_", with: "-")
         switch normalized {
         case "session-invalidated", "invalid-session", "loggedout": self = .loggedOut
@@ -39,7 +39,7 @@ public enum AccountState: String, Sendable, Codable, CaseIterable {
     }
 
     /// The Graph error every token of a person in this state answers; nil while tokens work.
-    public var graphError: GraphError? {
+    package var graphError: GraphError? {
         switch self {
         case .active: nil
         case .checkpointed: .checkpointed
@@ -51,10 +51,10 @@ public enum AccountState: String, Sendable, Codable, CaseIterable {
 
     /// Whether putting a person in this state ends what they are signed in with (browser sessions, and for
     /// `loggedOut` their tokens too), so they must log in again to meet the state's page.
-    public var endsSessions: Bool { self != .active }
+    package var endsSessions: Bool { self != .active }
 
     /// A short description for the console and the CLI.
-    public var title: String {
+    package var title: String {
         switch self {
         case .active: "active"
         case .checkpointed: "checkpointed (190/459): must pass a security check"

@@ -2,14 +2,14 @@ import Foundation
 
 /// A person allowed into the developer console in production mode (not a Gatehouse user: admins are
 /// operators, created only with `gatehouse admin create`).
-public struct AdminAccountRecord: Sendable, Codable, Equatable {
-    public var id: String
-    public var email: String
+package struct AdminAccountRecord: Sendable, Codable, Equatable {
+    package var id: String
+    package var email: String
     /// bcrypt hash; the password itself is never stored or logged.
-    public var passwordHash: String
-    public var createdAt: Date
+    package var passwordHash: String
+    package var createdAt: Date
 
-    public init(id: String, email: String, passwordHash: String, createdAt: Date) {
+    package init(id: String, email: String, passwordHash: String, createdAt: Date) {
         self.id = id
         self.email = email
         self.passwordHash = passwordHash
@@ -18,14 +18,14 @@ public struct AdminAccountRecord: Sendable, Codable, Equatable {
 }
 
 /// A logged-in console browser. Only the SHA-256 of the cookie secret is stored.
-public struct AdminSessionRecord: Sendable, Codable, Equatable {
-    public var id: String
-    public var secretHash: String
-    public var adminID: String
-    public var createdAt: Date
-    public var expiresAt: Date
+package struct AdminSessionRecord: Sendable, Codable, Equatable {
+    package var id: String
+    package var secretHash: String
+    package var adminID: String
+    package var createdAt: Date
+    package var expiresAt: Date
 
-    public init(id: String, secretHash: String, adminID: String, createdAt: Date, expiresAt: Date) {
+    package init(id: String, secretHash: String, adminID: String, createdAt: Date, expiresAt: Date) {
         self.id = id
         self.secretHash = secretHash
         self.adminID = adminID
@@ -35,7 +35,7 @@ public struct AdminSessionRecord: Sendable, Codable, Equatable {
 }
 
 /// Console administrators and their sessions (migration 4), their API tokens and the audit log (migration 11).
-public protocol AdminStore: AdminTokenStore {
+package protocol AdminStore: AdminTokenStore {
     /// Throws `StorageError.conflict("email")` when the email (case-insensitive) is taken.
     func create(_ admin: AdminAccountRecord) async throws
     /// Case-insensitive.

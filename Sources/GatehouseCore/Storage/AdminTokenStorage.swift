@@ -2,21 +2,21 @@ import Foundation
 
 /// A credential for the admin API (`Authorization: Bearer gha_…`), made with `gatehouse admin token create` or
 /// the console. Only the SHA-256 of the token is stored; the token itself is shown once, when it is made.
-public struct AdminTokenRecord: Sendable, Codable, Equatable {
-    public var id: String
+package struct AdminTokenRecord: Sendable, Codable, Equatable {
+    package var id: String
     /// What the operator called it (`ci`, `nightly`): shown in lists and in the audit log.
-    public var name: String
+    package var name: String
     /// The token's first characters (`gha_AbCd1234`), enough to recognise it in a list, too few to use it.
-    public var displayPrefix: String
+    package var displayPrefix: String
     /// Lowercase hex SHA-256 of the whole token.
-    public var tokenHash: String
+    package var tokenHash: String
     /// A read-only token may call GET routes only; any write is refused with 403.
-    public var readOnly: Bool
-    public var createdAt: Date
+    package var readOnly: Bool
+    package var createdAt: Date
     /// Set once, when the token is revoked; a revoked token is refused like an unknown one.
-    public var revokedAt: Date?
+    package var revokedAt: Date?
 
-    public init(id: String, name: String, displayPrefix: String, tokenHash: String, readOnly: Bool, createdAt: Date, revokedAt: Date? = nil) {
+    package init(id: String, name: String, displayPrefix: String, tokenHash: String, readOnly: Bool, createdAt: Date, revokedAt: Date? = nil) {
         self.id = id
         self.name = name
         self.displayPrefix = displayPrefix
@@ -28,26 +28,26 @@ public struct AdminTokenRecord: Sendable, Codable, Equatable {
 }
 
 /// One change made through the admin API or the console: who made it, what, and when.
-public struct AuditEntryRecord: Sendable, Codable, Equatable {
+package struct AuditEntryRecord: Sendable, Codable, Equatable {
     /// Ascending, assigned by the store; 0 before the entry is stored.
-    public var sequence: Int64
-    public var time: Date
+    package var sequence: Int64
+    package var time: Date
     /// `administrator`, `token`, `development` (no credentials, open loopback) or `cli` (`--data-dir`).
-    public var actorKind: String
+    package var actorKind: String
     /// The administrator's or the token's id.
-    public var actorID: String?
+    package var actorID: String?
     /// The administrator's email or the token's name.
-    public var actorName: String?
+    package var actorName: String?
     /// `POST`, `PATCH`, `PUT`, `DELETE`.
-    public var method: String
+    package var method: String
     /// The route as registered (`/admin/api/v1/apps/{id}`), never the raw path with its query.
-    public var route: String
+    package var route: String
     /// The id the route acted on, when the path names one.
-    public var target: String?
+    package var target: String?
     /// The HTTP status answered.
-    public var status: Int
+    package var status: Int
 
-    public init(sequence: Int64 = 0, time: Date, actorKind: String, actorID: String?, actorName: String?, method: String, route: String, target: String?, status: Int) {
+    package init(sequence: Int64 = 0, time: Date, actorKind: String, actorID: String?, actorName: String?, method: String, route: String, target: String?, status: Int) {
         self.sequence = sequence
         self.time = time
         self.actorKind = actorKind
@@ -61,7 +61,7 @@ public struct AuditEntryRecord: Sendable, Codable, Equatable {
 }
 
 /// Admin API tokens and the audit log (migration 11), kept beside the administrators they stand in for.
-public protocol AdminTokenStore: Sendable {
+package protocol AdminTokenStore: Sendable {
     /// Throws `StorageError.conflict` when the id or hash is taken.
     func insertToken(_ token: AdminTokenRecord) async throws
     /// The token with this hash, revoked or not.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a callback tells the app.
-public enum AppCallbackKind: String, Sendable, Codable, CaseIterable {
+package enum AppCallbackKind: String, Sendable, Codable, CaseIterable {
     /// The person removed the app (deauthorize callback URL).
     case deauthorize
     /// The person asked the app to delete their data (data deletion request URL).
@@ -9,28 +9,28 @@ public enum AppCallbackKind: String, Sendable, Codable, CaseIterable {
 }
 
 /// A callback waiting in (or delivered from) the outbox. Retries survive restarts because the schedule is here.
-public struct AppCallbackRecord: Sendable, Codable, Equatable {
-    public var id: String
-    public var appID: String
-    public var kind: AppCallbackKind
+package struct AppCallbackRecord: Sendable, Codable, Equatable {
+    package var id: String
+    package var appID: String
+    package var kind: AppCallbackKind
     /// The person's global id (to show them their deletion requests); never sent to the app.
-    public var userID: String
-    public var url: String
+    package var userID: String
+    package var url: String
     /// The form body: `signed_request=…`.
-    public var body: String
-    public var attempts: Int
+    package var body: String
+    package var attempts: Int
     /// When the next attempt is due; nil once delivered or given up.
-    public var nextAttemptAt: Date?
-    public var createdAt: Date
-    public var deliveredAt: Date?
-    public var gaveUpAt: Date?
+    package var nextAttemptAt: Date?
+    package var createdAt: Date
+    package var deliveredAt: Date?
+    package var gaveUpAt: Date?
     /// Why the last attempt failed (status or error type; never the app's reply body).
-    public var lastError: String?
+    package var lastError: String?
     /// From the app's data-deletion reply `{url, confirmation_code}`.
-    public var confirmationCode: String?
-    public var statusURL: String?
+    package var confirmationCode: String?
+    package var statusURL: String?
 
-    public init(
+    package init(
         id: String, appID: String, kind: AppCallbackKind, userID: String, url: String, body: String, attempts: Int = 0,
         nextAttemptAt: Date?, createdAt: Date, deliveredAt: Date? = nil, gaveUpAt: Date? = nil, lastError: String? = nil,
         confirmationCode: String? = nil, statusURL: String? = nil
@@ -53,7 +53,7 @@ public struct AppCallbackRecord: Sendable, Codable, Equatable {
 }
 
 /// The persistent outbox of callbacks to apps.
-public protocol AppCallbackStore: Sendable {
+package protocol AppCallbackStore: Sendable {
     func insert(_ callback: AppCallbackRecord) async throws
     func find(id: String) async throws -> AppCallbackRecord?
     /// Undelivered callbacks due at `now`, oldest due first.

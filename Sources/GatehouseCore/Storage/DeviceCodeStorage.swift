@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where a device-login code is in its life (see `DeviceLogin`).
-public enum DeviceCodeStatus: String, Sendable, Codable, CaseIterable {
+package enum DeviceCodeStatus: String, Sendable, Codable, CaseIterable {
     /// Waiting for the person to enter the user code and consent.
     case pending
     /// The person consented; the next poll gets a token.
@@ -13,26 +13,26 @@ public enum DeviceCodeStatus: String, Sendable, Codable, CaseIterable {
 }
 
 /// One `POST /device/login`: the device's polling code (stored as a hash) and the code the person types.
-public struct DeviceCodeRecord: Sendable, Codable, Equatable {
-    public var id: String
+package struct DeviceCodeRecord: Sendable, Codable, Equatable {
+    package var id: String
     /// SHA-256 hex of the `code` the device polls with.
-    public var codeHash: String
+    package var codeHash: String
     /// The short code the person types on `/device`, normalised (uppercase, no separators).
-    public var userCode: String
-    public var appID: String
+    package var userCode: String
+    package var appID: String
     /// Requested permissions, `public_profile` first.
-    public var scopes: [String]
-    public var createdAt: Date
-    public var expiresAt: Date
+    package var scopes: [String]
+    package var createdAt: Date
+    package var expiresAt: Date
     /// Seconds the device must wait between polls.
-    public var interval: Int
-    public var lastPolledAt: Date?
-    public var status: DeviceCodeStatus
+    package var interval: Int
+    package var lastPolledAt: Date?
+    package var status: DeviceCodeStatus
     /// The person who consented (global id).
-    public var userID: String?
-    public var decidedAt: Date?
+    package var userID: String?
+    package var decidedAt: Date?
 
-    public init(
+    package init(
         id: String, codeHash: String, userCode: String, appID: String, scopes: [String], createdAt: Date, expiresAt: Date,
         interval: Int, lastPolledAt: Date? = nil, status: DeviceCodeStatus = .pending, userID: String? = nil, decidedAt: Date? = nil
     ) {
@@ -52,7 +52,7 @@ public struct DeviceCodeRecord: Sendable, Codable, Equatable {
 }
 
 /// Device-login codes.
-public protocol DeviceCodeStore: Sendable {
+package protocol DeviceCodeStore: Sendable {
     /// Throws `.conflict` when the code hash or user code is taken.
     func insert(_ code: DeviceCodeRecord) async throws
     func find(codeHash: String) async throws -> DeviceCodeRecord?

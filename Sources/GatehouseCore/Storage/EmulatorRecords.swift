@@ -1,7 +1,7 @@
 import Foundation
 
 /// What an injected error applies to.
-public enum InjectionTargetKind: String, Sendable, Codable, CaseIterable {
+package enum InjectionTargetKind: String, Sendable, Codable, CaseIterable {
     /// Every Graph call made with any token of this person (global user id).
     case user
     /// Every Graph call made for this app, by any token.
@@ -11,18 +11,18 @@ public enum InjectionTargetKind: String, Sendable, Codable, CaseIterable {
 }
 
 /// A Facebook error the emulator answers Graph calls with, once, N times, or until cleared.
-public struct InjectedErrorRecord: Sendable, Codable, Equatable {
-    public var id: String
-    public var targetKind: InjectionTargetKind
-    public var targetID: String
+package struct InjectedErrorRecord: Sendable, Codable, Equatable {
+    package var id: String
+    package var targetKind: InjectionTargetKind
+    package var targetID: String
     /// The Graph error code (190, 4, 17, 2, 200, …).
-    public var code: Int
-    public var subcode: Int?
+    package var code: Int
+    package var subcode: Int?
     /// Calls left to fail; nil means until cleared.
-    public var remaining: Int?
-    public var createdAt: Date
+    package var remaining: Int?
+    package var createdAt: Date
 
-    public init(id: String, targetKind: InjectionTargetKind, targetID: String, code: Int, subcode: Int?, remaining: Int?, createdAt: Date) {
+    package init(id: String, targetKind: InjectionTargetKind, targetID: String, code: Int, subcode: Int?, remaining: Int?, createdAt: Date) {
         self.id = id
         self.targetKind = targetKind
         self.targetID = targetID

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Keys are opaque strings chosen by ``RateLimiter`` (`login:acct:<email>`, `api:app:<id>` …); a window is
 /// identified by its start in unix seconds, so counters of different nodes with the same clock agree.
-public protocol RateLimitStore: Sendable {
+package protocol RateLimitStore: Sendable {
     /// Adds `amount` to the counter for (`key`, `windowStart`) and returns the new total. Atomic across nodes.
     func increment(key: String, windowStart: Int64, amount: Int, expiresAt: Date) async throws -> Int
     /// The counter's current total (0 when absent).

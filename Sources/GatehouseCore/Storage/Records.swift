@@ -2,31 +2,31 @@ import Foundation
 import GatehouseProtocol
 
 /// An application registered with Gatehouse (a Facebook "app").
-public struct AppRecord: Sendable, Codable, Equatable {
+package struct AppRecord: Sendable, Codable, Equatable {
     /// Numeric id of Facebook's length (15-16 digits), as a string.
-    public var id: String
+    package var id: String
     /// The app secret. Kept in plain text because `appsecret_proof` and `signed_request` need the key itself.
-    public var secret: String
+    package var secret: String
     /// The client token used by mobile SDKs as `APPID|CLIENT_TOKEN`.
-    public var clientToken: String
-    public var name: String
+    package var clientToken: String
+    package var name: String
     /// Valid OAuth redirect URIs, compared by exact string (see `RedirectURIPolicy`).
-    public var redirectURIs: [String]
+    package var redirectURIs: [String]
     /// "Require App Secret": Graph calls with user tokens must carry `appsecret_proof`.
-    public var requireAppSecret: Bool
+    package var requireAppSecret: Bool
     /// "Require PKCE": every login dialog must carry a `code_challenge`, and every code and nonce is redeemed
     /// with its verifier, a secret alone is not enough.
-    public var requirePKCE: Bool
+    package var requirePKCE: Bool
     /// Permissions approved by App Review; `public_profile` and `email` never need approval.
-    public var approvedPermissions: [String]
-    public var deauthorizeCallbackURL: String?
-    public var dataDeletionCallbackURL: String?
-    public var createdAt: Date
+    package var approvedPermissions: [String]
+    package var deauthorizeCallbackURL: String?
+    package var dataDeletionCallbackURL: String?
+    package var createdAt: Date
     /// "Allowed Domains for the JavaScript SDK": the page origins (`https://shop.example`) whose pages may log in
     /// with `/sdk.js` (see `JavaScriptSDKDomains`). Empty: no page may.
-    public var jsSDKDomains: [String]
+    package var jsSDKDomains: [String]
 
-    public init(
+    package init(
         id: String, secret: String, clientToken: String, name: String, redirectURIs: [String],
         requireAppSecret: Bool = false, requirePKCE: Bool = false, approvedPermissions: [String] = [],
         deauthorizeCallbackURL: String? = nil, dataDeletionCallbackURL: String? = nil, createdAt: Date,
@@ -49,7 +49,7 @@ public struct AppRecord: Sendable, Codable, Equatable {
 
 extension AppRecord {
     /// Decodes exports written before "Require PKCE" or the JavaScript SDK domains existed (off, and none).
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
             id: try c.decode(String.self, forKey: .id),
@@ -68,52 +68,52 @@ extension AppRecord {
 }
 
 /// A person's role on an app. Role holders may grant permissions the app has not had approved.
-public enum AppRole: String, Sendable, Codable, CaseIterable {
+package enum AppRole: String, Sendable, Codable, CaseIterable {
     case admin, developer, tester
 }
 
 /// A place, as Facebook returns `location` and `hometown`.
-public struct Place: Sendable, Codable, Equatable {
-    public var id: String
-    public var name: String
-    public init(id: String, name: String) {
+package struct Place: Sendable, Codable, Equatable {
+    package var id: String
+    package var name: String
+    package init(id: String, name: String) {
         self.id = id
         self.name = name
     }
 }
 
 /// A person who can log in.
-public struct UserRecord: Sendable, Codable, Equatable {
+package struct UserRecord: Sendable, Codable, Equatable {
     /// Global numeric id. Apps never see it: they see an app-scoped id (`UserStore.scopedID`).
-    public var id: String
-    public var email: String
+    package var id: String
+    package var email: String
     /// bcrypt hash of the password.
-    public var passwordHash: String
-    public var firstName: String
-    public var middleName: String?
-    public var lastName: String
+    package var passwordHash: String
+    package var firstName: String
+    package var middleName: String?
+    package var lastName: String
     /// `MM/DD/YYYY`, `MM/DD` or `YYYY`, as Facebook formats it.
-    public var birthday: String?
-    public var gender: String?
-    public var link: String?
-    public var location: Place?
-    public var hometown: Place?
+    package var birthday: String?
+    package var gender: String?
+    package var link: String?
+    package var location: Place?
+    package var hometown: Place?
     /// The profile's favourite quotes (FQL's `quotes` column); nil until set in the console.
-    public var quotes: String?
+    package var quotes: String?
     /// A PNG the person uploaded; nil means a generated avatar is served.
-    public var picture: Data?
+    package var picture: Data?
     /// Set for test users: the app that owns them.
-    public var testUserOfAppID: String?
+    package var testUserOfAppID: String?
     /// When the password last changed; tokens issued before it are invalid (190/460).
-    public var passwordChangedAt: Date?
-    public var createdAt: Date
+    package var passwordChangedAt: Date?
+    package var createdAt: Date
     /// Where the account stands (checkpointed, unconfirmed, disabled, logged out everywhere); `.active` for most.
-    public var accountState: AccountState
+    package var accountState: AccountState
     /// Text profile fields without a property of their own (`locale`), by Graph field name. The field table
     /// (`UserFieldValue.all`) says which fields live here, so adding one needs no new property.
-    public var profileText: [String: String]
+    package var profileText: [String: String]
 
-    public init(
+    package init(
         id: String, email: String, passwordHash: String, firstName: String, middleName: String? = nil,
         lastName: String, birthday: String? = nil, gender: String? = nil, link: String? = nil,
         location: Place? = nil, hometown: Place? = nil, picture: Data? = nil, testUserOfAppID: String? = nil,
@@ -141,14 +141,14 @@ public struct UserRecord: Sendable, Codable, Equatable {
     }
 
     /// "First Middle Last", as Facebook's `name`.
-    public var fullName: String {
+    package var fullName: String {
         [firstName, middleName, lastName].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
     }
 }
 
 extension UserRecord {
     /// Decodes exports written before account states (everyone is then `.active`) or `profileText` existed.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
             id: try c.decode(String.self, forKey: .id),
@@ -173,19 +173,19 @@ extension UserRecord {
 }
 
 /// What a person has granted and declined to one app.
-public struct GrantRecord: Sendable, Codable, Equatable {
-    public var appID: String
-    public var userID: String
-    public var granted: [String]
-    public var declined: [String]
-    public var createdAt: Date
-    public var updatedAt: Date
+package struct GrantRecord: Sendable, Codable, Equatable {
+    package var appID: String
+    package var userID: String
+    package var granted: [String]
+    package var declined: [String]
+    package var createdAt: Date
+    package var updatedAt: Date
     /// The last login to the app; data access expires 90 days after it.
-    public var lastLoginAt: Date
+    package var lastLoginAt: Date
     /// The audience the person chose for the app's posts on the publish step; nil without publish permissions.
-    public var defaultAudience: Audience?
+    package var defaultAudience: Audience?
 
-    public init(
+    package init(
         appID: String, userID: String, granted: [String], declined: [String], createdAt: Date, updatedAt: Date, lastLoginAt: Date,
         defaultAudience: Audience? = nil
     ) {
@@ -201,25 +201,25 @@ public struct GrantRecord: Sendable, Codable, Equatable {
 }
 
 /// An authorization code issued by the login dialog. Only its SHA-256 hash is stored.
-public struct AuthCodeRecord: Sendable, Codable, Equatable {
-    public var id: String
-    public var codeHash: String
-    public var appID: String
-    public var userID: String
-    public var redirectURI: String
-    public var codeChallenge: String?
+package struct AuthCodeRecord: Sendable, Codable, Equatable {
+    package var id: String
+    package var codeHash: String
+    package var appID: String
+    package var userID: String
+    package var redirectURI: String
+    package var codeChallenge: String?
     /// `S256` or `plain`.
-    public var codeChallengeMethod: String?
-    public var nonce: String?
-    public var authType: String?
-    public var authNonce: String?
+    package var codeChallengeMethod: String?
+    package var nonce: String?
+    package var authType: String?
+    package var authNonce: String?
     /// The scopes granted at the time the code was issued (informational; tokens read live grants).
-    public var scopes: [String]
-    public var createdAt: Date
-    public var expiresAt: Date
-    public var usedAt: Date?
+    package var scopes: [String]
+    package var createdAt: Date
+    package var expiresAt: Date
+    package var usedAt: Date?
 
-    public init(
+    package init(
         id: String, codeHash: String, appID: String, userID: String, redirectURI: String,
         codeChallenge: String? = nil, codeChallengeMethod: String? = nil, nonce: String? = nil,
         authType: String? = nil, authNonce: String? = nil, scopes: [String] = [],
@@ -244,35 +244,35 @@ public struct AuthCodeRecord: Sendable, Codable, Equatable {
 
 extension AuthCodeRecord {
     /// The `redirectURI` of a record that is an app-switch `nonce`: redeemable only by `fb_exchange_nonce`.
-    public static let nonceExchangeMarker = "urn:gatehouse:fb_exchange_nonce"
+    package static let nonceExchangeMarker = "urn:gatehouse:fb_exchange_nonce"
 }
 
 /// Whose token it is.
-public enum TokenKind: String, Sendable, Codable {
+package enum TokenKind: String, Sendable, Codable {
     case user, app
 }
 
 /// An access token. Only its SHA-256 hash is stored; the token text exists only in the reply that issued it.
-public struct TokenRecord: Sendable, Codable, Equatable {
-    public var id: String
-    public var tokenHash: String
-    public var kind: TokenKind
-    public var appID: String
+package struct TokenRecord: Sendable, Codable, Equatable {
+    package var id: String
+    package var tokenHash: String
+    package var kind: TokenKind
+    package var appID: String
     /// The global user id, for user tokens.
-    public var userID: String?
-    public var issuedAt: Date
+    package var userID: String?
+    package var issuedAt: Date
     /// nil = never expires (app tokens).
-    public var expiresAt: Date?
+    package var expiresAt: Date?
     /// Set when revoked (logout, app removal, code replay, console).
-    public var revokedAt: Date?
+    package var revokedAt: Date?
     /// The authorization code this token was minted from, so a replayed code can revoke it.
-    public var codeID: String?
-    public var authType: String?
-    public var authNonce: String?
+    package var codeID: String?
+    package var authType: String?
+    package var authNonce: String?
     /// How the token was obtained, for `debug_token.metadata.sso` (e.g. `dialog`, `code`, `exchange`).
-    public var origin: String?
+    package var origin: String?
 
-    public init(
+    package init(
         id: String, tokenHash: String, kind: TokenKind, appID: String, userID: String?, issuedAt: Date,
         expiresAt: Date?, revokedAt: Date? = nil, codeID: String? = nil, authType: String? = nil,
         authNonce: String? = nil, origin: String? = nil
@@ -293,16 +293,16 @@ public struct TokenRecord: Sendable, Codable, Equatable {
 }
 
 /// A logged-in browser. The cookie carries a random secret; only its hash is stored.
-public struct BrowserSessionRecord: Sendable, Codable, Equatable {
-    public var id: String
-    public var secretHash: String
-    public var userID: String
-    public var createdAt: Date
-    public var expiresAt: Date
+package struct BrowserSessionRecord: Sendable, Codable, Equatable {
+    package var id: String
+    package var secretHash: String
+    package var userID: String
+    package var createdAt: Date
+    package var expiresAt: Date
     /// When the password was last entered in this session (for `auth_type=reauthenticate`).
-    public var authenticatedAt: Date
+    package var authenticatedAt: Date
 
-    public init(id: String, secretHash: String, userID: String, createdAt: Date, expiresAt: Date, authenticatedAt: Date) {
+    package init(id: String, secretHash: String, userID: String, createdAt: Date, expiresAt: Date, authenticatedAt: Date) {
         self.id = id
         self.secretHash = secretHash
         self.userID = userID
@@ -313,20 +313,20 @@ public struct BrowserSessionRecord: Sendable, Codable, Equatable {
 }
 
 /// An RSA key that signs id_tokens. Kept in the database so every node of a cluster signs with the same key.
-public struct SigningKeyRecord: Sendable, Codable, Equatable {
+package struct SigningKeyRecord: Sendable, Codable, Equatable {
     /// 40 hex characters, like Facebook's.
-    public var kid: String
+    package var kid: String
     /// PKCS#8 PEM of the RSA-2048 private key.
-    public var privateKeyPEM: String
+    package var privateKeyPEM: String
     /// A self-signed X.509 certificate for the key, in the form the iOS SDK reads (`/.well-known/oauth/openid/certs/`).
-    public var certificatePEM: String
-    public var createdAt: Date
+    package var certificatePEM: String
+    package var createdAt: Date
     /// When a newer key took over signing; nil for the key in use.
-    public var retiredAt: Date?
+    package var retiredAt: Date?
     /// Until when a retired key stays published, so tokens it signed still verify.
-    public var publishUntil: Date?
+    package var publishUntil: Date?
 
-    public init(kid: String, privateKeyPEM: String, certificatePEM: String, createdAt: Date, retiredAt: Date? = nil, publishUntil: Date? = nil) {
+    package init(kid: String, privateKeyPEM: String, certificatePEM: String, createdAt: Date, retiredAt: Date? = nil, publishUntil: Date? = nil) {
         self.kid = kid
         self.privateKeyPEM = privateKeyPEM
         self.certificatePEM = certificatePEM

@@ -2,24 +2,24 @@ import Foundation
 import GatehouseProtocol
 
 /// A post an app published on a person's timeline (`POST /me/feed` or the feed dialog).
-public struct PostRecord: Sendable, Codable, Equatable {
+package struct PostRecord: Sendable, Codable, Equatable {
     /// The numeric post id. Graph shows it as `{author's app-scoped id}_{id}`, like Facebook's post ids.
-    public var id: String
+    package var id: String
     /// The app that published it; only that app may delete it.
-    public var appID: String
+    package var appID: String
     /// The global id of the person who posted (whose timeline it is on).
-    public var authorID: String
-    public var message: String?
-    public var link: String?
-    public var name: String?
-    public var caption: String?
-    public var description: String?
-    public var picture: String?
+    package var authorID: String
+    package var message: String?
+    package var link: String?
+    package var name: String?
+    package var caption: String?
+    package var description: String?
+    package var picture: String?
     /// Who may read it: the grant's default audience, or a narrower `privacy` the app asked for.
-    public var audience: Audience
-    public var createdAt: Date
+    package var audience: Audience
+    package var createdAt: Date
 
-    public init(
+    package init(
         id: String, appID: String, authorID: String, message: String? = nil, link: String? = nil, name: String? = nil,
         caption: String? = nil, description: String? = nil, picture: String? = nil, audience: Audience, createdAt: Date
     ) {
@@ -41,25 +41,25 @@ public struct PostRecord: Sendable, Codable, Equatable {
 ///
 /// A dialog sends one request id to several people; each (request id, recipient) pair is a row, shown in
 /// Graph as `{request id}_{recipient's app-scoped id}`, and deleting it removes only that person's copy.
-public struct AppRequestRecord: Sendable, Codable, Equatable {
-    public var requestID: String
-    public var appID: String
+package struct AppRequestRecord: Sendable, Codable, Equatable {
+    package var requestID: String
+    package var appID: String
     /// Global user ids.
-    public var senderID: String
-    public var recipientID: String
-    public var message: String
+    package var senderID: String
+    package var recipientID: String
+    package var message: String
     /// The app's own `data`, returned as given (Facebook allows up to 255 characters).
-    public var data: String?
-    public var title: String?
-    public var createdAt: Date
+    package var data: String?
+    package var title: String?
+    package var createdAt: Date
     /// The requests dialog's `notification_text` (seed 002's "Check this out"): what the recipient's notification
     /// says. Nil when the app sent none.
-    public var notificationText: String?
+    package var notificationText: String?
     /// When the recipient accepted the request from their notifications; nil while it waits. Accepting does not
     /// delete it: as on Facebook, the app deletes a request once it has acted on it.
-    public var acceptedAt: Date?
+    package var acceptedAt: Date?
 
-    public init(
+    package init(
         requestID: String, appID: String, senderID: String, recipientID: String, message: String, data: String? = nil,
         title: String? = nil, createdAt: Date, notificationText: String? = nil, acceptedAt: Date? = nil
     ) {
@@ -77,7 +77,7 @@ public struct AppRequestRecord: Sendable, Codable, Equatable {
 }
 
 /// Posts on people's timelines.
-public protocol PostStore: Sendable {
+package protocol PostStore: Sendable {
     /// Throws `.notFound` when the app or author does not exist, `.conflict` for a duplicate id.
     func insert(_ post: PostRecord) async throws
     func find(id: String) async throws -> PostRecord?
@@ -89,7 +89,7 @@ public protocol PostStore: Sendable {
 }
 
 /// App requests waiting for their recipients.
-public protocol AppRequestStore: Sendable {
+package protocol AppRequestStore: Sendable {
     /// Inserts one request's rows (one per recipient) together.
     func insert(_ requests: [AppRequestRecord]) async throws
     func find(requestID: String, recipientID: String) async throws -> AppRequestRecord?

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Registered apps and the roles people hold on them.
-public protocol AppStore: Sendable {
+package protocol AppStore: Sendable {
     func create(_ app: AppRecord) async throws
     func find(id: String) async throws -> AppRecord?
     /// All apps, oldest first.
@@ -16,7 +16,7 @@ public protocol AppStore: Sendable {
 }
 
 /// People, their app-scoped ids, and test users.
-public protocol UserStore: Sendable {
+package protocol UserStore: Sendable {
     /// Throws `StorageError.conflict` when the email is taken (emails are unique, case-insensitively).
     func create(_ user: UserRecord) async throws
     func find(id: String) async throws -> UserRecord?
@@ -40,7 +40,7 @@ public protocol UserStore: Sendable {
 }
 
 /// Symmetric friendships.
-public protocol FriendshipStore: Sendable {
+package protocol FriendshipStore: Sendable {
     /// Idempotent.
     func befriend(_ a: String, _ b: String, at: Date) async throws
     func unfriend(_ a: String, _ b: String) async throws
@@ -50,7 +50,7 @@ public protocol FriendshipStore: Sendable {
 }
 
 /// What each person granted to each app.
-public protocol GrantStore: Sendable {
+package protocol GrantStore: Sendable {
     func find(appID: String, userID: String) async throws -> GrantRecord?
     /// Inserts or replaces the grant for (appID, userID).
     func save(_ grant: GrantRecord) async throws
@@ -62,7 +62,7 @@ public protocol GrantStore: Sendable {
 }
 
 /// Authorization codes from the login dialog.
-public protocol AuthCodeStore: Sendable {
+package protocol AuthCodeStore: Sendable {
     func insert(_ code: AuthCodeRecord) async throws
     func find(codeHash: String) async throws -> AuthCodeRecord?
     /// Marks the code used if it was not yet; returns false if it had already been used.
@@ -74,7 +74,7 @@ public protocol AuthCodeStore: Sendable {
 }
 
 /// Access tokens, stored by hash.
-public protocol TokenStore: Sendable {
+package protocol TokenStore: Sendable {
     func insert(_ token: TokenRecord) async throws
     func find(tokenHash: String) async throws -> TokenRecord?
     func setExpiry(id: String, expiresAt: Date?) async throws
@@ -90,7 +90,7 @@ public protocol TokenStore: Sendable {
 }
 
 /// Logged-in browsers.
-public protocol BrowserSessionStore: Sendable {
+package protocol BrowserSessionStore: Sendable {
     func insert(_ session: BrowserSessionRecord) async throws
     func find(secretHash: String) async throws -> BrowserSessionRecord?
     func markAuthenticated(id: String, at: Date) async throws
@@ -99,7 +99,7 @@ public protocol BrowserSessionStore: Sendable {
 }
 
 /// id_token signing keys.
-public protocol SigningKeyStore: Sendable {
+package protocol SigningKeyStore: Sendable {
     func insert(_ key: SigningKeyRecord) async throws
     /// Every key, oldest first.
     func all() async throws -> [SigningKeyRecord]
@@ -108,7 +108,7 @@ public protocol SigningKeyStore: Sendable {
 }
 
 /// Storage failures the rest of the server understands.
-public enum StorageError: Error, Equatable, Sendable {
+package enum StorageError: Error, Equatable, Sendable {
     case notFound
     /// A uniqueness rule was broken (e.g. an email already in use).
     case conflict(String)
@@ -117,61 +117,61 @@ public enum StorageError: Error, Equatable, Sendable {
 }
 
 /// Every store the server needs, over one database.
-public struct Storage: Sendable {
-    public var apps: any AppStore
-    public var users: any UserStore
-    public var friendships: any FriendshipStore
-    public var grants: any GrantStore
-    public var codes: any AuthCodeStore
-    public var tokens: any TokenStore
-    public var sessions: any BrowserSessionStore
-    public var signingKeys: any SigningKeyStore
+package struct Storage: Sendable {
+    package var apps: any AppStore
+    package var users: any UserStore
+    package var friendships: any FriendshipStore
+    package var grants: any GrantStore
+    package var codes: any AuthCodeStore
+    package var tokens: any TokenStore
+    package var sessions: any BrowserSessionStore
+    package var signingKeys: any SigningKeyStore
     /// Console administrators (production mode).
-    public var admins: any AdminStore
+    package var admins: any AdminStore
     /// Shared rate-limit counters.
-    public var rateLimits: any RateLimitStore
+    package var rateLimits: any RateLimitStore
     /// Device-login codes (issue 7).
-    public var deviceCodes: any DeviceCodeStore
+    package var deviceCodes: any DeviceCodeStore
     /// Remote token cache slots (issue 7).
-    public var tokenCache: any TokenCacheStore
+    package var tokenCache: any TokenCacheStore
     /// Server key material such as the token cache's master key (issue 7).
-    public var serverKeys: any ServerKeyStore
+    package var serverKeys: any ServerKeyStore
     /// The outbox of deauthorize and data-deletion callbacks (issue 7).
-    public var appCallbacks: any AppCallbackStore
-    public var emulator: any EmulatorStore
+    package var appCallbacks: any AppCallbackStore
+    package var emulator: any EmulatorStore
     /// Timeline posts (`/me/feed`, the feed dialog).
-    public var posts: any PostStore
+    package var posts: any PostStore
     /// App requests (the requests dialog, `/me/apprequests`).
-    public var requests: any AppRequestStore
+    package var requests: any AppRequestStore
     /// The node's resolved callers by token hash (nil: none). The app, user, grant, token and emulator stores
     /// above invalidate it on every write that could change what a caller sees.
-    public var callerCache: CallerCache?
+    package var callerCache: CallerCache?
     /// Reads a token with its app, person, grant and scoped id in one statement (every Graph call's cache miss).
-    public var callerRecords: any CallerRecordStore
+    package var callerRecords: any CallerRecordStore
     /// Reads a browser session with its person, grant and role in one statement (the login dialog).
-    public var sessionRecords: any SessionRecordStore
+    package var sessionRecords: any SessionRecordStore
     /// The durable request journal (`request_journal`, migration 10); nil where the backend has none.
-    public var journal: (any JournalStore)?
+    package var journal: (any JournalStore)?
     /// The mail outbox (`mail_messages`, issue 32); nil where the backend has none.
-    public var mail: (any MailOutboxStore)?
+    package var mail: (any MailOutboxStore)?
     /// Single-use codes sent by mail (`account_codes`, issue 32); nil where the backend has none.
-    public var accountCodes: (any AccountCodeStore)?
+    package var accountCodes: (any AccountCodeStore)?
     /// Runs several writes as one transaction (nil: each write commits by itself); see ``transaction(_:)``.
-    public var writes: (any WriteTransactions)?
+    package var writes: (any WriteTransactions)?
     /// What keeps the caches above true to other processes' and nodes' writes (nil: nothing to watch). It is
     /// not running until someone runs it; see ``CacheInvalidationFeed``.
-    public var invalidationFeed: (any CacheInvalidationFeed)?
+    package var invalidationFeed: (any CacheInvalidationFeed)?
     /// People's second factors and recovery codes (issue 32; nil where the backend has none: no second factor).
-    public var twoFactor: (any TwoFactorStore)?
+    package var twoFactor: (any TwoFactorStore)?
     /// Where each browser session was last used, for the person's settings (nil: not recorded).
-    public var sessionActivity: (any SessionActivityStore)?
+    package var sessionActivity: (any SessionActivityStore)?
     /// Closes connections; the stores must not be used afterwards. Stop the ``invalidationFeed`` first.
-    public var shutdown: @Sendable () async throws -> Void
+    package var shutdown: @Sendable () async throws -> Void
     /// Returns once the database answers a trivial query; throws `StorageError.unavailable` otherwise
     /// (`/readyz`).
-    public var ping: @Sendable () async throws -> Void
+    package var ping: @Sendable () async throws -> Void
 
-    public init(
+    package init(
         apps: any AppStore, users: any UserStore, friendships: any FriendshipStore, grants: any GrantStore,
         codes: any AuthCodeStore, tokens: any TokenStore, sessions: any BrowserSessionStore,
         signingKeys: any SigningKeyStore, emulator: any EmulatorStore, deviceCodes: any DeviceCodeStore,
@@ -205,7 +205,7 @@ public struct Storage: Sendable {
 }
 
 /// The emulator's controls: injected Graph errors and small persisted settings such as the clock offset.
-public protocol EmulatorStore: Sendable {
+package protocol EmulatorStore: Sendable {
     func insertInjection(_ injection: InjectedErrorRecord) async throws
     /// Every injection, oldest first.
     func injections() async throws -> [InjectedErrorRecord]

@@ -1,15 +1,15 @@
 import Foundation
 
 /// One remote token-cache slot: encrypted token data under an address derived from the app's session secret.
-public struct TokenCacheSlotRecord: Sendable, Codable, Equatable {
-    public var appID: String
+package struct TokenCacheSlotRecord: Sendable, Codable, Equatable {
+    package var appID: String
     /// Hex HMAC of the session secret under a per-app key; the secret itself is never stored.
-    public var slot: String
+    package var slot: String
     /// Base64 of AES-GCM's combined nonce ‖ ciphertext ‖ tag.
-    public var sealed: String
-    public var updatedAt: Date
+    package var sealed: String
+    package var updatedAt: Date
 
-    public init(appID: String, slot: String, sealed: String, updatedAt: Date) {
+    package init(appID: String, slot: String, sealed: String, updatedAt: Date) {
         self.appID = appID
         self.slot = slot
         self.sealed = sealed
@@ -18,7 +18,7 @@ public struct TokenCacheSlotRecord: Sendable, Codable, Equatable {
 }
 
 /// The remote token cache's encrypted slots.
-public protocol TokenCacheStore: Sendable {
+package protocol TokenCacheStore: Sendable {
     /// Inserts or replaces the slot.
     func put(_ slot: TokenCacheSlotRecord) async throws
     func find(appID: String, slot: String) async throws -> TokenCacheSlotRecord?
@@ -27,7 +27,7 @@ public protocol TokenCacheStore: Sendable {
 }
 
 /// Server-held key material (the token cache's master key), created once and shared by every node.
-public protocol ServerKeyStore: Sendable {
+package protocol ServerKeyStore: Sendable {
     /// The key named `name`; when there is none, `make()` is stored first. Racing callers all get the winner's key.
     func key(named name: String, orInsert make: @Sendable () -> [UInt8]) async throws -> [UInt8]
 }

@@ -1,11 +1,11 @@
 /// The stores a write transaction hands its body. Their writes commit together, or not at all.
-public struct TransactionStores: Sendable {
-    public var codes: any AuthCodeStore
-    public var tokens: any TokenStore
+package struct TransactionStores: Sendable {
+    package var codes: any AuthCodeStore
+    package var tokens: any TokenStore
     /// Grant changes are announced to the caches (here and on other nodes) once the transaction has committed.
-    public var grants: any GrantStore
+    package var grants: any GrantStore
 
-    public init(codes: any AuthCodeStore, tokens: any TokenStore, grants: any GrantStore) {
+    package init(codes: any AuthCodeStore, tokens: any TokenStore, grants: any GrantStore) {
         self.codes = codes
         self.tokens = tokens
         self.grants = grants
@@ -22,7 +22,7 @@ public struct TransactionStores: Sendable {
 ///
 /// The body must write only through the stores it is handed: on SQLite the writer is held for the whole
 /// transaction, and a write through the shared stores would wait for it forever.
-public protocol WriteTransactions: Sendable {
+package protocol WriteTransactions: Sendable {
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     ///
     /// `body` may run more than once (SQLite's group commit runs a group again when one of its writers failed
@@ -32,7 +32,7 @@ public protocol WriteTransactions: Sendable {
 
 extension Storage {
     /// Runs `body` as one transaction when the backend offers them (``writes``), else on the plain stores.
-    public func transaction<R: Sendable>(_ body: @escaping @Sendable (TransactionStores) async throws -> R) async throws -> R {
+    package func transaction<R: Sendable>(_ body: @escaping @Sendable (TransactionStores) async throws -> R) async throws -> R {
         if let writes { return try await writes.write(body) }
         return try await body(TransactionStores(codes: codes, tokens: tokens, grants: grants))
     }

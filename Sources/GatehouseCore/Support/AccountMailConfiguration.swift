@@ -1,7 +1,7 @@
 import Foundation
 
 /// Who may create an account with the login page's "Create new account" (issue 32).
-public enum SignUpMode: String, Sendable, Codable, CaseIterable {
+package enum SignUpMode: String, Sendable, Codable, CaseIterable {
     /// Anyone (the default in development).
     case open
     /// Only someone holding an invitation sent to their address.
@@ -10,31 +10,31 @@ public enum SignUpMode: String, Sendable, Codable, CaseIterable {
     case closed
 
     /// The name of the emulator setting that overrides the configured mode at run time (console, admin API).
-    public static let settingName = "signup_mode"
+    package static let settingName = "signup_mode"
 
     /// The mode in force: the run-time setting, else the configuration, else the server mode's default.
-    public static func effective(configured: SignUpMode?, stored: String?, mode: ServerMode) -> SignUpMode {
+    package static func effective(configured: SignUpMode?, stored: String?, mode: ServerMode) -> SignUpMode {
         if let stored, let value = SignUpMode(rawValue: stored) { return value }
         return configured ?? (mode == .development ? .open : .closed)
     }
 }
 
 /// How the mail outbox sends and signs its messages.
-public struct MailConfiguration: Sendable, Equatable {
+package struct MailConfiguration: Sendable, Equatable {
     /// The `From:` address.
-    public var from: String = "Gatehouse <no-reply@gatehouse.invalid>"
+    package var from: String = "Gatehouse <no-reply@gatehouse.invalid>"
     /// The service's name in messages ("Gatehouse" unless set).
-    public var serviceName: String = "Gatehouse"
+    package var serviceName: String = "Gatehouse"
     /// A sendmail-compatible command (`/usr/bin/msmtp -t`, `/usr/sbin/sendmail -t -i`) that reads one RFC 5322
     /// message on standard input; nil keeps messages in the outbox only (development's `/console/mail`).
-    public var sendmailCommand: String?
+    package var sendmailCommand: String?
     /// A directory of template overrides (`confirm_email.txt.mustache`, `reset_password.html.mustache`, …).
-    public var templatesDirectory: String?
+    package var templatesDirectory: String?
 
-    public init() {}
+    package init() {}
 
     /// The command split into its program and arguments (on spaces; no shell is involved).
-    public var sendmailArguments: [String]? {
+    package var sendmailArguments: [String]? {
         guard let sendmailCommand else { return nil }
         let parts = sendmailCommand.split(separator: " ").map(String.init)
         return parts.isEmpty ? nil : parts

@@ -1,7 +1,7 @@
 import Foundation
 
 /// How the server runs. Development mode seeds demo data and enables emulator conveniences.
-public enum ServerMode: String, Sendable, Codable, CaseIterable {
+package enum ServerMode: String, Sendable, Codable, CaseIterable {
     case development
     case production
 }
@@ -11,23 +11,23 @@ public enum ServerMode: String, Sendable, Codable, CaseIterable {
 /// Built by ``ConfigurationLoader`` from defaults, a YAML file, `GATEHOUSE_*` environment variables and
 /// command-line flags (in rising precedence). Emulator conveniences (password-free user picking, clock
 /// control, the dev seed) must check ``isDevelopment`` before doing anything.
-public struct GatehouseConfiguration: Sendable {
-    public var host: String
-    public var port: Int
+package struct GatehouseConfiguration: Sendable {
+    package var host: String
+    package var port: Int
     /// Folder holding `gatehouse.sqlite` and `dev-seed.json`.
-    public var dataDirectory: String
+    package var dataDirectory: String
     /// The URL people and clients reach the server at; used in redirects, paging links and picture URLs.
     /// Defaults to `http://host:port` (or `https://` when serving TLS).
-    public var publicURL: String?
-    public var mode: ServerMode
+    package var publicURL: String?
+    package var mode: ServerMode
     /// Largest request body accepted, after gzip decompression.
-    public var maxBodyBytes: Int
+    package var maxBodyBytes: Int
     /// The Graph API version reported when a request names none.
-    public var defaultGraphVersion: String
+    package var defaultGraphVersion: String
     /// The database; nil means the SQLite file `gatehouse.sqlite` in ``dataDirectory``.
-    public var database: DatabaseLocation?
+    package var database: DatabaseLocation?
     /// ``database`` as the text the config file and flags use (`postgres://…` or `sqlite:PATH`).
-    public var databaseURL: String? {
+    package var databaseURL: String? {
         switch database {
         case .postgres(let url): url
         case .sqlite(let path): "sqlite:" + path
@@ -35,44 +35,44 @@ public struct GatehouseConfiguration: Sendable {
         }
     }
     /// PEM certificate chain and private key: when both are set the server speaks HTTPS itself.
-    public var tlsCertificatePath: String?
-    public var tlsKeyPath: String?
+    package var tlsCertificatePath: String?
+    package var tlsKeyPath: String?
     /// Peers (addresses or CIDR ranges) whose `X-Forwarded-For` / `X-Forwarded-Proto` headers are believed.
-    public var trustedProxies: [String]
+    package var trustedProxies: [String]
     /// Password-attempt, Graph API and token-endpoint limits.
-    public var limits: LimitsConfiguration
+    package var limits: LimitsConfiguration
     /// Serve Prometheus text at `/metrics`.
-    public var metricsEnabled: Bool
+    package var metricsEnabled: Bool
     /// Serve `/bench/*` routes (a hello-world baseline and a bare id_token signer) for `scripts/bench`.
-    public var benchRoutes: Bool
+    package var benchRoutes: Bool
     /// swift-log level name: trace, debug, info, notice, warning, error, critical.
-    public var logLevel: String
+    package var logLevel: String
     /// Seconds a device must wait between device-login polls (`interval`; Facebook uses 5).
-    public var devicePollInterval: Int = DeviceLogin.defaultInterval
+    package var devicePollInterval: Int = DeviceLogin.defaultInterval
     /// File holding the 32-byte key that seals signing private keys and the token cache's master key in storage.
-    public var masterKeyFile: String?
+    package var masterKeyFile: String?
     /// Bearer token that lets a non-loopback scraper read `/metrics` in production mode.
-    public var metricsToken: String?
+    package var metricsToken: String?
     /// Lets development mode listen beyond loopback (`--dev-allow-remote`); logged as a loud warning.
-    public var devAllowRemote: Bool = false
+    package var devAllowRemote: Bool = false
     /// The request journal (`/console/activity`, `gatehouse logs`); nil follows the mode: on in development,
     /// off in production unless configured.
-    public var journal: Bool?
+    package var journal: Bool?
     /// How many entries the in-memory journal keeps (a ring buffer per node).
-    public var journalSize: Int = 1000
+    package var journalSize: Int = 1000
     /// Production mode: also keep journal entries in the `request_journal` table (shared by nodes).
-    public var journalTable: Bool = false
+    package var journalTable: Bool = false
     /// How long the table keeps entries.
-    public var journalRetentionHours: Int = 168
+    package var journalRetentionHours: Int = 168
     /// The most rows the table keeps; older ones are deleted first.
-    public var journalMaxRows: Int = 100_000
+    package var journalMaxRows: Int = 100_000
     /// Who may create an account (issue 32); nil is the mode's default (open in development, closed in production).
     /// The console and admin API can override it at run time (``SignUpMode/effective(configured:stored:mode:)``).
-    public var signUp: SignUpMode?
+    package var signUp: SignUpMode?
     /// How the mail outbox sends (issue 32): the sender, the service's name in messages, the sendmail command.
-    public var mail = MailConfiguration()
+    package var mail = MailConfiguration()
 
-    public init(
+    package init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = ".gatehouse",
         publicURL: String? = nil, mode: ServerMode = .development, maxBodyBytes: Int = 1 << 20,
         defaultGraphVersion: String = "v21.0", database: DatabaseLocation? = nil, tlsCertificatePath: String? = nil,
@@ -97,38 +97,38 @@ public struct GatehouseConfiguration: Sendable {
     }
 
     /// True in development mode: the emulator conveniences (test-user picking, clock control, dev seed) are on.
-    public var isDevelopment: Bool { mode == .development }
+    package var isDevelopment: Bool { mode == .development }
     /// True in production mode: the console needs an admin login and unsafe settings refuse to start.
-    public var isProduction: Bool { mode == .production }
+    package var isProduction: Bool { mode == .production }
 
     /// Whether requests are journaled: ``journal`` if set, else only in development mode.
-    public var journalEnabled: Bool { journal ?? isDevelopment }
+    package var journalEnabled: Bool { journal ?? isDevelopment }
 
     /// Whether the server terminates TLS itself.
-    public var servesTLS: Bool { tlsCertificatePath != nil && tlsKeyPath != nil }
+    package var servesTLS: Bool { tlsCertificatePath != nil && tlsKeyPath != nil }
 
     /// Whether ``database`` is PostgreSQL (which implies production mode).
-    public var usesPostgreSQL: Bool {
+    package var usesPostgreSQL: Bool {
         if case .postgres = database { return true }
         return false
     }
 
     /// The base URL without a trailing slash.
-    public var baseURL: String {
+    package var baseURL: String {
         let scheme = servesTLS ? "https" : "http"
         var url = publicURL ?? "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)"
         while url.hasSuffix("/") { url.removeLast() }
         return url
     }
 
-    public var databasePath: String { (dataDirectory as NSString).appendingPathComponent("gatehouse.sqlite") }
+    package var databasePath: String { (dataDirectory as NSString).appendingPathComponent("gatehouse.sqlite") }
     /// ``database``, or the SQLite file at ``databasePath``.
-    public var databaseLocation: DatabaseLocation { database ?? .sqlite(path: databasePath) }
-    public var devSeedPath: String { (dataDirectory as NSString).appendingPathComponent("dev-seed.json") }
+    package var databaseLocation: DatabaseLocation { database ?? .sqlite(path: databasePath) }
+    package var devSeedPath: String { (dataDirectory as NSString).appendingPathComponent("dev-seed.json") }
 
     /// Cookies get `Secure` everywhere but on loopback: over https, and on any other host too (plain
     /// http off loopback then cannot keep a session, which is the point: serve it over TLS or a proxy).
-    public var usesSecureCookies: Bool {
+    package var usesSecureCookies: Bool {
         if baseURL.hasPrefix("https://") || servesTLS || isProduction { return true }
         guard let host = URLComponents(string: baseURL)?.host?.lowercased() else { return true }
         let loopback = host == "localhost" || host.hasSuffix(".localhost") || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
@@ -140,48 +140,48 @@ public struct GatehouseConfiguration: Sendable {
 ///
 /// Counting is per fixed window (`…WindowSeconds`) in the shared ``RateLimitStore``, so several nodes on one
 /// database enforce one budget.
-public struct LimitsConfiguration: Sendable, Equatable {
+package struct LimitsConfiguration: Sendable, Equatable {
     /// Failed password attempts per account (email) per window before the login form answers 429.
-    public var loginAttemptsPerAccount: Int
+    package var loginAttemptsPerAccount: Int
     /// Failed password attempts per client IP per window before the login form answers 429.
-    public var loginAttemptsPerIP: Int
-    public var loginWindowSeconds: Int
+    package var loginAttemptsPerIP: Int
+    package var loginWindowSeconds: Int
     /// Password attempts per IPv6 /48 per login window, across all accounts (a /48 holds 65,536 /64s, each with
     /// its own ``loginAttemptsPerIP``). IPv4 clients are not affected.
-    public var loginAttemptsPerIPv6Slash48: Int
+    package var loginAttemptsPerIPv6Slash48: Int
     /// Password attempts on one account from all networks it has not logged in from, per
     /// ``loginAccountWindowSeconds``, before every further attempt must wait a doubling delay (never a lockout:
     /// networks the owner logged in from are exempt, and the delay is capped).
-    public var loginAttemptsPerAccountAllNetworks: Int
-    public var loginAccountWindowSeconds: Int
+    package var loginAttemptsPerAccountAllNetworks: Int
+    package var loginAccountWindowSeconds: Int
     /// The cap on that delay, in seconds.
-    public var loginSlowdownMaxSeconds: Int
+    package var loginSlowdownMaxSeconds: Int
     /// Graph API calls per app per window (error code 4 beyond it).
-    public var appCallsPerWindow: Int
+    package var appCallsPerWindow: Int
     /// Graph API calls per app and person per window (error code 17 beyond it).
-    public var userCallsPerWindow: Int
-    public var apiWindowSeconds: Int
+    package var userCallsPerWindow: Int
+    package var apiWindowSeconds: Int
     /// `/oauth/access_token` calls per client IP per window (error code 613 beyond it): slows code guessing.
-    public var tokenEndpointCallsPerIP: Int
+    package var tokenEndpointCallsPerIP: Int
     /// `POST /device/login` calls per client IP (IPv6: per /64) per device window (`(#613)` beyond it).
-    public var deviceLoginsPerIP: Int
+    package var deviceLoginsPerIP: Int
     /// `POST /device/login` calls per app per device window.
-    public var deviceLoginsPerApp: Int
-    public var deviceLoginWindowSeconds: Int
+    package var deviceLoginsPerApp: Int
+    package var deviceLoginWindowSeconds: Int
     /// Test users one app may hold (`(#2900) Too many test accounts` beyond it); Facebook's historical cap.
-    public var testUsersPerApp = 2000
+    package var testUsersPerApp = 2000
     /// Test users one app may create per test-user window (`(#4)` beyond it).
-    public var testUserCreationsPerApp = 200
+    package var testUserCreationsPerApp = 200
     /// Access tokens `GET /{app-id}/accounts/test-users` may mint for one app per test-user window (`(#4)` beyond it).
-    public var testUserTokensPerApp = 5000
-    public var testUserWindowSeconds = 3600
+    package var testUserTokensPerApp = 5000
+    package var testUserWindowSeconds = 3600
     /// The most bytes a batch entry's `relative_url` or `body` may hold once its `{result=…}` references are
     /// replaced (`(#100)` for that entry beyond it). Chained references otherwise grow exponentially.
-    public var batchSubstitutionBytes = 128 * 1024
+    package var batchSubstitutionBytes = 128 * 1024
     /// The most bytes the replies of one batch may hold together (`(#100)` in place of each reply past it).
-    public var batchAnswerBytes = 8 * 1024 * 1024
+    package var batchAnswerBytes = 8 * 1024 * 1024
 
-    public init(
+    package init(
         loginAttemptsPerAccount: Int = 10, loginAttemptsPerIP: Int = 50, loginWindowSeconds: Int = 900,
         loginAttemptsPerIPv6Slash48: Int = 200, loginAttemptsPerAccountAllNetworks: Int = 20,
         loginAccountWindowSeconds: Int = 86_400, loginSlowdownMaxSeconds: Int = 600,
@@ -207,8 +207,8 @@ public struct LimitsConfiguration: Sendable, Equatable {
 }
 
 /// A configuration problem the person can fix; the message names the setting and its source.
-public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct ConfigurationError: Error, CustomStringConvertible, Equatable {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }

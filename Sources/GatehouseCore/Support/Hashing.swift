@@ -2,9 +2,9 @@ import Crypto
 import Foundation
 
 /// One-way hashes for secrets the server must recognise but never store (tokens, codes, session cookies).
-public enum SecretHash {
+package enum SecretHash {
     /// Lowercase hex SHA-256 of the UTF-8 text.
-    public static func sha256Hex(_ text: String) -> String {
+    package static func sha256Hex(_ text: String) -> String {
         // On every authenticated request (token lookup): a table-driven hex encoding, since
         // `String(format:)` per byte costs more than the hash itself on Linux.
         var text = text

@@ -1,15 +1,15 @@
 import Foundation
 
 /// Where secrets, ids and tokens get their randomness. Injected so tests can be deterministic.
-public protocol RandomSource: Sendable {
+package protocol RandomSource: Sendable {
     /// `count` bytes of cryptographically strong randomness.
     func bytes(_ count: Int) -> [UInt8]
 }
 
 /// The operating system's CSPRNG.
-public struct SystemRandomSource: RandomSource {
-    public init() {}
-    public func bytes(_ count: Int) -> [UInt8] {
+package struct SystemRandomSource: RandomSource {
+    package init() {}
+    package func bytes(_ count: Int) -> [UInt8] {
         // Eight bytes per call: each `next()` is a system call (getrandom), and a token plus its id used to
         // make about eighty of them, one per byte.
         var generator = SystemRandomNumberGenerator()
@@ -30,7 +30,7 @@ public struct SystemRandomSource: RandomSource {
 extension RandomSource {
     /// A random (version 4) UUID, as `UUID().uuidString` would give: record ids come from the injected source so a
     /// seeded run repeats them.
-    public func uuidString() -> String {
+    package func uuidString() -> String {
         var b = bytes(16)
         b[6] = (b[6] & 0x0F) | 0x40
         b[8] = (b[8] & 0x3F) | 0x80
@@ -39,7 +39,7 @@ extension RandomSource {
     }
 
     /// Lowercase hex of `byteCount` random bytes.
-    public func hex(_ byteCount: Int) -> String {
+    package func hex(_ byteCount: Int) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(byteCount * 2)
@@ -51,7 +51,7 @@ extension RandomSource {
     }
 
     /// A decimal id of `digits` digits that never starts with 0 (Facebook ids are 15-17 digits).
-    public func numericID(digits: Int = 15) -> String {
+    package func numericID(digits: Int = 15) -> String {
         let raw = bytes(digits)
         var out = String(Character(Unicode.Scalar(UInt8(ascii: "1") + raw[0] % 9)))
         for b in raw.dropFirst() { out.append(Character(Unicode.Scalar(UInt8(ascii: "0") + b % 10))) }
@@ -59,7 +59,7 @@ extension RandomSource {
     }
 
     /// Alphanumeric token text (A-Z a-z 0-9) carrying at least `bits` bits of entropy.
-    public func alphanumeric(bits: Int = 192) -> String {
+    package func alphanumeric(bits: Int = 192) -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
         let count = Int((Double(bits) / log2(62.0)).rounded(.up))
         var out: [UInt8] = []

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// AES-256-GCM. A sealed value starts with a version marker, so values written before a master key was configured
 /// still read as they are (and a copy of the database alone no longer yields the keys once they are sealed).
-public struct SecretSealer: Sendable {
+package struct SecretSealer: Sendable {
     private let key: SymmetricKey
     /// Prefix of a sealed text value (signing key PEMs).
     package static let textMarker = "gatehouse-sealed:v1:"
@@ -14,14 +14,14 @@ public struct SecretSealer: Sendable {
     package static let binaryMarker: [UInt8] = Array("GHS1".utf8)
 
     /// - Parameter keyBytes: exactly 32 bytes.
-    public init?(keyBytes: [UInt8]) {
+    package init?(keyBytes: [UInt8]) {
         guard keyBytes.count == 32 else { return nil }
         key = SymmetricKey(data: keyBytes)
     }
 
     /// Reads the master key file: 32 raw bytes, or 32 bytes as base64 or 64 hex digits (whitespace ignored).
     /// - Throws: ``ConfigurationError`` naming the file when it is unreadable or not 32 bytes.
-    public static func load(path: String) throws -> SecretSealer {
+    package static func load(path: String) throws -> SecretSealer {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigurationError("master_key_file \(path) cannot be read")
         }
@@ -44,21 +44,21 @@ public struct SecretSealer: Sendable {
         return sealer
     }
 
-    public func seal(text: String) throws -> String {
+    package func seal(text: String) throws -> String {
         Self.textMarker + (try AES.GCM.seal(Data(text.utf8), using: key).combined ?? Data()).base64EncodedString()
     }
 
     /// The plain text of a sealed value; an unsealed (older) value is returned as it is.
-    public func open(text: String) throws -> String {
+    package func open(text: String) throws -> String {
         guard text.hasPrefix(Self.textMarker), let data = Data(base64Encoded: String(text.dropFirst(Self.textMarker.count))) else { return text }
         return String(decoding: try AES.GCM.open(AES.GCM.SealedBox(combined: data), using: key), as: UTF8.self)
     }
 
-    public func seal(bytes: [UInt8]) throws -> [UInt8] {
+    package func seal(bytes: [UInt8]) throws -> [UInt8] {
         Self.binaryMarker + Array(try AES.GCM.seal(bytes, using: key).combined ?? Data())
     }
 
-    public func open(bytes: [UInt8]) throws -> [UInt8] {
+    package func open(bytes: [UInt8]) throws -> [UInt8] {
         guard bytes.starts(with: Self.binaryMarker) else { return bytes }
         return Array(try AES.GCM.open(AES.GCM.SealedBox(combined: bytes.dropFirst(Self.binaryMarker.count)), using: key))
     }
@@ -101,7 +101,7 @@ package struct SealedServerKeyStore: ServerKeyStore {
 
 extension Storage {
     /// The same storage with signing keys and server keys sealed by `sealer` (unchanged when nil).
-    public func sealingSecrets(with sealer: SecretSealer?) -> Storage {
+    package func sealingSecrets(with sealer: SecretSealer?) -> Storage {
         guard let sealer else { return self }
         var sealed = self
         sealed.signingKeys = SealedSigningKeyStore(inner: signingKeys, sealer: sealer)

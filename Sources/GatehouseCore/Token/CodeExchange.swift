@@ -5,19 +5,19 @@ import GatehouseProtocol
 ///
 /// The endpoint gathers the stored code and what the client sent; this decides. A replayed code
 /// is answered with 36009 and revokes every token minted from it.
-public enum CodeExchange {
+package enum CodeExchange {
     /// What the client presented.
-    public struct Presented: Sendable, Equatable {
-        public var clientID: String
+    package struct Presented: Sendable, Equatable {
+        package var clientID: String
         /// The `redirect_uri` sent to the token endpoint (`""` when absent).
-        public var redirectURI: String
-        public var codeVerifier: String?
+        package var redirectURI: String
+        package var codeVerifier: String?
         /// nil when no secret was sent; otherwise whether it matched.
-        public var secretValid: Bool?
+        package var secretValid: Bool?
         /// The app's "Require PKCE": a code issued without a challenge is not redeemed, even with the secret.
-        public var requirePKCE: Bool
+        package var requirePKCE: Bool
 
-        public init(clientID: String, redirectURI: String, codeVerifier: String?, secretValid: Bool?, requirePKCE: Bool = false) {
+        package init(clientID: String, redirectURI: String, codeVerifier: String?, secretValid: Bool?, requirePKCE: Bool = false) {
             self.clientID = clientID
             self.redirectURI = redirectURI
             self.codeVerifier = codeVerifier
@@ -26,7 +26,7 @@ public enum CodeExchange {
         }
     }
 
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// Mint a token. `confidential` is true when the client proved its secret (long-lived token).
         case issue(confidential: Bool)
         case reject(GraphError)
@@ -34,7 +34,7 @@ public enum CodeExchange {
         case rejectAndRevokeFamily(GraphError)
     }
 
-    public static func decide(code: AuthCodeRecord?, presented: Presented, now: Date) -> Action {
+    package static func decide(code: AuthCodeRecord?, presented: Presented, now: Date) -> Action {
         if presented.secretValid == false { return .reject(.invalidClientSecret) }
         guard let code, code.appID == presented.clientID else { return .reject(.invalidCodeFormat) }
         if code.usedAt != nil { return .rejectAndRevokeFamily(.codeUsed) }

@@ -1,11 +1,11 @@
 import Foundation
 
 /// RFC 4648 base32 (the `A`–`Z`, `2`–`7` alphabet), as authenticator apps read a TOTP secret.
-public enum Base32 {
+package enum Base32 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".utf8)
 
     /// The encoding of `bytes`, without `=` padding when `padded` is false (what `otpauth://` URIs carry).
-    public static func encode(_ bytes: [UInt8], padded: Bool = false) -> String {
+    package static func encode(_ bytes: [UInt8], padded: Bool = false) -> String {
         var out: [UInt8] = []
         var buffer = 0, bits = 0
         for byte in bytes {
@@ -23,7 +23,7 @@ public enum Base32 {
 
     /// The bytes of a base32 text; case, spaces, hyphens and padding are ignored (people type secrets in groups).
     /// nil for any other character.
-    public static func decode(_ text: String) -> [UInt8]? {
+    package static func decode(_ text: String) -> [UInt8]? {
         var out: [UInt8] = []
         var buffer = 0, bits = 0
         for scalar in text.uppercased().unicodeScalars {

@@ -1,8 +1,8 @@
 import Foundation
 
 /// A person-readable "Chrome on macOS" from a User-Agent header, for the sessions list in the settings.
-public enum DeviceDescription {
-    public static func describe(userAgent: String?) -> String {
+package enum DeviceDescription {
+    package static func describe(userAgent: String?) -> String {
         guard let ua = userAgent, !ua.isEmpty else { return "Unknown browser" }
         let browser: String
         // Order matters: Edge and Opera say "Chrome", Chrome says "Safari".

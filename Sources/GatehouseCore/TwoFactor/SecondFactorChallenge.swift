@@ -7,27 +7,27 @@ import Foundation
 /// `userID.issuedAt.mac`, with an HMAC-SHA256 under a server key over the person, the time and their password's
 /// change date, so the cookie cannot be forged, dies after ``lifetime``, and dies at once when the password is
 /// changed. No session exists until the code is right.
-public struct SecondFactorChallenge: Sendable, Equatable {
-    public var userID: String
-    public var issuedAt: Date
+package struct SecondFactorChallenge: Sendable, Equatable {
+    package var userID: String
+    package var issuedAt: Date
 
     /// Ten minutes to find the phone.
-    public static let lifetime: TimeInterval = 600
+    package static let lifetime: TimeInterval = 600
 
-    public init(userID: String, issuedAt: Date) {
+    package init(userID: String, issuedAt: Date) {
         self.userID = userID
         self.issuedAt = issuedAt
     }
 
     /// The cookie value.
-    public func sealed(key: [UInt8], passwordChangedAt: Date?) -> String {
+    package func sealed(key: [UInt8], passwordChangedAt: Date?) -> String {
         let issued = Int64(issuedAt.timeIntervalSince1970)
         return "\(userID).\(issued).\(Self.mac(userID, issued, passwordChangedAt, key))"
     }
 
     /// The challenge in a cookie value, when its MAC holds for `user`'s current password and it has not expired.
     /// - Parameter passwordChangedAt: looks the person's password change date up by id (nil: no such person).
-    public static func open(
+    package static func open(
         _ value: String, key: [UInt8], now: Date, passwordChangedAt: (String) async throws -> Date??
     ) async rethrows -> SecondFactorChallenge? {
         let parts = value.split(separator: ".", omittingEmptySubsequences: false)

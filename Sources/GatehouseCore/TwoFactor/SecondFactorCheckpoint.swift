@@ -4,16 +4,16 @@ import Foundation
 ///
 /// The HTTP layer reads the person's ``TwoFactorRecord`` and the throttle, asks ``decide(_:)``, and then
 /// performs the verdict (records the step or spends the recovery code, atomically, and only then logs in).
-public enum SecondFactorCheckpoint {
-    public struct Facts: Sendable {
-        public var record: TwoFactorRecord
+package enum SecondFactorCheckpoint {
+    package struct Facts: Sendable {
+        package var record: TwoFactorRecord
         /// What the person typed in the code field.
-        public var typed: String
-        public var now: Date
+        package var typed: String
+        package var now: Date
         /// Whether the guess budget for this person is spent (checked before the code is looked at).
-        public var throttled: Bool
+        package var throttled: Bool
 
-        public init(record: TwoFactorRecord, typed: String, now: Date, throttled: Bool) {
+        package init(record: TwoFactorRecord, typed: String, now: Date, throttled: Bool) {
             self.record = record
             self.typed = typed
             self.now = now
@@ -22,10 +22,10 @@ public enum SecondFactorCheckpoint {
     }
 
     /// Why a code is refused, with the sentence the page shows and the journal's reason.
-    public enum Refusal: Sendable, Equatable {
+    package enum Refusal: Sendable, Equatable {
         case empty, malformed, wrong, alreadyUsed, throttled, notEnrolled
 
-        public var message: String {
+        package var message: String {
             switch self {
             case .empty: "Enter the 6-digit code from your Code Generator."
             case .malformed: "Login codes are 6 digits. Recovery codes look like ABCD-EFGH-JK."
@@ -35,7 +35,7 @@ public enum SecondFactorCheckpoint {
             }
         }
 
-        public var explanation: String {
+        package var explanation: String {
             switch self {
             case .empty: "the login code field was empty"
             case .malformed: "the login code was neither 6 digits nor a recovery code's shape"
@@ -47,7 +47,7 @@ public enum SecondFactorCheckpoint {
         }
     }
 
-    public enum Verdict: Sendable, Equatable {
+    package enum Verdict: Sendable, Equatable {
         /// A TOTP code of this step: record it as used (atomically; a lost race is ``Refusal/alreadyUsed``).
         case acceptCode(step: Int64)
         /// A recovery code with this hash: spend it (atomically; already spent is ``Refusal/wrong``).
@@ -55,7 +55,7 @@ public enum SecondFactorCheckpoint {
         case refuse(Refusal)
     }
 
-    public static func decide(_ facts: Facts) -> Verdict {
+    package static func decide(_ facts: Facts) -> Verdict {
         guard facts.record.isEnabled, let totp = facts.record.totp else { return .refuse(.notEnrolled) }
         if facts.throttled { return .refuse(.throttled) }
         let typed = facts.typed.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -73,7 +73,7 @@ public enum SecondFactorCheckpoint {
 
     /// The first code of an enrolment: the person shows their app computes the same codes. No step was used yet;
     /// the accepted step is recorded so the same code cannot then log in.
-    public static func confirmEnrolment(secret: TOTP, typed: String, now: Date) -> Int64? {
+    package static func confirmEnrolment(secret: TOTP, typed: String, now: Date) -> Int64? {
         secret.matchingStep(typed, at: now, after: nil)
     }
 }

@@ -3,25 +3,25 @@ import Foundation
 
 /// Time-based one-time passwords (RFC 6238 over RFC 4226's HOTP): HMAC-SHA1, 6 digits, 30-second steps, what
 /// Facebook's Code Generator and every authenticator app compute.
-public struct TOTP: Sendable, Equatable {
+package struct TOTP: Sendable, Equatable {
     /// The shared secret (20 random bytes when Gatehouse makes one).
-    public let secret: [UInt8]
-    public let digits: Int
-    public let period: Int
+    package let secret: [UInt8]
+    package let digits: Int
+    package let period: Int
 
-    public init(secret: [UInt8], digits: Int = 6, period: Int = 30) {
+    package init(secret: [UInt8], digits: Int = 6, period: Int = 30) {
         self.secret = secret
         self.digits = digits
         self.period = period
     }
 
     /// The time step that `date` falls in: whole periods since the Unix epoch.
-    public func step(at date: Date) -> Int64 {
+    package func step(at date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 / Double(period)).rounded(.down))
     }
 
     /// The code for one time step (HOTP with the step as counter), zero-padded to ``digits``.
-    public func code(step: Int64) -> String {
+    package func code(step: Int64) -> String {
         var counter = UInt64(bitPattern: step).bigEndian
         let message = withUnsafeBytes(of: &counter) { Array($0) }
         let mac = Array(HMAC<Insecure.SHA1>.authenticationCode(for: message, using: SymmetricKey(data: secret)))
@@ -35,12 +35,12 @@ public struct TOTP: Sendable, Equatable {
     }
 
     /// The code shown at `date`.
-    public func code(at date: Date) -> String { code(step: step(at: date)) }
+    package func code(at date: Date) -> String { code(step: step(at: date)) }
 
     /// The step `code` belongs to, looking one step either side of `date` (clock drift and typing time), and only
     /// at steps after `usedStep` (a code is good once: RFC 6238 §5.2). nil when it matches none.
     /// The comparison of each candidate is in constant time.
-    public func matchingStep(_ code: String, at date: Date, after usedStep: Int64?, window: Int64 = 1) -> Int64? {
+    package func matchingStep(_ code: String, at date: Date, after usedStep: Int64?, window: Int64 = 1) -> Int64? {
         let typed = code.filter { !$0.isWhitespace && $0 != "-" }
         guard typed.count == digits, typed.allSatisfy(\.isASCII), typed.allSatisfy(\.isNumber) else { return nil }
         let now = step(at: date)
@@ -52,7 +52,7 @@ public struct TOTP: Sendable, Equatable {
     }
 
     /// The `otpauth://totp/…` URI an authenticator app reads from the QR code (Google Authenticator's key format).
-    public func provisioningURI(issuer: String, account: String) -> String {
+    package func provisioningURI(issuer: String, account: String) -> String {
         func escape(_ text: String) -> String {
             var allowed = CharacterSet.alphanumerics
             allowed.insert(charactersIn: "-._~")

@@ -5,17 +5,17 @@ import Foundation
 /// Made when they start enrolling (``confirmedAt`` nil: logins do not ask for it yet), confirmed when they type
 /// the first code it shows. The secret is base32 text; storage seals it when a master key is configured
 /// (``SecretSealer``). Recovery codes live beside it as SHA-256 hashes only (``TwoFactorStore``).
-public struct TwoFactorRecord: Sendable, Codable, Equatable {
-    public var userID: String
+package struct TwoFactorRecord: Sendable, Codable, Equatable {
+    package var userID: String
     /// The shared secret, RFC 4648 base32 (what the person's app was given).
-    public var secret: String
-    public var createdAt: Date
+    package var secret: String
+    package var createdAt: Date
     /// When the person proved their app works; nil while enrolling.
-    public var confirmedAt: Date?
+    package var confirmedAt: Date?
     /// The newest TOTP step accepted; a code of this step or an older one is refused (codes are good once).
-    public var lastUsedStep: Int64?
+    package var lastUsedStep: Int64?
 
-    public init(userID: String, secret: String, createdAt: Date, confirmedAt: Date? = nil, lastUsedStep: Int64? = nil) {
+    package init(userID: String, secret: String, createdAt: Date, confirmedAt: Date? = nil, lastUsedStep: Int64? = nil) {
         self.userID = userID
         self.secret = secret
         self.createdAt = createdAt
@@ -24,14 +24,14 @@ public struct TwoFactorRecord: Sendable, Codable, Equatable {
     }
 
     /// Whether logins ask for a code.
-    public var isEnabled: Bool { confirmedAt != nil }
+    package var isEnabled: Bool { confirmedAt != nil }
 
     /// The generator, or nil for a secret that is not base32 (never written by Gatehouse).
-    public var totp: TOTP? { Base32.decode(secret).flatMap { $0.isEmpty ? nil : TOTP(secret: $0) } }
+    package var totp: TOTP? { Base32.decode(secret).flatMap { $0.isEmpty ? nil : TOTP(secret: $0) } }
 }
 
 /// Second factors and their recovery codes (table `two_factor` and `two_factor_recovery_codes`).
-public protocol TwoFactorStore: Sendable {
+package protocol TwoFactorStore: Sendable {
     func find(userID: String) async throws -> TwoFactorRecord?
     /// Inserts or replaces the person's record (re-enrolling replaces the secret).
     func save(_ record: TwoFactorRecord) async throws
@@ -49,14 +49,14 @@ public protocol TwoFactorStore: Sendable {
 }
 
 /// Where and how a browser session was last used (table `session_activity`), for "Where you're logged in".
-public struct SessionActivityRecord: Sendable, Equatable {
-    public var session: BrowserSessionRecord
+package struct SessionActivityRecord: Sendable, Equatable {
+    package var session: BrowserSessionRecord
     /// The browser's User-Agent when it was last used (nil: never recorded, e.g. a session older than the table).
-    public var userAgent: String?
-    public var ip: String?
-    public var lastUsedAt: Date?
+    package var userAgent: String?
+    package var ip: String?
+    package var lastUsedAt: Date?
 
-    public init(session: BrowserSessionRecord, userAgent: String?, ip: String?, lastUsedAt: Date?) {
+    package init(session: BrowserSessionRecord, userAgent: String?, ip: String?, lastUsedAt: Date?) {
         self.session = session
         self.userAgent = userAgent
         self.ip = ip
@@ -65,7 +65,7 @@ public struct SessionActivityRecord: Sendable, Equatable {
 }
 
 /// The browser sessions' device, address and last use.
-public protocol SessionActivityStore: Sendable {
+package protocol SessionActivityStore: Sendable {
     /// Records a use of the session (insert or update). An unknown session is ignored.
     func touch(sessionID: String, userAgent: String?, ip: String?, at: Date) async throws
     /// The person's sessions with their activity, most recently used first.

@@ -4,7 +4,7 @@ import Hummingbird
 import Logging
 
 /// Creating console administrators and their login sessions (cookie `gh_admin`).
-public struct AdminAccounts: Sendable {
+package struct AdminAccounts: Sendable {
     static let sessionCookie = "gh_admin"
     /// Console sessions last 12 hours: long enough for a working day, short enough for a shared machine.
     static let sessionLifetime: TimeInterval = 12 * 3600
@@ -14,12 +14,12 @@ public struct AdminAccounts: Sendable {
     /// `__Host-gh_admin` where cookies are `Secure`, `gh_admin` on plain-http loopback (``SessionCookie``).
     var sessionCookieName: String { SessionCookie.name(Self.sessionCookie, services.configuration) }
 
-    public init(services: GatehouseServices) { self.services = services }
+    package init(services: GatehouseServices) { self.services = services }
 
     /// Creates an admin with a bcrypt-hashed password.
     /// - Throws: ``AccountError`` when the email is malformed, the password shorter than 12 characters, or the email taken.
     @discardableResult
-    public func create(email: String, password: String) async throws -> AdminAccountRecord {
+    package func create(email: String, password: String) async throws -> AdminAccountRecord {
         let email = email.trimmingCharacters(in: .whitespacesAndNewlines)
         guard email.count <= 320, email.contains("@"), !email.hasPrefix("@"), !email.hasSuffix("@") else {
             throw AccountError("admin email \(email.prefix(64)) is not an email address")
@@ -39,7 +39,7 @@ public struct AdminAccounts: Sendable {
     }
 
     /// The admin behind the request's one console session cookie, if that session is live.
-    public func current(_ request: Request) async throws -> AdminAccountRecord? {
+    package func current(_ request: Request) async throws -> AdminAccountRecord? {
         guard let secret = SessionCookie.single(sessionCookieName, in: request), !secret.isEmpty, secret.count <= 128 else { return nil }
         guard let session = try await services.storage.admins.findSession(secretHash: SecretHash.sha256Hex(secret)) else { return nil }
         guard session.expiresAt > services.clock.now() else {

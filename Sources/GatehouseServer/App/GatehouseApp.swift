@@ -8,9 +8,9 @@ import NIOSSL
 import NIOCore
 
 /// Builds the Hummingbird application that serves every Gatehouse route.
-public enum GatehouseApp {
+package enum GatehouseApp {
     /// The router with all routes: dialog pages, pictures, dev helpers, and the Graph API catch-all.
-    public static func router(services: GatehouseServices, pages: PageRenderer) -> Router<GatehouseRequestContext> {
+    package static func router(services: GatehouseServices, pages: PageRenderer) -> Router<GatehouseRequestContext> {
         let router = Router(context: GatehouseRequestContext.self)
         // Order matters: the real client first (rate limits and logs use it), then timing, then error pages,
         // then the admin gate, so a refused console request is still timed and logged.
@@ -76,7 +76,7 @@ public enum GatehouseApp {
     }
 
     /// A ready-to-run application bound to the configured host and port.
-    public static func application(
+    package static func application(
         services: GatehouseServices, onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) async throws -> some ApplicationProtocol {
         let pages = try await PageRenderer.load(devMode: services.configuration.mode == .development)
@@ -89,7 +89,7 @@ public enum GatehouseApp {
 
     /// Plain HTTP/1.1, or HTTPS when `tls_cert` and `tls_key` are configured (swift-nio-ssl, TLS 1.2+).
     /// - Throws: ``ConfigurationError`` naming the file when the certificate or key cannot be loaded.
-    public static func serverBuilder(_ configuration: GatehouseConfiguration) throws -> HTTPServerBuilder {
+    package static func serverBuilder(_ configuration: GatehouseConfiguration) throws -> HTTPServerBuilder {
         guard let certPath = configuration.tlsCertificatePath, let keyPath = configuration.tlsKeyPath else { return .http1() }
         let chain: [NIOSSLCertificate], key: NIOSSLPrivateKey
         do {

@@ -3,13 +3,13 @@ import Hummingbird
 import NIOCore
 
 /// Per-request context: Hummingbird's core storage plus the peer address and the real client.
-public struct GatehouseRequestContext: RequestContext {
-    public var coreContext: CoreRequestContextStorage
-    public let remoteAddress: SocketAddress?
+package struct GatehouseRequestContext: RequestContext {
+    package var coreContext: CoreRequestContextStorage
+    package let remoteAddress: SocketAddress?
     /// The client behind any trusted proxy (set by ``ForwardedHeadersMiddleware``); rate limits key on its IP.
-    public var client: ForwardedClient
+    package var client: ForwardedClient
 
-    public init(source: ApplicationRequestContextSource) {
+    package init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         // Read once: a channel's remote address is behind a lock.
         let remoteAddress = source.channel.remoteAddress

@@ -9,12 +9,12 @@ import ServiceLifecycle
 
 /// Runs `gatehouse serve` through the one start-up sequence (``ServerStartup``) until shutdown, and builds the
 /// services CLI commands use on the database directly.
-public enum GatehouseServerRunner {
+package enum GatehouseServerRunner {
     /// Services over the configured database (by default the SQLite file in the data directory), for CLI
     /// commands that work on the database directly.
     /// - Parameter pool: PostgreSQL's connection pool when the caller's service group runs it (the server); nil
     ///   lets the storage run its own until it shuts down (CLI commands).
-    public static func services(
+    package static func services(
         configuration: GatehouseConfiguration, logger: Logger, clock: any GatehouseClock = SystemClock(),
         pool: DatabaseConnectionPool? = nil
     ) async throws -> GatehouseServices {
@@ -53,7 +53,7 @@ public enum GatehouseServerRunner {
 
     /// Runs the server. `announce` is called once it listens, with the dev seed when in development mode.
     /// - Parameter scenario: loaded into the empty database instead of the dev seed (``ScenarioLoader/loadAtStartup(_:file:)``).
-    public static func run(
+    package static func run(
         configuration: GatehouseConfiguration, logger: Logger, scenario: ScenarioFile? = nil,
         announce: @escaping @Sendable (_ boundPort: Int, _ seed: DevSeed?) -> Void
     ) async throws {
@@ -115,17 +115,17 @@ public enum GatehouseServerRunner {
 
     /// Development mode on a non-loopback host: refused, or with `--dev-allow-remote` a critical warning.
     /// - Throws: ``ConfigurationError`` pointing to production mode and `--dev-allow-remote`.
-    public static func checkExposure(_ configuration: GatehouseConfiguration, logger: Logger) throws {
+    package static func checkExposure(_ configuration: GatehouseConfiguration, logger: Logger) throws {
         if let refusal = DevelopmentExposure.refusal(configuration) { throw ConfigurationError(refusal) }
         if let warning = DevelopmentExposure.warning(configuration) { logger.critical("\(warning)") }
     }
 
     /// How long a graceful shutdown waits for in-flight requests before cancelling them.
-    public static let drainTimeout: Duration = .seconds(30)
+    package static let drainTimeout: Duration = .seconds(30)
 
     /// Production mode: refuses unsafe settings (``ProductionSafety``), and warns when no admin can log in.
     /// - Throws: ``UnsafeConfigurationError`` listing every problem.
-    public static func checkProductionSafety(_ services: GatehouseServices) async throws {
+    package static func checkProductionSafety(_ services: GatehouseServices) async throws {
         let configuration = services.configuration
         guard configuration.isProduction else { return }
         var facts = ProductionSafety.Facts()

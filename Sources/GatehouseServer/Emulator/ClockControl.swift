@@ -6,21 +6,21 @@ import Logging
 ///
 /// The clock itself is the `AdjustableClock` the services were built with; this type validates
 /// requests and persists the offset so a restarted emulator keeps its place in time.
-public struct ClockControl: Sendable {
+package struct ClockControl: Sendable {
     let services: GatehouseServices
     static let offsetSetting = "clock_offset_seconds"
 
-    public init(services: GatehouseServices) {
+    package init(services: GatehouseServices) {
         self.services = services
     }
 
     /// Why the clock cannot be moved.
-    public enum ClockError: Error, Equatable, CustomStringConvertible {
+    package enum ClockError: Error, Equatable, CustomStringConvertible {
         case notControllable
         case backwards
         case tooFar
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .notControllable: "the clock can only be moved in development mode"
             case .backwards: "the clock only moves forward; use reset to return to real time"
@@ -31,21 +31,21 @@ public struct ClockControl: Sendable {
 
     /// How far ahead of real time the clock may stand. Every stored time is whole seconds in 64 bits and every
     /// page prints a calendar date, so an unbounded advance (schemathesis sent 7.3e98 s) crashed the server.
-    public static let maximumOffset: TimeInterval = 100 * 365.25 * 86_400
+    package static let maximumOffset: TimeInterval = 100 * 365.25 * 86_400
 
     /// Where the clock stands.
-    public struct Status: Sendable, Equatable {
-        public var now: Date
-        public var offset: TimeInterval
-        public var controllable: Bool
+    package struct Status: Sendable, Equatable {
+        package var now: Date
+        package var offset: TimeInterval
+        package var controllable: Bool
     }
 
-    public func status() -> Status {
+    package func status() -> Status {
         Status(now: services.clock.now(), offset: services.clockControl?.currentOffset ?? 0, controllable: services.clockControl != nil)
     }
 
     /// Moves time forward by `interval` seconds.
-    public func advance(by interval: TimeInterval) async throws -> Status {
+    package func advance(by interval: TimeInterval) async throws -> Status {
         guard let clock = services.clockControl else { throw ClockError.notControllable }
         guard interval >= 0 else { throw ClockError.backwards }
         guard interval.isFinite, clock.currentOffset + interval <= Self.maximumOffset else { throw ClockError.tooFar }
@@ -56,7 +56,7 @@ public struct ClockControl: Sendable {
     }
 
     /// Returns to real time (offset zero).
-    public func reset() async throws -> Status {
+    package func reset() async throws -> Status {
         guard let clock = services.clockControl else { throw ClockError.notControllable }
         clock.advance(by: -clock.currentOffset)
         try await persist(clock)
@@ -64,7 +64,7 @@ public struct ClockControl: Sendable {
     }
 
     /// Applies the persisted offset (none stored means real time); called at start-up and after an import.
-    public func restore() async throws {
+    package func restore() async throws {
         guard let clock = services.clockControl else { return }
         let offset = try await services.storage.emulator.setting(Self.offsetSetting).flatMap(Double.init) ?? 0
         clock.advance(by: offset - clock.currentOffset)
@@ -77,8 +77,8 @@ public struct ClockControl: Sendable {
 }
 
 /// Parses durations such as `61d`, `90m`, `2h30m`, `1w`, `3600` (seconds) or `3600s`.
-public enum DurationParser {
-    public static func seconds(_ text: String) -> TimeInterval? {
+package enum DurationParser {
+    package static func seconds(_ text: String) -> TimeInterval? {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
         guard !trimmed.isEmpty, trimmed.count <= 32 else { return nil }
         if let plain = Double(trimmed), plain.isFinite { return plain }

@@ -7,21 +7,21 @@ import Logging
 ///
 /// Checked on every authenticated Graph call when injection is enabled (development mode by default):
 /// the first matching injection, oldest first, answers the call instead of the endpoint.
-public struct ErrorInjector: Sendable {
+package struct ErrorInjector: Sendable {
     let services: GatehouseServices
 
-    public init(services: GatehouseServices) {
+    package init(services: GatehouseServices) {
         self.services = services
     }
 
     /// Problems with an injection request, with a message the person can act on.
-    public enum InjectionError: Error, Equatable, CustomStringConvertible {
+    package enum InjectionError: Error, Equatable, CustomStringConvertible {
         case unknownError(String)
         case unknownTarget(String)
         case invalidCount
         case disabled
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .unknownError(let spec):
                 "unknown error \"\(spec)\"; use one of " + InjectableError.allCases.map { "\($0.rawValue) (\($0.name))" }.joined(separator: ", ")
@@ -34,7 +34,7 @@ public struct ErrorInjector: Sendable {
 
     /// Adds an injection. `targetID` is a user id (global or app-scoped), an app id, or a token
     /// (its text, or its record id).
-    public func add(kind: InjectionTargetKind, target: String, error spec: String, times: Int?) async throws -> InjectedErrorRecord {
+    package func add(kind: InjectionTargetKind, target: String, error spec: String, times: Int?) async throws -> InjectedErrorRecord {
         guard services.configuration.errorInjectionEnabled else { throw InjectionError.disabled }
         guard let error = InjectableError(spec: spec) else { throw InjectionError.unknownError(spec) }
         if let times, !(1...1_000_000).contains(times) { throw InjectionError.invalidCount }
@@ -101,5 +101,5 @@ public struct ErrorInjector: Sendable {
 
 extension GatehouseConfiguration {
     /// Error injection is an emulator feature: on in development mode, off in production.
-    public var errorInjectionEnabled: Bool { mode == .development }
+    package var errorInjectionEnabled: Bool { mode == .development }
 }

@@ -7,39 +7,39 @@ import Logging
 /// Ids, secrets, app-scoped ids and token hashes are kept as they are, so tokens and ids in a
 /// fixture stay valid after import. Authorization codes and browser sessions are short-lived and
 /// left out.
-public struct EmulatorState: Codable, Sendable {
-    public static let formatName = "gatehouse-state"
+package struct EmulatorState: Codable, Sendable {
+    package static let formatName = "gatehouse-state"
 
-    public var format = EmulatorState.formatName
-    public var version = 1
-    public var exportedAt: Date
-    public var clockOffsetSeconds: Int64?
-    public var apps: [AppRecord]
-    public var roles: [Role]
-    public var users: [UserRecord]
-    public var scopedIDs: [ScopedID]
-    public var friendships: [[String]]
-    public var grants: [GrantRecord]
-    public var tokens: [TokenRecord]
-    public var signingKeys: [SigningKeyRecord]
-    public var injectedErrors: [InjectedErrorRecord]
+    package var format = EmulatorState.formatName
+    package var version = 1
+    package var exportedAt: Date
+    package var clockOffsetSeconds: Int64?
+    package var apps: [AppRecord]
+    package var roles: [Role]
+    package var users: [UserRecord]
+    package var scopedIDs: [ScopedID]
+    package var friendships: [[String]]
+    package var grants: [GrantRecord]
+    package var tokens: [TokenRecord]
+    package var signingKeys: [SigningKeyRecord]
+    package var injectedErrors: [InjectedErrorRecord]
     /// Timeline posts and app requests, oldest first (absent in exports from before migration 5).
-    public var posts: [PostRecord]?
-    public var appRequests: [AppRequestRecord]?
+    package var posts: [PostRecord]?
+    package var appRequests: [AppRequestRecord]?
 
-    public struct Role: Codable, Sendable, Equatable { public var appID, userID: String; public var role: AppRole }
-    public struct ScopedID: Codable, Sendable, Equatable { public var appID, userID, scopedID: String }
+    package struct Role: Codable, Sendable, Equatable { public var appID, userID: String; public var role: AppRole }
+    package struct ScopedID: Codable, Sendable, Equatable { public var appID, userID, scopedID: String }
 
     /// Keys as the records name them (camelCase), dates as unix seconds, binary data (pictures) as base64.
     /// Key conversion is deliberately off: `.convertToSnakeCase` does not round-trip names like `redirectURIs`.
-    public static var encoder: JSONEncoder {
+    package static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return encoder
     }
 
-    public static var decoder: JSONDecoder {
+    package static var decoder: JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
         return decoder
@@ -47,21 +47,21 @@ public struct EmulatorState: Codable, Sendable {
 }
 
 /// Reads and replaces the emulator's state.
-public struct StateTransfer: Sendable {
+package struct StateTransfer: Sendable {
     let services: GatehouseServices
 
-    public init(services: GatehouseServices) {
+    package init(services: GatehouseServices) {
         self.services = services
     }
 
     /// A file that is not a Gatehouse export, with the reason.
-    public struct ImportError: Error, CustomStringConvertible {
-        public var description: String
+    package struct ImportError: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// The whole state. Signing keys come without their private halves unless `includePrivateKeys` (the file is
     /// meant to be committed; a private key in it would let anyone sign id_tokens for this server).
-    public func export(includePrivateKeys: Bool = false) async throws -> EmulatorState {
+    package func export(includePrivateKeys: Bool = false) async throws -> EmulatorState {
         let storage = services.storage
         let apps = try await storage.apps.list()
         let users = try await storage.users.list()
@@ -94,7 +94,7 @@ public struct StateTransfer: Sendable {
     }
 
     /// Decodes an export, refusing anything that is not one.
-    public static func decode(_ data: Data) throws -> EmulatorState {
+    package static func decode(_ data: Data) throws -> EmulatorState {
         let state: EmulatorState
         do {
             state = try EmulatorState.decoder.decode(EmulatorState.self, from: data)
@@ -107,7 +107,7 @@ public struct StateTransfer: Sendable {
     }
 
     /// Replaces everything with `state`. Restart-free: the running server uses the new data at once.
-    public func replace(with state: EmulatorState) async throws {
+    package func replace(with state: EmulatorState) async throws {
         let storage = services.storage
         // Keys without a private half (the default export) cannot sign: keep this server's own keys instead.
         let importedKeys = state.signingKeys.filter { !$0.privateKeyPEM.isEmpty }

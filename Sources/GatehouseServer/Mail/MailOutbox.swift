@@ -9,7 +9,7 @@ import Logging
 /// ``MailOutboxWorker`` delivers it, retrying failures by ``backoff`` (the schedule is in the database, so it
 /// survives restarts and is shared by every node); after a delivery the bodies are emptied, so links do not
 /// linger. Without one (development) the row is kept as it is, for `/console/mail` and the admin API.
-public struct MailOutbox: Sendable {
+package struct MailOutbox: Sendable {
     let store: any MailOutboxStore
     let clock: any GatehouseClock
     let random: any RandomSource
@@ -20,7 +20,7 @@ public struct MailOutbox: Sendable {
     var journal: RequestJournal?
 
     /// Waits after the 1st, 2nd, … failed attempt; after the last one the message is given up.
-    public static let backoff: [TimeInterval] = [30, 120, 600, 1800, 3600, 3 * 3600]
+    package static let backoff: [TimeInterval] = [30, 120, 600, 1800, 3600, 3 * 3600]
     /// How long one attempt may hold a row before another worker may retry it.
     static let lease: TimeInterval = 120
 
@@ -38,7 +38,7 @@ public struct MailOutbox: Sendable {
     }
 
     /// Whether messages leave the server (production's transport) or are only kept (development).
-    public var sends: Bool { transport != nil }
+    package var sends: Bool { transport != nil }
 
     /// Queues one message and returns it as stored.
     @discardableResult
@@ -59,7 +59,7 @@ public struct MailOutbox: Sendable {
 
     /// Attempts every due message once; returns them as stored afterwards.
     @discardableResult
-    public func deliverDue(limit: Int = 50) async -> [MailMessageRecord] {
+    package func deliverDue(limit: Int = 50) async -> [MailMessageRecord] {
         guard transport != nil, let due = try? await store.due(now: clock.now(), limit: limit) else { return [] }
         var out: [MailMessageRecord] = []
         for message in due {

@@ -5,7 +5,7 @@ import ServiceLifecycle
 /// Delivers due mail every `period`, and at once when the doorbell rings, until the service group shuts down.
 /// Registered by `ServerStartup.bringUp` (so both `gatehouse serve` and `GatehouseEmulator` run it) only when
 /// the outbox has a transport; in development nothing leaves the server.
-public struct MailOutboxWorker: Service {
+package struct MailOutboxWorker: Service {
     let outbox: MailOutbox
     let period: Duration
     let doorbell: OutboxDoorbell
@@ -16,7 +16,7 @@ public struct MailOutboxWorker: Service {
         self.doorbell = doorbell
     }
 
-    public func run() async throws {
+    package func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 await outbox.deliverDue()

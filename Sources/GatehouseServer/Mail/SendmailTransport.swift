@@ -10,15 +10,15 @@ internal import SystemPackage
 #endif
 
 /// Sends one message to someone's mailbox. The outbox calls it from its worker, never from a request.
-public protocol MailTransport: Sendable {
+package protocol MailTransport: Sendable {
     /// Hands `message` (rendered as RFC 5322 text) to the mail system; throws ``MailRefused`` when it did not take it.
     func send(_ message: MailMessageRecord, rendered: String) async throws
 }
 
 /// Why a delivery failed, as the outbox records it (`lastError`) and the journal explains it.
-public struct MailRefused: Error, CustomStringConvertible, Sendable {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+package struct MailRefused: Error, CustomStringConvertible, Sendable {
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }
 
 /// Production's transport: a sendmail-compatible command (`mail.sendmail_command`: msmtp, exim4, Postfix's
@@ -30,21 +30,21 @@ public struct MailRefused: Error, CustomStringConvertible, Sendable {
 /// message is a row first, and a failed command (non-zero exit, or one that runs past ``timeout``) is retried
 /// with back-off by ``MailOutbox``. The command runs through swift-subprocess, not Foundation's `Process`
 /// (whose `run()` can trap on Linux with Swift 6.3; see docs/TESTING.md).
-public struct SendmailTransport: MailTransport {
+package struct SendmailTransport: MailTransport {
     /// The program and its arguments, e.g. `["/usr/bin/msmtp", "-t"]`.
-    public let arguments: [String]
+    package let arguments: [String]
     /// The envelope sender (`-f`), taken from the `From:` address.
-    public let envelopeFrom: String
+    package let envelopeFrom: String
     /// How long one command may run before the attempt counts as failed (and the command is stopped).
-    public let timeout: Duration
+    package let timeout: Duration
 
-    public init(arguments: [String], envelopeFrom: String, timeout: Duration = .seconds(60)) {
+    package init(arguments: [String], envelopeFrom: String, timeout: Duration = .seconds(60)) {
         self.arguments = arguments
         self.envelopeFrom = envelopeFrom
         self.timeout = timeout
     }
 
-    public func send(_ message: MailMessageRecord, rendered: String) async throws {
+    package func send(_ message: MailMessageRecord, rendered: String) async throws {
         guard let program = arguments.first else { throw MailRefused("no sendmail command is configured") }
         #if canImport(Subprocess)
         // `-f` sets the envelope sender; msmtp, exim4 and sendmail all read it. `-t` (recipients from the headers)

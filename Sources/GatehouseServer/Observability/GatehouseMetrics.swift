@@ -9,13 +9,13 @@ import Prometheus
 /// Nothing here touches swift-metrics' global `MetricsSystem`: each ``GatehouseServices`` gets its own
 /// Prometheus registry (or a test factory), so tests running side by side never share counts. `/metrics`
 /// renders ``registry`` when there is one.
-public struct GatehouseMetrics: Sendable {
+package struct GatehouseMetrics: Sendable {
     let factory: any MetricsFactory
     /// The Prometheus registry behind ``factory``, when the factory is Prometheus'.
-    public let registry: PrometheusCollectorRegistry?
+    package let registry: PrometheusCollectorRegistry?
 
     /// Prometheus metrics in a fresh registry (the server's default).
-    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+    package init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         var factory = PrometheusMetricsFactory(registry: registry)
         // Latency buckets from 0.5 ms to 5 s: the interesting range for an auth server.
         factory.defaultDurationHistogramBuckets = [
@@ -28,13 +28,13 @@ public struct GatehouseMetrics: Sendable {
     }
 
     /// Any other factory (e.g. a recording one in tests); `/metrics` then has nothing to render.
-    public init(factory: any MetricsFactory) {
+    package init(factory: any MetricsFactory) {
         self.factory = factory
         self.registry = nil
     }
 
     /// Outcome of a password login.
-    public enum LoginOutcome: String, Sendable { case success, failure, limited }
+    package enum LoginOutcome: String, Sendable { case success, failure, limited }
 
     /// One HTTP request: `gatehouse_http_requests_total{route,method,status}` and
     /// `gatehouse_http_request_duration_seconds{route,method}`.

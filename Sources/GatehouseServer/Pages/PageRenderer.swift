@@ -4,13 +4,13 @@ import Hummingbird
 import Mustache
 
 /// Renders the HTML pages from the mustache templates shipped in the target's resources.
-public struct PageRenderer: Sendable {
+package struct PageRenderer: Sendable {
     let library: MustacheLibrary
     let stylesheet: ByteBuffer
     let devMode: Bool
 
     /// Loads templates and static assets from the bundle.
-    public static func load(devMode: Bool) async throws -> PageRenderer {
+    package static func load(devMode: Bool) async throws -> PageRenderer {
         guard let resources = Bundle.module.url(forResource: "Resources", withExtension: nil) else {
             throw PageError.resourcesMissing
         }

@@ -4,15 +4,15 @@
 /// `seed`, with up to two initials drawn in white on top. Everything comes from a stable hash
 /// (never `Hasher`, which is randomly seeded per process), so a URL always serves the same bytes
 /// and HTTP caches and ETags stay valid across restarts.
-public enum AvatarRenderer {
+package enum AvatarRenderer {
     /// Output side lengths are clamped into this range, mirroring the sizes Facebook will serve.
-    public static let sizeRange = 16...1024
+    package static let sizeRange = 16...1024
 
     /// Renders a `size`×`size` PNG (clamped to `sizeRange`) for `seed`, typically a user id.
     ///
     /// `initials` contributes its first two letters A–Z (case-insensitive); anything else is
     /// skipped because the built-in font has no glyphs for it.
-    public static func render(seed: String, initials: String, size: Int) -> [UInt8] {
+    package static func render(seed: String, initials: String, size: Int) -> [UInt8] {
         let side = min(max(size, sizeRange.lowerBound), sizeRange.upperBound)
         let hash = mix(fnv1a(Array(seed.utf8)))
         let hue = Int(hash % 360)

@@ -3,11 +3,11 @@
 /// Pixel data goes into stored deflate blocks, so files are about as large as the raw pixels.
 /// That trade is deliberate: avatars are small, cached by clients, and this keeps Gatehouse free of
 /// an image or compression dependency while every decoder still accepts the result.
-public enum PNGEncoder {
+package enum PNGEncoder {
     /// Encodes `rgb` (row-major, 3 bytes per pixel, no padding) as a complete PNG file.
     ///
     /// - Precondition: `width` and `height` are positive and `rgb.count == width * height * 3`.
-    public static func encode(width: Int, height: Int, rgb: [UInt8]) -> [UInt8] {
+    package static func encode(width: Int, height: Int, rgb: [UInt8]) -> [UInt8] {
         precondition(width > 0 && height > 0, "PNG dimensions must be positive")
         precondition(width <= Int(Int32.max) && height <= Int(Int32.max), "PNG dimensions exceed 2^31-1")
         precondition(rgb.count == width * height * 3, "rgb must hold width * height * 3 bytes")

@@ -10,28 +10,28 @@ import Yams
 /// flatten with dots (`limits:` / `login_attempts_per_account:` is `limits.login_attempts_per_account`,
 /// env `GATEHOUSE_LIMITS_LOGIN_ATTEMPTS_PER_ACCOUNT`). Unknown keys and bad values are errors that name the
 /// setting and where it came from, so a typo never silently falls back to a default.
-public struct ConfigurationLoader: Sendable {
+package struct ConfigurationLoader: Sendable {
     /// Where a value came from, shown by `gatehouse serve --print-config`.
-    public enum Source: String, Sendable, Comparable {
+    package enum Source: String, Sendable, Comparable {
         case `default`, file, environment, flag
-        public static func < (a: Source, b: Source) -> Bool { a.order < b.order }
+        package static func < (a: Source, b: Source) -> Bool { a.order < b.order }
         private var order: Int { [.default: 0, .file: 1, .environment: 2, .flag: 3][self]! }
     }
 
     /// The outcome: the configuration and, per setting key, the source that decided it.
-    public struct Loaded: Sendable {
-        public var configuration: GatehouseConfiguration
-        public var sources: [String: Source]
+    package struct Loaded: Sendable {
+        package var configuration: GatehouseConfiguration
+        package var sources: [String: Source]
     }
 
     /// Flag values by setting key (`public_url`), only for flags actually given.
-    public var flags: [String: String]
+    package var flags: [String: String]
     /// The process environment (only `GATEHOUSE_*` names are read).
-    public var environment: [String: String]
+    package var environment: [String: String]
     /// Path of the YAML file; nil reads none.
-    public var filePath: String?
+    package var filePath: String?
 
-    public init(flags: [String: String] = [:], environment: [String: String] = [:], filePath: String? = nil) {
+    package init(flags: [String: String] = [:], environment: [String: String] = [:], filePath: String? = nil) {
         self.flags = flags
         self.environment = environment
         self.filePath = filePath
@@ -39,7 +39,7 @@ public struct ConfigurationLoader: Sendable {
 
     /// Resolves every setting.
     /// - Throws: ``ConfigurationError`` naming the file, variable or flag at fault.
-    public func load() throws -> Loaded {
+    package func load() throws -> Loaded {
         var layers: [(Source, [String: String])] = []
         if let filePath { layers.append((.file, try Self.readFile(filePath))) }
         var env: [String: String] = [:]

@@ -3,22 +3,22 @@ import GatehouseStorage
 import Foundation
 
 /// One configurable setting: its key, how to parse it into a ``GatehouseConfiguration`` and how to show it.
-public struct ConfigurationSetting: Sendable {
+package struct ConfigurationSetting: Sendable {
     /// File key (`public_url`, `limits.login_window_seconds`).
-    public let key: String
+    package let key: String
     /// Whether `--print-config` masks it.
-    public let isSecret: Bool
+    package let isSecret: Bool
     let apply: @Sendable (String, inout GatehouseConfiguration) throws -> Void
     let show: @Sendable (GatehouseConfiguration) -> String?
 
     /// `GATEHOUSE_` + the key in upper snake case (dots become underscores); the database is `GATEHOUSE_DATABASE_URL`.
-    public var environmentName: String {
+    package var environmentName: String {
         if key == "database" { return "GATEHOUSE_DATABASE_URL" }
         return "GATEHOUSE_" + key.replacingOccurrences(of: ".", with: "_").uppercased()
     }
 
     /// `--public-url`; limits have no flags (file or environment only).
-    public var flagName: String {
+    package var flagName: String {
         key == "trusted_proxies" ? "--trusted-proxy" : "--" + key.replacingOccurrences(of: "_", with: "-")
     }
 
@@ -31,10 +31,10 @@ public struct ConfigurationSetting: Sendable {
         }
     }
 
-    public static func named(_ key: String) -> ConfigurationSetting? { all.first { $0.key == key } }
+    package static func named(_ key: String) -> ConfigurationSetting? { all.first { $0.key == key } }
 
     /// Every setting, in the order `--print-config` lists them.
-    public static let all: [ConfigurationSetting] = [
+    package static let all: [ConfigurationSetting] = [
         text("host", \.host),
         int("port", \.port, range: 0...65535),
         text("data_dir", \.dataDirectory),
@@ -163,9 +163,9 @@ public struct ConfigurationSetting: Sendable {
 }
 
 /// Hides secrets in values that are printed or logged.
-public enum SecretMask {
+package enum SecretMask {
     /// `postgres://user:secret@host/db?password=x` → `postgres://user:*****@host/db?password=*****`.
-    public static func url(_ value: String) -> String {
+    package static func url(_ value: String) -> String {
         guard var parts = URLComponents(string: value) else { return "*****" }
         if parts.password != nil { parts.password = "*****" }
         parts.queryItems = parts.queryItems?.map { item in
@@ -180,7 +180,7 @@ public enum SecretMask {
 extension ConfigurationLoader.Loaded {
     /// The effective configuration as YAML, one setting a line with where it came from; secrets masked.
     /// Feeding the output back as a config file reproduces the configuration.
-    public func printed() -> String {
+    package func printed() -> String {
         var out = "# Effective Gatehouse configuration (precedence: flags > environment > file > defaults)\n"
         var section = ""
         for setting in ConfigurationSetting.all {

@@ -10,9 +10,9 @@ import NIOConcurrencyHelpers
 /// - it listens on loopback only, unless `--dev-allow-remote` says otherwise (then a loud warning is logged);
 /// - it answers only requests whose `Host` names loopback or the configured public URL (421 otherwise), so a
 ///   DNS-rebinding page in the developer's browser cannot drive the console on 127.0.0.1.
-public enum DevelopmentExposure {
+package enum DevelopmentExposure {
     /// Why development mode must not listen on the configured host; nil when it may.
-    public static func refusal(_ c: GatehouseConfiguration) -> String? {
+    package static func refusal(_ c: GatehouseConfiguration) -> String? {
         guard c.isDevelopment, !isLoopback(c.host), !c.devAllowRemote else { return nil }
         return "development mode listens on loopback only, and host \(c.host) is reachable from the network. "
             + "Development mode lets anyone log in as anyone and opens the console, whose export holds secrets and signing keys. "
@@ -20,14 +20,14 @@ public enum DevelopmentExposure {
     }
 
     /// The warning logged when `--dev-allow-remote` lets development mode listen beyond loopback.
-    public static func warning(_ c: GatehouseConfiguration) -> String? {
+    package static func warning(_ c: GatehouseConfiguration) -> String? {
         guard c.isDevelopment, !isLoopback(c.host), c.devAllowRemote else { return nil }
         return "DEVELOPMENT MODE IS REACHABLE FROM THE NETWORK on \(c.host) (--dev-allow-remote): anyone who can connect can log in "
             + "as anyone and read every secret through the console. Never do this on a network you do not trust."
     }
 
     /// `localhost`, `*.localhost`, `127.0.0.0/8` and `::1` (brackets allowed).
-    public static func isLoopback(_ host: String) -> Bool {
+    package static func isLoopback(_ host: String) -> Bool {
         var name = host.lowercased()
         if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
         if name == "localhost" || name.hasSuffix(".localhost") { return true }
@@ -37,7 +37,7 @@ public enum DevelopmentExposure {
     }
 
     /// Whether a `Host` header value may reach a development server: loopback, or the public URL's host.
-    public static func acceptsHost(_ value: String?, configuration c: GatehouseConfiguration) -> Bool {
+    package static func acceptsHost(_ value: String?, configuration c: GatehouseConfiguration) -> Bool {
         guard let value, let host = hostPart(value) else { return false }
         if isLoopback(host) { return true }
         guard let publicHost = URLComponents(string: c.baseURL)?.host?.lowercased() else { return false }

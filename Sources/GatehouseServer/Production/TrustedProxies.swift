@@ -3,11 +3,11 @@ import Foundation
 import NIOCore
 
 /// An IPv4 or IPv6 address range written as `203.0.113.7`, `10.0.0.0/8` or `fd00::/8`.
-public struct IPRange: Sendable, Equatable {
+package struct IPRange: Sendable, Equatable {
     let bytes: [UInt8]
     let prefixLength: Int
 
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let parts = text.split(separator: "/", maxSplits: 1).map(String.init)
         guard let first = parts.first, let bytes = IPRange.parse(first) else { return nil }
         let maxPrefix = bytes.count * 8
@@ -21,7 +21,7 @@ public struct IPRange: Sendable, Equatable {
     }
 
     /// Whether `address` (textual) lies in the range. IPv4-mapped IPv6 addresses match IPv4 ranges.
-    public func contains(_ address: String) -> Bool {
+    package func contains(_ address: String) -> Bool {
         guard var candidate = IPRange.parse(address) else { return false }
         if candidate.count == 16, bytes.count == 4, candidate.prefix(12) == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF] {
             candidate = Array(candidate.suffix(4))
@@ -54,11 +54,11 @@ public struct IPRange: Sendable, Equatable {
 }
 
 /// Who the client really is and whether it used HTTPS, believing `X-Forwarded-*` only from trusted proxies.
-public struct ForwardedClient: Sendable, Equatable {
+package struct ForwardedClient: Sendable, Equatable {
     /// The client's IP address (the first untrusted hop from the right of `X-Forwarded-For`), or nil if unknown.
-    public var ip: String?
+    package var ip: String?
     /// Whether the client's own connection was HTTPS.
-    public var isHTTPS: Bool
+    package var isHTTPS: Bool
 
     /// - Parameters:
     ///   - peer: the TCP peer's address.
@@ -66,7 +66,7 @@ public struct ForwardedClient: Sendable, Equatable {
     ///   - forwardedProto: the `X-Forwarded-Proto` header, if any.
     ///   - servesTLS: whether this connection itself is TLS.
     ///   - trusted: the configured proxy ranges.
-    public static func resolve(
+    package static func resolve(
         peer: String?, forwardedFor: String?, forwardedProto: String?, servesTLS: Bool, trusted: [IPRange]
     ) -> ForwardedClient {
         func isTrusted(_ ip: String) -> Bool { trusted.contains { $0.contains(ip) } }

@@ -3,18 +3,18 @@ import Foundation
 import GatehouseProtocol
 
 /// A place in a scenario file, so every problem found after parsing still points at a line and column.
-public struct ScenarioLocation: Sendable, Equatable, CustomStringConvertible {
+package struct ScenarioLocation: Sendable, Equatable, CustomStringConvertible {
     /// 1-based, as editors count.
-    public var line: Int
+    package var line: Int
     /// 1-based, in Unicode scalars (libYAML's count).
-    public var column: Int
+    package var column: Int
 
-    public init(line: Int, column: Int) {
+    package init(line: Int, column: Int) {
         self.line = line
         self.column = column
     }
 
-    public var description: String { "\(line):\(column)" }
+    package var description: String { "\(line):\(column)" }
 }
 
 /// The world a test suite wants the server to hold, as written by hand in a scenario file (see
@@ -23,41 +23,41 @@ public struct ScenarioLocation: Sendable, Equatable, CustomStringConvertible {
 /// Apps and people are named by keys of the file's own choosing (`shop`, `alice`); every other section refers to
 /// them by those keys. A scenario says how things should be, not how to get there: applying it creates what is
 /// missing and corrects what differs, and leaves alone whatever the file does not mention.
-public struct Scenario: Sendable, Equatable {
-    public var apps: [App] = []
-    public var people: [Person] = []
-    public var friendships: [Friendship] = []
-    public var grants: [Grant] = []
-    public var tokens: [Token] = []
-    public var errors: [InjectedError] = []
+package struct Scenario: Sendable, Equatable {
+    package var apps: [App] = []
+    package var people: [Person] = []
+    package var friendships: [Friendship] = []
+    package var grants: [Grant] = []
+    package var tokens: [Token] = []
+    package var errors: [InjectedError] = []
     /// How far the server's clock runs ahead of real time; nil leaves the clock alone.
-    public var clockOffsetSeconds: Int64?
-    public var clockOffsetAt: ScenarioLocation?
+    package var clockOffsetSeconds: Int64?
+    package var clockOffsetAt: ScenarioLocation?
 
-    public init() {}
+    package init() {}
 
     /// An app and its settings.
-    public struct App: Sendable, Equatable {
-        public var key: String
-        public var at: ScenarioLocation
+    package struct App: Sendable, Equatable {
+        package var key: String
+        package var at: ScenarioLocation
         /// Fixed in the file, or derived from the key (``ScenarioIDs``).
-        public var id: String
-        public var name: String
+        package var id: String
+        package var name: String
         /// nil: random on creation, then kept.
-        public var secret: String?
-        public var clientToken: String?
-        public var redirectURIs: [String] = []
+        package var secret: String?
+        package var clientToken: String?
+        package var redirectURIs: [String] = []
         /// "Allowed Domains for the JavaScript SDK" (`js_sdk_domains`).
-        public var jsSDKDomains: [String] = []
-        public var approvedPermissions: [String] = []
-        public var requireAppSecret = false
-        public var requirePKCE = false
+        package var jsSDKDomains: [String] = []
+        package var approvedPermissions: [String] = []
+        package var requireAppSecret = false
+        package var requirePKCE = false
         /// Person key → role.
-        public var roles: [(person: String, role: AppRole)] = []
-        public var deauthorizeCallbackURL: String?
-        public var dataDeletionCallbackURL: String?
+        package var roles: [(person: String, role: AppRole)] = []
+        package var deauthorizeCallbackURL: String?
+        package var dataDeletionCallbackURL: String?
 
-        public static func == (a: App, b: App) -> Bool {
+        package static func == (a: App, b: App) -> Bool {
             a.key == b.key && a.at == b.at && a.id == b.id && a.name == b.name && a.secret == b.secret && a.clientToken == b.clientToken
                 && a.redirectURIs == b.redirectURIs && a.approvedPermissions == b.approvedPermissions && a.jsSDKDomains == b.jsSDKDomains
                 && a.requireAppSecret == b.requireAppSecret && a.requirePKCE == b.requirePKCE
@@ -67,83 +67,83 @@ public struct Scenario: Sendable, Equatable {
     }
 
     /// A person who can log in.
-    public struct Person: Sendable, Equatable {
-        public var key: String
-        public var at: ScenarioLocation
-        public var id: String
-        public var email: String
+    package struct Person: Sendable, Equatable {
+        package var key: String
+        package var at: ScenarioLocation
+        package var id: String
+        package var email: String
         /// The file's `password`, or `<key>-password` when it states none (see ``statesPassword``).
-        public var password: String
+        package var password: String
         /// Whether the file states `password`. One left out is used for a new person only: an existing person
         /// keeps theirs, so an apply never resets (and signs out) someone whose password was changed elsewhere.
-        public var statesPassword = false
-        public var firstName: String
-        public var middleName: String?
-        public var lastName: String
-        public var birthday: String?
-        public var gender: String?
+        package var statesPassword = false
+        package var firstName: String
+        package var middleName: String?
+        package var lastName: String
+        package var birthday: String?
+        package var gender: String?
         /// Place names; ids are derived from them as `AccountService.place(named:)` does.
-        public var location: String?
-        public var hometown: String?
-        public var quotes: String?
+        package var location: String?
+        package var hometown: String?
+        package var quotes: String?
         /// The field table's other profile fields the file states (`locale`), by field name.
-        public var profile: [String: String] = [:]
+        package var profile: [String: String] = [:]
         /// The PNG read from the file's `picture` path.
-        public var picture: Data?
+        package var picture: Data?
         /// App key of the app that owns this test user.
-        public var testUserOf: String?
+        package var testUserOf: String?
         /// App key → fixed app-scoped id.
-        public var scopedIDs: [String: String] = [:]
+        package var scopedIDs: [String: String] = [:]
         /// The file's `account_state`; nil when it states none (a new person is then active, an existing one
         /// keeps theirs).
-        public var accountState: AccountState?
+        package var accountState: AccountState?
         /// The file's `two_factor_secret` (RFC 4648 base32): the person has two-factor login with this secret,
         /// so their logins stop at the login code checkpoint (issue 32).
-        public var twoFactorSecret: String?
+        package var twoFactorSecret: String?
     }
 
     /// Two people who are friends (friendships are symmetric).
-    public struct Friendship: Sendable, Equatable {
+    package struct Friendship: Sendable, Equatable {
         /// Position in the file's list (entries with mistakes are dropped, so the array's own index may differ).
-        public var index: Int
-        public var a: String
-        public var b: String
-        public var at: ScenarioLocation
+        package var index: Int
+        package var a: String
+        package var b: String
+        package var at: ScenarioLocation
     }
 
     /// What a person granted and declined to an app, as if they had logged in.
-    public struct Grant: Sendable, Equatable {
-        public var index: Int
-        public var app: String
-        public var person: String
-        public var at: ScenarioLocation
+    package struct Grant: Sendable, Equatable {
+        package var index: Int
+        package var app: String
+        package var person: String
+        package var at: ScenarioLocation
         /// Always includes `public_profile`, as on Facebook.
-        public var granted: [String]
-        public var declined: [String]
-        public var defaultAudience: Audience?
+        package var granted: [String]
+        package var declined: [String]
+        package var defaultAudience: Audience?
     }
 
     /// A user access token with a value fixed in the file.
-    public struct Token: Sendable, Equatable {
-        public var index: Int
-        public var app: String
-        public var person: String
-        public var at: ScenarioLocation
-        public var value: String
+    package struct Token: Sendable, Equatable {
+        package var index: Int
+        package var app: String
+        package var person: String
+        package var at: ScenarioLocation
+        package var value: String
         /// nil: never expires.
-        public var lifetime: TimeInterval?
+        package var lifetime: TimeInterval?
     }
 
     /// An injected Graph error (development mode only).
-    public struct InjectedError: Sendable, Equatable {
-        public var index: Int
-        public var at: ScenarioLocation
-        public var target: Target
-        public var error: InjectableError
+    package struct InjectedError: Sendable, Equatable {
+        package var index: Int
+        package var at: ScenarioLocation
+        package var target: Target
+        package var error: InjectableError
         /// nil: until cleared.
-        public var times: Int?
+        package var times: Int?
 
-        public enum Target: Sendable, Equatable {
+        package enum Target: Sendable, Equatable {
             case app(String)
             case person(String)
             /// A token value listed under `tokens`.
@@ -154,11 +154,11 @@ public struct Scenario: Sendable, Equatable {
 
 /// Ids a scenario gets when the file does not fix them: derived from the key, so the same file yields the same
 /// ids on every server and a second apply finds what the first created.
-public enum ScenarioIDs {
+package enum ScenarioIDs {
     /// A 16-digit app id, as long as Facebook's.
-    public static func app(key: String) -> String { "1" + digits("app:" + key, 15) }
+    package static func app(key: String) -> String { "1" + digits("app:" + key, 15) }
     /// A 15-digit person id.
-    public static func person(key: String) -> String { "1" + digits("person:" + key, 14) }
+    package static func person(key: String) -> String { "1" + digits("person:" + key, 14) }
     /// A UUID-shaped token record id derived from the token's value (the value itself is never stored).
     static func tokenRecord(value: String) -> String {
         let hex = Array(SecretHash.sha256Hex("gatehouse-scenario:token:" + value).uppercased().prefix(32))

@@ -3,32 +3,32 @@ import Foundation
 import Yams
 
 /// One problem with a scenario file, pointing at where it is: `shop.yaml:12:5: people.alice.email: expected a string`.
-public struct ScenarioError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ScenarioError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file's name as given (or `scenario` when it came without one).
-    public var file: String
-    public var location: ScenarioLocation?
+    package var file: String
+    package var location: ScenarioLocation?
     /// Where in the document, e.g. `people.alice.email` or `tokens[2]`.
-    public var path: String
-    public var message: String
+    package var path: String
+    package var message: String
 
-    public init(file: String, location: ScenarioLocation?, path: String, message: String) {
+    package init(file: String, location: ScenarioLocation?, path: String, message: String) {
         self.file = file
         self.location = location
         self.path = path
         self.message = message
     }
 
-    public var description: String {
+    package var description: String {
         let place = location.map { "\(file):\($0.line):\($0.column)" } ?? file
         return path.isEmpty ? "\(place): \(message)" : "\(place): \(path): \(message)"
     }
 }
 
 /// Every problem found in a file; nothing is applied while there is one.
-public struct ScenarioErrors: Error, Sendable, Equatable, CustomStringConvertible {
-    public var errors: [ScenarioError]
-    public init(_ errors: [ScenarioError]) { self.errors = errors }
-    public var description: String { errors.map(\.description).joined(separator: "\n") }
+package struct ScenarioErrors: Error, Sendable, Equatable, CustomStringConvertible {
+    package var errors: [ScenarioError]
+    package init(_ errors: [ScenarioError]) { self.errors = errors }
+    package var description: String { errors.map(\.description).joined(separator: "\n") }
 }
 
 /// Reads typed values out of Yams nodes, recording a located error for anything of the wrong shape instead of

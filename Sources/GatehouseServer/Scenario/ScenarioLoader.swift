@@ -7,26 +7,26 @@ import Logging
 ///
 /// Everything is validated first (the file by ``ScenarioParser``, conflicts with the server by ``ScenarioPlan``),
 /// and nothing is written while any problem remains: a bad file changes nothing.
-public struct ScenarioLoader: Sendable {
+package struct ScenarioLoader: Sendable {
     let services: GatehouseServices
 
-    public init(services: GatehouseServices) { self.services = services }
+    package init(services: GatehouseServices) { self.services = services }
 
     /// What an apply did (or, for a check, would do), and the ids and secrets tests need.
-    public struct Outcome: Sendable {
-        public var changes: [ScenarioChange]
-        public var applied: Bool
-        public var apps: [AppRecord]
-        public var people: [(key: String, id: String, email: String)]
+    package struct Outcome: Sendable {
+        package var changes: [ScenarioChange]
+        package var applied: Bool
+        package var apps: [AppRecord]
+        package var people: [(key: String, id: String, email: String)]
     }
 
     /// `serve --scenario` found a database that already holds something else.
-    public struct NotEmptyError: Error, CustomStringConvertible {
-        public var description: String
+    package struct NotEmptyError: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// The differences between `scenario` and the server.
-    public func plan(_ scenario: Scenario, file: String) async throws -> ScenarioPlan {
+    package func plan(_ scenario: Scenario, file: String) async throws -> ScenarioPlan {
         let snapshot = try await ScenarioSnapshot.read(scenario, services: services)
         return makePlan(scenario, snapshot, file: file, now: scenarioNow(scenario))
     }
@@ -34,7 +34,7 @@ public struct ScenarioLoader: Sendable {
     /// Applies `scenario` (or, with `dryRun`, only works out what it would change).
     /// - Throws: ``ScenarioErrors`` when the server holds something the file contradicts; nothing is written then.
     @discardableResult
-    public func apply(_ scenario: Scenario, file: String, dryRun: Bool = false) async throws -> Outcome {
+    package func apply(_ scenario: Scenario, file: String, dryRun: Bool = false) async throws -> Outcome {
         let now = scenarioNow(scenario)
         let plan = makePlan(scenario, try await ScenarioSnapshot.read(scenario, services: services), file: file, now: now)
         guard plan.problems.isEmpty else { throw ScenarioErrors(plan.problems) }
@@ -52,7 +52,7 @@ public struct ScenarioLoader: Sendable {
     /// Loads `scenario` at start-up: into an empty database, or nowhere when the database already matches it (a
     /// restart on the same data folder). Any other database is refused, so a typo in `--data-dir` never merges
     /// fixtures into real data.
-    public func loadAtStartup(_ scenario: Scenario, file: String) async throws {
+    package func loadAtStartup(_ scenario: Scenario, file: String) async throws {
         let snapshot = try await ScenarioSnapshot.read(scenario, services: services)
         let now = scenarioNow(scenario)
         let plan = makePlan(scenario, snapshot, file: file, now: now)
@@ -130,11 +130,11 @@ public struct ScenarioLoader: Sendable {
 }
 
 /// A parsed scenario with the name of its file, for `gatehouse serve --scenario`.
-public struct ScenarioFile: Sendable {
-    public var scenario: Scenario
-    public var file: String
+package struct ScenarioFile: Sendable {
+    package var scenario: Scenario
+    package var file: String
 
-    public init(scenario: Scenario, file: String) {
+    package init(scenario: Scenario, file: String) {
         self.scenario = scenario
         self.file = file
     }

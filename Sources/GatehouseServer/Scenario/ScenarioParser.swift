@@ -7,19 +7,19 @@ import Yams
 ///
 /// Parsing is pure apart from `readFile`, which fetches the pictures the file names (the CLI passes a reader that
 /// also collects them, to send them to a remote server with the YAML).
-public struct ScenarioParser {
+package struct ScenarioParser {
     /// The name errors are reported under.
-    public var file: String
+    package var file: String
     /// Reads a path written in the file (relative to the file's folder); nil when it cannot be read.
-    public var readFile: (String) -> Data?
+    package var readFile: (String) -> Data?
 
-    public init(file: String, readFile: @escaping (String) -> Data?) {
+    package init(file: String, readFile: @escaping (String) -> Data?) {
         self.file = file
         self.readFile = readFile
     }
 
     /// A parser for a file on disk: pictures are read relative to the file's folder.
-    public static func reading(path: String) -> ScenarioParser {
+    package static func reading(path: String) -> ScenarioParser {
         let folder = (path as NSString).deletingLastPathComponent
         return ScenarioParser(file: path) { relative in
             FileManager.default.contents(atPath: relative.hasPrefix("/") ? relative : (folder as NSString).appendingPathComponent(relative))
@@ -38,7 +38,7 @@ public struct ScenarioParser {
 
     /// The scenario.
     /// - Throws: ``ScenarioErrors`` listing every problem (syntax, shape, values and references).
-    public func parse(_ yaml: String) throws -> Scenario {
+    package func parse(_ yaml: String) throws -> Scenario {
         var reader = ScenarioReader(file: file)
         func refuse(_ message: String) -> ScenarioErrors {
             ScenarioErrors([ScenarioError(file: file, location: nil, path: "", message: message)])

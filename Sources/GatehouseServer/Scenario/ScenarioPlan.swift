@@ -3,8 +3,8 @@ import Foundation
 import GatehouseProtocol
 
 /// One write that brings the server in line with a scenario, with the sentence `scenario check` prints for it.
-public struct ScenarioChange: Sendable, Equatable, CustomStringConvertible {
-    public enum Action: Sendable, Equatable {
+package struct ScenarioChange: Sendable, Equatable, CustomStringConvertible {
+    package enum Action: Sendable, Equatable {
         case setClockOffset(Int64)
         case createApp(AppRecord)
         case updateApp(AppRecord)
@@ -24,25 +24,25 @@ public struct ScenarioChange: Sendable, Equatable, CustomStringConvertible {
         case putInjection(InjectedErrorRecord)
     }
 
-    public var action: Action
+    package var action: Action
     /// E.g. `people.alice: last_name is "Smith" on the server, "Anders" in the file`.
-    public var description: String
+    package var description: String
 }
 
 /// The differences between a scenario and a server: the changes an apply makes, or the problems that stop it.
 ///
 /// Pure: it sees the server only through a ``ScenarioSnapshot``. Only what the file states is compared; whatever
 /// the server holds beyond it (other apps and people, fields the file leaves out) is neither reported nor touched.
-public struct ScenarioPlan: Sendable {
-    public var changes: [ScenarioChange] = []
+package struct ScenarioPlan: Sendable {
+    package var changes: [ScenarioChange] = []
     /// Conflicts with what the server holds (an email taken by someone else, a revoked token value, …).
-    public var problems: [ScenarioError] = []
+    package var problems: [ScenarioError] = []
 
     /// - Parameters:
     ///   - now: the server's time once the scenario's clock offset applies (grants and tokens start then).
     ///   - newSecret: a fresh secret or client token, for apps the file gives none.
     ///   - place: a place with its stable id, from its name (``AccountService/place(named:)``).
-    public static func make(
+    package static func make(
         _ scenario: Scenario, against server: ScenarioSnapshot, file: String, now: Date,
         newSecret: () -> String, place: (String) -> Place
     ) -> ScenarioPlan {

@@ -3,43 +3,43 @@ import Foundation
 import GatehouseProtocol
 
 /// What the server holds of the things a scenario mentions, read once so ``ScenarioPlan`` can compare without I/O.
-public struct ScenarioSnapshot: Sendable {
+package struct ScenarioSnapshot: Sendable {
     /// Apps by id.
-    public var apps: [String: AppRecord] = [:]
+    package var apps: [String: AppRecord] = [:]
     /// App id → user id → role.
-    public var roles: [String: [String: AppRole]] = [:]
+    package var roles: [String: [String: AppRole]] = [:]
     /// People by id.
-    public var users: [String: UserRecord] = [:]
+    package var users: [String: UserRecord] = [:]
     /// Lower-cased email → the id of the person who has it.
-    public var userIDsByEmail: [String: String] = [:]
+    package var userIDsByEmail: [String: String] = [:]
     /// Person key → whether the file's password is the stored one (bcrypt is checked here, not in the plan); only
     /// for people whose `password` the file states.
-    public var passwordMatches: [String: Bool] = [:]
+    package var passwordMatches: [String: Bool] = [:]
     /// User id → the base32 secret of their confirmed second factor; only for people whose `two_factor_secret`
     /// the file states.
-    public var twoFactorSecrets: [String: String] = [:]
+    package var twoFactorSecrets: [String: String] = [:]
     /// User id → app id → app-scoped id.
-    public var scopedIDs: [String: [String: String]] = [:]
+    package var scopedIDs: [String: [String: String]] = [:]
     /// "appID/scopedID" → the user id that holds it, for the scoped ids the file fixes.
-    public var scopedIDOwners: [String: String] = [:]
+    package var scopedIDOwners: [String: String] = [:]
     /// Sorted pairs of user ids that are friends.
-    public var friendships: Set<[String]> = []
+    package var friendships: Set<[String]> = []
     /// "appID/userID" → grant.
-    public var grants: [String: GrantRecord] = [:]
+    package var grants: [String: GrantRecord] = [:]
     /// Token hash → record.
-    public var tokens: [String: TokenRecord] = [:]
+    package var tokens: [String: TokenRecord] = [:]
     /// Injections by id.
-    public var injections: [String: InjectedErrorRecord] = [:]
-    public var clockOffsetSeconds: Int64 = 0
+    package var injections: [String: InjectedErrorRecord] = [:]
+    package var clockOffsetSeconds: Int64 = 0
     /// Whether the clock can be moved and errors injected (development mode).
-    public var emulatorControls = true
+    package var emulatorControls = true
     /// No apps and no people: `serve --scenario` loads only into such a database.
-    public var isEmpty = true
+    package var isEmpty = true
 
-    public init() {}
+    package init() {}
 
     /// Reads what `scenario` mentions from `services`' storage.
-    public static func read(_ scenario: Scenario, services: GatehouseServices) async throws -> ScenarioSnapshot {
+    package static func read(_ scenario: Scenario, services: GatehouseServices) async throws -> ScenarioSnapshot {
         let storage = services.storage
         var snapshot = ScenarioSnapshot()
         let apps = try await storage.apps.list()

@@ -3,27 +3,27 @@ import Foundation
 import GatehouseProtocol
 
 /// What it takes to create a person.
-public struct NewUser: Sendable {
-    public var email: String
-    public var password: String
-    public var firstName: String
-    public var middleName: String?
-    public var lastName: String
-    public var birthday: String?
-    public var gender: String?
-    public var location: Place?
-    public var hometown: Place?
-    public var testUserOfAppID: String?
+package struct NewUser: Sendable {
+    package var email: String
+    package var password: String
+    package var firstName: String
+    package var middleName: String?
+    package var lastName: String
+    package var birthday: String?
+    package var gender: String?
+    package var location: Place?
+    package var hometown: Place?
+    package var testUserOfAppID: String?
     /// A PNG; nil means Gatehouse serves a generated avatar.
-    public var picture: Data?
+    package var picture: Data?
     /// A fixed global user id; nil draws one from the services' random source.
-    public var id: String?
+    package var id: String?
     /// Text profile fields without a property of their own (`locale`), by field name; see `UserRecord.profileText`.
-    public var profileText: [String: String] = [:]
+    package var profileText: [String: String] = [:]
     /// The password's hash when the caller already made it with the services' hasher; nil hashes `password`.
     package var passwordHash: String?
 
-    public init(
+    package init(
         email: String, password: String, firstName: String, middleName: String? = nil, lastName: String,
         birthday: String? = nil, gender: String? = nil, location: Place? = nil, hometown: Place? = nil,
         testUserOfAppID: String? = nil, picture: Data? = nil, id: String? = nil
@@ -44,22 +44,22 @@ public struct NewUser: Sendable {
 }
 
 /// Why an account operation was refused, in words a person can act on.
-public struct AccountError: Error, CustomStringConvertible, Equatable, Sendable {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+package struct AccountError: Error, CustomStringConvertible, Equatable, Sendable {
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }
 
 /// Creates and changes apps and people. Shared by the CLI, dev seeding and the Graph test-user endpoints.
-public struct AccountService: Sendable {
+package struct AccountService: Sendable {
     let services: GatehouseServices
 
-    public init(services: GatehouseServices) { self.services = services }
+    package init(services: GatehouseServices) { self.services = services }
 
     /// Registers an app with fresh id, secret and client token.
     /// - Parameters:
     ///   - id: a fixed id (the admin API's create, for tests that hard-code one); nil draws a fresh one.
     ///   - secret: a fixed secret, likewise.
-    public func createApp(
+    package func createApp(
         name: String, redirectURIs: [String], requireAppSecret: Bool = false, requirePKCE: Bool = false,
         approvedPermissions: [String] = [],
         deauthorizeCallbackURL: String? = nil, dataDeletionCallbackURL: String? = nil, id: String? = nil, secret: String? = nil,
@@ -85,7 +85,7 @@ public struct AccountService: Sendable {
     }
 
     /// Creates a person with a bcrypt-hashed password.
-    public func createUser(_ new: NewUser) async throws -> UserRecord {
+    package func createUser(_ new: NewUser) async throws -> UserRecord {
         let email = new.email.trimmingCharacters(in: .whitespaces)
         guard email.contains("@"), email.count <= 254 else { throw AccountError("\"\(new.email)\" is not an email address") }
         guard new.password.count >= 6 else { throw AccountError("passwords need at least 6 characters") }
@@ -117,13 +117,13 @@ public struct AccountService: Sendable {
     }
 
     /// Finds a person by global id or email.
-    public func findUser(_ idOrEmail: String) async throws -> UserRecord? {
+    package func findUser(_ idOrEmail: String) async throws -> UserRecord? {
         if idOrEmail.contains("@") { return try await services.storage.users.find(email: idOrEmail) }
         return try await services.storage.users.find(id: idOrEmail)
     }
 
     /// A place with a stable numeric id derived from its name, as Facebook's Page ids are stable.
-    public func place(named name: String) -> Place {
+    package func place(named name: String) -> Place {
         let digest = SecretHash.sha256Hex("place:" + name.lowercased())
         let digits = digest.compactMap { $0.hexDigitValue }.map { String($0 % 10) }.joined()
         return Place(id: "1" + digits.prefix(14), name: name)

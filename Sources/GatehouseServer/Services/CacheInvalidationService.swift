@@ -6,14 +6,14 @@ import ServiceLifecycle
 ///
 /// On graceful shutdown it stops at once: requests still draining then read the database instead of the caches,
 /// which is always correct.
-public struct CacheInvalidationService: Service {
+package struct CacheInvalidationService: Service {
     let feed: any CacheInvalidationFeed
 
-    public init(feed: any CacheInvalidationFeed) {
+    package init(feed: any CacheInvalidationFeed) {
         self.feed = feed
     }
 
-    public func run() async throws {
+    package func run() async throws {
         await cancelWhenGracefulShutdown { await feed.run() }
     }
 }

@@ -7,7 +7,7 @@ import NIOCore
 import NIOHTTP1
 
 /// POSTs one form to an app's callback URL. Injected so tests can count calls; the default uses AsyncHTTPClient.
-public protocol CallbackTransport: Sendable {
+package protocol CallbackTransport: Sendable {
     /// The HTTP status and up to 64 KiB of the reply body.
     func post(url: String, form: String) async throws -> (status: Int, body: [UInt8])
 }
@@ -18,21 +18,21 @@ public protocol CallbackTransport: Sendable {
 /// seconds, and by tests after moving the injected clock) takes due rows one at a time with a lease, POSTs,
 /// and records the outcome; a failure schedules the next attempt by ``backoff``. Because the schedule lives
 /// in the database, retries survive a restart and are shared by every node.
-public struct CallbackOutbox: Sendable {
+package struct CallbackOutbox: Sendable {
     let storage: Storage
     let clock: any GatehouseClock
     let random: any RandomSource
     let transport: any CallbackTransport
     let logger: Logger
     /// Where each delivery attempt is recorded (the server's request journal), if anywhere.
-    public var journal: RequestJournal?
+    package var journal: RequestJournal?
 
     /// Waits after the 1st, 2nd, … failed attempt; after the last one Gatehouse gives up.
-    public static let backoff: [TimeInterval] = [30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600]
+    package static let backoff: [TimeInterval] = [30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600]
     /// How long one attempt may hold a row before another worker may retry it.
     static let lease: TimeInterval = 120
 
-    public init(
+    package init(
         storage: Storage, clock: any GatehouseClock, random: any RandomSource = SystemRandomSource(), transport: any CallbackTransport,
         logger: Logger
     ) {
@@ -44,14 +44,14 @@ public struct CallbackOutbox: Sendable {
     }
 
     /// When to try again after `attempts` failed attempts, or nil to give up.
-    public static func nextAttempt(afterFailedAttempts attempts: Int, now: Date) -> Date? {
+    package static func nextAttempt(afterFailedAttempts attempts: Int, now: Date) -> Date? {
         guard attempts >= 1, attempts <= backoff.count else { return nil }
         return now.addingTimeInterval(backoff[attempts - 1])
     }
 
     /// Queues a callback of `kind` for `app` about one person; nil when the app registered no URL for it.
     @discardableResult
-    public func enqueue(_ kind: AppCallbackKind, app: AppRecord, userID: String, scopedUserID: String, at: Date) async throws -> AppCallbackRecord? {
+    package func enqueue(_ kind: AppCallbackKind, app: AppRecord, userID: String, scopedUserID: String, at: Date) async throws -> AppCallbackRecord? {
         let url = kind == .deauthorize ? app.deauthorizeCallbackURL : app.dataDeletionCallbackURL
         guard let url, !url.isEmpty else { return nil }
         let issued = Int64(at.timeIntervalSince1970)
@@ -69,7 +69,7 @@ public struct CallbackOutbox: Sendable {
 
     /// Attempts every due callback once; returns them as stored afterwards.
     @discardableResult
-    public func deliverDue(limit: Int = 50) async -> [AppCallbackRecord] {
+    package func deliverDue(limit: Int = 50) async -> [AppCallbackRecord] {
         guard let due = try? await storage.appCallbacks.due(now: clock.now(), limit: limit) else { return [] }
         var out: [AppCallbackRecord] = []
         for record in due {
@@ -79,7 +79,7 @@ public struct CallbackOutbox: Sendable {
     }
 
     /// One attempt at a callback that is due; nil when it is not due or another worker holds it.
-    public func attempt(_ record: AppCallbackRecord) async -> AppCallbackRecord? {
+    package func attempt(_ record: AppCallbackRecord) async -> AppCallbackRecord? {
         let now = clock.now()
         guard let due = record.nextAttemptAt, due <= now,
               (try? await storage.appCallbacks.claim(id: record.id, expectedNextAttemptAt: due, leaseUntil: now.addingTimeInterval(Self.lease))) == true
@@ -157,17 +157,17 @@ public struct CallbackOutbox: Sendable {
 }
 
 /// Tells apps through the outbox: the removal is recorded at once and delivered (and retried) in the background.
-public struct OutboxAppCallbackNotifier: AppCallbackNotifier {
-    public let outbox: CallbackOutbox
+package struct OutboxAppCallbackNotifier: AppCallbackNotifier {
+    package let outbox: CallbackOutbox
     /// Wakes the ``CallbackOutboxWorker`` for a first attempt at once.
-    public let doorbell: OutboxDoorbell
+    package let doorbell: OutboxDoorbell
 
-    public init(outbox: CallbackOutbox, doorbell: OutboxDoorbell) {
+    package init(outbox: CallbackOutbox, doorbell: OutboxDoorbell) {
         self.outbox = outbox
         self.doorbell = doorbell
     }
 
-    public func appRemoved(app: AppRecord, scopedUserID: String, at: Date) async {
+    package func appRemoved(app: AppRecord, scopedUserID: String, at: Date) async {
         do {
             let userID = try await outbox.storage.users.userID(appID: app.id, scopedID: scopedUserID) ?? ""
             guard try await outbox.enqueue(.deauthorize, app: app, userID: userID, scopedUserID: scopedUserID, at: at) != nil else { return }
@@ -181,8 +181,8 @@ public struct OutboxAppCallbackNotifier: AppCallbackNotifier {
 
 /// The app's answer to a data-deletion callback: `{"url": "...", "confirmation_code": "..."}`. Facebook's own
 /// sample answers with unquoted keys and single quotes (`{ url: '…', confirmation_code: '…' }`), so both are read.
-public enum DataDeletionReply {
-    public static func parse(_ body: [UInt8]) -> (url: String, confirmationCode: String)? {
+package enum DataDeletionReply {
+    package static func parse(_ body: [UInt8]) -> (url: String, confirmationCode: String)? {
         guard let text = String(validating: body, as: UTF8.self) else { return nil }
         if case .object(let object)? = try? JSONValue.parse(Data(text.utf8)) {
             guard let url = object["url"]?.stringValue, let code = object["confirmation_code"]?.stringValue else { return nil }

@@ -7,18 +7,18 @@ import ServiceLifecycle
 ///
 /// Registered with the server's service group (and `GatehouseEmulator`'s), so it starts and stops with the
 /// server, and a shutdown waits for its attempt in flight before the database closes.
-public struct CallbackOutboxWorker: Service {
+package struct CallbackOutboxWorker: Service {
     let outbox: CallbackOutbox
     let period: Duration
     let doorbell: OutboxDoorbell
 
-    public init(outbox: CallbackOutbox, period: Duration = .seconds(5), doorbell: OutboxDoorbell) {
+    package init(outbox: CallbackOutbox, period: Duration = .seconds(5), doorbell: OutboxDoorbell) {
         self.outbox = outbox
         self.period = period
         self.doorbell = doorbell
     }
 
-    public func run() async throws {
+    package func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 await outbox.deliverDue()
@@ -30,15 +30,15 @@ public struct CallbackOutboxWorker: Service {
 
 /// Wakes the outbox worker as soon as a callback is queued, so an app hears of a removal without waiting for the
 /// next period; the person's request never waits on the app's server. A ring with nobody waiting is kept.
-public final class OutboxDoorbell: @unchecked Sendable {
+package final class OutboxDoorbell: @unchecked Sendable {
     private let lock = NSLock()
     private var rung = false
     private var waiter: CheckedContinuation<Void, Never>?
 
-    public init() {}
+    package init() {}
 
     /// Wakes the worker (now, or on its next wait).
-    public func ring() {
+    package func ring() {
         let waiting: CheckedContinuation<Void, Never>? = lock.withLock {
             defer { waiter = nil }
             if waiter == nil { rung = true }

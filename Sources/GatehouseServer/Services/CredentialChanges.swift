@@ -14,7 +14,7 @@ extension AccountService {
     /// - Returns: the record as stored.
     /// - Throws: ``AccountError`` for a password under 6 characters; `StorageError.conflict` for a taken email.
     @discardableResult
-    public func changePassword(of user: UserRecord, to password: String, at: Date? = nil) async throws -> UserRecord {
+    package func changePassword(of user: UserRecord, to password: String, at: Date? = nil) async throws -> UserRecord {
         guard password.count >= 6 else { throw AccountError("passwords need at least 6 characters") }
         var changed = user
         changed.passwordHash = try await services.passwords.hash(password)
@@ -33,7 +33,7 @@ extension AccountService {
 
     /// Saves `app` under a new secret and revokes the app tokens issued under the old one (the `app_id|secret`
     /// form stops working by itself, since it is compared with the stored secret).
-    public func changeSecret(of app: AppRecord, to secret: String) async throws {
+    package func changeSecret(of app: AppRecord, to secret: String) async throws {
         var changed = app
         changed.secret = secret
         try await services.storage.apps.update(changed)

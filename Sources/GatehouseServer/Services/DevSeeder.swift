@@ -3,29 +3,29 @@ import Foundation
 import GatehouseProtocol
 
 /// What development mode creates on first start, written to `<data-dir>/dev-seed.json` and printed.
-public struct DevSeed: Codable, Sendable, Equatable {
-    public struct App: Codable, Sendable, Equatable {
-        public var id: String
-        public var name: String
-        public var secret: String
-        public var clientToken: String
-        public var redirectURIs: [String]
+package struct DevSeed: Codable, Sendable, Equatable {
+    package struct App: Codable, Sendable, Equatable {
+        package var id: String
+        package var name: String
+        package var secret: String
+        package var clientToken: String
+        package var redirectURIs: [String]
         enum CodingKeys: String, CodingKey {
             case id, name, secret
             case clientToken = "client_token"
             case redirectURIs = "redirect_uris"
         }
     }
-    public struct User: Codable, Sendable, Equatable {
-        public var id: String
-        public var name: String
-        public var email: String
-        public var password: String
+    package struct User: Codable, Sendable, Equatable {
+        package var id: String
+        package var name: String
+        package var email: String
+        package var password: String
     }
-    public var app: App
-    public var users: [User]
-    public var dialogURL: String
-    public var server: String
+    package var app: App
+    package var users: [User]
+    package var dialogURL: String
+    package var server: String
 
     enum CodingKeys: String, CodingKey {
         case app, users, server
@@ -34,9 +34,9 @@ public struct DevSeed: Codable, Sendable, Equatable {
 }
 
 /// Seeds a demo app and three befriended test users into an empty database.
-public struct DevSeeder: Sendable {
+package struct DevSeeder: Sendable {
     let services: GatehouseServices
-    public init(services: GatehouseServices) { self.services = services }
+    package init(services: GatehouseServices) { self.services = services }
 
     static let people: [(first: String, last: String, birthday: String, gender: String)] = [
         ("Alice", "Anders", "04/12/1990", "female"), ("Bob", "Brown", "11/03/1985", "male"), ("Carol", "Chen", "07/30/2001", "female"),
@@ -44,7 +44,7 @@ public struct DevSeeder: Sendable {
 
     /// Seeds when the database has no apps; otherwise reads the earlier seed file. Returns nil when there is neither.
     /// The caller writes the result with ``write(_:)`` once the server answers.
-    public func seedIfNeeded() async throws -> DevSeed? {
+    package func seedIfNeeded() async throws -> DevSeed? {
         let path = services.configuration.devSeedPath
         if try await !services.storage.apps.list().isEmpty {
             guard let data = FileManager.default.contents(atPath: path) else { return nil }
@@ -93,7 +93,7 @@ public struct DevSeeder: Sendable {
 
     /// Writes `seed` to `dev-seed.json` (owner-only), replacing any earlier file in one step, so a reader never
     /// sees half a file or a port from an earlier run.
-    public func write(_ seed: DevSeed) throws {
+    package func write(_ seed: DevSeed) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let path = services.configuration.devSeedPath

@@ -6,7 +6,7 @@ import Logging
 ///
 /// There are no globals in the server: tests build their own `GatehouseServices` with an
 /// `AdjustableClock`, a cheap password hasher and a temporary database.
-public struct GatehouseServices: Sendable {
+package struct GatehouseServices: Sendable {
     /// The fields, behind one reference: every endpoint value (`UserEndpoints(services:)`, `TokenService`, …)
     /// holds a copy, and copying a dozen fields (the storage alone is twenty existentials) cost a retain each,
     /// several times per request (measured: about 3% of a hot `/me`). A copy is now one retain; a mutation of
@@ -56,60 +56,60 @@ public struct GatehouseServices: Sendable {
         change(fields)
     }
 
-    public var configuration: GatehouseConfiguration {
+    package var configuration: GatehouseConfiguration {
         get { fields.configuration }
         set { update { $0.configuration = newValue } }
     }
-    public var storage: Storage {
+    package var storage: Storage {
         get { fields.storage }
         set { update { $0.storage = newValue } }
     }
-    public var clock: any GatehouseClock {
+    package var clock: any GatehouseClock {
         get { fields.clock }
         set { update { $0.clock = newValue } }
     }
-    public var random: any RandomSource {
+    package var random: any RandomSource {
         get { fields.random }
         set { update { $0.random = newValue } }
     }
-    public var passwords: any PasswordHasher {
+    package var passwords: any PasswordHasher {
         get { fields.passwords }
         set { update { $0.passwords = newValue } }
     }
-    public var callbacks: any AppCallbackNotifier {
+    package var callbacks: any AppCallbackNotifier {
         get { fields.callbacks }
         set { update { $0.callbacks = newValue } }
     }
     /// How callbacks reach apps' URLs (the outbox's HTTP client).
-    public var callbackTransport: any CallbackTransport {
+    package var callbackTransport: any CallbackTransport {
         get { fields.callbackTransport }
         set { update { $0.callbackTransport = newValue } }
     }
-    public var logger: Logger {
+    package var logger: Logger {
         get { fields.logger }
         set { update { $0.logger = newValue } }
     }
     /// Prometheus counters and timers (`/metrics`); injected, never the global `MetricsSystem`.
-    public var metrics: GatehouseMetrics {
+    package var metrics: GatehouseMetrics {
         get { fields.metrics }
         set { update { $0.metrics = newValue } }
     }
     /// id_token signing keys, shared by every copy of these services.
-    public let keyRing: KeyRing
+    package let keyRing: KeyRing
     /// The clock again, when it may be moved from outside (development mode's clock control); nil otherwise.
-    public var clockControl: AdjustableClock? {
+    package var clockControl: AdjustableClock? {
         get { fields.clockControl }
         set { update { $0.clockControl = newValue } }
     }
     /// Wakes the callback worker when a callback is queued (shared by every copy of these services).
-    public let outboxDoorbell: OutboxDoorbell
+    package let outboxDoorbell: OutboxDoorbell
     /// The request journal of this node (`/console/activity`, `/admin/api/journal`, `gatehouse logs`), shared by
     /// every copy of these services; recording only while ``GatehouseConfiguration/journalEnabled``.
-    public let journal: RequestJournal
+    package let journal: RequestJournal
     /// Entries waiting for the `request_journal` table (`--journal-table`); nil when the table is not used.
-    public let journalBuffer: JournalBuffer?
+    package let journalBuffer: JournalBuffer?
 
-    public init(
+    package init(
         configuration: GatehouseConfiguration, storage: Storage, clock: any GatehouseClock = SystemClock(),
         random: any RandomSource = SystemRandomSource(), passwords: any PasswordHasher = BcryptPasswordHasher(),
         callbacks: (any AppCallbackNotifier)? = nil, logger: Logger = Logger(label: "gatehouse"),
@@ -139,25 +139,25 @@ public struct GatehouseServices: Sendable {
 
     package var tokens: TokenService { TokenService(services: self) }
     /// The persistent outbox of callbacks to apps (deauthorize, data deletion).
-    public var outbox: CallbackOutbox {
+    package var outbox: CallbackOutbox {
         var outbox = CallbackOutbox(storage: storage, clock: clock, random: random, transport: callbackTransport, logger: logger)
         outbox.journal = journal
         return outbox
     }
     /// The service that delivers the outbox's callbacks, for the server's service group.
-    public var outboxWorker: CallbackOutboxWorker { CallbackOutboxWorker(outbox: outbox, doorbell: outboxDoorbell) }
+    package var outboxWorker: CallbackOutboxWorker { CallbackOutboxWorker(outbox: outbox, doorbell: outboxDoorbell) }
     /// The service that writes the journal to its table and prunes it, when `--journal-table` is on.
-    public var journalTableWriter: JournalTableWriter? {
+    package var journalTableWriter: JournalTableWriter? {
         guard let journalBuffer, let store = storage.journal else { return nil }
         return JournalTableWriter(buffer: journalBuffer, store: store, configuration: configuration, clock: clock, logger: logger)
     }
     /// App and people management shared by the CLI, seeding and the test-user API.
-    public var accounts: AccountService { AccountService(services: self) }
+    package var accounts: AccountService { AccountService(services: self) }
     /// Wakes the mail worker when a message is queued (shared by every copy of these services).
-    public let mailDoorbell = OutboxDoorbell()
+    package let mailDoorbell = OutboxDoorbell()
     /// The mail outbox (issue 32); nil when the storage has no mail table. It sends through
     /// `mail.sendmail_command` when one is configured, and otherwise only keeps the messages.
-    public var mail: MailOutbox? {
+    package var mail: MailOutbox? {
         guard let store = storage.mail else { return nil }
         let transport = configuration.mail.sendmailArguments.map {
             SendmailTransport(arguments: $0, envelopeFrom: MailMessageFormat.address(configuration.mail.from)) as any MailTransport

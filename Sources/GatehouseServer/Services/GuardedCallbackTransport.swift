@@ -9,24 +9,24 @@ import NIOHTTP1
 /// Where app callbacks (deauthorize, data deletion) may go. An app's URL is chosen by whoever edits the app, so
 /// without rules the server could be made to POST to itself, to the cloud metadata service or to the internal
 /// network (server-side request forgery).
-public struct CallbackDestinationRules: Sendable {
+package struct CallbackDestinationRules: Sendable {
     /// Only `https://` URLs.
-    public var requireHTTPS: Bool
+    package var requireHTTPS: Bool
     /// Refuse loopback, link-local, private, unique-local, carrier-grade NAT, multicast and unspecified addresses.
-    public var refuseInternalAddresses: Bool
+    package var refuseInternalAddresses: Bool
 
-    public init(requireHTTPS: Bool, refuseInternalAddresses: Bool) {
+    package init(requireHTTPS: Bool, refuseInternalAddresses: Bool) {
         self.requireHTTPS = requireHTTPS
         self.refuseInternalAddresses = refuseInternalAddresses
     }
 
     /// Production mode: https only, public addresses only.
-    public static let production = CallbackDestinationRules(requireHTTPS: true, refuseInternalAddresses: true)
+    package static let production = CallbackDestinationRules(requireHTTPS: true, refuseInternalAddresses: true)
     /// Development mode: loopback callbacks are how people test them.
-    public static let development = CallbackDestinationRules(requireHTTPS: false, refuseInternalAddresses: false)
+    package static let development = CallbackDestinationRules(requireHTTPS: false, refuseInternalAddresses: false)
 
     /// The rules for a configuration's mode.
-    public static func forMode(_ configuration: GatehouseConfiguration) -> CallbackDestinationRules {
+    package static func forMode(_ configuration: GatehouseConfiguration) -> CallbackDestinationRules {
         configuration.isProduction ? .production : .development
     }
 
@@ -38,14 +38,14 @@ public struct CallbackDestinationRules: Sendable {
     ].compactMap { IPRange($0) }
 
     /// Whether an address (textual) is internal. IPv4-mapped IPv6 addresses are judged as IPv4.
-    public static func isInternal(_ address: String) -> Bool {
+    package static func isInternal(_ address: String) -> Bool {
         internalRanges.contains { $0.contains(address) }
     }
 }
 
 /// Why a callback was not sent.
-public struct CallbackRefused: Error, CustomStringConvertible, Sendable {
-    public var description: String
+package struct CallbackRefused: Error, CustomStringConvertible, Sendable {
+    package var description: String
 }
 
 /// The callback transport: a dedicated AsyncHTTPClient that **never follows redirects**, and that connects only to
@@ -54,19 +54,19 @@ public struct CallbackRefused: Error, CustomStringConvertible, Sendable {
 /// The host is resolved here, the address checked, and the connection pinned to that very address
 /// (`dnsOverride`), while TLS still verifies the certificate for the host name. So a DNS answer cannot swap in an
 /// internal address between the check and the connection, and a redirect cannot lead anywhere.
-public struct GuardedCallbackTransport: CallbackTransport {
-    public var rules: CallbackDestinationRules
-    public var timeout: TimeAmount
+package struct GuardedCallbackTransport: CallbackTransport {
+    package var rules: CallbackDestinationRules
+    package var timeout: TimeAmount
     /// Trust roots and verification; nil means the system's defaults (tests pass a self-signed root).
-    public var tlsConfiguration: TLSConfiguration?
+    package var tlsConfiguration: TLSConfiguration?
 
-    public init(rules: CallbackDestinationRules, timeout: TimeAmount = .seconds(10), tlsConfiguration: TLSConfiguration? = nil) {
+    package init(rules: CallbackDestinationRules, timeout: TimeAmount = .seconds(10), tlsConfiguration: TLSConfiguration? = nil) {
         self.rules = rules
         self.timeout = timeout
         self.tlsConfiguration = tlsConfiguration
     }
 
-    public func post(url: String, form: String) async throws -> (status: Int, body: [UInt8]) {
+    package func post(url: String, form: String) async throws -> (status: Int, body: [UInt8]) {
         guard let parts = URLComponents(string: url), let scheme = parts.scheme?.lowercased(), ["http", "https"].contains(scheme),
               var host = parts.host, !host.isEmpty, parts.user == nil, parts.password == nil
         else { throw CallbackRefused(description: "the callback URL is not an http(s) URL") }

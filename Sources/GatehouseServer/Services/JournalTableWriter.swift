@@ -6,7 +6,7 @@ import ServiceLifecycle
 /// Copies this node's journal into the `request_journal` table (`--journal-table`), off the request path: the
 /// journal hands each entry to a bounded ``JournalBuffer``; this service writes what has gathered once a second
 /// in multi-row inserts, and prunes by age and count once a minute. On shutdown it writes what is left.
-public struct JournalTableWriter: Service {
+package struct JournalTableWriter: Service {
     let buffer: JournalBuffer
     let store: any JournalStore
     let clock: any GatehouseClock
@@ -17,7 +17,7 @@ public struct JournalTableWriter: Service {
     var period: Duration = .seconds(1)
     var prunePeriod: Duration = .seconds(60)
 
-    public init(buffer: JournalBuffer, store: any JournalStore, configuration: GatehouseConfiguration, clock: any GatehouseClock, logger: Logger) {
+    package init(buffer: JournalBuffer, store: any JournalStore, configuration: GatehouseConfiguration, clock: any GatehouseClock, logger: Logger) {
         self.buffer = buffer
         self.store = store
         self.clock = clock
@@ -27,7 +27,7 @@ public struct JournalTableWriter: Service {
         self.logger = logger
     }
 
-    public func run() async throws {
+    package func run() async throws {
         await cancelWhenGracefulShutdown {
             var lastPrune = ContinuousClock.now - prunePeriod
             while !Task.isCancelled {

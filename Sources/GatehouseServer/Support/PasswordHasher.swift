@@ -4,7 +4,7 @@ import HummingbirdBcrypt
 import NIOPosix
 
 /// Hashes and checks passwords. bcrypt (hummingbird-auth) behind a seam so tests can use a low cost.
-public protocol PasswordHasher: Sendable {
+package protocol PasswordHasher: Sendable {
     func hash(_ password: String) async throws -> String
     func verify(_ password: String, hash: String) async throws -> Bool
     /// A hash of a password nobody knows, at the same cost as real ones. Password forms verify against it when
@@ -15,29 +15,29 @@ public protocol PasswordHasher: Sendable {
 extension PasswordHasher {
     /// Hashes a random password each time: correct for any hasher, but adds a hash to every unknown-email
     /// attempt. Hashers used in production cache theirs (``BcryptPasswordHasher`` does).
-    public func dummyHash() async throws -> String {
+    package func dummyHash() async throws -> String {
         // Always the system CSPRNG, never the injected (possibly seeded) source: nobody may know this password.
         try await hash(SystemRandomSource().hex(32))
     }
 }
 
 /// bcrypt on the NIO thread pool, so a hash (tens of milliseconds at cost 10+) never blocks an event loop.
-public struct BcryptPasswordHasher: PasswordHasher {
-    public let cost: UInt8
+package struct BcryptPasswordHasher: PasswordHasher {
+    package let cost: UInt8
     private let dummy = DummyHashCache()
-    public init(cost: UInt8 = 11) { self.cost = cost }
+    package init(cost: UInt8 = 11) { self.cost = cost }
 
-    public func hash(_ password: String) async throws -> String {
+    package func hash(_ password: String) async throws -> String {
         let cost = self.cost
         return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
     }
 
-    public func verify(_ password: String, hash: String) async throws -> Bool {
+    package func verify(_ password: String, hash: String) async throws -> Bool {
         try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
     }
 
     /// Computed once per hasher (copies share it), with a random password that is then forgotten.
-    public func dummyHash() async throws -> String {
+    package func dummyHash() async throws -> String {
         if let cached = dummy.value { return cached }
         // Always the system CSPRNG, never the injected (possibly seeded) source: nobody may know this password.
         let made = try await hash(SystemRandomSource().hex(32))

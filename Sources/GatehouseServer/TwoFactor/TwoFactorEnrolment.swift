@@ -7,17 +7,17 @@ import Logging
 /// user behind the login code checkpoint without a phone.
 extension AccountService {
     /// What enabling made: the secret (base32) and the recovery codes, shown to the caller once.
-    public struct TwoFactorEnabled: Sendable {
-        public var secret: String
-        public var provisioningURI: String
-        public var recoveryCodes: [String]
+    package struct TwoFactorEnabled: Sendable {
+        package var secret: String
+        package var provisioningURI: String
+        package var recoveryCodes: [String]
     }
 
     /// Turns two-factor login on for `user`, confirmed at once, with `secret` (base32) or a fresh one, and ten new
     /// recovery codes. Replaces any earlier second factor.
     /// - Throws: ``AccountError`` for a secret that is not base32 of at least 10 bytes, or storage without second factors.
     @discardableResult
-    public func enableTwoFactor(for user: UserRecord, secret: String? = nil) async throws -> TwoFactorEnabled {
+    package func enableTwoFactor(for user: UserRecord, secret: String? = nil) async throws -> TwoFactorEnabled {
         guard let store = services.storage.twoFactor else { throw AccountError("this storage keeps no second factors") }
         let bytes: [UInt8]
         if let secret {
@@ -40,18 +40,18 @@ extension AccountService {
     }
 
     /// Turns two-factor login off for `user` (the secret and recovery codes are deleted).
-    public func disableTwoFactor(for user: UserRecord) async throws {
+    package func disableTwoFactor(for user: UserRecord) async throws {
         try await services.storage.twoFactor?.delete(userID: user.id)
         services.logger.info("two-factor login off", metadata: ["user": "\(user.id)"])
     }
 
     /// Whether logins of `user` ask for a code.
-    public func hasTwoFactor(_ user: UserRecord) async throws -> Bool {
+    package func hasTwoFactor(_ user: UserRecord) async throws -> Bool {
         try await services.storage.twoFactor?.find(userID: user.id)?.isEnabled ?? false
     }
 
     /// The code the checkpoint accepts now, in development mode only (nil otherwise, or without a second factor).
-    public func developmentLoginCode(for user: UserRecord) async throws -> String? {
+    package func developmentLoginCode(for user: UserRecord) async throws -> String? {
         guard services.configuration.isDevelopment, let record = try await services.storage.twoFactor?.find(userID: user.id),
               record.isEnabled
         else { return nil }

@@ -4,16 +4,16 @@ import SQLKit
 import Logging
 
 /// One numbered schema change. Applied once, in order, and recorded in `gatehouse_migrations`.
-public struct SQLMigration: Sendable {
+package struct SQLMigration: Sendable {
     /// Position in the sequence; never reused or renumbered once released.
-    public var version: Int
+    package var version: Int
     /// A short description, for logs.
-    public var name: String
+    package var name: String
     /// The statements. They run inside one transaction together with the bookkeeping row.
-    public var apply: @Sendable (any SQLDatabase) async throws -> Void
+    package var apply: @Sendable (any SQLDatabase) async throws -> Void
 
     /// Creates a migration.
-    public init(version: Int, name: String, apply: @escaping @Sendable (any SQLDatabase) async throws -> Void) {
+    package init(version: Int, name: String, apply: @escaping @Sendable (any SQLDatabase) async throws -> Void) {
         self.version = version
         self.name = name
         self.apply = apply

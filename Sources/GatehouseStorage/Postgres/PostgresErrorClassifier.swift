@@ -8,7 +8,7 @@ extension SQLErrorClassifier {
     ///
     /// A unique violation's detail is the constraint's name (e.g. `tokens_token_hash_key`), never the server's
     /// DETAIL line, which quotes the offending value.
-    public static let postgres = SQLErrorClassifier { error in
+    package static let postgres = SQLErrorClassifier { error in
         if let error = error as? PSQLError {
             switch error.code {
             case .server:

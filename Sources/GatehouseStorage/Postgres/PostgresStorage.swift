@@ -22,21 +22,21 @@ import SQLKit
 ///
 /// Every statement commits before the call returns (autocommit; PostgreSQL's default `synchronous_commit=on`
 /// flushes the WAL first), so an answered issuance survives a crash of the server or the database.
-public enum PostgresStorage {
+package enum PostgresStorage {
     /// Pool and cache settings.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// The most connections the pool opens.
-        public var maximumConnections: Int
+        package var maximumConnections: Int
         /// How long a statement waits for a free connection before failing as unavailable.
-        public var connectionWaitTimeout: Duration
+        package var connectionWaitTimeout: Duration
         /// The `LISTEN`/`NOTIFY` channel for token invalidations; nodes sharing a database must agree.
-        public var notificationChannel: String
+        package var notificationChannel: String
         /// Whether token lookups, callers and signing keys are cached on this node (its writes are announced
         /// either way).
-        public var cachesTokens: Bool
+        package var cachesTokens: Bool
 
         /// The defaults: 4 connections per core, 5 s wait, channel `gatehouse_tokens`, caching on.
-        public init(
+        package init(
             maximumConnections: Int = 4 * System.coreCount, connectionWaitTimeout: Duration = .seconds(5),
             notificationChannel: String = "gatehouse_tokens", cachesTokens: Bool = true
         ) {
@@ -50,7 +50,7 @@ public enum PostgresStorage {
     /// The connection pool for `url`, not yet running: run it (it is a `Service`) before using storage opened
     /// over it, and stop it after the last statement.
     /// - Throws: `StorageError.unavailable` when the URL is not a PostgreSQL URL.
-    public static func makeClient(url: String, logger: Logger, options: Options = Options()) throws -> PostgresClient {
+    package static func makeClient(url: String, logger: Logger, options: Options = Options()) throws -> PostgresClient {
         let configuration = try configuration(url: url)
         var clientConfiguration = try clientConfiguration(configuration.coreConfiguration)
         clientConfiguration.options.maximumConnections = options.maximumConnections
@@ -69,7 +69,7 @@ public enum PostgresStorage {
     ///   that this storage runs until ``Storage/shutdown``.
     /// - Throws: `StorageError.unavailable` when the URL is invalid or the database cannot be reached or
     ///   migrated; the message never contains the password.
-    public static func open(
+    package static func open(
         url: String, logger: Logger, random: any RandomSource = SystemRandomSource(), clock: any GatehouseClock = SystemClock(),
         options: Options = Options(), client: PostgresClient? = nil
     ) async throws -> Storage {
@@ -148,7 +148,7 @@ public enum PostgresStorage {
     }
 
     /// The URL with any password replaced by `***`, for messages and logs.
-    public static func redacted(_ url: String) -> String { DatabaseLocation.redacted(url) }
+    package static func redacted(_ url: String) -> String { DatabaseLocation.redacted(url) }
 }
 
 /// The pool of a storage opened without one (CLI commands, tests), run from open until ``stop()``.

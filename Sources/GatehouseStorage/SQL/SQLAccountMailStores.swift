@@ -3,10 +3,10 @@ import Foundation
 import SQLKit
 
 /// `MailOutboxStore` over any `SQLDatabase`: table `mail_messages` (migration 15).
-public struct SQLMailOutboxStore: MailOutboxStore {
+package struct SQLMailOutboxStore: MailOutboxStore {
     package let context: SQLStoreContext
 
-    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+    package init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
     }
 
@@ -17,19 +17,19 @@ public struct SQLMailOutboxStore: MailOutboxStore {
         "next_attempt_at", "delivered_at", "gave_up_at", "last_error",
     ]
 
-    public func insert(_ message: MailMessageRecord) async throws {
+    package func insert(_ message: MailMessageRecord) async throws {
         try await context.run {
             try await db.insert(into: "mail_messages").columns(Self.columns).values(Self.values(message)).run()
         }
     }
 
-    public func find(id: String) async throws -> MailMessageRecord? {
+    package func find(id: String) async throws -> MailMessageRecord? {
         try await context.run {
             try await db.select().columns(Self.columns).from("mail_messages").where("id", .equal, id).first().map(Self.decode)
         }
     }
 
-    public func list(to: String?, limit: Int) async throws -> [MailMessageRecord] {
+    package func list(to: String?, limit: Int) async throws -> [MailMessageRecord] {
         try await context.run {
             var query = db.select().columns(Self.columns).from("mail_messages")
             if let to { query = query.where(SQLFunction("lower", args: SQLIdentifier("to_address")), .equal, SQLBind(to.lowercased())) }
@@ -37,7 +37,7 @@ public struct SQLMailOutboxStore: MailOutboxStore {
         }
     }
 
-    public func due(now: Date, limit: Int) async throws -> [MailMessageRecord] {
+    package func due(now: Date, limit: Int) async throws -> [MailMessageRecord] {
         try await context.run {
             try await db.select().columns(Self.columns).from("mail_messages")
                 .where("next_attempt_at", .lessThanOrEqual, SQLCodec.seconds(now))
@@ -46,7 +46,7 @@ public struct SQLMailOutboxStore: MailOutboxStore {
         }
     }
 
-    public func claim(id: String, expectedNextAttemptAt: Date, leaseUntil: Date) async throws -> Bool {
+    package func claim(id: String, expectedNextAttemptAt: Date, leaseUntil: Date) async throws -> Bool {
         try await context.run {
             !(try await db.update("mail_messages")
                 .set("next_attempt_at", to: SQLCodec.seconds(leaseUntil))
@@ -56,7 +56,7 @@ public struct SQLMailOutboxStore: MailOutboxStore {
         }
     }
 
-    public func update(_ message: MailMessageRecord) async throws {
+    package func update(_ message: MailMessageRecord) async throws {
         try await context.run {
             var update = db.update("mail_messages")
             for (column, value) in zip(Self.columns, Self.values(message)).dropFirst() { update = update.set(column, to: value) }
@@ -64,13 +64,13 @@ public struct SQLMailOutboxStore: MailOutboxStore {
         }
     }
 
-    public func delete(id: String) async throws -> Bool {
+    package func delete(id: String) async throws -> Bool {
         try await context.run {
             !(try await db.delete(from: "mail_messages").where("id", .equal, id).returning("id").all().isEmpty)
         }
     }
 
-    public func deleteAll() async throws -> Int {
+    package func deleteAll() async throws -> Int {
         try await context.run {
             try await db.delete(from: "mail_messages").returning("id").all().count
         }
@@ -95,10 +95,10 @@ public struct SQLMailOutboxStore: MailOutboxStore {
 }
 
 /// `AccountCodeStore` over any `SQLDatabase`: table `account_codes` (migration 15), keyed by the code's hash.
-public struct SQLAccountCodeStore: AccountCodeStore {
+package struct SQLAccountCodeStore: AccountCodeStore {
     package let context: SQLStoreContext
 
-    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+    package init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
     }
 
@@ -107,7 +107,7 @@ public struct SQLAccountCodeStore: AccountCodeStore {
     static let columns = ["code_hash", "purpose", "user_id", "email", "created_at", "expires_at", "used_at"]
 
     /// Throws `.conflict` for a hash that exists, `.notFound` for an unknown person.
-    public func insert(_ code: AccountCodeRecord) async throws {
+    package func insert(_ code: AccountCodeRecord) async throws {
         try await context.run(uniqueConflict: { _ in "code_hash" }) {
             try await db.insert(into: "account_codes").columns(Self.columns).values([
                 code.codeHash, code.purpose.rawValue, code.userID, code.email, SQLCodec.seconds(code.createdAt),
@@ -116,14 +116,14 @@ public struct SQLAccountCodeStore: AccountCodeStore {
         }
     }
 
-    public func find(codeHash: String) async throws -> AccountCodeRecord? {
+    package func find(codeHash: String) async throws -> AccountCodeRecord? {
         try await context.run {
             try await db.select().columns(Self.columns).from("account_codes").where("code_hash", .equal, codeHash).first().map(Self.decode)
         }
     }
 
     /// One `UPDATE … WHERE used_at IS NULL AND expires_at > now RETURNING …`: the database picks the one winner.
-    public func consume(codeHash: String, purpose: AccountCodePurpose, at: Date) async throws -> AccountCodeRecord? {
+    package func consume(codeHash: String, purpose: AccountCodePurpose, at: Date) async throws -> AccountCodeRecord? {
         try await context.run {
             let now = SQLCodec.seconds(at)
             return try await db.update("account_codes").set("used_at", to: SQLBind(now))
@@ -133,7 +133,7 @@ public struct SQLAccountCodeStore: AccountCodeStore {
         }
     }
 
-    public func expireAll(userID: String, purpose: AccountCodePurpose, at: Date) async throws {
+    package func expireAll(userID: String, purpose: AccountCodePurpose, at: Date) async throws {
         try await context.run {
             let now = SQLCodec.seconds(at)
             try await db.update("account_codes").set("expires_at", to: SQLBind(now))
@@ -142,7 +142,7 @@ public struct SQLAccountCodeStore: AccountCodeStore {
         }
     }
 
-    public func list(limit: Int) async throws -> [AccountCodeRecord] {
+    package func list(limit: Int) async throws -> [AccountCodeRecord] {
         try await context.run {
             try await db.select().columns(Self.columns).from("account_codes")
                 .orderBy("created_at", .descending).limit(max(0, limit)).all().map(Self.decode)

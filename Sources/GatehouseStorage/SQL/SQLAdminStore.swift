@@ -3,11 +3,11 @@ import Foundation
 import SQLKit
 
 /// `AdminStore` over any `SQLDatabase`: tables `admin_accounts` (unique lowercased `email_key`) and `admin_sessions`.
-public struct SQLAdminStore: AdminStore {
+package struct SQLAdminStore: AdminStore {
     package let context: SQLStoreContext
 
     /// Creates the store over a migrated database.
-    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+    package init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
     }
 
@@ -15,7 +15,7 @@ public struct SQLAdminStore: AdminStore {
     package static let columns = ["id", "email", "password_hash", "created_at"]
     package static let sessionColumns = ["id", "secret_hash", "admin_id", "created_at", "expires_at"]
 
-    public func create(_ admin: AdminAccountRecord) async throws {
+    package func create(_ admin: AdminAccountRecord) async throws {
         try await context.run(uniqueConflict: { $0.contains("email") ? "email" : "id" }) {
             try await db.insert(into: "admin_accounts")
                 .columns("id", "email", "email_key", "password_hash", "created_at")
@@ -24,26 +24,26 @@ public struct SQLAdminStore: AdminStore {
         }
     }
 
-    public func find(email: String) async throws -> AdminAccountRecord? {
+    package func find(email: String) async throws -> AdminAccountRecord? {
         try await context.run {
             try await db.select().columns(Self.columns).from("admin_accounts")
                 .where("email_key", .equal, email.lowercased()).first().map(Self.admin)
         }
     }
 
-    public func find(id: String) async throws -> AdminAccountRecord? {
+    package func find(id: String) async throws -> AdminAccountRecord? {
         try await context.run {
             try await db.select().columns(Self.columns).from("admin_accounts").where("id", .equal, id).first().map(Self.admin)
         }
     }
 
-    public func list() async throws -> [AdminAccountRecord] {
+    package func list() async throws -> [AdminAccountRecord] {
         try await context.run {
             try await db.select().columns(Self.columns).from("admin_accounts").orderBy("seq").all().map(Self.admin)
         }
     }
 
-    public func insertSession(_ session: AdminSessionRecord) async throws {
+    package func insertSession(_ session: AdminSessionRecord) async throws {
         try await context.run {
             try await db.insert(into: "admin_sessions").columns(Self.sessionColumns)
                 .values(session.id, session.secretHash, session.adminID, SQLCodec.seconds(session.createdAt), SQLCodec.seconds(session.expiresAt))
@@ -51,7 +51,7 @@ public struct SQLAdminStore: AdminStore {
         }
     }
 
-    public func findSession(secretHash: String) async throws -> AdminSessionRecord? {
+    package func findSession(secretHash: String) async throws -> AdminSessionRecord? {
         try await context.run {
             try await db.select().columns(Self.sessionColumns).from("admin_sessions")
                 .where("secret_hash", .equal, secretHash).first()
@@ -64,7 +64,7 @@ public struct SQLAdminStore: AdminStore {
         }
     }
 
-    public func deleteSession(id: String) async throws {
+    package func deleteSession(id: String) async throws {
         try await context.run { try await db.delete(from: "admin_sessions").where("id", .equal, id).run() }
     }
 
@@ -80,16 +80,16 @@ public struct SQLAdminStore: AdminStore {
 ///
 /// The increment is one `INSERT … ON CONFLICT DO UPDATE … RETURNING` statement, atomic on SQLite and
 /// PostgreSQL alike, so concurrent nodes never lose a count.
-public struct SQLRateLimitStore: RateLimitStore {
+package struct SQLRateLimitStore: RateLimitStore {
     package let context: SQLStoreContext
 
-    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+    package init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
     }
 
     private var db: any SQLDatabase { context.db }
 
-    public func increment(key: String, windowStart: Int64, amount: Int, expiresAt: Date) async throws -> Int {
+    package func increment(key: String, windowStart: Int64, amount: Int, expiresAt: Date) async throws -> Int {
         try await context.run {
             let total = try await db.insert(into: "rate_limits")
                 .columns("key", "window_start", "count", "expires_at")
@@ -104,7 +104,7 @@ public struct SQLRateLimitStore: RateLimitStore {
         }
     }
 
-    public func count(key: String, windowStart: Int64) async throws -> Int {
+    package func count(key: String, windowStart: Int64) async throws -> Int {
         try await context.run {
             let value = try await db.select().column("count").from("rate_limits")
                 .where("key", .equal, key).where("window_start", .equal, windowStart)
@@ -113,11 +113,11 @@ public struct SQLRateLimitStore: RateLimitStore {
         }
     }
 
-    public func reset(key: String) async throws {
+    package func reset(key: String) async throws {
         try await context.run { try await db.delete(from: "rate_limits").where("key", .equal, key).run() }
     }
 
-    public func purge(expiredBefore now: Date) async throws -> Int {
+    package func purge(expiredBefore now: Date) async throws -> Int {
         try await context.run {
             let removed = try await db.delete(from: "rate_limits")
                 .where("expires_at", .lessThan, SQLCodec.seconds(now))

@@ -9,7 +9,7 @@ extension SQLAdminStore {
     static let tokenColumns = ["id", "name", "display_prefix", "token_hash", "read_only", "created_at", "revoked_at"]
     static let auditColumns = ["seq", "time", "actor_kind", "actor_id", "actor_name", "method", "route", "target", "status"]
 
-    public func insertToken(_ token: AdminTokenRecord) async throws {
+    package func insertToken(_ token: AdminTokenRecord) async throws {
         try await context.run(uniqueConflict: { $0.contains("hash") ? "token_hash" : "id" }) {
             try await database.insert(into: "admin_tokens").columns(Self.tokenColumns)
                 .values(token.id, token.name, token.displayPrefix, token.tokenHash, token.readOnly,
@@ -18,20 +18,20 @@ extension SQLAdminStore {
         }
     }
 
-    public func findToken(hash: String) async throws -> AdminTokenRecord? {
+    package func findToken(hash: String) async throws -> AdminTokenRecord? {
         try await context.run {
             try await database.select().columns(Self.tokenColumns).from("admin_tokens")
                 .where("token_hash", .equal, hash).first().map(Self.token)
         }
     }
 
-    public func listTokens() async throws -> [AdminTokenRecord] {
+    package func listTokens() async throws -> [AdminTokenRecord] {
         try await context.run {
             try await database.select().columns(Self.tokenColumns).from("admin_tokens").orderBy("seq").all().map(Self.token)
         }
     }
 
-    public func revokeToken(id: String, at time: Date) async throws -> Bool {
+    package func revokeToken(id: String, at time: Date) async throws -> Bool {
         try await context.run {
             let revoked = try await database.update("admin_tokens")
                 .set("revoked_at", to: SQLCodec.seconds(time))
@@ -41,7 +41,7 @@ extension SQLAdminStore {
         }
     }
 
-    public func appendAudit(_ entry: AuditEntryRecord) async throws {
+    package func appendAudit(_ entry: AuditEntryRecord) async throws {
         try await context.run {
             try await database.insert(into: "admin_audit").columns(Array(Self.auditColumns.dropFirst()))
                 .values(SQLCodec.seconds(entry.time), entry.actorKind, entry.actorID, entry.actorName, entry.method,
@@ -50,7 +50,7 @@ extension SQLAdminStore {
         }
     }
 
-    public func audit(before: Int64?, limit: Int) async throws -> [AuditEntryRecord] {
+    package func audit(before: Int64?, limit: Int) async throws -> [AuditEntryRecord] {
         try await context.run {
             var query = database.select().columns(Self.auditColumns).from("admin_audit")
             if let before { query = query.where("seq", .lessThan, before) }

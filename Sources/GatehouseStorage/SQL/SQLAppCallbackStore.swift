@@ -3,10 +3,10 @@ import Foundation
 import SQLKit
 
 /// `AppCallbackStore` over any `SQLDatabase`: table `app_callbacks`.
-public struct SQLAppCallbackStore: AppCallbackStore {
+package struct SQLAppCallbackStore: AppCallbackStore {
     package let context: SQLStoreContext
 
-    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+    package init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
     }
 
@@ -17,19 +17,19 @@ public struct SQLAppCallbackStore: AppCallbackStore {
         "gave_up_at", "last_error", "confirmation_code", "status_url",
     ]
 
-    public func insert(_ callback: AppCallbackRecord) async throws {
+    package func insert(_ callback: AppCallbackRecord) async throws {
         try await context.run {
             try await db.insert(into: "app_callbacks").columns(Self.columns).values(Self.values(callback)).run()
         }
     }
 
-    public func find(id: String) async throws -> AppCallbackRecord? {
+    package func find(id: String) async throws -> AppCallbackRecord? {
         try await context.run {
             try await db.select().columns(Self.columns).from("app_callbacks").where("id", .equal, id).first().map(Self.decode)
         }
     }
 
-    public func due(now: Date, limit: Int) async throws -> [AppCallbackRecord] {
+    package func due(now: Date, limit: Int) async throws -> [AppCallbackRecord] {
         try await context.run {
             try await db.select().columns(Self.columns).from("app_callbacks")
                 .where("next_attempt_at", .lessThanOrEqual, SQLCodec.seconds(now))
@@ -38,7 +38,7 @@ public struct SQLAppCallbackStore: AppCallbackStore {
         }
     }
 
-    public func claim(id: String, expectedNextAttemptAt: Date, leaseUntil: Date) async throws -> Bool {
+    package func claim(id: String, expectedNextAttemptAt: Date, leaseUntil: Date) async throws -> Bool {
         try await context.run {
             !(try await db.update("app_callbacks")
                 .set("next_attempt_at", to: SQLCodec.seconds(leaseUntil))
@@ -48,7 +48,7 @@ public struct SQLAppCallbackStore: AppCallbackStore {
         }
     }
 
-    public func update(_ callback: AppCallbackRecord) async throws {
+    package func update(_ callback: AppCallbackRecord) async throws {
         try await context.run {
             var update = db.update("app_callbacks")
             for (column, value) in zip(Self.columns, Self.values(callback)).dropFirst() { update = update.set(column, to: value) }
@@ -56,7 +56,7 @@ public struct SQLAppCallbackStore: AppCallbackStore {
         }
     }
 
-    public func list(userID: String, kind: AppCallbackKind) async throws -> [AppCallbackRecord] {
+    package func list(userID: String, kind: AppCallbackKind) async throws -> [AppCallbackRecord] {
         try await context.run {
             try await db.select().columns(Self.columns).from("app_callbacks")
                 .where("user_id", .equal, userID).where("kind", .equal, kind.rawValue)

@@ -5,11 +5,11 @@ import SQLKit
 /// `AppStore` over any `SQLDatabase`: tables `apps` and `app_roles`.
 ///
 /// Redirect URIs and approved permissions are JSON arrays in TEXT columns.
-public struct SQLAppStore: AppStore {
+package struct SQLAppStore: AppStore {
     package let context: SQLStoreContext
 
     /// Creates the store over a migrated database.
-    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+    package init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
     }
 
@@ -22,7 +22,7 @@ public struct SQLAppStore: AppStore {
     ]
 
     /// Inserts an app. Throws `StorageError.conflict("id")` if the id is taken.
-    public func create(_ app: AppRecord) async throws {
+    package func create(_ app: AppRecord) async throws {
         try await context.run(uniqueConflict: { _ in "id" }) {
             try await db.insert(into: "apps")
                 .columns(Self.columns)
@@ -31,7 +31,7 @@ public struct SQLAppStore: AppStore {
         }
     }
 
-    public func find(id: String) async throws -> AppRecord? {
+    package func find(id: String) async throws -> AppRecord? {
         try await context.run {
             try await db.select().columns(Self.columns).from("apps")
                 .where("id", .equal, id)
@@ -40,7 +40,7 @@ public struct SQLAppStore: AppStore {
         }
     }
 
-    public func list() async throws -> [AppRecord] {
+    package func list() async throws -> [AppRecord] {
         try await context.run {
             try await db.select().columns(Self.columns).from("apps")
                 .orderBy("created_at").orderBy("seq")
@@ -49,7 +49,7 @@ public struct SQLAppStore: AppStore {
         }
     }
 
-    public func update(_ app: AppRecord) async throws {
+    package func update(_ app: AppRecord) async throws {
         try await context.run {
             let values = try Self.values(app)
             let builder = db.update("apps")
@@ -62,7 +62,7 @@ public struct SQLAppStore: AppStore {
     }
 
     /// Sets or replaces a role (upsert); nil deletes it. Throws `.notFound` for an unknown app or user.
-    public func setRole(appID: String, userID: String, role: AppRole?) async throws {
+    package func setRole(appID: String, userID: String, role: AppRole?) async throws {
         try await context.run {
             guard let role else {
                 try await db.delete(from: "app_roles")
@@ -78,7 +78,7 @@ public struct SQLAppStore: AppStore {
         }
     }
 
-    public func role(appID: String, userID: String) async throws -> AppRole? {
+    package func role(appID: String, userID: String) async throws -> AppRole? {
         try await context.run {
             let raw = try await db.select().column("role").from("app_roles")
                 .where("app_id", .equal, appID).where("user_id", .equal, userID)
@@ -88,7 +88,7 @@ public struct SQLAppStore: AppStore {
     }
 
     /// Ordered by user id.
-    public func roles(appID: String) async throws -> [(userID: String, role: AppRole)] {
+    package func roles(appID: String) async throws -> [(userID: String, role: AppRole)] {
         try await context.run {
             try await db.select().columns("user_id", "role").from("app_roles")
                 .where("app_id", .equal, appID)

@@ -5,11 +5,11 @@ import SQLKit
 /// `AuthCodeStore` over any `SQLDatabase`: table `auth_codes` (unique `code_hash`).
 ///
 /// Scopes are a JSON array in a TEXT column.
-public struct SQLAuthCodeStore: AuthCodeStore {
+package struct SQLAuthCodeStore: AuthCodeStore {
     package let context: SQLStoreContext
 
     /// Creates the store over a migrated database.
-    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+    package init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
     }
 
@@ -21,13 +21,13 @@ public struct SQLAuthCodeStore: AuthCodeStore {
     ]
 
     /// Throws `.conflict` if the id or code hash exists, `.notFound` for an unknown app or user.
-    public func insert(_ code: AuthCodeRecord) async throws {
+    package func insert(_ code: AuthCodeRecord) async throws {
         try await context.run(uniqueConflict: { $0.contains("code_hash") ? "code_hash" : "id" }) {
             try await db.run(Self.insertStatement.on(db, try Self.values(code)))
         }
     }
 
-    public func find(codeHash: String) async throws -> AuthCodeRecord? {
+    package func find(codeHash: String) async throws -> AuthCodeRecord? {
         try await context.run {
             try await db.rows(Self.findByHash.on(db, [codeHash])).first.map(Self.decode)
         }
@@ -35,13 +35,13 @@ public struct SQLAuthCodeStore: AuthCodeStore {
 
     /// One statement, `UPDATE auth_codes SET used_at = ? WHERE id = ? AND used_at IS NULL RETURNING id`:
     /// the database decides which of several racing callers wins. False for an unknown id too.
-    public func consume(id: String, at: Date) async throws -> Bool {
+    package func consume(id: String, at: Date) async throws -> Bool {
         try await context.run {
             try await !db.rows(Self.consumeStatement.on(db, [SQLCodec.seconds(at), id])).isEmpty
         }
     }
 
-    public func expireAll(userID: String, at: Date) async throws {
+    package func expireAll(userID: String, at: Date) async throws {
         try await context.run {
             let now = SQLCodec.seconds(at)
             try await db.update("auth_codes").set("expires_at", to: SQLBind(now))

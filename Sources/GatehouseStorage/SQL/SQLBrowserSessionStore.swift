@@ -3,11 +3,11 @@ import Foundation
 import SQLKit
 
 /// `BrowserSessionStore` over any `SQLDatabase`: table `browser_sessions` (unique `secret_hash`).
-public struct SQLBrowserSessionStore: BrowserSessionStore {
+package struct SQLBrowserSessionStore: BrowserSessionStore {
     package let context: SQLStoreContext
 
     /// Creates the store over a migrated database.
-    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+    package init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
     }
 
@@ -16,7 +16,7 @@ public struct SQLBrowserSessionStore: BrowserSessionStore {
     package static let columns = ["id", "secret_hash", "user_id", "created_at", "expires_at", "authenticated_at"]
 
     /// Throws `.conflict` if the id or secret hash exists, `.notFound` for an unknown user.
-    public func insert(_ session: BrowserSessionRecord) async throws {
+    package func insert(_ session: BrowserSessionRecord) async throws {
         try await context.run(uniqueConflict: { $0.contains("secret_hash") ? "secret_hash" : "id" }) {
             try await db.insert(into: "browser_sessions")
                 .columns(Self.columns)
@@ -28,7 +28,7 @@ public struct SQLBrowserSessionStore: BrowserSessionStore {
         }
     }
 
-    public func find(secretHash: String) async throws -> BrowserSessionRecord? {
+    package func find(secretHash: String) async throws -> BrowserSessionRecord? {
         try await context.run {
             try await db.select().columns(Self.columns).from("browser_sessions")
                 .where("secret_hash", .equal, secretHash)
@@ -50,7 +50,7 @@ public struct SQLBrowserSessionStore: BrowserSessionStore {
     }
 
     /// Unknown ids are ignored.
-    public func markAuthenticated(id: String, at: Date) async throws {
+    package func markAuthenticated(id: String, at: Date) async throws {
         try await context.run {
             try await db.update("browser_sessions")
                 .set("authenticated_at", to: SQLCodec.seconds(at))
@@ -59,13 +59,13 @@ public struct SQLBrowserSessionStore: BrowserSessionStore {
         }
     }
 
-    public func delete(id: String) async throws {
+    package func delete(id: String) async throws {
         try await context.run {
             try await db.delete(from: "browser_sessions").where("id", .equal, id).run()
         }
     }
 
-    public func deleteAll(userID: String) async throws {
+    package func deleteAll(userID: String) async throws {
         try await context.run {
             try await db.delete(from: "browser_sessions").where("user_id", .equal, userID).run()
         }

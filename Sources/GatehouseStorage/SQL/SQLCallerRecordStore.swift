@@ -4,10 +4,10 @@ import SQLKit
 
 /// `CallerRecordStore` over any `SQLDatabase`: `tokens` left-joined with `apps`, `users`, `grants` and
 /// `app_scoped_ids` on the token's app and person, so a miss costs one round trip instead of five.
-public struct SQLCallerRecordStore: CallerRecordStore {
+package struct SQLCallerRecordStore: CallerRecordStore {
     package let context: SQLStoreContext
 
-    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+    package init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
     }
 
@@ -23,7 +23,7 @@ public struct SQLCallerRecordStore: CallerRecordStore {
         return columns.joined(separator: ", ")
     }()
 
-    public func callerRecords(tokenHash: String) async throws -> CallerRecords? {
+    package func callerRecords(tokenHash: String) async throws -> CallerRecords? {
         try await context.run {
             let rows = try await context.db.rows(Self.query.on(context.db, [tokenHash]))
             return try rows.first.map(Self.decode)

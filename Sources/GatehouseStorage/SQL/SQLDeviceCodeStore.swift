@@ -3,10 +3,10 @@ import Foundation
 import SQLKit
 
 /// `DeviceCodeStore` over any `SQLDatabase`: table `device_codes`.
-public struct SQLDeviceCodeStore: DeviceCodeStore {
+package struct SQLDeviceCodeStore: DeviceCodeStore {
     package let context: SQLStoreContext
 
-    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+    package init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
     }
 
@@ -17,20 +17,20 @@ public struct SQLDeviceCodeStore: DeviceCodeStore {
         "status", "user_id", "decided_at",
     ]
 
-    public func insert(_ code: DeviceCodeRecord) async throws {
+    package func insert(_ code: DeviceCodeRecord) async throws {
         try await context.run {
             try await db.insert(into: "device_codes").columns(Self.columns).values(try Self.values(code)).run()
         }
     }
 
-    public func find(codeHash: String) async throws -> DeviceCodeRecord? {
+    package func find(codeHash: String) async throws -> DeviceCodeRecord? {
         try await context.run {
             try await db.select().columns(Self.columns).from("device_codes").where("code_hash", .equal, codeHash)
                 .first().map(Self.decode)
         }
     }
 
-    public func find(userCode: String) async throws -> DeviceCodeRecord? {
+    package func find(userCode: String) async throws -> DeviceCodeRecord? {
         try await context.run {
             try await db.select().columns(Self.columns).from("device_codes").where("user_code", .equal, userCode)
                 .orderBy("seq", .descending).limit(1)
@@ -39,7 +39,7 @@ public struct SQLDeviceCodeStore: DeviceCodeStore {
     }
 
     /// One conditional `UPDATE … WHERE id = ? AND status = ? AND last_polled_at IS ? RETURNING id`.
-    public func update(_ record: DeviceCodeRecord, expecting expected: DeviceCodeStatus, expectedPolledAt: Date?) async throws -> Bool {
+    package func update(_ record: DeviceCodeRecord, expecting expected: DeviceCodeStatus, expectedPolledAt: Date?) async throws -> Bool {
         try await context.run {
             var update = db.update("device_codes")
                 .set("last_polled_at", to: SQLCodec.seconds(record.lastPolledAt))

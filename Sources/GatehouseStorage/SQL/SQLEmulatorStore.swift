@@ -3,11 +3,11 @@ import Foundation
 import SQLKit
 
 /// `EmulatorStore` over any `SQLDatabase`: tables `injected_errors` and `emulator_settings`.
-public struct SQLEmulatorStore: EmulatorStore {
+package struct SQLEmulatorStore: EmulatorStore {
     package let context: SQLStoreContext
 
     /// Creates the store over a migrated database.
-    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+    package init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
     }
 
@@ -15,7 +15,7 @@ public struct SQLEmulatorStore: EmulatorStore {
 
     package static let columns = ["id", "target_kind", "target_id", "code", "subcode", "remaining", "created_at"]
 
-    public func insertInjection(_ injection: InjectedErrorRecord) async throws {
+    package func insertInjection(_ injection: InjectedErrorRecord) async throws {
         try await context.run {
             try await db.insert(into: "injected_errors").columns(Self.columns)
                 .values(
@@ -25,14 +25,14 @@ public struct SQLEmulatorStore: EmulatorStore {
         }
     }
 
-    public func injections() async throws -> [InjectedErrorRecord] {
+    package func injections() async throws -> [InjectedErrorRecord] {
         try await context.run {
             try await db.select().columns(Self.columns).from("injected_errors")
                 .orderBy("created_at").orderBy("id").all().map(Self.decode)
         }
     }
 
-    public func injections(targets: [(InjectionTargetKind, String)]) async throws -> [InjectedErrorRecord] {
+    package func injections(targets: [(InjectionTargetKind, String)]) async throws -> [InjectedErrorRecord] {
         guard !targets.isEmpty else { return [] }
         return try await context.run {
             try await db.select().columns(Self.columns).from("injected_errors")
@@ -48,7 +48,7 @@ public struct SQLEmulatorStore: EmulatorStore {
 
     /// `UPDATE … SET remaining = remaining - 1 WHERE id = ? AND remaining > 0 RETURNING remaining`: the
     /// database picks the winner when two requests race for the last failure.
-    public func consumeInjection(id: String) async throws -> Bool {
+    package func consumeInjection(id: String) async throws -> Bool {
         try await context.run {
             guard let row = try await db.select().column("remaining").from("injected_errors").where("id", .equal, id).first() else {
                 return false
@@ -66,24 +66,24 @@ public struct SQLEmulatorStore: EmulatorStore {
         }
     }
 
-    public func deleteInjection(id: String) async throws -> Bool {
+    package func deleteInjection(id: String) async throws -> Bool {
         try await context.run {
             !(try await db.delete(from: "injected_errors").where("id", .equal, id).returning("id").all()).isEmpty
         }
     }
 
-    public func deleteAllInjections() async throws {
+    package func deleteAllInjections() async throws {
         try await context.run { try await db.delete(from: "injected_errors").run() }
     }
 
-    public func setting(_ name: String) async throws -> String? {
+    package func setting(_ name: String) async throws -> String? {
         try await context.run {
             try await db.select().column("value").from("emulator_settings").where("name", .equal, name)
                 .first()?.decode(column: "value", as: String.self)
         }
     }
 
-    public func setSetting(_ name: String, _ value: String?) async throws {
+    package func setSetting(_ name: String, _ value: String?) async throws {
         try await context.run {
             guard let value else {
                 try await db.delete(from: "emulator_settings").where("name", .equal, name).run()
@@ -96,7 +96,7 @@ public struct SQLEmulatorStore: EmulatorStore {
     }
 
     /// Apps and users cascade to roles, scoped ids, friendships, grants, codes, tokens and sessions.
-    public func eraseAll() async throws {
+    package func eraseAll() async throws {
         try await context.run {
             for table in ["injected_errors", "emulator_settings", "signing_keys", "apps", "users"] {
                 try await db.delete(from: table).run()

@@ -6,11 +6,11 @@ import SQLKit
 ///
 /// Each friendship is one row holding the normalised pair (`user_low` < `user_high`), so symmetry and
 /// idempotence come from the `UNIQUE (user_low, user_high)` constraint.
-public struct SQLFriendshipStore: FriendshipStore {
+package struct SQLFriendshipStore: FriendshipStore {
     package let context: SQLStoreContext
 
     /// Creates the store over a migrated database.
-    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+    package init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
     }
 
@@ -22,7 +22,7 @@ public struct SQLFriendshipStore: FriendshipStore {
 
     /// Records the friendship once; later calls keep the original time. Befriending oneself does nothing.
     /// Throws `.notFound` when either user does not exist.
-    public func befriend(_ a: String, _ b: String, at: Date) async throws {
+    package func befriend(_ a: String, _ b: String, at: Date) async throws {
         guard a != b else { return }
         let (low, high) = Self.pair(a, b)
         try await context.run {
@@ -34,7 +34,7 @@ public struct SQLFriendshipStore: FriendshipStore {
         }
     }
 
-    public func unfriend(_ a: String, _ b: String) async throws {
+    package func unfriend(_ a: String, _ b: String) async throws {
         let (low, high) = Self.pair(a, b)
         try await context.run {
             try await db.delete(from: "friendships")
@@ -43,7 +43,7 @@ public struct SQLFriendshipStore: FriendshipStore {
         }
     }
 
-    public func friends(of userID: String) async throws -> [String] {
+    package func friends(of userID: String) async throws -> [String] {
         try await context.run {
             try await db.select().columns("user_low", "user_high").from("friendships")
                 .where("user_low", .equal, userID).orWhere("user_high", .equal, userID)
@@ -57,7 +57,7 @@ public struct SQLFriendshipStore: FriendshipStore {
         }
     }
 
-    public func areFriends(_ a: String, _ b: String) async throws -> Bool {
+    package func areFriends(_ a: String, _ b: String) async throws -> Bool {
         let (low, high) = Self.pair(a, b)
         return try await context.run {
             try await db.select().column("seq").from("friendships")

@@ -6,11 +6,11 @@ import SQLKit
 /// `GrantStore` over any `SQLDatabase`: table `grants`, keyed by (app_id, user_id).
 ///
 /// Granted and declined permissions are JSON arrays in TEXT columns.
-public struct SQLGrantStore: GrantStore {
+package struct SQLGrantStore: GrantStore {
     package let context: SQLStoreContext
 
     /// Creates the store over a migrated database.
-    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+    package init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
     }
 
@@ -18,7 +18,7 @@ public struct SQLGrantStore: GrantStore {
 
     package static let columns = ["app_id", "user_id", "granted", "declined", "created_at", "updated_at", "last_login_at", "default_audience"]
 
-    public func find(appID: String, userID: String) async throws -> GrantRecord? {
+    package func find(appID: String, userID: String) async throws -> GrantRecord? {
         try await context.run {
             try await db.select().columns(Self.columns).from("grants")
                 .where("app_id", .equal, appID).where("user_id", .equal, userID)
@@ -28,7 +28,7 @@ public struct SQLGrantStore: GrantStore {
 
     /// Upserts (`INSERT … ON CONFLICT (app_id, user_id) DO UPDATE`), replacing every field.
     /// Throws `.notFound` when the app or user does not exist.
-    public func save(_ grant: GrantRecord) async throws {
+    package func save(_ grant: GrantRecord) async throws {
         try await context.run {
             try await db.run(Self.upsert.on(db, try Self.values(grant)))
         }
@@ -46,7 +46,7 @@ public struct SQLGrantStore: GrantStore {
             .query
     }
 
-    public func delete(appID: String, userID: String) async throws {
+    package func delete(appID: String, userID: String) async throws {
         try await context.run {
             try await db.delete(from: "grants")
                 .where("app_id", .equal, appID).where("user_id", .equal, userID)
@@ -55,7 +55,7 @@ public struct SQLGrantStore: GrantStore {
     }
 
     /// Oldest grant first.
-    public func grants(userID: String) async throws -> [GrantRecord] {
+    package func grants(userID: String) async throws -> [GrantRecord] {
         try await context.run {
             try await db.select().columns(Self.columns).from("grants")
                 .where("user_id", .equal, userID)
@@ -65,7 +65,7 @@ public struct SQLGrantStore: GrantStore {
     }
 
     /// Oldest grant first.
-    public func grants(appID: String) async throws -> [GrantRecord] {
+    package func grants(appID: String) async throws -> [GrantRecord] {
         try await context.run {
             try await db.select().columns(Self.columns).from("grants")
                 .where("app_id", .equal, appID)

@@ -3,10 +3,10 @@ import GatehouseCore
 import SQLKit
 
 /// The durable request journal (`request_journal`, migration 10), written once for SQLite and PostgreSQL.
-public struct SQLJournalStore: JournalStore {
+package struct SQLJournalStore: JournalStore {
     package let context: SQLStoreContext
 
-    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+    package init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
     }
 
@@ -15,7 +15,7 @@ public struct SQLJournalStore: JournalStore {
     /// Rows per INSERT statement (well below both backends' bind-parameter limits).
     static let batchSize = 100
 
-    public func append(_ entries: [JournalEntry], node: String) async throws {
+    package func append(_ entries: [JournalEntry], node: String) async throws {
         guard !entries.isEmpty else { return }
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .millisecondsSince1970
@@ -31,7 +31,7 @@ public struct SQLJournalStore: JournalStore {
         }
     }
 
-    public func recent(limit: Int) async throws -> [JournalEntry] {
+    package func recent(limit: Int) async throws -> [JournalEntry] {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .millisecondsSince1970
         return try await context.run {
@@ -43,7 +43,7 @@ public struct SQLJournalStore: JournalStore {
     }
 
     @discardableResult
-    public func prune(olderThan cutoff: Date, keepingAtMost maximumRows: Int) async throws -> Int {
+    package func prune(olderThan cutoff: Date, keepingAtMost maximumRows: Int) async throws -> Int {
         try await context.run {
             let old = try await db.delete(from: "request_journal").where("time", .lessThan, SQLCodec.seconds(cutoff))
                 .returning("seq").all().count

@@ -4,10 +4,10 @@ import SQLKit
 
 /// `SessionRecordStore` over any `SQLDatabase`: `browser_sessions` left-joined with `users`, and with `grants`
 /// `app_roles` and `app_scoped_ids` for one app, so the login dialog's reads cost one round trip instead of five.
-public struct SQLSessionRecordStore: SessionRecordStore {
+package struct SQLSessionRecordStore: SessionRecordStore {
     package let context: SQLStoreContext
 
-    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+    package init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
     }
 
@@ -21,7 +21,7 @@ public struct SQLSessionRecordStore: SessionRecordStore {
         return columns.joined(separator: ", ")
     }()
 
-    public func sessionRecords(secretHash: String, appID: String) async throws -> SessionRecords? {
+    package func sessionRecords(secretHash: String, appID: String) async throws -> SessionRecords? {
         try await context.run {
             let rows = try await context.db.rows(Self.query.on(context.db, [appID, appID, appID, secretHash]))
             return try rows.first.map(Self.decode)

@@ -3,17 +3,17 @@ import Foundation
 import SQLKit
 
 /// `SigningKeyStore` over any `SQLDatabase`: table `signing_keys` (unique `kid`).
-public struct SQLSigningKeyStore: SigningKeyStore {
+package struct SQLSigningKeyStore: SigningKeyStore {
     package let context: SQLStoreContext
 
-    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+    package init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
     }
 
     private var db: any SQLDatabase { context.db }
     package static let columns = ["kid", "private_key_pem", "certificate_pem", "created_at", "retired_at", "publish_until"]
 
-    public func insert(_ key: SigningKeyRecord) async throws {
+    package func insert(_ key: SigningKeyRecord) async throws {
         try await context.run(uniqueConflict: { _ in "kid" }) {
             try await db.insert(into: "signing_keys").columns(Self.columns)
                 .values(key.kid, key.privateKeyPEM, key.certificatePEM, SQLCodec.seconds(key.createdAt),
@@ -22,7 +22,7 @@ public struct SQLSigningKeyStore: SigningKeyStore {
         }
     }
 
-    public func all() async throws -> [SigningKeyRecord] {
+    package func all() async throws -> [SigningKeyRecord] {
         try await context.run {
             try await db.select().columns(Self.columns).from("signing_keys").orderBy("seq").all().map { row in
                 let r = RowReader(row)
@@ -35,7 +35,7 @@ public struct SQLSigningKeyStore: SigningKeyStore {
     }
 
     /// Keeps the first retirement; unknown kids are ignored.
-    public func retire(kid: String, at: Date, publishUntil: Date) async throws {
+    package func retire(kid: String, at: Date, publishUntil: Date) async throws {
         try await context.run {
             try await db.update("signing_keys")
                 .set("retired_at", to: SQLCodec.seconds(at))

@@ -4,18 +4,18 @@ import GatehouseProtocol
 import SQLKit
 
 /// `PostStore` over any `SQLDatabase`: table `posts` (unique `id`, newest = highest `seq`).
-public struct SQLPostStore: PostStore {
+package struct SQLPostStore: PostStore {
     package let context: SQLStoreContext
 
     /// Creates the store over a migrated database.
-    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+    package init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
     }
 
     private var db: any SQLDatabase { context.db }
     package static let columns = ["id", "app_id", "author_id", "message", "link", "name", "caption", "description", "picture", "audience", "created_at"]
 
-    public func insert(_ post: PostRecord) async throws {
+    package func insert(_ post: PostRecord) async throws {
         try await context.run(uniqueConflict: { _ in "post id" }) {
             try await db.insert(into: "posts").columns(Self.columns)
                 .values(
@@ -25,13 +25,13 @@ public struct SQLPostStore: PostStore {
         }
     }
 
-    public func find(id: String) async throws -> PostRecord? {
+    package func find(id: String) async throws -> PostRecord? {
         try await context.run {
             try await db.select().columns(Self.columns).from("posts").where("id", .equal, id).first().map(Self.decode)
         }
     }
 
-    public func posts(authorID: String, limit: Int, offset: Int) async throws -> [PostRecord] {
+    package func posts(authorID: String, limit: Int, offset: Int) async throws -> [PostRecord] {
         try await context.run {
             try await db.select().columns(Self.columns).from("posts").where("author_id", .equal, authorID)
                 .orderBy("seq", .descending).limit(limit).offset(offset)
@@ -39,7 +39,7 @@ public struct SQLPostStore: PostStore {
         }
     }
 
-    public func posts(appID: String, limit: Int) async throws -> [PostRecord] {
+    package func posts(appID: String, limit: Int) async throws -> [PostRecord] {
         try await context.run {
             try await db.select().columns(Self.columns).from("posts").where("app_id", .equal, appID)
                 .orderBy("seq", .descending).limit(limit)
@@ -47,7 +47,7 @@ public struct SQLPostStore: PostStore {
         }
     }
 
-    public func delete(id: String) async throws {
+    package func delete(id: String) async throws {
         try await context.run { try await db.delete(from: "posts").where("id", .equal, id).run() }
     }
 
@@ -65,11 +65,11 @@ public struct SQLPostStore: PostStore {
 }
 
 /// `AppRequestStore` over any `SQLDatabase`: table `app_requests`, one row per (request id, recipient).
-public struct SQLAppRequestStore: AppRequestStore {
+package struct SQLAppRequestStore: AppRequestStore {
     package let context: SQLStoreContext
 
     /// Creates the store over a migrated database.
-    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+    package init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
     }
 
@@ -78,7 +78,7 @@ public struct SQLAppRequestStore: AppRequestStore {
         "request_id", "app_id", "sender_id", "recipient_id", "message", "data", "title", "created_at", "notification_text", "accepted_at",
     ]
 
-    public func insert(_ requests: [AppRequestRecord]) async throws {
+    package func insert(_ requests: [AppRequestRecord]) async throws {
         guard !requests.isEmpty else { return }
         try await context.run(uniqueConflict: { _ in "request recipient" }) {
             var insert = db.insert(into: "app_requests").columns(Self.columns)
@@ -91,7 +91,7 @@ public struct SQLAppRequestStore: AppRequestStore {
         }
     }
 
-    public func find(requestID: String, recipientID: String) async throws -> AppRequestRecord? {
+    package func find(requestID: String, recipientID: String) async throws -> AppRequestRecord? {
         try await context.run {
             try await db.select().columns(Self.columns).from("app_requests")
                 .where("request_id", .equal, requestID).where("recipient_id", .equal, recipientID)
@@ -99,14 +99,14 @@ public struct SQLAppRequestStore: AppRequestStore {
         }
     }
 
-    public func recipients(requestID: String) async throws -> [AppRequestRecord] {
+    package func recipients(requestID: String) async throws -> [AppRequestRecord] {
         try await context.run {
             try await db.select().columns(Self.columns).from("app_requests").where("request_id", .equal, requestID)
                 .orderBy("seq").all().map(Self.decode)
         }
     }
 
-    public func requests(appID: String, recipientID: String) async throws -> [AppRequestRecord] {
+    package func requests(appID: String, recipientID: String) async throws -> [AppRequestRecord] {
         try await context.run {
             try await db.select().columns(Self.columns).from("app_requests")
                 .where("app_id", .equal, appID).where("recipient_id", .equal, recipientID)
@@ -114,14 +114,14 @@ public struct SQLAppRequestStore: AppRequestStore {
         }
     }
 
-    public func requests(appID: String, limit: Int) async throws -> [AppRequestRecord] {
+    package func requests(appID: String, limit: Int) async throws -> [AppRequestRecord] {
         try await context.run {
             try await db.select().columns(Self.columns).from("app_requests").where("app_id", .equal, appID)
                 .orderBy("seq", .descending).limit(limit).all().map(Self.decode)
         }
     }
 
-    public func delete(requestID: String, recipientID: String) async throws {
+    package func delete(requestID: String, recipientID: String) async throws {
         try await context.run {
             try await db.delete(from: "app_requests")
                 .where("request_id", .equal, requestID).where("recipient_id", .equal, recipientID)
@@ -129,7 +129,7 @@ public struct SQLAppRequestStore: AppRequestStore {
         }
     }
 
-    public func accept(requestID: String, recipientID: String, at date: Date) async throws -> Bool {
+    package func accept(requestID: String, recipientID: String, at date: Date) async throws -> Bool {
         try await context.run {
             try await db.update("app_requests").set("accepted_at", to: SQLCodec.seconds(date))
                 .where("request_id", .equal, requestID).where("recipient_id", .equal, recipientID)

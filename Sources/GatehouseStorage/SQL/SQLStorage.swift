@@ -9,7 +9,7 @@ import SQLiteKit
 /// Every query is written once with SQLKit's builders; the only dialect-specific features used
 /// (`INSERT … ON CONFLICT`, `RETURNING`, `CREATE INDEX IF NOT EXISTS`) exist in both SQLite (≥ 3.35) and
 /// PostgreSQL; ``PostgresStorage`` opens the PostgreSQL side.
-public enum SQLStorage {
+package enum SQLStorage {
     /// Opens (creating if needed) the SQLite database at `path`, configures it and applies migrations.
     ///
     /// Parent folders are created and a new file is made readable by its owner only (it holds app secrets).
@@ -20,7 +20,7 @@ public enum SQLStorage {
     /// to the file) runs. `Storage.shutdown` closes the connections; stop the feed first.
     ///
     /// - Throws: `StorageError.unavailable` when the file cannot be created, opened or migrated.
-    public static func openSQLite(
+    package static func openSQLite(
         path: String, logger: Logger, random: any RandomSource = SystemRandomSource(), clock: any GatehouseClock = SystemClock()
     ) async throws -> Storage {
         let connection = try await SQLiteDatabaseFactory.open(path: path, logger: logger)
@@ -64,7 +64,7 @@ public enum SQLStorage {
     ///   - appCache: the node's apps by id (nil: none; only used with a `callerCache`); app writes invalidate it
     ///     the same way.
     ///   - shutdown: run by `Storage.shutdown`; by default nothing (the caller owns the connection).
-    public static func make(
+    package static func make(
         database: any SQLDatabase,
         random: any RandomSource = SystemRandomSource(),
         clock: any GatehouseClock = SystemClock(),
@@ -132,17 +132,17 @@ public enum SQLStorage {
     }
 
     /// Applies pending migrations in order, each once; a no-op on an up-to-date database.
-    public static func migrate(_ db: any SQLDatabase) async throws {
+    package static func migrate(_ db: any SQLDatabase) async throws {
         try await SQLMigrator.migrate(db)
     }
 
     /// The migration versions recorded in `gatehouse_migrations`, ascending.
-    public static func appliedMigrations(_ db: any SQLDatabase) async throws -> [Int] {
+    package static func appliedMigrations(_ db: any SQLDatabase) async throws -> [Int] {
         try await SQLMigrator.appliedVersions(db)
     }
 
     /// The newest migration version this build knows.
-    public static var latestMigration: Int {
+    package static var latestMigration: Int {
         SQLMigrator.all.map(\.version).max() ?? 0
     }
 }

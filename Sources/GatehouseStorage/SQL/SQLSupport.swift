@@ -8,9 +8,9 @@ import SQLiteKit
 ///
 /// Each backend supplies its own classifier (``sqlite`` today; a PostgreSQL one would look at SQLSTATE
 /// `23505`/`23503`). Messages never carry bound values, so secrets and hashes stay out of errors.
-public struct SQLErrorClassifier: Sendable {
+package struct SQLErrorClassifier: Sendable {
     /// What a driver error means to the stores.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// A UNIQUE or PRIMARY KEY constraint was broken; `detail` names the constraint or columns.
         case uniqueViolation(detail: String)
         /// A row referenced something that does not exist (foreign key).
@@ -20,7 +20,7 @@ public struct SQLErrorClassifier: Sendable {
     }
 
     /// Classifies one error thrown by the driver and says what it is in words (for messages and logs).
-    public func describe(_ error: any Error) -> String {
+    package func describe(_ error: any Error) -> String {
         switch classify(error) {
         case .uniqueViolation(let detail): "unique constraint violated (\(detail))"
         case .foreignKeyViolation: "foreign key violated"
@@ -29,15 +29,15 @@ public struct SQLErrorClassifier: Sendable {
     }
 
     /// Classifies one error thrown by the driver.
-    public var classify: @Sendable (any Error) -> Kind
+    package var classify: @Sendable (any Error) -> Kind
 
     /// Creates a classifier from a function.
-    public init(classify: @escaping @Sendable (any Error) -> Kind) {
+    package init(classify: @escaping @Sendable (any Error) -> Kind) {
         self.classify = classify
     }
 
     /// The classifier for SQLiteNIO's `SQLiteError`.
-    public static let sqlite = SQLErrorClassifier { error in
+    package static let sqlite = SQLErrorClassifier { error in
         guard let error = error as? SQLiteError else { return genericKind(error) }
         switch error.reason {
         case .constraintUniqueFailed, .constraintPrimaryKeyFailed, .constraintUniqueRowIDFailed:
@@ -51,7 +51,7 @@ public struct SQLErrorClassifier: Sendable {
 
     /// `error` as the stores throw it: a `StorageError` as it is, a driver's error by its kind.
     /// - Parameter uniqueConflict: maps a unique-violation detail to the `conflict` text (nil: the detail itself).
-    public func storageError(_ error: any Error, uniqueConflict: ((String) -> String)? = nil) -> StorageError {
+    package func storageError(_ error: any Error, uniqueConflict: ((String) -> String)? = nil) -> StorageError {
         if let error = error as? StorageError { return error }
         switch classify(error) {
         case .uniqueViolation(let detail): return .conflict(uniqueConflict?(detail) ?? detail)
@@ -61,7 +61,7 @@ public struct SQLErrorClassifier: Sendable {
     }
 
     /// The fallback for errors no driver-specific rule recognises: only the type name is reported.
-    public static func genericKind(_ error: any Error) -> Kind {
+    package static func genericKind(_ error: any Error) -> Kind {
         if error is DecodingError { return .unavailable("stored data could not be decoded") }
         return .unavailable("database error (\(String(describing: type(of: error))))")
     }

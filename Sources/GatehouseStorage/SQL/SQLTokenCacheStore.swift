@@ -3,16 +3,16 @@ import Foundation
 import SQLKit
 
 /// `TokenCacheStore` over any `SQLDatabase`: table `token_cache_slots`, keyed by (app_id, slot).
-public struct SQLTokenCacheStore: TokenCacheStore {
+package struct SQLTokenCacheStore: TokenCacheStore {
     package let context: SQLStoreContext
 
-    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+    package init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
     }
 
     private var db: any SQLDatabase { context.db }
 
-    public func put(_ slot: TokenCacheSlotRecord) async throws {
+    package func put(_ slot: TokenCacheSlotRecord) async throws {
         try await context.run {
             try await db.insert(into: "token_cache_slots")
                 .columns("app_id", "slot", "sealed", "updated_at")
@@ -22,7 +22,7 @@ public struct SQLTokenCacheStore: TokenCacheStore {
         }
     }
 
-    public func find(appID: String, slot: String) async throws -> TokenCacheSlotRecord? {
+    package func find(appID: String, slot: String) async throws -> TokenCacheSlotRecord? {
         try await context.run {
             try await db.select().columns("app_id", "slot", "sealed", "updated_at").from("token_cache_slots")
                 .where("app_id", .equal, appID).where("slot", .equal, slot)
@@ -33,7 +33,7 @@ public struct SQLTokenCacheStore: TokenCacheStore {
         }
     }
 
-    public func delete(appID: String, slot: String) async throws -> Bool {
+    package func delete(appID: String, slot: String) async throws -> Bool {
         try await context.run {
             !(try await db.delete(from: "token_cache_slots")
                 .where("app_id", .equal, appID).where("slot", .equal, slot)
@@ -43,11 +43,11 @@ public struct SQLTokenCacheStore: TokenCacheStore {
 }
 
 /// `ServerKeyStore` over any `SQLDatabase`: table `server_keys`.
-public struct SQLServerKeyStore: ServerKeyStore {
+package struct SQLServerKeyStore: ServerKeyStore {
     package let context: SQLStoreContext
     package let clock: any GatehouseClock
 
-    public init(database: any SQLDatabase, clock: any GatehouseClock = SystemClock(), errors: SQLErrorClassifier = .sqlite) {
+    package init(database: any SQLDatabase, clock: any GatehouseClock = SystemClock(), errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
         self.clock = clock
     }
@@ -55,7 +55,7 @@ public struct SQLServerKeyStore: ServerKeyStore {
     private var db: any SQLDatabase { context.db }
 
     /// `INSERT … ON CONFLICT DO NOTHING`, then read back: the first writer's key wins on every node.
-    public func key(named name: String, orInsert make: @Sendable () -> [UInt8]) async throws -> [UInt8] {
+    package func key(named name: String, orInsert make: @Sendable () -> [UInt8]) async throws -> [UInt8] {
         try await context.run {
             if let existing = try await read(name) { return existing }
             try await db.insert(into: "server_keys")

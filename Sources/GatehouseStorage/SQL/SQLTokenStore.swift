@@ -6,11 +6,11 @@ import SQLKit
 /// user_id and code_id).
 ///
 /// Revocations only touch tokens not yet revoked, so the first revocation time is kept.
-public struct SQLTokenStore: TokenStore {
+package struct SQLTokenStore: TokenStore {
     package let context: SQLStoreContext
 
     /// Creates the store over a migrated database.
-    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+    package init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
     }
 
@@ -22,13 +22,13 @@ public struct SQLTokenStore: TokenStore {
     ]
 
     /// Throws `.conflict` if the id or hash exists, `.notFound` for an unknown app or user.
-    public func insert(_ token: TokenRecord) async throws {
+    package func insert(_ token: TokenRecord) async throws {
         try await context.run(uniqueConflict: { $0.contains("token_hash") ? "token_hash" : "id" }) {
             try await db.run(Self.insertStatement.on(db, Self.values(token)))
         }
     }
 
-    public func find(tokenHash: String) async throws -> TokenRecord? {
+    package func find(tokenHash: String) async throws -> TokenRecord? {
         try await context.run {
             try await db.rows(Self.findByHash.on(db, [tokenHash])).first.map(Self.decode)
         }
@@ -43,7 +43,7 @@ public struct SQLTokenStore: TokenStore {
     }
 
     /// Unknown ids are ignored.
-    public func setExpiry(id: String, expiresAt: Date?) async throws {
+    package func setExpiry(id: String, expiresAt: Date?) async throws {
         try await context.run {
             try await db.update("tokens")
                 .set("expires_at", to: SQLCodec.seconds(expiresAt))
@@ -53,25 +53,25 @@ public struct SQLTokenStore: TokenStore {
     }
 
     /// Idempotent: an already revoked token keeps its first revocation time; unknown ids are ignored.
-    public func revoke(id: String, at: Date) async throws {
+    package func revoke(id: String, at: Date) async throws {
         try await revoke(at: at) { $0.where("id", .equal, id) }
     }
 
-    public func revokeAll(appID: String, userID: String, at: Date) async throws {
+    package func revokeAll(appID: String, userID: String, at: Date) async throws {
         try await revoke(at: at) { $0.where("app_id", .equal, appID).where("user_id", .equal, userID) }
     }
 
-    public func revokeAll(userID: String, at: Date) async throws {
+    package func revokeAll(userID: String, at: Date) async throws {
         try await revoke(at: at) { $0.where("user_id", .equal, userID) }
     }
 
-    public func revokeAll(codeID: String, at: Date) async throws {
+    package func revokeAll(codeID: String, at: Date) async throws {
         try await revoke(at: at) { $0.where("code_id", .equal, codeID) }
     }
 
     /// A token is live when `revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now)`, comparing whole
     /// seconds. Newest first (issue time, then insertion order).
-    public func live(appID: String?, userID: String?, now: Date) async throws -> [TokenRecord] {
+    package func live(appID: String?, userID: String?, now: Date) async throws -> [TokenRecord] {
         try await context.run {
             let query = db.select().columns(Self.columns).from("tokens")
                 .where("revoked_at", .is, SQLLiteral.null)

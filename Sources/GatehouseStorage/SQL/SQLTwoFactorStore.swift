@@ -3,17 +3,17 @@ import Foundation
 import SQLKit
 
 /// `TwoFactorStore` over any `SQLDatabase` (migration 16).
-public struct SQLTwoFactorStore: TwoFactorStore {
+package struct SQLTwoFactorStore: TwoFactorStore {
     package let context: SQLStoreContext
 
-    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+    package init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
     }
 
     private var db: any SQLDatabase { context.db }
     private static let columns = ["user_id", "secret", "created_at", "confirmed_at", "last_used_step"]
 
-    public func find(userID: String) async throws -> TwoFactorRecord? {
+    package func find(userID: String) async throws -> TwoFactorRecord? {
         try await context.run {
             try await db.select().columns(Self.columns).from("two_factor").where("user_id", .equal, userID).first().map { row in
                 let r = RowReader(row)
@@ -26,7 +26,7 @@ public struct SQLTwoFactorStore: TwoFactorStore {
     }
 
     /// Throws `.notFound` for an unknown person (the foreign key).
-    public func save(_ record: TwoFactorRecord) async throws {
+    package func save(_ record: TwoFactorRecord) async throws {
         try await context.run {
             try await db.insert(into: "two_factor").columns(Self.columns)
                 .values(
@@ -40,7 +40,7 @@ public struct SQLTwoFactorStore: TwoFactorStore {
         }
     }
 
-    public func delete(userID: String) async throws {
+    package func delete(userID: String) async throws {
         try await context.run {
             try await db.delete(from: "two_factor_recovery_codes").where("user_id", .equal, userID).run()
             try await db.delete(from: "two_factor").where("user_id", .equal, userID).run()
@@ -49,7 +49,7 @@ public struct SQLTwoFactorStore: TwoFactorStore {
 
     /// `UPDATE … SET last_used_step = ? WHERE user_id = ? AND (last_used_step IS NULL OR last_used_step < ?)
     /// RETURNING user_id`: of two requests with the same code, the database lets one through.
-    public func useStep(userID: String, step: Int64) async throws -> Bool {
+    package func useStep(userID: String, step: Int64) async throws -> Bool {
         try await context.run {
             try await !db.update("two_factor").set("last_used_step", to: SQLBind(step))
                 .where("user_id", .equal, SQLBind(userID))
@@ -60,7 +60,7 @@ public struct SQLTwoFactorStore: TwoFactorStore {
         }
     }
 
-    public func replaceRecoveryCodes(userID: String, hashes: [String]) async throws {
+    package func replaceRecoveryCodes(userID: String, hashes: [String]) async throws {
         try await context.run {
             try await db.delete(from: "two_factor_recovery_codes").where("user_id", .equal, userID).run()
             guard !hashes.isEmpty else { return }
@@ -70,14 +70,14 @@ public struct SQLTwoFactorStore: TwoFactorStore {
         }
     }
 
-    public func useRecoveryCode(userID: String, hash: String) async throws -> Bool {
+    package func useRecoveryCode(userID: String, hash: String) async throws -> Bool {
         try await context.run {
             try await !db.delete(from: "two_factor_recovery_codes").where("user_id", .equal, userID)
                 .where("code_hash", .equal, hash).returning("code_hash").all().isEmpty
         }
     }
 
-    public func recoveryCodesLeft(userID: String) async throws -> Int {
+    package func recoveryCodesLeft(userID: String) async throws -> Int {
         try await context.run {
             try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("two_factor_recovery_codes")
                 .where("user_id", .equal, userID).first()?.decode(column: "n", as: Int.self) ?? 0
@@ -86,17 +86,17 @@ public struct SQLTwoFactorStore: TwoFactorStore {
 }
 
 /// `SessionActivityStore` over any `SQLDatabase` (migration 16).
-public struct SQLSessionActivityStore: SessionActivityStore {
+package struct SQLSessionActivityStore: SessionActivityStore {
     package let context: SQLStoreContext
 
-    public init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+    package init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
         self.context = SQLStoreContext(db: database, errors: errors)
     }
 
     private var db: any SQLDatabase { context.db }
 
     /// An upsert; a session deleted meanwhile fails its foreign key, which is ignored (nothing to record).
-    public func touch(sessionID: String, userAgent: String?, ip: String?, at: Date) async throws {
+    package func touch(sessionID: String, userAgent: String?, ip: String?, at: Date) async throws {
         do {
             try await context.run {
                 try await db.insert(into: "session_activity").columns("session_id", "user_agent", "ip", "last_used_at")
@@ -109,7 +109,7 @@ public struct SQLSessionActivityStore: SessionActivityStore {
         } catch StorageError.notFound {}
     }
 
-    public func list(userID: String) async throws -> [SessionActivityRecord] {
+    package func list(userID: String) async throws -> [SessionActivityRecord] {
         try await context.run {
             let columns = SQLBrowserSessionStore.columns.map { SQLColumn($0, table: "browser_sessions") as any SQLExpression }
             return try await db.select().columns(columns)

@@ -7,14 +7,14 @@ import SQLKit
 /// Emails are unique case-insensitively through the `email_key` column (the lowercased email) and its
 /// UNIQUE index; `email` keeps the spelling the person typed. The picture is a blob. Profile fields are stored
 /// in the columns the field table (`UserFieldValue.all`) names: text columns, and id/name pairs for places.
-public struct SQLUserStore: UserStore {
+package struct SQLUserStore: UserStore {
     package let context: SQLStoreContext
     package let random: any RandomSource
     package let clock: any GatehouseClock
 
     /// Creates the store over a migrated database.
     /// - Parameter random: where new app-scoped ids come from.
-    public init(
+    package init(
         database: any SQLDatabase, random: any RandomSource = SystemRandomSource(), clock: any GatehouseClock = SystemClock(),
         errors: SQLErrorClassifier = .sqlite
     ) {
@@ -41,19 +41,19 @@ public struct SQLUserStore: UserStore {
         detail.contains("email") ? "email" : "id"
     }
 
-    public func create(_ user: UserRecord) async throws {
+    package func create(_ user: UserRecord) async throws {
         try await context.run(uniqueConflict: Self.conflictName) {
             try await db.insert(into: "users").columns(Self.columns).values(Self.values(user)).run()
         }
     }
 
-    public func find(id: String) async throws -> UserRecord? {
+    package func find(id: String) async throws -> UserRecord? {
         try await context.run {
             try await db.select().columns(Self.columns).from("users").where("id", .equal, id).first().map(Self.decode)
         }
     }
 
-    public func find(email: String) async throws -> UserRecord? {
+    package func find(email: String) async throws -> UserRecord? {
         try await context.run {
             try await db.select().columns(Self.columns).from("users")
                 .where("email_key", .equal, Self.emailKey(email))
@@ -61,7 +61,7 @@ public struct SQLUserStore: UserStore {
         }
     }
 
-    public func list() async throws -> [UserRecord] {
+    package func list() async throws -> [UserRecord] {
         try await context.run {
             try await db.select().columns(Self.columns).from("users")
                 .orderBy("created_at").orderBy("seq")
@@ -69,7 +69,7 @@ public struct SQLUserStore: UserStore {
         }
     }
 
-    public func testUsers(appID: String) async throws -> [UserRecord] {
+    package func testUsers(appID: String) async throws -> [UserRecord] {
         try await context.run {
             try await db.select().columns(Self.columns).from("users")
                 .where("test_user_of_app_id", .equal, appID)
@@ -80,7 +80,7 @@ public struct SQLUserStore: UserStore {
 
     /// Replaces every field of the user with the same id. Throws `.notFound` if there is none and
     /// `.conflict("email")` if the new email belongs to someone else.
-    public func update(_ user: UserRecord) async throws {
+    package func update(_ user: UserRecord) async throws {
         try await context.run(uniqueConflict: Self.conflictName) {
             let builder = db.update("users")
             for (column, value) in zip(Self.columns, Self.values(user)) where column != "id" {
@@ -92,7 +92,7 @@ public struct SQLUserStore: UserStore {
     }
 
     /// Deletes dependants first, then the user (foreign keys also cascade). Deleting a missing user is a no-op.
-    public func delete(id: String) async throws {
+    package func delete(id: String) async throws {
         try await context.run {
             for table in ["tokens", "browser_sessions", "auth_codes", "grants", "app_roles", "app_scoped_ids"] {
                 try await db.delete(from: table).where("user_id", .equal, id).run()
@@ -106,7 +106,7 @@ public struct SQLUserStore: UserStore {
 
     /// Creates a random 15-digit id on first use (`INSERT … ON CONFLICT DO NOTHING`, then re-reads, so two
     /// racing callers agree). Throws `.notFound` when the app or user does not exist.
-    public func scopedID(appID: String, userID: String) async throws -> String {
+    package func scopedID(appID: String, userID: String) async throws -> String {
         try await context.run {
             for _ in 0..<8 {
                 if let existing = try await findScopedID(appID: appID, userID: userID) { return existing }
@@ -121,7 +121,7 @@ public struct SQLUserStore: UserStore {
         }
     }
 
-    public func userID(appID: String, scopedID: String) async throws -> String? {
+    package func userID(appID: String, scopedID: String) async throws -> String? {
         try await context.run {
             try await db.select().column("user_id").from("app_scoped_ids")
                 .where("app_id", .equal, appID).where("scoped_id", .equal, scopedID)
@@ -129,7 +129,7 @@ public struct SQLUserStore: UserStore {
         }
     }
 
-    public func scopedIDs(userID: String) async throws -> [(appID: String, scopedID: String)] {
+    package func scopedIDs(userID: String) async throws -> [(appID: String, scopedID: String)] {
         try await context.run {
             try await db.select().columns("app_id", "scoped_id").from("app_scoped_ids")
                 .where("user_id", .equal, userID).orderBy("app_id").all()
@@ -137,7 +137,7 @@ public struct SQLUserStore: UserStore {
         }
     }
 
-    public func assignScopedID(appID: String, userID: String, scopedID: String) async throws {
+    package func assignScopedID(appID: String, userID: String, scopedID: String) async throws {
         try await context.run(uniqueConflict: { _ in "scoped_id" }) {
             try await db.insert(into: "app_scoped_ids")
                 .columns("app_id", "user_id", "scoped_id", "created_at")

@@ -6,7 +6,7 @@
 /// and when it stops. Storage never starts its feed by itself. The server runs it as a service of its service
 /// group, beside the HTTP server, so it starts and stops with everything else; code that opens storage for a
 /// moment (a CLI command) simply reads the database every time.
-public protocol CacheInvalidationFeed: Sendable {
+package protocol CacheInvalidationFeed: Sendable {
     /// Watches until the calling task is cancelled, then returns with the caches off.
     func run() async
 }
@@ -14,7 +14,7 @@ public protocol CacheInvalidationFeed: Sendable {
 extension Storage {
     /// Runs `body` with this storage's invalidation feed running beside it (and so its caches on once the feed
     /// is watching), then stops the feed. Without a feed it just runs `body`.
-    public func withInvalidationFeed<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    package func withInvalidationFeed<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         guard let feed = invalidationFeed else { return try await body() }
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await feed.run() }

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// The PostgreSQL listener and the SQLite change watcher drive every cache of a node through this one seam, so
 /// a new cache only has to conform to be kept current everywhere.
-public protocol CacheInvalidationTarget: Sendable {
+package protocol CacheInvalidationTarget: Sendable {
     /// Drops what `event` makes stale. Must also stop any lookup already in flight from storing its result.
     func invalidate(_ event: TokenInvalidation)
     /// Turns caching on or off; both directions start from an empty cache. Off while the node may be missing
@@ -13,19 +13,19 @@ public protocol CacheInvalidationTarget: Sendable {
 }
 
 /// Every cache of one node, addressed as one target.
-public struct NodeCaches: CacheInvalidationTarget {
+package struct NodeCaches: CacheInvalidationTarget {
     /// The caches, in no particular order.
-    public let targets: [any CacheInvalidationTarget]
+    package let targets: [any CacheInvalidationTarget]
 
-    public init(_ targets: [any CacheInvalidationTarget]) {
+    package init(_ targets: [any CacheInvalidationTarget]) {
         self.targets = targets
     }
 
-    public func invalidate(_ event: TokenInvalidation) {
+    package func invalidate(_ event: TokenInvalidation) {
         for target in targets { target.invalidate(event) }
     }
 
-    public func setEnabled(_ enabled: Bool) {
+    package func setEnabled(_ enabled: Bool) {
         for target in targets { target.setEnabled(enabled) }
     }
 }

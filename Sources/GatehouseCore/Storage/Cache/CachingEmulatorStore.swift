@@ -8,7 +8,7 @@ import Foundation
 ///   people (and by cascade their tokens) and signing keys behind the other decorators' backs.
 ///
 /// Settings pass straight through.
-public struct CachingEmulatorStore: EmulatorStore {
+package struct CachingEmulatorStore: EmulatorStore {
     package let base: any EmulatorStore
     /// The node's copy of the injections; nil reads them from `base` every time.
     package let injectionCache: InjectionCache?
@@ -16,7 +16,7 @@ public struct CachingEmulatorStore: EmulatorStore {
     package let publisher: any TokenInvalidationPublisher
 
     /// Wraps `base`; `caches` are this node's (the injection cache among them), `publisher` reaches the other nodes.
-    public init(
+    package init(
         base: any EmulatorStore, injectionCache: InjectionCache?, caches: any CacheInvalidationTarget,
         publisher: any TokenInvalidationPublisher
     ) {
@@ -26,25 +26,25 @@ public struct CachingEmulatorStore: EmulatorStore {
         self.publisher = publisher
     }
 
-    public func injections() async throws -> [InjectedErrorRecord] {
+    package func injections() async throws -> [InjectedErrorRecord] {
         guard let injectionCache else { return try await base.injections() }
         return try await injectionCache.value { try await base.injections() }
     }
 
     /// Filtered from the whole (cached) table, which is in the same order, oldest first.
-    public func injections(targets: [(InjectionTargetKind, String)]) async throws -> [InjectedErrorRecord] {
+    package func injections(targets: [(InjectionTargetKind, String)]) async throws -> [InjectedErrorRecord] {
         guard injectionCache != nil else { return try await base.injections(targets: targets) }
         return try await injections().filter { injection in
             targets.contains { $0.0 == injection.targetKind && $0.1 == injection.targetID }
         }
     }
 
-    public func insertInjection(_ injection: InjectedErrorRecord) async throws {
+    package func insertInjection(_ injection: InjectedErrorRecord) async throws {
         try await invalidating(.injections, local: caches, publisher: publisher) { try await base.insertInjection(injection) }
     }
 
     /// An injection without a count is never written to when used, so using it leaves every copy current.
-    public func consumeInjection(id: String) async throws -> Bool {
+    package func consumeInjection(id: String) async throws -> Bool {
         if let held = injectionCache?.peek().hit, held.contains(where: { $0.id == id && $0.remaining == nil }) {
             return try await base.consumeInjection(id: id)
         }
@@ -53,20 +53,20 @@ public struct CachingEmulatorStore: EmulatorStore {
         return consumed
     }
 
-    public func deleteInjection(id: String) async throws -> Bool {
+    package func deleteInjection(id: String) async throws -> Bool {
         var deleted = false
         try await invalidating(.injections, local: caches, publisher: publisher) { deleted = try await base.deleteInjection(id: id) }
         return deleted
     }
 
-    public func deleteAllInjections() async throws {
+    package func deleteAllInjections() async throws {
         try await invalidating(.injections, local: caches, publisher: publisher) { try await base.deleteAllInjections() }
     }
 
-    public func setting(_ name: String) async throws -> String? { try await base.setting(name) }
-    public func setSetting(_ name: String, _ value: String?) async throws { try await base.setSetting(name, value) }
+    package func setting(_ name: String) async throws -> String? { try await base.setting(name) }
+    package func setSetting(_ name: String, _ value: String?) async throws { try await base.setSetting(name, value) }
 
-    public func eraseAll() async throws {
+    package func eraseAll() async throws {
         try await invalidating(.all, local: caches, publisher: publisher) { try await base.eraseAll() }
     }
 }

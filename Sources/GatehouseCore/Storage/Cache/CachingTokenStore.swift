@@ -4,7 +4,7 @@ import Foundation
 ///
 /// SQLite has one node, so ``LocalTokenInvalidation`` does nothing; PostgreSQL sends a `NOTIFY` that every
 /// node's listener turns into ``TokenLookupCache/invalidate(_:)``.
-public protocol TokenInvalidationPublisher: Sendable {
+package protocol TokenInvalidationPublisher: Sendable {
     /// Tells the other nodes about a change that has already happened (or that a caller collects, as a
     /// transaction does until it commits). Failures are the publisher's to log.
     func publish(_ event: TokenInvalidation) async
@@ -19,16 +19,16 @@ public protocol TokenInvalidationPublisher: Sendable {
 }
 
 extension TokenInvalidationPublisher {
-    public func announcing(_ event: TokenInvalidation, _ write: () async throws -> Void) async throws {
+    package func announcing(_ event: TokenInvalidation, _ write: () async throws -> Void) async throws {
         try await write()
         await publish(event)
     }
 }
 
 /// The single-node publisher: the local cache is already cleared by ``CachingTokenStore``.
-public struct LocalTokenInvalidation: TokenInvalidationPublisher {
-    public init() {}
-    public func publish(_ event: TokenInvalidation) async {}
+package struct LocalTokenInvalidation: TokenInvalidationPublisher {
+    package init() {}
+    package func publish(_ event: TokenInvalidation) async {}
 }
 
 /// A `TokenStore` that answers `find(tokenHash:)` from a ``TokenLookupCache`` and invalidates it (here and, through
@@ -36,16 +36,16 @@ public struct LocalTokenInvalidation: TokenInvalidationPublisher {
 ///
 /// The local cache is cleared before the change is published and again after the change committed, so a
 /// lookup racing the write on this node cannot keep the old record.
-public struct CachingTokenStore: TokenStore {
+package struct CachingTokenStore: TokenStore {
     package let base: any TokenStore
-    public let cache: TokenLookupCache
+    package let cache: TokenLookupCache
     package let publisher: any TokenInvalidationPublisher
     /// The node's other caches built on token records (resolved callers), cleared at once with `cache`.
     package let others: any CacheInvalidationTarget
 
     /// Wraps `base`; `publisher` reaches the other nodes; `others` are this node's caches that also hold
     /// token records (they may include `cache` itself).
-    public init(
+    package init(
         base: any TokenStore, cache: TokenLookupCache, publisher: any TokenInvalidationPublisher,
         alsoInvalidating others: any CacheInvalidationTarget = NodeCaches([])
     ) {
@@ -55,37 +55,37 @@ public struct CachingTokenStore: TokenStore {
         self.others = others
     }
 
-    public func insert(_ token: TokenRecord) async throws {
+    package func insert(_ token: TokenRecord) async throws {
         try await base.insert(token)
     }
 
-    public func find(tokenHash: String) async throws -> TokenRecord? {
+    package func find(tokenHash: String) async throws -> TokenRecord? {
         try await cache.lookup(tokenHash) { try await base.find(tokenHash: tokenHash) }
     }
 
-    public func setExpiry(id: String, expiresAt: Date?) async throws {
+    package func setExpiry(id: String, expiresAt: Date?) async throws {
         try await changing(.token(id: id)) { try await base.setExpiry(id: id, expiresAt: expiresAt) }
     }
 
-    public func revoke(id: String, at: Date) async throws {
+    package func revoke(id: String, at: Date) async throws {
         try await changing(.token(id: id)) { try await base.revoke(id: id, at: at) }
     }
 
-    public func revokeAll(appID: String, userID: String, at: Date) async throws {
+    package func revokeAll(appID: String, userID: String, at: Date) async throws {
         try await changing(.appUser(appID: appID, userID: userID)) {
             try await base.revokeAll(appID: appID, userID: userID, at: at)
         }
     }
 
-    public func revokeAll(userID: String, at: Date) async throws {
+    package func revokeAll(userID: String, at: Date) async throws {
         try await changing(.user(id: userID)) { try await base.revokeAll(userID: userID, at: at) }
     }
 
-    public func revokeAll(codeID: String, at: Date) async throws {
+    package func revokeAll(codeID: String, at: Date) async throws {
         try await changing(.code(id: codeID)) { try await base.revokeAll(codeID: codeID, at: at) }
     }
 
-    public func live(appID: String?, userID: String?, now: Date) async throws -> [TokenRecord] {
+    package func live(appID: String?, userID: String?, now: Date) async throws -> [TokenRecord] {
         try await base.live(appID: appID, userID: userID, now: now)
     }
 

@@ -14,7 +14,7 @@ import Foundation
 ///
 /// Values are facts read from the database, never verdicts: whatever depends on the time is decided by the
 /// caller on every use.
-public final class InvalidationCache<Value: CacheableFacts>: CacheInvalidationTarget {
+package final class InvalidationCache<Value: CacheableFacts>: CacheInvalidationTarget {
     package struct State: Sendable {
         var entries = IndexedCacheEntries<Value>()
         var generation: UInt64 = 0
@@ -31,7 +31,7 @@ public final class InvalidationCache<Value: CacheableFacts>: CacheInvalidationTa
     ///   - timeToLive: how long an entry may be served, on `clock`.
     ///   - enabled: whether lookups may be cached from the start (false until a listener is connected).
     ///   - clock: the node's clock; moving it (the emulator's clock control) ages the entries with it.
-    public init(
+    package init(
         capacity: Int = 50_000, timeToLive: Duration = .seconds(300), enabled: Bool = true,
         clock: any GatehouseClock = SystemClock()
     ) {
@@ -42,7 +42,7 @@ public final class InvalidationCache<Value: CacheableFacts>: CacheInvalidationTa
     }
 
     /// The cached value for `key`, or the one `load` reads (cached when found and still current).
-    public func lookup(_ key: String, load: () async throws -> Value?) async throws -> Value? {
+    package func lookup(_ key: String, load: () async throws -> Value?) async throws -> Value? {
         let (hit, generation) = begin(key)
         if let hit { return hit }
         let value = try await load()
@@ -74,7 +74,7 @@ public final class InvalidationCache<Value: CacheableFacts>: CacheInvalidationTa
     }
 
     /// Drops the entries `event` makes stale.
-    public func invalidate(_ event: TokenInvalidation) {
+    package func invalidate(_ event: TokenInvalidation) {
         // Key rotations and injections never touch these values: keep the generation so no read in flight
         // is wasted.
         if event.dependency == nil, event != .all { return }
@@ -85,7 +85,7 @@ public final class InvalidationCache<Value: CacheableFacts>: CacheInvalidationTa
     }
 
     /// Turns caching on or off; both directions start from an empty cache.
-    public func setEnabled(_ enabled: Bool) {
+    package func setEnabled(_ enabled: Bool) {
         state.withLockedValue { state in
             state.generation &+= 1
             state.entries = IndexedCacheEntries()
@@ -94,17 +94,17 @@ public final class InvalidationCache<Value: CacheableFacts>: CacheInvalidationTa
     }
 
     /// Whether lookups are currently cached.
-    public var isEnabled: Bool { state.withLockedValue { $0.enabled } }
+    package var isEnabled: Bool { state.withLockedValue { $0.enabled } }
 
     /// Whether a value for `key` is held (for tests).
     package func contains(_ key: String) -> Bool { state.withLockedValue { $0.entries[key] != nil } }
 
     /// How many values are cached (for tests).
-    public var count: Int { state.withLockedValue { $0.entries.count } }
+    package var count: Int { state.withLockedValue { $0.entries.count } }
 }
 
 /// The node-local cache of token records by hash, so a token check skips one database round trip.
-public typealias TokenLookupCache = InvalidationCache<TokenRecord>
+package typealias TokenLookupCache = InvalidationCache<TokenRecord>
 
 extension Duration {
     /// Whether something stored at `storedAt` is still within this time-to-live at `now`. A clock moved back

@@ -9,7 +9,7 @@ import Foundation
 ///
 /// Only facts are cached: which key is active, or whether an injection applies to a call, is decided on every
 /// call from these records and the injected clock.
-public final class SnapshotCache<Value: Sendable>: CacheInvalidationTarget {
+package final class SnapshotCache<Value: Sendable>: CacheInvalidationTarget {
     package struct State {
         var value: Value?
         var storedAt = Date.distantPast
@@ -30,7 +30,7 @@ public final class SnapshotCache<Value: Sendable>: CacheInvalidationTarget {
     ///   - keeps: whether a value read from the database may be kept (the signing keys never keep an empty table,
     ///     so the first key made on any node is found at once).
     ///   - clock: the node's clock, on which `timeToLive` runs.
-    public init(
+    package init(
         event: TokenInvalidation, timeToLive: Duration = .seconds(300), enabled: Bool = true,
         clock: any GatehouseClock = SystemClock(), keeps: @escaping @Sendable (Value) -> Bool = { _ in true }
     ) {
@@ -42,7 +42,7 @@ public final class SnapshotCache<Value: Sendable>: CacheInvalidationTarget {
     }
 
     /// The cached table, or the one `load` reads (kept when `keeps` allows and no invalidation happened meanwhile).
-    public func value(load: () async throws -> Value) async throws -> Value {
+    package func value(load: () async throws -> Value) async throws -> Value {
         let (hit, generation) = peek()
         if let hit { return hit }
         let value = try await load()
@@ -69,7 +69,7 @@ public final class SnapshotCache<Value: Sendable>: CacheInvalidationTarget {
         }
     }
 
-    public func invalidate(_ event: TokenInvalidation) {
+    package func invalidate(_ event: TokenInvalidation) {
         guard event == self.event || event == .all else { return }
         state.withLockedValue { state in
             state.generation &+= 1
@@ -77,7 +77,7 @@ public final class SnapshotCache<Value: Sendable>: CacheInvalidationTarget {
         }
     }
 
-    public func setEnabled(_ enabled: Bool) {
+    package func setEnabled(_ enabled: Bool) {
         state.withLockedValue { state in
             state.generation &+= 1
             state.value = nil
@@ -86,34 +86,34 @@ public final class SnapshotCache<Value: Sendable>: CacheInvalidationTarget {
     }
 
     /// Whether a copy is currently held (for tests).
-    public var isCached: Bool { state.withLockedValue { $0.value != nil } }
+    package var isCached: Bool { state.withLockedValue { $0.value != nil } }
 
     /// Whether the table may currently be cached.
-    public var isEnabled: Bool { state.withLockedValue { $0.enabled } }
+    package var isEnabled: Bool { state.withLockedValue { $0.enabled } }
 }
 
 /// The node's copy of the `signing_keys` table. An empty table is never kept.
-public typealias SigningKeyCache = SnapshotCache<[SigningKeyRecord]>
+package typealias SigningKeyCache = SnapshotCache<[SigningKeyRecord]>
 
 extension SnapshotCache where Value == [SigningKeyRecord] {
     /// A signing-key cache: dropped by ``TokenInvalidation/signingKeys``; an empty table is never kept.
-    public convenience init(timeToLive: Duration = .seconds(300), enabled: Bool = true, clock: any GatehouseClock = SystemClock()) {
+    package convenience init(timeToLive: Duration = .seconds(300), enabled: Bool = true, clock: any GatehouseClock = SystemClock()) {
         self.init(event: .signingKeys, timeToLive: timeToLive, enabled: enabled, clock: clock, keeps: { !$0.isEmpty })
     }
 
     /// The cached keys, or the ones `load` reads.
-    public func keys(load: () async throws -> [SigningKeyRecord]) async throws -> [SigningKeyRecord] {
+    package func keys(load: () async throws -> [SigningKeyRecord]) async throws -> [SigningKeyRecord] {
         try await value(load: load)
     }
 }
 
 /// The node's copy of the `injected_errors` table, oldest first. Usually empty, and an empty table is kept
 /// too: that is what lets a Graph call skip the database when nothing is injected.
-public typealias InjectionCache = SnapshotCache<[InjectedErrorRecord]>
+package typealias InjectionCache = SnapshotCache<[InjectedErrorRecord]>
 
 extension SnapshotCache where Value == [InjectedErrorRecord] {
     /// An injection cache: dropped by ``TokenInvalidation/injections``.
-    public convenience init(timeToLive: Duration = .seconds(300), enabled: Bool = true, clock: any GatehouseClock = SystemClock()) {
+    package convenience init(timeToLive: Duration = .seconds(300), enabled: Bool = true, clock: any GatehouseClock = SystemClock()) {
         self.init(event: .injections, timeToLive: timeToLive, enabled: enabled, clock: clock)
     }
 }

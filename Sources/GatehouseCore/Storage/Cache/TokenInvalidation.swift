@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Sent between nodes as a short text payload (``payload`` / ``init(payload:)``); it carries ids only, never a
 /// token or its hash. The name predates the other caches; every node cache hears every event.
-public enum TokenInvalidation: Sendable, Equatable {
+package enum TokenInvalidation: Sendable, Equatable {
     /// One token, by id (revocation, expiry change).
     case token(id: String)
     /// Every token of one person for one app (app removal), and that person's grant or app-scoped id there.
@@ -24,7 +24,7 @@ public enum TokenInvalidation: Sendable, Equatable {
     case all
 
     /// `kind:field[:field]`; ids never contain `:`.
-    public var payload: String {
+    package var payload: String {
         switch self {
         case .token(let id): "token:\(id)"
         case .appUser(let app, let user): "app_user:\(app):\(user)"
@@ -38,7 +38,7 @@ public enum TokenInvalidation: Sendable, Equatable {
     }
 
     /// Parses ``payload``; anything unrecognised means ``all`` (clearing too much is safe, too little is not).
-    public init(payload: String) {
+    package init(payload: String) {
         let parts = payload.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         switch (parts.first, parts.count) {
         case ("token", 2): self = .token(id: parts[1])
@@ -75,7 +75,7 @@ public enum TokenInvalidation: Sendable, Equatable {
 }
 
 /// One thing a cached value was read from; an event naming it drops the value.
-public enum CacheDependency: Hashable, Sendable {
+package enum CacheDependency: Hashable, Sendable {
     case token(String)
     case user(String)
     case appUser(String, String)
@@ -84,7 +84,7 @@ public enum CacheDependency: Hashable, Sendable {
 }
 
 /// A value a node may cache: it says which records it was read from.
-public protocol CacheableFacts: Sendable {
+package protocol CacheableFacts: Sendable {
     /// Every record the value was read from.
     var cacheDependencies: [CacheDependency] { get }
 
@@ -95,11 +95,11 @@ public protocol CacheableFacts: Sendable {
 
 extension CacheableFacts {
     /// Nothing shared by default.
-    public func sharingStorage(with neighbour: Self) -> Self { self }
+    package func sharingStorage(with neighbour: Self) -> Self { self }
 }
 
 extension TokenRecord: CacheableFacts {
-    public var cacheDependencies: [CacheDependency] {
+    package var cacheDependencies: [CacheDependency] {
         var keys: [CacheDependency] = [.token(id)]
         if let userID {
             keys.append(.user(userID))
