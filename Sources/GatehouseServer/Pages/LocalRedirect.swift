@@ -12,8 +12,8 @@ import Foundation
 /// - starts with one of the allowed local paths.
 enum LocalRedirect {
     /// `raw` when it is a safe local path under one of `allowed`; nil otherwise.
-    static func path(_ raw: String?, allowed: [String]) -> String? {
-        guard let raw, !raw.isEmpty, raw.utf8.count <= 512, raw.hasPrefix("/") else { return nil }
+    static func path(_ raw: String?, allowed: [String], maxBytes: Int = 512) -> String? {
+        guard let raw, !raw.isEmpty, raw.utf8.count <= maxBytes, raw.hasPrefix("/") else { return nil }
         let second = raw.dropFirst().first
         guard second != "/", second != "\\", !raw.contains("\\") else { return nil }
         guard !raw.unicodeScalars.contains(where: isForbidden) else { return nil }
