@@ -114,7 +114,7 @@ package enum LoginAttempt {
         let request = facts.request
         let granted = Set(facts.grant?.granted ?? [])
         let declined = Set(facts.grant?.declined ?? [])
-        let expired = facts.grant.map { facts.now >= $0.lastLoginAt.addingTimeInterval(Lifetimes.dataAccess) } ?? false
+        let expired = facts.grant.map { $0.isDataAccessExpired(at: facts.now) } ?? false
         let renew = facts.grant != nil && (expired || request.authType == .reauthorize)
         let privileged = facts.role != nil || facts.user?.testUserOfAppID == facts.app.id
 
