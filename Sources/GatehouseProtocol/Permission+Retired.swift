@@ -2,11 +2,11 @@ import Foundation
 
 /// A permission Facebook removed: asked for at a version before ``removedIn`` it is granted like any other;
 /// from ``removedIn`` on the login dialog refuses it with ``Permission/invalidScopesMessage(_:)``.
-public struct RetiredPermission: Sendable, Equatable {
+package struct RetiredPermission: Sendable, Equatable {
     /// The consent page's entry, as for a current permission.
-    public var info: PermissionInfo
+    package var info: PermissionInfo
     /// The first Graph API version that no longer has it, e.g. `v2.4`.
-    public var removedIn: String
+    package var removedIn: String
 }
 
 extension Permission {
@@ -17,7 +17,7 @@ extension Permission {
     /// "removed (API 2.3)", and apps asking for them at later versions got "Invalid Scopes: …" (restfb issue
     /// 371, diowa/icare issue 41). `user_likes`, `user_birthday` and `email`, which seed 002 also asks for,
     /// still exist and are in ``catalogue``.
-    public static let retired: [RetiredPermission] = [
+    package static let retired: [RetiredPermission] = [
         retiredEntry("read_stream", "News Feed", "The posts in your News Feed."),
         retiredEntry("user_interests", "Interests", "The interests listed on your profile."),
         retiredEntry("user_activities", "Activities", "The activities listed on your profile."),
@@ -29,17 +29,17 @@ extension Permission {
     ]
 
     /// The retired permission named `name`, if it is one.
-    public static func retiredPermission(_ name: String) -> RetiredPermission? {
+    package static func retiredPermission(_ name: String) -> RetiredPermission? {
         retired.first { $0.info.name == name }
     }
 
     /// The names among `names` that no longer exist at `version`.
-    public static func removed(_ names: [String], at version: String) -> [String] {
+    package static func removed(_ names: [String], at version: String) -> [String] {
         names.filter { name in retiredPermission(name).map { GraphAPIVersion.isAtLeast(version, $0.removedIn) } ?? false }
     }
 
     /// Facebook's login-dialog error for permissions that no longer exist, word for word.
-    public static func invalidScopesMessage(_ names: [String]) -> String {
+    package static func invalidScopesMessage(_ names: [String]) -> String {
         "Invalid Scopes: \(names.joined(separator: ", ")). This message is only shown to developers. Users of your app will ignore these permissions if present. Please read the documentation for valid permissions at: https://developers.facebook.com/docs/facebook-login/permissions"
     }
 

@@ -1,23 +1,23 @@
 import Foundation
 
 /// What the consent page and App Review rules need to know about one permission.
-public struct PermissionInfo: Sendable, Equatable, Hashable {
+package struct PermissionInfo: Sendable, Equatable, Hashable {
     /// The wire name, e.g. `user_birthday`.
-    public var name: String
+    package var name: String
     /// A short label for the consent page, e.g. "Email address".
-    public var title: String
+    package var title: String
     /// One sentence telling the user what the app will see, shown beside the title.
-    public var reveals: String
+    package var reveals: String
     /// Whether the permission needs App Review (Advanced Access) before non-role users may grant
     /// it; false only for `public_profile`, `email` and `openid`.
-    public var needsReview: Bool
+    package var needsReview: Bool
     /// Whether a Limited Login (`tracking: .limited`) request may ask for it.
-    public var allowedInLimitedLogin: Bool
+    package var allowedInLimitedLogin: Bool
     /// A publish permission: asked on the dialog's second step, with the default audience.
-    public var isPublish: Bool
+    package var isPublish: Bool
 
     /// Creates a catalogue entry.
-    public init(name: String, title: String, reveals: String, needsReview: Bool, allowedInLimitedLogin: Bool, isPublish: Bool = false) {
+    package init(name: String, title: String, reveals: String, needsReview: Bool, allowedInLimitedLogin: Bool, isPublish: Bool = false) {
         self.name = name
         self.title = title
         self.reveals = reveals
@@ -27,86 +27,88 @@ public struct PermissionInfo: Sendable, Equatable, Hashable {
     }
 }
 
-/// Permission names and the rules around them.
+/// Permission names and the rules around them: the one vocabulary the server and the SDK share.
 ///
 /// A caseless namespace of string constants rather than an enum of cases: scopes arrive as free
-/// text, unknown names must pass through untouched (Facebook adds and retires permissions often),
-/// and the SDK's own `Permission` type already uses `.custom(String)` for the same reason.
-public enum Permission {
+/// text, unknown names must pass through untouched (Facebook adds and retires permissions often).
+/// The SDK's public `Permission` (GatehouseKit) keeps Facebook's cases and `.custom(String)` for
+/// apps being ported, and takes each case's wire name from here; `fields(unlockedBy:)` reads the
+/// `UserField` table for what a permission reveals.
+package enum Permission {
     /// Name, profile picture and app-scoped id; always granted.
-    public static let publicProfile = "public_profile"
+    package static let publicProfile = "public_profile"
     /// Primary email address.
-    public static let email = "email"
+    package static let email = "email"
     /// OpenID Connect; asks for an id_token.
-    public static let openid = "openid"
+    package static let openid = "openid"
     /// Friends who also use the app.
-    public static let userFriends = "user_friends"
+    package static let userFriends = "user_friends"
     /// Birthday.
-    public static let userBirthday = "user_birthday"
+    package static let userBirthday = "user_birthday"
     /// Gender.
-    public static let userGender = "user_gender"
+    package static let userGender = "user_gender"
     /// Profile link.
-    public static let userLink = "user_link"
+    package static let userLink = "user_link"
     /// Current city.
-    public static let userLocation = "user_location"
+    package static let userLocation = "user_location"
     /// Home town.
-    public static let userHometown = "user_hometown"
+    package static let userHometown = "user_hometown"
     /// Age range.
-    public static let userAgeRange = "user_age_range"
+    package static let userAgeRange = "user_age_range"
     /// Photos.
-    public static let userPhotos = "user_photos"
+    package static let userPhotos = "user_photos"
     /// Timeline posts.
-    public static let userPosts = "user_posts"
+    package static let userPosts = "user_posts"
     /// Liked Pages.
-    public static let userLikes = "user_likes"
+    package static let userLikes = "user_likes"
     /// Videos.
-    public static let userVideos = "user_videos"
+    package static let userVideos = "user_videos"
     /// Messenger contact for the app's Page.
-    public static let userMessengerContact = "user_messenger_contact"
+    package static let userMessengerContact = "user_messenger_contact"
     /// Gaming profile.
-    public static let gamingProfile = "gaming_profile"
+    package static let gamingProfile = "gaming_profile"
     /// Gaming profile picture.
-    public static let gamingUserPicture = "gaming_user_picture"
+    package static let gamingUserPicture = "gaming_user_picture"
     /// Pages the user manages.
-    public static let pagesShowList = "pages_show_list"
+    package static let pagesShowList = "pages_show_list"
     /// Page content and engagement data.
-    public static let pagesReadEngagement = "pages_read_engagement"
+    package static let pagesReadEngagement = "pages_read_engagement"
     /// Posting as a Page.
-    public static let pagesManagePosts = "pages_manage_posts"
+    package static let pagesManagePosts = "pages_manage_posts"
     /// Publishing for the user (legacy, still requested by old clients).
-    public static let publishActions = "publish_actions"
+    package static let publishActions = "publish_actions"
     /// Publishing live video.
-    public static let publishVideo = "publish_video"
+    package static let publishVideo = "publish_video"
     /// Posting as the Pages the person manages (Graph v2.3-v3.x).
-    public static let publishPages = "publish_pages"
+    package static let publishPages = "publish_pages"
     /// Page access tokens for the Pages the person manages (Graph v2.x).
-    public static let managePages = "manage_pages"
+    package static let managePages = "manage_pages"
     /// Ads reporting.
-    public static let adsRead = "ads_read"
+    package static let adsRead = "ads_read"
     /// Ads management.
-    public static let adsManagement = "ads_management"
+    package static let adsManagement = "ads_management"
     /// Business Manager assets.
-    public static let businessManagement = "business_management"
+    package static let businessManagement = "business_management"
     /// Linked Instagram account profile and media.
-    public static let instagramBasic = "instagram_basic"
+    package static let instagramBasic = "instagram_basic"
     /// Events the user hosts or attends.
-    public static let userEvents = "user_events"
+    package static let userEvents = "user_events"
     /// Page and app insights.
-    public static let readInsights = "read_insights"
+    package static let readInsights = "read_insights"
 
     /// The catalogue entry for `name`, or nil for names this server does not describe.
-    public static func info(_ name: String) -> PermissionInfo? {
+    package static func info(_ name: String) -> PermissionInfo? {
         catalogueByName[name]
     }
 
     /// Whether `name` is in the catalogue or among the ``retired`` permissions.
-    public static func isKnown(_ name: String) -> Bool {
+    package static func isKnown(_ name: String) -> Bool {
         catalogueByName[name] != nil
     }
 
     /// Splits a `scope` parameter on commas and/or whitespace, since social-core joins with `,`
     /// and Authlib with a space; empties are dropped and duplicates removed, keeping first order.
-    public static func parseScope(_ scope: String) -> [String] {
+    package static func parseScope(_ scope: String) -> [String] {
         var seen = Set<String>()
         var names: [String] = []
         let pieces = scope.split(whereSeparator: { $0 == "," || $0.isWhitespace })
@@ -119,7 +121,7 @@ public enum Permission {
     /// Whether `name` is shaped like a permission: non-empty, only `a-z`, `0-9`, `_` and `.`.
     /// Digits and dots are allowed because names such as `user_action.fitness` exist, even though
     /// the iOS SDK itself rejects them.
-    public static func isValidName(_ name: String) -> Bool {
+    package static func isValidName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.allSatisfy { byte in
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
@@ -131,13 +133,13 @@ public enum Permission {
     ///
     /// The iOS SDK 4.x rule (`FBSDKInternalUtility isPublishPermission:`): a `publish` or `manage` prefix,
     /// `ads_management`, `create_event` or `rsvp_event`. It covers names outside the catalogue too.
-    public static func isPublish(_ name: String) -> Bool {
+    package static func isPublish(_ name: String) -> Bool {
         name.hasPrefix("publish") || name.hasPrefix("manage")
             || ["ads_management", "create_event", "rsvp_event"].contains(name)
     }
 
     /// The names Limited Login accepts, in catalogue order.
-    public static var limitedLoginNames: [String] {
+    package static var limitedLoginNames: [String] {
         catalogue.filter(\.allowedInLimitedLogin).map(\.name)
     }
 
@@ -155,7 +157,7 @@ extension Permission {
     /// `needsReview` follows Facebook's rule that only `public_profile`, `email` (and `openid`,
     /// which adds no data) are usable without App Review. `allowedInLimitedLogin` follows the
     /// Limited Login documentation; the SDK does not check it, so the server must.
-    public static let catalogue: [PermissionInfo] = [
+    package static let catalogue: [PermissionInfo] = [
         entry(publicProfile, "Public profile", "Your name, profile picture and an ID unique to this app.", review: false, limited: true),
         entry(email, "Email address", "Your primary email address.", review: false, limited: true),
         entry(openid, "Sign-in identity", "A signed statement that it is you signing in.", review: false, limited: true),

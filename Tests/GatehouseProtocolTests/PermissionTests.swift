@@ -67,3 +67,23 @@ import Testing
         #expect(!Permission.isValidName("émail"))
     }
 }
+
+/// Issue 31, item 6: what each permission reveals is the field table's permission column, read by the server's
+/// Graph rules, the id_token issuer and the SDK alike.
+@Suite struct PermissionFieldTests {
+    @Test func eachProfilePermissionUnlocksItsFields() {
+        #expect(Permission.fields(unlockedBy: Permission.userHometown).map(\.name) == ["hometown"])
+        #expect(Permission.fields(unlockedBy: Permission.userBirthday).map(\.name) == ["birthday"])
+        #expect(Permission.fields(unlockedBy: Permission.email).map(\.name) == ["email"])
+        #expect(Permission.fields(unlockedBy: Permission.publicProfile).map(\.name).starts(with: ["id", "name", "first_name"]))
+        #expect(Permission.fields(unlockedBy: Permission.openid).isEmpty)
+        #expect(Permission.fields(unlockedBy: "no_such_permission").isEmpty)
+    }
+
+    @Test func everyFieldsPermissionIsInTheCatalogue() {
+        for field in UserField.all { #expect(Permission.isKnown(field.permission), "\(field.name)") }
+        #expect(Permission.profilePermissions == [
+            "email", "user_birthday", "user_gender", "user_link", "user_location", "user_hometown", "user_age_range", "user_friends",
+        ])
+    }
+}

@@ -2,6 +2,9 @@ import Foundation
 import GatehouseProtocol
 
 /// A permission, typed as in Facebook's SDK: known names as cases, anything else as `.custom`.
+///
+/// The cases are Facebook's; their wire names come from the vocabulary the server uses
+/// (`GatehouseProtocol.Permission`), so the SDK spells no permission of its own.
 public enum Permission: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
     case publicProfile, email, userFriends, userBirthday, userAgeRange, userGender, userHometown, userLocation
     case userLink, userPhotos, userPosts, userLikes, userVideos, userMessengerContact, gamingProfile, gamingUserPicture
@@ -9,56 +12,59 @@ public enum Permission: Hashable, Sendable, ExpressibleByStringLiteral, CustomSt
     case businessManagement, instagramBasic, openid
     case custom(String)
 
-    private static let names: [(Permission, String)] = [
-        (.publicProfile, "public_profile"), (.email, "email"), (.userFriends, "user_friends"),
-        (.userBirthday, "user_birthday"), (.userAgeRange, "user_age_range"), (.userGender, "user_gender"),
-        (.userHometown, "user_hometown"), (.userLocation, "user_location"), (.userLink, "user_link"),
-        (.userPhotos, "user_photos"), (.userPosts, "user_posts"), (.userLikes, "user_likes"),
-        (.userVideos, "user_videos"), (.userMessengerContact, "user_messenger_contact"),
-        (.gamingProfile, "gaming_profile"), (.gamingUserPicture, "gaming_user_picture"),
-        (.pagesShowList, "pages_show_list"), (.pagesReadEngagement, "pages_read_engagement"),
-        (.pagesManagePosts, "pages_manage_posts"), (.publishActions, "publish_actions"),
-        (.publishVideo, "publish_video"), (.adsRead, "ads_read"), (.adsManagement, "ads_management"),
-        (.businessManagement, "business_management"), (.instagramBasic, "instagram_basic"), (.openid, "openid"),
+    /// The shared vocabulary.
+    private typealias Wire = GatehouseProtocol.Permission
+
+    /// Every named case, for reading a wire name back into one.
+    private static let named: [Permission] = [
+        .publicProfile, .email, .userFriends, .userBirthday, .userAgeRange, .userGender, .userHometown, .userLocation,
+        .userLink, .userPhotos, .userPosts, .userLikes, .userVideos, .userMessengerContact, .gamingProfile,
+        .gamingUserPicture, .pagesShowList, .pagesReadEngagement, .pagesManagePosts, .publishActions, .publishVideo,
+        .adsRead, .adsManagement, .businessManagement, .instagramBasic, .openid,
     ]
+
+    private static let byName: [String: Permission] = Dictionary(uniqueKeysWithValues: named.map { ($0.name, $0) })
 
     /// The wire name, e.g. `public_profile`.
     public var name: String {
-        // A switch, not a lookup in `names`: `==` compares names, so a lookup would recurse forever.
+        // A switch, not a lookup in `byName`: `==` compares names, so a lookup would recurse forever.
         switch self {
         case .custom(let raw): raw
-        case .publicProfile: "public_profile"
-        case .email: "email"
-        case .userFriends: "user_friends"
-        case .userBirthday: "user_birthday"
-        case .userAgeRange: "user_age_range"
-        case .userGender: "user_gender"
-        case .userHometown: "user_hometown"
-        case .userLocation: "user_location"
-        case .userLink: "user_link"
-        case .userPhotos: "user_photos"
-        case .userPosts: "user_posts"
-        case .userLikes: "user_likes"
-        case .userVideos: "user_videos"
-        case .userMessengerContact: "user_messenger_contact"
-        case .gamingProfile: "gaming_profile"
-        case .gamingUserPicture: "gaming_user_picture"
-        case .pagesShowList: "pages_show_list"
-        case .pagesReadEngagement: "pages_read_engagement"
-        case .pagesManagePosts: "pages_manage_posts"
-        case .publishActions: "publish_actions"
-        case .publishVideo: "publish_video"
-        case .adsRead: "ads_read"
-        case .adsManagement: "ads_management"
-        case .businessManagement: "business_management"
-        case .instagramBasic: "instagram_basic"
-        case .openid: "openid"
+        case .publicProfile: Wire.publicProfile
+        case .email: Wire.email
+        case .userFriends: Wire.userFriends
+        case .userBirthday: Wire.userBirthday
+        case .userAgeRange: Wire.userAgeRange
+        case .userGender: Wire.userGender
+        case .userHometown: Wire.userHometown
+        case .userLocation: Wire.userLocation
+        case .userLink: Wire.userLink
+        case .userPhotos: Wire.userPhotos
+        case .userPosts: Wire.userPosts
+        case .userLikes: Wire.userLikes
+        case .userVideos: Wire.userVideos
+        case .userMessengerContact: Wire.userMessengerContact
+        case .gamingProfile: Wire.gamingProfile
+        case .gamingUserPicture: Wire.gamingUserPicture
+        case .pagesShowList: Wire.pagesShowList
+        case .pagesReadEngagement: Wire.pagesReadEngagement
+        case .pagesManagePosts: Wire.pagesManagePosts
+        case .publishActions: Wire.publishActions
+        case .publishVideo: Wire.publishVideo
+        case .adsRead: Wire.adsRead
+        case .adsManagement: Wire.adsManagement
+        case .businessManagement: Wire.businessManagement
+        case .instagramBasic: Wire.instagramBasic
+        case .openid: Wire.openid
         }
     }
 
+    /// The User fields this permission lets `me` read, from the shared field table (`user_hometown`: `hometown`).
+    var userFields: [UserField] { Wire.fields(unlockedBy: name) }
+
     /// The typed permission for a wire name.
     public init(stringLiteral value: String) {
-        self = Self.names.first { $0.1 == value }?.0 ?? .custom(value)
+        self = Self.byName[value] ?? .custom(value)
     }
 
     public init(_ name: String) { self.init(stringLiteral: name) }
