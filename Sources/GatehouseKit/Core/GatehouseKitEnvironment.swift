@@ -47,6 +47,7 @@ public final class GatehouseKitEnvironment: @unchecked Sendable {
     private var _authenticationToken: AuthenticationToken?
     private var _profile: Profile?
     private var expiryTask: Task<Void, Never>?
+    private var _loginAttempter: (any GraphErrorRecoveryAttempting)?
 
     /// - Parameters:
     ///   - tokenCache: nil keeps tokens in memory only.
@@ -91,6 +92,14 @@ public final class GatehouseKitEnvironment: @unchecked Sendable {
     public var profileCache: (any ProfileCaching)? {
         get { locked { _profileCache } }
         set { locked { _profileCache = newValue; loadedProfile = false } }
+    }
+
+    /// What `ErrorRecovery.loginAttempter` reads and writes. It belongs to the environment, not the process,
+    /// so a connection in one environment never hands its errors to another environment's login (two tests in
+    /// parallel, or a second account's session beside the app's).
+    var loginAttempter: (any GraphErrorRecoveryAttempting)? {
+        get { locked { _loginAttempter } }
+        set { locked { _loginAttempter = newValue } }
     }
 
     // MARK: Access token

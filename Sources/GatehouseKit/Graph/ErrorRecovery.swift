@@ -37,13 +37,12 @@ public protocol GraphErrorRecoveryAttempting: Sendable {
 /// Classifies errors and words them for people (the seeds' `FBErrorUtility`, in today's form), and holds
 /// the login recovery hook.
 public enum ErrorRecovery {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var _loginAttempter: (any GraphErrorRecoveryAttempting)?
-
     /// Set by the Login module; nil means login and permission errors are returned as they are.
+    /// Held by `GatehouseKitEnvironment.current` (Facebook's is process-wide; here an environment installed
+    /// for one task keeps its own, so its connections never call another environment's attempter).
     public static var loginAttempter: (any GraphErrorRecoveryAttempting)? {
-        get { lock.withLock { _loginAttempter } }
-        set { lock.withLock { _loginAttempter = newValue } }
+        get { GatehouseKitEnvironment.current.loginAttempter }
+        set { GatehouseKitEnvironment.current.loginAttempter = newValue }
     }
 
     static let loginCodes: Set<Int> = [190, 102]

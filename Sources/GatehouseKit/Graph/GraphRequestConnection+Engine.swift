@@ -92,7 +92,7 @@ extension GraphRequestConnection {
         let enabled = entries.indices.filter { !entries[$0].request.flags.contains(.disableErrorRecovery) }
         guard enabled.count == 1, let index = enabled.first, let error = sent[index].outcome.error, !isCancelled else { return sent }
         let request = entries[index].request
-        let attempter = ErrorRecovery.loginAttempter
+        let attempter = environment.loginAttempter
         let policy = GraphRecoveryPolicy(recoveryEnabledCount: enabled.count, attempterInstalled: attempter != nil)
         let action = policy.action(for: error, flags: request.flags, requestToken: sent[index].token,
                                    current: environment.currentAccessToken, isClientToken: sent[index].isClientToken)

@@ -110,6 +110,31 @@ extension GraphSerialTests {
             #expect(await attempter.calls.count == 1)
         }
 
+        /// The attempter belongs to its environment: a connection in a task's own environment (a test in
+        /// parallel, a second account's session) never hands its login errors to the installed one's.
+        @Test func anotherEnvironmentsConnectionNeverCallsThisEnvironmentsAttempter() async throws {
+            let attempter = GraphTokenSwappingAttempter(environment: environment)
+            ErrorRecovery.loginAttempter = attempter
+            defer { ErrorRecovery.loginAttempter = nil }
+            let settings = Settings()
+            settings.appID = "5678"
+            let other = GatehouseKitEnvironment(settings: settings)
+            other.setCurrentAccessToken(AccessToken(
+                tokenString: "other-token", permissions: ["public_profile"], declinedPermissions: [], expiredPermissions: [],
+                appID: "5678", userID: "7", expirationDate: Date() + 3600, refreshDate: Date(), dataAccessExpirationDate: nil))
+            let missing: JSONValue = ["error": ["message": "(#200) Requires user_friends permission", "type": "OAuthException",
+                                                "code": 200]]
+            let (outcomes, sender) = await GatehouseKitEnvironment.$taskOverride.withValue(other) {
+                #expect(ErrorRecovery.loginAttempter == nil)
+                let (connection, sender) = connection([(403, missing)])
+                return (await GraphTestSupport.run(connection, [(GraphRequest(graphPath: "me/friends", parameters: [:]), nil)]), sender)
+            }
+            #expect((outcomes[0].error as? GraphAPIError)?.code == 200)
+            #expect(sender.calls.map { $0.parameters["access_token"] } == ["other-token"])
+            #expect(await attempter.calls.isEmpty)
+            #expect(ErrorRecovery.loginAttempter is GraphTokenSwappingAttempter)
+        }
+
         @Test func subcode493ExpiresTheCurrentTokenInsteadOfDroppingIt() async throws {
             let (connection, _) = connection([(400, Self.oauth(190, subcode: 493))])
             _ = await GraphTestSupport.run(connection, [(GraphRequest(graphPath: "me", parameters: [:], flags: .disableErrorRecovery), nil)])

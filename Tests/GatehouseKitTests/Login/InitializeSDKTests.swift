@@ -19,8 +19,10 @@ extension GraphSerialTests {
             // An environment with its own cache, so no default cache is written under the real $HOME.
             await GatehouseKitEnvironment.$taskOverride.withValue(GatehouseKitEnvironment(tokenCache: InMemoryTokenCache())) {
                 ApplicationDelegate.shared.initializeSDK(processEnvironment: [:])
+                #expect(ErrorRecovery.loginAttempter is LoginRecoveryAttempter)
             }
-            #expect(ErrorRecovery.loginAttempter is LoginRecoveryAttempter)
+            // The attempter went to the environment initialised, not the installed one.
+            #expect(ErrorRecovery.loginAttempter == nil)
             #expect(Session.defaultLoginProvider is LoginManager)
             #expect(Session.defaultTokenRefresher is CurrentTokenRefresher)
 
