@@ -41,6 +41,10 @@ struct AccountFlowPages: Sendable {
         var values = values
         values["csrf"] = csrf
         values["serviceName"] = services.configuration.mail.serviceName
+        // Every page of a flow that began at a dialog's "Create new account" or "Forgotten password?" carries the
+        // dialog's address, and its "Log in" goes back there.
+        let next = (values["next"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+        values["loginHref"] = Self.loginHref(next)
         return PageRenderer.htmlResponse(
             status: status, html: pages.render(values["template"] as? String ?? "account-flow", values), secureCookies: secure,
             cookies: cookie.map { [$0] } ?? [])
@@ -75,6 +79,40 @@ struct AccountFlowPages: Sendable {
             journal: "\(action) throttled: more than \(perAddress) an hour for one address or \(perNetwork) an hour from one network")
         response.headers[.retryAfter] = "\(wait)"
         return response
+    }
+
+    /// Where the flow goes back to: the dialog (or another of Gatehouse's login pages) it was started from, as
+    /// ``AccountGate/safeNext(_:)`` accepts it (never another host); nil when absent or refused.
+    static func next(_ raw: String?) -> String? {
+        guard let raw, !raw.isEmpty else { return nil }
+        guard let next = AccountGate.safeNext(raw) else {
+            JournalNote.current?.explain("the account form's next page is not one of Gatehouse's own login pages: it was dropped")
+            return nil
+        }
+        return next
+    }
+
+    /// `&next=…` for a link that already has a query (the mailed links), or "" without a `next`.
+    static func nextParameter(_ next: String?) -> String {
+        next.map { "&" + FormEncoding.encode([("next", $0)]) } ?? ""
+    }
+
+    /// The "Log in" link at the end of a flow: the dialog itself (it shows its own login form, then consent for its
+    /// app), or `/login` going on to `next`.
+    static func loginHref(_ next: String?) -> String {
+        guard let next else { return "/login" }
+        if next.hasPrefix("/dialog/") || next.hasPrefix("/device") || next.range(of: #"^/v[0-9]+\.[0-9]+/dialog/"#, options: .regularExpression) != nil {
+            return next
+        }
+        return "/login?" + FormEncoding.encode([("next", next)])
+    }
+
+    /// The name of the app whose dialog `next` is (its `client_id`), for the mails' "to use {{appName}}".
+    func appName(_ next: String?) async throws -> String? {
+        guard let next, let query = next.split(separator: "?", maxSplits: 1).dropFirst().first,
+              let id = FormEncoding.decode(String(query))?.first(where: { $0.0 == "client_id" })?.1, id.count <= 20
+        else { return nil }
+        return try await services.storage.apps.find(id: id)?.name
     }
 
     /// A code from a link: base62 of the length ``AccountMailer`` issues, or nil.

@@ -19,6 +19,7 @@ struct PasswordRecoveryFlow: Sendable {
 
     func form(_ request: Request) async throws -> Response {
         flow.page(request, [
+            "next": AccountFlowPages.next(request.uri.queryParameters.get("next")) ?? "",
             "headline": "Find your account", "paragraphs": ["Enter your email address to get a link to reset your password."],
             "formAction": "/account/recover", "emailField": true, "buttonTitle": "Send link", "buttonID": "send-reset",
         ])
@@ -28,9 +29,12 @@ struct PasswordRecoveryFlow: Sendable {
         guard let form = await flow.readForm(request), flow.sessions.csrfValid(request, formToken: form["csrf_token"]) else {
             return flow.expiredForm(request)
         }
+        // The dialog the person came from (validated: only Gatehouse's own login pages), carried to the mailed link.
+        let next = AccountFlowPages.next(form["next"])
         guard let email = EmailAddress.normalised(form["email"] ?? "") else {
             JournalNote.current?.explain("the reset form's email is not an email address")
             return flow.page(request, status: .badRequest, [
+                "next": next ?? "",
                 "headline": "Find your account", "error": SignUpForm.emailMessage, "formAction": "/account/recover", "emailField": true,
                 "buttonTitle": "Send link", "buttonID": "send-reset",
             ])
@@ -44,22 +48,24 @@ struct PasswordRecoveryFlow: Sendable {
         let user = try await services.storage.users.find(email: email)
         // The same two writes either way; only the mail's words differ, and only its addressee reads them.
         let code = try await mailer.issueCode(.resetPassword, userID: user?.id, email: email)
+        let appName = try await flow.appName(next)
         if let user {
             JournalNote.current?.identify(personID: user.id, personName: user.fullName)
             JournalNote.current?.explain("a reset link was mailed to \(user.fullName)")
             try await mailer.send(
                 kind: "reset_password", userID: user.id, to: user.email, subject: "Reset your \(services.configuration.mail.serviceName) password",
                 values: [
-                    "firstName": user.firstName, "link": mailer.link("/account/reset?c=\(code)"),
-                    "expiresMinutes": Int(AccountMailer.lifetime(.resetPassword) / 60),
+                    "firstName": user.firstName, "link": mailer.link("/account/reset?c=\(code)" + AccountFlowPages.nextParameter(next)),
+                    "expiresMinutes": Int(AccountMailer.lifetime(.resetPassword) / 60), "appName": appName ?? "",
                 ])
         } else {
             JournalNote.current?.explain("no account has this address: answered as if it had, and the address was told by mail")
             try await mailer.send(
                 kind: "no_account", userID: nil, to: email, subject: "Password reset request",
-                values: ["action": "reset a password", "exists": false])
+                values: ["action": "reset a password", "exists": false, "appName": appName ?? ""])
         }
         return flow.page(request, [
+            "next": next ?? "",
             "headline": "Check your email",
             "paragraphs": ["If \(email) has an account, we sent it a link to reset the password. The link expires in an hour."],
             "developerNote": services.configuration.isDevelopment ? "Development mode: the message is on /console/mail." : "",
@@ -72,11 +78,12 @@ struct PasswordRecoveryFlow: Sendable {
         guard let code = AccountFlowPages.wellFormedCode(request.uri.queryParameters.get("c")), try await usable(code) != nil else {
             return invalidLink(request)
         }
-        return newPasswordPage(request, code: code, error: nil)
+        return newPasswordPage(request, code: code, next: AccountFlowPages.next(request.uri.queryParameters.get("next")), error: nil)
     }
 
-    private func newPasswordPage(_ request: Request, code: String, error: String?) -> Response {
+    private func newPasswordPage(_ request: Request, code: String, next: String?, error: String?) -> Response {
         flow.page(request, status: error == nil ? .ok : .badRequest, [
+            "next": next ?? "",
             "headline": "Choose a new password", "error": error ?? "", "formAction": "/account/reset", "code": code,
             "passwordField": true, "buttonTitle": "Continue", "buttonID": "reset-password",
         ])
@@ -96,10 +103,11 @@ struct PasswordRecoveryFlow: Sendable {
             return flow.expiredForm(request)
         }
         guard let code = AccountFlowPages.wellFormedCode(form["c"]), let user = try await usable(code) else { return invalidLink(request) }
+        let next = AccountFlowPages.next(form["next"])
         let password = form["password"] ?? ""
         guard password.count >= 6, password.utf8.count <= 1024, !password.trimmingCharacters(in: .whitespaces).isEmpty else {
             JournalNote.current?.explain("the new password was refused: fewer than 6 characters")
-            return newPasswordPage(request, code: code, error: SignUpForm.passwordMessage)
+            return newPasswordPage(request, code: code, next: next, error: SignUpForm.passwordMessage)
         }
         let now = services.clock.now()
         guard let codes = services.storage.accountCodes,
@@ -113,7 +121,7 @@ struct PasswordRecoveryFlow: Sendable {
         JournalNote.current?.explain("\(user.fullName) reset their password: every session ended and every token answers 190/460")
         return flow.page(request, [
             "headline": "Your password has been changed", "paragraphs": ["You've been logged out everywhere. Log in with your new password."],
-            "loginLink": true,
+            "loginLink": true, "next": next ?? "",
         ])
     }
 

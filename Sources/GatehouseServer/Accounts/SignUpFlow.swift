@@ -23,10 +23,11 @@ struct SignUpFlow: Sendable {
 
     func form(_ request: Request) async throws -> Response {
         let invitation = request.uri.queryParameters.get("invitation")
+        let next = AccountFlowPages.next(request.uri.queryParameters.get("next"))
         switch try await mode() {
         case .closed: return closed(request)
         case .invitation where AccountFlowPages.wellFormedCode(invitation) == nil: return needsInvitation(request)
-        default: return formPage(request, values: ["invitation": invitation ?? ""])
+        default: return formPage(request, values: ["invitation": invitation ?? "", "next": next ?? ""])
         }
     }
 
@@ -57,11 +58,13 @@ struct SignUpFlow: Sendable {
         }
         let mode = try await mode()
         if mode == .closed { return closed(request) }
+        // The dialog the person came from (validated: only Gatehouse's own login pages), carried to the mailed link.
+        let next = AccountFlowPages.next(form["next"])
         let parsed = SignUpForm.parse(form, today: services.clock.now())
         guard case .success(let signUp) = parsed else {
             guard case .failure(let problems) = parsed else { return closed(request) }
             JournalNote.current?.explain("the sign-up form was refused: " + problems.byField.keys.sorted().joined(separator: ", ") + " not valid")
-            var values: [String: Any] = ["invitation": form["invitation"] ?? "", "error": "Check the fields marked below."]
+            var values: [String: Any] = ["invitation": form["invitation"] ?? "", "next": next ?? "", "error": "Check the fields marked below."]
             for key in ["firstname", "lastname", "email", "birthday_day", "birthday_month", "birthday_year"] { values[key] = form[key] ?? "" }
             for (field, message) in problems.byField { values["\(field)Error"] = message }
             return formPage(request, status: .badRequest, values: values)
@@ -90,7 +93,7 @@ struct SignUpFlow: Sendable {
             try await mailer.send(
                 kind: "no_account", userID: existing.id, to: existing.email, subject: "Someone tried to sign up with your email",
                 values: ["action": "create an account", "exists": true])
-            return checkEmail(request, email: signUp.email)
+            return checkEmail(request, email: signUp.email, next: next)
         }
         let user = UserRecord(
             id: services.random.numericID(digits: 15), email: signUp.email, passwordHash: try await services.passwords.hash(signUp.password),
@@ -100,25 +103,27 @@ struct SignUpFlow: Sendable {
             try await services.storage.users.create(user)
         } catch StorageError.conflict {
             // A race with another sign-up for the same address: the same answer again.
-            return checkEmail(request, email: signUp.email)
+            return checkEmail(request, email: signUp.email, next: next)
         }
         JournalNote.current?.identify(personID: user.id, personName: user.fullName)
-        try await sendConfirmation(to: user)
+        try await sendConfirmation(to: user, next: next)
         JournalNote.current?.explain("\(user.fullName) signed up; the account is unconfirmed (tokens answer 190/464) until the mailed link is used")
-        return checkEmail(request, email: signUp.email)
+        return checkEmail(request, email: signUp.email, next: next)
     }
 
-    /// Mails a fresh confirmation link to `user` (sign-up, and "send it again").
-    func sendConfirmation(to user: UserRecord) async throws {
+    /// Mails a fresh confirmation link to `user` (sign-up, and "send it again"); the link carries `next` (the
+    /// dialog the sign-up started from, already validated), and the mail names that dialog's app.
+    func sendConfirmation(to user: UserRecord, next: String?) async throws {
         let mailer = flow.mailer
         let code = try await mailer.issueCode(.confirmEmail, userID: user.id, email: user.email)
+        var values: [String: Any] = [
+            "firstName": user.firstName, "link": mailer.link("/account/confirm?c=\(code)" + AccountFlowPages.nextParameter(next)),
+            "expiresMinutes": Int(AccountMailer.lifetime(.confirmEmail) / 60),
+        ]
+        if let app = try await flow.appName(next) { values["appName"] = app }
         try await mailer.send(
             kind: "confirm_email", userID: user.id, to: user.email,
-            subject: "Confirm your \(services.configuration.mail.serviceName) account",
-            values: [
-                "firstName": user.firstName, "link": mailer.link("/account/confirm?c=\(code)"),
-                "expiresMinutes": Int(AccountMailer.lifetime(.confirmEmail) / 60),
-            ])
+            subject: "Confirm your \(services.configuration.mail.serviceName) account", values: values)
     }
 
     /// `POST /account/confirm/resend`: from the unconfirmed person's confirm page (``AccountGate``), a fresh link;
@@ -138,13 +143,15 @@ struct SignUpFlow: Sendable {
             return refused
         }
         JournalNote.current?.identify(personID: user.id, personName: user.fullName)
-        try await sendConfirmation(to: user)
+        let next = AccountFlowPages.next(form["next"])
+        try await sendConfirmation(to: user, next: next)
         JournalNote.current?.explain("a new confirmation link was mailed to \(user.fullName)")
-        return checkEmail(request, email: user.email)
+        return checkEmail(request, email: user.email, next: next)
     }
 
-    private func checkEmail(_ request: Request, email: String) -> Response {
+    private func checkEmail(_ request: Request, email: String, next: String?) -> Response {
         flow.page(request, [
+            "next": next ?? "",
             "headline": "Check your email",
             "paragraphs": ["We sent a message to \(email). Use the link in it to confirm your account, then log in."],
             "developerNote": services.configuration.isDevelopment ? "Development mode: the message is on /console/mail." : "",
@@ -156,6 +163,7 @@ struct SignUpFlow: Sendable {
     func confirmPage(_ request: Request) async throws -> Response {
         guard let code = AccountFlowPages.wellFormedCode(request.uri.queryParameters.get("c")) else { return invalidLink(request) }
         return flow.page(request, [
+            "next": AccountFlowPages.next(request.uri.queryParameters.get("next")) ?? "",
             "headline": "Confirm your account", "paragraphs": ["Press Confirm to finish creating your account."],
             "formAction": "/account/confirm", "code": code, "buttonTitle": "Confirm", "buttonID": "confirm",
         ])
@@ -170,6 +178,7 @@ struct SignUpFlow: Sendable {
               let used = try await codes.consume(codeHash: SecretHash.sha256Hex(code), purpose: .confirmEmail, at: services.clock.now()),
               let userID = used.userID, let user = try await services.storage.users.find(id: userID)
         else { return invalidLink(request) }
+        let next = AccountFlowPages.next(form["next"])
         JournalNote.current?.identify(personID: user.id, personName: user.fullName)
         if user.accountState == .unconfirmed {
             try await services.accounts.setAccountState(of: user, to: .active)
@@ -177,6 +186,7 @@ struct SignUpFlow: Sendable {
         }
         return flow.page(request, [
             "headline": "Your account is confirmed", "paragraphs": ["Thanks, \(user.firstName). You can log in now."], "loginLink": true,
+            "next": next ?? "",
         ])
     }
 

@@ -253,6 +253,9 @@ struct DialogController: Sendable {
             "appName": app.name, "appID": app.id, "csrf": csrf, "dialog": Self.carriedQuery(rawQuery), "email": email ?? "",
             "error": error ?? "", "reauthenticate": reauthenticate, "formAction": "/dialog/oauth/login", "kind": kind?.rawValue ?? "",
         ]
+        // "Create new account" and "Forgotten password?" carry this dialog along, so the flow ends back here.
+        let address = (kind.map { "/dialog/\($0.rawValue)" } ?? "/dialog/oauth") + "?" + Self.carriedQuery(rawQuery)
+        if let next = AccountGate.safeNext(address) { values["accountNext"] = "?" + FormEncoding.encode([("next", next)]) }
         // A re-authentication must prove the password: no picking then.
         if !reauthenticate {
             values.merge(try await DevIdentityPicker(services: services, pages: pages).values(app: app)) { a, _ in a }

@@ -36,7 +36,10 @@ struct SettingsPages: Sendable {
 
     func loginPage(_ request: Request, next: String, error: String?, status: HTTPResponse.Status? = nil) async throws -> Response {
         let (csrf, cookie) = sessions.csrfToken(request)
-        let html = pages.render("login", ["csrf": csrf, "formAction": "/login", "next": next, "error": error ?? ""])
+        let html = pages.render("login", [
+            "csrf": csrf, "formAction": "/login", "next": next, "error": error ?? "",
+            "accountNext": AccountGate.safeNext(next).map { "?" + FormEncoding.encode([("next", $0)]) } ?? "",
+        ])
         return PageRenderer.htmlResponse(status: status ?? (error == nil ? .ok : .unauthorized), html: html, secureCookies: secure, cookies: cookie.map { [$0] } ?? [])
     }
 
