@@ -15,7 +15,10 @@ import SQLKit
 /// `PostgresClient` queues a lease for as long as it takes (up to a minute while the database is down, for ever
 /// when every connection is busy). The server answers 503 long before that, so every lease gives up after
 /// ``leaseTimeout`` with `StorageError.unavailable`, as AsyncKit's pool did.
-package struct PostgresClientDatabase: SQLDatabase {
+///
+/// Statements with a ``SQLPreparedKey`` run prepared (``PostgresPreparing``): each connection of the pool
+/// prepares them once and keeps them until it closes.
+package struct PostgresClientDatabase: PostgresPreparing {
     package let client: PostgresClient
     package let logger: Logger
     /// How long a statement waits for a free connection.
@@ -47,9 +50,18 @@ package struct PostgresClientDatabase: SQLDatabase {
         }
     }
 
+    package func preparedRows(_ statement: SQLTextStatement) async throws -> [any SQLRow] {
+        if let pinned = Pinned.current, pinned.client == ObjectIdentifier(client) {
+            return try await pinned.connection.preparedRows(statement, logger: logger)
+        }
+        return try await leased { connection in
+            UncheckedResult(try await connection.preparedRows(statement, logger: logger))
+        }.value
+    }
+
     package func withSession<R>(_ closure: @escaping @Sendable @concurrent (any SQLDatabase) async throws -> R) async throws -> R {
         let box = try await leased { connection in
-            UncheckedResult(try await closure(connection.sql(queryLogLevel: nil, logger: logger)))
+            UncheckedResult(try await closure(PostgresSessionDatabase(connection: connection, logger: logger)))
         }
         return box.value
     }
@@ -83,7 +95,7 @@ package struct PostgresClientDatabase: SQLDatabase {
             defer { end.finish() }
             var lease = leases.makeAsyncIterator()
             guard let connection = try await lease.next() else { throw CancellationError() }
-            let session = connection.sql(queryLogLevel: nil, logger: logger)
+            let session = PostgresSessionDatabase(connection: connection, logger: logger)
             // The transaction's own statements fail as every store's do; `body`'s errors come out unchanged.
             let own = SQLStoreContext(db: session, errors: .postgres)
             try await own.run { try await session.raw("BEGIN").run() }

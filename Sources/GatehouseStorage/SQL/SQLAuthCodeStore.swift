@@ -51,13 +51,13 @@ package struct SQLAuthCodeStore: AuthCodeStore {
     }
 
     /// Every login runs these three; their text is kept (``SQLStatementText``).
-    private static let insertStatement = SQLStatementText(binds: columns.count) { db in
+    fileprivate static let insertStatement = SQLStatementText(binds: columns.count, preparedAs: Insert.self) { db in
         db.insert(into: "auth_codes").columns(columns).values(SQLStatementText.placeholders(columns.count)).query
     }
-    private static let findByHash = SQLStatementText(binds: 1) { db in
+    fileprivate static let findByHash = SQLStatementText(binds: 1, preparedAs: FindByHash.self) { db in
         db.select().columns(columns).from("auth_codes").where("code_hash", .equal, 0).query
     }
-    private static let consumeStatement = SQLStatementText(binds: 2) { db in
+    fileprivate static let consumeStatement = SQLStatementText(binds: 2, preparedAs: Consume.self) { db in
         db.update("auth_codes").set("used_at", to: 0).where("id", .equal, 0).where("used_at", .is, SQLLiteral.null)
             .returning("id").query
     }
@@ -88,5 +88,21 @@ package struct SQLAuthCodeStore: AuthCodeStore {
             expiresAt: try r.date("expires_at"),
             usedAt: try r.optionalDate("used_at")
         )
+    }
+}
+
+/// The names PostgreSQL keeps these statements under (``SQLPreparedKey``).
+extension SQLAuthCodeStore {
+    fileprivate enum Insert: SQLPreparedKey {
+        static let name = "gh_code_insert"
+        static var statement: SQLStatementText { SQLAuthCodeStore.insertStatement }
+    }
+    fileprivate enum FindByHash: SQLPreparedKey {
+        static let name = "gh_code_find"
+        static var statement: SQLStatementText { SQLAuthCodeStore.findByHash }
+    }
+    fileprivate enum Consume: SQLPreparedKey {
+        static let name = "gh_code_consume"
+        static var statement: SQLStatementText { SQLAuthCodeStore.consumeStatement }
     }
 }

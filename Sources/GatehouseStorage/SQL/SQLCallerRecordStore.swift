@@ -32,7 +32,7 @@ package struct SQLCallerRecordStore: CallerRecordStore {
 
     /// Every cache miss runs it, so its text is kept (``SQLStatementText``): no serializing, and the SQLite
     /// router reads its kind instead of searching the text.
-    private static let query = SQLStatementText(binds: 1) { _ in
+    fileprivate static let query = SQLStatementText(binds: 1, preparedAs: Query.self) { _ in
         let query: SQLQueryString = """
             SELECT \(unsafeRaw: selectList) FROM tokens t \
             LEFT JOIN apps a ON a.id = t.app_id \
@@ -72,4 +72,12 @@ package struct PrefixedRow: SQLRow {
     package func contains(column: String) -> Bool { base.contains(column: prefix + column) }
     package func decodeNil(column: String) throws -> Bool { try base.decodeNil(column: prefix + column) }
     package func decode<D: Decodable>(column: String, as type: D.Type) throws -> D { try base.decode(column: prefix + column, as: type) }
+}
+
+/// The names PostgreSQL keeps these statements under (``SQLPreparedKey``).
+extension SQLCallerRecordStore {
+    fileprivate enum Query: SQLPreparedKey {
+        static let name = "gh_caller"
+        static var statement: SQLStatementText { SQLCallerRecordStore.query }
+    }
 }

@@ -35,7 +35,7 @@ package struct SQLGrantStore: GrantStore {
     }
 
     /// Every login and consent saves a grant; the upsert's text is kept (``SQLStatementText``).
-    private static let upsert = SQLStatementText(binds: columns.count) { db in
+    fileprivate static let upsert = SQLStatementText(binds: columns.count, preparedAs: Upsert.self) { db in
         db.insert(into: "grants")
             .columns(columns)
             .values(SQLStatementText.placeholders(columns.count))
@@ -95,5 +95,13 @@ package struct SQLGrantStore: GrantStore {
             // Rows from before migration 5, or with an audience this build does not know, read as none.
             defaultAudience: try r.optionalString("default_audience").flatMap(Audience.init(wireName:))
         )
+    }
+}
+
+/// The names PostgreSQL keeps these statements under (``SQLPreparedKey``).
+extension SQLGrantStore {
+    fileprivate enum Upsert: SQLPreparedKey {
+        static let name = "gh_grant_upsert"
+        static var statement: SQLStatementText { SQLGrantStore.upsert }
     }
 }

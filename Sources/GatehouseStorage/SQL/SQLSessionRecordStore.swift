@@ -30,7 +30,7 @@ package struct SQLSessionRecordStore: SessionRecordStore {
 
     /// Every dialog and consent runs it, so its text is kept (``SQLStatementText``); binds: the app id three
     /// times, then the secret hash.
-    private static let query = SQLStatementText(binds: 4) { _ in
+    fileprivate static let query = SQLStatementText(binds: 4, preparedAs: Query.self) { _ in
         let query: SQLQueryString = """
             SELECT \(unsafeRaw: selectList) FROM browser_sessions b \
             LEFT JOIN users u ON u.id = b.user_id \
@@ -49,5 +49,13 @@ package struct SQLSessionRecordStore: SessionRecordStore {
         let role = try row.decode(column: "r_role", as: String?.self).flatMap(AppRole.init(rawValue:))
         let scopedID = try row.decode(column: "s_scoped_id", as: String?.self)
         return SessionRecords(session: session, user: user, grant: grant, role: role, scopedID: scopedID)
+    }
+}
+
+/// The names PostgreSQL keeps these statements under (``SQLPreparedKey``).
+extension SQLSessionRecordStore {
+    fileprivate enum Query: SQLPreparedKey {
+        static let name = "gh_session"
+        static var statement: SQLStatementText { SQLSessionRecordStore.query }
     }
 }

@@ -35,10 +35,10 @@ package struct SQLTokenStore: TokenStore {
     }
 
     /// Every token minted runs these two; their text is kept (``SQLStatementText``).
-    private static let insertStatement = SQLStatementText(binds: columns.count) { db in
+    fileprivate static let insertStatement = SQLStatementText(binds: columns.count, preparedAs: Insert.self) { db in
         db.insert(into: "tokens").columns(columns).values(SQLStatementText.placeholders(columns.count)).query
     }
-    private static let findByHash = SQLStatementText(binds: 1) { db in
+    fileprivate static let findByHash = SQLStatementText(binds: 1, preparedAs: FindByHash.self) { db in
         db.select().columns(columns).from("tokens").where("token_hash", .equal, 0).query
     }
 
@@ -124,5 +124,17 @@ package struct SQLTokenStore: TokenStore {
             authNonce: try r.optionalString("auth_nonce"),
             origin: try r.optionalString("origin")
         )
+    }
+}
+
+/// The names PostgreSQL keeps these statements under (``SQLPreparedKey``).
+extension SQLTokenStore {
+    fileprivate enum Insert: SQLPreparedKey {
+        static let name = "gh_token_insert"
+        static var statement: SQLStatementText { SQLTokenStore.insertStatement }
+    }
+    fileprivate enum FindByHash: SQLPreparedKey {
+        static let name = "gh_token_find"
+        static var statement: SQLStatementText { SQLTokenStore.findByHash }
     }
 }
