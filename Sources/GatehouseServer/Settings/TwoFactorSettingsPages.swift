@@ -7,7 +7,8 @@ import Logging
 /// Turning two-factor login on and off from the person's settings (issue 32).
 ///
 /// On: `POST /settings/two-factor/start` makes a secret (not yet asked at login), `GET /settings/two-factor`
-/// shows it as an `otpauth://` URI and as base32 text to type into an authenticator app, and
+/// shows it as an `otpauth://` URI (drawn as a QR code, ``TwoFactorQRCode``) and as base32 text to type into an
+/// authenticator app, and
 /// `POST /settings/two-factor/confirm` takes the first code the app shows; only then is login asked for codes, and
 /// the ten recovery codes are shown, once. Off: `POST /settings/two-factor/disable` with the password.
 struct TwoFactorSettingsPages: Sendable {
@@ -24,6 +25,7 @@ struct TwoFactorSettingsPages: Sendable {
         router.post("/settings/two-factor/start") { request, _ in try await start(request) }
         router.post("/settings/two-factor/confirm") { request, _ in try await confirm(request) }
         router.post("/settings/two-factor/disable") { request, context in try await disable(request, context) }
+        TwoFactorQRCode.register(on: router)
     }
 
     func start(_ request: Request) async throws -> Response {
@@ -48,7 +50,10 @@ struct TwoFactorSettingsPages: Sendable {
             "secret": Self.grouped(record.secret), "error": error ?? "",
         ]
         if services.configuration.isDevelopment { values["developmentCode"] = totp.code(at: services.clock.now()) }
-        return PageRenderer.htmlResponse(status: status, html: pages.render("settings-two-factor", values), secureCookies: secure, cookies: cookie.map { [$0] } ?? [])
+        var response = PageRenderer.htmlResponse(status: status, html: pages.render("settings-two-factor", values), secureCookies: secure, cookies: cookie.map { [$0] } ?? [])
+        // The QR code's two same-origin scripts (``TwoFactorQRCode``); other pages keep the script-less CSP.
+        response.headers[.contentSecurityPolicy] = TwoFactorQRCode.pageCSP
+        return response
     }
 
     func confirm(_ request: Request) async throws -> Response {
