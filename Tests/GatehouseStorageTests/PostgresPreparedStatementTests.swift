@@ -1,0 +1,101 @@
+import Foundation
+import PostgresKit
+import SQLKit
+import Testing
+@testable import GatehouseCore
+@testable import GatehouseStorage
+import GatehouseTestSupport
+
+/// The statements PostgreSQL keeps prepared (``SQLPreparedKey``): prepared once per connection, reused by every
+/// later call on it, and answering what the unprepared statements answer (the storage contract suites run the
+/// same stores on SQLite, where nothing is prepared).
+@Suite("PostgreSQL prepared statements", .timeLimit(.minutes(2)))
+struct PostgresPreparedStatementTests {
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// Runs `body` with storage over a running one-connection pool on a fresh database, and a plain database on
+    /// the same pool (so on the same connection) to look at what it has prepared.
+    func withOneConnection(_ body: @escaping @Sendable (Storage, PostgresClientDatabase) async throws -> Void) async throws {
+        let url = try await PostgresTestDatabase.create()
+        let client = try PostgresStorage.makeClient(url: url, logger: StorageBackends.logger, options: .init(maximumConnections: 1))
+        let outcome: Result<Void, any Error> = await withTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            do {
+                let storage = try await PostgresStorage.open(
+                    url: url, logger: StorageBackends.logger, options: .init(maximumConnections: 1, cachesTokens: false), client: client)
+                let db = PostgresClientDatabase(client: client, logger: StorageBackends.logger, leaseTimeout: .seconds(30))
+                do {
+                    try await body(storage, db)
+                } catch {
+                    try? await storage.shutdown()
+                    throw error
+                }
+                try await storage.shutdown()
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        try? await PostgresTestDatabase.drop(url)
+        try outcome.get()
+    }
+
+    /// How many times each statement prepared on the pool's connection has run, by name.
+    func preparedRuns(_ db: PostgresClientDatabase) async throws -> [String: Int] {
+        let rows = try await db.raw("SELECT name, generic_plans + custom_plans AS runs FROM pg_prepared_statements").all()
+        var runs: [String: Int] = [:]
+        for row in rows {
+            let name = try row.decode(column: "name", as: String.self)
+            #expect(runs[name] == nil, "\(name) is prepared once")
+            runs[name] = try row.decode(column: "runs", as: Int.self)
+        }
+        return runs
+    }
+
+    @Test func aPreparedStatementIsPreparedOnceAndReusedByEveryCallOnItsConnection() async throws {
+        try await withOneConnection { storage, db in
+            let c = try await CallerScenario.make(1, on: storage, now: Self.now)
+            let first = try #require(try await storage.callerRecords.callerRecords(tokenHash: c.token.tokenHash))
+            for _ in 0..<250 {
+                let again = try #require(try await storage.callerRecords.callerRecords(tokenHash: c.token.tokenHash))
+                #expect(again.token == first.token && again.app == first.app && again.user == first.user)
+                #expect(again.grant == first.grant && again.scopedID == first.scopedID)
+            }
+            #expect(try await storage.callerRecords.callerRecords(tokenHash: "no-such-hash") == nil)
+            #expect(first.token == (try await storage.tokens.find(tokenHash: c.token.tokenHash)))
+            #expect(first.app == (try await storage.apps.find(id: c.app.id)) && first.scopedID != nil && first.grant != nil)
+            let runs = try await preparedRuns(db)
+            #expect(runs["gh_caller"] == 252)
+            #expect(runs["gh_token_insert"] == 1)
+            #expect(runs["gh_token_find"] == 1)
+            #expect(runs["gh_grant_upsert"] == 1)
+        }
+    }
+
+    /// A prepared statement's parameter types are fixed by its first call on a connection: a first call that binds
+    /// NULL must not leave a later non-NULL value (or the other way round) unreadable.
+    @Test func nullsAndValuesShareOnePreparedStatementInEitherOrder() async throws {
+        try await withOneConnection { storage, db in
+            try await storage.apps.create(Fixture.app("1"))
+            try await storage.users.create(Fixture.user("u1"))
+            try await storage.codes.insert(Fixture.code("c1", app: "1", user: "u1"))
+            let bare = Fixture.token("t-bare", app: "1", user: nil, expiresAt: nil, kind: .app)
+            var full = Fixture.token("t-full", app: "1", user: "u1", expiresAt: TestTime.at(7200), codeID: "c1")
+            full.authType = "rerequest"
+            full.authNonce = "n-1"
+            let again = Fixture.token("t-again", app: "1", user: nil, expiresAt: nil, kind: .app)
+            for token in [bare, full, again] {
+                try await storage.tokens.insert(token)
+                #expect(try await storage.tokens.find(tokenHash: token.tokenHash) == token)
+            }
+            // The code's consumption binds a date after the insert bound NULL for `used_at`.
+            #expect(try await storage.codes.consume(id: "c1", at: TestTime.at(30)))
+            #expect(try await !storage.codes.consume(id: "c1", at: TestTime.at(31)))
+            #expect(try await storage.codes.find(codeHash: "codehash-c1")?.usedAt == TestTime.at(30))
+            let runs = try await preparedRuns(db)
+            #expect(runs["gh_token_insert"] == 3)
+            #expect(runs["gh_code_consume"] == 2)
+        }
+    }
+}
