@@ -132,7 +132,8 @@ struct SignUpFlow: Sendable {
         guard let form = await flow.readForm(request), flow.sessions.csrfValid(request, formToken: form["csrf_token"]) else {
             return flow.expiredForm(request)
         }
-        guard let (_, user) = try await flow.sessions.current(request, anyState: true), user.accountState == .unconfirmed else {
+        // The person who was just shown "Confirm your email" after their password (``AccountGate``'s challenge).
+        guard let user = try await AccountGate(services: services, pages: flow.pages).pendingPerson(request), user.accountState == .unconfirmed else {
             return flow.refuse(request, .forbidden, headline: "Log in first",
                                detail: "Log in with the account you want to confirm, then ask for the email again.",
                                journal: "no unconfirmed person is logged in in this browser: nothing to send")

@@ -13,9 +13,13 @@ import Hummingbird
 /// - `disabled`: "Your account has been disabled", and no login at all.
 /// - `loggedOut`: nothing to show; the new login clears it (the old sessions and tokens stay ended).
 ///
-/// A checkpointed or unconfirmed person gets a browser session with the page (the Continue form proves the
-/// password through it), but ``BrowserSessions/current(_:)`` does not count a session whose person is not active,
-/// so no dialog, device or settings page acts for them until the page is passed.
+/// A checkpointed or unconfirmed person gets no browser session with the page: the browser holds only `gh_state`,
+/// a signed challenge naming the person (``SecondFactorChallenge`` under its own server key: ten minutes, void
+/// once the password changes), which the Continue and "Send the email again" forms prove the password with.
+/// Passing the page goes on through the rest of the login, the login code checkpoint included
+/// (``SecondFactorGate``), and only then does a session start. (The page used to start a session that counted as
+/// soon as the state cleared, so Continue, an administrator or the mailed link logged the browser in without the
+/// login code.)
 struct AccountGate: Sendable {
     let services: GatehouseServices
     let pages: PageRenderer
@@ -51,18 +55,38 @@ struct AccountGate: Sendable {
             services.metrics.login(.failure)
             return .page(page(for: user, next: next(nil), request: request, cookies: []))
         case .checkpointed, .unconfirmed:
-            JournalNote.current?.explain("\(user.fullName)'s account is \(user.accountState.rawValue): the login stops at its page until it is passed")
-            if let old = try await sessions.current(request, anyState: true) { try await services.storage.sessions.delete(id: old.0.id) }
-            let (session, cookie) = try await sessions.start(userID: user.id)
-            return .page(page(for: user, next: next(session), request: request, cookies: [cookie]))
+            JournalNote.current?.explain("\(user.fullName)'s account is \(user.accountState.rawValue): the login stops at its page until it is passed; no session starts before it (and the login code, if any)")
+            let challenge = SecondFactorChallenge(userID: user.id, issuedAt: services.clock.now())
+            let value = challenge.sealed(key: try await key(), passwordChangedAt: user.passwordChangedAt)
+            let cookie = sessions.cookie(pendingCookieName, value, maxAge: Int(SecondFactorChallenge.lifetime))
+            return .page(page(for: user, next: next(nil), request: request, cookies: [cookie]))
         }
     }
 
-    /// The state's page. The CSRF token is bound to the session the page starts, so it is taken with that
-    /// session's cookie in view.
+    static let pendingCookie = "gh_state"
+    private var pendingCookieName: String { SessionCookie.name(Self.pendingCookie, services.configuration) }
+
+    /// The person whose state page this browser was shown after their password, from the `gh_state` challenge
+    /// (nil when absent, forged, older than ten minutes or older than the person's last password change).
+    func pendingPerson(_ request: Request) async throws -> UserRecord? {
+        guard let value = SessionCookie.single(pendingCookieName, in: request) else { return nil }
+        let users = services.storage.users
+        guard let challenge = try await SecondFactorChallenge.open(value, key: try await key(), now: services.clock.now(), passwordChangedAt: { id in
+            guard let user = try await users.find(id: id) else { return .none }
+            return .some(user.passwordChangedAt)
+        }) else { return nil }
+        return try await users.find(id: challenge.userID)
+    }
+
+    /// The server key `gh_state` is signed with: not the login code's, so neither challenge stands for the other.
+    private func key() async throws -> [UInt8] {
+        let random = services.random
+        return try await services.storage.serverKeys.key(named: "account_state_challenge") { random.bytes(32) }
+    }
+
+    /// The state's page.
     func page(for user: UserRecord, next: String, request: Request, cookies: [Cookie]) -> Response {
-        let started = cookies.first(where: { $0.name == sessions.sessionCookieName })?.value
-        let (csrf, csrfCookie) = sessions.csrfToken(request, newSessionSecret: started)
+        let (csrf, csrfCookie) = sessions.csrfToken(request)
         let development = services.configuration.mode == .development
         var values: [String: Any] = ["csrf": csrf, "next": next, "state": user.accountState.rawValue]
         let status: HTTPResponse.Status
@@ -110,7 +134,8 @@ struct AccountGate: Sendable {
     }
 
     /// `POST /dialog/account/continue`: the checkpoint's Continue (or development mode's Confirm now) for the
-    /// session's person; the account becomes active and the login goes on to `next`.
+    /// person in the `gh_state` challenge; the account becomes active and the login goes on as after a password:
+    /// the login code checkpoint when the person has one, else a new session and `next`.
     func pass(_ request: Request) async throws -> Response {
         var body = request
         guard let buffer = try? await body.collectBody(upTo: services.configuration.maxBodyBytes),
@@ -123,23 +148,36 @@ struct AccountGate: Sendable {
         guard let next = Self.safeNext(form["next"]) else {
             return errorPage(.badRequest, "This login link is no longer valid", "Go back to the app and start again.")
         }
-        guard let (_, user) = try await sessions.current(request, anyState: true) else {
-            // The session ended (expired, or the state changed meanwhile): log in again.
-            return PageRenderer.seeOther(next)
+        guard var user = try await pendingPerson(request) else {
+            JournalNote.current?.explain("the account page's form came without a valid gh_state challenge (expired after 10 minutes, the password changed, or the form was posted from another browser): log in again")
+            return PageRenderer.seeOther(SecondFactorGate.loginAgain(next))
         }
         JournalNote.current?.identify(personID: nil, personName: user.fullName)
         switch user.accountState {
         case .checkpointed:
             JournalNote.current?.explain("\(user.fullName) passed the checkpoint; the account is active again")
+            user = try await services.accounts.setAccountState(of: user, to: .active)
         case .unconfirmed where services.configuration.mode == .development:
             JournalNote.current?.explain("\(user.fullName) confirmed the account (development mode's Confirm now)")
+            user = try await services.accounts.setAccountState(of: user, to: .active)
         case .active:
-            return PageRenderer.seeOther(next)
+            // Cleared meanwhile (the console, the mailed link): the login still goes through the rest of its steps.
+            JournalNote.current?.explain("\(user.fullName)'s account became active meanwhile; the login goes on")
         case .unconfirmed, .disabled, .loggedOut:
+            JournalNote.current?.explain("\(user.fullName)'s account is \(user.accountState.rawValue): Continue cannot pass it")
             return page(for: user, next: next, request: request, cookies: [])
         }
-        try await services.accounts.setAccountState(of: user, to: .active)
-        return PageRenderer.seeOther(next)
+        let cleared = sessions.cookie(pendingCookieName, "", maxAge: 0)
+        switch try await SecondFactorGate(services: services, pages: pages).afterPassword(user, next: next, request: request) {
+        case .page(var response):
+            response.setCookie(cleared)
+            return response
+        case .proceed(let person):
+            if let old = try await sessions.current(request, anyState: true) { try await services.storage.sessions.delete(id: old.0.id) }
+            let (session, cookie) = try await sessions.start(userID: person.id)
+            services.metrics.login(.success)
+            return PageRenderer.seeOther(SecondFactorGate.continuing(next, session: session), cookies: [cookie, cleared])
+        }
     }
 
     /// `next` when it is a local path of one of the pages that log people in (``LocalRedirect``: no other host,
