@@ -67,12 +67,25 @@ struct SecuritySettingsPages: Sendable {
         return PageRenderer.seeOther(id == current.id ? "/login?next=%2Fsettings%2Fsecurity" : Self.home + "?notice=logged-out")
     }
 
+    /// "Log out of all sessions": every other browser session of the person ends; this one stays, as Facebook keeps
+    /// the browser you press it in. (Log out of this session alone is the row's own button.)
     func logOutAll(_ request: Request) async throws -> Response {
         guard try await checkedForm(request) != nil else { return expired() }
-        guard let (_, user) = try await sessions.current(request) else { return Self.logIn() }
-        try await services.storage.sessions.deleteAll(userID: user.id)
-        JournalNote.current?.explain("\(user.fullName) logged out of every session from the settings")
-        return PageRenderer.seeOther("/login?next=%2Fsettings%2Fsecurity")
+        guard let (current, user) = try await sessions.current(request) else { return Self.logIn() }
+        guard let activity = services.storage.sessionActivity else {
+            // A storage that cannot list sessions: end them all and start this browser a new one.
+            try await services.storage.sessions.deleteAll(userID: user.id)
+            let (_, cookie) = try await sessions.start(userID: user.id)
+            JournalNote.current?.explain("\(user.fullName) logged out of every other session from the settings; this browser got a new one")
+            return PageRenderer.seeOther(Self.home + "?notice=logged-out-all", cookies: [cookie])
+        }
+        var ended = 0
+        for entry in try await activity.list(userID: user.id) where entry.session.id != current.id {
+            try await services.storage.sessions.delete(id: entry.session.id)
+            ended += 1
+        }
+        JournalNote.current?.explain("\(user.fullName) logged out of every other session from the settings (\(ended) ended); this browser stays logged in")
+        return PageRenderer.seeOther(Self.home + "?notice=logged-out-all")
     }
 
     /// Change password: as a reset does, every token is revoked (190/460) and every session ended; this browser
@@ -132,6 +145,7 @@ struct SecuritySettingsPages: Sendable {
     static let notices = [
         "password": "Your password was changed. You were logged out everywhere else, and apps must log you in again.",
         "logged-out": "That session was logged out.",
+        "logged-out-all": "You were logged out of every other session. This browser is still logged in.",
         "two-factor-off": "Two-factor authentication is off.",
     ]
 

@@ -30,9 +30,10 @@ import Testing
             try await rig.driver.screenshot("two-factor-recovery-codes")
             #expect(try await rig.driver.text("h1") == "Two-factor authentication is on")
 
-            // Log out everywhere, then log in to the app again: password, then the checkpoint, then back to the app.
+            // Log out (Log out of all sessions keeps this browser), then log in to the app again: password, then the
+            // checkpoint, then back to the app.
             try await rig.driver.click("#done")
-            try await rig.driver.click("#logout-all")
+            try await rig.driver.click("form[action='/logout'] button")
             _ = try await rig.driver.find("#email")
             // Away from /login's own #email field, so the password goes into the app's dialog.
             try await rig.driver.open("about:blank")

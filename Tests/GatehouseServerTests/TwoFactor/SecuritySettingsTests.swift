@@ -28,9 +28,46 @@ import Testing
             #expect(out.location == "/settings/security?notice=logged-out")
             #expect(try await first.get("/settings/security").location == "/login?next=%2Fsettings%2Fsecurity")
             #expect(try await second.get("/settings/security").status == .ok)
-            // Everywhere, this browser included.
-            let all = try await second.post("/settings/sessions/logout-all", form: [("csrf_token", csrf)])
-            #expect(all.location == "/login?next=%2Fsettings%2Fsecurity")
+        }
+    }
+
+    /// "Log out of all sessions" ends every other session of the person and keeps this browser, as Facebook does;
+    /// the row's own Log out still ends this one.
+    @Test func logOutOfAllSessionsKeepsThisBrowser() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            let other = Browser(client), this = Browser(client), bob = Browser(client)
+            _ = try await TwoFactorLoginTests.logInToSettings(other)
+            let page = try await TwoFactorLoginTests.logInToSettings(this)
+            let bobForm = try await bob.get("/login?next=%2Fsettings%2Fsecurity")
+            _ = try await bob.post("/login", form: [
+                ("csrf_token", Browser.hiddenValue("csrf_token", in: bobForm.text) ?? ""), ("next", "/settings/security"),
+                ("email", "bob@example.com"), ("password", "bob-password"),
+            ])
+            #expect(try await server.services.storage.sessionActivity?.list(userID: server.alice.id).count == 2)
+            let csrf = try #require(Browser.hiddenValue("csrf_token", in: page.text))
+            #expect(try await this.post("/settings/sessions/logout-all", form: [("csrf_token", "forged")]).status == .forbidden)
+            #expect(try await server.services.storage.sessionActivity?.list(userID: server.alice.id).count == 2)
+
+            let all = try await this.post("/settings/sessions/logout-all", form: [("csrf_token", csrf)])
+            #expect(all.status == .seeOther)
+            #expect(all.location == "/settings/security?notice=logged-out-all")
+            #expect(all.headers[.setCookie] == nil)
+            let remaining = try await server.services.storage.sessionActivity?.list(userID: server.alice.id) ?? []
+            #expect(remaining.map(\.session.secretHash) == [SecretHash.sha256Hex(this.cookie("gh_session") ?? "")])
+            #expect(try await other.get("/settings/security").location == "/login?next=%2Fsettings%2Fsecurity")
+            let kept = try await this.get("/settings/security?notice=logged-out-all")
+            #expect(kept.status == .ok)
+            #expect(kept.text.contains("You were logged out of every other session. This browser is still logged in."))
+            #expect(kept.text.components(separatedBy: #"class="session""#).count == 2)
+            // Another person's sessions are not touched.
+            #expect(try await bob.get("/settings/security").status == .ok)
+
+            // This browser's own Log out still ends it.
+            let own = try #require(remaining.first?.session.id)
+            let out = try await this.post("/settings/sessions/logout", form: [("csrf_token", csrf), ("session_id", own)])
+            #expect(out.location == "/login?next=%2Fsettings%2Fsecurity")
+            #expect(try await this.get("/settings/security").location == "/login?next=%2Fsettings%2Fsecurity")
             #expect(try await server.services.storage.sessionActivity?.list(userID: server.alice.id).isEmpty == true)
         }
     }
