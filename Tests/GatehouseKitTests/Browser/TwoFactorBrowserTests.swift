@@ -7,6 +7,21 @@ import Testing
 /// Issue 32's "done when", in a real Chromium: a person turns on two-factor login in their settings and logs in
 /// again through the login code checkpoint; the app sees an ordinary login.
 @Suite(.serialized, .tags(.browser)) struct TwoFactorBrowserTests {
+    /// Whether the QR image loaded as an SVG, and the CSP violations the page reported: Chromium's Reporting API
+    /// hands a new observer the reports made before it existed (`buffered`), asynchronously, hence the async script.
+    static let qrCheck = """
+        var done = arguments[arguments.length - 1], violations = [];
+        var image = document.getElementById("otpauth-qr-image");
+        var observer = new ReportingObserver(function (reports) {
+          reports.forEach(function (r) { violations.push(r.body.effectiveDirective + " " + r.body.blockedURL); });
+        }, { types: ["csp-violation"], buffered: true });
+        observer.observe();
+        setTimeout(function () {
+          done({ loaded: image.complete, naturalWidth: image.naturalWidth,
+                 svg: image.src.indexOf("data:image/svg+xml,") === 0, violations: violations });
+        }, 250);
+        """
+
     @Test func turningOnTwoFactorThenLoggingInThroughTheCheckpoint() async throws {
         try await BrowserRig.with("two-factor") { rig in
             let person = rig.server.users[0]
@@ -23,6 +38,15 @@ import Testing
             try await rig.driver.click("#two-factor-on")
             _ = try await rig.driver.find("#two-factor-secret")
             #expect(try await rig.driver.text("#otpauth-uri").hasPrefix("otpauth://totp/Gatehouse:"))
+            // The QR code: drawn by the page's two same-origin scripts under its CSP (a blocked script draws nothing).
+            let qr = try await rig.driver.find("#otpauth-qr-image", timeout: .seconds(10))
+            let rect = try await rig.driver.command("GET", "element/\(qr)/rect") as? [String: Any]
+            #expect((rect?["width"] as? Double ?? 0) >= 200 && (rect?["height"] as? Double ?? 0) >= 200)
+            let drawn = try await rig.driver.command("POST", "execute/async", ["script": Self.qrCheck, "args": []]) as? [String: Any]
+            #expect(drawn?["loaded"] as? Bool == true)
+            #expect(drawn?["svg"] as? Bool == true)
+            #expect(drawn?["naturalWidth"] as? Int ?? 0 > 0)
+            #expect(drawn?["violations"] as? [String] == [])
             try await rig.driver.screenshot("two-factor-setup")
             try await rig.driver.type("#two-factor-code", try await rig.driver.text("#development-code"))
             try await rig.driver.click("#two-factor-confirm")
