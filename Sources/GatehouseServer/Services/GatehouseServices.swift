@@ -6,105 +6,30 @@ import Logging
 ///
 /// There are no globals in the server: tests build their own `GatehouseServices` with an
 /// `AdjustableClock`, a cheap password hasher and a temporary database.
-package struct GatehouseServices: Sendable {
-    /// The fields, behind one reference: every endpoint value (`UserEndpoints(services:)`, `TokenService`, …)
-    /// holds a copy, and copying a dozen fields (the storage alone is twenty existentials) cost a retain each,
-    /// several times per request (measured: about 3% of a hot `/me`). A copy is now one retain; a mutation of
-    /// a shared copy copies the fields first, so the struct keeps its value semantics.
-    private final class Fields: @unchecked Sendable {
-        var configuration: GatehouseConfiguration
-        var storage: Storage
-        var clock: any GatehouseClock
-        var random: any RandomSource
-        var passwords: any PasswordHasher
-        var callbacks: any AppCallbackNotifier
-        var callbackTransport: any CallbackTransport
-        var logger: Logger
-        var metrics: GatehouseMetrics
-        var clockControl: AdjustableClock?
-
-        init(
-            configuration: GatehouseConfiguration, storage: Storage, clock: any GatehouseClock, random: any RandomSource,
-            passwords: any PasswordHasher, callbacks: any AppCallbackNotifier, callbackTransport: any CallbackTransport,
-            logger: Logger, metrics: GatehouseMetrics, clockControl: AdjustableClock?
-        ) {
-            self.configuration = configuration
-            self.storage = storage
-            self.clock = clock
-            self.random = random
-            self.passwords = passwords
-            self.callbacks = callbacks
-            self.callbackTransport = callbackTransport
-            self.logger = logger
-            self.metrics = metrics
-            self.clockControl = clockControl
-        }
-
-        func copy() -> Fields {
-            Fields(
-                configuration: configuration, storage: storage, clock: clock, random: random, passwords: passwords,
-                callbacks: callbacks, callbackTransport: callbackTransport, logger: logger, metrics: metrics,
-                clockControl: clockControl)
-        }
-    }
-
-    private var fields: Fields
-
-    /// Mutates the fields, copying them first when another copy of these services shares them.
-    private mutating func update(_ change: (Fields) -> Void) {
-        if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
-        change(fields)
-    }
-
-    package var configuration: GatehouseConfiguration {
-        get { fields.configuration }
-        set { update { $0.configuration = newValue } }
-    }
-    package var storage: Storage {
-        get { fields.storage }
-        set { update { $0.storage = newValue } }
-    }
-    package var clock: any GatehouseClock {
-        get { fields.clock }
-        set { update { $0.clock = newValue } }
-    }
-    package var random: any RandomSource {
-        get { fields.random }
-        set { update { $0.random = newValue } }
-    }
-    package var passwords: any PasswordHasher {
-        get { fields.passwords }
-        set { update { $0.passwords = newValue } }
-    }
-    package var callbacks: any AppCallbackNotifier {
-        get { fields.callbacks }
-        set { update { $0.callbacks = newValue } }
-    }
+package final class GatehouseServices: Sendable {
+    // A class, not a struct: every endpoint value (`UserEndpoints(services:)`, `TokenService`, …) holds the
+    // services, several times per request, and a class is passed with one retain where a struct of a dozen
+    // existentials (the storage alone holds twenty) costs a retain per field. Immutable, so sharing is safe;
+    // a test that wants other parts builds other services.
+    package let configuration: GatehouseConfiguration
+    package let storage: Storage
+    package let clock: any GatehouseClock
+    package let random: any RandomSource
+    package let passwords: any PasswordHasher
+    package let callbacks: any AppCallbackNotifier
     /// How callbacks reach apps' URLs (the outbox's HTTP client).
-    package var callbackTransport: any CallbackTransport {
-        get { fields.callbackTransport }
-        set { update { $0.callbackTransport = newValue } }
-    }
-    package var logger: Logger {
-        get { fields.logger }
-        set { update { $0.logger = newValue } }
-    }
+    package let callbackTransport: any CallbackTransport
+    package let logger: Logger
     /// Prometheus counters and timers (`/metrics`); injected, never the global `MetricsSystem`.
-    package var metrics: GatehouseMetrics {
-        get { fields.metrics }
-        set { update { $0.metrics = newValue } }
-    }
-    /// id_token signing keys, shared by every copy of these services.
+    package let metrics: GatehouseMetrics
+    /// id_token signing keys.
     package let keyRing: KeyRing
     /// The clock again, when it may be moved from outside (development mode's clock control); nil otherwise.
-    package var clockControl: AdjustableClock? {
-        get { fields.clockControl }
-        set { update { $0.clockControl = newValue } }
-    }
-    /// Wakes the callback worker when a callback is queued (shared by every copy of these services).
+    package let clockControl: AdjustableClock?
+    /// Wakes the callback worker when a callback is queued.
     package let outboxDoorbell: OutboxDoorbell
-    /// The request journal of this node (`/console/activity`, `/admin/api/journal`, `gatehouse logs`), shared by
-    /// every copy of these services; recording only while ``GatehouseConfiguration/journalEnabled``.
+    /// The request journal of this node (`/console/activity`, `/admin/api/journal`, `gatehouse logs`); recording
+    /// only while ``GatehouseConfiguration/journalEnabled``.
     package let journal: RequestJournal
     /// Entries waiting for the `request_journal` table (`--journal-table`); nil when the table is not used.
     package let journalBuffer: JournalBuffer?
@@ -130,10 +55,16 @@ package struct GatehouseServices: Sendable {
         outbox.journal = journal
         let callbacks = callbacks ?? OutboxAppCallbackNotifier(outbox: outbox, doorbell: doorbell)
         self.outboxDoorbell = doorbell
-        self.fields = Fields(
-            configuration: configuration, storage: storage, clock: clock, random: random, passwords: passwords,
-            callbacks: callbacks, callbackTransport: callbackTransport, logger: logger, metrics: metrics,
-            clockControl: clockControl)
+        self.configuration = configuration
+        self.storage = storage
+        self.clock = clock
+        self.random = random
+        self.passwords = passwords
+        self.callbacks = callbacks
+        self.callbackTransport = callbackTransport
+        self.logger = logger
+        self.metrics = metrics
+        self.clockControl = clockControl
         self.keyRing = KeyRing(store: storage.signingKeys, clock: clock)
     }
 
@@ -153,7 +84,7 @@ package struct GatehouseServices: Sendable {
     }
     /// App and people management shared by the CLI, seeding and the test-user API.
     package var accounts: AccountService { AccountService(services: self) }
-    /// Wakes the mail worker when a message is queued (shared by every copy of these services).
+    /// Wakes the mail worker when a message is queued.
     package let mailDoorbell = OutboxDoorbell()
     /// The mail outbox (issue 32); nil when the storage has no mail table. It sends through
     /// `mail.sendmail_command` when one is configured, and otherwise only keeps the messages.

@@ -27,11 +27,16 @@ import Testing
 
     /// `server` with its database made unreachable.
     func unreachable(_ server: TestServer) -> TestServer {
-        var services = server.services
-        services.storage.ping = { throw StorageError.unavailable("PostgreSQL is unreachable") }
-        services.storage.tokens = UnreachableTokenStore()
+        let healthy = server.services
+        var storage = healthy.storage
+        storage.ping = { throw StorageError.unavailable("PostgreSQL is unreachable") }
+        storage.tokens = UnreachableTokenStore()
         // The caller cache's one-statement read must fail the same way.
-        services.storage.callerRecords = UnreachableCallerRecordStore()
+        storage.callerRecords = UnreachableCallerRecordStore()
+        let services = GatehouseServices(
+            configuration: healthy.configuration, storage: storage, clock: healthy.clock, random: healthy.random,
+            passwords: healthy.passwords, callbacks: healthy.callbacks, logger: healthy.logger,
+            clockControl: healthy.clockControl, callbackTransport: healthy.callbackTransport, metrics: healthy.metrics)
         return TestServer(
             services: services, clock: server.clock, notifier: server.notifier, app: server.app, alice: server.alice,
             bob: server.bob, scratch: server.scratch)
