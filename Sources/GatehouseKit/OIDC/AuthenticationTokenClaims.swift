@@ -30,9 +30,15 @@ public struct AuthenticationTokenClaims: @unchecked Sendable, Equatable {
     public let userLink: String?
 
     /// Reads the payload; nil when a required claim is missing or of the wrong type.
+    ///
+    /// The claim names are the server's: `IDTokenClaim` for the registered ones, the field table's
+    /// `idTokenClaim` for the profile (`user_hometown` is `UserField.hometown`'s).
     init?(_ json: JSONValue) {
-        guard let jti = json["jti"]?.stringValue, let iss = json["iss"]?.stringValue, let aud = json["aud"]?.stringValue,
-              let sub = json["sub"]?.stringValue, let exp = json["exp"]?.doubleValue, let iat = json["iat"]?.doubleValue
+        func claim(_ name: IDTokenClaim) -> JSONValue? { json[name.rawValue] }
+        func claim(_ field: UserField) -> JSONValue? { field.idTokenClaim.flatMap { json[$0] } }
+        guard let jti = claim(.tokenID)?.stringValue, let iss = claim(.issuer)?.stringValue,
+              let aud = claim(.audience)?.stringValue, let sub = claim(.subject)?.stringValue,
+              let exp = claim(.expiresAt)?.doubleValue, let iat = claim(.issuedAt)?.doubleValue
         else { return nil }
         self.jti = jti
         self.iss = iss
@@ -40,24 +46,24 @@ public struct AuthenticationTokenClaims: @unchecked Sendable, Equatable {
         self.sub = sub
         self.exp = exp
         self.iat = iat
-        nonce = json["nonce"]?.stringValue ?? ""
-        name = json["name"]?.stringValue
-        givenName = json["given_name"]?.stringValue
-        middleName = json["middle_name"]?.stringValue
-        familyName = json["family_name"]?.stringValue
-        email = json["email"]?.stringValue
-        picture = json["picture"]?.stringValue
-        userFriends = json["user_friends"]?.arrayValue?.compactMap(\.stringValue)
-        userBirthday = json["user_birthday"]?.stringValue
-        userAgeRange = json["user_age_range"]?.objectValue.map { range in
+        nonce = claim(.nonce)?.stringValue ?? ""
+        name = claim(UserField.name)?.stringValue
+        givenName = claim(.firstName)?.stringValue
+        middleName = claim(.middleName)?.stringValue
+        familyName = claim(.lastName)?.stringValue
+        email = claim(UserField.email)?.stringValue
+        picture = claim(.picture)?.stringValue
+        userFriends = claim(.friends)?.arrayValue?.compactMap(\.stringValue)
+        userBirthday = claim(.birthday)?.stringValue
+        userAgeRange = claim(.ageRange)?.objectValue.map { range in
             var numbers: [String: NSNumber] = [:]
             for key in ["min", "max"] { if let value = range[key]?.intValue { numbers[key] = NSNumber(value: value) } }
             return numbers
         }
-        userHometown = Self.place(json["user_hometown"])
-        userLocation = Self.place(json["user_location"])
-        userGender = json["user_gender"]?.stringValue
-        userLink = json["user_link"]?.stringValue
+        userHometown = Self.place(claim(.hometown))
+        userLocation = Self.place(claim(.location))
+        userGender = claim(.gender)?.stringValue
+        userLink = claim(.link)?.stringValue
     }
 
     private static func place(_ value: JSONValue?) -> [String: String]? {

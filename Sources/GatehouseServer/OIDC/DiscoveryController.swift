@@ -9,9 +9,10 @@ import NIOCore
 struct DiscoveryController: Sendable {
     let services: GatehouseServices
 
-    /// The registered claims, then the profile claims of the field table.
+    /// The registered claims (and `at_hash`, listed as Facebook lists it, never issued), then the profile claims
+    /// of the field table.
     static let claimsSupported: [JSONValue] =
-        ["iss", "aud", "sub", "iat", "exp", "jti", "nonce", "at_hash"] + UserField.claims.compactMap { $0.idTokenClaim.map(JSONValue.string) }
+        (IDTokenClaim.allCases.map(\.rawValue) + ["at_hash"] + UserField.claims.compactMap(\.idTokenClaim)).map(JSONValue.string)
 
     /// Hummingbird matches each path with and without its trailing slash, as social-core needs.
     func register(on router: Router<GatehouseRequestContext>) {

@@ -54,7 +54,7 @@ struct OpsRoutes: Sendable {
             var claims = IDTokenClaims(
                 iss: services.configuration.baseURL, aud: "bench", sub: "1", iat: Int(now.timeIntervalSince1970),
                 exp: Int(now.timeIntervalSince1970) + 3600, jti: services.random.uuidString().lowercased(), nonce: nil)
-            claims.name = "Bench Person"
+            claims[.name] = "Bench Person"
             let token = try await services.keyRing.sign(claims)
             services.metrics.tokenIssued("id_token")
             return Response(status: .ok, headers: [.contentType: "application/jwt"], body: .init(byteBuffer: ByteBuffer(string: token)))
