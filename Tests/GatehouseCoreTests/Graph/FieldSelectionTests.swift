@@ -150,7 +150,8 @@ struct FieldSelectionTests {
             func randomScalar() -> Unicode.Scalar {
                 let roll = rng.next() % 100
                 if roll < 5 { return exotic[Int(rng.next() % UInt64(exotic.count))] }
-                if roll < 8 { return Unicode.Scalar(UInt32(rng.next() % 0xD800))! } // any BMP scalar below the surrogates
+                // any BMP scalar below the surrogates
+                if roll < 8 { return Unicode.Scalar(UInt32(rng.next() % 0xD800))! }
                 return alphabet[Int(rng.next() % UInt64(alphabet.count))]
             }
             var scalars = String.UnicodeScalarView()

@@ -115,7 +115,8 @@ import Testing
             LoginConfiguration(tracking: .enabled, appSwitch: .disabled),
             LoginConfiguration(permissions: [.email], tracking: .enabled, nonce: nonce, messengerPageId: nil, authType: nil,
                                appSwitch: .enabled, codeVerifier: CodeVerifier()),
-            LoginConfiguration(permissions: [], tracking: .enabled, messengerPageId: nil, authType: nil), // seed 003's call
+            // seed 003's call
+            LoginConfiguration(permissions: [], tracking: .enabled, messengerPageId: nil, authType: nil),
         ]
         let made = all.compactMap { $0 }
         #expect(made.count == all.count)
@@ -124,7 +125,8 @@ import Testing
         #expect(made.map(\.authType) == [.rerequest, .rerequest, .reauthorize, nil, .rerequest, .rerequest, .rerequest, .rerequest,
                                          nil, nil, .rerequest, .rerequest, .rerequest, .rerequest, .rerequest, nil, nil])
         #expect(made[1].appSwitch == .disabled && made[0].appSwitch == .enabled && made[0].messengerPageId == "7")
-        #expect(LoginConfiguration(permissions: ["email"], tracking: .enabled, nonce: " ") == nil) // Facebook's nonce rule
+        // Facebook's nonce rule
+        #expect(LoginConfiguration(permissions: ["email"], tracking: .enabled, nonce: " ") == nil)
     }
 
     @Test func loginManagerMembers() async throws {
