@@ -1,3 +1,5 @@
+import Foundation
+
 /// The stores a write transaction hands its body. Their writes commit together, or not at all.
 package struct TransactionStores: Sendable {
     package var codes: any AuthCodeStore
@@ -28,6 +30,34 @@ package protocol WriteTransactions: Sendable {
     /// `body` may run more than once (SQLite's group commit runs a group again when one of its writers failed
     /// half-way), so it must write only through its stores and do nothing else that cannot be repeated.
     func write<R: Sendable>(_ body: @escaping @Sendable (TransactionStores) async throws -> R) async throws -> R
+
+    /// The code exchange's writes: consumes the code `id` at `at` and stores `token`, committed together.
+    /// False, with nothing written, when the code is unknown or already used.
+    ///
+    /// The default is a ``write(_:)`` of the two statements; a backend may send them as one (PostgreSQL: one
+    /// statement, one round trip).
+    func consumeCode(id: String, at: Date, storing token: TokenRecord) async throws -> Bool
+
+    /// The consent's writes when it answers with a code: saves `grant` (announced as every grant change is) and
+    /// stores `code`, committed together. The default is a ``write(_:)``; a backend may send them as one.
+    func saveGrant(_ grant: GrantRecord, storing code: AuthCodeRecord) async throws
+}
+
+extension WriteTransactions {
+    package func consumeCode(id: String, at: Date, storing token: TokenRecord) async throws -> Bool {
+        try await write { tx in
+            guard try await tx.codes.consume(id: id, at: at) else { return false }
+            try await tx.tokens.insert(token)
+            return true
+        }
+    }
+
+    package func saveGrant(_ grant: GrantRecord, storing code: AuthCodeRecord) async throws {
+        try await write { tx in
+            try await tx.grants.save(grant)
+            try await tx.codes.insert(code)
+        }
+    }
 }
 
 extension Storage {
@@ -35,5 +65,21 @@ extension Storage {
     package func transaction<R: Sendable>(_ body: @escaping @Sendable (TransactionStores) async throws -> R) async throws -> R {
         if let writes { return try await writes.write(body) }
         return try await body(TransactionStores(codes: codes, tokens: tokens, grants: grants))
+    }
+
+    /// ``WriteTransactions/consumeCode(id:at:storing:)`` when the backend offers transactions, else on the plain
+    /// stores.
+    package func consumeCode(id: String, at: Date, storing token: TokenRecord) async throws -> Bool {
+        if let writes { return try await writes.consumeCode(id: id, at: at, storing: token) }
+        guard try await codes.consume(id: id, at: at) else { return false }
+        try await tokens.insert(token)
+        return true
+    }
+
+    /// ``WriteTransactions/saveGrant(_:storing:)`` when the backend offers transactions, else on the plain stores.
+    package func saveGrant(_ grant: GrantRecord, storing code: AuthCodeRecord) async throws {
+        if let writes { return try await writes.saveGrant(grant, storing: code) }
+        try await grants.save(grant)
+        try await codes.insert(code)
     }
 }

@@ -67,18 +67,25 @@ struct DialogCompletion: Sendable {
         let mintsToken = nonceRecord == nil && (type.token || type.tokenOrNonce)
         let tokens = services.tokens
         // The grant, the code or nonce and the token commit together: one fsync, and no code without its grant.
-        let token = try await storage.transaction { [codeRecord, nonceRecord] tx -> String? in
-            try await tx.grants.save(grant)
-            if let codeRecord { try await tx.codes.insert(codeRecord) }
-            if let nonceRecord { try await tx.codes.insert(nonceRecord) }
-            guard mintsToken else { return nil }
-            return try await tokens.mintUserToken(
-                app: app, userID: user.id, lifetime: Lifetimes.shortLivedToken, authType: request.authType?.rawValue,
-                // Tokens for the mobile SDKs' `fb{appid}://` scheme may be extended daily (`fb_extend_sso_token`);
-                // a web page's fragment token may not (issue 12, finding 11).
-                authNonce: request.authNonce,
-                origin: RedirectURIPolicy.isAppScheme(request.redirectURI, appID: app.id) ? "app_switch" : "dialog",
-                into: tx.tokens).0
+        // A grant with a code alone (the usual code flow) is one statement on PostgreSQL.
+        let token: String?
+        if let codeRecord, nonceRecord == nil, !mintsToken {
+            try await storage.saveGrant(grant, storing: codeRecord)
+            token = nil
+        } else {
+            token = try await storage.transaction { [codeRecord, nonceRecord] tx -> String? in
+                try await tx.grants.save(grant)
+                if let codeRecord { try await tx.codes.insert(codeRecord) }
+                if let nonceRecord { try await tx.codes.insert(nonceRecord) }
+                guard mintsToken else { return nil }
+                return try await tokens.mintUserToken(
+                    app: app, userID: user.id, lifetime: Lifetimes.shortLivedToken, authType: request.authType?.rawValue,
+                    // Tokens for the mobile SDKs' `fb{appid}://` scheme may be extended daily (`fb_extend_sso_token`);
+                    // a web page's fragment token may not (issue 12, finding 11).
+                    authNonce: request.authNonce,
+                    origin: RedirectURIPolicy.isAppScheme(request.redirectURI, appID: app.id) ? "app_switch" : "dialog",
+                    into: tx.tokens).0
+            }
         }
         if codeRecord != nil { services.metrics.tokenIssued("code") }
         if let token {

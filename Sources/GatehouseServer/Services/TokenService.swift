@@ -11,14 +11,25 @@ package struct TokenService: Sendable {
         app: AppRecord, userID: String, lifetime: TimeInterval, codeID: String? = nil,
         authType: String? = nil, authNonce: String? = nil, origin: String, into tokens: (any TokenStore)? = nil
     ) async throws -> (String, TokenRecord) {
+        let (text, record) = newUserToken(
+            app: app, userID: userID, lifetime: lifetime, codeID: codeID, authType: authType, authNonce: authNonce, origin: origin)
+        try await (tokens ?? services.storage.tokens).insert(record)
+        services.metrics.tokenIssued("user")
+        return (text, record)
+    }
+
+    /// A user token's text and record, not yet stored: for a write that stores it with others in one statement
+    /// (the code exchange, ``Storage/consumeCode(id:at:storing:)``), which counts it once stored.
+    package func newUserToken(
+        app: AppRecord, userID: String, lifetime: TimeInterval, codeID: String? = nil,
+        authType: String? = nil, authNonce: String? = nil, origin: String
+    ) -> (String, TokenRecord) {
         let now = services.clock.now()
         let text = "EAAG" + services.random.alphanumeric(bits: 192)
         let record = TokenRecord(
             id: services.random.uuidString(), tokenHash: SecretHash.sha256Hex(text), kind: .user, appID: app.id, userID: userID,
             issuedAt: now, expiresAt: now.addingTimeInterval(lifetime), codeID: codeID, authType: authType,
             authNonce: authNonce, origin: origin)
-        try await (tokens ?? services.storage.tokens).insert(record)
-        services.metrics.tokenIssued("user")
         return (text, record)
     }
 
@@ -70,8 +81,10 @@ package struct TokenService: Sendable {
             if let verdict = CallerRules.evaluate(minted, text: text, now: now) { return (verdict, minted) }
             return (.failure(GraphError.invalidAppToken), nil)
         }
-        guard let records = try await storage.callerRecords.callerRecords(tokenHash: hash),
-              records.token.kind == .user, let userID = records.token.userID, let app = records.app, let user = records.user
+        guard let records = try await storage.callerRecords.callerRecords(tokenHash: hash) else {
+            return (try await deletedAccountAnswer(hash: hash, now: now) ?? .failure(.invalidTokenFormat), nil)
+        }
+        guard records.token.kind == .user, let userID = records.token.userID, let app = records.app, let user = records.user
         else { return (.failure(.invalidTokenFormat), nil) }
         var record = records.token
         // The cache's key is this same hash: one buffer for both (64 bytes for each cached caller).
@@ -102,6 +115,23 @@ package struct TokenService: Sendable {
 }
 
 extension TokenService {
+    /// A token of an account that was deleted (``DeletedAccountRecord``): Facebook's answer once the account is gone.
+    ///
+    /// Deleting an account removes every app from it (Gatehouse sends each its deauthorize callback), so its tokens
+    /// answer as a removed app's do: 190/458 "The user has not authorized application {app-id}." The wire reference
+    /// lists no subcode of its own for a deleted person; 458 is its "app not installed", and 465 ("the session user
+    /// is invalid") already means disabled here. nil when the token was never a deleted account's.
+    func deletedAccountAnswer(hash: String, now: Date) async throws -> Result<Caller, GraphError>? {
+        guard let gone = try await services.storage.deletedAccounts?.find(key: DeletedAccountRecord.tokenKey(tokenHash: hash), now: now),
+              let appID = gone.appID
+        else { return nil }
+        if let note = JournalNote.current {
+            if let app = try await services.storage.apps.find(id: appID) { note.identify(appID: app.id, appName: app.name) }
+            note.explain(JournalExplanation.accountDeleted(at: gone.deletedAt))
+        }
+        return .failure(.appNotAuthorized(appID: appID))
+    }
+
     /// The journal's reason for refusing a user token, from the rows the check read (no further reads).
     func explanation(_ error: GraphError, token: TokenRecord, user: UserRecord, app: AppRecord) -> String {
         let now = services.clock.now()

@@ -64,15 +64,13 @@ struct TokenEndpoint: Sendable {
         case .issue(let confidential):
             guard let record else { throw GraphFailure(.codeUsed) }
             let lifetime = confidential ? Lifetimes.longLivedToken : Lifetimes.shortLivedToken
-            let tokens = services.tokens
-            // Consuming the code and storing the token commit together: one fsync, and never a used code
-            // without its token.
-            let minted = try await storage.transaction { tx -> String? in
-                guard try await tx.codes.consume(id: record.id, at: now) else { return nil }
-                return try await tokens.mintUserToken(
-                    app: app, userID: record.userID, lifetime: lifetime, codeID: record.id, authType: record.authType,
-                    authNonce: record.authNonce, origin: confidential ? "code" : "pkce", into: tx.tokens).0
-            }
+            let (text, token) = services.tokens.newUserToken(
+                app: app, userID: record.userID, lifetime: lifetime, codeID: record.id, authType: record.authType,
+                authNonce: record.authNonce, origin: confidential ? "code" : "pkce")
+            // Consuming the code and storing the token commit together: one fsync, never a used code without its
+            // token, and on PostgreSQL one statement.
+            let minted = try await storage.consumeCode(id: record.id, at: now, storing: token) ? text : nil
+            if minted != nil { services.metrics.tokenIssued("user") }
             guard let token = minted else {
                 try await storage.tokens.revokeAll(codeID: record.id, at: now)
                 throw GraphFailure(.codeUsed)

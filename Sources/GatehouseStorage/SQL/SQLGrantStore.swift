@@ -36,6 +36,10 @@ package struct SQLGrantStore: GrantStore {
 
     /// Every login and consent saves a grant; the upsert's text is kept (``SQLStatementText``).
     fileprivate static let upsert = SQLStatementText(binds: columns.count, preparedAs: Upsert.self) { db in
+        upsertQuery(db)
+    }
+
+    private static func upsertQuery(_ db: any SQLDatabase) -> any SQLExpression {
         db.insert(into: "grants")
             .columns(columns)
             .values(SQLStatementText.placeholders(columns.count))
@@ -44,6 +48,29 @@ package struct SQLGrantStore: GrantStore {
                 return update
             }
             .query
+    }
+
+    /// PostgreSQL only: saves `grant`, inserts `code` and notifies `channel` of `payload` in one statement
+    /// (``consentStatement``), committed before it returns. Throws `.conflict` as ``SQLAuthCodeStore/insert(_:)``.
+    package func save(_ grant: GrantRecord, storing code: AuthCodeRecord, notifying channel: String, of payload: String) async throws {
+        try await context.run(uniqueConflict: { $0.contains("code_hash") ? "code_hash" : "id" }) {
+            let values = try Self.values(grant) + (try SQLAuthCodeStore.values(code)) + [channel, payload]
+            _ = try await db.rows(Self.consentStatement.on(db, values))
+        }
+    }
+
+    /// ``upsert``, ``SQLAuthCodeStore``'s insert and the grant's `pg_notify` as one statement, for PostgreSQL
+    /// (SQLite has no `INSERT` inside `WITH`): a consent answered with a code commits in one round trip instead of
+    /// `BEGIN`, three statements and `COMMIT`. Both inserts always run; the notification is delivered when the
+    /// statement commits. Binds: the grant's, the code's, the channel, the payload.
+    fileprivate static let consentStatement = SQLStatementText(
+        binds: columns.count + SQLAuthCodeStore.columns.count + 2, preparedAs: Consent.self
+    ) { db in
+        let query: SQLQueryString = """
+            WITH saved AS (\(upsertQuery(db))), code AS (\(SQLAuthCodeStore.insertQuery(db))) \
+            SELECT pg_notify(\(bind: ""), \(bind: ""))
+            """
+        return query
     }
 
     package func delete(appID: String, userID: String) async throws {
@@ -103,5 +130,9 @@ extension SQLGrantStore {
     fileprivate enum Upsert: SQLPreparedKey {
         static let name = "gh_grant_upsert"
         static var statement: SQLStatementText { SQLGrantStore.upsert }
+    }
+    fileprivate enum Consent: SQLPreparedKey {
+        static let name = "gh_consent"
+        static var statement: SQLStatementText { SQLGrantStore.consentStatement }
     }
 }

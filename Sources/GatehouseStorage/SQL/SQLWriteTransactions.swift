@@ -1,3 +1,4 @@
+import Foundation
 import GatehouseCore
 import NIOConcurrencyHelpers
 import SQLKit
@@ -77,6 +78,37 @@ package struct SQLWriteTransactions: WriteTransactions {
 }
 
 extension SQLWriteTransactions {
+    /// On PostgreSQL one statement in one round trip (``SQLAuthCodeStore/consume(id:at:storing:)``); elsewhere
+    /// the two statements in a ``write(_:)``.
+    package func consumeCode(id: String, at: Date, storing token: TokenRecord) async throws -> Bool {
+        if database is any PostgresPreparing {
+            return try await SQLAuthCodeStore(database: database, errors: errors).consume(id: id, at: at, storing: token)
+        }
+        return try await write { tx in
+            guard try await tx.codes.consume(id: id, at: at) else { return false }
+            try await tx.tokens.insert(token)
+            return true
+        }
+    }
+
+    /// On PostgreSQL, with its notifications, one statement in one round trip
+    /// (``SQLGrantStore/save(_:storing:notifying:of:)``), this node's caches dropped before and after it as
+    /// ``InvalidatingGrantStore`` drops them; elsewhere the two statements in a ``write(_:)``.
+    package func saveGrant(_ grant: GrantRecord, storing code: AuthCodeRecord) async throws {
+        if database is any PostgresPreparing, let announce, let publisher = announce.publisher as? PostgresNotifyPublisher {
+            let event = TokenInvalidation.appUser(appID: grant.appID, userID: grant.userID)
+            announce.caches.invalidate(event)
+            try await SQLGrantStore(database: database, errors: errors)
+                .save(grant, storing: code, notifying: publisher.channel, of: event.payload)
+            announce.caches.invalidate(event)
+            return
+        }
+        try await write { tx in
+            try await tx.grants.save(grant)
+            try await tx.codes.insert(code)
+        }
+    }
+
     /// The stores a transaction's body writes through, all on `session`.
     fileprivate static func stores(
         _ session: any SQLDatabase, errors: SQLErrorClassifier,

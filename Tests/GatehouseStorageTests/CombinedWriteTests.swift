@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+@testable import GatehouseCore
+@testable import GatehouseStorage
+import GatehouseTestSupport
+
+/// The code exchange's and the consent's writes (``WriteTransactions/consumeCode(id:at:storing:)`` and
+/// ``WriteTransactions/saveGrant(_:storing:)``): one statement on PostgreSQL, a transaction of two on SQLite, and
+/// on both what the two statements in a transaction did: all or nothing, with the same errors.
+@Suite("Combined writes: code exchange and consent", .timeLimit(.minutes(3)))
+struct CombinedWriteTests {
+    static let app = "100000000000001"
+
+    func seed(_ storage: Storage) async throws {
+        try await storage.apps.create(Fixture.app())
+        try await storage.users.create(Fixture.user("1"))
+    }
+
+    func grant(_ granted: [String], at second: TimeInterval) -> GrantRecord {
+        GrantRecord(
+            appID: Self.app, userID: "1", granted: granted, declined: ["user_friends"], createdAt: TestTime.at(1),
+            updatedAt: TestTime.at(second), lastLoginAt: TestTime.at(second), defaultAudience: .friends)
+    }
+
+    @Test func theCodeExchangeConsumesTheCodeAndStoresTheTokenOnceAndAtomically() async throws {
+        try await withEachBackend { storage in
+            try await seed(storage)
+            try await storage.codes.insert(Fixture.code("c1", app: Self.app, user: "1"))
+            var token = Fixture.token("t1", app: Self.app, user: "1", codeID: "c1")
+            token.authType = "rerequest"
+            #expect(try await storage.consumeCode(id: "c1", at: TestTime.at(5), storing: token))
+            #expect(try await storage.tokens.find(tokenHash: "hash-t1") == token)
+            #expect(try await storage.codes.find(codeHash: "codehash-c1")?.usedAt == TestTime.at(5))
+
+            // A used code, and an unknown one: false, and the token is not stored.
+            #expect(try await !storage.consumeCode(id: "c1", at: TestTime.at(6), storing: Fixture.token("t2", app: Self.app, user: "1", codeID: "c1")))
+            #expect(try await !storage.consumeCode(id: "nope", at: TestTime.at(6), storing: Fixture.token("t3", app: Self.app, user: "1")))
+            #expect(try await storage.tokens.find(tokenHash: "hash-t2") == nil)
+            #expect(try await storage.tokens.find(tokenHash: "hash-t3") == nil)
+            #expect(try await storage.codes.find(codeHash: "codehash-c1")?.usedAt == TestTime.at(5))
+
+            // A token that cannot be stored leaves the code unused, with the insert's own error.
+            try await storage.codes.insert(Fixture.code("c2", app: Self.app, user: "1"))
+            var clash = Fixture.token("t4", app: Self.app, user: "1", codeID: "c2")
+            clash.tokenHash = "hash-t1"
+            await #expect(throws: StorageError.conflict("token_hash")) {
+                try await storage.consumeCode(id: "c2", at: TestTime.at(7), storing: clash)
+            }
+            #expect(try await storage.codes.find(codeHash: "codehash-c2")?.usedAt == nil)
+            #expect(try await storage.consumeCode(id: "c2", at: TestTime.at(8), storing: Fixture.token("t5", app: Self.app, user: "1", codeID: "c2")))
+        }
+    }
+
+    @Test func theConsentSavesTheGrantAndStoresTheCodeTogether() async throws {
+        try await withEachBackend { storage in
+            try await seed(storage)
+            let first = grant(["public_profile"], at: 2)
+            try await storage.saveGrant(first, storing: Fixture.code("c1", app: Self.app, user: "1"))
+            #expect(try await storage.grants.find(appID: Self.app, userID: "1") == first)
+            #expect(try await storage.codes.find(codeHash: "codehash-c1") == Fixture.code("c1", app: Self.app, user: "1"))
+
+            // The second consent updates the grant in place.
+            let second = grant(["public_profile", "email"], at: 3)
+            try await storage.saveGrant(second, storing: Fixture.code("c2", app: Self.app, user: "1"))
+            #expect(try await storage.grants.find(appID: Self.app, userID: "1") == second)
+            #expect(try await storage.codes.find(codeHash: "codehash-c2")?.id == "c2")
+
+            // A code that cannot be stored leaves the grant as it was, with the insert's own error.
+            var clash = Fixture.code("c3", app: Self.app, user: "1")
+            clash.codeHash = "codehash-c1"
+            await #expect(throws: StorageError.conflict("code_hash")) {
+                try await storage.saveGrant(grant(["email"], at: 4), storing: clash)
+            }
+            #expect(try await storage.grants.find(appID: Self.app, userID: "1") == second)
+        }
+    }
+
+    @Test func unknownPeopleFailAsTheTwoStatementsInATransactionDid() async throws {
+        try await withEachBackend { storage in
+            try await seed(storage)
+            var unknown = grant(["public_profile"], at: 2)
+            unknown.userID = "nobody"
+            let stranger = unknown
+            let code = Fixture.code("c1", app: Self.app, user: "nobody")
+            let old = await #expect(throws: StorageError.self) {
+                try await storage.transaction { tx in
+                    try await tx.grants.save(stranger)
+                    try await tx.codes.insert(code)
+                }
+            }
+            let new = await #expect(throws: StorageError.self) { try await storage.saveGrant(stranger, storing: code) }
+            #expect(new == old)
+            #expect(try await storage.grants.grants(userID: "nobody").isEmpty)
+            #expect(try await storage.codes.find(codeHash: "codehash-c1") == nil)
+        }
+    }
+
+    /// PostgreSQL: the consent's one statement carries the grant's notification, so another node's cache drops
+    /// the person's entries when it commits.
+    @Test func theConsentsNotificationReachesTheOtherNode() async throws {
+        let url = try await PostgresTestDatabase.create()
+        do {
+            let a = try await PostgresStorage.open(url: url, logger: StorageBackends.logger).runningFeed()
+            let b = try await PostgresStorage.open(url: url, logger: StorageBackends.logger).runningFeed()
+            let cacheB = try #require((b.tokens as? CachingTokenStore)?.cache)
+            try await waitUntil { cacheB.isEnabled }
+            try await seed(a)
+            try await a.tokens.insert(Fixture.token("t1", app: Self.app, user: "1"))
+            #expect(try await b.tokens.find(tokenHash: "hash-t1") != nil)
+            #expect(cacheB.count == 1)
+            try await a.saveGrant(grant(["public_profile"], at: 2), storing: Fixture.code("c1", app: Self.app, user: "1"))
+            try await waitUntil(seconds: 60) { cacheB.count == 0 }
+            try await a.shutdown()
+            try await b.shutdown()
+        } catch {
+            try? await PostgresTestDatabase.drop(url)
+            throw error
+        }
+        try await PostgresTestDatabase.drop(url)
+    }
+}
