@@ -217,6 +217,25 @@ package enum JournalExplanation {
         "\(person) has no grant for \(appName): they removed the app (or never logged in to it)"
     }
 
+    /// A token of an account that was deleted (issue 32): answered 190/458, as once every app was removed from it.
+    package static func accountDeleted(at deletedAt: Date) -> String {
+        "the token belongs to an account that was deleted on \(day(deletedAt)); a deleted account's apps are all removed, so its tokens answer 190/458"
+    }
+
+    /// A login with the address of an account that was deleted: refused as an unknown address.
+    package static func loginToDeletedAccount(at deletedAt: Date) -> String {
+        "the address belonged to an account that was deleted on \(day(deletedAt)); the login is refused as for an unknown address"
+    }
+
+    /// `26 Nov 2026` (UTC).
+    private static func day(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "d MMM yyyy"
+        return formatter.string(from: date)
+    }
+
     // MARK: Formatting
 
     /// `10:02:11` in UTC (with the date in front when it is not `now`'s day is left to the reader: the entry

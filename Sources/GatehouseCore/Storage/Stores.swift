@@ -165,6 +165,8 @@ package struct Storage: Sendable {
     package var twoFactor: (any TwoFactorStore)?
     /// Where each browser session was last used, for the person's settings (nil: not recorded).
     package var sessionActivity: (any SessionActivityStore)?
+    /// What is left of deleted accounts: their tokens' and address's hashes (issue 32; nil: not kept).
+    package var deletedAccounts: (any DeletedAccountStore)?
     /// Closes connections; the stores must not be used afterwards. Stop the ``invalidationFeed`` first.
     package var shutdown: @Sendable () async throws -> Void
     /// Returns once the database answers a trivial query; throws `StorageError.unavailable` otherwise

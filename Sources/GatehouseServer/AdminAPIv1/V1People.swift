@@ -17,6 +17,8 @@ struct V1People: Sendable {
             V1Route(method: .patch, path: "/people/{id}", bodyLimit: 4 << 20) { try await update($0) },
             V1Route(method: .delete, path: "/people/{id}") { call in
                 let person = try await find(call.parameter("id"))
+                // Its old tokens then answer as a deleted person's (190/458), as after the person's own deletion.
+                try await AccountDeletion(services: services).rememberDeleted(person)
                 try await services.storage.users.delete(id: person.id)
                 return AdminAPIv1.reply(nil)
             },

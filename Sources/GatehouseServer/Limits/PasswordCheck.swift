@@ -41,8 +41,15 @@ struct PasswordCheck: Sendable {
     }
 
     /// Checks a person's email and password.
+    /// An address whose account was deleted is refused as an unknown one; the journal says it was deleted (looked up
+    /// for every refusal, so a deleted address takes no longer than a wrong password).
     func person(email: String, password: String, ip: String?) async throws -> Outcome<UserRecord> {
-        try await authenticate(email: email, password: password, ip: ip, find: services.storage.users.find(email:), hash: \.passwordHash)
+        let outcome = try await authenticate(email: email, password: password, ip: ip, find: services.storage.users.find(email:), hash: \.passwordHash)
+        if case .refused = outcome, let normalised = EmailAddress.normalised(email),
+           let gone = try await services.storage.deletedAccounts?.find(key: DeletedAccountRecord.emailKey(normalised), now: services.clock.now()) {
+            JournalNote.current?.explain(JournalExplanation.loginToDeletedAccount(at: gone.deletedAt))
+        }
+        return outcome
     }
 
     /// Checks a console administrator's email and password.

@@ -6,7 +6,8 @@ import Logging
 ///
 /// Each app gets its data-deletion callback (when it has a URL; through the outbox, whose rows outlive the account
 /// on purpose) and its deauthorize callback (``AppRemoval``, which also revokes the app's tokens). Then the person
-/// is deleted: their grants, tokens, codes, sessions and second factor go with them (foreign keys cascade).
+/// is deleted: their grants, tokens, codes, sessions and second factor go with them (foreign keys cascade). What
+/// stays is ``rememberDeleted(_:)``'s hashes, so the old tokens answer as Facebook answers a deleted person's.
 struct AccountDeletion: Sendable {
     let services: GatehouseServices
 
@@ -14,6 +15,8 @@ struct AccountDeletion: Sendable {
     @discardableResult
     func delete(_ user: UserRecord) async throws -> [String] {
         let storage = services.storage
+        // Before the app removals below revoke them: the live tokens are what must answer as a deleted person's.
+        try await rememberDeleted(user)
         var told: [String] = []
         for grant in try await storage.grants.grants(userID: user.id) {
             guard let app = try await storage.apps.find(id: grant.appID) else { continue }
@@ -28,5 +31,25 @@ struct AccountDeletion: Sendable {
         try await storage.users.delete(id: user.id)
         services.logger.info("account deleted", metadata: ["user": "\(user.id)", "apps": "\(told.count)"])
         return told
+    }
+
+    /// Keeps what a deleted account leaves (``DeletedAccountRecord``: the hashes of its live tokens and of its
+    /// address, nothing else), so its old tokens answer 190/458 and the journal can say why its address no longer
+    /// logs in. Every way an account is deleted (the person's settings, the admin API) calls it before the person
+    /// is gone; rows past their time are dropped on the way.
+    func rememberDeleted(_ user: UserRecord) async throws {
+        guard let store = services.storage.deletedAccounts else { return }
+        let now = services.clock.now()
+        var rows = try await services.storage.tokens.live(appID: nil, userID: user.id, now: now).filter { $0.kind == .user }.map { token in
+            DeletedAccountRecord(
+                key: DeletedAccountRecord.tokenKey(tokenHash: token.tokenHash), appID: token.appID, deletedAt: now,
+                forgetAt: token.expiresAt ?? now.addingTimeInterval(Lifetimes.longLivedToken))
+        }
+        if let email = EmailAddress.normalised(user.email) {
+            rows.append(DeletedAccountRecord(
+                key: DeletedAccountRecord.emailKey(email), appID: nil, deletedAt: now, forgetAt: now.addingTimeInterval(DeletedAccountRecord.addressKeptFor)))
+        }
+        try await store.remember(rows)
+        try await store.forget(before: now)
     }
 }

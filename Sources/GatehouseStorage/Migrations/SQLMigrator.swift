@@ -31,7 +31,7 @@ package enum SQLMigrator {
         Migration01InitialSchema.migration, Migration02SigningKeys.migration, Migration03EmulatorControls.migration, Migration04AdminAccountsAndRateLimits.migration, Migration05AudienceAndPosts.migration, Migration06DeviceLoginAndTokenCache.migration, Migration07CallbackOutbox.migration,
         Migration08ProfileQuotes.migration, Migration09RequirePKCE.migration, Migration10RequestJournal.migration,
         Migration11AdminTokensAndAudit.migration, Migration12AccountStates.migration, Migration13JavaScriptSDKDomains.migration,
-        Migration14AppRequestNotifications.migration, Migration15AccountMail.migration, Migration16TwoFactor.migration, Migration17ProfileLocale.migration,
+        Migration14AppRequestNotifications.migration, Migration15AccountMail.migration, Migration16TwoFactor.migration, Migration17ProfileLocale.migration, Migration18DeletedAccounts.migration,
     ]
 
     package static let table = "gatehouse_migrations"

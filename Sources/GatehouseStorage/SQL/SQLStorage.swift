@@ -126,6 +126,7 @@ package enum SQLStorage {
         storage.sessionActivity = SQLSessionActivityStore(database: database, errors: errors)
         storage.mail = SQLMailOutboxStore(database: database, errors: errors)
         storage.accountCodes = SQLAccountCodeStore(database: database, errors: errors)
+        storage.deletedAccounts = SQLDeletedAccountStore(database: database, errors: errors)
         storage.writes = SQLWriteTransactions(
             database: database, errors: errors, announce: announces ? (caches, invalidations) : nil)
         return storage
