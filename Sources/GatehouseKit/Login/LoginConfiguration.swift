@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseProtocol
 
 /// Whether a login may give the app a Graph API access token (Facebook's `LoginTracking`).
 public enum LoginTracking: UInt, Sendable {
@@ -52,11 +53,10 @@ public final class LoginConfiguration: Sendable {
     /// The permissions a Limited Login may ask for, per Facebook's Limited Login documentation.
     ///
     /// Facebook's SDK does not check this (the server rejects the dialog instead); Gatehouse checks it
-    /// up front so a bad configuration fails where it is written.
-    public static let limitedLoginPermissions: Set<String> = [
-        "public_profile", "email", "gaming_profile", "gaming_user_picture", "user_age_range", "user_birthday",
-        "user_friends", "user_gender", "user_hometown", "user_link", "user_location", "user_messenger_contact",
-    ]
+    /// up front so a bad configuration fails where it is written. The list is the server's catalogue
+    /// (`allowedInLimitedLogin`), without `openid`, which the SDK adds itself rather than taking as a permission.
+    public static let limitedLoginPermissions: Set<String> =
+        Set(GatehouseProtocol.Permission.limitedLoginNames).subtracting([GatehouseProtocol.Permission.openid])
 
     /// The designated initialiser (ObjC `initWithPermissions:tracking:nonce:messengerPageId:authType:appSwitch:codeVerifier:`).
     ///

@@ -37,14 +37,19 @@ enum ProfileLoadPolicy {
         return now.timeIntervalSince(current.refreshDate) > maximumAge || current.userID != token.userID || current.isLimited
     }
 
+    /// The fields every profile request asks for.
+    static let basicFields: [UserField] = [.id, .firstName, .middleName, .lastName, .name]
+
+    /// The permissions whose fields the request adds when granted, in the order Facebook's SDK adds them
+    /// (`FBSDKProfile`); what each reveals is the shared field table's (`user_hometown`: `hometown`).
+    static let optionalPermissions: [Permission] = [
+        .userLink, .email, .userFriends, .userBirthday, .userAgeRange, .userHometown, .userLocation, .userGender,
+    ]
+
     /// The `fields` parameter for `token`, in Facebook's order.
     static func fields(for token: AccessToken) -> String {
-        let optional: [(Permission, String)] = [
-            (.userLink, "link"), (.email, "email"), (.userFriends, "friends"), (.userBirthday, "birthday"),
-            (.userAgeRange, "age_range"), (.userHometown, "hometown"), (.userLocation, "location"), (.userGender, "gender"),
-        ]
-        return (["id", "first_name", "middle_name", "last_name", "name"] + optional.filter { token.hasGranted($0.0) }.map(\.1))
-            .joined(separator: ",")
+        let optional = optionalPermissions.filter { token.hasGranted($0) }.flatMap(\.userFields)
+        return (basicFields + optional).map(\.name).joined(separator: ",")
     }
 }
 
@@ -88,15 +93,16 @@ struct ProfileLoader: Sendable {
 /// Reads a `me` reply into a `Profile`, as Facebook's parser does (a Graph profile has no `imageURL`).
 enum ProfileResponse {
     static func profile(from json: JSONValue, refreshDate: Date) -> Profile? {
-        guard let id = json["id"]?.stringValue ?? json["id"]?.intValue.map(String.init), !id.isEmpty else { return nil }
-        let friends = json["friends"]?["data"]?.arrayValue?.compactMap { $0["id"]?.stringValue }
+        func field(_ field: UserField) -> JSONValue? { json[field.name] }
+        guard let id = field(.id)?.stringValue ?? field(.id)?.intValue.map(String.init), !id.isEmpty else { return nil }
+        let friends = field(.friends)?["data"]?.arrayValue?.compactMap { $0["id"]?.stringValue }
         return Profile(
-            userID: id, firstName: json["first_name"]?.stringValue, middleName: json["middle_name"]?.stringValue,
-            lastName: json["last_name"]?.stringValue, name: json["name"]?.stringValue,
-            linkURL: json["link"]?.stringValue.flatMap { URL(string: $0) }, refreshDate: refreshDate, imageURL: nil,
-            email: json["email"]?.stringValue, friendIDs: friends?.isEmpty == false ? friends : nil,
-            birthday: json["birthday"]?.stringValue.flatMap(birthday(from:)), ageRange: ageRange(json["age_range"]),
-            hometown: location(json["hometown"]), location: location(json["location"]), gender: json["gender"]?.stringValue)
+            userID: id, firstName: field(.firstName)?.stringValue, middleName: field(.middleName)?.stringValue,
+            lastName: field(.lastName)?.stringValue, name: field(.name)?.stringValue,
+            linkURL: field(.link)?.stringValue.flatMap { URL(string: $0) }, refreshDate: refreshDate, imageURL: nil,
+            email: field(.email)?.stringValue, friendIDs: friends?.isEmpty == false ? friends : nil,
+            birthday: field(.birthday)?.stringValue.flatMap(birthday(from:)), ageRange: ageRange(field(.ageRange)),
+            hometown: location(field(.hometown)), location: location(field(.location)), gender: field(.gender)?.stringValue)
     }
 
     /// `MM/dd/yyyy` at midnight UTC; the partial forms (`MM/dd`, `yyyy`) give nil, as in Facebook's SDK.

@@ -40,4 +40,15 @@ import Testing
             if case .custom = GatehouseKit.Permission(name) { Issue.record("\(name) has no case") }
         }
     }
+
+    @Test func theProfileRequestAsksForTheTablesFields() {
+        // A permission renamed in the table would otherwise stop the SDK asking for its field, silently.
+        for permission in ProfileLoadPolicy.optionalPermissions { #expect(!permission.userFields.isEmpty, "\(permission)") }
+        #expect(ProfileLoadPolicy.basicFields.allSatisfy { $0.permission == GatehouseProtocol.Permission.publicProfile })
+    }
+
+    @Test func limitedLoginPermissionsAreTheCataloguesLessOpenID() {
+        #expect(LoginConfiguration.limitedLoginPermissions
+            == Set(GatehouseProtocol.Permission.catalogue.filter(\.allowedInLimitedLogin).map(\.name)).subtracting(["openid"]))
+    }
 }
