@@ -71,7 +71,7 @@ public enum Permission: Hashable, Sendable, ExpressibleByStringLiteral, CustomSt
 
     public var description: String { name }
 
-    // `.custom("email")` and `.email` are the same permission.
+    // A `.custom` name that is a case's wire name is that case (`.custom` of the email name equals `.email`).
     public static func == (a: Permission, b: Permission) -> Bool { a.name == b.name }
     public func hash(into hasher: inout Hasher) { hasher.combine(name) }
 }

@@ -7,9 +7,9 @@ extension UserEndpoints {
     // MARK: friends
 
     func friends(_ node: UserNode, caller: Caller, call: GraphCall) async throws -> GraphReply {
-        guard Self.isSelfOrApp(node, caller) else { throw GraphFailure(.missingPermission("user_friends")) }
-        guard try await readable(node, caller: caller).contains("user_friends") else {
-            throw GraphFailure(.missingPermission("user_friends"))
+        guard Self.isSelfOrApp(node, caller) else { throw GraphFailure(.missingPermission(Permission.userFriends)) }
+        guard try await readable(node, caller: caller).contains(Permission.userFriends) else {
+            throw GraphFailure(.missingPermission(Permission.userFriends))
         }
         var subfields: [FieldSelection]?
         if let raw = call.param("fields") {
@@ -86,7 +86,7 @@ extension UserEndpoints {
         switch caller {
         case .app(let app) where app.id == node.appID: break
         case .user(let u) where u.user.id == node.user.id && u.app.id == node.appID: break
-        default: throw GraphFailure(.missingPermission("user_friends"))
+        default: throw GraphFailure(.missingPermission(Permission.userFriends))
         }
         guard let otherID = try await services.storage.users.userID(appID: node.appID, scopedID: other),
               let otherUser = try await services.storage.users.find(id: otherID) else {

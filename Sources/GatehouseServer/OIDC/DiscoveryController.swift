@@ -49,7 +49,7 @@ struct DiscoveryController: Sendable {
             ("subject_types_supported", ["pairwise"]),
             ("id_token_signing_alg_values_supported", ["RS256"]),
             ("code_challenge_methods_supported", ["S256", "plain"]),
-            ("scopes_supported", ["openid", "public_profile", "email"]),
+            ("scopes_supported", .array([Permission.openid, Permission.publicProfile, Permission.email].map(JSONValue.string))),
             ("claims_supported", .array(Self.claimsSupported)),
         ]))
     }
