@@ -36,8 +36,13 @@ import FoundationNetworking
             try await rig.driver.click("#confirm")
             #expect(try await rig.driver.waitForText("h1") { $0 == "Your account is confirmed" } == "Your account is confirmed")
 
-            // Back to the app's dialog: log in and allow.
-            try await rig.driver.open(dialog)
+            // Its Log in goes back to the app's dialog (carried as next through the form and the mailed link): log in
+            // and allow.
+            try await rig.driver.click("#login-link")
+            _ = try await rig.driver.find("#email")
+            let back = try await rig.driver.currentURL()
+            #expect(back.hasPrefix(rig.base + "/dialog/oauth?"), "\(back)")
+            #expect(back.split(separator: "?", maxSplits: 1).last == dialog.split(separator: "?", maxSplits: 1).last, "\(back) vs \(dialog)")
             try await rig.typePassword(.init(id: "", name: "Carol Cho", email: "carol.cho@example.com", password: "carol-first-pass"), shot: "login-new-account")
             try await rig.driver.click("button[value=continue]")
             _ = try await rig.waitForLoopbackPage()
