@@ -15,7 +15,7 @@ package enum AccountState: String, Sendable, Codable, CaseIterable {
     /// Nothing stands in the way.
     case active
     /// Held at a security checkpoint: tokens answer 190/459; the dialog shows the checkpoint page, which the person
-    /// passes once (Continue) to go on to consent.
+    /// passes once (Continue) to go on to the login code (if any) and consent.
     case checkpointed
     /// Not yet confirmed: tokens answer 190/464; the dialog asks the person to confirm their email.
     case unconfirmed

@@ -7,7 +7,7 @@ import Hummingbird
 /// shows in that state, and the form that passes it.
 ///
 /// - `checkpointed`: "Confirm it's you" with a Continue button; passing it makes the person active again and
-///   goes on to where the login was going (the consent step).
+///   goes on to where the login was going (the login code if the person has one, then the consent step).
 /// - `unconfirmed`: "Confirm your email", with "Send the email again" (``SignUpFlow``'s mailed link clears the
 ///   state through `AccountService.setAccountState`); in development mode "Confirm now" stands in for the link.
 /// - `disabled`: "Your account has been disabled", and no login at all.
@@ -39,7 +39,7 @@ struct AccountGate: Sendable {
     }
 
     /// After a correct password: proceed, or the state's page. `next` is where the login was going (a local path),
-    /// given the session the page starts (nil when it starts none).
+    /// given the session the login started (always nil here: no session starts before every step is passed).
     /// `request` is the login form's request (its old session, if any, is ended when a new one starts).
     func afterPassword(_ user: UserRecord, next: (BrowserSessionRecord?) -> String, request: Request) async throws -> Outcome {
         switch user.accountState {
