@@ -1,7 +1,7 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-/// The upcoming language features every target builds with: those Hummingbird 2 turns on for itself
+/// The upcoming language features every target, tests included, builds with: those Hummingbird 2 turns on for itself
 /// (`ExistentialAny`, `MemberImportVisibility`; its third, `InternalImportsByDefault`, is not on yet: every
 /// module's `package` API would need `package import` of the modules its types come from).
 let languageFeatures: [SwiftSetting] = [
@@ -224,11 +224,12 @@ let package = Package(
             path: "Tests/GatehouseTestSupport",
             swiftSettings: languageFeatures
         ),
-        .testTarget(name: "GatehouseProtocolTests", dependencies: ["GatehouseProtocol"]),
+        .testTarget(name: "GatehouseProtocolTests", dependencies: ["GatehouseProtocol"], swiftSettings: languageFeatures),
         // The pure decisions, parsers and caches, with no database or server.
         .testTarget(
             name: "GatehouseCoreTests",
-            dependencies: ["GatehouseCore", "GatehouseProtocol", .product(name: "PropertyBased", package: "swift-property-based")]
+            dependencies: ["GatehouseCore", "GatehouseProtocol", .product(name: "PropertyBased", package: "swift-property-based")],
+            swiftSettings: languageFeatures
         ),
         // The stores, migrations and the SQLite and PostgreSQL set-up, run against both backends.
         .testTarget(
@@ -244,7 +245,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            ]
+            ],
+            swiftSettings: languageFeatures
         ),
         .testTarget(
             name: "GatehouseServerTests",
@@ -266,7 +268,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 "ChildProcesses",
                 "GatehouseTestSupport",
-            ]
+            ],
+            swiftSettings: languageFeatures
         ),
         .testTarget(
             name: "GatehouseKitTests",
@@ -274,17 +277,23 @@ let package = Package(
                            "GatehouseTestSupport",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                           .product(name: "Crypto", package: "swift-crypto")]
+                           .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: languageFeatures
         ),
-        .testTarget(name: "GatehouseTestingTests", dependencies: ["GatehouseTesting", "GatehouseProtocol", "GatehouseKit"]),
-        .testTarget(name: "GatehouseKitLoopbackTests", dependencies: ["GatehouseKitLoopback", "GatehouseKit"]),
+        .testTarget(
+            name: "GatehouseTestingTests", dependencies: ["GatehouseTesting", "GatehouseProtocol", "GatehouseKit"],
+            swiftSettings: languageFeatures),
+        .testTarget(
+            name: "GatehouseKitLoopbackTests", dependencies: ["GatehouseKitLoopback", "GatehouseKit"],
+            swiftSettings: languageFeatures),
         // Sample-style app code ported from Facebook's SDK by changing only the import (UIKit parts guarded);
         // GatehouseTesting runs the seeds' server-side samples (revoke, permissions, requests) against an emulator.
-        .testTarget(name: "PortingTests", dependencies: ["GatehouseKit", "GatehouseTesting"]),
+        .testTarget(name: "PortingTests", dependencies: ["GatehouseKit", "GatehouseTesting"], swiftSettings: languageFeatures),
         .testTarget(
             name: "GatehouseCLITests",
             dependencies: ["GatehouseCLI", "GatehouseServer", "GatehouseCore", "GatehouseStorage", "GatehouseProtocol", "ChildProcesses", "GatehouseTestSupport", .product(name: "AsyncHTTPClient", package: "async-http-client")],
-            exclude: ["Interop"]
+            exclude: ["Interop"],
+            swiftSettings: languageFeatures
         ),
     ]
 )

@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import Testing
+import NIOHTTP1
 
 @Suite(.serialized, .tags(.process)) struct CLICommandTests {
     @Test func appsAndUsersPrintJSONForScripts() async throws {

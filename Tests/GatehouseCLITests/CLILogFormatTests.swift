@@ -2,6 +2,7 @@ import Foundation
 @testable import GatehouseCLI
 import Logging
 import Testing
+import ChildProcesses
 
 /// `serve --log-format json` / `GATEHOUSE_LOG_FORMAT=json` (issue 29): one JSON object per line on standard output,
 /// no secrets; and `--version`.

@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import Testing
+import NIOHTTP1
 
 /// `serve --print-config`, production refusals, `admin create` and `seed bench`, run as the real binary.
 @Suite(.serialized, .tags(.process)) struct CLIOpsTests {

@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import Testing
+import NIOHTTP1
 
 /// `gatehouse clock`, `inject`, `export` and `import` against a running `gatehouse serve`.
 @Suite(.serialized, .tags(.process)) struct EmulatorCommandTests {

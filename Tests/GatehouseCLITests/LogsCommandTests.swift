@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import Testing
+import NIOHTTP1
 
 /// `gatehouse logs` against a running `gatehouse serve`: recent requests with their reasons, filters, JSON lines,
 /// and `--follow`.

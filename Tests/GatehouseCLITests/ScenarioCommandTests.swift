@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import Testing
+import NIOHTTP1
 
 /// `gatehouse serve --scenario`, `gatehouse scenario apply|check` against the running server.
 @Suite(.serialized, .tags(.process)) struct ScenarioCommandTests {

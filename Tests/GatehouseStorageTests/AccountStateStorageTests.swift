@@ -4,6 +4,8 @@ import Testing
 @testable import GatehouseCore
 @testable import GatehouseStorage
 import GatehouseTestSupport
+import SQLiteKit
+import SQLiteNIO
 
 /// The person's account state (migration 12) on both backends: kept, replaced by `update`, read by the joined
 /// caller and session statements, and `active` for people who existed before the migration.

@@ -3,6 +3,7 @@ import Testing
 @testable import GatehouseCore
 @testable import GatehouseStorage
 import GatehouseTestSupport
+import GatehouseProtocol
 
 /// The code exchange's and the consent's writes (``WriteTransactions/consumeCode(id:at:storing:)`` and
 /// ``WriteTransactions/saveGrant(_:storing:)``): one statement on PostgreSQL, a transaction of two on SQLite, and

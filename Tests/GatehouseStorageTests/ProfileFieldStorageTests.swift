@@ -4,6 +4,7 @@ import Testing
 @testable import GatehouseCore
 @testable import GatehouseStorage
 import GatehouseTestSupport
+import GatehouseProtocol
 
 /// The profile fields the field table stores (`UserFieldValue.all`), on both backends: every one round-trips
 /// through create, update and the joined caller reads, and `locale` (migration 17) starts empty.

@@ -5,6 +5,8 @@ import GatehouseProtocol
 import SQLKit
 import Testing
 import GatehouseTestSupport
+import SQLiteKit
+import SQLiteNIO
 
 @Suite struct StorageSocialContractTests {
     static func seed(_ storage: Storage) async throws {

@@ -3,6 +3,7 @@ import GatehouseTestSupport
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import ChildProcesses
 #endif
 
 /// Facebook's web quick-start page (`examples/javascript/index.html`: `fbAsyncInit`, `FB.getLoginStatus`, the

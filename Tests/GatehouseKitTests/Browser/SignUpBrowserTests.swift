@@ -5,6 +5,7 @@ import GatehouseProtocol
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import ChildProcesses
 #endif
 
 /// Issue 32's "done when" for sign-up, mail and reset, in a real Chromium: a person creates an account from the

@@ -3,6 +3,7 @@ import Foundation
 import GatehouseKitLoopback
 import GatehouseProtocol
 import Testing
+import ChildProcesses
 
 /// Issue 32's "done when", in a real Chromium: a person turns on two-factor login in their settings and logs in
 /// again through the login code checkpoint; the app sees an ordinary login.

@@ -3,6 +3,8 @@ import ChildProcesses
 import Foundation
 import GatehouseTestSupport
 import NIOCore
+import NIOFoundationEssentialsCompat
+import NIOHTTP1
 
 /// A real headless Chromium, driven over the W3C WebDriver protocol through `chromedriver`.
 ///

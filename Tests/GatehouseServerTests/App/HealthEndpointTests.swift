@@ -5,6 +5,7 @@ import GatehouseProtocol
 @testable import GatehouseStorage
 import HummingbirdTesting
 import Testing
+import HTTPTypes
 
 /// `/healthz`, `/readyz`, and the Graph API's answer while the database is unreachable.
 @Suite struct HealthEndpointTests {

@@ -9,6 +9,7 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import Testing
+import NIOHTTP1
 
 /// `serve --port 0` must hold its port from the moment it is chosen. It used to pick a free port, close it,
 /// and bind it again only after migrations and the dev seed (seconds on a loaded machine); a server started

@@ -5,6 +5,7 @@ import GatehouseProtocol
 @testable import GatehouseServer
 @testable import GatehouseStorage
 import GatehouseTestSupport
+import Logging
 
 /// Services over `storage` for resolving tokens the way the Graph API does.
 func callerServices(_ storage: Storage, clock: AdjustableClock) -> GatehouseServices {

@@ -5,6 +5,7 @@ import GatehouseProtocol
 import HummingbirdTesting
 import NIOCore
 import Testing
+import HTTPTypes
 
 /// Issue 30, item 4 (its injectable part): the account states the seeds' error handling branches on, 190/459
 /// (checkpoint), 190/464 (unconfirmed) and 190/467 (logged out), can be injected like the others, by code or by

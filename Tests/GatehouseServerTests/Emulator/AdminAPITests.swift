@@ -7,6 +7,7 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import Testing
+import NIOFoundationEssentialsCompat
 
 /// The JSON admin API behind `gatehouse clock`, `gatehouse inject`, `export` and `import`.
 @Suite struct AdminAPITests {

@@ -4,6 +4,7 @@ import GatehouseProtocol
 @testable import GatehouseServer
 import HummingbirdTesting
 import Testing
+import HTTPTypes
 
 /// Issue 31, item 1: `locale`, added to the field table only, reaches the Graph API, FQL and the console.
 @Suite struct LocaleFieldTests {

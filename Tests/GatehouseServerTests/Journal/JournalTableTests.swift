@@ -7,6 +7,7 @@ import HummingbirdTesting
 import Logging
 import GatehouseTestSupport
 import Testing
+import HTTPTypes
 
 /// The optional durable journal (`--journal-table`): the `request_journal` table on SQLite and PostgreSQL, its
 /// retention, and the writer that fills it off the request path.

@@ -2,6 +2,7 @@ import ChildProcesses
 import Foundation
 import Testing
 import GatehouseTestSupport
+import NIOHTTP1
 
 /// What a client was told it has, it has: an issuance that was answered survives `kill -9` of the server,
 /// on SQLite (`synchronous=FULL`) and on PostgreSQL (autocommit, committed before the reply).

@@ -3,6 +3,8 @@ import Foundation
 import NIOConcurrencyHelpers
 import Testing
 import GatehouseTestSupport
+import NIOCore
+import NIOHTTP1
 
 /// PostgreSQL restarting under load: while it is down every request gets a clear, retryable 503 Graph error
 /// and `/readyz` says not ready; once it is back requests succeed again (how soon is printed, not asserted), with no restart of

@@ -3,6 +3,8 @@ import Foundation
 import NIOConcurrencyHelpers
 import Testing
 import GatehouseTestSupport
+import NIOCore
+import NIOHTTP1
 
 /// Two `gatehouse serve` nodes on one PostgreSQL database behind nginx: they share every piece of state,
 /// a revocation on one is honoured by the other within a second (LISTEN/NOTIFY invalidates its token

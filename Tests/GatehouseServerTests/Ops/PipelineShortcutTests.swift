@@ -2,6 +2,8 @@
 @testable import GatehouseServer
 @testable import GatehouseStorage
 import Testing
+import CoreMetrics
+import HTTPTypes
 
 /// The request pipeline's shortcuts (issue 11, item 3) give the same answers as the slow paths they skip.
 @Suite struct PipelineShortcutTests {

@@ -10,6 +10,8 @@ import NIOCore
 import NIOSSL
 import Testing
 import X509
+import NIOHTTP1
+import SwiftASN1
 
 /// A self-signed certificate for `localhost` / 127.0.0.1, made fresh for each test.
 struct SelfSignedCertificate {

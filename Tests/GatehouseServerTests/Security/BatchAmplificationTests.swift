@@ -5,6 +5,7 @@ import GatehouseProtocol
 import HummingbirdTesting
 import NIOCore
 import Testing
+import HTTPTypes
 
 /// Issue 27, finding 1: a batch could grow its own results exponentially. `{result=…}` substitutions had no bound,
 /// failed entries' results were kept for substitution, the "unknown path" error echoed the whole path, and the

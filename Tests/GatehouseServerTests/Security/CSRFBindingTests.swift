@@ -5,6 +5,7 @@ import GatehouseProtocol
 @testable import GatehouseStorage
 import HummingbirdTesting
 import Testing
+import HTTPTypes
 
 /// Issue 12, finding 18: the CSRF token is bound to the browser session, so a CSRF cookie planted by someone
 /// else (a sibling subdomain, a plain-http hop) is useless; on secure origins the cookie is `__Host-` prefixed so

@@ -5,6 +5,7 @@ import GatehouseProtocol
 import HummingbirdTesting
 import NIOCore
 import Testing
+import HTTPTypes
 
 /// Issue 27, finding 2: every list a client controls is bounded before it is processed, in linear time.
 ///

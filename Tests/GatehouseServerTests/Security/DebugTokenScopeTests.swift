@@ -5,6 +5,7 @@ import GatehouseProtocol
 @testable import GatehouseStorage
 import HummingbirdTesting
 import Testing
+import HTTPTypes
 
 /// Issue 12, finding 5: `debug_token` inspects only tokens of the caller's own app, like Facebook; any other
 /// app's token is refused with error 100 and nothing about it is revealed.

@@ -8,6 +8,7 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import Testing
+import NIOHTTP1
 
 /// Issue 12, finding 3: development mode (password-free login, open console, export with signing keys) stays on
 /// this machine: it refuses a non-loopback listen address unless told `--dev-allow-remote`, and answers 421 to

@@ -5,6 +5,7 @@ import GatehouseProtocol
 @testable import GatehouseStorage
 import HummingbirdTesting
 import Testing
+import HTTPTypes
 
 /// Issue 12, finding 1: `POST /{u1}/friends/{u2}` connects only two test users of the calling app, with that
 /// app's token or u1's own token for it. Friendships are global, so anything looser lets a token befriend a real

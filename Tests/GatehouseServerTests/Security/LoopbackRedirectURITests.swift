@@ -5,6 +5,7 @@ import GatehouseProtocol
 @testable import GatehouseStorage
 import HummingbirdTesting
 import Testing
+import HTTPTypes
 
 /// Issue 12, finding 13: a registered `http://127.0.0.1/cb` admits any port on 127.0.0.1, but not `localhost`
 /// or `[::1]` (RFC 8252 §8.3): those may be another program's listener, so codes would leak to it.

@@ -5,6 +5,7 @@ import GatehouseProtocol
 @testable import GatehouseStorage
 import HummingbirdTesting
 import Testing
+import HTTPTypes
 
 /// Issue 12, finding 4: `next` can only name a page of this server. Browsers strip tabs and newlines and read
 /// `\` as `/`, so `/\t/evil.example` would become `//evil.example`; every such trick falls back to the default.

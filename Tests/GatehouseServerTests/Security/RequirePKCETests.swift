@@ -5,6 +5,7 @@ import GatehouseProtocol
 @testable import GatehouseStorage
 import HummingbirdTesting
 import Testing
+import HTTPTypes
 
 /// Issue 12, finding 12: an app's "Require PKCE" setting. With it on, a login dialog without a `code_challenge`
 /// is refused before anyone logs in, and a code or nonce issued without one is not redeemed, even with the secret.

@@ -6,6 +6,8 @@ import GatehouseProtocol
 import HummingbirdTesting
 import Logging
 import Testing
+import HTTPTypes
+import NIOFoundationEssentialsCompat
 
 /// Issue 12, finding 15: a copy of the database (or of an export) does not hand over the id_token signing keys.
 @Suite struct SecretsAtRestTests {

@@ -5,6 +5,7 @@ import GatehouseProtocol
 @testable import GatehouseStorage
 import HummingbirdTesting
 import Testing
+import HTTPTypes
 
 /// Issue 12, finding 14: a test user's `login_url` no longer logs a browser in from a plain GET (an `<img>` could
 /// do that), expires after an hour, and does nothing at all in production mode.

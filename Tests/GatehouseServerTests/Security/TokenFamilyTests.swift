@@ -5,6 +5,7 @@ import GatehouseProtocol
 @testable import GatehouseStorage
 import HummingbirdTesting
 import Testing
+import HTTPTypes
 
 /// Issue 12, findings 11 and 12: a replayed code kills every token that descends from it, the mobile refresh
 /// authenticates its client and never stretches a web fragment token to 60 days, and PKCE cannot be downgraded

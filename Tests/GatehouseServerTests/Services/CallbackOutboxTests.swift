@@ -7,6 +7,7 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 import GatehouseTestSupport
+import HTTPTypes
 
 /// The callback outbox: back-off by the injected clock, retries that survive a restart, the data-deletion
 /// reply, and the person's "delete my data" action with the confirmation code shown back to them.

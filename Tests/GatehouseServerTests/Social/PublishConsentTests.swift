@@ -5,6 +5,7 @@ import GatehouseProtocol
 @testable import GatehouseStorage
 import HummingbirdTesting
 import Testing
+import HTTPTypes
 
 /// Publish permissions: asked on a second step of the dialog with the default audience, stored on the grant.
 @Suite struct PublishConsentTests {

@@ -5,6 +5,7 @@ import GatehouseProtocol
 @testable import GatehouseStorage
 import HummingbirdTesting
 import Testing
+import HTTPTypes
 
 @Suite struct DebugTokenTests {
     @Test func validUserTokenHasFacebooksShape() async throws {

@@ -7,6 +7,7 @@ import HummingbirdTesting
 import NIOCore
 import SQLKit
 import Testing
+import HTTPTypes
 
 /// The remote token cache over HTTP: the seed-style JSON replies, app credentials, session proofs, per-app
 /// scoping, and encryption at rest.

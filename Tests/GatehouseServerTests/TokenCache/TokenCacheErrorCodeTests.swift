@@ -9,6 +9,8 @@ import NIOCore
 import SQLKit
 import Testing
 import GatehouseTestSupport
+import SQLiteKit
+import SQLiteNIO
 
 /// The seed's remote-cache error codes that had no test: 50003 (a method other than GET, POST, DELETE)
 /// and 50001 (the data could not be stored).

@@ -1,6 +1,8 @@
 import ChildProcesses
 import Foundation
 import GatehouseTestSupport
+import NIOCore
+import NIOHTTP1
 
 /// Debian's nginx as a round-robin reverse proxy on a loopback port in front of some Gatehouse nodes.
 ///
