@@ -128,12 +128,12 @@ package struct ConfigurationSetting: Sendable {
         int("limits.batch_answer_bytes", \.limits.batchAnswerBytes, range: 1024...(1 << 30)),
     ]
 
-    private static func text(_ key: String, _ path: WritableKeyPath<GatehouseConfiguration, String> & Sendable) -> ConfigurationSetting {
+    private static func text(_ key: String, _ path: any WritableKeyPath<GatehouseConfiguration, String> & Sendable) -> ConfigurationSetting {
         ConfigurationSetting(key: key, isSecret: false, apply: { value, c in c[keyPath: path] = value }, show: { $0[keyPath: path] })
     }
 
     private static func optionalText(
-        _ key: String, _ path: WritableKeyPath<GatehouseConfiguration, String?> & Sendable,
+        _ key: String, _ path: any WritableKeyPath<GatehouseConfiguration, String?> & Sendable,
         validate: @escaping @Sendable (String) throws -> Void = { _ in }
     ) -> ConfigurationSetting {
         ConfigurationSetting(key: key, isSecret: false, apply: { value, c in
@@ -142,7 +142,7 @@ package struct ConfigurationSetting: Sendable {
         }, show: { $0[keyPath: path] })
     }
 
-    private static func int(_ key: String, _ path: WritableKeyPath<GatehouseConfiguration, Int> & Sendable, range: ClosedRange<Int>) -> ConfigurationSetting {
+    private static func int(_ key: String, _ path: any WritableKeyPath<GatehouseConfiguration, Int> & Sendable, range: ClosedRange<Int>) -> ConfigurationSetting {
         ConfigurationSetting(key: key, isSecret: false, apply: { value, c in
             guard let number = Int(value.trimmingCharacters(in: .whitespaces)), range.contains(number) else {
                 throw ConfigurationError("must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(value)")
@@ -151,7 +151,7 @@ package struct ConfigurationSetting: Sendable {
         }, show: { "\($0[keyPath: path])" })
     }
 
-    private static func bool(_ key: String, _ path: WritableKeyPath<GatehouseConfiguration, Bool> & Sendable) -> ConfigurationSetting {
+    private static func bool(_ key: String, _ path: any WritableKeyPath<GatehouseConfiguration, Bool> & Sendable) -> ConfigurationSetting {
         ConfigurationSetting(key: key, isSecret: false, apply: { value, c in
             switch value.lowercased() {
             case "true", "yes", "on", "1": c[keyPath: path] = true
