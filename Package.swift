@@ -113,7 +113,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Yams", package: "Yams"),
                 // The mail outbox's sendmail command, without Foundation's `Process` (see ChildProcesses).
-                .product(name: "Subprocess", package: "swift-subprocess", condition: .when(platforms: [.macOS, .linux])),
+                .product(
+                    name: "Subprocess", package: "swift-subprocess", condition: .when(platforms: [.macOS, .linux])),
                 .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
             ],
             resources: [.copy("Resources")],
@@ -166,7 +167,8 @@ let package = Package(
                 "GatehouseKit", "GatehouseProtocol", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 // Starts the browser (`$BROWSER`, `open`, `xdg-open`) without Foundation's `Process` (see ChildProcesses).
-                .product(name: "Subprocess", package: "swift-subprocess", condition: .when(platforms: [.macOS, .linux])),
+                .product(
+                    name: "Subprocess", package: "swift-subprocess", condition: .when(platforms: [.macOS, .linux])),
                 .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
             ],
             swiftSettings: languageFeatures
@@ -224,11 +226,14 @@ let package = Package(
             path: "Tests/GatehouseTestSupport",
             swiftSettings: languageFeatures
         ),
-        .testTarget(name: "GatehouseProtocolTests", dependencies: ["GatehouseProtocol"], swiftSettings: languageFeatures),
+        .testTarget(
+            name: "GatehouseProtocolTests", dependencies: ["GatehouseProtocol"], swiftSettings: languageFeatures),
         // The pure decisions, parsers and caches, with no database or server.
         .testTarget(
             name: "GatehouseCoreTests",
-            dependencies: ["GatehouseCore", "GatehouseProtocol", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: [
+                "GatehouseCore", "GatehouseProtocol", .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             swiftSettings: languageFeatures
         ),
         // The stores, migrations and the SQLite and PostgreSQL set-up, run against both backends.
@@ -273,11 +278,14 @@ let package = Package(
         ),
         .testTarget(
             name: "GatehouseKitTests",
-            dependencies: ["GatehouseKit", "GatehouseKitLoopback", "GatehouseProtocol", "GatehouseServer", "GatehouseCore", "GatehouseStorage", "ChildProcesses",
-                           "GatehouseTestSupport",
-                           .product(name: "Hummingbird", package: "hummingbird"),
-                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                           .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "GatehouseKit", "GatehouseKitLoopback", "GatehouseProtocol", "GatehouseServer", "GatehouseCore",
+                "GatehouseStorage", "ChildProcesses",
+                "GatehouseTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: languageFeatures
         ),
         .testTarget(
@@ -288,10 +296,15 @@ let package = Package(
             swiftSettings: languageFeatures),
         // Sample-style app code ported from Facebook's SDK by changing only the import (UIKit parts guarded);
         // GatehouseTesting runs the seeds' server-side samples (revoke, permissions, requests) against an emulator.
-        .testTarget(name: "PortingTests", dependencies: ["GatehouseKit", "GatehouseTesting"], swiftSettings: languageFeatures),
+        .testTarget(
+            name: "PortingTests", dependencies: ["GatehouseKit", "GatehouseTesting"], swiftSettings: languageFeatures),
         .testTarget(
             name: "GatehouseCLITests",
-            dependencies: ["GatehouseCLI", "GatehouseServer", "GatehouseCore", "GatehouseStorage", "GatehouseProtocol", "ChildProcesses", "GatehouseTestSupport", .product(name: "AsyncHTTPClient", package: "async-http-client")],
+            dependencies: [
+                "GatehouseCLI", "GatehouseServer", "GatehouseCore", "GatehouseStorage", "GatehouseProtocol",
+                "ChildProcesses", "GatehouseTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             exclude: ["Interop"],
             swiftSettings: languageFeatures
         ),

@@ -14,17 +14,23 @@ struct AdminCommand: AsyncParsableCommand {
             abstract: "Create an administrator. The password is read from standard input, never from the command line.")
         @OptionGroup var data: DataOptions
         @Option(help: "The administrator's email (their login name).") var email: String
-        @Flag(name: .customLong("password-stdin"), help: "Read the password from the first line of standard input (required).")
+        @Flag(
+            name: .customLong("password-stdin"),
+            help: "Read the password from the first line of standard input (required).")
         var passwordStdin = false
 
         func execute() async throws {
             guard passwordStdin else {
-                throw fail("pass the password on standard input with --password-stdin (e.g. `printf %s \"$PW\" | gatehouse admin create --email … --password-stdin`)")
+                throw fail(
+                    "pass the password on standard input with --password-stdin (e.g. `printf %s \"$PW\" | gatehouse admin create --email … --password-stdin`)"
+                )
             }
             guard let line = readLine(strippingNewline: true), !line.isEmpty else {
                 throw fail("no password on standard input")
             }
-            let admin = try await withServices(data) { s in try await AdminAccounts(services: s).create(email: email, password: line) }
+            let admin = try await withServices(data) { s in
+                try await AdminAccounts(services: s).create(email: email, password: line)
+            }
             print("Created admin \(admin.email) (\(admin.id)). Log in at /console/login.")
         }
     }
@@ -38,7 +44,9 @@ struct AdminCommand: AsyncParsableCommand {
 
         func execute() async throws {
             let admins = try await withServices(data) { s in try await s.storage.admins.list() }
-            if json { try printJSON(admins.map { AdminJSON(id: $0.id, email: $0.email, created_at: $0.createdAt) }); return }
+            if json {
+                try printJSON(admins.map { AdminJSON(id: $0.id, email: $0.email, created_at: $0.createdAt) }); return
+            }
             for admin in admins { print("\(admin.email)  \(admin.id)  created \(admin.createdAt)") }
         }
     }

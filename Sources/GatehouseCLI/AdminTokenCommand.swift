@@ -24,23 +24,28 @@ struct AdminTokenCommand: AsyncParsableCommand {
         func execute() async throws {
             let token: JSONValue
             if let client = remote.client {
-                token = try await client.v1("POST", "/admin-tokens", body: ["name": .string(name), "read_only": .bool(readOnly)]) ?? .null
+                token =
+                    try await client.v1(
+                        "POST", "/admin-tokens", body: ["name": .string(name), "read_only": .bool(readOnly)]) ?? .null
             } else {
                 token = try await withServices(data) { s in
                     let created = try await AdminTokens(services: s).create(name: name, readOnly: readOnly)
-                    await AuditLog(services: s).record(actor: .cli, method: "POST", route: "/admin/api/v1/admin-tokens", target: created.record.id, status: 201)
+                    await AuditLog(services: s).record(
+                        actor: .cli, method: "POST", route: "/admin/api/v1/admin-tokens", target: created.record.id,
+                        status: 201)
                     return AdminTokenCommand.json(created.record, token: created.token)
                 }
             }
             if json { print(prettyJSON(token)); return }
-            print("""
-            Created admin token "\(token["name"]?.stringValue ?? name)"\(readOnly ? " (read-only)" : "") with id \(token["id"]?.stringValue ?? "?").
-            Copy it now; it is not shown again:
+            print(
+                """
+                Created admin token "\(token["name"]?.stringValue ?? name)"\(readOnly ? " (read-only)" : "") with id \(token["id"]?.stringValue ?? "?").
+                Copy it now; it is not shown again:
 
-              \(token["token"]?.stringValue ?? "?")
+                  \(token["token"]?.stringValue ?? "?")
 
-            Send it as `Authorization: Bearer <token>`, or to the CLI as --admin-token / GATEHOUSE_ADMIN_TOKEN.
-            """)
+                Send it as `Authorization: Bearer <token>`, or to the CLI as --admin-token / GATEHOUSE_ADMIN_TOKEN.
+                """)
         }
     }
 
@@ -55,13 +60,19 @@ struct AdminTokenCommand: AsyncParsableCommand {
             if let client = remote.client {
                 tokens = try await client.all("/admin-tokens")
             } else {
-                tokens = try await withServices(data) { s in try await AdminTokens(services: s).list().map { AdminTokenCommand.json($0) } }
+                tokens = try await withServices(data) { s in
+                    try await AdminTokens(services: s).list().map { AdminTokenCommand.json($0) }
+                }
             }
             if json { print(prettyJSON(.array(tokens))); return }
             if tokens.isEmpty { print("No admin tokens. Create one with `gatehouse admin token create --name NAME`.") }
             for token in tokens {
-                let state = token["revoked_time"]?.stringValue.map { "revoked \($0)" } ?? (token["read_only"]?.boolValue == true ? "read-only" : "read-write")
-                print("\(token["id"]?.stringValue ?? "")  \(token["prefix"]?.stringValue ?? "")…  \(token["name"]?.stringValue ?? "")  \(state)  created \(token["created_time"]?.stringValue ?? "")")
+                let state =
+                    token["revoked_time"]?.stringValue.map { "revoked \($0)" }
+                    ?? (token["read_only"]?.boolValue == true ? "read-only" : "read-write")
+                print(
+                    "\(token["id"]?.stringValue ?? "")  \(token["prefix"]?.stringValue ?? "")…  \(token["name"]?.stringValue ?? "")  \(state)  created \(token["created_time"]?.stringValue ?? "")"
+                )
             }
         }
     }
@@ -78,7 +89,11 @@ struct AdminTokenCommand: AsyncParsableCommand {
             } else {
                 let revoked = try await withServices(data) { s in
                     let revoked = try await AdminTokens(services: s).revoke(id: id)
-                    if revoked { await AuditLog(services: s).record(actor: .cli, method: "DELETE", route: "/admin/api/v1/admin-tokens/{id}", target: id, status: 204) }
+                    if revoked {
+                        await AuditLog(services: s).record(
+                            actor: .cli, method: "DELETE", route: "/admin/api/v1/admin-tokens/{id}", target: id,
+                            status: 204)
+                    }
                     return revoked
                 }
                 guard revoked else { throw fail("no live admin token with id \(id)") }

@@ -7,7 +7,8 @@ import GatehouseServer
 extension AppsCommand {
     /// `gatehouse apps activity APP_ID`: the posts an app published and the requests sent through it, newest first.
     struct Activity: AsyncParsableCommand, ExecutableCommand {
-        static let configuration = CommandConfiguration(abstract: "List an app's recent posts and app requests (global user ids).")
+        static let configuration = CommandConfiguration(
+            abstract: "List an app's recent posts and app requests (global user ids).")
         @Argument(help: "The app id.") var id: String
         @Option(help: "How many of each to show (default 20).") var limit: Int = 20
         @OptionGroup var data: DataOptions
@@ -26,26 +27,35 @@ extension AppsCommand {
                 }
                 var posts: [ActivityJSON.Post] = []
                 for p in try await s.storage.posts.posts(appID: id, limit: count) {
-                    posts.append(.init(
-                        id: p.id, author_id: p.authorID, author: try await name(p.authorID), audience: p.audience.wireName,
-                        message: p.message, link: p.link, created_at: p.createdAt))
+                    posts.append(
+                        .init(
+                            id: p.id, author_id: p.authorID, author: try await name(p.authorID),
+                            audience: p.audience.wireName,
+                            message: p.message, link: p.link, created_at: p.createdAt))
                 }
                 var requests: [ActivityJSON.Request] = []
                 for r in try await s.storage.requests.requests(appID: id, limit: count) {
-                    requests.append(.init(
-                        request_id: r.requestID, sender_id: r.senderID, sender: try await name(r.senderID), recipient_id: r.recipientID,
-                        recipient: try await name(r.recipientID), message: r.message, data: r.data, created_at: r.createdAt))
+                    requests.append(
+                        .init(
+                            request_id: r.requestID, sender_id: r.senderID, sender: try await name(r.senderID),
+                            recipient_id: r.recipientID,
+                            recipient: try await name(r.recipientID), message: r.message, data: r.data,
+                            created_at: r.createdAt))
                 }
                 return ActivityJSON(posts: posts, requests: requests)
             }
             if json { try printJSON(activity); return }
             print(activity.posts.isEmpty ? "No posts." : "Posts, newest first:")
             for p in activity.posts {
-                print("  \(p.id)  \(p.author) (\(p.author_id))  \(p.audience)  \(p.message.map { "\"\($0)\"" } ?? "")\(p.link.map { " \($0)" } ?? "")")
+                print(
+                    "  \(p.id)  \(p.author) (\(p.author_id))  \(p.audience)  \(p.message.map { "\"\($0)\"" } ?? "")\(p.link.map { " \($0)" } ?? "")"
+                )
             }
             print(activity.requests.isEmpty ? "No app requests." : "App requests, newest first:")
             for r in activity.requests {
-                print("  \(r.request_id)  \(r.sender) → \(r.recipient)  \"\(r.message)\"\(r.data.map { "  data: \($0)" } ?? "")")
+                print(
+                    "  \(r.request_id)  \(r.sender) → \(r.recipient)  \"\(r.message)\"\(r.data.map { "  data: \($0)" } ?? "")"
+                )
             }
         }
     }

@@ -13,7 +13,9 @@ import NIOCore
 struct BenchReferenceCommand: AsyncParsableCommand, ExecutableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench-reference",
-        abstract: "Serve GET /bench/hello from a bare Hummingbird app (no Gatehouse middleware or storage), for scripts/bench.")
+        abstract:
+            "Serve GET /bench/hello from a bare Hummingbird app (no Gatehouse middleware or storage), for scripts/bench."
+    )
 
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on; 0 picks a free one.") var port = 8081
@@ -37,15 +39,19 @@ struct BenchReferenceCommand: AsyncParsableCommand, ExecutableCommand {
 /// `gatehouse bench …`: measurements for `scripts/bench` that need the server's own storage code.
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench", abstract: "Benchmark probes for scripts/bench.", subcommands: [CommitRate.self, Pipeline.self])
+        commandName: "bench", abstract: "Benchmark probes for scripts/bench.",
+        subcommands: [CommitRate.self, Pipeline.self])
 
     /// `gatehouse bench commit-rate`: one-row commits per second through the server's storage settings.
     struct CommitRate: AsyncParsableCommand, ExecutableCommand {
         static let configuration = CommandConfiguration(
             commandName: "commit-rate",
-            abstract: "Measure the disk's rate of one-row commits with the server's database settings (WAL, synchronous=FULL on SQLite). Use a throwaway database: the probe creates and drops a table.")
+            abstract:
+                "Measure the disk's rate of one-row commits with the server's database settings (WAL, synchronous=FULL on SQLite). Use a throwaway database: the probe creates and drops a table."
+        )
 
-        @Option(help: "postgres://… URL or a SQLite file path; a SQLite file must not exist yet and is deleted afterwards.")
+        @Option(
+            help: "postgres://… URL or a SQLite file path; a SQLite file must not exist yet and is deleted afterwards.")
         var database: String
         @Option(help: "Seconds to measure for.") var seconds = 5.0
         @Flag(help: "Print the result as JSON.") var json = false
@@ -64,7 +70,9 @@ struct BenchCommand: AsyncParsableCommand {
             logger.logLevel = .warning
             let result: CommitRateProbe.Result
             do {
-                result = try await CommitRateProbe(location: location, duration: .milliseconds(Int(seconds * 1000)), logger: logger).run()
+                result = try await CommitRateProbe(
+                    location: location, duration: .milliseconds(Int(seconds * 1000)), logger: logger
+                ).run()
             } catch StorageError.unavailable(let message) {
                 throw fail(message)
             }
@@ -76,7 +84,10 @@ struct BenchCommand: AsyncParsableCommand {
                 encoder.outputFormatting = [.sortedKeys]
                 print(String(decoding: try encoder.encode(result), as: UTF8.self))
             } else {
-                print(String(format: "%@: %d one-row commits in %.2f s = %.0f commits/s", result.database, result.commits, result.seconds, result.commitsPerSecond))
+                print(
+                    String(
+                        format: "%@: %d one-row commits in %.2f s = %.0f commits/s", result.database, result.commits,
+                        result.seconds, result.commitsPerSecond))
             }
         }
     }
@@ -85,10 +96,13 @@ struct BenchCommand: AsyncParsableCommand {
     struct Pipeline: AsyncParsableCommand, ExecutableCommand {
         static let configuration = CommandConfiguration(
             commandName: "pipeline",
-            abstract: "Measure each request middleware's CPU time on /bench/hello in-process (no sockets), against a bare Hummingbird router.")
+            abstract:
+                "Measure each request middleware's CPU time on /bench/hello in-process (no sockets), against a bare Hummingbird router."
+        )
 
         @Option(help: "Requests per measurement.") var iterations = 200_000
-        @Option(name: .customLong("data-dir"), help: "A throwaway data folder (the server's storage opens there).") var dataDir: String
+        @Option(name: .customLong("data-dir"), help: "A throwaway data folder (the server's storage opens there).")
+        var dataDir: String
 
         func execute() async throws {
             let rows = try await PipelineProbe(iterations: iterations, dataDirectory: dataDir).run()

@@ -11,10 +11,13 @@ public struct GatehouseCommand: AsyncParsableCommand {
         abstract: "A Facebook Login compatible login server, emulator and toolkit.",
         version: GatehouseVersion.description,
         subcommands: [
-            ServeCommand.self, MigrateCommand.self, AppsCommand.self, UsersCommand.self, KeysCommand.self, AdminCommand.self, SeedCommand.self,
-            LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, TokenCommand.self, GraphCommand.self, PermissionsCommand.self,
+            ServeCommand.self, MigrateCommand.self, AppsCommand.self, UsersCommand.self, KeysCommand.self,
+            AdminCommand.self, SeedCommand.self,
+            LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, TokenCommand.self, GraphCommand.self,
+            PermissionsCommand.self,
             ClockCommand.self, InjectCommand.self, ExportCommand.self, ImportCommand.self, ScenarioCommand.self,
-            SignedRequestCommand.self, TokenCacheCommand.self, DialogCommand.self, BenchReferenceCommand.self, BenchCommand.self,
+            SignedRequestCommand.self, TokenCacheCommand.self, DialogCommand.self, BenchReferenceCommand.self,
+            BenchCommand.self,
             LogsCommand.self,
         ]
     )
@@ -29,10 +32,16 @@ public protocol ExecutableCommand {
 
 /// Where the database lives; shared by every command that touches it.
 struct DataOptions: ParsableArguments {
-    @Option(name: .customLong("data-dir"), help: "Folder for gatehouse.sqlite (env GATEHOUSE_DATA_DIR; default ./.gatehouse).")
+    @Option(
+        name: .customLong("data-dir"),
+        help: "Folder for gatehouse.sqlite (env GATEHOUSE_DATA_DIR; default ./.gatehouse).")
     var dataDir: String?
 
-    @Option(name: .customLong("database"), help: "postgres://user@host:port/db or a SQLite file path (env GATEHOUSE_DATABASE_URL; default DATA_DIR/gatehouse.sqlite).")
+    @Option(
+        name: .customLong("database"),
+        help:
+            "postgres://user@host:port/db or a SQLite file path (env GATEHOUSE_DATABASE_URL; default DATA_DIR/gatehouse.sqlite)."
+    )
     var database: String?
 
     var resolved: String { dataDir ?? Environment.value("GATEHOUSE_DATA_DIR") ?? ".gatehouse" }

@@ -18,8 +18,10 @@ enum InjectCatalogue {
         if server.json { Swift.print(prettyJSON(catalogue)); return }
         for item in catalogue["data"]?.arrayValue ?? [] {
             let error = item["error"]?.stringValue ?? "", name = item["name"]?.stringValue ?? ""
-            Swift.print(error.padding(toLength: 8, withPad: " ", startingAt: 0) + name.padding(toLength: 20, withPad: " ", startingAt: 0)
-                + (item["title"]?.stringValue ?? ""))
+            Swift.print(
+                error.padding(toLength: 8, withPad: " ", startingAt: 0)
+                    + name.padding(toLength: 20, withPad: " ", startingAt: 0)
+                    + (item["title"]?.stringValue ?? ""))
         }
     }
 }

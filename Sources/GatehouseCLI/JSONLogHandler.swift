@@ -35,8 +35,10 @@ struct JSONLogHandler: LogHandler {
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { $1 } }
         if let own = event.metadata { merged.merge(own) { $1 } }
-        write(Self.line(time: now(), level: event.level, label: label, message: event.message.description,
-                        metadata: merged, source: event.source) + "\n")
+        write(
+            Self.line(
+                time: now(), level: event.level, label: label, message: event.message.description,
+                metadata: merged, source: event.source) + "\n")
     }
 
     /// Metadata keys whose values are credentials wherever they appear.
@@ -75,12 +77,17 @@ struct JSONLogHandler: LogHandler {
         case .stringConvertible(let convertible): .string(convertible.description)
         case .array(let values): .array(values.map(json))
         case .dictionary(let entries):
-            .object(JSONObject(entries.keys.sorted().map { key in (key, isSecret(key) ? .string("[redacted]") : json(entries[key]!)) }))
+            .object(
+                JSONObject(
+                    entries.keys.sorted().map { key in
+                        (key, isSecret(key) ? .string("[redacted]") : json(entries[key]!))
+                    }))
         }
     }
 
     private static func timestamp(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: TimeZone(identifier: "UTC")!))
+        date.formatted(
+            Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: TimeZone(identifier: "UTC")!))
     }
 }
 

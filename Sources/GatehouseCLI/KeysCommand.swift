@@ -6,7 +6,8 @@ import GatehouseServer
 /// `gatehouse keys …`: the id_token signing keys.
 struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "keys", abstract: "List and rotate the id_token signing keys.", subcommands: [List.self, Rotate.self])
+        commandName: "keys", abstract: "List and rotate the id_token signing keys.",
+        subcommands: [List.self, Rotate.self])
 
     struct KeyJSON: Encodable {
         var kid: String
@@ -18,11 +19,14 @@ struct KeysCommand: AsyncParsableCommand {
 
     static func describe(_ key: SigningKeyRecord, now: Date) -> KeyJSON {
         let status = key.retiredAt == nil ? "active" : ((key.publishUntil ?? now) > now ? "published" : "expired")
-        return KeyJSON(kid: key.kid, status: status, created_at: key.createdAt, retired_at: key.retiredAt, published_until: key.publishUntil)
+        return KeyJSON(
+            kid: key.kid, status: status, created_at: key.createdAt, retired_at: key.retiredAt,
+            published_until: key.publishUntil)
     }
 
     struct List: AsyncParsableCommand, ExecutableCommand {
-        static let configuration = CommandConfiguration(abstract: "List signing keys: the active one, and retired ones still published.")
+        static let configuration = CommandConfiguration(
+            abstract: "List signing keys: the active one, and retired ones still published.")
         @OptionGroup var data: DataOptions
         @Flag(help: "Print one JSON document (an array).") var json = false
 
@@ -33,23 +37,34 @@ struct KeysCommand: AsyncParsableCommand {
                 return try await s.keyRing.allKeys().map { KeysCommand.describe($0, now: now) }
             }
             if json { try printJSON(keys); return }
-            for key in keys { print("\(key.kid)  \(key.status)  created \(key.created_at)" + (key.published_until.map { "  published until \($0)" } ?? "")) }
+            for key in keys {
+                print(
+                    "\(key.kid)  \(key.status)  created \(key.created_at)"
+                        + (key.published_until.map { "  published until \($0)" } ?? ""))
+            }
         }
     }
 
     struct Rotate: AsyncParsableCommand, ExecutableCommand {
-        static let configuration = CommandConfiguration(abstract: "Start signing with a new key; the old one stays published for a grace period.")
+        static let configuration = CommandConfiguration(
+            abstract: "Start signing with a new key; the old one stays published for a grace period.")
         @Option(help: "How long the old key stays published: e.g. 7d, 12h, 30m (default 7d).") var grace: String = "7d"
         @OptionGroup var data: DataOptions
         @Flag(help: "Print one JSON document.") var json = false
 
         func execute() async throws {
-            guard let seconds = DurationText.parse(grace) else { throw fail("--grace takes a number with d, h, m or s, e.g. 7d") }
+            guard let seconds = DurationText.parse(grace) else {
+                throw fail("--grace takes a number with d, h, m or s, e.g. 7d")
+            }
             let key = try await withServices(data) { s in
                 _ = try await s.keyRing.activeKey()
                 return KeysCommand.describe(try await s.keyRing.rotate(grace: seconds), now: s.clock.now())
             }
-            if json { try printJSON(key) } else { print("Now signing with \(key.kid); the previous key stays published for \(grace).") }
+            if json {
+                try printJSON(key)
+            } else {
+                print("Now signing with \(key.kid); the previous key stays published for \(grace).")
+            }
         }
     }
 }

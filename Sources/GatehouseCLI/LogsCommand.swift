@@ -23,7 +23,8 @@ struct LogsCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(help: "Only this person's (name, or the app-scoped id).") var person: String?
     @Option(help: "Only this status: 404, or a class such as 4xx.") var status: String?
     @Option(help: "Only routes containing this text, e.g. access_token or dialog.") var route: String?
-    @Option(help: "Only requests that presented this token (its hash prefix, as the console shows it).") var token: String?
+    @Option(help: "Only requests that presented this token (its hash prefix, as the console shows it).") var token:
+        String?
     @Flag(help: "Only refused or failed requests.") var errors = false
     @Option(help: "How many recent requests to show first (at most 1000).") var limit: Int = 20
     @Option(help: "Seconds between polls with --follow.") var interval: Double = 1
@@ -53,20 +54,24 @@ struct LogsCommand: AsyncParsableCommand, ExecutableCommand {
         let object = AdminServerOptions.object(data)
         let entries = (object["data"] as? [[String: Any]] ?? []).reversed()
         if announce, object["enabled"] as? Bool == false {
-            FileHandle.standardError.write(Data("gatehouse: the server's request journal is off; start it with --journal true\n".utf8))
+            FileHandle.standardError.write(
+                Data("gatehouse: the server's request journal is off; start it with --journal true\n".utf8))
         }
         // Written straight to the file handle, so a follower piped into another program sees each line at once.
         var out = ""
         for entry in entries {
             if server.json {
-                let line = (try? JSONSerialization.data(withJSONObject: entry, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+                let line =
+                    (try? JSONSerialization.data(
+                        withJSONObject: entry, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
                 out += String(decoding: line, as: UTF8.self) + "\n"
             } else {
                 out += Self.format(entry) + "\n"
             }
         }
         if announce, entries.isEmpty, !server.json, !follow {
-            out += "no requests recorded\(errors || app != nil || person != nil || status != nil || route != nil || token != nil ? " that match" : "")\n"
+            out +=
+                "no requests recorded\(errors || app != nil || person != nil || status != nil || route != nil || token != nil ? " that match" : "")\n"
         }
         if !out.isEmpty { FileHandle.standardOutput.write(Data(out.utf8)) }
         return object["latest"] as? Int ?? after ?? 0
@@ -76,8 +81,10 @@ struct LogsCommand: AsyncParsableCommand, ExecutableCommand {
     /// an indented `why:` line.
     static func format(_ entry: [String: Any]) -> String {
         let time = (entry["time"] as? String).map { String($0.dropFirst(11).prefix(8)) } ?? "--:--:--"
-        var line = "\(time) #\(entry["seq"] as? Int ?? 0) \(entry["status"] as? Int ?? 0) \(entry["method"] as? String ?? "") \(entry["route"] as? String ?? "")"
-        let who = [entry["app_name"] as? String ?? entry["app_id"] as? String, entry["person_name"] as? String].compactMap { $0 }
+        var line =
+            "\(time) #\(entry["seq"] as? Int ?? 0) \(entry["status"] as? Int ?? 0) \(entry["method"] as? String ?? "") \(entry["route"] as? String ?? "")"
+        let who = [entry["app_name"] as? String ?? entry["app_id"] as? String, entry["person_name"] as? String]
+            .compactMap { $0 }
         if !who.isEmpty { line += "  " + who.joined(separator: " · ") }
         if let code = entry["error_code"] as? Int {
             line += "  error \(code)" + ((entry["error_subcode"] as? Int).map { "/\($0)" } ?? "")
@@ -88,6 +95,7 @@ struct LogsCommand: AsyncParsableCommand, ExecutableCommand {
     }
 
     static func escape(_ value: String) -> String {
-        value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? value
+        value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~")))
+            ?? value
     }
 }

@@ -20,7 +20,9 @@ struct MigrateCommand: AsyncParsableCommand, ExecutableCommand {
     func execute() async throws {
         var logger = Logger(label: "gatehouse.migrate")
         logger.logLevel = .warning
-        let location = try data.resolvedDatabase() ?? .sqlite(path: GatehouseConfiguration(dataDirectory: data.resolved).databasePath)
+        let location =
+            try data.resolvedDatabase()
+            ?? .sqlite(path: GatehouseConfiguration(dataDirectory: data.resolved).databasePath)
         let report: MigrationReport
         do {
             report = try await location.migrate(logger: logger)

@@ -8,7 +8,8 @@ import GatehouseServer
 struct ScenarioCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scenario", abstract: "Apply a scenario file to a running server, or check it against one.",
-        discussion: "The format is described in docs/scenarios/README.md. `serve --scenario FILE` loads one at start-up.",
+        discussion:
+            "The format is described in docs/scenarios/README.md. `serve --scenario FILE` loads one at start-up.",
         subcommands: [Apply.self, Check.self])
 
     struct Apply: AsyncParsableCommand, ExecutableCommand {
@@ -22,13 +23,20 @@ struct ScenarioCommand: AsyncParsableCommand {
             if server.json { print(String(decoding: reply, as: UTF8.self)); return }
             let object = AdminServerOptions.object(reply)
             let changes = object["changes"] as? [String] ?? []
-            print(changes.isEmpty ? "\(file) already matches the server; nothing changed" : "applied \(file): \(changes.count) change(s)")
+            print(
+                changes.isEmpty
+                    ? "\(file) already matches the server; nothing changed"
+                    : "applied \(file): \(changes.count) change(s)")
             for change in changes { print("  \(change)") }
             for app in object["apps"] as? [[String: Any]] ?? [] {
-                print("app \(app["key"] as? String ?? ""): id \(app["id"] as? String ?? ""), secret \(app["secret"] as? String ?? ""), client token \(app["client_token"] as? String ?? "")")
+                print(
+                    "app \(app["key"] as? String ?? ""): id \(app["id"] as? String ?? ""), secret \(app["secret"] as? String ?? ""), client token \(app["client_token"] as? String ?? "")"
+                )
             }
             for person in object["people"] as? [[String: Any]] ?? [] {
-                print("person \(person["key"] as? String ?? ""): id \(person["id"] as? String ?? ""), \(person["email"] as? String ?? "")")
+                print(
+                    "person \(person["key"] as? String ?? ""): id \(person["id"] as? String ?? ""), \(person["email"] as? String ?? "")"
+                )
             }
         }
     }
@@ -42,7 +50,9 @@ struct ScenarioCommand: AsyncParsableCommand {
         func execute() async throws {
             let reply = try await ScenarioCommand.send(file, check: true, server: server)
             let changes = AdminServerOptions.object(reply)["changes"] as? [String] ?? []
-            if server.json { print(String(decoding: reply, as: UTF8.self)) } else if changes.isEmpty {
+            if server.json {
+                print(String(decoding: reply, as: UTF8.self))
+            } else if changes.isEmpty {
                 print("\(file) matches the server")
             } else {
                 print("\(changes.count) difference(s) between \(file) and the server:")
@@ -60,20 +70,27 @@ struct ScenarioCommand: AsyncParsableCommand {
         let collected = PictureCollector()
         let local = ScenarioParser.reading(path: path)
         do {
-            _ = try ScenarioParser(file: path) { relative in collected.keep(relative, local.readFile(relative)) }.parse(yaml)
+            _ = try ScenarioParser(file: path) { relative in collected.keep(relative, local.readFile(relative)) }.parse(
+                yaml)
         } catch let errors as ScenarioErrors {
             throw report(errors)
         }
         var body: [String: Any] = ["yaml": yaml, "file": path]
         body["files"] = collected.files.mapValues { $0.base64EncodedString() }
-        return try await server.call("POST", check ? "scenario?check=1" : "scenario", json: AdminServerOptions.body(body)).1
+        return try await server.call(
+            "POST", check ? "scenario?check=1" : "scenario", json: AdminServerOptions.body(body)
+        ).1
     }
 
     /// Reads and parses a file for `serve --scenario`.
     static func read(_ path: String) throws -> ScenarioFile {
-        guard let data = FileManager.default.contents(atPath: path) else { throw fail("cannot read scenario file \(path)") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw fail("cannot read scenario file \(path)")
+        }
         do {
-            return ScenarioFile(scenario: try ScenarioParser.reading(path: path).parse(String(decoding: data, as: UTF8.self)), file: path)
+            return ScenarioFile(
+                scenario: try ScenarioParser.reading(path: path).parse(String(decoding: data, as: UTF8.self)),
+                file: path)
         } catch let errors as ScenarioErrors {
             throw report(errors)
         }
@@ -88,9 +105,12 @@ struct ScenarioCommand: AsyncParsableCommand {
     /// What `serve` adds to its banner when it loaded a scenario.
     static func banner(_ file: ScenarioFile?) -> String {
         guard let file else { return "" }
-        var out = "Scenario \(file.file) loaded (\(file.scenario.apps.count) apps, \(file.scenario.people.count) people, \(file.scenario.tokens.count) tokens)\n"
+        var out =
+            "Scenario \(file.file) loaded (\(file.scenario.apps.count) apps, \(file.scenario.people.count) people, \(file.scenario.tokens.count) tokens)\n"
         for app in file.scenario.apps { out += "  app \(app.key): id \(app.id)\n" }
-        for person in file.scenario.people { out += "  person \(person.key): id \(person.id), email \(person.email), password \(person.password)\n" }
+        for person in file.scenario.people {
+            out += "  person \(person.key): id \(person.id), email \(person.email), password \(person.password)\n"
+        }
         return out + "\n"
     }
 }

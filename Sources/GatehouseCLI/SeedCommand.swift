@@ -13,15 +13,22 @@ struct SeedCommand: AsyncParsableCommand {
 
     struct Bench: AsyncParsableCommand, ExecutableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Seed a benchmark app with N people, M tokens and unused codes; writes bench-seed.json (secrets inside: test data only).")
+            abstract:
+                "Seed a benchmark app with N people, M tokens and unused codes; writes bench-seed.json (secrets inside: test data only)."
+        )
         @OptionGroup var data: DataOptions
         @Option(help: "People to create (each with a grant and an app-scoped id).") var users = 1000
         @Option(help: "User access tokens to create.") var tokens = 5000
         @Option(help: "Unused authorization codes (and as many with openid) for the code-exchange runs.") var codes = 0
-        @Option(help: "Where to write the JSON the benchmark reads (default <data-dir>/bench-seed.json).") var out: String?
-        @Option(name: .customLong("sample-tokens"), help: "Tokens listed in the JSON's sample_tokens (the hot working set).")
+        @Option(help: "Where to write the JSON the benchmark reads (default <data-dir>/bench-seed.json).") var out:
+            String?
+        @Option(
+            name: .customLong("sample-tokens"), help: "Tokens listed in the JSON's sample_tokens (the hot working set)."
+        )
         var sampleTokens = 1000
-        @Option(name: .customLong("tokens-file"), help: "Also write every token, one a line in seeding order (the cold run's list).")
+        @Option(
+            name: .customLong("tokens-file"),
+            help: "Also write every token, one a line in seeding order (the cold run's list).")
         var tokensFile: String?
 
         func execute() async throws {
@@ -29,14 +36,17 @@ struct SeedCommand: AsyncParsableCommand {
                 throw fail("--users must be at least 1; --tokens, --codes and --sample-tokens not negative")
             }
             let tokenLines = try tokensFile.map { path -> FileHandle in
-                guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
-                      let handle = FileHandle(forWritingAtPath: path) else { throw fail("cannot write \(path)") }
+                guard
+                    FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
+                    let handle = FileHandle(forWritingAtPath: path)
+                else { throw fail("cannot write \(path)") }
                 return handle
             }
             defer { try? tokenLines?.close() }
             var logger = Logger(label: "gatehouse.seed")
             logger.logLevel = .warning
-            let location = try data.resolvedDatabase()
+            let location =
+                try data.resolvedDatabase()
                 ?? .sqlite(path: (data.resolved as NSString).appendingPathComponent("gatehouse.sqlite"))
             let hash = try await BcryptPasswordHasher(cost: 10).hash("bench-password")
             let started = Date()
@@ -47,19 +57,25 @@ struct SeedCommand: AsyncParsableCommand {
                 }
                 if let tokenLines {
                     let handle = UncheckedFileHandle(handle: tokenLines)
-                    seeder.tokenSink = { texts in try handle.handle.write(contentsOf: Data((texts.joined(separator: "\n") + "\n").utf8)) }
+                    seeder.tokenSink = { texts in
+                        try handle.handle.write(contentsOf: Data((texts.joined(separator: "\n") + "\n").utf8))
+                    }
                 }
-                return try await seeder.seed(.init(users: users, tokens: tokens, codes: codes, sampleTokens: sampleTokens))
+                return try await seeder.seed(
+                    .init(users: users, tokens: tokens, codes: codes, sampleTokens: sampleTokens))
             }
             let target = out ?? (data.resolved as NSString).appendingPathComponent("bench-seed.json")
             try FileManager.default.createDirectory(
-                atPath: (target as NSString).deletingLastPathComponent.isEmpty ? "." : (target as NSString).deletingLastPathComponent,
+                atPath: (target as NSString).deletingLastPathComponent.isEmpty
+                    ? "." : (target as NSString).deletingLastPathComponent,
                 withIntermediateDirectories: true)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             try encoder.encode(output).write(to: URL(fileURLWithPath: target))
             try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: target)
-            print("Seeded \(users) people, \(tokens) tokens, \(codes * 2) codes for app \(output.app_id) in \(Int(Date().timeIntervalSince(started)))s; details in \(target)")
+            print(
+                "Seeded \(users) people, \(tokens) tokens, \(codes * 2) codes for app \(output.app_id) in \(Int(Date().timeIntervalSince(started)))s; details in \(target)"
+            )
         }
     }
 }

@@ -13,37 +13,80 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(help: "YAML config file (env GATEHOUSE_CONFIG). Keys as in --print-config.") var config: String?
     @Option(help: "Address to listen on (env GATEHOUSE_HOST; default 127.0.0.1).") var host: String?
     @Option(help: "Port to listen on; 0 picks a free one (env GATEHOUSE_PORT; default 8080).") var port: String?
-    @Option(name: .customLong("data-dir"), help: "Folder for gatehouse.sqlite (env GATEHOUSE_DATA_DIR; default ./.gatehouse).")
+    @Option(
+        name: .customLong("data-dir"),
+        help: "Folder for gatehouse.sqlite (env GATEHOUSE_DATA_DIR; default ./.gatehouse).")
     var dataDir: String?
-    @Option(name: .customLong("public-url"), help: "URL clients reach the server at (env GATEHOUSE_PUBLIC_URL; default http://HOST:PORT).")
+    @Option(
+        name: .customLong("public-url"),
+        help: "URL clients reach the server at (env GATEHOUSE_PUBLIC_URL; default http://HOST:PORT).")
     var publicURL: String?
-    @Option(help: "development or production (env GATEHOUSE_MODE; default development, production with a postgres:// database).")
+    @Option(
+        help:
+            "development or production (env GATEHOUSE_MODE; default development, production with a postgres:// database)."
+    )
     var mode: String?
-    @Option(help: "Database URL, e.g. postgres://user@host/db (env GATEHOUSE_DATABASE_URL; default SQLite in the data dir).")
+    @Option(
+        help: "Database URL, e.g. postgres://user@host/db (env GATEHOUSE_DATABASE_URL; default SQLite in the data dir)."
+    )
     var database: String?
-    @Option(name: .customLong("tls-cert"), help: "PEM certificate chain: serve HTTPS (env GATEHOUSE_TLS_CERT).") var tlsCert: String?
-    @Option(name: .customLong("tls-key"), help: "PEM private key for --tls-cert (env GATEHOUSE_TLS_KEY).") var tlsKey: String?
-    @Option(name: .customLong("master-key-file"), help: "32-byte key (raw, base64 or hex) that encrypts signing keys at rest (env GATEHOUSE_MASTER_KEY_FILE).")
+    @Option(name: .customLong("tls-cert"), help: "PEM certificate chain: serve HTTPS (env GATEHOUSE_TLS_CERT).")
+    var tlsCert: String?
+    @Option(name: .customLong("tls-key"), help: "PEM private key for --tls-cert (env GATEHOUSE_TLS_KEY).") var tlsKey:
+        String?
+    @Option(
+        name: .customLong("master-key-file"),
+        help: "32-byte key (raw, base64 or hex) that encrypts signing keys at rest (env GATEHOUSE_MASTER_KEY_FILE).")
     var masterKeyFile: String?
-    @Option(name: .customLong("trusted-proxy"), help: "Address or CIDR whose X-Forwarded-For/-Proto are believed; repeatable (env GATEHOUSE_TRUSTED_PROXIES, comma-separated).")
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help:
+            "Address or CIDR whose X-Forwarded-For/-Proto are believed; repeatable (env GATEHOUSE_TRUSTED_PROXIES, comma-separated)."
+    )
     var trustedProxy: [String] = []
-    @Option(name: .customLong("max-body-bytes"), help: "Largest request body (env GATEHOUSE_MAX_BODY_BYTES; default 1048576).")
+    @Option(
+        name: .customLong("max-body-bytes"),
+        help: "Largest request body (env GATEHOUSE_MAX_BODY_BYTES; default 1048576).")
     var maxBodyBytes: String?
-    @Flag(name: .customLong("bench-routes"), help: "Serve /bench/hello and /bench/id_token for scripts/bench (env GATEHOUSE_BENCH_ROUTES).")
+    @Flag(
+        name: .customLong("bench-routes"),
+        help: "Serve /bench/hello and /bench/id_token for scripts/bench (env GATEHOUSE_BENCH_ROUTES).")
     var benchRoutes = false
-    @Flag(name: .customLong("dev-allow-remote"), help: "Let development mode listen beyond loopback (env GATEHOUSE_DEV_ALLOW_REMOTE). Anyone who can connect can log in as anyone: trusted networks only.")
+    @Flag(
+        name: .customLong("dev-allow-remote"),
+        help:
+            "Let development mode listen beyond loopback (env GATEHOUSE_DEV_ALLOW_REMOTE). Anyone who can connect can log in as anyone: trusted networks only."
+    )
     var devAllowRemote = false
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (env GATEHOUSE_LOG_LEVEL; default info).")
+    @Option(
+        name: .customLong("log-level"),
+        help: "trace, debug, info, notice, warning, error (env GATEHOUSE_LOG_LEVEL; default info).")
     var logLevel: String?
-    @Option(name: .customLong("log-format"), help: "text (lines on standard error) or json (one object per line on standard output, no secrets) (env GATEHOUSE_LOG_FORMAT; default text).")
+    @Option(
+        name: .customLong("log-format"),
+        help:
+            "text (lines on standard error) or json (one object per line on standard output, no secrets) (env GATEHOUSE_LOG_FORMAT; default text)."
+    )
     var logFormat: String?
-    @Option(help: "Record requests in the journal (/console/activity, gatehouse logs): true, false or auto (env GATEHOUSE_JOURNAL; default auto: on in development, off in production).")
+    @Option(
+        help:
+            "Record requests in the journal (/console/activity, gatehouse logs): true, false or auto (env GATEHOUSE_JOURNAL; default auto: on in development, off in production)."
+    )
     var journal: String?
-    @Option(name: .customLong("journal-size"), help: "Entries the in-memory journal keeps (env GATEHOUSE_JOURNAL_SIZE; default 1000).")
+    @Option(
+        name: .customLong("journal-size"),
+        help: "Entries the in-memory journal keeps (env GATEHOUSE_JOURNAL_SIZE; default 1000).")
     var journalSize: String?
-    @Flag(name: .customLong("journal-table"), help: "Also keep journal entries in the database's request_journal table, with retention (env GATEHOUSE_JOURNAL_TABLE; see journal_retention_hours, journal_max_rows).")
+    @Flag(
+        name: .customLong("journal-table"),
+        help:
+            "Also keep journal entries in the database's request_journal table, with retention (env GATEHOUSE_JOURNAL_TABLE; see journal_retention_hours, journal_max_rows)."
+    )
     var journalTable = false
-    @Option(help: "Scenario file to load into the empty database instead of the dev seed (env GATEHOUSE_SCENARIO; see docs/scenarios).")
+    @Option(
+        help:
+            "Scenario file to load into the empty database instead of the dev seed (env GATEHOUSE_SCENARIO; see docs/scenarios)."
+    )
     var scenario: String?
     @Flag(name: .customLong("print-config"), help: "Print the effective configuration (secrets masked) and exit.")
     var printConfig = false
@@ -98,7 +141,8 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
         // A bad scenario file fails before the port is bound, with every problem's line and column.
         let scenarioFile = try (scenario ?? Environment.value("GATEHOUSE_SCENARIO")).map(ScenarioCommand.read)
         do {
-            try await GatehouseServerRunner.run(configuration: configuration, logger: logger, scenario: scenarioFile) { [logger] boundPort, seed in
+            try await GatehouseServerRunner.run(configuration: configuration, logger: logger, scenario: scenarioFile) {
+                [logger] boundPort, seed in
                 var shown = configuration
                 if configuration.port == 0 { shown.port = boundPort }
                 // Standard output carries only JSON lines in that format: the banner becomes one record, without
@@ -108,10 +152,12 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
                     return
                 }
                 // Written straight to the file handle so it is visible at once even when stdout is a pipe.
-                FileHandle.standardOutput.write(Data((Banner.text(configuration: shown, seed: seed) + ScenarioCommand.banner(scenarioFile)).utf8))
+                FileHandle.standardOutput.write(
+                    Data((Banner.text(configuration: shown, seed: seed) + ScenarioCommand.banner(scenarioFile)).utf8))
             }
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
-            throw fail("port \(configuration.port) on \(configuration.host) is already in use; pick another with --port")
+            throw fail(
+                "port \(configuration.port) on \(configuration.host) is already in use; pick another with --port")
         } catch StorageError.unavailable(let message) {
             throw fail(message)
         } catch let error as UnsafeConfigurationError {
@@ -148,26 +194,27 @@ enum Banner {
         guard let seed else { return out + "\n" }
         out += """
 
-        Demo app "\(seed.app.name)"
-          app id:        \(seed.app.id)
-          app secret:    \(seed.app.secret)
-          client token:  \(seed.app.clientToken)
-          redirect URIs: \(seed.app.redirectURIs.joined(separator: ", "))
+            Demo app "\(seed.app.name)"
+              app id:        \(seed.app.id)
+              app secret:    \(seed.app.secret)
+              client token:  \(seed.app.clientToken)
+              redirect URIs: \(seed.app.redirectURIs.joined(separator: ", "))
 
-        Test users (all friends with each other):
+            Test users (all friends with each other):
 
-        """
+            """
         for user in seed.users {
-            out += "  \(user.name.padding(toLength: 14, withPad: " ", startingAt: 0)) email \(user.email)  password \(user.password)\n"
+            out +=
+                "  \(user.name.padding(toLength: 14, withPad: " ", startingAt: 0)) email \(user.email)  password \(user.password)\n"
         }
         out += """
 
-        Open this URL in a browser to log in:
-          \(seed.dialogURL)
+            Open this URL in a browser to log in:
+              \(seed.dialogURL)
 
-        These facts are also in \(configuration.devSeedPath)
+            These facts are also in \(configuration.devSeedPath)
 
-        """
+            """
         return out
     }
 }

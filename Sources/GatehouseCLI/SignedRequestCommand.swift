@@ -16,7 +16,8 @@ struct SignedRequestCommand: AsyncParsableCommand {
             discussion: "Exit status: 0 valid, 1 rejected (malformed, bad signature, wrong algorithm, too old).")
 
         @Option(help: "The app secret (env GATEHOUSE_APP_SECRET).") var secret: String?
-        @Option(name: .customLong("max-age"), help: "Reject a request whose issued_at is older than this many seconds.") var maxAge: Int?
+        @Option(name: .customLong("max-age"), help: "Reject a request whose issued_at is older than this many seconds.")
+        var maxAge: Int?
         @Argument(help: "The signed_request value (or - to read it from standard input).") var signedRequest: String
 
         func execute() async throws {
@@ -44,7 +45,8 @@ struct SignedRequestCommand: AsyncParsableCommand {
     }
 
     struct Make: AsyncParsableCommand, ExecutableCommand {
-        static let configuration = CommandConfiguration(abstract: "Sign a payload as Gatehouse does (for testing an app's callback endpoint).")
+        static let configuration = CommandConfiguration(
+            abstract: "Sign a payload as Gatehouse does (for testing an app's callback endpoint).")
 
         @Option(help: "The app secret (env GATEHOUSE_APP_SECRET).") var secret: String?
         @Option(name: .customLong("user-id"), help: "The app-scoped user id.") var userID: String
@@ -55,7 +57,8 @@ struct SignedRequestCommand: AsyncParsableCommand {
                 throw fail("pass the app secret with --secret or GATEHOUSE_APP_SECRET")
             }
             let payload: JSONObject = [
-                "algorithm": "HMAC-SHA256", "issued_at": .int(Int64(issuedAt ?? Int(Date().timeIntervalSince1970))), "user_id": .string(userID),
+                "algorithm": "HMAC-SHA256", "issued_at": .int(Int64(issuedAt ?? Int(Date().timeIntervalSince1970))),
+                "user_id": .string(userID),
             ]
             print(SignedRequest.make(payload: payload, secret: secret))
         }

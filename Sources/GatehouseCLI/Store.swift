@@ -48,7 +48,8 @@ struct AppJSON: Encodable {
 
     init(_ app: AppRecord, roles: [(userID: String, role: AppRole)]) {
         id = app.id; name = app.name; secret = app.secret; client_token = app.clientToken
-        redirect_uris = app.redirectURIs; js_sdk_domains = app.jsSDKDomains; require_app_secret = app.requireAppSecret; require_pkce = app.requirePKCE
+        redirect_uris = app.redirectURIs; js_sdk_domains = app.jsSDKDomains; require_app_secret = app.requireAppSecret;
+        require_pkce = app.requirePKCE
         approved_permissions = app.approvedPermissions; deauthorize_callback_url = app.deauthorizeCallbackURL
         data_deletion_callback_url = app.dataDeletionCallbackURL; created_at = app.createdAt
         self.roles = roles.map { RoleJSON(user_id: $0.userID, role: $0.role.rawValue) }
@@ -68,7 +69,8 @@ struct UserJSON: Encodable {
         account_state = user.accountState.rawValue
         location = user.location; hometown = user.hometown
         id = user.id; email = user.email; name = user.fullName; first_name = user.firstName; last_name = user.lastName
-        middle_name = user.middleName; birthday = user.birthday; gender = user.gender; test_user_of = user.testUserOfAppID
+        middle_name = user.middleName; birthday = user.birthday; gender = user.gender;
+        test_user_of = user.testUserOfAppID
         created_at = user.createdAt
     }
 }

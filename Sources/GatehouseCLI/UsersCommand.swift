@@ -22,7 +22,8 @@ struct UsersCommand: AsyncParsableCommand {
         @Option(help: "Current city, e.g. \"Lisbon, Portugal\" (read with user_location).") var location: String?
         @Option(help: "Home town (read with user_hometown).") var hometown: String?
         @Option(help: "A PNG file for the profile picture (default: a generated avatar).") var picture: String?
-        @Option(name: .customLong("test-user-of"), help: "Make this a test user of the app with this id.") var testUserOf: String?
+        @Option(name: .customLong("test-user-of"), help: "Make this a test user of the app with this id.")
+        var testUserOf: String?
         @OptionGroup var data: DataOptions
         @OptionGroup var remote: RemoteOptions
         @Flag(help: "Print one JSON document.") var json = false
@@ -30,25 +31,39 @@ struct UsersCommand: AsyncParsableCommand {
         func execute() async throws {
             var pictureData: Data?
             if let picture {
-                guard let data = FileManager.default.contents(atPath: picture) else { throw fail("cannot read \(picture)") }
+                guard let data = FileManager.default.contents(atPath: picture) else {
+                    throw fail("cannot read \(picture)")
+                }
                 pictureData = data
             }
             if let client = remote.client {
-                var body: JSONObject = ["email": .string(email), "password": .string(password), "first_name": .string(firstName), "last_name": .string(lastName)]
-                for (field, value) in [("middle_name", middleName), ("birthday", birthday), ("gender", gender), ("location", location),
-                                       ("hometown", hometown), ("test_user_of", testUserOf)] {
+                var body: JSONObject = [
+                    "email": .string(email), "password": .string(password), "first_name": .string(firstName),
+                    "last_name": .string(lastName),
+                ]
+                for (field, value) in [
+                    ("middle_name", middleName), ("birthday", birthday), ("gender", gender), ("location", location),
+                    ("hometown", hometown), ("test_user_of", testUserOf),
+                ] {
                     if let value { body[field] = .string(value) }
                 }
                 if let pictureData { body["picture_base64"] = .string(pictureData.base64EncodedString()) }
                 return try await RemoteManagement.createPerson(client, body: .object(body), json: json)
             }
             let user = try await withServices(data) { s in
-                try await s.accounts.createUser(NewUser(
-                    email: email, password: password, firstName: firstName, middleName: middleName, lastName: lastName,
-                    birthday: birthday, gender: gender, location: location.map { s.accounts.place(named: $0) },
-                    hometown: hometown.map { s.accounts.place(named: $0) }, testUserOfAppID: testUserOf, picture: pictureData))
+                try await s.accounts.createUser(
+                    NewUser(
+                        email: email, password: password, firstName: firstName, middleName: middleName,
+                        lastName: lastName,
+                        birthday: birthday, gender: gender, location: location.map { s.accounts.place(named: $0) },
+                        hometown: hometown.map { s.accounts.place(named: $0) }, testUserOfAppID: testUserOf,
+                        picture: pictureData))
             }
-            if json { try printJSON(UserJSON(user)) } else { print("Created \(user.fullName) <\(user.email)> with id \(user.id)") }
+            if json {
+                try printJSON(UserJSON(user))
+            } else {
+                print("Created \(user.fullName) <\(user.email)> with id \(user.id)")
+            }
         }
     }
 
@@ -64,7 +79,9 @@ struct UsersCommand: AsyncParsableCommand {
             if json { try printJSON(users); return }
             if users.isEmpty { print("No users yet. Create one with `gatehouse users create …`.") }
             for u in users {
-                print("\(u.id)  \(u.name)  <\(u.email)>\(u.test_user_of.map { "  test user of \($0)" } ?? "")\(u.account_state == "active" ? "" : "  [\(u.account_state)]")")
+                print(
+                    "\(u.id)  \(u.name)  <\(u.email)>\(u.test_user_of.map { "  test user of \($0)" } ?? "")\(u.account_state == "active" ? "" : "  [\(u.account_state)]")"
+                )
             }
         }
     }
@@ -78,7 +95,9 @@ struct UsersCommand: AsyncParsableCommand {
         @Flag(help: "Print one JSON document.") var json = false
 
         func execute() async throws {
-            if let client = remote.client { return try await RemoteManagement.befriend(client, first, second, json: json) }
+            if let client = remote.client {
+                return try await RemoteManagement.befriend(client, first, second, json: json)
+            }
             let pair = try await withServices(data) { s -> (UserRecord, UserRecord) in
                 guard let a = try await s.accounts.findUser(first) else { throw CLIError("no user \(first)") }
                 guard let b = try await s.accounts.findUser(second) else { throw CLIError("no user \(second)") }
@@ -87,7 +106,9 @@ struct UsersCommand: AsyncParsableCommand {
                 return (a, b)
             }
             struct Out: Encodable { var friends: [String]; var success: Bool }
-            if json { try printJSON(Out(friends: [pair.0.id, pair.1.id], success: true)) } else {
+            if json {
+                try printJSON(Out(friends: [pair.0.id, pair.1.id], success: true))
+            } else {
                 print("\(pair.0.fullName) and \(pair.1.fullName) are now friends")
             }
         }

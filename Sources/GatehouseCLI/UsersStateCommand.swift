@@ -23,7 +23,9 @@ extension UsersCommand {
 
         func validate() throws {
             guard AccountState(spec: state) != nil else {
-                throw ValidationError("unknown state \"\(state)\"; use one of \(AccountState.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw ValidationError(
+                    "unknown state \"\(state)\"; use one of \(AccountState.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
             }
         }
 
@@ -31,7 +33,10 @@ extension UsersCommand {
             let wanted = AccountState(spec: state)!
             if let client = remote.client {
                 let id = try await RemoteManagement.personID(client, person)
-                let changed = try await client.v1("PATCH", "/people/\(AdminClient.escape(id))", body: ["account_state": .string(wanted.rawValue)]) ?? .null
+                let changed =
+                    try await client.v1(
+                        "PATCH", "/people/\(AdminClient.escape(id))", body: ["account_state": .string(wanted.rawValue)])
+                    ?? .null
                 return report(id: id, name: changed["name"]?.stringValue ?? id, state: wanted)
             }
             let user = try await withServices(data) { s in

@@ -24,7 +24,9 @@ extension UsersCommand {
         @Flag(help: "Print one JSON document.") var json = false
 
         func validate() throws {
-            guard ["on", "off", "show"].contains(action) else { throw ValidationError("unknown action \"\(action)\"; use on, off or show") }
+            guard ["on", "off", "show"].contains(action) else {
+                throw ValidationError("unknown action \"\(action)\"; use on, off or show")
+            }
             if secret != nil, action != "on" { throw ValidationError("--secret goes with on") }
         }
 
@@ -34,7 +36,9 @@ extension UsersCommand {
                 let id = try await RemoteManagement.personID(client, person)
                 let path = "/people/\(AdminClient.escape(id))/two_factor"
                 switch action {
-                case "on": result = try await client.v1("PUT", path, body: secret.map { ["secret": .string($0)] } ?? [:]) ?? .null
+                case "on":
+                    result =
+                        try await client.v1("PUT", path, body: secret.map { ["secret": .string($0)] } ?? [:]) ?? .null
                 case "off":
                     _ = try await client.v1("DELETE", path)
                     result = ["enabled": false]

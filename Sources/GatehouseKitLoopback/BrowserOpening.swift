@@ -69,7 +69,8 @@ public struct SystemBrowserOpener: BrowserOpening {
     static func run(_ executable: String, _ arguments: [String]) async -> Bool {
         do {
             let result = try await Subprocess.run(
-                .path(FilePath(executable)), arguments: Arguments(arguments), input: .none, output: .discarded, error: .discarded)
+                .path(FilePath(executable)), arguments: Arguments(arguments), input: .none, output: .discarded,
+                error: .discarded)
             return result.terminationStatus.isSuccess
         } catch {
             return false

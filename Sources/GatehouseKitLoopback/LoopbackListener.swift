@@ -29,8 +29,12 @@ final class LoopbackListener: @unchecked Sendable {
     static func start(host: String, timeout: Duration) async throws -> LoopbackListener {
         let listener = LoopbackListener()
         let router = Router()
-        router.get("callback") { request, _ in listener.respond(path: LoopbackRoute.callbackPath, query: request.uri.query) }
-        router.get("callback/complete") { request, _ in listener.respond(path: LoopbackRoute.completePath, query: request.uri.query) }
+        router.get("callback") { request, _ in
+            listener.respond(path: LoopbackRoute.callbackPath, query: request.uri.query)
+        }
+        router.get("callback/complete") { request, _ in
+            listener.respond(path: LoopbackRoute.completePath, query: request.uri.query)
+        }
         let bound = PortPromise()
         var app = Application(
             router: router, configuration: ApplicationConfiguration(address: .hostname(host, port: 0), serverName: nil),
@@ -141,12 +145,16 @@ final class LoopbackListener: @unchecked Sendable {
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"
-        guard let afterWriting else { return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: buffer)) }
-        return Response(status: .ok, headers: headers, body: ResponseBody(contentLength: buffer.readableBytes) { writer in
-            try await writer.write(buffer)
-            try await writer.finish(nil)
-            afterWriting()
-        })
+        guard let afterWriting else {
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: buffer))
+        }
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody(contentLength: buffer.readableBytes) { writer in
+                try await writer.write(buffer)
+                try await writer.finish(nil)
+                afterWriting()
+            })
     }
 }
 

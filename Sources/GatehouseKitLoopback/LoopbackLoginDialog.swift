@@ -10,7 +10,8 @@ extension LoginManagerDialog {
     public static func loopback(
         browser: SystemBrowserOpener = SystemBrowserOpener(), environment: GatehouseKitEnvironment? = nil
     ) -> LoginManagerDialog {
-        let manager = LoginManager(defaultAudience: .friends, presenter: LoopbackLoginPresenter(browser: browser), environment: environment)
+        let manager = LoginManager(
+            defaultAudience: .friends, presenter: LoopbackLoginPresenter(browser: browser), environment: environment)
         return LoginManagerDialog(kind: .webView, manager: manager) { browser.hasGraphicalSession }
     }
 }

@@ -11,7 +11,8 @@ public enum LoopbackLoginError: Error, Equatable, CustomStringConvertible {
     /// A sentence for the person.
     public var description: String {
         switch self {
-        case .timedOut(let limit): "No login callback arrived within \(limit.components.seconds) seconds; the login was abandoned."
+        case .timedOut(let limit):
+            "No login callback arrived within \(limit.components.seconds) seconds; the login was abandoned."
         case .listenerStopped: "The loopback listener stopped before the login finished."
         }
     }
@@ -41,7 +42,8 @@ public final class LoopbackLoginPresenter: LoginDialogPresenting, @unchecked Sen
     /// - Parameters:
     ///   - output: receives the lines shown to the person, the dialog URL among them; standard output by default.
     public init(
-        browser: any BrowserOpening = SystemBrowserOpener(), timeout: Duration = .seconds(300), host: String = "127.0.0.1",
+        browser: any BrowserOpening = SystemBrowserOpener(), timeout: Duration = .seconds(300),
+        host: String = "127.0.0.1",
         output: @escaping @Sendable (String) -> Void = LoopbackLoginPresenter.standardOutput
     ) {
         self.browser = browser
@@ -68,7 +70,9 @@ public final class LoopbackLoginPresenter: LoginDialogPresenting, @unchecked Sen
         let redirectURI = URLComponents(url: url, resolvingAgainstBaseURL: false)?
             .queryItems?.first { $0.name == "redirect_uri" }?.value
         guard let redirectURI, let listener = lock.withLock({ listeners.removeValue(forKey: redirectURI) }) else {
-            throw CoreError(.invalidArgument, message: "the dialog URL's redirect_uri does not come from this presenter's prepare()")
+            throw CoreError(
+                .invalidArgument, message: "the dialog URL's redirect_uri does not come from this presenter's prepare()"
+            )
         }
         do {
             if Task.isCancelled {

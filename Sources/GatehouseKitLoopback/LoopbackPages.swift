@@ -22,7 +22,8 @@ public enum LoopbackRoute: Sendable, Equatable {
         let query = query ?? ""
         switch path {
         case callbackPath:
-            return query.isEmpty ? .relayFragment : URL(string: redirectURI + "?" + query).map { .complete(callbackURL: $0) }
+            return query.isEmpty
+                ? .relayFragment : URL(string: redirectURI + "?" + query).map { .complete(callbackURL: $0) }
         case completePath:
             // The relayed fragment goes back where the dialog put it, so the SDK reads it as a fragment.
             return URL(string: redirectURI + (query.isEmpty ? "" : "#" + query)).map { .complete(callbackURL: $0) }
@@ -70,20 +71,24 @@ public enum LoopbackPage: Sendable, Equatable {
         case .failed(let message):
             return Self.document(
                 title: "Login failed",
-                body: "<h1>Login failed</h1><p>\(Self.escape(message))</p><p>You can close this tab and return to the application.</p>")
+                body:
+                    "<h1>Login failed</h1><p>\(Self.escape(message))</p><p>You can close this tab and return to the application.</p>"
+            )
         case .fragmentRelay:
-            return Self.document(title: "Finishing login", body: """
-                <h1>Finishing login…</h1>
-                <script>
-                if (location.hash.length > 1) {
-                  location.replace('\(LoopbackRoute.completePath)?' + location.hash.substring(1));
-                } else {
-                  document.querySelector('h1').textContent = 'Nothing to finish here';
-                }
-                </script>
-                <noscript><p>JavaScript is turned off, so this page cannot hand the login result to the application. \
-                Turn JavaScript on and reload this page.</p></noscript>
-                """)
+            return Self.document(
+                title: "Finishing login",
+                body: """
+                    <h1>Finishing login…</h1>
+                    <script>
+                    if (location.hash.length > 1) {
+                      location.replace('\(LoopbackRoute.completePath)?' + location.hash.substring(1));
+                    } else {
+                      document.querySelector('h1').textContent = 'Nothing to finish here';
+                    }
+                    </script>
+                    <noscript><p>JavaScript is turned off, so this page cannot hand the login result to the application. \
+                    Turn JavaScript on and reload this page.</p></noscript>
+                    """)
         case .alreadyHandled:
             return Self.document(
                 title: "Login already finished",

@@ -29,7 +29,9 @@ public enum Audience: String, Sendable, CaseIterable, Codable {
 
     /// Reads a post's `privacy.value`; nil for values this server does not model (`CUSTOM`, `FRIENDS_OF_FRIENDS`).
     public init?(privacyValue: String) {
-        guard let match = Self.allCases.first(where: { $0.privacyValue == privacyValue.uppercased() }) else { return nil }
+        guard let match = Self.allCases.first(where: { $0.privacyValue == privacyValue.uppercased() }) else {
+            return nil
+        }
         self = match
     }
 

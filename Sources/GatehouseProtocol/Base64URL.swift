@@ -8,14 +8,15 @@ public enum Base64URL {
     /// Encodes bytes with `-` and `_` and without padding.
     public static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var text = Data(bytes).base64EncodedString()
-        text = String(text.unicodeScalars.compactMap { scalar -> Character? in
-            switch scalar {
-            case "+": return "-"
-            case "/": return "_"
-            case "=": return nil
-            default: return Character(scalar)
-            }
-        })
+        text = String(
+            text.unicodeScalars.compactMap { scalar -> Character? in
+                switch scalar {
+                case "+": return "-"
+                case "/": return "_"
+                case "=": return nil
+                default: return Character(scalar)
+                }
+            })
         return text
     }
 

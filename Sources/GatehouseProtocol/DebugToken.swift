@@ -175,7 +175,12 @@ extension DebugTokenData {
         pairs.append(("is_valid", .bool(isValid)))
         if let issuedAt { pairs.append(("issued_at", .int(Int64(issuedAt)))) }
         if let metadata {
-            pairs.append(("metadata", .object(JSONObject(metadata.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) }))))
+            pairs.append(
+                (
+                    "metadata",
+                    .object(
+                        JSONObject(metadata.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) }))
+                ))
         }
         if let scopes { pairs.append(("scopes", .array(scopes.map { .string($0) }))) }
         if let granularScopes { pairs.append(("granular_scopes", .array(granularScopes.map(\.json)))) }

@@ -20,8 +20,8 @@ public enum FormEncoding {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 output.unicodeScalars.append(UnicodeScalar(byte))
             case UInt8(ascii: " "):
                 output += "+"
@@ -74,7 +74,9 @@ public enum FormEncoding {
             case UInt8(ascii: "+"):
                 bytes.append(UInt8(ascii: " "))
             case UInt8(ascii: "%"):
-                guard let high = input.next().flatMap(hexValue), let low = input.next().flatMap(hexValue) else { return nil }
+                guard let high = input.next().flatMap(hexValue), let low = input.next().flatMap(hexValue) else {
+                    return nil
+                }
                 bytes.append(high << 4 | low)
             default:
                 bytes.append(byte)

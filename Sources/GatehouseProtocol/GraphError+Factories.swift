@@ -36,7 +36,8 @@ extension GraphError {
 
     /// A token of a person held at a security checkpoint: they must log in on the website and follow its steps.
     public static let checkpointed = GraphError(
-        message: validatingToken + "You cannot access the app till you log in to www.facebook.com and follow the instructions given.",
+        message: validatingToken
+            + "You cannot access the app till you log in to www.facebook.com and follow the instructions given.",
         code: 190, errorSubcode: 459)
 
     /// A token of a person who has not confirmed their account. Facebook leaves the user's name out, so the

@@ -38,7 +38,9 @@ public struct GraphError: Error, Sendable, Equatable, Codable {
         httpStatus: Int = 400
     ) {
         // A backstop for ``echoLimit``: whatever a message repeats, it stays small (O(1) for native strings).
-        self.message = message.utf8.count > Self.maximumMessageBytes ? String(message.prefix(Self.maximumMessageBytes / 2)) + "…" : message
+        self.message =
+            message.utf8.count > Self.maximumMessageBytes
+            ? String(message.prefix(Self.maximumMessageBytes / 2)) + "…" : message
         self.type = type
         self.code = code
         self.errorSubcode = errorSubcode
@@ -59,7 +61,7 @@ public struct GraphError: Error, Sendable, Equatable, Codable {
 
     /// `text` as an error message may repeat it: the first ``echoLimit`` characters, then `…` if there was more.
     public static func echo(_ text: some StringProtocol) -> String {
-        let head = text.prefix(echoLimit) // walks at most echoLimit characters, however long the text
+        let head = text.prefix(echoLimit)  // walks at most echoLimit characters, however long the text
         return head.endIndex == text.endIndex ? String(text) : String(head) + "…"
     }
 
@@ -137,7 +139,8 @@ public struct GraphError: Error, Sendable, Equatable, Codable {
         switch code {
         case 190, 102, 104, 2500:
             return "invalid_token"
-        case 100 where [36007, 36008, 36009].contains(errorSubcode ?? 0)
+        case 100
+        where [36007, 36008, 36009].contains(errorSubcode ?? 0)
             || message == GraphError.invalidCodeFormat.message:
             return "invalid_code"
         case 101:

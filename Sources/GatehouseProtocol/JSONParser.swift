@@ -66,7 +66,7 @@ struct JSONParser {
     private mutating func expect(_ literal: String, _ value: JSONValue) throws(JSONParseError) -> JSONValue {
         let expected = Array(literal.utf8)
         guard bytes.count - index >= expected.count,
-              bytes[index..<index + expected.count].elementsEqual(expected)
+            bytes[index..<index + expected.count].elementsEqual(expected)
         else { throw fail("Invalid literal") }
         index += expected.count
         return value
@@ -75,8 +75,10 @@ struct JSONParser {
     private mutating func parseValue() throws(JSONParseError) -> JSONValue {
         guard let byte = current else { throw fail("Unexpected end of input") }
         switch byte {
-        case UInt8(ascii: "{"): return try nested { (parser: inout JSONParser) throws(JSONParseError) in try parser.parseObject() }
-        case UInt8(ascii: "["): return try nested { (parser: inout JSONParser) throws(JSONParseError) in try parser.parseArray() }
+        case UInt8(ascii: "{"):
+            return try nested { (parser: inout JSONParser) throws(JSONParseError) in try parser.parseObject() }
+        case UInt8(ascii: "["):
+            return try nested { (parser: inout JSONParser) throws(JSONParseError) in try parser.parseArray() }
         case UInt8(ascii: "\""): return .string(try parseString())
         case UInt8(ascii: "t"): return try expect("true", .bool(true))
         case UInt8(ascii: "f"): return try expect("false", .bool(false))

@@ -142,7 +142,9 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
         try OrderedEncoder.encode(value, into: node.appendElement(), codingPath: codingPath)
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         OrderedEncoder(node: node.appendElement(), codingPath: codingPath).container(keyedBy: keyType)
     }
 

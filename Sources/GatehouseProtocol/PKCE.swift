@@ -22,16 +22,17 @@ public enum PKCE {
     /// Whether `verifier` is 43–128 characters from `A-Z a-z 0-9 - . _ ~` (RFC 7636 §4.1).
     public static func isValidVerifier(_ verifier: String) -> Bool {
         let bytes = verifier.utf8
-        return (43...128).contains(bytes.count) && bytes.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                return true
-            default:
-                return false
+        return (43...128).contains(bytes.count)
+            && bytes.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"),
+                    UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                    return true
+                default:
+                    return false
+                }
             }
-        }
     }
 
     /// Whether `verifier` answers `challenge` under `method`. Malformed verifiers fail even if

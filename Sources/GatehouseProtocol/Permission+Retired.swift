@@ -35,7 +35,8 @@ extension Permission {
 
     /// The names among `names` that no longer exist at `version`.
     package static func removed(_ names: [String], at version: String) -> [String] {
-        names.filter { name in retiredPermission(name).map { GraphAPIVersion.isAtLeast(version, $0.removedIn) } ?? false }
+        names.filter { name in retiredPermission(name).map { GraphAPIVersion.isAtLeast(version, $0.removedIn) } ?? false
+        }
     }
 
     /// Facebook's login-dialog error for permissions that no longer exist, word for word.
@@ -45,8 +46,9 @@ extension Permission {
 
     private static func retiredEntry(_ name: String, _ title: String, _ reveals: String) -> RetiredPermission {
         RetiredPermission(
-            info: PermissionInfo(name: name, title: title, reveals: reveals, needsReview: true, allowedInLimitedLogin: false,
-                                 isPublish: isPublish(name)),
+            info: PermissionInfo(
+                name: name, title: title, reveals: reveals, needsReview: true, allowedInLimitedLogin: false,
+                isPublish: isPublish(name)),
             removedIn: "v2.4")
     }
 }

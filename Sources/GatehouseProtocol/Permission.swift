@@ -17,7 +17,10 @@ package struct PermissionInfo: Sendable, Equatable, Hashable {
     package var isPublish: Bool
 
     /// Creates a catalogue entry.
-    package init(name: String, title: String, reveals: String, needsReview: Bool, allowedInLimitedLogin: Bool, isPublish: Bool = false) {
+    package init(
+        name: String, title: String, reveals: String, needsReview: Bool, allowedInLimitedLogin: Bool,
+        isPublish: Bool = false
+    ) {
         self.name = name
         self.title = title
         self.reveals = reveals
@@ -122,11 +125,12 @@ package enum Permission {
     /// Digits and dots are allowed because names such as `user_action.fitness` exist, even though
     /// the iOS SDK itself rejects them.
     package static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
-        }
+        !name.isEmpty
+            && name.utf8.allSatisfy { byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                    || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
+            }
     }
 
     /// Whether `name` is a publish permission, which Facebook asks for apart from read permissions.
@@ -158,9 +162,12 @@ extension Permission {
     /// which adds no data) are usable without App Review. `allowedInLimitedLogin` follows the
     /// Limited Login documentation; the SDK does not check it, so the server must.
     package static let catalogue: [PermissionInfo] = [
-        entry(publicProfile, "Public profile", "Your name, profile picture and an ID unique to this app.", review: false, limited: true),
+        entry(
+            publicProfile, "Public profile", "Your name, profile picture and an ID unique to this app.", review: false,
+            limited: true),
         entry(email, "Email address", "Your primary email address.", review: false, limited: true),
-        entry(openid, "Sign-in identity", "A signed statement that it is you signing in.", review: false, limited: true),
+        entry(
+            openid, "Sign-in identity", "A signed statement that it is you signing in.", review: false, limited: true),
         entry(userFriends, "Friends list", "The friends of yours who also use this app.", limited: true),
         entry(userBirthday, "Birthday", "Your date of birth.", limited: true),
         entry(userGender, "Gender", "The gender on your profile.", limited: true),
@@ -173,21 +180,28 @@ extension Permission {
         entry(userLikes, "Likes", "The Pages and things you have liked.", limited: false),
         entry(userVideos, "Videos", "The videos you have uploaded or been tagged in.", limited: false),
         entry(userEvents, "Events", "The events you host or have responded to.", limited: false),
-        entry(userMessengerContact, "Messenger contact", "Lets the app's Page contact you in Messenger.", limited: true),
+        entry(
+            userMessengerContact, "Messenger contact", "Lets the app's Page contact you in Messenger.", limited: true),
         entry(gamingProfile, "Gaming profile", "Your gaming profile name and ID.", limited: true),
         entry(gamingUserPicture, "Gaming profile picture", "The picture on your gaming profile.", limited: true),
         entry(pagesShowList, "Pages you manage", "The list of Pages you manage.", limited: false),
-        entry(pagesReadEngagement, "Page engagement", "Content posted on your Pages and how people engage with it.", limited: false),
-        entry(pagesManagePosts, "Page posts", "Lets the app create, edit and delete posts on your Pages.", limited: false),
+        entry(
+            pagesReadEngagement, "Page engagement", "Content posted on your Pages and how people engage with it.",
+            limited: false),
+        entry(
+            pagesManagePosts, "Page posts", "Lets the app create, edit and delete posts on your Pages.", limited: false),
         entry(publishActions, "Post for you", "Lets the app post to Facebook as you.", limited: false),
         entry(publishVideo, "Live video", "Lets the app publish live video on your behalf.", limited: false),
         entry(publishPages, "Post as your Pages", "Lets the app post as the Pages you manage.", limited: false),
         entry(managePages, "Manage your Pages", "Lets the app act for the Pages you manage.", limited: false),
         entry(adsRead, "Ads reports", "Performance reports for the ad accounts you can see.", limited: false),
-        entry(adsManagement, "Ads management", "Lets the app create and manage ads in your ad accounts.", limited: false),
+        entry(
+            adsManagement, "Ads management", "Lets the app create and manage ads in your ad accounts.", limited: false),
         entry(businessManagement, "Business assets", "The businesses and business assets you manage.", limited: false),
         entry(readInsights, "Insights", "Insights for the Pages, apps and domains you manage.", limited: false),
-        entry(instagramBasic, "Instagram account", "The profile and media of the Instagram account linked to your Page.", limited: false),
+        entry(
+            instagramBasic, "Instagram account", "The profile and media of the Instagram account linked to your Page.",
+            limited: false),
     ]
 
     private static func entry(

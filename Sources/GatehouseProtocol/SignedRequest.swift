@@ -45,8 +45,8 @@ public enum SignedRequest {
     ) throws(SignedRequestError) -> JSONObject {
         let parts = signedRequest.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
-              let signature = Base64URL.decode(String(parts[0])),
-              let payloadBytes = Base64URL.decode(String(parts[1]))
+            let signature = Base64URL.decode(String(parts[0])),
+            let payloadBytes = Base64URL.decode(String(parts[1]))
         else { throw .malformed }
 
         let expected = hmacSHA256(key: secret, message: String(parts[1]))
@@ -70,7 +70,7 @@ public enum SignedRequest {
     public static func unverifiedPayload(_ signedRequest: String) -> JSONObject? {
         let parts = signedRequest.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, let bytes = Base64URL.decode(String(parts[1])),
-              case .object(let payload)? = try? JSONValue.parse(bytes)
+            case .object(let payload)? = try? JSONValue.parse(bytes)
         else { return nil }
         return payload
     }

@@ -16,13 +16,15 @@ public enum TokenCacheWire {
     /// `session_proof`: lowercase hex HMAC-SHA256(key: app secret, message: `"token_cache:" + sessionKey`).
     /// The prefix keeps it distinct from an `appsecret_proof` over the same text.
     public static func sessionProof(sessionKey: String, appSecret: String) -> String {
-        let mac = HMAC<SHA256>.authenticationCode(for: Data(("token_cache:" + sessionKey).utf8), using: SymmetricKey(data: Data(appSecret.utf8)))
+        let mac = HMAC<SHA256>.authenticationCode(
+            for: Data(("token_cache:" + sessionKey).utf8), using: SymmetricKey(data: Data(appSecret.utf8)))
         return mac.map { String(format: "%02x", $0) }.joined()
     }
 
     /// Constant-time check of a presented proof.
     public static func proofMatches(_ proof: String, sessionKey: String, appSecret: String) -> Bool {
-        constantTimeEquals(Array(proof.lowercased().utf8), Array(sessionProof(sessionKey: sessionKey, appSecret: appSecret).utf8))
+        constantTimeEquals(
+            Array(proof.lowercased().utf8), Array(sessionProof(sessionKey: sessionKey, appSecret: appSecret).utf8))
     }
 
     /// The `errorCode` values of a `{"status":false,…}` reply (the seed's codes, plus Gatehouse's own).

@@ -26,18 +26,24 @@ package struct UserField: Sendable, Hashable {
 extension UserField {
     package static let id = UserField("id", permission: Permission.publicProfile, fql: "uid")
     package static let name = UserField("name", permission: Permission.publicProfile, fql: "name", claim: "name")
-    package static let firstName = UserField("first_name", permission: Permission.publicProfile, fql: "first_name", claim: "given_name")
-    package static let middleName = UserField("middle_name", permission: Permission.publicProfile, fql: "middle_name", claim: "middle_name")
-    package static let lastName = UserField("last_name", permission: Permission.publicProfile, fql: "last_name", claim: "family_name")
+    package static let firstName = UserField(
+        "first_name", permission: Permission.publicProfile, fql: "first_name", claim: "given_name")
+    package static let middleName = UserField(
+        "middle_name", permission: Permission.publicProfile, fql: "middle_name", claim: "middle_name")
+    package static let lastName = UserField(
+        "last_name", permission: Permission.publicProfile, fql: "last_name", claim: "family_name")
     package static let nameFormat = UserField("name_format", permission: Permission.publicProfile)
     package static let shortName = UserField("short_name", permission: Permission.publicProfile)
     package static let picture = UserField("picture", permission: Permission.publicProfile, claim: "picture")
     package static let email = UserField("email", permission: Permission.email, fql: "email", claim: "email")
-    package static let birthday = UserField("birthday", permission: Permission.userBirthday, fql: "birthday_date", claim: "user_birthday")
+    package static let birthday = UserField(
+        "birthday", permission: Permission.userBirthday, fql: "birthday_date", claim: "user_birthday")
     package static let gender = UserField("gender", permission: Permission.userGender, fql: "sex", claim: "user_gender")
     package static let link = UserField("link", permission: Permission.userLink, fql: "profile_url", claim: "user_link")
-    package static let location = UserField("location", permission: Permission.userLocation, fql: "current_location", claim: "user_location")
-    package static let hometown = UserField("hometown", permission: Permission.userHometown, fql: "hometown_location", claim: "user_hometown")
+    package static let location = UserField(
+        "location", permission: Permission.userLocation, fql: "current_location", claim: "user_location")
+    package static let hometown = UserField(
+        "hometown", permission: Permission.userHometown, fql: "hometown_location", claim: "user_hometown")
     package static let ageRange = UserField("age_range", permission: Permission.userAgeRange, claim: "user_age_range")
     package static let friends = UserField("friends", permission: Permission.userFriends, claim: "user_friends")
     package static let permissions = UserField("permissions", permission: Permission.publicProfile)

@@ -14,7 +14,8 @@ extension DatabaseLocation {
     package init(parsing value: String) throws {
         let lower = value.lowercased()
         if lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://") || lower.hasPrefix("postgres+")
-            || lower.hasPrefix("postgresql+") {
+            || lower.hasPrefix("postgresql+")
+        {
             _ = try PostgresStorage.configuration(url: value)
             self = .postgres(url: value)
         } else if lower.hasPrefix("sqlite://") {
@@ -22,7 +23,9 @@ extension DatabaseLocation {
         } else if lower.hasPrefix("sqlite:") {
             self = .sqlite(path: String(value.dropFirst("sqlite:".count)))
         } else if value.contains("://") {
-            throw StorageError.unavailable("unsupported database URL scheme in \(PostgresStorage.redacted(value)): use postgres://… or a SQLite file path")
+            throw StorageError.unavailable(
+                "unsupported database URL scheme in \(PostgresStorage.redacted(value)): use postgres://… or a SQLite file path"
+            )
         } else if value.isEmpty {
             throw StorageError.unavailable("the database location is empty")
         } else {
@@ -41,7 +44,8 @@ extension DatabaseLocation {
         pool: DatabaseConnectionPool? = nil
     ) async throws -> Storage {
         switch self {
-        case .sqlite(let path): try await SQLStorage.openSQLite(path: path, logger: logger, random: random, clock: clock)
+        case .sqlite(let path):
+            try await SQLStorage.openSQLite(path: path, logger: logger, random: random, clock: clock)
         case .postgres(let url):
             try await PostgresStorage.open(url: url, logger: logger, random: random, clock: clock, client: pool?.client)
         }
@@ -53,7 +57,8 @@ extension DatabaseLocation {
     package func makeConnectionPool(logger: Logger) throws -> DatabaseConnectionPool? {
         switch self {
         case .sqlite: nil
-        case .postgres(let url): DatabaseConnectionPool(client: try PostgresStorage.makeClient(url: url, logger: logger))
+        case .postgres(let url):
+            DatabaseConnectionPool(client: try PostgresStorage.makeClient(url: url, logger: logger))
         }
     }
 
@@ -92,13 +97,14 @@ extension DatabaseLocation {
                 on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration.coreConfiguration,
                 id: 0, logger: logger)
         } catch {
-            throw StorageError.unavailable("cannot connect to \(description): \(SQLErrorClassifier.postgres.describe(error))")
+            throw StorageError.unavailable(
+                "cannot connect to \(description): \(SQLErrorClassifier.postgres.describe(error))")
         }
     }
 
     private static func migrate(_ db: any SQLDatabase, errors: SQLErrorClassifier) async throws -> MigrationReport {
         try await SQLStoreContext(db: db, errors: errors).run {
-            try await SQLMigrator.migrate(db, migrations: []) // creates the bookkeeping table only
+            try await SQLMigrator.migrate(db, migrations: [])  // creates the bookkeeping table only
             let before = try await SQLStorage.appliedMigrations(db)
             try await SQLStorage.migrate(db)
             let after = try await SQLStorage.appliedMigrations(db)

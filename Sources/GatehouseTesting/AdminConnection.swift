@@ -27,12 +27,16 @@ struct AdminConnection: Sendable {
     ///   - body: a JSON body; every POST, PUT and PATCH sends one (`{}` when none is given), as the API requires.
     /// - Throws: ``GatehouseAdminError`` for any answer outside 2xx, with the problem document's fields.
     @discardableResult
-    func send(_ method: String, _ path: String, query: [String: String] = [:], body: JSONValue? = nil) async throws -> JSONValue? {
+    func send(_ method: String, _ path: String, query: [String: String] = [:], body: JSONValue? = nil) async throws
+        -> JSONValue?
+    {
         let path = "/admin/api/v1" + path
         var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)!
         // Below the root's own path, for a server behind a proxy at `https://ci.example/gatehouse`.
         components.path = (components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path) + path
-        if !query.isEmpty { components.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) } }
+        if !query.isEmpty {
+            components.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+        }
         var request = URLRequest(url: components.url!)
         request.httpMethod = method
         request.setValue("application/json", forHTTPHeaderField: "Accept")
@@ -44,7 +48,9 @@ struct AdminConnection: Sendable {
         let (data, response) = try await session.data(for: request)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         let value = data.isEmpty ? nil : try? JSONValue.parse(data)
-        guard (200..<300).contains(status) else { throw GatehouseAdminError(status: status, method: method, path: path, body: value, raw: data) }
+        guard (200..<300).contains(status) else {
+            throw GatehouseAdminError(status: status, method: method, path: path, body: value, raw: data)
+        }
         return value
     }
 
@@ -78,13 +84,16 @@ public struct GatehouseAdminError: Error, Sendable, Equatable, CustomStringConve
     init(status: Int, method: String, path: String, body: JSONValue?, raw: Data) {
         self.status = status
         type = body?["type"]?.stringValue
-        detail = body?["detail"]?.stringValue ?? body?["title"]?.stringValue ?? body?["error"]?["message"]?.stringValue
+        detail =
+            body?["detail"]?.stringValue ?? body?["title"]?.stringValue ?? body?["error"]?["message"]?.stringValue
             ?? String(decoding: raw.prefix(500), as: UTF8.self)
         field = body?["field"]?.stringValue
         request = "\(method) \(path)"
     }
 
-    public var description: String { "\(request) answered \(status): \(detail)" + (field.map { " (field \($0))" } ?? "") }
+    public var description: String {
+        "\(request) answered \(status): \(detail)" + (field.map { " (field \($0))" } ?? "")
+    }
 }
 
 extension JSONValue {

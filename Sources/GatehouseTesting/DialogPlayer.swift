@@ -20,7 +20,10 @@ final class DialogPlayer: NSObject, URLSessionTaskDelegate, @unchecked Sendable 
 
     enum PlayError: Error, CustomStringConvertible {
         case unexpected(String)
-        var description: String { if case .unexpected(let what) = self { return "the login dialog showed something unexpected: \(what)" }; return "" }
+        var description: String {
+            if case .unexpected(let what) = self { return "the login dialog showed something unexpected: \(what)" };
+            return ""
+        }
     }
 
     private let lock = NSLock()
@@ -28,7 +31,8 @@ final class DialogPlayer: NSObject, URLSessionTaskDelegate, @unchecked Sendable 
     private lazy var session = URLSession(configuration: .ephemeral, delegate: self, delegateQueue: nil)
 
     func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
         completionHandler: @escaping (URLRequest?) -> Void
     ) {
         completionHandler(nil)
@@ -42,20 +46,28 @@ final class DialogPlayer: NSObject, URLSessionTaskDelegate, @unchecked Sendable 
         if page.html.contains("action=\"/dialog/oauth/consent\"") {
             var form = hiddenFields(page.html)
             form.append(("action", choice.cancel ? "cancel" : "continue"))
-            for permission in Self.offered(page.html) where !choice.decline.contains(permission) { form.append(("permission", permission)) }
+            for permission in Self.offered(page.html) where !choice.decline.contains(permission) {
+                form.append(("permission", permission))
+            }
             page = try await post(URL(string: "dialog/oauth/consent", relativeTo: origin)!, form: form)
             if let location = page.location, let redirect = URL(string: location) { return redirect }
         }
         // Publish permissions have a second step, with the audience preselected.
-        guard page.html.contains("action=\"/dialog/oauth/publish\"") else { throw PlayError.unexpected("no consent or publish page (HTTP \(page.status))") }
+        guard page.html.contains("action=\"/dialog/oauth/publish\"") else {
+            throw PlayError.unexpected("no consent or publish page (HTTP \(page.status))")
+        }
         var form = hiddenFields(page.html)
         for read in Self.offered(page.html, name: "read") { form.append(("read", read)) }
         form.append(("action", choice.cancel ? "skip" : "continue"))
         if !choice.cancel {
-            for permission in Self.offered(page.html) where !choice.decline.contains(permission) { form.append(("permission", permission)) }
+            for permission in Self.offered(page.html) where !choice.decline.contains(permission) {
+                form.append(("permission", permission))
+            }
         }
         let done = try await post(URL(string: "dialog/oauth/publish", relativeTo: origin)!, form: form)
-        guard let location = done.location, let redirect = URL(string: location) else { throw PlayError.unexpected("publish step: HTTP \(done.status)") }
+        guard let location = done.location, let redirect = URL(string: location) else {
+            throw PlayError.unexpected("publish step: HTTP \(done.status)")
+        }
         return redirect
     }
 
@@ -64,7 +76,9 @@ final class DialogPlayer: NSObject, URLSessionTaskDelegate, @unchecked Sendable 
         var form = hiddenFields(page.html)
         form += [("email", email), ("password", password)]
         let posted = try await post(URL(string: "dialog/oauth/login", relativeTo: origin)!, form: form)
-        guard let next = posted.location else { throw PlayError.unexpected("login form: HTTP \(posted.status) (wrong email or password?)") }
+        guard let next = posted.location else {
+            throw PlayError.unexpected("login form: HTTP \(posted.status) (wrong email or password?)")
+        }
         return try await get(URL(string: next, relativeTo: origin)!)
     }
 
@@ -96,11 +110,14 @@ final class DialogPlayer: NSObject, URLSessionTaskDelegate, @unchecked Sendable 
             let pair = part.split(separator: ";").first.map(String.init) ?? ""
             let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             // Cookie names are tokens; a comma inside an Expires date splits off a fragment that is not one.
-            if kv.count == 2, !kv[0].isEmpty, kv[0].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) {
+            if kv.count == 2, !kv[0].isEmpty, kv[0].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" })
+            {
                 lock.withLock { cookies[kv[0]] = kv[1] }
             }
         }
-        return Page(status: http.statusCode, location: http.value(forHTTPHeaderField: "Location"), html: String(decoding: data, as: UTF8.self))
+        return Page(
+            status: http.statusCode, location: http.value(forHTTPHeaderField: "Location"),
+            html: String(decoding: data, as: UTF8.self))
     }
 
     /// The value of the hidden input `name`, its HTML escapes undone.
@@ -116,6 +133,8 @@ final class DialogPlayer: NSObject, URLSessionTaskDelegate, @unchecked Sendable 
 
     /// The values of the checkboxes called `name` on a page.
     static func offered(_ html: String, name: String = "permission") -> [String] {
-        html.components(separatedBy: "name=\"\(name)\" value=\"").dropFirst().compactMap { $0.split(separator: "\"").first.map(String.init) }
+        html.components(separatedBy: "name=\"\(name)\" value=\"").dropFirst().compactMap {
+            $0.split(separator: "\"").first.map(String.init)
+        }
     }
 }

@@ -20,7 +20,9 @@ extension GatehouseEmulator {
     ///     ``app`` and ``users`` name them. When it has not, true throws ``EmulatorError/notSeeded``; false
     ///     (the default) connects anyway, ``reset(to:)`` with `.seed` then makes them.
     /// - Throws: ``GatehouseAdminError`` when the server refuses the token (401, 403) or does not answer the API.
-    public static func connect(to url: URL, adminToken: String?, requireSeed: Bool = false) async throws -> GatehouseEmulator {
+    public static func connect(to url: URL, adminToken: String?, requireSeed: Bool = false) async throws
+        -> GatehouseEmulator
+    {
         let admin = AdminConnection(baseURL: url, adminToken: adminToken)
         let seed: (app: TestApp, users: [TestUser])
         do {

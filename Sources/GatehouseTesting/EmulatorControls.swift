@@ -13,19 +13,25 @@ extension GatehouseEmulator {
     ///   - declined: what they decline (reported by `/me/permissions` as `declined`).
     /// - Throws: ``EmulatorError/unknownUser(_:)`` when the server has no such person; ``GatehouseAdminError``
     ///   when it refuses the call.
-    public func logIn(_ user: TestUser, to app: TestApp? = nil, permissions: [String] = [], declined: [String] = []) async throws -> TestLogin {
+    public func logIn(_ user: TestUser, to app: TestApp? = nil, permissions: [String] = [], declined: [String] = [])
+        async throws -> TestLogin
+    {
         let app = app ?? self.app
         var granted = [Permission.publicProfile]
-        for permission in permissions where !granted.contains(permission) && !declined.contains(permission) { granted.append(permission) }
+        for permission in permissions where !granted.contains(permission) && !declined.contains(permission) {
+            granted.append(permission)
+        }
         let grant: TestGrant
         do {
-            grant = try await self.grant(granted, declined: declined.filter { $0 != Permission.publicProfile }, to: app, by: user)
+            grant = try await self.grant(
+                granted, declined: declined.filter { $0 != Permission.publicProfile }, to: app, by: user)
         } catch let error as GatehouseAdminError where error.status == 404 {
             throw EmulatorError.unknownUser(user.id)
         }
         let token = try await mintToken(for: user, app: app)
         return TestLogin(
-            accessToken: token.accessToken, userID: try await appScopedID(of: user, in: app), expiresAt: token.expiresAt,
+            accessToken: token.accessToken, userID: try await appScopedID(of: user, in: app),
+            expiresAt: token.expiresAt,
             grantedPermissions: grant.granted, declinedPermissions: grant.declined)
     }
 
@@ -56,7 +62,9 @@ extension GatehouseEmulator {
 
     /// The emulator's "now", as the server reports it (`GET /clock`).
     public func serverTime() async throws -> Date {
-        guard let now = Self.clockTime(try await admin.send("GET", "/clock")) else { throw EmulatorError.unexpectedAnswer("GET /clock: no now") }
+        guard let now = Self.clockTime(try await admin.send("GET", "/clock")) else {
+            throw EmulatorError.unexpectedAnswer("GET /clock: no now")
+        }
         lastKnownNow.value = now
         return now
     }
@@ -76,7 +84,9 @@ extension GatehouseEmulator {
     func appScopedID(of user: TestUser, in app: TestApp) async throws -> String {
         let token = try await mintIDToken(for: user, app: app)
         let parts = token.split(separator: ".")
-        guard parts.count == 3, let payload = Data(base64URL: String(parts[1])), let sub = (try? JSONValue.parse(payload))?["sub"]?.stringValue else {
+        guard parts.count == 3, let payload = Data(base64URL: String(parts[1])),
+            let sub = (try? JSONValue.parse(payload))?["sub"]?.stringValue
+        else {
             throw EmulatorError.unexpectedAnswer("POST /id-tokens: no sub in the id_token")
         }
         return sub

@@ -50,7 +50,9 @@ extension GatehouseEmulator {
         if let testUserOf { body["test_user_of"] = .string(testUserOf.id) }
         if let id { body["id"] = .string(id) }
         let person = try await admin.send("POST", "/people", body: .object(body))
-        guard let personID = person?["id"]?.stringValue else { throw EmulatorError.unexpectedAnswer("POST /people: no id") }
+        guard let personID = person?["id"]?.stringValue else {
+            throw EmulatorError.unexpectedAnswer("POST /people: no id")
+        }
         return TestUser(
             id: personID, name: person?["name"]?.stringValue ?? "\(firstName) \(lastName)", email: email,
             password: password ?? person?["password"]?.stringValue ?? "")
@@ -66,8 +68,12 @@ extension GatehouseEmulator {
     ///
     /// - Parameter app: nil: the demo app.
     @discardableResult
-    public func grant(_ permissions: [String], declined: [String] = [], to app: TestApp? = nil, by person: TestUser) async throws -> TestGrant {
-        let body: JSONValue = ["granted": .array(permissions.map(JSONValue.string)), "declined": .array(declined.map(JSONValue.string))]
+    public func grant(_ permissions: [String], declined: [String] = [], to app: TestApp? = nil, by person: TestUser)
+        async throws -> TestGrant
+    {
+        let body: JSONValue = [
+            "granted": .array(permissions.map(JSONValue.string)), "declined": .array(declined.map(JSONValue.string)),
+        ]
         let reply = try await admin.send("PUT", "/apps/\((app ?? self.app).id)/grants/\(person.id)", body: body)
         return TestGrant(
             granted: reply?["granted"]?.strings ?? [], declined: reply?["declined"]?.strings ?? [],

@@ -21,8 +21,11 @@ extension GatehouseEmulator {
 
     /// Wipes the server's state and loads a scenario file instead (see ``applyScenario(_:file:pictures:checkOnly:)``
     /// for the arguments). A bad file throws a 400 ``GatehouseAdminError`` before anything is erased.
-    public func reset(toScenario text: String, file: String = "scenario.yaml", pictures: [String: Data] = [:]) async throws {
-        try await admin.send("POST", "/state/reset", body: ["scenario": Self.scenarioBody(text, file: file, pictures: pictures)])
+    public func reset(toScenario text: String, file: String = "scenario.yaml", pictures: [String: Data] = [:])
+        async throws
+    {
+        try await admin.send(
+            "POST", "/state/reset", body: ["scenario": Self.scenarioBody(text, file: file, pictures: pictures)])
     }
 
     /// Applies a scenario file (YAML or JSON, the format of `gatehouse scenario apply`) to the server
@@ -36,9 +39,12 @@ extension GatehouseEmulator {
     /// - Returns: the changes (made, or that would be made) and the ids of the scenario's apps and people.
     /// - Throws: a 400 ``GatehouseAdminError`` listing every problem of a bad file; nothing changes then.
     @discardableResult
-    public func applyScenario(_ text: String, file: String = "scenario.yaml", pictures: [String: Data] = [:], checkOnly: Bool = false) async throws -> ScenarioOutcome {
+    public func applyScenario(
+        _ text: String, file: String = "scenario.yaml", pictures: [String: Data] = [:], checkOnly: Bool = false
+    ) async throws -> ScenarioOutcome {
         let reply = try await admin.send(
-            "POST", "/scenario", query: checkOnly ? ["check": "true"] : [:], body: Self.scenarioBody(text, file: file, pictures: pictures))
+            "POST", "/scenario", query: checkOnly ? ["check": "true"] : [:],
+            body: Self.scenarioBody(text, file: file, pictures: pictures))
         var apps: [String: TestApp] = [:], people: [String: String] = [:]
         for app in reply?["apps"]?.arrayValue ?? [] {
             if let key = app["key"]?.stringValue { apps[key] = try TestApp(app) }
@@ -55,7 +61,9 @@ extension GatehouseEmulator {
     static func scenarioBody(_ text: String, file: String, pictures: [String: Data]) -> JSONValue {
         [
             "yaml": .string(text), "file": .string(file),
-            "files": .object(JSONObject(pictures.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value.base64EncodedString())) })),
+            "files": .object(
+                JSONObject(
+                    pictures.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value.base64EncodedString())) })),
         ]
     }
 
@@ -80,15 +88,20 @@ extension GatehouseEmulator {
     /// - Throws: ``EmulatorError/notSeeded`` when the server has no such app or people.
     static func findSeed(_ admin: AdminConnection) async throws -> (app: TestApp, users: [TestUser]) {
         let apps = try await admin.list("/apps")
-        guard let demo = apps.first(where: { $0["name"]?.stringValue == "Gatehouse Demo" }) else { throw EmulatorError.notSeeded }
+        guard let demo = apps.first(where: { $0["name"]?.stringValue == "Gatehouse Demo" }) else {
+            throw EmulatorError.notSeeded
+        }
         let app = try TestApp(demo)
         var users: [TestUser] = []
         for first in seedPeople {
             let email = "\(first)@gatehouse.test"
-            guard let person = try await admin.list("/people", query: ["email": email]).first, let id = person["id"]?.stringValue else {
+            guard let person = try await admin.list("/people", query: ["email": email]).first,
+                let id = person["id"]?.stringValue
+            else {
                 throw EmulatorError.notSeeded
             }
-            users.append(TestUser(id: id, name: person["name"]?.stringValue ?? "", email: email, password: "\(first)-gatehouse"))
+            users.append(
+                TestUser(id: id, name: person["name"]?.stringValue ?? "", email: email, password: "\(first)-gatehouse"))
         }
         return (app, users)
     }

@@ -8,16 +8,21 @@ extension GatehouseEmulator {
     /// - Parameters:
     ///   - app: nil: the demo app.
     ///   - expiresIn: the token's lifetime (60 seconds to a year); nil: 60 days, a long-lived token.
-    public func mintToken(for person: TestUser, app: TestApp? = nil, scopes: [String] = [], expiresIn: TimeInterval? = nil) async throws -> MintedToken {
+    public func mintToken(
+        for person: TestUser, app: TestApp? = nil, scopes: [String] = [], expiresIn: TimeInterval? = nil
+    ) async throws -> MintedToken {
         var body: JSONObject = [
-            "app_id": .string((app ?? self.app).id), "person_id": .string(person.id), "scopes": .array(scopes.map(JSONValue.string)),
+            "app_id": .string((app ?? self.app).id), "person_id": .string(person.id),
+            "scopes": .array(scopes.map(JSONValue.string)),
         ]
         if let expiresIn { body["expires_in"] = .int(Int64(expiresIn)) }
         let reply = try await admin.send("POST", "/tokens", body: .object(body))
         guard let token = reply?["access_token"]?.stringValue, let id = reply?["id"]?.stringValue else {
             throw EmulatorError.unexpectedAnswer("POST /tokens: no access_token or id")
         }
-        return MintedToken(accessToken: token, id: id, expiresAt: reply?["expires_time"]?.date, scopes: reply?["scopes"]?.strings ?? [])
+        return MintedToken(
+            accessToken: token, id: id, expiresAt: reply?["expires_time"]?.date, scopes: reply?["scopes"]?.strings ?? []
+        )
     }
 
     /// Mints a Limited Login id_token (a signed JWT, as the dialog returns with `response_type=id_token`) for
@@ -25,7 +30,8 @@ extension GatehouseEmulator {
     public func mintIDToken(for person: TestUser, app: TestApp? = nil, nonce: String? = nil) async throws -> String {
         var body: JSONObject = ["app_id": .string((app ?? self.app).id), "person_id": .string(person.id)]
         if let nonce { body["nonce"] = .string(nonce) }
-        guard let token = try await admin.send("POST", "/id-tokens", body: .object(body))?["id_token"]?.stringValue else {
+        guard let token = try await admin.send("POST", "/id-tokens", body: .object(body))?["id_token"]?.stringValue
+        else {
             throw EmulatorError.unexpectedAnswer("POST /id-tokens: no id_token")
         }
         return token
@@ -43,7 +49,8 @@ extension GatehouseEmulator {
     ) async throws -> String {
         let app = app ?? self.app
         var body: JSONObject = [
-            "app_id": .string(app.id), "person_id": .string(person.id), "redirect_uri": .string(redirectURI ?? app.redirectURI),
+            "app_id": .string(app.id), "person_id": .string(person.id),
+            "redirect_uri": .string(redirectURI ?? app.redirectURI),
             "scopes": .array(scopes.map(JSONValue.string)),
         ]
         if let codeChallenge { body["code_challenge"] = .string(codeChallenge) }
@@ -71,6 +78,8 @@ extension GatehouseEmulator {
     /// Revokes every live token of `app`, whoever holds it. Returns how many were revoked.
     @discardableResult
     public func revokeTokens(of app: TestApp) async throws -> Int {
-        Int(try await admin.send("POST", "/tokens/revoke", body: ["app_id": .string(app.id)])?["revoked"]?.intValue ?? 0)
+        Int(
+            try await admin.send("POST", "/tokens/revoke", body: ["app_id": .string(app.id)])?["revoked"]?.intValue ?? 0
+        )
     }
 }

@@ -51,13 +51,15 @@ public final class GatehouseEmulator: Sendable {
     /// - Parameter options: a fixed start time, a seed for repeatable ids and tokens, logging.
     /// - Throws: when the port cannot be bound or the database cannot be created.
     public static func start(_ options: Options = Options()) async throws -> GatehouseEmulator {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-emulator-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "gatehouse-emulator-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var logger = Logger(label: "gatehouse.emulator")
         logger.logLevel = options.logLevel
         // The server's own start-up, with a fixed clock, optionally seeded ids and a quick password hash.
         var startup = ServerStartup.Options(
-            configuration: GatehouseConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory.path, mode: .development),
+            configuration: GatehouseConfiguration(
+                host: "127.0.0.1", port: 0, dataDirectory: directory.path, mode: .development),
             logger: logger)
         startup.stopsOnSignals = false
         let clock = AdjustableClock(fixed: options.startDate)
@@ -89,7 +91,9 @@ public final class GatehouseEmulator: Sendable {
             let baseURL = URL(string: started.services.configuration.baseURL)!
             return GatehouseEmulator(
                 baseURL: baseURL, admin: AdminConnection(baseURL: baseURL, adminToken: nil), seed: Self.testSeed(seed),
-                local: LocalServer(services: started.services, clock: clock, group: prepared.group, running: running, directory: directory))
+                local: LocalServer(
+                    services: started.services, clock: clock, group: prepared.group, running: running,
+                    directory: directory))
         } catch {
             await prepared.group.triggerGracefulShutdown()
             _ = try? await running.value
@@ -98,7 +102,10 @@ public final class GatehouseEmulator: Sendable {
         }
     }
 
-    init(baseURL: URL, admin: AdminConnection, seed: (app: TestApp, users: [TestUser]), local: LocalServer?, now: Date = Date()) {
+    init(
+        baseURL: URL, admin: AdminConnection, seed: (app: TestApp, users: [TestUser]), local: LocalServer?,
+        now: Date = Date()
+    ) {
         self.baseURL = baseURL
         lastKnownNow = LockedValue(now)
         self.admin = admin
@@ -159,7 +166,10 @@ extension GatehouseEmulator {
         /// The server's log level (its log goes to standard error); `.critical` keeps a test's output quiet.
         public var logLevel: Logger.Level
 
-        public init(startDate: Date = Date(timeIntervalSince1970: 1_800_000_000), seed: UInt64? = nil, logLevel: Logger.Level = .critical) {
+        public init(
+            startDate: Date = Date(timeIntervalSince1970: 1_800_000_000), seed: UInt64? = nil,
+            logLevel: Logger.Level = .critical
+        ) {
             self.startDate = startDate
             self.seed = seed
             self.logLevel = logLevel

@@ -31,7 +31,9 @@ public final class HeadlessLoginPresenter: LoginDialogPresenting, @unchecked Sen
     ///   - app: the app the `LoginManager` logs in to (its dialog returns to `fb{id}://authorize/`); nil: the demo app.
     ///   - decline: permissions the person leaves unticked on the consent page.
     ///   - cancel: press Cancel in the dialog: the login ends cancelled.
-    public convenience init(emulator: GatehouseEmulator, person: TestUser, app: TestApp? = nil, decline: [String] = [], cancel: Bool = false) {
+    public convenience init(
+        emulator: GatehouseEmulator, person: TestUser, app: TestApp? = nil, decline: [String] = [], cancel: Bool = false
+    ) {
         self.init(appID: (app ?? emulator.app).id, person: person, decline: decline, cancel: cancel)
     }
 

@@ -17,7 +17,9 @@ public struct TestApp: Sendable, Equatable {
 
     /// Reads an app object of the admin API.
     init(_ json: JSONValue?) throws {
-        guard let id = json?["id"]?.stringValue else { throw GatehouseEmulator.EmulatorError.unexpectedAnswer("an app without an id") }
+        guard let id = json?["id"]?.stringValue else {
+            throw GatehouseEmulator.EmulatorError.unexpectedAnswer("an app without an id")
+        }
         self.init(
             id: id, name: json?["name"]?.stringValue ?? "", secret: json?["secret"]?.stringValue ?? "",
             clientToken: json?["client_token"]?.stringValue ?? "", redirectURIs: json?["redirect_uris"]?.strings ?? [])

@@ -21,7 +21,7 @@ do {
         try await executable.execute()
         await GatehouseCommand.finishPendingWrites()
     } else {
-        try command.run() // --help, --version, and commands without work of their own
+        try command.run()  // --help, --version, and commands without work of their own
     }
 } catch {
     GatehouseCommand.exit(withError: error)

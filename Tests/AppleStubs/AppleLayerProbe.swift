@@ -5,7 +5,9 @@ import AuthenticationServices
 import UIKit
 
 @MainActor
-private func appleLayerProbe(application: UIApplication, url: URL, activity: NSUserActivity, delegate: any LoginButtonDelegate) {
+private func appleLayerProbe(
+    application: UIApplication, url: URL, activity: NSUserActivity, delegate: any LoginButtonDelegate
+) {
     let _: [Any.Type] = [
         FBLoginButton.self, FBProfilePictureView.self, WebAuthenticationSessionPresenter.self, KeychainTokenCache.self,
     ]

@@ -20,7 +20,10 @@ open class ASWebAuthenticationSession: NSObject {
     public typealias CompletionHandler = (URL?, (any Error)?) -> Void
 
     /// https://developer.apple.com/documentation/authenticationservices/aswebauthenticationsession/init(url:callbackurlscheme:completionhandler:)
-    public init(url URL: URL, callbackURLScheme: String?, completionHandler: @escaping ASWebAuthenticationSession.CompletionHandler) {}
+    public init(
+        url URL: URL, callbackURLScheme: String?,
+        completionHandler: @escaping ASWebAuthenticationSession.CompletionHandler
+    ) {}
 
     /// https://developer.apple.com/documentation/authenticationservices/aswebauthenticationsession/presentationcontextprovider
     open weak var presentationContextProvider: (any ASWebAuthenticationPresentationContextProviding)?

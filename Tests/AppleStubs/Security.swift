@@ -25,10 +25,14 @@ public var errSecItemNotFound: OSStatus { -25300 }
 
 /// https://developer.apple.com/documentation/security/secitemcopymatching(_:_:)
 @discardableResult
-public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus { errSecItemNotFound }
+public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    errSecItemNotFound
+}
 /// https://developer.apple.com/documentation/security/secitemadd(_:_:)
 @discardableResult
-public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus { errSecSuccess }
+public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    errSecSuccess
+}
 /// https://developer.apple.com/documentation/security/secitemupdate(_:_:)
 @discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus { errSecItemNotFound }

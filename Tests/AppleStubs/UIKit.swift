@@ -148,7 +148,9 @@ public typealias UIActionHandler = (UIAction) -> Void
 @MainActor
 open class UIAction: NSObject {
     /// https://developer.apple.com/documentation/uikit/uiaction/init(title:image:identifier:discoverabilitytitle:attributes:state:handler:)
-    public convenience init(title: String = "", image: UIImage? = nil, handler: @escaping UIActionHandler) { self.init() }
+    public convenience init(title: String = "", image: UIImage? = nil, handler: @escaping UIActionHandler) {
+        self.init()
+    }
 }
 
 // MARK: View controllers
@@ -159,7 +161,8 @@ open class UIViewController: NSObject {
     /// https://developer.apple.com/documentation/uikit/uiviewcontroller/popoverpresentationcontroller
     open var popoverPresentationController: UIPopoverPresentationController? { nil }
     /// https://developer.apple.com/documentation/uikit/uiviewcontroller/present(_:animated:completion:)
-    open func present(_ viewControllerToPresent: UIViewController, animated flag: Bool, completion: (() -> Void)? = nil) {}
+    open func present(_ viewControllerToPresent: UIViewController, animated flag: Bool, completion: (() -> Void)? = nil)
+    {}
 }
 
 /// https://developer.apple.com/documentation/uikit/uipopoverpresentationcontroller
@@ -188,7 +191,9 @@ open class UIAlertController: UIViewController {
 @MainActor
 open class UIAlertAction: NSObject {
     /// https://developer.apple.com/documentation/uikit/uialertaction/init(title:style:handler:)
-    public convenience init(title: String?, style: UIAlertAction.Style, handler: ((UIAlertAction) -> Void)? = nil) { self.init() }
+    public convenience init(title: String?, style: UIAlertAction.Style, handler: ((UIAlertAction) -> Void)? = nil) {
+        self.init()
+    }
 
     /// https://developer.apple.com/documentation/uikit/uialertaction/style-swift.enum
     public enum Style: Int, Sendable {

@@ -72,12 +72,15 @@ public final class ChildProcess: @unchecked Sendable {
             started.set(continuation)
             Task {
                 do {
-                    let result = try await Subprocess.run(configuration, input: .none, output: .sequence, error: error) { execution in
+                    let result = try await Subprocess.run(configuration, input: .none, output: .sequence, error: error)
+                    { execution in
                         started.resume(with: .success(execution.processIdentifier.value))
                         await withTaskGroup(of: Void.self) { group in
                             // The body keeps the child unreaped while it runs, so these signals reach this child.
                             group.addTask {
-                                for await signal in signalStream { try? execution.send(signal: Signal(rawValue: signal)) }
+                                for await signal in signalStream {
+                                    try? execution.send(signal: Signal(rawValue: signal))
+                                }
                             }
                             do {
                                 for try await chunk in execution.standardOutput {
@@ -195,7 +198,9 @@ private final class StartSignal: @unchecked Sendable {
     private let lock = NSLock()
     private var continuation: CheckedContinuation<Int32, any Error>?
 
-    func set(_ continuation: CheckedContinuation<Int32, any Error>) { lock.withLock { self.continuation = continuation } }
+    func set(_ continuation: CheckedContinuation<Int32, any Error>) {
+        lock.withLock { self.continuation = continuation }
+    }
 
     func resume(with result: Result<Int32, any Error>) {
         let waiting = lock.withLock { () -> CheckedContinuation<Int32, any Error>? in

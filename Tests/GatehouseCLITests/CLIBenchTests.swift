@@ -18,7 +18,9 @@ import Testing
         let referenceBase = try #require(Self.url(in: line))
         #expect(!referenceBase.hasSuffix(":0"))
 
-        let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--bench-routes", "--data-dir", dir, "--log-level", "error"])
+        let server = try await ServerProcess(arguments: [
+            "serve", "--port", "0", "--bench-routes", "--data-dir", dir, "--log-level", "error",
+        ])
         defer { server.stop() }
         let serverBase = try #require(Self.url(in: try await server.waitFor("Database:")))
 
@@ -30,7 +32,9 @@ import Testing
         #expect(fromReference.status == fromServer.status)
         #expect(fromReference.body == fromServer.body)
         // Every header but the date: same names, same values, same order.
-        let strip = { (headers: HTTPHeaders) in headers.filter { $0.name.lowercased() != "date" }.map { "\($0.name.lowercased()): \($0.value)" } }
+        let strip = { (headers: HTTPHeaders) in
+            headers.filter { $0.name.lowercased() != "date" }.map { "\($0.name.lowercased()): \($0.value)" }
+        }
         #expect(strip(fromReference.headers) == strip(fromServer.headers))
 
         #expect(try await Self.get(referenceBase + "/me").status == .notFound)
@@ -41,7 +45,9 @@ import Testing
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = (dir as NSString).appendingPathComponent("probe.sqlite")
-        let probed = try await CLIProcess.run(["bench", "commit-rate", "--database", path, "--seconds", "0.5", "--json"])
+        let probed = try await CLIProcess.run([
+            "bench", "commit-rate", "--database", path, "--seconds", "0.5", "--json",
+        ])
         #expect(probed.status == 0, "\(probed.stderr)")
         let result = try #require(probed.json as? [String: Any])
         #expect(result["database"] as? String == "sqlite")
@@ -63,22 +69,31 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let seeded = try await CLIProcess.run(["seed", "bench", "--users", "5", "--tokens", "5", "--data-dir", dir])
         #expect(seeded.status == 0, "\(seeded.stderr)")
-        let data = try Data(contentsOf: URL(fileURLWithPath: (dir as NSString).appendingPathComponent("bench-seed.json")))
+        let data = try Data(
+            contentsOf: URL(fileURLWithPath: (dir as NSString).appendingPathComponent("bench-seed.json")))
         let seed = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let app = try #require(seed["app_id"] as? String), cookie = try #require(seed["session_cookie"] as? String)
         let csrf = try #require(seed["csrf_token"] as? String), form = try #require(seed["csrf_form_token"] as? String)
-        let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir, "--log-level", "error"])
+        let server = try await ServerProcess(arguments: [
+            "serve", "--port", "0", "--data-dir", dir, "--log-level", "error",
+        ])
         defer { server.stop() }
         let base = try #require(Self.url(in: try await server.waitFor("Database:")))
         let escape = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text }
-        let dialog = "client_id=\(app)&redirect_uri=\(escape("https://bench.example/callback"))&response_type=code&scope=email"
+        let dialog =
+            "client_id=\(app)&redirect_uri=\(escape("https://bench.example/callback"))&response_type=code&scope=email"
         var request = HTTPClientRequest(url: base + "/dialog/oauth/consent")
         request.method = .POST
         request.headers.add(name: "Cookie", value: "gh_session=\(cookie); gh_csrf=\(csrf)")
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        request.body = .bytes(ByteBuffer(string: "csrf_token=\(escape(form))&dialog=\(escape(dialog))&action=continue&permission=public_profile&permission=email"))
+        request.body = .bytes(
+            ByteBuffer(
+                string:
+                    "csrf_token=\(escape(form))&dialog=\(escape(dialog))&action=continue&permission=public_profile&permission=email"
+            ))
         // Not the shared client: it would follow the redirect to the bench app's made-up host.
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+        let client = HTTPClient(
+            eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
         let response: HTTPClientResponse
         do {
             response = try await client.execute(request, timeout: .seconds(120))
@@ -88,7 +103,9 @@ import Testing
             throw error
         }
         #expect(response.status == .seeOther)
-        #expect(response.headers["Location"].first?.hasPrefix("https://bench.example/callback?code=") == true, "\(response.headers)")
+        #expect(
+            response.headers["Location"].first?.hasPrefix("https://bench.example/callback?code=") == true,
+            "\(response.headers)")
     }
 
     static func url(in text: String) -> String? {

@@ -9,7 +9,11 @@ import NIOHTTP1
     @Test func appsAndUsersPrintJSONForScripts() async throws {
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let created = try await CLIProcess.run(["apps", "create", "--name", "Shop", "--redirect-uri", "https://shop.example/cb", "--redirect-uri", "https://shop.example/cb2", "--require-app-secret", "--approve-permission", "user_birthday", "--json", "--data-dir", dir])
+        let created = try await CLIProcess.run([
+            "apps", "create", "--name", "Shop", "--redirect-uri", "https://shop.example/cb", "--redirect-uri",
+            "https://shop.example/cb2", "--require-app-secret", "--approve-permission", "user_birthday", "--json",
+            "--data-dir", dir,
+        ])
         #expect(created.status == 0)
         let app = try #require(created.json as? [String: Any])
         let id = try #require(app["id"] as? String)
@@ -25,7 +29,11 @@ import NIOHTTP1
         let shown = try await CLIProcess.run(["apps", "show", id, "--json", "--data-dir", dir])
         #expect((shown.json as? [String: Any])?["name"] as? String == "Shop")
 
-        let user = try await CLIProcess.run(["users", "create", "--email", "dana@example.com", "--password", "dana-password", "--first-name", "Dana", "--last-name", "Doe", "--birthday", "01/02/1999", "--gender", "female", "--location", "Porto, Portugal", "--test-user-of", id, "--json", "--data-dir", dir])
+        let user = try await CLIProcess.run([
+            "users", "create", "--email", "dana@example.com", "--password", "dana-password", "--first-name", "Dana",
+            "--last-name", "Doe", "--birthday", "01/02/1999", "--gender", "female", "--location", "Porto, Portugal",
+            "--test-user-of", id, "--json", "--data-dir", dir,
+        ])
         #expect(user.status == 0)
         let userJSON = try #require(user.json as? [String: Any])
         let userID = try #require(userJSON["id"] as? String)
@@ -34,23 +42,36 @@ import NIOHTTP1
         #expect((userJSON["location"] as? [String: String])?["name"] == "Porto, Portugal")
         #expect((userJSON["location"] as? [String: String])?["id"]?.count == 15)
         #expect(userJSON["password"] == nil && userJSON["password_hash"] == nil)
-        let other = try await CLIProcess.run(["users", "create", "--email", "eli@example.com", "--password", "eli-password", "--first-name", "Eli", "--last-name", "Eng", "--json", "--data-dir", dir])
+        let other = try await CLIProcess.run([
+            "users", "create", "--email", "eli@example.com", "--password", "eli-password", "--first-name", "Eli",
+            "--last-name", "Eng", "--json", "--data-dir", dir,
+        ])
         let otherID = try #require((other.json as? [String: Any])?["id"] as? String)
-        let friends = try await CLIProcess.run(["users", "befriend", userID, "eli@example.com", "--json", "--data-dir", dir])
+        let friends = try await CLIProcess.run([
+            "users", "befriend", userID, "eli@example.com", "--json", "--data-dir", dir,
+        ])
         #expect((friends.json as? [String: Any])?["friends"] as? [String] == [userID, otherID])
         let users = try await CLIProcess.run(["users", "list", "--json", "--data-dir", dir])
         #expect((users.json as? [[String: Any]])?.count == 2)
 
-        let updated = try await CLIProcess.run(["apps", "update", id, "--add-redirect-uri", "http://127.0.0.1/cb", "--role", "eli@example.com:developer", "--json", "--data-dir", dir])
+        let updated = try await CLIProcess.run([
+            "apps", "update", id, "--add-redirect-uri", "http://127.0.0.1/cb", "--role", "eli@example.com:developer",
+            "--json", "--data-dir", dir,
+        ])
         #expect(((updated.json as? [String: Any])?["redirect_uris"] as? [String])?.last == "http://127.0.0.1/cb")
         #expect(((updated.json as? [String: Any])?["roles"] as? [[String: String]])?.first?["role"] == "developer")
         #expect((updated.json as? [String: Any])?["require_pkce"] as? Bool == false)
 
         // "Require PKCE" is set at creation or later, and `apps show` says which.
-        let strict = try await CLIProcess.run(["apps", "create", "--name", "Kiosk", "--redirect-uri", "https://kiosk.example/cb", "--require-pkce", "--json", "--data-dir", dir])
+        let strict = try await CLIProcess.run([
+            "apps", "create", "--name", "Kiosk", "--redirect-uri", "https://kiosk.example/cb", "--require-pkce",
+            "--json", "--data-dir", dir,
+        ])
         let strictID = try #require((strict.json as? [String: Any])?["id"] as? String)
         #expect((strict.json as? [String: Any])?["require_pkce"] as? Bool == true)
-        let relaxed = try await CLIProcess.run(["apps", "update", strictID, "--require-pkce", "false", "--json", "--data-dir", dir])
+        let relaxed = try await CLIProcess.run([
+            "apps", "update", strictID, "--require-pkce", "false", "--json", "--data-dir", dir,
+        ])
         #expect((relaxed.json as? [String: Any])?["require_pkce"] as? Bool == false)
         let described = try await CLIProcess.run(["apps", "show", id, "--data-dir", dir])
         #expect(described.stdout.contains("  require PKCE:       no\n"))
@@ -62,11 +83,20 @@ import NIOHTTP1
         let missing = try await CLIProcess.run(["apps", "show", "42", "--data-dir", dir])
         #expect(missing.status == 1)
         #expect(missing.stderr == "gatehouse: no app with id 42\n")
-        _ = try await CLIProcess.run(["users", "create", "--email", "a@example.com", "--password", "secret1", "--first-name", "A", "--last-name", "B", "--data-dir", dir])
-        let duplicate = try await CLIProcess.run(["users", "create", "--email", "A@example.com", "--password", "secret1", "--first-name", "A", "--last-name", "B", "--data-dir", dir])
+        _ = try await CLIProcess.run([
+            "users", "create", "--email", "a@example.com", "--password", "secret1", "--first-name", "A", "--last-name",
+            "B", "--data-dir", dir,
+        ])
+        let duplicate = try await CLIProcess.run([
+            "users", "create", "--email", "A@example.com", "--password", "secret1", "--first-name", "A", "--last-name",
+            "B", "--data-dir", dir,
+        ])
         #expect(duplicate.status == 1)
         #expect(duplicate.stderr.contains("already exists"))
-        let badBirthday = try await CLIProcess.run(["users", "create", "--email", "c@example.com", "--password", "secret1", "--first-name", "C", "--last-name", "D", "--birthday", "1999-01-02", "--data-dir", dir])
+        let badBirthday = try await CLIProcess.run([
+            "users", "create", "--email", "c@example.com", "--password", "secret1", "--first-name", "C", "--last-name",
+            "D", "--birthday", "1999-01-02", "--data-dir", dir,
+        ])
         #expect(badBirthday.status == 1)
         #expect(badBirthday.stderr.contains("MM/DD/YYYY"))
     }
@@ -74,7 +104,8 @@ import NIOHTTP1
     @Test func serveSeedsDevDataAndSharesTheDatabaseWithTheCLI() async throws {
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try await ServerProcess(arguments: ["serve", "--port", "0"], environment: ["GATEHOUSE_DATA_DIR": dir])
+        let server = try await ServerProcess(
+            arguments: ["serve", "--port", "0"], environment: ["GATEHOUSE_DATA_DIR": dir])
         defer { server.stop() }
         let banner = try await server.waitFor("These facts are also in")
         let seedData = try #require(FileManager.default.contents(atPath: dir + "/dev-seed.json"))
@@ -93,21 +124,28 @@ import NIOHTTP1
 
         let page = try await HTTPClient.shared.execute(HTTPClientRequest(url: dialogURL), timeout: .seconds(120))
         #expect(page.status.code == 200)
-        let cli = try await CLIProcess.run(["apps", "create", "--name", "Live", "--redirect-uri", "https://live.example/cb", "--json", "--data-dir", dir])
+        let cli = try await CLIProcess.run([
+            "apps", "create", "--name", "Live", "--redirect-uri", "https://live.example/cb", "--json", "--data-dir",
+            dir,
+        ])
         let live = try #require(cli.json as? [String: Any])
         let token = "\(live["id"] as! String)%7C\(live["secret"] as! String)"
-        let node = try await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/\(live["id"] as! String)?access_token=\(token)"), timeout: .seconds(120))
+        let node = try await HTTPClient.shared.execute(
+            HTTPClientRequest(url: "\(base)/\(live["id"] as! String)?access_token=\(token)"), timeout: .seconds(120))
         let body = try await node.body.collect(upTo: 1 << 16)
         #expect(String(buffer: body) == #"{"name":"Live","id":"\#(live["id"] as! String)"}"#)
 
         // The server's caches are on (its service group runs the SQLite change watcher), and a write another
         // process makes to the file reaches them: the renamed app shows within a second or so, not after a restart.
-        let metrics = try await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/metrics"), timeout: .seconds(120))
+        let metrics = try await HTTPClient.shared.execute(
+            HTTPClientRequest(url: "\(base)/metrics"), timeout: .seconds(120))
         #expect(String(buffer: try await metrics.body.collect(upTo: 1 << 20)).contains("\ngatehouse_caches_enabled 1"))
         _ = try await CLIProcess.run(["apps", "update", live["id"] as! String, "--name", "Renamed", "--data-dir", dir])
         var seen = ""
         for _ in 0..<100 where !seen.contains("Renamed") {
-            let again = try await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/\(live["id"] as! String)?access_token=\(token)"), timeout: .seconds(120))
+            let again = try await HTTPClient.shared.execute(
+                HTTPClientRequest(url: "\(base)/\(live["id"] as! String)?access_token=\(token)"), timeout: .seconds(120)
+            )
             seen = String(buffer: try await again.body.collect(upTo: 1 << 16))
             if !seen.contains("Renamed") { try await Task.sleep(for: .milliseconds(50)) }
         }
@@ -131,8 +169,11 @@ import NIOHTTP1
         let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
         defer { server.stop() }
         let banner = try await server.waitFor("These facts are also in")
-        let base = try #require(banner.split(separator: "\n").first?.split(separator: " ").first { $0.hasPrefix("http://") }.map(String.init))
-        let (output, status) = try await runPython(interopScript("facebook_sdk_client.py"), [base, dir + "/dev-seed.json"])
+        let base = try #require(
+            banner.split(separator: "\n").first?.split(separator: " ").first { $0.hasPrefix("http://") }.map(
+                String.init))
+        let (output, status) = try await runPython(
+            interopScript("facebook_sdk_client.py"), [base, dir + "/dev-seed.json"])
         #expect(status == 0, "\(output)")
         #expect(output.contains("facebook-sdk interop: 22 checks passed"), "\(output)")
     }
@@ -147,8 +188,11 @@ import NIOHTTP1
         let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
         defer { server.stop() }
         let banner = try await server.waitFor("These facts are also in")
-        let base = try #require(banner.split(separator: "\n").first?.split(separator: " ").first { $0.hasPrefix("http://") }.map(String.init))
-        let (output, status) = try await runPython(interopScript("oidc_discovery_verifier.py"), [base, dir + "/dev-seed.json"])
+        let base = try #require(
+            banner.split(separator: "\n").first?.split(separator: " ").first { $0.hasPrefix("http://") }.map(
+                String.init))
+        let (output, status) = try await runPython(
+            interopScript("oidc_discovery_verifier.py"), [base, dir + "/dev-seed.json"])
         #expect(output.contains("oidc discovery verifier: 11 checks passed\n"), "\(output)")
         #expect(status == 0, "\(output)")
     }

@@ -14,7 +14,8 @@ import Testing
     static func startLogin(_ arguments: [String]) async throws -> (ServerProcess, String) {
         let login = try await ServerProcess(arguments: ["login", "--no-browser"] + arguments)
         let output = try await login.waitFor("/dialog/oauth?")
-        let line = try #require(output.split(separator: "\n").first { $0.hasPrefix("http") && $0.contains("/dialog/oauth?") })
+        let line = try #require(
+            output.split(separator: "\n").first { $0.hasPrefix("http") && $0.contains("/dialog/oauth?") })
         return (login, String(line))
     }
 
@@ -32,7 +33,8 @@ import Testing
 
         let (login, url) = try await Self.startLogin(["--permissions", "email,user_friends"] + common)
         #expect(url.contains("redirect_uri=http%3A%2F%2F127.0.0.1%3A"))
-        let page = try await Self.browse(url, "alice@gatehouse.test", "alice-gatehouse", ["grant", "public_profile,email"])
+        let page = try await Self.browse(
+            url, "alice@gatehouse.test", "alice-gatehouse", ["grant", "public_profile,email"])
         #expect(page.contains("loopback page: 200"), "\(page)")
         let status = try await login.waitForExit()
         #expect(status == 0, "\(login.output)")
@@ -46,7 +48,8 @@ import Testing
         #expect(me["name"] as? String == "Alice Anders")
         #expect(me["email"] as? String == "alice@gatehouse.test")
 
-        let graph = try await CLIProcess.run(["graph", "GET", "me", "-f", "fields=first_name,birthday", "--json"] + common)
+        let graph = try await CLIProcess.run(
+            ["graph", "GET", "me", "-f", "fields=first_name,birthday", "--json"] + common)
         #expect(graph.stdout == #"{"first_name":"Alice"}"# + "\n")
 
         let token = try await CLIProcess.run(["token", "show", "--json"] + common)
@@ -54,7 +57,8 @@ import Testing
         #expect(tokenJSON["permissions"] as? [String] == ["email", "public_profile"])
         #expect(tokenJSON["token"] == nil)
         #expect(!token.stdout.contains("EAAG"))
-        let mode = try FileManager.default.attributesOfItem(atPath: cache + "/token-cache.json")[.posixPermissions] as? Int
+        let mode =
+            try FileManager.default.attributesOfItem(atPath: cache + "/token-cache.json")[.posixPermissions] as? Int
         #expect(mode == 0o600)
 
         let unreachable = try await CLIProcess.run(["graph", "me", "--server", "http://127.0.0.1:9"] + common)
@@ -81,7 +85,9 @@ import Testing
         let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data])
         defer { server.stop() }
         _ = try await server.waitFor("These facts are also in")
-        let (login, url) = try await Self.startLogin(["--permissions", "email", "--data-dir", data, "--cache-dir", cache])
+        let (login, url) = try await Self.startLogin([
+            "--permissions", "email", "--data-dir", data, "--cache-dir", cache,
+        ])
         _ = try await Self.browse(url, "bob@gatehouse.test", "bob-gatehouse", ["cancel"])
         #expect(try await login.waitForExit() == 2)
         let who = try await CLIProcess.run(["whoami", "--data-dir", data, "--cache-dir", cache])
@@ -97,10 +103,12 @@ extension CLILoginTests {
         defer { server.stop() }
         _ = try await server.waitFor("These facts are also in")
         let common = ["--data-dir", data, "--cache-dir", cache]
-        let refused = try await CLIProcess.run(["login", "--no-browser", "--limited", "--permissions", "email,user_posts"] + common)
+        let refused = try await CLIProcess.run(
+            ["login", "--no-browser", "--limited", "--permissions", "email,user_posts"] + common)
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("must be allowed in Limited Login"))
-        let (login, url) = try await Self.startLogin(["--limited", "--nonce", "cli-nonce", "--permissions", "email,user_birthday"] + common)
+        let (login, url) = try await Self.startLogin(
+            ["--limited", "--nonce", "cli-nonce", "--permissions", "email,user_birthday"] + common)
         #expect(url.contains("tp=ios_14_do_not_track"))
         _ = try await Self.browse(url, "carol@gatehouse.test", "carol-gatehouse", ["grant"])
         #expect(try await login.waitForExit() == 0, "\(login.output)")
@@ -113,6 +121,6 @@ extension CLILoginTests {
         #expect(claims["aud"] as? String != nil)
         #expect(claims["nonce"] as? String == "cli-nonce")
         let graph = try await CLIProcess.run(["graph", "me"] + common)
-        #expect(graph.status == 4) // a Limited Login gives no Graph token
+        #expect(graph.status == 4)  // a Limited Login gives no Graph token
     }
 }

@@ -11,9 +11,13 @@ import NIOHTTP1
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let file = (dir as NSString).appendingPathComponent("gatehouse.yaml")
-        try "port: 9100\nhost: 127.0.0.2\nlimits:\n  login_attempts_per_ip: 7\n".write(toFile: file, atomically: true, encoding: .utf8)
+        try "port: 9100\nhost: 127.0.0.2\nlimits:\n  login_attempts_per_ip: 7\n".write(
+            toFile: file, atomically: true, encoding: .utf8)
         let out = try await CLIProcess.run(
-            ["serve", "--config", file, "--port", "9300", "--database", "postgres://gh:hunter2-secret@db.example/gh", "--print-config"],
+            [
+                "serve", "--config", file, "--port", "9300", "--database", "postgres://gh:hunter2-secret@db.example/gh",
+                "--print-config",
+            ],
             environment: ["GATEHOUSE_PORT": "9200", "GATEHOUSE_PUBLIC_URL": "https://login.example.com"])
         #expect(out.status == 0)
         #expect(out.stdout.contains("host: 127.0.0.2  # host in the config file\n"))
@@ -32,7 +36,10 @@ import NIOHTTP1
     @Test func productionRefusesToStartWithUnsafeSettingsAndSaysWhich() async throws {
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let out = try await CLIProcess.run(["serve", "--mode", "production", "--host", "0.0.0.0", "--port", "0", "--public-url", "http://login.example.com", "--data-dir", dir])
+        let out = try await CLIProcess.run([
+            "serve", "--mode", "production", "--host", "0.0.0.0", "--port", "0", "--public-url",
+            "http://login.example.com", "--data-dir", dir,
+        ])
         #expect(out.status == 1)
         #expect(out.stderr.contains("gatehouse: production mode refuses to start:\n"))
         #expect(out.stderr.contains("  - public_url http://login.example.com is not https://"))
@@ -43,7 +50,10 @@ import NIOHTTP1
         let dev = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
         _ = try await dev.waitFor("Open this URL")
         await dev.stopAndWait()
-        let seeded = try await CLIProcess.run(["serve", "--mode", "production", "--port", "0", "--public-url", "https://login.example.com", "--trusted-proxy", "127.0.0.1", "--data-dir", dir])
+        let seeded = try await CLIProcess.run([
+            "serve", "--mode", "production", "--port", "0", "--public-url", "https://login.example.com",
+            "--trusted-proxy", "127.0.0.1", "--data-dir", dir,
+        ])
         #expect(seeded.status == 1)
         #expect(seeded.stderr.contains("the data directory holds the development seed"))
     }
@@ -54,17 +64,23 @@ import NIOHTTP1
         let refused = try await CLIProcess.run(["admin", "create", "--email", "ops@example.com", "--data-dir", dir])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("--password-stdin"))
-        let created = try await CLIProcess.run(["admin", "create", "--email", "ops@example.com", "--password-stdin", "--data-dir", dir], input: "a long admin password\n")
+        let created = try await CLIProcess.run(
+            ["admin", "create", "--email", "ops@example.com", "--password-stdin", "--data-dir", dir],
+            input: "a long admin password\n")
         #expect(created.status == 0, "\(created.stderr)")
         #expect(created.stdout.hasPrefix("Created admin ops@example.com ("))
-        let weak = try await CLIProcess.run(["admin", "create", "--email", "two@example.com", "--password-stdin", "--data-dir", dir], input: "short\n")
+        let weak = try await CLIProcess.run(
+            ["admin", "create", "--email", "two@example.com", "--password-stdin", "--data-dir", dir], input: "short\n")
         #expect(weak.status == 1)
         #expect(weak.stderr == "gatehouse: admin passwords need at least 12 characters\n")
         let listed = try await CLIProcess.run(["admin", "list", "--json", "--data-dir", dir])
         #expect((listed.json as? [[String: Any]])?.compactMap { $0["email"] as? String } == ["ops@example.com"])
 
         // A safe production configuration starts, without the dev seed, and keeps the console closed.
-        let server = try await ServerProcess(arguments: ["serve", "--mode", "production", "--port", "0", "--public-url", "https://login.example.com", "--trusted-proxy", "127.0.0.1", "--data-dir", dir])
+        let server = try await ServerProcess(arguments: [
+            "serve", "--mode", "production", "--port", "0", "--public-url", "https://login.example.com",
+            "--trusted-proxy", "127.0.0.1", "--data-dir", dir,
+        ])
         let banner = try await server.waitFor("Database:")
         #expect(banner.contains("(production mode)"))
         #expect(!banner.contains("Test users"))
@@ -75,9 +91,12 @@ import NIOHTTP1
     @Test func seedBenchCreatesPeopleTokensAndCodesTheServerAccepts() async throws {
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let seeded = try await CLIProcess.run(["seed", "bench", "--users", "50", "--tokens", "200", "--codes", "3", "--data-dir", dir])
+        let seeded = try await CLIProcess.run([
+            "seed", "bench", "--users", "50", "--tokens", "200", "--codes", "3", "--data-dir", dir,
+        ])
         #expect(seeded.status == 0, "\(seeded.stderr)")
-        let data = try Data(contentsOf: URL(fileURLWithPath: (dir as NSString).appendingPathComponent("bench-seed.json")))
+        let data = try Data(
+            contentsOf: URL(fileURLWithPath: (dir as NSString).appendingPathComponent("bench-seed.json")))
         let seed = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let tokens = try #require(seed["sample_tokens"] as? [String])
         #expect(tokens.count == 200)
@@ -86,12 +105,16 @@ import NIOHTTP1
         let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
         let banner = try await server.waitFor("Database:")
         let base = try #require(banner.split(separator: " ").first { $0.hasPrefix("http://") }.map(String.init))
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/me?fields=id,name&access_token=\(tokens[199])"), timeout: .seconds(120))
+        let response = try await HTTPClient.shared.execute(
+            HTTPClientRequest(url: "\(base)/me?fields=id,name&access_token=\(tokens[199])"), timeout: .seconds(120))
         let body = String(buffer: try await response.body.collect(upTo: 1 << 16))
         let code = try #require((seed["codes"] as? [String])?.first)
         let appID = try #require(seed["app_id"] as? String), secret = try #require(seed["app_secret"] as? String)
-        let exchange = try await HTTPClient.shared.execute(HTTPClientRequest(
-            url: "\(base)/oauth/access_token?client_id=\(appID)&client_secret=\(secret)&redirect_uri=https%3A%2F%2Fbench.example%2Fcallback&code=\(code)"), timeout: .seconds(120))
+        let exchange = try await HTTPClient.shared.execute(
+            HTTPClientRequest(
+                url:
+                    "\(base)/oauth/access_token?client_id=\(appID)&client_secret=\(secret)&redirect_uri=https%3A%2F%2Fbench.example%2Fcallback&code=\(code)"
+            ), timeout: .seconds(120))
         server.stop()
         #expect(response.status == .ok)
         #expect(body.contains("\"name\":\"Bench Person49\""), "\(body)")

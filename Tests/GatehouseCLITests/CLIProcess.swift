@@ -16,7 +16,9 @@ struct CLIProcess {
     }
 
     /// Runs to completion; waiting for the child blocks no thread.
-    static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) async throws -> Output {
+    static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) async throws
+        -> Output
+    {
         let done = try await ChildProcess.run(executable, arguments: arguments, environment: environment, input: input)
         return Output(status: done.status, stdout: done.standardOutput, stderr: done.standardError)
     }

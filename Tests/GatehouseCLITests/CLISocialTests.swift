@@ -14,7 +14,8 @@ import Testing
     }
 
     @Test func publishPostAndUseBothDialogs() async throws {
-        let data = try CLIProcess.temporaryDirectory(), cache = try CLIProcess.temporaryDirectory(), bobCache = try CLIProcess.temporaryDirectory()
+        let data = try CLIProcess.temporaryDirectory(), cache = try CLIProcess.temporaryDirectory(),
+            bobCache = try CLIProcess.temporaryDirectory()
         defer { for dir in [data, cache, bobCache] { try? FileManager.default.removeItem(atPath: dir) } }
         let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data])
         defer { server.stop() }
@@ -22,37 +23,49 @@ import Testing
         let common = ["--data-dir", data, "--cache-dir", cache]
 
         // Log in asking for publish_actions: the dialog's read step, then its publish step with the audience.
-        let (login, url) = try await CLILoginTests.startLogin(["--permissions", "publish_actions", "--audience", "only_me"] + common)
+        let (login, url) = try await CLILoginTests.startLogin(
+            ["--permissions", "publish_actions", "--audience", "only_me"] + common)
         #expect(url.contains("default_audience=only_me"))
         _ = try await CLILoginTests.browse(url, "alice@gatehouse.test", "alice-gatehouse", ["grant"])
         #expect(try await login.waitForExit() == 0, "\(login.output)")
         #expect(login.output.contains("Granted: public_profile, publish_actions\n"))
 
-        let posted = try await CLIProcess.run(["graph", "POST", "me/feed", "-f", "message=hello from the CLI", "--json"] + common)
+        let posted = try await CLIProcess.run(
+            ["graph", "POST", "me/feed", "-f", "message=hello from the CLI", "--json"] + common)
         #expect(posted.status == 0, "\(posted.stderr)")
         let id = try #require((posted.json as? [String: Any])?["id"] as? String)
         let read = try await CLIProcess.run(["graph", id, "-f", "fields=message,privacy{value}", "--json"] + common)
         #expect(read.stdout == #"{"message":"hello from the CLI","privacy":{"value":"SELF"}}"# + "\n")
 
         // The feed dialog.
-        let (feed, feedURL) = try await Self.startDialog(["feed", "--link", "https://example.com/game", "--title", "My game"] + common)
+        let (feed, feedURL) = try await Self.startDialog(
+            ["feed", "--link", "https://example.com/game", "--title", "My game"] + common)
         #expect(feedURL.contains("/v21.0/dialog/feed?"))
-        let page = try await runPython(interopScript("browser_dialog.py"), [feedURL, "alice@gatehouse.test", "alice-gatehouse", "post", "Look!", "everyone"]).output
+        let page = try await runPython(
+            interopScript("browser_dialog.py"),
+            [feedURL, "alice@gatehouse.test", "alice-gatehouse", "post", "Look!", "everyone"]
+        ).output
         #expect(page.contains("loopback page: 200"), "\(page)")
         #expect(try await feed.waitForExit() == 0, "\(feed.output)")
         let postLine = try #require(feed.output.split(separator: "\n").first { $0.hasPrefix("Posted ") })
         let postID = String(postLine.dropFirst("Posted ".count).dropLast())
-        let timeline = try await CLIProcess.run(["graph", "me/feed", "-f", "fields=id,message,link", "--json"] + common)
-        #expect(timeline.stdout.contains(#"{"id":"\#(postID)","message":"Look!","link":"https://example.com/game"}"#), "\(timeline.stdout)")
+        let timeline = try await CLIProcess.run(
+            ["graph", "me/feed", "-f", "fields=id,message,link", "--json"] + common)
+        #expect(
+            timeline.stdout.contains(#"{"id":"\#(postID)","message":"Look!","link":"https://example.com/game"}"#),
+            "\(timeline.stdout)")
 
         // A cancelled feed dialog exits 2.
         let (cancelled, cancelURL) = try await Self.startDialog(["feed", "--link", "https://example.com"] + common)
-        _ = try await runPython(interopScript("browser_dialog.py"), [cancelURL, "alice@gatehouse.test", "alice-gatehouse", "cancel"])
+        _ = try await runPython(
+            interopScript("browser_dialog.py"), [cancelURL, "alice@gatehouse.test", "alice-gatehouse", "cancel"])
         #expect(try await cancelled.waitForExit() == 2)
 
         // The requests dialog to every friend; Bob sees his copy.
-        let (requests, requestsURL) = try await Self.startDialog(["apprequests", "--message", "Come play", "--data", "level=3"] + common)
-        _ = try await runPython(interopScript("browser_dialog.py"), [requestsURL, "alice@gatehouse.test", "alice-gatehouse", "send"])
+        let (requests, requestsURL) = try await Self.startDialog(
+            ["apprequests", "--message", "Come play", "--data", "level=3"] + common)
+        _ = try await runPython(
+            interopScript("browser_dialog.py"), [requestsURL, "alice@gatehouse.test", "alice-gatehouse", "send"])
         #expect(try await requests.waitForExit() == 0, "\(requests.output)")
         #expect(requests.output.contains("Sent request "))
 
@@ -65,13 +78,16 @@ import Testing
         #expect(inbox.stdout.contains(#""from":{"name":"Alice Anders""#))
 
         // The admin view of the app's activity.
-        let seed = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: data + "/dev-seed.json"))) as? [String: Any]
+        let seed =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: data + "/dev-seed.json")))
+            as? [String: Any]
         let appID = try #require((seed?["app"] as? [String: Any])?["id"] as? String)
         let activity = try await CLIProcess.run(["apps", "activity", appID, "--data-dir", data])
         #expect(activity.status == 0, "\(activity.stderr)")
         #expect(activity.stdout.contains("everyone  \"Look!\" https://example.com/game"), "\(activity.stdout)")
         #expect(activity.stdout.contains("only_me  \"hello from the CLI\""), "\(activity.stdout)")
-        #expect(activity.stdout.contains("Alice Anders → Bob Brown  \"Come play\"  data: level=3"), "\(activity.stdout)")
+        #expect(
+            activity.stdout.contains("Alice Anders → Bob Brown  \"Come play\"  data: level=3"), "\(activity.stdout)")
 
         let unknown = try await CLIProcess.run(["dialog", "share"] + common)
         #expect(unknown.status == 1)

@@ -23,14 +23,19 @@ import NIOHTTP1
         let common = ["--data-dir", dir]
 
         // A test user with a token, to have something to break.
-        var create = HTTPClientRequest(url: "\(base)/\(appID)/accounts/test-users?installed=true&permissions=email&access_token=\(appID)%7C\(secret)")
+        var create = HTTPClientRequest(
+            url:
+                "\(base)/\(appID)/accounts/test-users?installed=true&permissions=email&access_token=\(appID)%7C\(secret)"
+        )
         create.method = .POST
         let made = try await HTTPClient.shared.execute(create, timeout: .seconds(30))
         let madeBody = try await made.body.collect(upTo: 1 << 16)
-        let madeJSON = try #require(try JSONSerialization.jsonObject(with: Data(String(buffer: madeBody).utf8)) as? [String: Any])
+        let madeJSON = try #require(
+            try JSONSerialization.jsonObject(with: Data(String(buffer: madeBody).utf8)) as? [String: Any])
         let token = try #require(madeJSON["access_token"] as? String)
         func me() async throws -> (Int, [String: Any]) {
-            let reply = try await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/me?access_token=\(token)"), timeout: .seconds(30))
+            let reply = try await HTTPClient.shared.execute(
+                HTTPClientRequest(url: "\(base)/me?access_token=\(token)"), timeout: .seconds(30))
             let body = try await reply.body.collect(upTo: 1 << 16)
             let object = try? JSONSerialization.jsonObject(with: Data(String(buffer: body).utf8))
             return (Int(reply.status.code), object as? [String: Any] ?? [:])
@@ -40,7 +45,8 @@ import NIOHTTP1
         #expect(shown.status == 0)
         #expect(shown.stdout.hasPrefix("server time ") && shown.stdout.contains("(real time)"))
 
-        let injected = try await CLIProcess.run(["inject", "--token", token, "--error", "190/460", "--times", "1"] + common)
+        let injected = try await CLIProcess.run(
+            ["inject", "--token", token, "--error", "190/460", "--times", "1"] + common)
         #expect(injected.status == 0)
         #expect(injected.stdout.hasPrefix("injected 190/460 for token "))
         let listed = try await CLIProcess.run(["inject", "list", "--json"] + common)

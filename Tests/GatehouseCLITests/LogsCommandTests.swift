@@ -31,24 +31,31 @@ import NIOHTTP1
         let plain = try await CLIProcess.run(["logs"] + common)
         #expect(plain.status == 0)
         #expect(plain.stdout.contains("400 GET /dialog/oauth  Gatehouse Demo"))
-        #expect(plain.stdout.contains("    why: redirect_uri `http://localhost:3000/cb` is not registered for app Gatehouse Demo"))
+        #expect(
+            plain.stdout.contains(
+                "    why: redirect_uri `http://localhost:3000/cb` is not registered for app Gatehouse Demo"))
         #expect(plain.stdout.contains("400 GET /v21.0/me  error 190"))
 
-        let dialogOnly = try await CLIProcess.run(["logs", "--errors", "--route", "dialog", "--app", appID, "--json"] + common)
+        let dialogOnly = try await CLIProcess.run(
+            ["logs", "--errors", "--route", "dialog", "--app", appID, "--json"] + common)
         let lines = dialogOnly.stdout.split(separator: "\n")
         #expect(lines.count == 1)
         let entry = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
-        #expect(entry["kind"] as? String == "dialog" && entry["status"] as? Int == 400 && entry["app_id"] as? String == appID)
+        #expect(
+            entry["kind"] as? String == "dialog" && entry["status"] as? Int == 400
+                && entry["app_id"] as? String == appID)
         #expect((entry["explanation"] as? String)?.contains("is not registered") == true)
 
         let none = try await CLIProcess.run(["logs", "--status", "5xx"] + common)
         #expect(none.stdout == "no requests recorded that match\n")
 
         // --follow prints what happens after it started, and only that.
-        let follower = try await ServerProcess(arguments: ["logs", "--follow", "--errors", "--limit", "1", "--interval", "0.2"] + common)
+        let follower = try await ServerProcess(
+            arguments: ["logs", "--follow", "--errors", "--limit", "1", "--interval", "0.2"] + common)
         defer { follower.stop() }
         _ = try await follower.waitFor("400 GET /v21.0/me", timeout: 30)
-        #expect(try await get("/v21.0/oauth/access_token?client_id=\(appID)&client_secret=wrong-secret-1234&code=x") == 400)
+        #expect(
+            try await get("/v21.0/oauth/access_token?client_id=\(appID)&client_secret=wrong-secret-1234&code=x") == 400)
         let followed = try await follower.waitFor("client_secret …1234 does not match", timeout: 30)
         #expect(!followed.contains("/dialog/oauth"))
         await follower.stopAndWait()

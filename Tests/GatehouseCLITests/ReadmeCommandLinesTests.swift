@@ -9,7 +9,8 @@ import Testing
 /// real ids is not executed here (the commands' behaviour has tests of its own, e.g. `RemoteCLITests`).
 @Suite struct ReadmeCommandLinesTests {
     static var readme: String {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         return (try? String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
     }
 
@@ -70,7 +71,11 @@ import Testing
             case " ", "\t": flush()
             case "|", "&", ";", "(", ")", ">", "<":
                 flush()
-                if let last = words.last, last == "&", character == "&" { words[words.count - 1] = "&&" } else { words.append(String(character)) }
+                if let last = words.last, last == "&", character == "&" {
+                    words[words.count - 1] = "&&"
+                } else {
+                    words.append(String(character))
+                }
             case "#" where !hasWord: flush(); words.append("#"); return words
             default: current.append(character); hasWord = true
             }
@@ -91,6 +96,9 @@ import Testing
         let lines = Self.commandLines(in: "```sh\ngatehouse inject --lsit   # typo\n```\n")
         #expect(lines.map(\.arguments) == [["inject", "--lsit"]])
         #expect(throws: (any Error).self) { _ = try GatehouseCommand.parseAsRoot(lines[0].arguments) }
-        #expect(Self.invocations(in: #"T=$(gatehouse admin token create --name ci --json | python3 -c 'x')"#) == [["admin", "token", "create", "--name", "ci", "--json"]])
+        #expect(
+            Self.invocations(in: #"T=$(gatehouse admin token create --name ci --json | python3 -c 'x')"#) == [
+                ["admin", "token", "create", "--name", "ci", "--json"]
+            ])
     }
 }

@@ -21,9 +21,12 @@ import Testing
         let made = try await CLIProcess.run(["admin", "token", "create", "--name", "ci", "--json", "--data-dir", dir])
         #expect(made.status == 0, "\(made.stderr)")
         let token = try #require((made.json as? [String: Any])?["token"] as? String)
-        let watcher = try await CLIProcess.run(["admin", "token", "create", "--name", "dashboard", "--read-only", "--data-dir", dir])
+        let watcher = try await CLIProcess.run([
+            "admin", "token", "create", "--name", "dashboard", "--read-only", "--data-dir", dir,
+        ])
         #expect(watcher.stdout.contains("Copy it now; it is not shown again:"))
-        let readOnly = try #require(watcher.stdout.split(separator: " ").first { $0.hasPrefix("gha_") }.map { String($0.prefix(47)) })
+        let readOnly = try #require(
+            watcher.stdout.split(separator: " ").first { $0.hasPrefix("gha_") }.map { String($0.prefix(47)) })
         let port = try FreeTCPPort.find()
         let server = try await ServerProcess(arguments: [
             "serve", "--mode", "production", "--port", "\(port)", "--public-url", "https://login.example.com",
@@ -40,7 +43,10 @@ import Testing
 
         let refused = try await CLIProcess.run(["apps", "list", "--json"] + remote)
         #expect(refused.status == 1)
-        #expect(refused.stderr == "gatehouse: send an admin token (Authorization: Bearer gha_…) or log in at /console/login (pass --admin-token or set GATEHOUSE_ADMIN_TOKEN)\n")
+        #expect(
+            refused.stderr
+                == "gatehouse: send an admin token (Authorization: Bearer gha_…) or log in at /console/login (pass --admin-token or set GATEHOUSE_ADMIN_TOKEN)\n"
+        )
         let wrong = try await CLIProcess.run(["apps", "list", "--json", "--admin-token", "gha_wrong"] + remote)
         #expect(wrong.status == 1)
         #expect(wrong.stderr == "gatehouse: the admin token is unknown or revoked (check the admin token)\n")
@@ -49,10 +55,12 @@ import Testing
         #expect(empty.status == 0, "\(empty.stderr)")
         #expect((empty.json as? [Any])?.isEmpty == true)
 
-        let created = try await CLIProcess.run([
-            "apps", "create", "--name", "Shop", "--redirect-uri", "https://shop.example/cb", "--approve-permission", "user_friends",
-            "--json", "--admin-token", p.token,
-        ] + remote)
+        let created = try await CLIProcess.run(
+            [
+                "apps", "create", "--name", "Shop", "--redirect-uri", "https://shop.example/cb", "--approve-permission",
+                "user_friends",
+                "--json", "--admin-token", p.token,
+            ] + remote)
         #expect(created.status == 0, "\(created.stderr)")
         let app = try #require(created.json as? [String: Any])
         let appID = try #require(app["id"] as? String)
@@ -63,9 +71,16 @@ import Testing
         let listed = try await CLIProcess.run(["apps", "list", "--json"] + remote, environment: env)
         #expect(listed.status == 0, "\(listed.stderr)")
         #expect((listed.json as? [[String: Any]])?.map { $0["id"] as? String } == [appID])
-        let updated = try await CLIProcess.run(["apps", "update", appID, "--add-redirect-uri", "https://shop.example/two", "--require-pkce", "true", "--json"] + remote, environment: env)
+        let updated = try await CLIProcess.run(
+            [
+                "apps", "update", appID, "--add-redirect-uri", "https://shop.example/two", "--require-pkce", "true",
+                "--json",
+            ] + remote, environment: env)
         #expect(updated.status == 0, "\(updated.stderr)")
-        #expect((updated.json as? [String: Any])?["redirect_uris"] as? [String] == ["https://shop.example/cb", "https://shop.example/two"])
+        #expect(
+            (updated.json as? [String: Any])?["redirect_uris"] as? [String] == [
+                "https://shop.example/cb", "https://shop.example/two",
+            ])
         #expect((updated.json as? [String: Any])?["require_pkce"] as? Bool == true)
         let shown = try await CLIProcess.run(["apps", "show", appID] + remote, environment: env)
         #expect(shown.stdout.contains("require PKCE:       yes"))
@@ -73,7 +88,8 @@ import Testing
         // A read-only token reads, and its writes are refused with the server's reason.
         let read = try await CLIProcess.run(["apps", "list", "--admin-token", p.readOnly] + remote)
         #expect(read.stdout == "\(appID)  Shop  (2 redirect URIs)\n")
-        let write = try await CLIProcess.run(["apps", "create", "--name", "Nope", "--admin-token", p.readOnly] + remote)
+        let write = try await CLIProcess.run(
+            ["apps", "create", "--name", "Nope", "--admin-token", p.readOnly] + remote)
         #expect(write.status == 1)
         #expect(write.stderr == "gatehouse: this admin token is read-only\n")
     }
@@ -83,9 +99,17 @@ import Testing
         defer { p.server.stop(); try? FileManager.default.removeItem(atPath: p.dir) }
         let remote = ["--server", p.base, "--admin-token", p.token]
 
-        let alice = try await CLIProcess.run(["users", "create", "--email", "alice@example.com", "--password", "alice-password", "--first-name", "Alice", "--last-name", "Anders", "--location", "Lisbon, Portugal", "--json"] + remote)
+        let alice = try await CLIProcess.run(
+            [
+                "users", "create", "--email", "alice@example.com", "--password", "alice-password", "--first-name",
+                "Alice", "--last-name", "Anders", "--location", "Lisbon, Portugal", "--json",
+            ] + remote)
         #expect(alice.status == 0, "\(alice.stderr)")
-        let bob = try await CLIProcess.run(["users", "create", "--email", "bob@example.com", "--password", "bob-password", "--first-name", "Bob", "--last-name", "Brown"] + remote)
+        let bob = try await CLIProcess.run(
+            [
+                "users", "create", "--email", "bob@example.com", "--password", "bob-password", "--first-name", "Bob",
+                "--last-name", "Brown",
+            ] + remote)
         #expect(bob.stdout.hasPrefix("Created Bob Brown <bob@example.com> with id "))
         let friends = try await CLIProcess.run(["users", "befriend", "alice@example.com", "bob@example.com"] + remote)
         #expect(friends.stdout == "alice@example.com and bob@example.com are now friends\n", "\(friends.stderr)")
@@ -136,14 +160,18 @@ import Testing
     @Test func injectListPrintsTheCatalogueWithoutAServer() async throws {
         let listed = try await CLIProcess.run(["inject", "--list"])
         #expect(listed.status == 0, "\(listed.stderr)")
-        #expect(listed.stdout.split(separator: "\n").first == "190/460 password-changed    190/460 · session invalidated (password changed)")
+        #expect(
+            listed.stdout.split(separator: "\n").first
+                == "190/460 password-changed    190/460 · session invalidated (password changed)")
         #expect(listed.stdout.split(separator: "\n").count == 10)
         let json = try await CLIProcess.run(["inject", "--list", "--json"])
         let items = try #require((json.json as? [String: Any])?["data"] as? [[String: Any]])
-        #expect(items.map { $0["name"] as? String } == [
-            "password-changed", "app-removed", "expired", "app-rate-limit", "user-rate-limit", "transient", "missing-permission",
-            "checkpointed", "unconfirmed", "logged-out",
-        ])
+        #expect(
+            items.map { $0["name"] as? String } == [
+                "password-changed", "app-removed", "expired", "app-rate-limit", "user-rate-limit", "transient",
+                "missing-permission",
+                "checkpointed", "unconfirmed", "logged-out",
+            ])
         let missing = try await CLIProcess.run(["inject", "--user", "alice@example.com"])
         #expect(missing.status == 1)
         #expect(missing.stderr == "gatehouse: name the error with --error (see `gatehouse inject --list`)\n")

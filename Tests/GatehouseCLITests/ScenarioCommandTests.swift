@@ -30,7 +30,8 @@ import NIOHTTP1
         let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir, "--scenario", shop])
         defer { server.stop() }
         let banner = try await server.waitFor("  person bob:")
-        #expect(banner.contains("Scenario \(shop) loaded (1 apps, 2 people, 1 tokens)\n  app shop: id 1960000000000001\n"))
+        #expect(
+            banner.contains("Scenario \(shop) loaded (1 apps, 2 people, 1 tokens)\n  app shop: id 1960000000000001\n"))
         // A scenario replaces the dev seed.
         #expect(!banner.contains("Demo app"))
         #expect(!FileManager.default.fileExists(atPath: dir + "/dev-seed.json"))
@@ -45,12 +46,17 @@ import NIOHTTP1
 
         let differs = try await CLIProcess.run(["scenario", "check", friends, "--server", base])
         #expect(differs.status == 1)
-        #expect(differs.stdout.hasPrefix("19 difference(s) between \(friends) and the server:\n  apps.quest: no app 1960000000000002 on the server\n"))
+        #expect(
+            differs.stdout.hasPrefix(
+                "19 difference(s) between \(friends) and the server:\n  apps.quest: no app 1960000000000002 on the server\n"
+            ))
 
         let applied = try await CLIProcess.run(["scenario", "apply", friends, "--server", base])
         #expect(applied.status == 0)
         #expect(applied.stdout.hasPrefix("applied \(friends): 19 change(s)\n"))
-        #expect(applied.stdout.contains("app quest: id 1960000000000002, secret quest-secret-0123456789abcdef, client token "))
+        #expect(
+            applied.stdout.contains(
+                "app quest: id 1960000000000002, secret quest-secret-0123456789abcdef, client token "))
         #expect(applied.stdout.contains("person ana: id 100000000000201, ana@quest.test\n"))
         let again = try await CLIProcess.run(["scenario", "apply", friends, "--server", base])
         #expect(again.stdout.hasPrefix("\(friends) already matches the server; nothing changed\n"))
@@ -61,17 +67,22 @@ import NIOHTTP1
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let file = dir + "/bad.yaml"
-        try "apps:\n  shop:\n    name: Shop\n    approved_permissions: [emial]\n".write(toFile: file, atomically: true, encoding: .utf8)
+        try "apps:\n  shop:\n    name: Shop\n    approved_permissions: [emial]\n".write(
+            toFile: file, atomically: true, encoding: .utf8)
         // No server at this address: the file is refused before anything is sent.
         let checked = try await CLIProcess.run(["scenario", "apply", file, "--server", "http://127.0.0.1:9"])
         #expect(checked.status == 1)
         #expect(checked.stderr == "\(file):4:28: apps.shop.approved_permissions[0]: unknown permission \"emial\"\n")
         let served = try await CLIProcess.run(["serve", "--port", "0", "--data-dir", dir, "--scenario", file])
         #expect(served.status == 1)
-        #expect(served.stderr.contains("\(file):4:28: apps.shop.approved_permissions[0]: unknown permission \"emial\"\n"))
-        let fromEnvironment = try await CLIProcess.run(["serve", "--port", "0", "--data-dir", dir], environment: ["GATEHOUSE_SCENARIO": file])
+        #expect(
+            served.stderr.contains("\(file):4:28: apps.shop.approved_permissions[0]: unknown permission \"emial\"\n"))
+        let fromEnvironment = try await CLIProcess.run(
+            ["serve", "--port", "0", "--data-dir", dir], environment: ["GATEHOUSE_SCENARIO": file])
         #expect(fromEnvironment.status == 1)
-        #expect(fromEnvironment.stderr.contains("\(file):4:28: apps.shop.approved_permissions[0]: unknown permission \"emial\"\n"))
+        #expect(
+            fromEnvironment.stderr.contains(
+                "\(file):4:28: apps.shop.approved_permissions[0]: unknown permission \"emial\"\n"))
         #expect(!FileManager.default.fileExists(atPath: dir + "/gatehouse.sqlite"))
     }
 }

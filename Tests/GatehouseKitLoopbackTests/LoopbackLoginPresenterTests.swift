@@ -40,12 +40,15 @@ enum Loopback {
     /// A dialog URL carrying `redirectURI` the way `LoginManager` builds it.
     static func dialog(_ redirectURI: String) -> URL {
         var components = URLComponents(string: "http://127.0.0.1:9/v21.0/dialog/oauth")!
-        components.queryItems = [URLQueryItem(name: "client_id", value: "1"), URLQueryItem(name: "redirect_uri", value: redirectURI)]
+        components.queryItems = [
+            URLQueryItem(name: "client_id", value: "1"), URLQueryItem(name: "redirect_uri", value: redirectURI),
+        ]
         return components.url!
     }
 
     static func redirectURI(in dialog: URL) -> String {
-        URLComponents(url: dialog, resolvingAgainstBaseURL: false)!.queryItems!.first { $0.name == "redirect_uri" }!.value!
+        URLComponents(url: dialog, resolvingAgainstBaseURL: false)!.queryItems!.first { $0.name == "redirect_uri" }!
+            .value!
     }
 }
 
@@ -54,7 +57,8 @@ enum Loopback {
         let log = BrowserLog(), output = OutputLines()
         let presenter = LoopbackLoginPresenter(
             browser: ScriptedBrowser { dialog in
-                let (status, page) = (try? await Loopback.get(Loopback.redirectURI(in: dialog) + "?code=abc&state=xyz")) ?? (0, "")
+                let (status, page) =
+                    (try? await Loopback.get(Loopback.redirectURI(in: dialog) + "?code=abc&state=xyz")) ?? (0, "")
                 log.append("\(status) \(page)")
                 return true
             }, output: output.append)
@@ -75,17 +79,18 @@ enum Loopback {
 
     @Test func fragmentCallbackIsRelayedByThePageScript() async throws {
         let log = BrowserLog()
-        let presenter = LoopbackLoginPresenter(browser: ScriptedBrowser { dialog in
-            let redirect = Loopback.redirectURI(in: dialog)
-            // What a browser does with `redirect#access_token=…`: request it without the fragment, run the script.
-            let relay = (try? await Loopback.get(redirect)) ?? (0, "")
-            log.append(relay.1)
-            let done = (try? await Loopback.get(redirect + "/complete?access_token=EAAt&state=s1")) ?? (0, "")
-            log.append(done.1)
-            let again = (try? await Loopback.get(redirect + "/complete?access_token=other")) ?? (0, "")
-            log.append(again.1)
-            return true
-        }, output: { _ in })
+        let presenter = LoopbackLoginPresenter(
+            browser: ScriptedBrowser { dialog in
+                let redirect = Loopback.redirectURI(in: dialog)
+                // What a browser does with `redirect#access_token=…`: request it without the fragment, run the script.
+                let relay = (try? await Loopback.get(redirect)) ?? (0, "")
+                log.append(relay.1)
+                let done = (try? await Loopback.get(redirect + "/complete?access_token=EAAt&state=s1")) ?? (0, "")
+                log.append(done.1)
+                let again = (try? await Loopback.get(redirect + "/complete?access_token=other")) ?? (0, "")
+                log.append(again.1)
+                return true
+            }, output: { _ in })
         let redirect = try await presenter.prepare()
         let callback = try await presenter.present(Loopback.dialog(redirect))
         #expect(callback == URL(string: redirect + "#access_token=EAAt&state=s1"))
@@ -97,13 +102,18 @@ enum Loopback {
 
     @Test func cancelledCallbackShowsTheCancelledPage() async throws {
         let log = BrowserLog()
-        let presenter = LoopbackLoginPresenter(browser: ScriptedBrowser { dialog in
-            let page = (try? await Loopback.get(Loopback.redirectURI(in: dialog) + "?error=access_denied&error_reason=user_denied")) ?? (0, "")
-            log.append(page.1)
-            return true
-        }, output: { _ in })
+        let presenter = LoopbackLoginPresenter(
+            browser: ScriptedBrowser { dialog in
+                let page =
+                    (try? await Loopback.get(
+                        Loopback.redirectURI(in: dialog) + "?error=access_denied&error_reason=user_denied")) ?? (0, "")
+                log.append(page.1)
+                return true
+            }, output: { _ in })
         let redirect = try await presenter.prepare()
-        #expect(try await presenter.present(Loopback.dialog(redirect)) == URL(string: redirect + "?error=access_denied&error_reason=user_denied"))
+        #expect(
+            try await presenter.present(Loopback.dialog(redirect))
+                == URL(string: redirect + "?error=access_denied&error_reason=user_denied"))
         #expect(log.pages[0].contains("<h1>Login cancelled</h1>"))
     }
 
@@ -114,13 +124,15 @@ enum Loopback {
         let redirect = try await presenter.prepare()
         let dialog = Loopback.dialog(redirect)
         await #expect(throws: LoopbackLoginError.timedOut(.milliseconds(300))) { try await presenter.present(dialog) }
-        #expect(output.lines == [
-            "Log in with the dialog in your browser. If it does not open, open this URL:",
-            dialog.absoluteString,
-            "No browser could be opened; open the URL above to continue.",
-        ])
-        #expect(LoopbackLoginError.timedOut(.seconds(300)).description
-            == "No login callback arrived within 300 seconds; the login was abandoned.")
+        #expect(
+            output.lines == [
+                "Log in with the dialog in your browser. If it does not open, open this URL:",
+                dialog.absoluteString,
+                "No browser could be opened; open the URL above to continue.",
+            ])
+        #expect(
+            LoopbackLoginError.timedOut(.seconds(300)).description
+                == "No login callback arrived within 300 seconds; the login was abandoned.")
         await #expect(throws: (any Error).self) { try await Loopback.get(redirect) }
     }
 
@@ -135,13 +147,14 @@ enum Loopback {
 
     @Test func unknownPathsAre404() async throws {
         let log = BrowserLog()
-        let presenter = LoopbackLoginPresenter(browser: ScriptedBrowser { dialog in
-            let redirect = Loopback.redirectURI(in: dialog)
-            let root = redirect.replacingOccurrences(of: "/callback", with: "/favicon.ico")
-            log.append("\((try? await Loopback.get(root))?.0 ?? 0)")
-            _ = try? await Loopback.get(redirect + "?code=c")
-            return true
-        }, output: { _ in })
+        let presenter = LoopbackLoginPresenter(
+            browser: ScriptedBrowser { dialog in
+                let redirect = Loopback.redirectURI(in: dialog)
+                let root = redirect.replacingOccurrences(of: "/callback", with: "/favicon.ico")
+                log.append("\((try? await Loopback.get(root))?.0 ?? 0)")
+                _ = try? await Loopback.get(redirect + "?code=c")
+                return true
+            }, output: { _ in })
         let redirect = try await presenter.prepare()
         _ = try await presenter.present(Loopback.dialog(redirect))
         #expect(log.pages == ["404"])
@@ -149,14 +162,17 @@ enum Loopback {
 
     @Test func presentNeedsARedirectFromPrepare() async {
         let presenter = LoopbackLoginPresenter(browser: ScriptedBrowser { _ in true }, output: { _ in })
-        await #expect(throws: CoreError.self) { try await presenter.present(Loopback.dialog("http://127.0.0.1:1/callback")) }
+        await #expect(throws: CoreError.self) {
+            try await presenter.present(Loopback.dialog("http://127.0.0.1:1/callback"))
+        }
     }
 
     @Test func eachLoginGetsItsOwnPort() async throws {
-        let presenter = LoopbackLoginPresenter(browser: ScriptedBrowser { dialog in
-            _ = try? await Loopback.get(Loopback.redirectURI(in: dialog) + "?code=c")
-            return true
-        }, output: { _ in })
+        let presenter = LoopbackLoginPresenter(
+            browser: ScriptedBrowser { dialog in
+                _ = try? await Loopback.get(Loopback.redirectURI(in: dialog) + "?code=c")
+                return true
+            }, output: { _ in })
         let first = try await presenter.prepare(), second = try await presenter.prepare()
         #expect(first != second)
         #expect(try await presenter.present(Loopback.dialog(second)) == URL(string: second + "?code=c"))
@@ -177,21 +193,25 @@ enum Loopback {
     }
 
     @Test func cancelInTheBrowserIsACancelledLogin() async {
-        let manager = Self.manager(ScriptedBrowser { dialog in
-            _ = try? await Loopback.get(Loopback.redirectURI(in: dialog) + "?error=access_denied&error_code=200&error_reason=user_denied")
-            return true
-        })
+        let manager = Self.manager(
+            ScriptedBrowser { dialog in
+                _ = try? await Loopback.get(
+                    Loopback.redirectURI(in: dialog) + "?error=access_denied&error_code=200&error_reason=user_denied")
+                return true
+            })
         guard case .cancelled = await manager.logIn(configuration: LoginConfiguration(permissions: [.email])!) else {
             Issue.record("expected cancelled"); return
         }
     }
 
     @Test func forgedStateIsRejectedBeforeAnyExchange() async {
-        let manager = Self.manager(ScriptedBrowser { dialog in
-            _ = try? await Loopback.get(Loopback.redirectURI(in: dialog) + "?code=stolen&state=%7B%7D")
-            return true
-        })
-        guard case .failed(let error) = await manager.logIn(configuration: LoginConfiguration(permissions: [.email])!) else {
+        let manager = Self.manager(
+            ScriptedBrowser { dialog in
+                _ = try? await Loopback.get(Loopback.redirectURI(in: dialog) + "?code=stolen&state=%7B%7D")
+                return true
+            })
+        guard case .failed(let error) = await manager.logIn(configuration: LoginConfiguration(permissions: [.email])!)
+        else {
             Issue.record("expected failure"); return
         }
         #expect(error as? LoginError == LoginError(.badChallengeString))

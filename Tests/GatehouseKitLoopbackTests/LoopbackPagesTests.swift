@@ -6,8 +6,9 @@ import Testing
     static let redirect = "http://127.0.0.1:5555/callback"
 
     @Test func queryOnTheCallbackCompletesWithTheQuery() {
-        #expect(LoopbackRoute.route(path: "/callback", query: "code=abc&state=s", redirectURI: Self.redirect)
-            == .complete(callbackURL: URL(string: "http://127.0.0.1:5555/callback?code=abc&state=s")!))
+        #expect(
+            LoopbackRoute.route(path: "/callback", query: "code=abc&state=s", redirectURI: Self.redirect)
+                == .complete(callbackURL: URL(string: "http://127.0.0.1:5555/callback?code=abc&state=s")!))
     }
 
     @Test func bareCallbackServesTheFragmentRelay() {
@@ -16,10 +17,12 @@ import Testing
     }
 
     @Test func relayedFragmentGoesBackIntoTheFragment() {
-        #expect(LoopbackRoute.route(path: "/callback/complete", query: "access_token=t&state=s", redirectURI: Self.redirect)
-            == .complete(callbackURL: URL(string: "http://127.0.0.1:5555/callback#access_token=t&state=s")!))
-        #expect(LoopbackRoute.route(path: "/callback/complete", query: nil, redirectURI: Self.redirect)
-            == .complete(callbackURL: URL(string: Self.redirect)!))
+        #expect(
+            LoopbackRoute.route(path: "/callback/complete", query: "access_token=t&state=s", redirectURI: Self.redirect)
+                == .complete(callbackURL: URL(string: "http://127.0.0.1:5555/callback#access_token=t&state=s")!))
+        #expect(
+            LoopbackRoute.route(path: "/callback/complete", query: nil, redirectURI: Self.redirect)
+                == .complete(callbackURL: URL(string: Self.redirect)!))
     }
 
     @Test func otherPathsAreNotServed() {
@@ -34,9 +37,13 @@ import Testing
         let base = "http://127.0.0.1:1/callback"
         #expect(LoopbackPage.ending(forCallback: URL(string: base + "#access_token=t")!) == .finished)
         #expect(LoopbackPage.ending(forCallback: URL(string: base + "?code=c")!) == .finished)
-        #expect(LoopbackPage.ending(forCallback: URL(string: base + "?error=access_denied&error_reason=user_denied")!) == .cancelled)
+        #expect(
+            LoopbackPage.ending(forCallback: URL(string: base + "?error=access_denied&error_reason=user_denied")!)
+                == .cancelled)
         #expect(LoopbackPage.ending(forCallback: URL(string: base)!) == .cancelled)
-        #expect(LoopbackPage.ending(forCallback: URL(string: base + "#error=x&error_message=It+broke")!) == .failed(message: "It broke"))
+        #expect(
+            LoopbackPage.ending(forCallback: URL(string: base + "#error=x&error_message=It+broke")!)
+                == .failed(message: "It broke"))
     }
 
     @Test func finishedPageSaysTheTabCanBeClosed() {

@@ -20,7 +20,9 @@ import Testing
     }
 
     @Test func writesNumbers() {
-        let value: JSONValue = [.int(-42), .int(Int64.max), .double(2.0), .double(0.1), .double(1e20), .double(.nan), .double(-.infinity)]
+        let value: JSONValue = [
+            .int(-42), .int(Int64.max), .double(2.0), .double(0.1), .double(1e20), .double(.nan), .double(-.infinity),
+        ]
         #expect(value.serialized() == "[-42,9223372036854775807,2.0,0.1,1e+20,null,null]")
     }
 
@@ -41,11 +43,15 @@ import Testing
     }
 
     @Test func keepsKeyOrderAndRoundTrips() throws {
-        let text = #"{"id":"1207059","name":"Zoë","picture":{"data":{"height":50,"is_silhouette":false,"url":"https://x/y.png"}},"n":-1.5e3}"#
+        let text =
+            #"{"id":"1207059","name":"Zoë","picture":{"data":{"height":50,"is_silhouette":false,"url":"https://x/y.png"}},"n":-1.5e3}"#
         let value = try JSONValue.parse(Data(text.utf8))
         #expect(value.objectValue?.keys == ["id", "name", "picture", "n"])
         #expect(value["n"] == .double(-1500))
-        #expect(value.serialized() == #"{"id":"1207059","name":"Zoë","picture":{"data":{"height":50,"is_silhouette":false,"url":"https://x/y.png"}},"n":-1500.0}"#)
+        #expect(
+            value.serialized()
+                == #"{"id":"1207059","name":"Zoë","picture":{"data":{"height":50,"is_silhouette":false,"url":"https://x/y.png"}},"n":-1500.0}"#
+        )
     }
 
     @Test func decodesEscapesAndSurrogatePairs() throws {
@@ -91,7 +97,9 @@ import Testing
 
 @Suite struct JSONValueAccessTests {
     @Test func accessors() {
-        let value: JSONValue = ["s": "x", "i": 7, "d": 5.0, "f": 5.5, "b": false, "a": [1, "two"], "o": ["k": "v"], "n": nil]
+        let value: JSONValue = [
+            "s": "x", "i": 7, "d": 5.0, "f": 5.5, "b": false, "a": [1, "two"], "o": ["k": "v"], "n": nil,
+        ]
         #expect(value["s"]?.stringValue == "x")
         #expect(value["i"]?.intValue == 7)
         #expect(value["d"]?.intValue == 5)
@@ -135,8 +143,9 @@ import Testing
         #expect(try decoder.decode(JSONValue.self, from: Data("true".utf8)) == .bool(true))
         #expect(try decoder.decode(JSONValue.self, from: Data("1".utf8)) == .int(1))
         #expect(try decoder.decode(JSONValue.self, from: Data("1.5".utf8)) == .double(1.5))
-        #expect(try decoder.decode(JSONValue.self, from: Data(#"[null,"x",{"k":[false]}]"#.utf8))
-            == [nil, "x", ["k": [false]]])
+        #expect(
+            try decoder.decode(JSONValue.self, from: Data(#"[null,"x",{"k":[false]}]"#.utf8))
+                == [nil, "x", ["k": [false]]])
     }
 
     @Test func encodesThroughJSONEncoder() throws {
@@ -155,7 +164,10 @@ import Testing
             var ratio: Float = 0.1
         }
         let json = try JSONValue(encoding: Sample())
-        #expect(json.serialized() == #"{"zeta":1,"alpha":"a","nested":{"only":[1,2]},"link":"https://example.com/a?b=c","flag":true,"ratio":0.1}"#)
+        #expect(
+            json.serialized()
+                == #"{"zeta":1,"alpha":"a","nested":{"only":[1,2]},"link":"https://example.com/a?b=c","flag":true,"ratio":0.1}"#
+        )
     }
 
     @Test func decodeHelperUsesJSONDecoder() throws {

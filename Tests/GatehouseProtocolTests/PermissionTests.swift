@@ -31,17 +31,20 @@ import Testing
     }
 
     @Test func limitedLoginSet() {
-        #expect(Set(Permission.limitedLoginNames) == [
-            "public_profile", "email", "openid", "gaming_profile", "gaming_user_picture", "user_age_range",
-            "user_birthday", "user_friends", "user_gender", "user_hometown", "user_link", "user_location",
-            "user_messenger_contact",
-        ])
+        #expect(
+            Set(Permission.limitedLoginNames) == [
+                "public_profile", "email", "openid", "gaming_profile", "gaming_user_picture", "user_age_range",
+                "user_birthday", "user_friends", "user_gender", "user_hometown", "user_link", "user_location",
+                "user_messenger_contact",
+            ])
     }
 
     @Test func info() {
-        #expect(Permission.info("email") == PermissionInfo(
-            name: "email", title: "Email address", reveals: "Your primary email address.",
-            needsReview: false, allowedInLimitedLogin: true))
+        #expect(
+            Permission.info("email")
+                == PermissionInfo(
+                    name: "email", title: "Email address", reveals: "Your primary email address.",
+                    needsReview: false, allowedInLimitedLogin: true))
         #expect(Permission.info("user_photos")?.allowedInLimitedLogin == false)
         #expect(Permission.info("user_photos")?.needsReview == true)
         #expect(Permission.info("nope") == nil)
@@ -51,7 +54,10 @@ import Testing
     @Test func parseScope() {
         #expect(Permission.parseScope("email,public_profile") == ["email", "public_profile"])
         #expect(Permission.parseScope("openid email  profile") == ["openid", "email", "profile"])
-        #expect(Permission.parseScope(" email, user_friends ,,email\tuser_birthday\n") == ["email", "user_friends", "user_birthday"])
+        #expect(
+            Permission.parseScope(" email, user_friends ,,email\tuser_birthday\n") == [
+                "email", "user_friends", "user_birthday",
+            ])
         #expect(Permission.parseScope("").isEmpty)
         #expect(Permission.parseScope(" , ").isEmpty)
     }
@@ -75,15 +81,20 @@ import Testing
         #expect(Permission.fields(unlockedBy: Permission.userHometown).map(\.name) == ["hometown"])
         #expect(Permission.fields(unlockedBy: Permission.userBirthday).map(\.name) == ["birthday"])
         #expect(Permission.fields(unlockedBy: Permission.email).map(\.name) == ["email"])
-        #expect(Permission.fields(unlockedBy: Permission.publicProfile).map(\.name).starts(with: ["id", "name", "first_name"]))
+        #expect(
+            Permission.fields(unlockedBy: Permission.publicProfile).map(\.name).starts(with: [
+                "id", "name", "first_name",
+            ]))
         #expect(Permission.fields(unlockedBy: Permission.openid).isEmpty)
         #expect(Permission.fields(unlockedBy: "no_such_permission").isEmpty)
     }
 
     @Test func everyFieldsPermissionIsInTheCatalogue() {
         for field in UserField.all { #expect(Permission.isKnown(field.permission), "\(field.name)") }
-        #expect(Permission.profilePermissions == [
-            "email", "user_birthday", "user_gender", "user_link", "user_location", "user_hometown", "user_age_range", "user_friends",
-        ])
+        #expect(
+            Permission.profilePermissions == [
+                "email", "user_birthday", "user_gender", "user_link", "user_location", "user_hometown",
+                "user_age_range", "user_friends",
+            ])
     }
 }

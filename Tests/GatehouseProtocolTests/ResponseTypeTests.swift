@@ -12,7 +12,10 @@ import Testing
 
     @Test func iOSClassicLogin() {
         let parsed = ResponseType.parse("id_token,token_or_nonce,signed_request,graph_domain,user_token_nonce")
-        #expect(parsed == ResponseType(idToken: true, tokenOrNonce: true, signedRequest: true, graphDomain: true, userTokenNonce: true))
+        #expect(
+            parsed
+                == ResponseType(
+                    idToken: true, tokenOrNonce: true, signedRequest: true, graphDomain: true, userTokenNonce: true))
         #expect(parsed.usesFragment)
         #expect(parsed.rawValue == "id_token,token_or_nonce,signed_request,graph_domain,user_token_nonce")
     }
@@ -24,13 +27,15 @@ import Testing
     }
 
     @Test func androidLists() {
-        #expect(ResponseType.parse("token,signed_request,graph_domain,granted_scopes")
-            == ResponseType(token: true, signedRequest: true, graphDomain: true, grantedScopes: true))
+        #expect(
+            ResponseType.parse("token,signed_request,graph_domain,granted_scopes")
+                == ResponseType(token: true, signedRequest: true, graphDomain: true, grantedScopes: true))
         let codeFlow = ResponseType.parse("code,signed_request,graph_domain")
         #expect(codeFlow == ResponseType(code: true, signedRequest: true, graphDomain: true))
         #expect(!codeFlow.usesFragment)
-        #expect(ResponseType.parse("id_token,token,signed_request,graph_domain")
-            == ResponseType(token: true, idToken: true, signedRequest: true, graphDomain: true))
+        #expect(
+            ResponseType.parse("id_token,token,signed_request,graph_domain")
+                == ResponseType(token: true, idToken: true, signedRequest: true, graphDomain: true))
     }
 
     @Test func webForms() {

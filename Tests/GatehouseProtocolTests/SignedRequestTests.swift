@@ -4,7 +4,8 @@ import Testing
 
 @Suite struct SignedRequestTests {
     /// Computed with Python's `hmac` and `base64.urlsafe_b64encode` (padding stripped).
-    let pythonVector = "snfZGIP6_zg0zyoYBZIvrz8YeQxz3ijaQDToVjVLw10."
+    let pythonVector =
+        "snfZGIP6_zg0zyoYBZIvrz8YeQxz3ijaQDToVjVLw10."
         + "eyJhbGdvcml0aG0iOiJITUFDLVNIQTI1NiIsImlzc3VlZF9hdCI6MTcwMDAwMDAwMCwidXNlcl9pZCI6IjEyMDcwNTkifQ"
 
     @Test func makeMatchesPythonVector() {
@@ -14,9 +15,10 @@ import Testing
 
     @Test func makeAppendsAlgorithmWhenMissing() {
         let payload: JSONObject = ["user_id": "42", "code": "a/b", "name": "Zoë"]
-        #expect(SignedRequest.make(payload: payload, secret: "secret")
-            == "su2nQB-Xuqh4whnwd_3wfP4uQeotu2H0FntPmojIF5I."
-            + "eyJ1c2VyX2lkIjoiNDIiLCJjb2RlIjoiYS9iIiwibmFtZSI6Ilpvw6siLCJhbGdvcml0aG0iOiJITUFDLVNIQTI1NiJ9")
+        #expect(
+            SignedRequest.make(payload: payload, secret: "secret")
+                == "su2nQB-Xuqh4whnwd_3wfP4uQeotu2H0FntPmojIF5I."
+                + "eyJ1c2VyX2lkIjoiNDIiLCJjb2RlIjoiYS9iIiwibmFtZSI6Ilpvw6siLCJhbGdvcml0aG0iOiJITUFDLVNIQTI1NiJ9")
     }
 
     @Test func parsesPythonVector() throws {
@@ -41,12 +43,17 @@ import Testing
     @Test func refusesIssuedAtBeyondTheSkewAhead() throws {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         func dated(_ offset: Int) -> String {
-            SignedRequest.make(payload: ["issued_at": .int(Int64(1_800_000_000 + offset)), "user_id": "7"], secret: "k")
+            SignedRequest.make(
+                payload: ["issued_at": .int(Int64(1_800_000_000 + offset)), "user_id": "7"], secret: "k")
         }
         #expect(SignedRequest.maxFutureSkew == 300)
         #expect(try SignedRequest.parse(dated(300), secret: "k", maxAge: 86_400, now: now)["user_id"] == "7")
-        #expect(throws: SignedRequestError.expired) { try SignedRequest.parse(dated(301), secret: "k", maxAge: 86_400, now: now) }
-        #expect(throws: SignedRequestError.expired) { try SignedRequest.parse(dated(10 * 365 * 86_400), secret: "k", maxAge: 86_400, now: now) }
+        #expect(throws: SignedRequestError.expired) {
+            try SignedRequest.parse(dated(301), secret: "k", maxAge: 86_400, now: now)
+        }
+        #expect(throws: SignedRequestError.expired) {
+            try SignedRequest.parse(dated(10 * 365 * 86_400), secret: "k", maxAge: 86_400, now: now)
+        }
     }
 
     @Test func rejectsTampering() {
@@ -66,9 +73,14 @@ import Testing
     @Test func rejectsOtherAlgorithms() throws {
         let payload = Base64URL.encode(#"{"algorithm":"none","user_id":"1"}"#)
         let signature = Base64URL.encode(HMACVector.sign(payload, key: "k"))
-        #expect(throws: SignedRequestError.unsupportedAlgorithm) { try SignedRequest.parse("\(signature).\(payload)", secret: "k") }
+        #expect(throws: SignedRequestError.unsupportedAlgorithm) {
+            try SignedRequest.parse("\(signature).\(payload)", secret: "k")
+        }
         let lowercase = Base64URL.encode(#"{"algorithm":"hmac-sha256"}"#)
-        #expect(try SignedRequest.parse("\(Base64URL.encode(HMACVector.sign(lowercase, key: "k"))).\(lowercase)", secret: "k").count == 1)
+        #expect(
+            try SignedRequest.parse(
+                "\(Base64URL.encode(HMACVector.sign(lowercase, key: "k"))).\(lowercase)", secret: "k"
+            ).count == 1)
     }
 
     @Test(arguments: ["", ".", "abc", "a.b.c", ".eyJ9", "abc.", "a+b.eyJ9", "abc.!!!"])
@@ -84,7 +96,9 @@ import Testing
     }
 
     @Test func unverifiedPayloadIgnoresSignature() {
-        #expect(SignedRequest.unverifiedPayload("garbage." + pythonVector.split(separator: ".")[1])?["user_id"] == "1207059")
+        #expect(
+            SignedRequest.unverifiedPayload("garbage." + pythonVector.split(separator: ".")[1])?["user_id"] == "1207059"
+        )
         #expect(SignedRequest.unverifiedPayload("no-dot") == nil)
         #expect(SignedRequest.unverifiedPayload("a.\(Base64URL.encode("not json"))") == nil)
     }
@@ -109,7 +123,8 @@ enum HMACVector {
         #expect(AppSecretProof.matches(expected, accessToken: "EAAB1234token", appSecret: "app-secret"))
         #expect(AppSecretProof.matches(expected.uppercased(), accessToken: "EAAB1234token", appSecret: "app-secret"))
         #expect(!AppSecretProof.matches(expected, accessToken: "EAAB1234tokem", appSecret: "app-secret"))
-        #expect(!AppSecretProof.matches(String(expected.dropLast()), accessToken: "EAAB1234token", appSecret: "app-secret"))
+        #expect(
+            !AppSecretProof.matches(String(expected.dropLast()), accessToken: "EAAB1234token", appSecret: "app-secret"))
         #expect(!AppSecretProof.matches("", accessToken: "EAAB1234token", appSecret: "app-secret"))
     }
 }
@@ -121,8 +136,9 @@ enum HMACVector {
 
     @Test func s256MatchesRFCAndPython() {
         #expect(PKCE.challenge(verifier: rfcVerifier, method: "S256") == rfcChallenge)
-        #expect(PKCE.challenge(verifier: "abcdefghijklmnopqrstuvwxyz0123456789-._~ABCDEFG", method: "S256")
-            == "TDp3C-wPo3aKDK1Bg-ukP78nZ9YiqUD2ToRD96HoaHU")
+        #expect(
+            PKCE.challenge(verifier: "abcdefghijklmnopqrstuvwxyz0123456789-._~ABCDEFG", method: "S256")
+                == "TDp3C-wPo3aKDK1Bg-ukP78nZ9YiqUD2ToRD96HoaHU")
         #expect(PKCE.challenge(verifier: rfcVerifier, method: "plain") == rfcVerifier)
         #expect(PKCE.challenge(verifier: rfcVerifier, method: "s256") == nil)
         #expect(PKCE.isSupportedMethod("S256") && PKCE.isSupportedMethod("plain") && !PKCE.isSupportedMethod("RS256"))

@@ -33,8 +33,9 @@ import Testing
             ("error_description", "Permissions error"), ("redirect_uri", "fb123://authorize/"),
             ("state", #"{"a":"b+c"}"#), ("safe", "A-z.0_~"), ("name", "Zoë"),
         ])
-        #expect(encoded == "error_description=Permissions+error&redirect_uri=fb123%3A%2F%2Fauthorize%2F"
-            + "&state=%7B%22a%22%3A%22b%2Bc%22%7D&safe=A-z.0_~&name=Zo%C3%AB")
+        #expect(
+            encoded == "error_description=Permissions+error&redirect_uri=fb123%3A%2F%2Fauthorize%2F"
+                + "&state=%7B%22a%22%3A%22b%2Bc%22%7D&safe=A-z.0_~&name=Zo%C3%AB")
     }
 
     @Test func roundTrips() throws {

@@ -35,17 +35,23 @@ import SQLiteNIO
             user.accountState = .unconfirmed
             try await storage.users.create(user)
             let token = TokenRecord(
-                id: "t1", tokenHash: "hash-1", kind: .user, appID: "100000000000001", userID: "1", issuedAt: TestTime.at(0),
+                id: "t1", tokenHash: "hash-1", kind: .user, appID: "100000000000001", userID: "1",
+                issuedAt: TestTime.at(0),
                 expiresAt: TestTime.at(3600), origin: "test")
             try await storage.tokens.insert(token)
             let session = BrowserSessionRecord(
-                id: "s1", secretHash: "secret-1", userID: "1", createdAt: TestTime.at(0), expiresAt: TestTime.at(3600), authenticatedAt: TestTime.at(0))
+                id: "s1", secretHash: "secret-1", userID: "1", createdAt: TestTime.at(0), expiresAt: TestTime.at(3600),
+                authenticatedAt: TestTime.at(0))
             try await storage.sessions.insert(session)
-            do { let joined = storage.callerRecords
+            do {
+                let joined = storage.callerRecords
                 #expect(try await joined.callerRecords(tokenHash: "hash-1")?.user?.accountState == .unconfirmed)
             }
-            do { let joined = storage.sessionRecords
-                #expect(try await joined.sessionRecords(secretHash: "secret-1", appID: "100000000000001")?.user?.accountState == .unconfirmed)
+            do {
+                let joined = storage.sessionRecords
+                #expect(
+                    try await joined.sessionRecords(secretHash: "secret-1", appID: "100000000000001")?.user?
+                        .accountState == .unconfirmed)
             }
         }
     }
@@ -60,7 +66,8 @@ import SQLiteNIO
         try await SQLMigrator.migrate(db, migrations: SQLMigrator.all.filter { $0.version < 12 })
         let user = Fixture.user("1")
         // Only the columns schema 11 has: later migrations add `account_state`, `locale`, ….
-        let schema11 = Set(try await db.raw("PRAGMA table_info(users)").all().map { try $0.decode(column: "name", as: String.self) })
+        let schema11 = Set(
+            try await db.raw("PRAGMA table_info(users)").all().map { try $0.decode(column: "name", as: String.self) })
         let kept = zip(SQLUserStore.columns, SQLUserStore.values(user)).filter { schema11.contains($0.0) }
         try await db.insert(into: "users").columns(kept.map(\.0)).values(kept.map(\.1)).run()
         try await SQLStorage.migrate(db)
@@ -78,7 +85,8 @@ import SQLiteNIO
     /// An export written before account states existed imports with everyone active.
     @Test func anOlderExportDecodesAsActive() throws {
         let encoder = JSONEncoder()
-        var object = try #require(try JSONSerialization.jsonObject(with: encoder.encode(Fixture.user("1"))) as? [String: Any])
+        var object = try #require(
+            try JSONSerialization.jsonObject(with: encoder.encode(Fixture.user("1"))) as? [String: Any])
         #expect(object["accountState"] as? String == "active")
         object["accountState"] = nil
         let decoded = try JSONDecoder().decode(UserRecord.self, from: JSONSerialization.data(withJSONObject: object))

@@ -14,7 +14,8 @@ struct AppCacheTests {
         let cache = AppCache()
         let base = (storage.apps as? InvalidatingAppStore)?.base ?? storage.apps
         let store = InvalidatingAppStore(
-            base: CountingAppStore(base: base, reads: reads), cache: cache, caches: cache, publisher: LocalTokenInvalidation())
+            base: CountingAppStore(base: base, reads: reads), cache: cache, caches: cache,
+            publisher: LocalTokenInvalidation())
         return (store, cache, reads)
     }
 

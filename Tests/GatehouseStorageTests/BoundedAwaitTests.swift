@@ -29,7 +29,7 @@ struct BoundedAwaitTests {
             try await promise.futureResult.valueOrGiveUp(after: .milliseconds(50))
         }
         #expect(error?.description == "no answer within 50 ms")
-        promise.succeed(1) // a later answer is dropped, not delivered twice
+        promise.succeed(1)  // a later answer is dropped, not delivered twice
     }
 
     @Test func givesUpWhenItsTaskIsCancelled() async throws {

@@ -15,12 +15,16 @@ struct CacheInvalidationFeedTests {
                 ("tokens", { (storage.tokens as? CachingTokenStore)?.cache.isEnabled ?? false }),
                 ("callers", { storage.callerCache?.isEnabled ?? false }),
             ]
-            for (name, isEnabled) in caches { #expect(!isEnabled(), "\(backend.name): \(name) cache on before the feed runs") }
+            for (name, isEnabled) in caches {
+                #expect(!isEnabled(), "\(backend.name): \(name) cache on before the feed runs")
+            }
             #expect(storage.invalidationFeed != nil)
             try await storage.withInvalidationFeed {
                 for (_, isEnabled) in caches { try await waitUntil { isEnabled() } }
             }
-            for (name, isEnabled) in caches { #expect(!isEnabled(), "\(backend.name): \(name) cache still on after the feed stopped") }
+            for (name, isEnabled) in caches {
+                #expect(!isEnabled(), "\(backend.name): \(name) cache still on after the feed stopped")
+            }
             try await storage.shutdown()
             try await backend.cleanup()
         }

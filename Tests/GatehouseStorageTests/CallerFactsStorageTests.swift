@@ -24,7 +24,8 @@ struct CallerFactsStorageTests {
         var token = Fixture.token("token-\(n)-0123456789", app: fresh(appID), user: fresh(userID))
         token.tokenHash = "hash-\(n)"
         let grant = Fixture.grant(app: fresh(appID), user: fresh(userID))
-        return CallerFacts(app: app, kind: .user(token: token, user: Fixture.user(userID), grant: grant, scopedID: "scoped-\(n)"))
+        return CallerFacts(
+            app: app, kind: .user(token: token, user: Fixture.user(userID), grant: grant, scopedID: "scoped-\(n)"))
     }
 
     static func parts(_ facts: CallerFacts) -> (TokenRecord, UserRecord, GrantRecord)? {
@@ -43,7 +44,8 @@ struct CallerFactsStorageTests {
         let held1 = try #require(cache.beginCaller("k1").hit), held2 = try #require(cache.beginCaller("k2").hit)
         // The same values as stored...
         #expect(held2.app == second.app)
-        let (token2, user2, grant2) = try #require(Self.parts(held2)), (token, user, grant) = try #require(Self.parts(second))
+        let (token2, user2, grant2) = try #require(Self.parts(held2)),
+            (token, user, grant) = try #require(Self.parts(second))
         #expect(token2 == token && user2 == user && grant2 == grant)
         // ...in the first caller's buffers.
         #expect(Self.address(held2.app.secret) == Self.address(held1.app.secret))
@@ -56,7 +58,8 @@ struct CallerFactsStorageTests {
 
     @Test func anAppReadWithOtherValuesKeepsItsOwnRecord() throws {
         let cache = CallerCache(clock: AdjustableClock(fixed: TestTime.base))
-        let old = Self.decodedFacts(token: 1), new = Self.decodedFacts(token: 2, secret: "fedcba9876543210fedcba9876543210")
+        let old = Self.decodedFacts(token: 1),
+            new = Self.decodedFacts(token: 2, secret: "fedcba9876543210fedcba9876543210")
         for (facts, key) in [(old, "k1"), (new, "k2")] {
             let (_, generation) = cache.beginCaller(key)
             cache.storeCaller(facts, for: key, ifGeneration: try #require(generation))

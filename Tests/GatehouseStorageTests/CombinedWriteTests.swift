@@ -34,8 +34,12 @@ struct CombinedWriteTests {
             #expect(try await storage.codes.find(codeHash: "codehash-c1")?.usedAt == TestTime.at(5))
 
             // A used code, and an unknown one: false, and the token is not stored.
-            #expect(try await !storage.consumeCode(id: "c1", at: TestTime.at(6), storing: Fixture.token("t2", app: Self.app, user: "1", codeID: "c1")))
-            #expect(try await !storage.consumeCode(id: "nope", at: TestTime.at(6), storing: Fixture.token("t3", app: Self.app, user: "1")))
+            #expect(
+                try await !storage.consumeCode(
+                    id: "c1", at: TestTime.at(6), storing: Fixture.token("t2", app: Self.app, user: "1", codeID: "c1")))
+            #expect(
+                try await !storage.consumeCode(
+                    id: "nope", at: TestTime.at(6), storing: Fixture.token("t3", app: Self.app, user: "1")))
             #expect(try await storage.tokens.find(tokenHash: "hash-t2") == nil)
             #expect(try await storage.tokens.find(tokenHash: "hash-t3") == nil)
             #expect(try await storage.codes.find(codeHash: "codehash-c1")?.usedAt == TestTime.at(5))
@@ -48,7 +52,9 @@ struct CombinedWriteTests {
                 try await storage.consumeCode(id: "c2", at: TestTime.at(7), storing: clash)
             }
             #expect(try await storage.codes.find(codeHash: "codehash-c2")?.usedAt == nil)
-            #expect(try await storage.consumeCode(id: "c2", at: TestTime.at(8), storing: Fixture.token("t5", app: Self.app, user: "1", codeID: "c2")))
+            #expect(
+                try await storage.consumeCode(
+                    id: "c2", at: TestTime.at(8), storing: Fixture.token("t5", app: Self.app, user: "1", codeID: "c2")))
         }
     }
 
@@ -58,7 +64,8 @@ struct CombinedWriteTests {
             let first = grant(["public_profile"], at: 2)
             try await storage.saveGrant(first, storing: Fixture.code("c1", app: Self.app, user: "1"))
             #expect(try await storage.grants.find(appID: Self.app, userID: "1") == first)
-            #expect(try await storage.codes.find(codeHash: "codehash-c1") == Fixture.code("c1", app: Self.app, user: "1"))
+            #expect(
+                try await storage.codes.find(codeHash: "codehash-c1") == Fixture.code("c1", app: Self.app, user: "1"))
 
             // The second consent updates the grant in place.
             let second = grant(["public_profile", "email"], at: 3)
@@ -109,7 +116,8 @@ struct CombinedWriteTests {
             try await a.tokens.insert(Fixture.token("t1", app: Self.app, user: "1"))
             #expect(try await b.tokens.find(tokenHash: "hash-t1") != nil)
             #expect(cacheB.count == 1)
-            try await a.saveGrant(grant(["public_profile"], at: 2), storing: Fixture.code("c1", app: Self.app, user: "1"))
+            try await a.saveGrant(
+                grant(["public_profile"], at: 2), storing: Fixture.code("c1", app: Self.app, user: "1"))
             try await waitUntil(seconds: 60) { cacheB.count == 0 }
             try await a.shutdown()
             try await b.shutdown()

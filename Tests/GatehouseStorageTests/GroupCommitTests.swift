@@ -29,13 +29,17 @@ import GatehouseTestSupport
             }
         }
         func open() {
-            let waiting = lock.withLock { opened = true; return waiters }
+            let waiting = lock.withLock {
+                opened = true; return waiters
+            }
             waiting.forEach { $0.resume() }
         }
     }
 
     static func bodies(_ db: any SQLDatabase) async throws -> [String] {
-        try await db.raw("SELECT body FROM notes ORDER BY id").all().map { try $0.decode(column: "body", as: String.self) }
+        try await db.raw("SELECT body FROM notes ORDER BY id").all().map {
+            try $0.decode(column: "body", as: String.self)
+        }
     }
 
     /// Holds the lead with a first writer (it inserts row `firstID`, 'first') until `queued` more writers wait,
@@ -79,7 +83,9 @@ import GatehouseTestSupport
                 }
             }
             kept = Task {
-                try await routing.transaction { db in try await db.raw("INSERT INTO notes (id, body) VALUES (3, 'kept')").run() }
+                try await routing.transaction { db in
+                    try await db.raw("INSERT INTO notes (id, body) VALUES (3, 'kept')").run()
+                }
             }
             clash = Task { try await routing.insert(into: "notes").columns("id", "body").values(4, "clash").run() }
         }
@@ -109,7 +115,8 @@ import GatehouseTestSupport
             for index in 0..<60 {
                 group.addTask {
                     if index.isMultiple(of: 2) {
-                        try await routing.insert(into: "notes").columns("id", "body").values(index, "row \(index)").run()
+                        try await routing.insert(into: "notes").columns("id", "body").values(index, "row \(index)")
+                            .run()
                     } else {
                         try await routing.transaction { db in
                             try await db.insert(into: "notes").columns("id", "body").values(index, "row \(index)").run()
@@ -132,12 +139,14 @@ import GatehouseTestSupport
         var writers: [Task<Void, any Error>] = []
         let before = try await Self.queueBehindAFirstWriter(routing, rig, queued: 3) {
             for id in 1...3 {
-                writers.append(Task {
-                    try await routing.transaction { db in
-                        try await db.raw("INSERT INTO notes (id, body) VALUES (\(unsafeRaw: String(id)), 'a')").run()
-                        try await db.raw("UPDATE notes SET body = 'b' WHERE id = \(unsafeRaw: String(id))").run()
-                    }
-                })
+                writers.append(
+                    Task {
+                        try await routing.transaction { db in
+                            try await db.raw("INSERT INTO notes (id, body) VALUES (\(unsafeRaw: String(id)), 'a')")
+                                .run()
+                            try await db.raw("UPDATE notes SET body = 'b' WHERE id = \(unsafeRaw: String(id))").run()
+                        }
+                    })
             }
         }
         for writer in writers { try await writer.value }
@@ -157,13 +166,14 @@ import GatehouseTestSupport
         var kept: [Task<Int, any Error>] = []
         var refused: Task<Void, any Error>?
         try await Self.queueBehindAFirstWriter(routing, rig, queued: 3) {
-            kept.append(Task {
-                try await routing.transaction { db -> Int in
-                    ran("before")
-                    try await db.raw("INSERT INTO notes (id, body) VALUES (1, 'before')").run()
-                    return runs.withLockedValue { $0["before"]! }
-                }
-            })
+            kept.append(
+                Task {
+                    try await routing.transaction { db -> Int in
+                        ran("before")
+                        try await db.raw("INSERT INTO notes (id, body) VALUES (1, 'before')").run()
+                        return runs.withLockedValue { $0["before"]! }
+                    }
+                })
             refused = Task {
                 try await routing.transaction { db -> Void in
                     ran("refused")
@@ -171,13 +181,14 @@ import GatehouseTestSupport
                     throw Refused()
                 }
             }
-            kept.append(Task {
-                try await routing.transaction { db -> Int in
-                    ran("after")
-                    try await db.raw("INSERT INTO notes (id, body) VALUES (3, 'after')").run()
-                    return runs.withLockedValue { $0["after"]! }
-                }
-            })
+            kept.append(
+                Task {
+                    try await routing.transaction { db -> Int in
+                        ran("after")
+                        try await db.raw("INSERT INTO notes (id, body) VALUES (3, 'after')").run()
+                        return runs.withLockedValue { $0["after"]! }
+                    }
+                })
         }
         // What a writer returns comes from the run that committed.
         #expect(try await kept[0].value == 2)

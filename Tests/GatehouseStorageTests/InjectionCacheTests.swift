@@ -17,7 +17,9 @@ struct InjectionCacheTests {
 
         func insertInjection(_ injection: InjectedErrorRecord) async throws { lock.withLock { rows.append(injection) } }
         func injections() async throws -> [InjectedErrorRecord] {
-            let snapshot = lock.withLock { reads += 1; return rows }
+            let snapshot = lock.withLock {
+                reads += 1; return rows
+            }
             if let duringRead { self.duringRead = nil; try await duringRead() }
             return snapshot
         }
@@ -33,7 +35,12 @@ struct InjectionCacheTests {
             }
         }
         func deleteInjection(id: String) async throws -> Bool {
-            lock.withLock { rows.count != { rows.removeAll { $0.id == id }; return rows.count }() }
+            lock.withLock {
+                rows.count
+                    != {
+                        rows.removeAll { $0.id == id }; return rows.count
+                    }()
+            }
         }
         func deleteAllInjections() async throws { lock.withLock { rows.removeAll() } }
         func setting(_ name: String) async throws -> String? { nil }
@@ -41,27 +48,38 @@ struct InjectionCacheTests {
         func eraseAll() async throws { lock.withLock { rows.removeAll() } }
     }
 
-    static func injection(_ id: String, app: String = "A", times: Int? = 1, at offset: TimeInterval = 0) -> InjectedErrorRecord {
-        InjectedErrorRecord(id: id, targetKind: .app, targetID: app, code: 190, subcode: 460, remaining: times, createdAt: TestTime.at(offset))
+    static func injection(_ id: String, app: String = "A", times: Int? = 1, at offset: TimeInterval = 0)
+        -> InjectedErrorRecord
+    {
+        InjectedErrorRecord(
+            id: id, targetKind: .app, targetID: app, code: 190, subcode: 460, remaining: times,
+            createdAt: TestTime.at(offset))
     }
 
-    static func cached(_ base: CountingEmulatorStore, cache: InjectionCache = InjectionCache()) -> CachingEmulatorStore {
+    static func cached(_ base: CountingEmulatorStore, cache: InjectionCache = InjectionCache()) -> CachingEmulatorStore
+    {
         CachingEmulatorStore(base: base, injectionCache: cache, caches: cache, publisher: LocalTokenInvalidation())
     }
 
     @Test func callsWithNothingInjectedReadTheTableOnce() async throws {
         let base = CountingEmulatorStore()
         let store = Self.cached(base)
-        for _ in 0..<50 { #expect(try await store.injections(targets: [(.app, "A"), (.user, "1"), (.token, "t")]).isEmpty) }
+        for _ in 0..<50 {
+            #expect(try await store.injections(targets: [(.app, "A"), (.user, "1"), (.token, "t")]).isEmpty)
+        }
         #expect(base.reads == 1)
     }
 
     /// Every injection write made through this node is seen by the next call, without waiting.
-    @Test(arguments: ["insert", "consume the last count", "consume one of two counts", "delete", "delete all", "erase all"])
+    @Test(arguments: [
+        "insert", "consume the last count", "consume one of two counts", "delete", "delete all", "erase all",
+    ])
     func aWriteOnThisNodeIsSeenAtOnce(_ write: String) async throws {
         let base = CountingEmulatorStore()
         let store = Self.cached(base)
-        if write != "insert" { try await base.insertInjection(Self.injection("i1", times: write == "consume one of two counts" ? 2 : 1)) }
+        if write != "insert" {
+            try await base.insertInjection(Self.injection("i1", times: write == "consume one of two counts" ? 2 : 1))
+        }
         let before = try await store.injections(targets: [(.app, "A")])
         switch write {
         case "insert": try await store.insertInjection(Self.injection("i1"))
@@ -94,8 +112,10 @@ struct InjectionCacheTests {
         let base = CountingEmulatorStore()
         try await base.insertInjection(Self.injection("old", at: 0))
         try await base.insertInjection(Self.injection("other", app: "B", at: 1))
-        try await base.insertInjection(InjectedErrorRecord(
-            id: "user", targetKind: .user, targetID: "A", code: 4, subcode: nil, remaining: nil, createdAt: TestTime.at(2)))
+        try await base.insertInjection(
+            InjectedErrorRecord(
+                id: "user", targetKind: .user, targetID: "A", code: 4, subcode: nil, remaining: nil,
+                createdAt: TestTime.at(2)))
         try await base.insertInjection(Self.injection("new", at: 3))
         let store = Self.cached(base)
         #expect(try await store.injections(targets: [(.app, "A")]).map(\.id) == ["old", "new"])
@@ -148,7 +168,9 @@ struct InjectionCacheTests {
             try await a.emulator.insertInjection(Self.injection("i1", times: 1))
             try await waitUntil { try await b.emulator.injections(targets: [(.app, "A")]).map(\.id) == ["i1"] }
             // Read again until B holds the new table: a read that raced the invalidation returns it but keeps nothing.
-            try await waitUntil { _ = try await b.emulator.injections(); return cacheB.isCached }
+            try await waitUntil {
+                _ = try await b.emulator.injections(); return cacheB.isCached
+            }
             #expect(try await a.emulator.consumeInjection(id: "i1"))
             try await waitUntil { try await b.emulator.injections(targets: [(.app, "A")]).isEmpty }
             #expect(try await !b.emulator.consumeInjection(id: "i1"), "the last count went to A")

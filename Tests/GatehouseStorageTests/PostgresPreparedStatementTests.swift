@@ -15,16 +15,21 @@ struct PostgresPreparedStatementTests {
 
     /// Runs `body` with storage over a running one-connection pool on a fresh database, and a plain database on
     /// the same pool (so on the same connection) to look at what it has prepared.
-    func withOneConnection(_ body: @escaping @Sendable (Storage, PostgresClientDatabase) async throws -> Void) async throws {
+    func withOneConnection(_ body: @escaping @Sendable (Storage, PostgresClientDatabase) async throws -> Void)
+        async throws
+    {
         let url = try await PostgresTestDatabase.create()
-        let client = try PostgresStorage.makeClient(url: url, logger: StorageBackends.logger, options: .init(maximumConnections: 1))
+        let client = try PostgresStorage.makeClient(
+            url: url, logger: StorageBackends.logger, options: .init(maximumConnections: 1))
         let outcome: Result<Void, any Error> = await withTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
             do {
                 let storage = try await PostgresStorage.open(
-                    url: url, logger: StorageBackends.logger, options: .init(maximumConnections: 1, cachesTokens: false), client: client)
-                let db = PostgresClientDatabase(client: client, logger: StorageBackends.logger, leaseTimeout: .seconds(30))
+                    url: url, logger: StorageBackends.logger,
+                    options: .init(maximumConnections: 1, cachesTokens: false), client: client)
+                let db = PostgresClientDatabase(
+                    client: client, logger: StorageBackends.logger, leaseTimeout: .seconds(30))
                 do {
                     try await body(storage, db)
                 } catch {
@@ -43,7 +48,8 @@ struct PostgresPreparedStatementTests {
 
     /// How many times each statement prepared on the pool's connection has run, by name.
     func preparedRuns(_ db: PostgresClientDatabase) async throws -> [String: Int] {
-        let rows = try await db.raw("SELECT name, generic_plans + custom_plans AS runs FROM pg_prepared_statements").all()
+        let rows = try await db.raw("SELECT name, generic_plans + custom_plans AS runs FROM pg_prepared_statements")
+            .all()
         var runs: [String: Int] = [:]
         for row in rows {
             let name = try row.decode(column: "name", as: String.self)
@@ -64,7 +70,8 @@ struct PostgresPreparedStatementTests {
             }
             #expect(try await storage.callerRecords.callerRecords(tokenHash: "no-such-hash") == nil)
             #expect(first.token == (try await storage.tokens.find(tokenHash: c.token.tokenHash)))
-            #expect(first.app == (try await storage.apps.find(id: c.app.id)) && first.scopedID != nil && first.grant != nil)
+            #expect(
+                first.app == (try await storage.apps.find(id: c.app.id)) && first.scopedID != nil && first.grant != nil)
             let runs = try await preparedRuns(db)
             #expect(runs["gh_caller"] == 252)
             #expect(runs["gh_token_insert"] == 1)
@@ -84,10 +91,14 @@ struct PostgresPreparedStatementTests {
                 updatedAt: TestTime.at(1), lastLoginAt: TestTime.at(1))
             for n in 1...3 {
                 try await storage.saveGrant(grant, storing: Fixture.code("c\(n)", app: "1", user: "u1"))
-                #expect(try await storage.consumeCode(
-                    id: "c\(n)", at: TestTime.at(2), storing: Fixture.token("t\(n)", app: "1", user: "u1", codeID: "c\(n)")))
+                #expect(
+                    try await storage.consumeCode(
+                        id: "c\(n)", at: TestTime.at(2),
+                        storing: Fixture.token("t\(n)", app: "1", user: "u1", codeID: "c\(n)")))
             }
-            #expect(try await !storage.consumeCode(id: "c1", at: TestTime.at(3), storing: Fixture.token("t9", app: "1", user: "u1")))
+            #expect(
+                try await !storage.consumeCode(
+                    id: "c1", at: TestTime.at(3), storing: Fixture.token("t9", app: "1", user: "u1")))
             let runs = try await preparedRuns(db)
             #expect(runs["gh_consent"] == 3)
             #expect(runs["gh_code_exchange"] == 4)

@@ -33,17 +33,25 @@ struct PostgresStorageTests {
             #expect(again == MigrationReport(before: versions, after: versions, latest: SQLStorage.latestMigration))
             #expect(again.applied.isEmpty)
             try await withSQL(url) { db in
-                let tables = try await db.raw("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name")
-                    .all(decodingColumn: "table_name", as: String.self)
-                for table in ["app_roles", "app_scoped_ids", "apps", "auth_codes", "browser_sessions", "friendships",
-                              "gatehouse_migrations", "grants", "signing_keys", "tokens", "users"] {
+                let tables = try await db.raw(
+                    "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name"
+                )
+                .all(decodingColumn: "table_name", as: String.self)
+                for table in [
+                    "app_roles", "app_scoped_ids", "apps", "auth_codes", "browser_sessions", "friendships",
+                    "gatehouse_migrations", "grants", "signing_keys", "tokens", "users",
+                ] {
                     #expect(tables.contains(table), "missing table \(table)")
                 }
-                let picture = try await db.raw("SELECT data_type FROM information_schema.columns WHERE table_name = 'users' AND column_name = 'picture'")
-                    .first(decodingColumn: "data_type", as: String.self)
+                let picture = try await db.raw(
+                    "SELECT data_type FROM information_schema.columns WHERE table_name = 'users' AND column_name = 'picture'"
+                )
+                .first(decodingColumn: "data_type", as: String.self)
                 #expect(picture == "bytea")
-                let flag = try await db.raw("SELECT data_type FROM information_schema.columns WHERE table_name = 'apps' AND column_name = 'require_app_secret'")
-                    .first(decodingColumn: "data_type", as: String.self)
+                let flag = try await db.raw(
+                    "SELECT data_type FROM information_schema.columns WHERE table_name = 'apps' AND column_name = 'require_app_secret'"
+                )
+                .first(decodingColumn: "data_type", as: String.self)
                 #expect(flag == "boolean")
             }
         }
@@ -79,7 +87,7 @@ struct PostgresStorageTests {
     }
 
     @Test func unreachableOrInvalidDatabasesAreUnavailableAndHidePasswords() async throws {
-        let port = try FreeTCPPort.find() // nothing listens there
+        let port = try FreeTCPPort.find()  // nothing listens there
         let url = "postgres://gatehouse:s3cret-pass@127.0.0.1:\(port)/nothing?sslmode=disable"
         let error = await #expect(throws: StorageError.self) {
             _ = try await PostgresStorage.open(url: url, logger: StorageBackends.logger)
@@ -90,9 +98,12 @@ struct PostgresStorageTests {
         #expect(!message.contains("s3cret-pass"))
         #expect(throws: StorageError.self) { _ = try DatabaseLocation(parsing: "mysql://root:pw@localhost/db") }
         #expect(try DatabaseLocation(parsing: "postgresql://u@h/db") == .postgres(url: "postgresql://u@h/db"))
-        #expect(try DatabaseLocation(parsing: "/var/lib/gatehouse.sqlite") == .sqlite(path: "/var/lib/gatehouse.sqlite"))
+        #expect(
+            try DatabaseLocation(parsing: "/var/lib/gatehouse.sqlite") == .sqlite(path: "/var/lib/gatehouse.sqlite"))
         #expect(try DatabaseLocation(parsing: "sqlite:data/g.sqlite") == .sqlite(path: "data/g.sqlite"))
-        #expect(DatabaseLocation.postgres(url: url).description == "PostgreSQL postgres://gatehouse:***@127.0.0.1:\(port)/nothing?sslmode=disable")
+        #expect(
+            DatabaseLocation.postgres(url: url).description
+                == "PostgreSQL postgres://gatehouse:***@127.0.0.1:\(port)/nothing?sslmode=disable")
     }
 
     @Test func aRevocationOnOneNodeReachesTheOtherNodesCacheThroughNotify() async throws {
@@ -136,7 +147,8 @@ struct PostgresStorageTests {
             // no NOTIFY is sent, yet the node must not answer from its cache.
             try await withSQL(try PostgresTestDatabase.adminURL()) { db in
                 let name = URL(string: url)!.lastPathComponent
-                try await db.raw("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(bind: name)").run()
+                try await db.raw("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(bind: name)")
+                    .run()
             }
             try await waitUntil { !cache.isEnabled || cache.count == 0 }
             try await withSQL(url) { db in
@@ -144,9 +156,11 @@ struct PostgresStorageTests {
             }
             // Either still reconnecting (no caching) or reconnected (cache cleared): the database's answer wins.
             var revoked: Date?
-            for _ in 0..<3 { revoked = try? await a.tokens.find(tokenHash: "hash-t1")?.revokedAt; if revoked != nil { break } }
+            for _ in 0..<3 {
+                revoked = try? await a.tokens.find(tokenHash: "hash-t1")?.revokedAt; if revoked != nil { break }
+            }
             #expect(revoked == TestTime.at(5))
-            try await waitUntil { cache.isEnabled } // and the listener comes back by itself
+            try await waitUntil { cache.isEnabled }  // and the listener comes back by itself
             try await a.shutdown()
         }
     }
@@ -170,7 +184,9 @@ extension PostgresStorageTests {
                 _ = try? await a.tokens.find(tokenHash: "hash-t1")
                 try await Task.sleep(for: .milliseconds(round * 83))
                 try await withSQL(try PostgresTestDatabase.adminURL()) { db in
-                    try await db.raw("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(bind: name)").run()
+                    try await db.raw(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(bind: name)"
+                    ).run()
                 }
                 var noticed = false
                 try await waitUntil(seconds: 10) {

@@ -12,11 +12,14 @@ struct SQLiteConnectionCloserTests {
     /// How many of this process's file descriptors point at `path`.
     static func openDescriptors(to path: String) -> Int {
         let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        return fds.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == path }.count
+        return fds.filter {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == path
+        }.count
     }
 
     static func temporaryDatabase() throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-closer-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "gatehouse-closer-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory.appendingPathComponent("gatehouse.sqlite").path
     }
@@ -29,7 +32,7 @@ struct SQLiteConnectionCloserTests {
         #expect(Self.openDescriptors(to: path) >= 2, "the writer and at least one reader hold the file")
         try await storage.shutdown()
         #expect(Self.openDescriptors(to: path) == 0)
-        try await storage.shutdown() // a second shutdown does nothing
+        try await storage.shutdown()  // a second shutdown does nothing
     }
 
     @Test func aStorageDroppedWithoutShutdownClosesItsFiles() async throws {

@@ -21,7 +21,9 @@ import GatehouseTestSupport
         var version: (any SQLDatabaseReportedVersion)? { base.version }
         var dialect: any SQLDialect { base.dialect }
         var queryLogLevel: Logger.Level? { base.queryLogLevel }
-        func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
+        func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void)
+            -> EventLoopFuture<Void>
+        {
             count.withLockedValue { $0 += 1 }
             return base.execute(sql: query, onRow)
         }
@@ -43,14 +45,18 @@ import GatehouseTestSupport
         var readStatements: Int { readers.map(\.statements).reduce(0, +) }
 
         static func make() async throws -> Rig {
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-routing-\(UUID().uuidString).sqlite").path
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "gatehouse-routing-\(UUID().uuidString).sqlite"
+            ).path
             let logger = Logger(label: "routing-test")
             let writerConnection = try await SQLiteDatabaseFactory.open(path: path, logger: logger)
-            try await writerConnection.sql().raw("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)").run()
+            try await writerConnection.sql().raw("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+                .run()
             let readerConnections = try await SQLiteDatabaseFactory.openReaders(path: path, logger: logger)
             return Rig(
                 path: path, writerConnection: writerConnection, readerConnections: readerConnections,
-                writer: Counting(base: writerConnection.sql()), readers: readerConnections.map { Counting(base: $0.sql()) })
+                writer: Counting(base: writerConnection.sql()),
+                readers: readerConnections.map { Counting(base: $0.sql()) })
         }
 
         func close() async {
@@ -66,7 +72,8 @@ import GatehouseTestSupport
         try await db.insert(into: "notes").columns("id", "body").values(1, "one").run()
         #expect(rig.writer.statements == 1 && rig.readStatements == 0)
 
-        let read = try await db.select().column("body").from("notes").where("id", .equal, 1).first(decodingColumn: "body", as: String.self)
+        let read = try await db.select().column("body").from("notes").where("id", .equal, 1).first(
+            decodingColumn: "body", as: String.self)
         #expect(read == "one")
         let raw = try await db.raw("SELECT count(*) AS n FROM notes").first(decodingColumn: "n", as: Int.self)
         #expect(raw == 1)
@@ -74,7 +81,8 @@ import GatehouseTestSupport
         #expect(rig.readers.map(\.statements) == [1, 1])
 
         // Raw statements that write, or read back what they wrote, and pragmas are the writer's.
-        let returned = try await db.raw("UPDATE notes SET body = 'uno' WHERE id = 1 RETURNING body").first(decodingColumn: "body", as: String.self)
+        let returned = try await db.raw("UPDATE notes SET body = 'uno' WHERE id = 1 RETURNING body").first(
+            decodingColumn: "body", as: String.self)
         #expect(returned == "uno")
         _ = try await db.raw("PRAGMA data_version").all()
         try await db.update("notes").set("body", to: "one").where("id", .equal, 1).run()
@@ -88,7 +96,8 @@ import GatehouseTestSupport
         let erased: any SQLDatabase = db
         let inSession = try await erased.withSession { session in
             #expect(!(session is SQLiteReadRouting))
-            return try await session.select().column("body").from("notes").first(decodingColumn: "body", as: String.self)
+            return try await session.select().column("body").from("notes").first(
+                decodingColumn: "body", as: String.self)
         }
         #expect(inSession == "one")
         #expect(rig.readStatements == 2)
@@ -97,7 +106,9 @@ import GatehouseTestSupport
 
     @Test func rawSQLIsAReadOnlyWhenItSelectsWithoutReturning() async throws {
         let rig = try await Rig.make()
-        func isRead(_ sql: String) -> Bool { SQLiteReadRouting.isRead(SQLQueryString(sql), serializingWith: rig.writer) }
+        func isRead(_ sql: String) -> Bool {
+            SQLiteReadRouting.isRead(SQLQueryString(sql), serializingWith: rig.writer)
+        }
         #expect(isRead("SELECT 1"))
         #expect(isRead("\n  select id FROM notes"))
         #expect(!isRead("INSERT INTO notes (id, body) VALUES (1, 'x') RETURNING id"))
@@ -148,21 +159,27 @@ import GatehouseTestSupport
             }
         }
         for await _ in holding { break }
-        let bodies = try await db.select().column("body").from("notes").orderBy("id").all(decodingColumn: "body", as: String.self)
+        let bodies = try await db.select().column("body").from("notes").orderBy("id").all(
+            decodingColumn: "body", as: String.self)
         #expect(bodies == ["committed"])
         release.yield()
         try await writing.value
-        let after = try await db.select().column("body").from("notes").orderBy("id").all(decodingColumn: "body", as: String.self)
+        let after = try await db.select().column("body").from("notes").orderBy("id").all(
+            decodingColumn: "body", as: String.self)
         #expect(after == ["committed", "uncommitted"])
         await rig.close()
     }
 
     @Test func theStorageOpensReadersBesideTheWriter() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-routing-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "gatehouse-routing-\(UUID().uuidString).sqlite"
+        ).path
         // Removed even when an expectation throws (after the shutdown below, when none does).
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let storage = try await SQLStorage.openSQLite(path: path, logger: Logger(label: "routing-test"))
-        let app = AppRecord(id: "1234567890123456", secret: "s", clientToken: "c", name: "Routed", redirectURIs: [], createdAt: Date(timeIntervalSince1970: 1_800_000_000))
+        let app = AppRecord(
+            id: "1234567890123456", secret: "s", clientToken: "c", name: "Routed", redirectURIs: [],
+            createdAt: Date(timeIntervalSince1970: 1_800_000_000))
         try await storage.apps.create(app)
         #expect(try await storage.apps.find(id: app.id)?.name == "Routed")
         #expect(SQLiteDatabaseFactory.readerCount >= 2)

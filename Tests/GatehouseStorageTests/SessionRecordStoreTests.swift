@@ -26,8 +26,10 @@ struct SessionRecordStoreTests {
             #expect(bare.grant == nil && bare.role == nil && bare.scopedID == nil)
 
             // A grant and a role on this app; another app's grant and role must not leak in.
-            try await storage.grants.save(Fixture.grant(app: app.id, user: person.id, granted: ["public_profile", "email"]))
-            try await storage.grants.save(Fixture.grant(app: other.id, user: person.id, granted: ["public_profile", "user_friends"]))
+            try await storage.grants.save(
+                Fixture.grant(app: app.id, user: person.id, granted: ["public_profile", "email"]))
+            try await storage.grants.save(
+                Fixture.grant(app: other.id, user: person.id, granted: ["public_profile", "user_friends"]))
             try await storage.apps.setRole(appID: app.id, userID: person.id, role: .tester)
             try await storage.apps.setRole(appID: other.id, userID: person.id, role: .admin)
             let scopedID = try await storage.users.scopedID(appID: app.id, userID: person.id)
@@ -42,7 +44,8 @@ struct SessionRecordStoreTests {
             #expect(onOther.scopedID == otherScopedID && otherScopedID != scopedID)
 
             // An app nobody has a grant or role on, and a hash no session has.
-            let none = try #require(try await joined.sessionRecords(secretHash: session.secretHash, appID: "100000000000003"))
+            let none = try #require(
+                try await joined.sessionRecords(secretHash: session.secretHash, appID: "100000000000003"))
             #expect(none.user?.id == person.id && none.grant == nil && none.role == nil && none.scopedID == nil)
             #expect(try await joined.sessionRecords(secretHash: "no-such-hash", appID: app.id) == nil)
         }

@@ -14,7 +14,11 @@ struct SigningKeyCacheTests {
         var keys: [SigningKeyRecord] = []
         var reads = 0
         func insert(_ key: SigningKeyRecord) async throws { lock.withLock { keys.append(key) } }
-        func all() async throws -> [SigningKeyRecord] { lock.withLock { reads += 1; return keys } }
+        func all() async throws -> [SigningKeyRecord] {
+            lock.withLock {
+                reads += 1; return keys
+            }
+        }
         func retire(kid: String, at: Date, publishUntil: Date) async throws {
             lock.withLock {
                 for i in keys.indices where keys[i].kid == kid && keys[i].retiredAt == nil {
@@ -26,12 +30,14 @@ struct SigningKeyCacheTests {
         var readCount: Int { lock.withLock { reads } }
     }
 
-    let claims = IDTokenClaims(iss: "http://gatehouse.test", aud: "A", sub: "1", iat: 1_800_000_000, exp: 4_000_000_000, jti: "j", nonce: nil)
+    let claims = IDTokenClaims(
+        iss: "http://gatehouse.test", aud: "A", sub: "1", iat: 1_800_000_000, exp: 4_000_000_000, jti: "j", nonce: nil)
 
     static func kid(of jwt: String) -> String? {
         let header = jwt.split(separator: ".").first.map(String.init) ?? ""
         guard let data = Base64URL.decode(header),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
         return object["kid"] as? String
     }
 
@@ -54,7 +60,8 @@ struct SigningKeyCacheTests {
 
     @Test func theGracePeriodIsJudgedOnTheClockNotCached() async throws {
         let clock = AdjustableClock(fixed: TestTime.base)
-        let store = CachingSigningKeyStore(base: CountingKeyStore(), cache: SigningKeyCache(), publisher: LocalTokenInvalidation())
+        let store = CachingSigningKeyStore(
+            base: CountingKeyStore(), cache: SigningKeyCache(), publisher: LocalTokenInvalidation())
         let ring = KeyRing(store: store, clock: clock)
         _ = try await ring.activeKey()
         try await ring.rotate(grace: 60)
@@ -99,12 +106,18 @@ struct SigningKeyCacheTests {
         let cache = SigningKeyCache(timeToLive: .seconds(60), clock: clock)
         let key = try KeyRing.makeKey(now: TestTime.base)
         var reads = 0
-        _ = try await cache.keys { reads += 1; return [key] }
+        _ = try await cache.keys {
+            reads += 1; return [key]
+        }
         clock.advance(by: 59)
-        _ = try await cache.keys { reads += 1; return [key] }
+        _ = try await cache.keys {
+            reads += 1; return [key]
+        }
         #expect(reads == 1)
         clock.advance(by: 1)
-        _ = try await cache.keys { reads += 1; return [key] }
+        _ = try await cache.keys {
+            reads += 1; return [key]
+        }
         #expect(reads == 2)
     }
 
@@ -128,7 +141,9 @@ struct SigningKeyCacheTests {
             let first = try await ringA.activeKey()
             #expect(try await ringB.activeKey().kid == first.kid)
             // On SQLite B's watcher drops its copy once more after A's first key; wait until B holds the keys.
-            try await waitUntil { _ = try await ringB.activeKey(); return cacheB.isCached }
+            try await waitUntil {
+                _ = try await ringB.activeKey(); return cacheB.isCached
+            }
 
             let rotated = try await ringA.rotate(grace: 60)
             try await waitUntil { !cacheB.isCached }
@@ -177,7 +192,9 @@ struct SigningKeyCacheTests {
             try await a.apps.create(Fixture.app("A"))
             try await a.users.create(Fixture.user("1"))
             try await a.tokens.insert(Fixture.token("t1", app: "A", user: "1"))
-            try await waitUntil { try await b.tokens.find(tokenHash: "hash-t1")?.revokedAt == nil && tokensB.count == 1 }
+            try await waitUntil {
+                try await b.tokens.find(tokenHash: "hash-t1")?.revokedAt == nil && tokensB.count == 1
+            }
             try await a.tokens.revoke(id: "t1", at: TestTime.at(7))
             try await waitUntil { try await b.tokens.find(tokenHash: "hash-t1")?.revokedAt == TestTime.at(7) }
             try await a.shutdown()

@@ -30,7 +30,7 @@ struct StorageGrantContractTests {
             #expect(try await storage.friendships.areFriends("1", "3") == false)
             #expect(try await storage.friendships.friends(of: "1") == ["2", "4"])
             #expect(try await storage.friendships.friends(of: "3").isEmpty)
-            try await storage.friendships.unfriend("3", "1") // already gone: no error
+            try await storage.friendships.unfriend("3", "1")  // already gone: no error
 
             try await storage.friendships.befriend("1", "1", at: TestTime.base)
             #expect(try await storage.friendships.areFriends("1", "1") == false)
@@ -117,10 +117,11 @@ struct StorageGrantContractTests {
             #expect(try await storage.sessions.find(secretHash: "secret-s3")?.userID == "2")
 
             await #expect(throws: StorageError.conflict("secret_hash")) {
-                try await storage.sessions.insert(BrowserSessionRecord(
-                    id: "s9", secretHash: "secret-s3", userID: "1", createdAt: TestTime.base,
-                    expiresAt: TestTime.base, authenticatedAt: TestTime.base
-                ))
+                try await storage.sessions.insert(
+                    BrowserSessionRecord(
+                        id: "s9", secretHash: "secret-s3", userID: "1", createdAt: TestTime.base,
+                        expiresAt: TestTime.base, authenticatedAt: TestTime.base
+                    ))
             }
         }
     }

@@ -10,8 +10,10 @@ import GatehouseTestSupport
         try await withEachBackend { storage in
             try await storage.apps.create(Fixture.app())
             try await storage.users.create(Fixture.user("1"))
-            let code = DeviceCodeRecord(id: "d1", codeHash: "h1", userCode: "ABCDEFGH", appID: "100000000000001", scopes: ["public_profile", "email"],
-                                        createdAt: TestTime.base, expiresAt: TestTime.at(420), interval: 5)
+            let code = DeviceCodeRecord(
+                id: "d1", codeHash: "h1", userCode: "ABCDEFGH", appID: "100000000000001",
+                scopes: ["public_profile", "email"],
+                createdAt: TestTime.base, expiresAt: TestTime.at(420), interval: 5)
             try await storage.deviceCodes.insert(code)
             #expect(try await storage.deviceCodes.find(codeHash: "h1") == code)
             #expect(try await storage.deviceCodes.find(userCode: "ABCDEFGH") == code)
@@ -26,8 +28,10 @@ import GatehouseTestSupport
             approved.status = .approved
             approved.userID = "1"
             approved.decidedAt = TestTime.at(6)
-            #expect(try await storage.deviceCodes.update(approved, expecting: .pending, expectedPolledAt: TestTime.at(5)))
-            #expect(try await !storage.deviceCodes.update(approved, expecting: .pending, expectedPolledAt: TestTime.at(5)))
+            #expect(
+                try await storage.deviceCodes.update(approved, expecting: .pending, expectedPolledAt: TestTime.at(5)))
+            #expect(
+                try await !storage.deviceCodes.update(approved, expecting: .pending, expectedPolledAt: TestTime.at(5)))
             #expect(try await storage.deviceCodes.find(codeHash: "h1") == approved)
         }
     }
@@ -35,7 +39,8 @@ import GatehouseTestSupport
     @Test func tokenCacheSlotsUpsertAndDelete() async throws {
         try await withEachBackend { storage in
             try await storage.apps.create(Fixture.app())
-            let slot = TokenCacheSlotRecord(appID: "100000000000001", slot: "s", sealed: "one", updatedAt: TestTime.base)
+            let slot = TokenCacheSlotRecord(
+                appID: "100000000000001", slot: "s", sealed: "one", updatedAt: TestTime.base)
             try await storage.tokenCache.put(slot)
             var newer = slot
             newer.sealed = "two"
@@ -51,7 +56,11 @@ import GatehouseTestSupport
     @Test func serverKeysAreCreatedOnceEvenWhenRacing() async throws {
         try await withEachBackend { storage in
             let keys = try await withThrowingTaskGroup(of: [UInt8].self) { group in
-                for i in 0..<4 { group.addTask { try await storage.serverKeys.key(named: "k") { [UInt8](repeating: UInt8(i), count: 32) } } }
+                for i in 0..<4 {
+                    group.addTask {
+                        try await storage.serverKeys.key(named: "k") { [UInt8](repeating: UInt8(i), count: 32) }
+                    }
+                }
                 return try await group.reduce(into: [[UInt8]]()) { $0.append($1) }
             }
             #expect(Set(keys.map { $0 }).count == 1)
@@ -62,8 +71,10 @@ import GatehouseTestSupport
     @Test func callbacksAreDueClaimedOnceAndListed() async throws {
         try await withEachBackend { storage in
             try await storage.apps.create(Fixture.app())
-            let a = AppCallbackRecord(id: "c1", appID: "100000000000001", kind: .dataDeletion, userID: "u1", url: "http://x/cb", body: "signed_request=x",
-                                      nextAttemptAt: TestTime.base, createdAt: TestTime.base)
+            let a = AppCallbackRecord(
+                id: "c1", appID: "100000000000001", kind: .dataDeletion, userID: "u1", url: "http://x/cb",
+                body: "signed_request=x",
+                nextAttemptAt: TestTime.base, createdAt: TestTime.base)
             var b = a
             b.id = "c2"
             b.kind = .deauthorize
@@ -71,8 +82,12 @@ import GatehouseTestSupport
             try await storage.appCallbacks.insert(a)
             try await storage.appCallbacks.insert(b)
             #expect(try await storage.appCallbacks.due(now: TestTime.at(10), limit: 10).map(\.id) == ["c1"])
-            #expect(try await storage.appCallbacks.claim(id: "c1", expectedNextAttemptAt: TestTime.base, leaseUntil: TestTime.at(120)))
-            #expect(try await !storage.appCallbacks.claim(id: "c1", expectedNextAttemptAt: TestTime.base, leaseUntil: TestTime.at(120)))
+            #expect(
+                try await storage.appCallbacks.claim(
+                    id: "c1", expectedNextAttemptAt: TestTime.base, leaseUntil: TestTime.at(120)))
+            #expect(
+                try await !storage.appCallbacks.claim(
+                    id: "c1", expectedNextAttemptAt: TestTime.base, leaseUntil: TestTime.at(120)))
             #expect(try await storage.appCallbacks.due(now: TestTime.at(61), limit: 10).map(\.id) == ["c2"])
             var delivered = a
             delivered.attempts = 1

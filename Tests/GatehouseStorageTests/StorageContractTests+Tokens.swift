@@ -159,7 +159,8 @@ struct StorageTokenContractTests {
                 Fixture.token("a1-old", app: "A", user: "1", issuedAt: TestTime.at(10), expiresAt: TestTime.at(5000)),
                 Fixture.token("a1-new", app: "A", user: "1", issuedAt: TestTime.at(20), expiresAt: TestTime.at(5000)),
                 Fixture.token("a1-tie", app: "A", user: "1", issuedAt: TestTime.at(20), expiresAt: TestTime.at(5000)),
-                Fixture.token("a1-expired", app: "A", user: "1", issuedAt: TestTime.at(30), expiresAt: TestTime.at(999)),
+                Fixture.token(
+                    "a1-expired", app: "A", user: "1", issuedAt: TestTime.at(30), expiresAt: TestTime.at(999)),
                 Fixture.token("a1-edge", app: "A", user: "1", issuedAt: TestTime.at(30), expiresAt: now),
                 Fixture.token("a1-revoked", app: "A", user: "1", issuedAt: TestTime.at(40), revokedAt: TestTime.at(50)),
                 Fixture.token("b1", app: "B", user: "1", issuedAt: TestTime.at(15), expiresAt: TestTime.at(5000)),
@@ -168,13 +169,24 @@ struct StorageTokenContractTests {
             ]
             for token in tokens { try await storage.tokens.insert(token) }
 
-            #expect(try await storage.tokens.live(appID: "A", userID: "1", now: now).map(\.id) == ["a1-tie", "a1-new", "a1-old"])
-            #expect(try await storage.tokens.live(appID: nil, userID: "1", now: now).map(\.id) == ["a1-tie", "a1-new", "b1", "a1-old"])
-            #expect(try await storage.tokens.live(appID: "A", userID: nil, now: now).map(\.id) == ["a2", "a1-tie", "a1-new", "a1-old", "app-A"])
+            #expect(
+                try await storage.tokens.live(appID: "A", userID: "1", now: now).map(\.id) == [
+                    "a1-tie", "a1-new", "a1-old",
+                ])
+            #expect(
+                try await storage.tokens.live(appID: nil, userID: "1", now: now).map(\.id) == [
+                    "a1-tie", "a1-new", "b1", "a1-old",
+                ])
+            #expect(
+                try await storage.tokens.live(appID: "A", userID: nil, now: now).map(\.id) == [
+                    "a2", "a1-tie", "a1-new", "a1-old", "app-A",
+                ])
             #expect(try await storage.tokens.live(appID: nil, userID: nil, now: now).count == 6)
             #expect(try await storage.tokens.live(appID: "B", userID: "2", now: now).isEmpty)
             // Just before the edge token expires it is live.
-            #expect(try await storage.tokens.live(appID: "A", userID: "1", now: TestTime.at(999)).map(\.id).contains("a1-edge"))
+            #expect(
+                try await storage.tokens.live(appID: "A", userID: "1", now: TestTime.at(999)).map(\.id).contains(
+                    "a1-edge"))
             // Full records come back, not just ids.
             #expect(try await storage.tokens.live(appID: "B", userID: "1", now: now) == [tokens[6]])
         }

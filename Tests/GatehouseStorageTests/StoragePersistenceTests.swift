@@ -57,7 +57,7 @@ struct StoragePersistenceTests {
             try await first.users.create(Fixture.user("1"))
             try await first.shutdown()
             let second = try await open()
-            let third = try await open() // while the second is still open
+            let third = try await open()  // while the second is still open
             #expect(try await third.users.list().map(\.id) == ["1"])
             try await third.users.create(Fixture.user("2"))
             #expect(try await second.users.list().map(\.id) == ["1", "2"])
@@ -107,7 +107,7 @@ struct StoragePersistenceTests {
             try await db.raw(SQLQueryString("PRAGMA \(unsafeRaw: name)")).first(decodingColumn: name, as: V.self)
         }
         #expect(try await pragma("journal_mode", as: String.self) == "wal")
-        #expect(try await pragma("synchronous", as: Int.self) == 2) // FULL
+        #expect(try await pragma("synchronous", as: Int.self) == 2)  // FULL
         #expect(try await pragma("foreign_keys", as: Int.self) == 1)
         #expect(try await db.raw("PRAGMA busy_timeout").first(decodingColumn: "timeout", as: Int.self) == 5000)
 
@@ -121,9 +121,12 @@ struct StoragePersistenceTests {
         #expect(SQLStorage.latestMigration == known.last)
         let tables = try await db.raw("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
             .all(decodingColumn: "name", as: String.self)
-        for table in ["app_roles", "app_scoped_ids", "apps", "auth_codes", "browser_sessions", "emulator_settings", "friendships", "injected_errors",
-                      "gatehouse_migrations", "grants", "signing_keys", "tokens", "users",
-                      "device_codes", "token_cache_slots", "server_keys", "app_callbacks", "posts", "app_requests"] {
+        for table in [
+            "app_roles", "app_scoped_ids", "apps", "auth_codes", "browser_sessions", "emulator_settings", "friendships",
+            "injected_errors",
+            "gatehouse_migrations", "grants", "signing_keys", "tokens", "users",
+            "device_codes", "token_cache_slots", "server_keys", "app_callbacks", "posts", "app_requests",
+        ] {
             #expect(tables.contains(table), "missing table \(table)")
         }
         try await connection.close()
@@ -136,7 +139,8 @@ struct StoragePersistenceTests {
         let blocker = folder.appendingPathComponent("not-a-folder")
         try Data("x".utf8).write(to: blocker)
         let error = await #expect(throws: StorageError.self) {
-            _ = try await SQLStorage.openSQLite(path: blocker.appendingPathComponent("db.sqlite").path, logger: StorageBackends.logger)
+            _ = try await SQLStorage.openSQLite(
+                path: blocker.appendingPathComponent("db.sqlite").path, logger: StorageBackends.logger)
         }
         guard case .unavailable(let message)? = error else {
             Issue.record("expected .unavailable, got \(String(describing: error))")

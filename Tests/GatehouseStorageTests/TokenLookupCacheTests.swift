@@ -12,7 +12,8 @@ struct TokenLookupCacheTests {
 
     @Test func payloadsRoundTripAndUnknownOnesMeanEverything() {
         let events: [TokenInvalidation] = [
-            .token(id: "x"), .appUser(appID: "1", userID: "2"), .user(id: "3"), .code(id: "4"), .app(id: "5"), .signingKeys, .all,
+            .token(id: "x"), .appUser(appID: "1", userID: "2"), .user(id: "3"), .code(id: "4"), .app(id: "5"),
+            .signingKeys, .all,
         ]
         for event in events { #expect(TokenInvalidation(payload: event.payload) == event) }
         #expect(TokenInvalidation.appUser(appID: "1", userID: "2").payload == "app_user:1:2")
@@ -23,9 +24,19 @@ struct TokenLookupCacheTests {
     @Test func foundTokensAreCachedAndMissesAreNot() async throws {
         let cache = TokenLookupCache()
         var loads = 0
-        for _ in 0..<3 { #expect(try await cache.lookup("hash-t1") { loads += 1; return t1 } == t1) }
+        for _ in 0..<3 {
+            #expect(
+                try await cache.lookup("hash-t1") {
+                    loads += 1; return t1
+                } == t1)
+        }
         #expect(loads == 1)
-        for _ in 0..<2 { #expect(try await cache.lookup("nope") { loads += 1; return nil } == nil) }
+        for _ in 0..<2 {
+            #expect(
+                try await cache.lookup("nope") {
+                    loads += 1; return nil
+                } == nil)
+        }
         #expect(loads == 3)
     }
 
@@ -57,7 +68,11 @@ struct TokenLookupCacheTests {
     @Test func aDisabledCacheStoresNothingAndReenablingStartsEmpty() async throws {
         let cache = TokenLookupCache(enabled: false)
         var loads = 0
-        for _ in 0..<2 { _ = try await cache.lookup("hash-t1") { loads += 1; return t1 } }
+        for _ in 0..<2 {
+            _ = try await cache.lookup("hash-t1") {
+                loads += 1; return t1
+            }
+        }
         #expect(loads == 2)
         #expect(cache.count == 0)
         cache.setEnabled(true)
@@ -72,16 +87,24 @@ struct TokenLookupCacheTests {
         let clock = AdjustableClock(fixed: TestTime.base)
         let short = TokenLookupCache(timeToLive: .seconds(300), clock: clock)
         var loads = 0
-        _ = try await short.lookup("hash-t1") { loads += 1; return t1 }
+        _ = try await short.lookup("hash-t1") {
+            loads += 1; return t1
+        }
         clock.advance(by: 299)
-        _ = try await short.lookup("hash-t1") { loads += 1; return t1 }
+        _ = try await short.lookup("hash-t1") {
+            loads += 1; return t1
+        }
         #expect(loads == 1)
         clock.advance(by: 1)
-        _ = try await short.lookup("hash-t1") { loads += 1; return t1 }
+        _ = try await short.lookup("hash-t1") {
+            loads += 1; return t1
+        }
         #expect(loads == 2)
         // A clock moved back before the entry was stored does not make it younger: it is read again.
         clock.advance(by: -10)
-        _ = try await short.lookup("hash-t1") { loads += 1; return t1 }
+        _ = try await short.lookup("hash-t1") {
+            loads += 1; return t1
+        }
         #expect(loads == 3)
 
         let small = TokenLookupCache(capacity: 2)
@@ -98,9 +121,15 @@ struct TokenLookupCacheTests {
         }
         #expect(small.count == 3)
         var loads = 0
-        for i in 2..<5 { _ = try await small.lookup("hash-\(i)") { loads += 1; return Fixture.token("\(i)", app: "A", user: "1") } }
+        for i in 2..<5 {
+            _ = try await small.lookup("hash-\(i)") {
+                loads += 1; return Fixture.token("\(i)", app: "A", user: "1")
+            }
+        }
         #expect(loads == 0, "the three newest entries survive")
-        _ = try await small.lookup("hash-0") { loads += 1; return Fixture.token("0", app: "A", user: "1") }
+        _ = try await small.lookup("hash-0") {
+            loads += 1; return Fixture.token("0", app: "A", user: "1")
+        }
         #expect(loads == 1, "the oldest was evicted")
     }
 
@@ -125,7 +154,8 @@ struct TokenLookupCacheTests {
                 order.append(record.tokenHash)
             } else {
                 let events: [TokenInvalidation] = [
-                    .token(id: "t\(n)"), .user(id: "u\(n % 5)"), .appUser(appID: ["A", "B"][n % 2], userID: "u\(n % 5)"),
+                    .token(id: "t\(n)"), .user(id: "u\(n % 5)"),
+                    .appUser(appID: ["A", "B"][n % 2], userID: "u\(n % 5)"),
                     .code(id: "c\(n % 4)"), .signingKeys, .app(id: "A"), step % 500 == 0 ? .all : .token(id: "none"),
                 ]
                 let event = events[Int.random(in: 0..<events.count, using: &generator)]
@@ -162,9 +192,11 @@ struct TokenLookupCacheTests {
             try await tokens.revokeAll(appID: "A", userID: "1", at: TestTime.at(2))
             try await tokens.revokeAll(userID: "1", at: TestTime.at(3))
             try await tokens.revokeAll(codeID: "c1", at: TestTime.at(4))
-            #expect(recorder.lock.withLock { recorder.events } == [
-                .token(id: "t1"), .token(id: "t1"), .appUser(appID: "A", userID: "1"), .user(id: "1"), .code(id: "c1"),
-            ])
+            #expect(
+                recorder.lock.withLock { recorder.events } == [
+                    .token(id: "t1"), .token(id: "t1"), .appUser(appID: "A", userID: "1"), .user(id: "1"),
+                    .code(id: "c1"),
+                ])
         }
     }
 }

@@ -43,7 +43,9 @@ import GatehouseTestSupport
         try await withEachBackend { storage in
             let store = try #require(storage.twoFactor)
             try await storage.users.create(Fixture.user("1"))
-            try await store.save(TwoFactorRecord(userID: "1", secret: "MZXW6YTBOI", createdAt: TestTime.at(0), confirmedAt: TestTime.at(0)))
+            try await store.save(
+                TwoFactorRecord(
+                    userID: "1", secret: "MZXW6YTBOI", createdAt: TestTime.at(0), confirmedAt: TestTime.at(0)))
             #expect(try await store.useStep(userID: "1", step: 1) == true)
             try await store.replaceRecoveryCodes(userID: "1", hashes: ["h1"])
             try await store.delete(userID: "1")
@@ -57,15 +59,19 @@ import GatehouseTestSupport
             let activity = try #require(storage.sessionActivity)
             try await storage.users.create(Fixture.user("1"))
             for (id, at) in [("s1", 0.0), ("s2", 100.0)] {
-                try await storage.sessions.insert(BrowserSessionRecord(
-                    id: id, secretHash: "secret-\(id)", userID: "1", createdAt: TestTime.at(at), expiresAt: TestTime.at(3600), authenticatedAt: TestTime.at(at)))
+                try await storage.sessions.insert(
+                    BrowserSessionRecord(
+                        id: id, secretHash: "secret-\(id)", userID: "1", createdAt: TestTime.at(at),
+                        expiresAt: TestTime.at(3600), authenticatedAt: TestTime.at(at)))
             }
             try await activity.touch(sessionID: "s1", userAgent: "Firefox/1", ip: "192.0.2.1", at: TestTime.at(200))
             try await activity.touch(sessionID: "s1", userAgent: "Firefox/2", ip: "192.0.2.2", at: TestTime.at(300))
             try await activity.touch(sessionID: "missing", userAgent: nil, ip: nil, at: TestTime.at(300))
             let listed = try await activity.list(userID: "1")
             #expect(listed.map(\.session.id) == ["s1", "s2"])
-            #expect(listed[0].userAgent == "Firefox/2" && listed[0].ip == "192.0.2.2" && listed[0].lastUsedAt == TestTime.at(300))
+            #expect(
+                listed[0].userAgent == "Firefox/2" && listed[0].ip == "192.0.2.2"
+                    && listed[0].lastUsedAt == TestTime.at(300))
             #expect(listed[1].userAgent == nil && listed[1].lastUsedAt == nil)
             try await storage.sessions.delete(id: "s1")
             #expect(try await activity.list(userID: "1").map(\.session.id) == ["s2"])

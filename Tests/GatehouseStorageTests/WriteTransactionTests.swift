@@ -65,7 +65,9 @@ import GatehouseTestSupport
             }
             for await _ in opened { break }
             // Written while the transaction is open, from outside it.
-            let outside = Task { try await storage.tokens.insert(Fixture.token("outside", app: "100000000000001", user: "1")) }
+            let outside = Task {
+                try await storage.tokens.insert(Fixture.token("outside", app: "100000000000001", user: "1"))
+            }
             go.yield()
             await #expect(throws: Planned.self) { try await transaction.value }
             try await outside.value
@@ -84,7 +86,9 @@ import GatehouseTestSupport
     }
 
     @Test func aGrantChangeIsAnnouncedToOtherNodesOnlyOnceCommitted() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-tx-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "gatehouse-tx-\(UUID().uuidString).sqlite"
+        ).path
         // Removed even when an expectation throws (after the shutdown below, when none does).
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let storage = try await SQLStorage.openSQLite(path: path, logger: StorageBackends.logger)
@@ -100,7 +104,8 @@ import GatehouseTestSupport
         let (proceed, go) = AsyncStream.makeStream(of: Void.self)
         let committing = Task {
             try await announcing.write { tx in
-                try await tx.grants.save(Fixture.grant(app: "100000000000001", user: "1", granted: ["public_profile", "email"]))
+                try await tx.grants.save(
+                    Fixture.grant(app: "100000000000001", user: "1", granted: ["public_profile", "email"]))
                 didSave.yield()
                 for await _ in proceed { break }
             }
@@ -109,8 +114,13 @@ import GatehouseTestSupport
         #expect(announcements.published.isEmpty)
         go.yield()
         try await committing.value
-        #expect(announcements.published == ["published \(TokenInvalidation.appUser(appID: "100000000000001", userID: "1"))"])
-        #expect(try await storage.grants.find(appID: "100000000000001", userID: "1")?.granted == ["public_profile", "email"])
+        #expect(
+            announcements.published == ["published \(TokenInvalidation.appUser(appID: "100000000000001", userID: "1"))"]
+        )
+        #expect(
+            try await storage.grants.find(appID: "100000000000001", userID: "1")?.granted == [
+                "public_profile", "email",
+            ])
 
         // A rolled-back change is announced to nobody.
         await #expect(throws: Planned.self) {
@@ -136,7 +146,8 @@ import GatehouseTestSupport
                 for i in 0..<24 {
                     group.addTask {
                         try await storage.transaction { tx in
-                            try await tx.grants.save(Fixture.grant(app: "100000000000001", user: "1", granted: ["public_profile", "p\(i)"]))
+                            try await tx.grants.save(
+                                Fixture.grant(app: "100000000000001", user: "1", granted: ["public_profile", "p\(i)"]))
                         }
                     }
                 }
@@ -165,15 +176,16 @@ import GatehouseTestSupport
         for await _ in entered { break }
         var others: [Task<Void, any Error>] = []
         for name in ["second", "third", "fourth"] {
-            others.append(Task {
-                try await gate.exclusively {
-                    #expect(inside.withLockedValue { $0 } == 0)
-                    inside.withLockedValue { $0 += 1 }
-                    await Task.yield()
-                    log.withLockedValue { $0.append(name) }
-                    inside.withLockedValue { $0 -= 1 }
-                }
-            })
+            others.append(
+                Task {
+                    try await gate.exclusively {
+                        #expect(inside.withLockedValue { $0 } == 0)
+                        inside.withLockedValue { $0 += 1 }
+                        await Task.yield()
+                        log.withLockedValue { $0.append(name) }
+                        inside.withLockedValue { $0 -= 1 }
+                    }
+                })
             // Each waiter is queued before the next one asks.
             while await gate.waiters < others.count { await Task.yield() }
         }

@@ -16,13 +16,16 @@ package struct CallerScenario {
         let app = Fixture.app("9000\(n)", createdAt: now)
         let user = Fixture.user("u\(n)", createdAt: now)
         let text = "EAAGcallerscenario\(n)x\(UUID().uuidString.replacingOccurrences(of: "-", with: ""))"
-        var token = Fixture.token("t\(n)", app: app.id, user: user.id, issuedAt: now, expiresAt: now.addingTimeInterval(3600), codeID: "c\(n)")
+        var token = Fixture.token(
+            "t\(n)", app: app.id, user: user.id, issuedAt: now, expiresAt: now.addingTimeInterval(3600), codeID: "c\(n)"
+        )
         token.tokenHash = SecretHash.sha256Hex(text)
         try await storage.apps.create(app)
         try await storage.users.create(user)
-        try await storage.grants.save(GrantRecord(
-            appID: app.id, userID: user.id, granted: [Permission.publicProfile, "email"], declined: [],
-            createdAt: now, updatedAt: now, lastLoginAt: now))
+        try await storage.grants.save(
+            GrantRecord(
+                appID: app.id, userID: user.id, granted: [Permission.publicProfile, "email"], declined: [],
+                createdAt: now, updatedAt: now, lastLoginAt: now))
         _ = try await storage.users.scopedID(appID: app.id, userID: user.id)
         try await storage.tokens.insert(token)
         return CallerScenario(app: app, user: user, token: token, text: text)

@@ -18,8 +18,12 @@ package struct CountingAppStore: AppStore {
     package func setRole(appID: String, userID: String, role: AppRole?) async throws {
         try await base.setRole(appID: appID, userID: userID, role: role)
     }
-    package func role(appID: String, userID: String) async throws -> AppRole? { try await base.role(appID: appID, userID: userID) }
-    package func roles(appID: String) async throws -> [(userID: String, role: AppRole)] { try await base.roles(appID: appID) }
+    package func role(appID: String, userID: String) async throws -> AppRole? {
+        try await base.role(appID: appID, userID: userID)
+    }
+    package func roles(appID: String) async throws -> [(userID: String, role: AppRole)] {
+        try await base.roles(appID: appID)
+    }
 }
 
 /// A counter that any task may bump.

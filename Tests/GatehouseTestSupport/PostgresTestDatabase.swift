@@ -57,7 +57,8 @@ package enum PostgresTestDatabase {
         return components.string!
     }
 
-    package static func withAdminConnection(_ url: String, _ body: (any SQLDatabase) async throws -> Void) async throws {
+    package static func withAdminConnection(_ url: String, _ body: (any SQLDatabase) async throws -> Void) async throws
+    {
         let configuration = try SQLPostgresConfiguration(url: url)
         let connection = try await PostgresConnection.connect(
             on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration.coreConfiguration, id: 0,

@@ -57,7 +57,9 @@ package enum StorageBackends {
         return StorageTestBackend(
             name: "sqlite",
             openWithoutFeed: {
-                if fromTemplate, !FileManager.default.fileExists(atPath: path) { try await MigratedTemplate.copy(to: path) }
+                if fromTemplate, !FileManager.default.fileExists(atPath: path) {
+                    try await MigratedTemplate.copy(to: path)
+                }
                 return try await SQLStorage.openSQLite(path: path, logger: logger)
             },
             cleanup: { folder.remove() }
@@ -131,7 +133,9 @@ package enum Fixture {
         )
     }
 
-    package static func user(_ id: String, email: String? = nil, createdAt: Date = TestTime.base, testUserOf: String? = nil) -> UserRecord {
+    package static func user(
+        _ id: String, email: String? = nil, createdAt: Date = TestTime.base, testUserOf: String? = nil
+    ) -> UserRecord {
         UserRecord(
             id: id, email: email ?? "user\(id)@example.com", passwordHash: "$2b$12$hash\(id)",
             firstName: "First\(id)", lastName: "Last\(id)", testUserOfAppID: testUserOf, createdAt: createdAt
@@ -162,7 +166,10 @@ package enum Fixture {
         )
     }
 
-    package static func grant(app: String, user: String, granted: [String] = ["public_profile"], at: Date = TestTime.base) -> GrantRecord {
-        GrantRecord(appID: app, userID: user, granted: granted, declined: [], createdAt: at, updatedAt: at, lastLoginAt: at)
+    package static func grant(
+        app: String, user: String, granted: [String] = ["public_profile"], at: Date = TestTime.base
+    ) -> GrantRecord {
+        GrantRecord(
+            appID: app, userID: user, granted: granted, declined: [], createdAt: at, updatedAt: at, lastLoginAt: at)
     }
 }

@@ -11,7 +11,8 @@ import Testing
     @Test func aCreatedAppAndItsTestUserLogIn() async throws {
         let gatehouse = try await GatehouseEmulator.start()
         let shop = try await gatehouse.createApp(
-            name: "Corner Shop", redirectURIs: ["https://shop.example/callback"], approvedPermissions: ["email"], requirePKCE: true)
+            name: "Corner Shop", redirectURIs: ["https://shop.example/callback"], approvedPermissions: ["email"],
+            requirePKCE: true)
         #expect(shop.name == "Corner Shop")
         #expect(shop.redirectURIs == ["https://shop.example/callback"])
         #expect(shop.redirectURI == "https://shop.example/callback")
@@ -23,7 +24,8 @@ import Testing
         #expect(dana.email == "dana@shop.test")
         #expect(dana.password == "dana-shops")
         let login = try await gatehouse.logIn(dana, to: shop, permissions: ["email", "user_birthday"])
-        let (status, me) = try await Wire.getText(gatehouse, "v21.0/me", ["fields": "id,name,email,birthday", "access_token": login.accessToken])
+        let (status, me) = try await Wire.getText(
+            gatehouse, "v21.0/me", ["fields": "id,name,email,birthday", "access_token": login.accessToken])
         #expect(status == 200)
         #expect(me == #"{"id":"\#(login.userID)","name":"Dana Diaz","email":"dana@shop.test","birthday":"04/01/1990"}"#)
         try await gatehouse.stop()
@@ -54,8 +56,10 @@ import Testing
 
     @Test func befriendedPeopleSeeEachOtherInMeFriends() async throws {
         let gatehouse = try await GatehouseEmulator.start()
-        let ann = try await gatehouse.createPerson(firstName: "Ann", lastName: "Aa", email: "ann@example.test", testUserOf: gatehouse.app)
-        let ben = try await gatehouse.createPerson(firstName: "Ben", lastName: "Bb", email: "ben@example.test", testUserOf: gatehouse.app)
+        let ann = try await gatehouse.createPerson(
+            firstName: "Ann", lastName: "Aa", email: "ann@example.test", testUserOf: gatehouse.app)
+        let ben = try await gatehouse.createPerson(
+            firstName: "Ben", lastName: "Bb", email: "ben@example.test", testUserOf: gatehouse.app)
         let annLogin = try await gatehouse.logIn(ann, permissions: ["user_friends"])
         let benLogin = try await gatehouse.logIn(ben, permissions: ["user_friends"])
         let (_, before) = try await Wire.get(gatehouse, "v21.0/me/friends", ["access_token": annLogin.accessToken])
@@ -82,10 +86,14 @@ import Testing
         #expect(grant.dataAccessExpiresAt == start.addingTimeInterval(90 * 86400))
         let token = try await gatehouse.mintToken(for: bob)
         let (_, body) = try await Wire.getText(gatehouse, "v21.0/me/permissions", ["access_token": token.accessToken])
-        #expect(body == #"{"data":[{"permission":"public_profile","status":"granted"},{"permission":"email","status":"granted"},"#
-            + #"{"permission":"user_friends","status":"declined"}]}"#)
+        #expect(
+            body
+                == #"{"data":[{"permission":"public_profile","status":"granted"},{"permission":"email","status":"granted"},"#
+                + #"{"permission":"user_friends","status":"declined"}]}"#)
         // Granting and declining one permission at once is refused, naming the field.
-        let error = await #expect(throws: GatehouseAdminError.self) { try await gatehouse.grant(["email"], declined: ["email"], by: bob) }
+        let error = await #expect(throws: GatehouseAdminError.self) {
+            try await gatehouse.grant(["email"], declined: ["email"], by: bob)
+        }
         #expect(error?.status == 400)
         #expect(error?.field == "declined")
         try await gatehouse.stop()

@@ -11,12 +11,15 @@ import Testing
 
     /// What only a start-up sequence constructs or calls.
     static let startupSteps = [
-        "ServiceGroup(", "GatehouseServices(", "Application(", "DevSeeder(", "CacheInvalidationService(", "outboxWorker",
+        "ServiceGroup(", "GatehouseServices(", "Application(", "DevSeeder(", "CacheInvalidationService(",
+        "outboxWorker",
         "journalTableWriter", "ClockControl(", "checkExposure", "databaseLocation.open", "PageRenderer.load",
     ]
 
     @Test func theEmulatorStartsThroughTheServersOwnStartUp() throws {
-        let files = try FileManager.default.contentsOfDirectory(atPath: Self.sources.path).filter { $0.hasSuffix(".swift") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.sources.path).filter {
+            $0.hasSuffix(".swift")
+        }
         #expect(files.contains("GatehouseEmulator.swift"))
         var found: [String] = []
         for file in files {
@@ -24,7 +27,8 @@ import Testing
             for step in Self.startupSteps where text.contains(step) { found.append("\(file): \(step)") }
         }
         #expect(found.isEmpty, "start-up steps outside ServerStartup: \(found)")
-        let emulator = try String(contentsOf: Self.sources.appendingPathComponent("GatehouseEmulator.swift"), encoding: .utf8)
+        let emulator = try String(
+            contentsOf: Self.sources.appendingPathComponent("GatehouseEmulator.swift"), encoding: .utf8)
         #expect(emulator.contains("ServerStartup.prepare("))
         #expect(emulator.contains("ServerStartup.bringUp("))
     }

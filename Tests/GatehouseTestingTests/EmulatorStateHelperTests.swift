@@ -33,13 +33,16 @@ import Testing
         let gatehouse = try await GatehouseEmulator.start()
         let check = try await gatehouse.applyScenario(Self.scenario, file: "shop.yaml", checkOnly: true)
         #expect(!check.applied && !check.inSync && !check.changes.isEmpty)
-        #expect(try await Wire.get(gatehouse, "v21.0/me", ["access_token": "EAAGshopAliceLongLivedToken0000000001"]).0 == 400)
+        #expect(
+            try await Wire.get(gatehouse, "v21.0/me", ["access_token": "EAAGshopAliceLongLivedToken0000000001"]).0
+                == 400)
         let applied = try await gatehouse.applyScenario(Self.scenario, file: "shop.yaml")
         #expect(applied.applied)
         #expect(applied.apps["shop"]?.id == "1960000000000001")
         #expect(applied.apps["shop"]?.secret == "shop-secret-0123456789abcdef")
         #expect(applied.personIDs == ["alice": "100000000000101"])
-        let (status, me) = try await Wire.getText(gatehouse, "v21.0/me", ["access_token": "EAAGshopAliceLongLivedToken0000000001"])
+        let (status, me) = try await Wire.getText(
+            gatehouse, "v21.0/me", ["access_token": "EAAGshopAliceLongLivedToken0000000001"])
         #expect(status == 200)
         #expect(me == #"{"name":"Alice Anders","id":"900000000000101"}"#)
         let again = try await gatehouse.applyScenario(Self.scenario, file: "shop.yaml")
@@ -71,7 +74,8 @@ import Testing
         let (_, seeded) = try await Wire.get(gatehouse, "admin/api/v1/apps", [:])
         #expect(seeded["data"]?.arrayValue?.count == 1)
         let again = try await gatehouse.logIn(gatehouse.users[0], permissions: ["email"])
-        let (status, me) = try await Wire.get(gatehouse, "v21.0/me", ["fields": "email", "access_token": again.accessToken])
+        let (status, me) = try await Wire.get(
+            gatehouse, "v21.0/me", ["fields": "email", "access_token": again.accessToken])
         #expect(status == 200)
         #expect(me["email"] == "alice@gatehouse.test")
         try await gatehouse.stop()
@@ -81,11 +85,14 @@ import Testing
         let gatehouse = try await GatehouseEmulator.start()
         let login = try await gatehouse.logIn(gatehouse.users[0])
         // A bad file changes nothing: the old token still works.
-        await #expect(throws: GatehouseAdminError.self) { try await gatehouse.reset(toScenario: "apps: 12\n", file: "bad.yaml") }
+        await #expect(throws: GatehouseAdminError.self) {
+            try await gatehouse.reset(toScenario: "apps: 12\n", file: "bad.yaml")
+        }
         #expect(try await Wire.get(gatehouse, "v21.0/me", ["access_token": login.accessToken]).0 == 200)
         try await gatehouse.reset(toScenario: Self.scenario, file: "shop.yaml")
         #expect(try await Wire.get(gatehouse, "v21.0/me", ["access_token": login.accessToken]).0 == 400)
-        let (status, me) = try await Wire.getText(gatehouse, "v21.0/me", ["access_token": "EAAGshopAliceLongLivedToken0000000001"])
+        let (status, me) = try await Wire.getText(
+            gatehouse, "v21.0/me", ["access_token": "EAAGshopAliceLongLivedToken0000000001"])
         #expect(status == 200)
         #expect(me == #"{"name":"Alice Anders","id":"900000000000101"}"#)
         let (_, apps) = try await Wire.get(gatehouse, "admin/api/v1/apps", [:])

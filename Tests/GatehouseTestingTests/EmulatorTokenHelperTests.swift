@@ -14,7 +14,8 @@ import Testing
         let token = try await gatehouse.mintToken(for: carol, scopes: ["email"], expiresIn: 3600)
         #expect(token.expiresAt == start.addingTimeInterval(3600))
         #expect(token.scopes == ["public_profile", "email"])
-        let (status, me) = try await Wire.get(gatehouse, "v21.0/me", ["fields": "email", "access_token": token.accessToken])
+        let (status, me) = try await Wire.get(
+            gatehouse, "v21.0/me", ["fields": "email", "access_token": token.accessToken])
         #expect(status == 200)
         #expect(me["email"] == .string(carol.email))
         try await gatehouse.advanceClock(by: 3601)
@@ -48,7 +49,8 @@ import Testing
         let code = try await gatehouse.mintCode(for: bob, scopes: ["email"])
         #expect(code.hasPrefix("AQ"))
         let query = [
-            "client_id": gatehouse.app.id, "client_secret": gatehouse.app.secret, "redirect_uri": gatehouse.app.redirectURI, "code": code,
+            "client_id": gatehouse.app.id, "client_secret": gatehouse.app.secret,
+            "redirect_uri": gatehouse.app.redirectURI, "code": code,
         ]
         let (status, exchanged) = try await Wire.get(gatehouse, "v21.0/oauth/access_token", query)
         #expect(status == 200)
@@ -61,7 +63,9 @@ import Testing
         let (again, _) = try await Wire.get(gatehouse, "v21.0/oauth/access_token", query)
         #expect(again == 400)
         // A redirect URI the app did not register is refused, naming the field.
-        let error = await #expect(throws: GatehouseAdminError.self) { try await gatehouse.mintCode(for: bob, redirectURI: "https://evil.example/") }
+        let error = await #expect(throws: GatehouseAdminError.self) {
+            try await gatehouse.mintCode(for: bob, redirectURI: "https://evil.example/")
+        }
         #expect(error?.status == 400)
         #expect(error?.field == "redirect_uri")
         try await gatehouse.stop()

@@ -9,14 +9,19 @@ import FoundationNetworking
 /// `GatehouseEmulator` as a user's test sees it: over HTTP, with the wire shapes a Facebook client reads.
 @Suite struct GatehouseEmulatorTests {
     /// GET `path` with `query`; the status and the JSON body (decoded, so key order is not compared).
-    static func get(_ emulator: GatehouseEmulator, _ path: String, _ query: [String: String]) async throws -> (Int, JSONValue) {
+    static func get(_ emulator: GatehouseEmulator, _ path: String, _ query: [String: String]) async throws -> (
+        Int, JSONValue
+    ) {
         let (status, text) = try await getText(emulator, path, query)
         return (status, try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)))
     }
 
     /// GET `path` with `query`; the status and the body exactly as sent.
-    static func getText(_ emulator: GatehouseEmulator, _ path: String, _ query: [String: String]) async throws -> (Int, String) {
-        var components = URLComponents(url: emulator.baseURL.appendingPathComponent(path), resolvingAgainstBaseURL: false)!
+    static func getText(_ emulator: GatehouseEmulator, _ path: String, _ query: [String: String]) async throws -> (
+        Int, String
+    ) {
+        var components = URLComponents(
+            url: emulator.baseURL.appendingPathComponent(path), resolvingAgainstBaseURL: false)!
         components.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
         let (data, response) = try await URLSession.shared.data(from: components.url!)
         return ((response as! HTTPURLResponse).statusCode, String(decoding: data, as: UTF8.self))
@@ -27,7 +32,10 @@ import FoundationNetworking
         let second = try await GatehouseEmulator.start(.init(seed: 42))
         let other = try await GatehouseEmulator.start(.init(seed: 43))
         // Everything but the port (in the redirect URI) repeats.
-        #expect([first.app.id, first.app.secret, first.app.clientToken] == [second.app.id, second.app.secret, second.app.clientToken])
+        #expect(
+            [first.app.id, first.app.secret, first.app.clientToken] == [
+                second.app.id, second.app.secret, second.app.clientToken,
+            ])
         #expect(first.users.map(\.id) == second.users.map(\.id))
         let a = try await first.logIn(first.users[1], permissions: ["email"])
         let b = try await second.logIn(second.users[1], permissions: ["email"])
@@ -39,12 +47,17 @@ import FoundationNetworking
 
     @Test func declinedPermissionsShowAsDeclined() async throws {
         let gatehouse = try await GatehouseEmulator.start()
-        let login = try await gatehouse.logIn(gatehouse.users[0], permissions: ["email", "user_friends"], declined: ["user_birthday"])
+        let login = try await gatehouse.logIn(
+            gatehouse.users[0], permissions: ["email", "user_friends"], declined: ["user_birthday"])
         #expect(login.grantedPermissions == ["public_profile", "email", "user_friends"])
-        let (status, body) = try await Self.getText(gatehouse, "v21.0/me/permissions", ["access_token": login.accessToken])
+        let (status, body) = try await Self.getText(
+            gatehouse, "v21.0/me/permissions", ["access_token": login.accessToken])
         #expect(status == 200)
-        #expect(body == #"{"data":[{"permission":"public_profile","status":"granted"},{"permission":"email","status":"granted"},"#
-            + #"{"permission":"user_friends","status":"granted"},{"permission":"user_birthday","status":"declined"}]}"#)
+        #expect(
+            body
+                == #"{"data":[{"permission":"public_profile","status":"granted"},{"permission":"email","status":"granted"},"#
+                + #"{"permission":"user_friends","status":"granted"},{"permission":"user_birthday","status":"declined"}]}"#
+        )
         try await gatehouse.stop()
     }
 
@@ -91,8 +104,12 @@ import FoundationNetworking
     /// The README's example is this target's `ReadmeExampleTests.swift`, word for word, so it cannot rot.
     @Test func theReadmeShowsTheExampleThatRuns() throws {
         let here = URL(fileURLWithPath: #filePath)
-        let example = try String(contentsOf: here.deletingLastPathComponent().appendingPathComponent("ReadmeExampleTests.swift"), encoding: .utf8)
-        let readme = try String(contentsOf: here.deletingLastPathComponent().appendingPathComponent("../../README.md").standardized, encoding: .utf8)
+        let example = try String(
+            contentsOf: here.deletingLastPathComponent().appendingPathComponent("ReadmeExampleTests.swift"),
+            encoding: .utf8)
+        let readme = try String(
+            contentsOf: here.deletingLastPathComponent().appendingPathComponent("../../README.md").standardized,
+            encoding: .utf8)
         let lines = example.split(separator: "\n", omittingEmptySubsequences: false)
         let begin = try #require(lines.firstIndex(of: "// README example: begin"))
         let end = try #require(lines.firstIndex(of: "// README example: end"))

@@ -30,7 +30,8 @@ import Testing
     @Test func aDeclinedPermissionIsReportedDeclined() async throws {
         let gatehouse = try await GatehouseEmulator.start()
         let environment = gatehouse.kitEnvironment()
-        let presenter = HeadlessLoginPresenter(emulator: gatehouse, person: gatehouse.users[1], decline: ["user_friends"])
+        let presenter = HeadlessLoginPresenter(
+            emulator: gatehouse, person: gatehouse.users[1], decline: ["user_friends"])
         let manager = LoginManager(presenter: presenter, environment: environment)
         let result = try await manager.logIn(permissions: ["email", "user_friends"])
         #expect(result.grantedPermissions == ["public_profile", "email"])
@@ -60,9 +61,11 @@ import Testing
     @Test func aCreatedAppAndPersonLogInThroughTheirOwnEnvironment() async throws {
         let gatehouse = try await GatehouseEmulator.start()
         let shop = try await gatehouse.createApp(name: "Corner Shop", redirectURIs: ["https://shop.example/callback"])
-        let dana = try await gatehouse.createPerson(firstName: "Dana", lastName: "Diaz", email: "dana@shop.test", password: "dana-shops", testUserOf: shop)
+        let dana = try await gatehouse.createPerson(
+            firstName: "Dana", lastName: "Diaz", email: "dana@shop.test", password: "dana-shops", testUserOf: shop)
         let environment = gatehouse.kitEnvironment(app: shop)
-        let manager = LoginManager(presenter: HeadlessLoginPresenter(emulator: gatehouse, person: dana, app: shop), environment: environment)
+        let manager = LoginManager(
+            presenter: HeadlessLoginPresenter(emulator: gatehouse, person: dana, app: shop), environment: environment)
         let result = try await manager.logIn(permissions: ["email"])
         #expect(result.token?.appID == shop.id)
         #expect(result.grantedPermissions == ["public_profile", "email"])

@@ -14,7 +14,10 @@ import FoundationNetworking
 
     // What your app does after a login: ask the Graph API who this is (point it at gatehouse.baseURL).
     var me = URLComponents(url: gatehouse.baseURL.appendingPathComponent("v21.0/me"), resolvingAgainstBaseURL: false)!
-    me.queryItems = [URLQueryItem(name: "fields", value: "id,name,email"), URLQueryItem(name: "access_token", value: login.accessToken)]
+    me.queryItems = [
+        URLQueryItem(name: "fields", value: "id,name,email"),
+        URLQueryItem(name: "access_token", value: login.accessToken),
+    ]
     let (data, _) = try await URLSession.shared.data(from: me.url!)
     let person = try JSONDecoder().decode([String: String].self, from: data)
     #expect(person == ["id": login.userID, "name": alice.name, "email": alice.email])
@@ -31,7 +34,8 @@ import FoundationNetworking
 @Test func theAppLogsInWithItsOwnLoginManager() async throws {
     let gatehouse = try await GatehouseEmulator.start()
     let dana = try await gatehouse.createPerson(
-        firstName: "Dana", lastName: "Diaz", email: "dana@example.test", password: "dana-secret", testUserOf: gatehouse.app)
+        firstName: "Dana", lastName: "Diaz", email: "dana@example.test", password: "dana-secret",
+        testUserOf: gatehouse.app)
 
     // Dana in the login dialog, with no browser: signs in, leaves user_friends unticked, presses Continue.
     let presenter = HeadlessLoginPresenter(emulator: gatehouse, person: dana, decline: ["user_friends"])

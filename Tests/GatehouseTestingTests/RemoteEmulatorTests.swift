@@ -20,7 +20,8 @@ import FoundationNetworking
         #expect(remote.now == server.now)
 
         let shop = try await remote.createApp(name: "Corner Shop", redirectURIs: ["https://shop.example/callback"])
-        let dana = try await remote.createPerson(firstName: "Dana", lastName: "Diaz", email: "dana@shop.test", testUserOf: shop)
+        let dana = try await remote.createPerson(
+            firstName: "Dana", lastName: "Diaz", email: "dana@shop.test", testUserOf: shop)
         try await remote.befriend(dana, remote.users[0])
         try await remote.grant(["user_friends"], to: shop, by: dana)
         let login = try await remote.logIn(dana, to: shop, permissions: ["email"])
@@ -70,7 +71,8 @@ import FoundationNetworking
         try await remote.advanceClock(by: 60)
         try await remote.injectError("190/460", for: remote.users[0])
         let (_, audit) = try await Wire.get(server, "admin/api/v1/audit", [:])
-        let entry = try #require(audit["data"]?.arrayValue?.first { $0["route"] == "/admin/api/v1/apps" && $0["method"] == "POST" })
+        let entry = try #require(
+            audit["data"]?.arrayValue?.first { $0["route"] == "/admin/api/v1/apps" && $0["method"] == "POST" })
         #expect(entry["actor"]?["kind"] == "token")
         #expect(entry["actor"]?["name"] == "ci")
         #expect(entry["status"] == 201)
@@ -81,7 +83,8 @@ import FoundationNetworking
         #expect(routes.contains("/admin/api/v1/injections"))
         #expect(!routes.contains { $0.hasPrefix("/admin/api/") && !$0.hasPrefix("/admin/api/v1/") })
         // A route with path parameters names them as the target.
-        let befriended = try #require(audit["data"]?.arrayValue?.first { $0["route"] == "/admin/api/v1/people/{id}/friends/{other_id}" })
+        let befriended = try #require(
+            audit["data"]?.arrayValue?.first { $0["route"] == "/admin/api/v1/people/{id}/friends/{other_id}" })
         #expect(befriended["actor"]?["name"] == "ci")
         #expect(befriended["target"] == .string("\(remote.users[0].id)/\(remote.users[1].id)"))
         try await server.stop()

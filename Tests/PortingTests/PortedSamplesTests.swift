@@ -7,8 +7,11 @@ import Testing
 @Suite struct PortedSamplesTests {
     @Test func customLoginSampleLogsInAndReportsThePermissions() async throws {
         let environment = PortingFixtures.environment()
-        let dialog = AnsweringDialog(appID: PortingFixtures.appID, answer: .grant(userID: "77", granted: ["public_profile", "email"], declined: []))
-        let flow = CustomLoginFlow(loginManager: LoginManager(defaultAudience: .friends, presenter: dialog, environment: environment))
+        let dialog = AnsweringDialog(
+            appID: PortingFixtures.appID,
+            answer: .grant(userID: "77", granted: ["public_profile", "email"], declined: []))
+        let flow = CustomLoginFlow(
+            loginManager: LoginManager(defaultAudience: .friends, presenter: dialog, environment: environment))
         let outcomes = Box<CustomLoginOutcome>()
         flow.loginButtonClicked(viewController: nil) { outcomes.add($0) }
         #expect(await PortingFixtures.eventually { !outcomes.values.isEmpty })
@@ -20,8 +23,10 @@ import Testing
 
     @Test func customLoginSampleSeesACancel() async throws {
         let environment = PortingFixtures.environment()
-        let flow = CustomLoginFlow(loginManager: LoginManager(
-            defaultAudience: .friends, presenter: AnsweringDialog(appID: PortingFixtures.appID, answer: .cancel), environment: environment))
+        let flow = CustomLoginFlow(
+            loginManager: LoginManager(
+                defaultAudience: .friends, presenter: AnsweringDialog(appID: PortingFixtures.appID, answer: .cancel),
+                environment: environment))
         let outcomes = Box<CustomLoginOutcome>()
         flow.loginButtonClicked(viewController: nil) { outcomes.add($0) }
         #expect(await PortingFixtures.eventually { !outcomes.values.isEmpty })
@@ -30,9 +35,11 @@ import Testing
 
     @Test func loginButtonSampleHearsTheLoginAndTheLogOut() async throws {
         let environment = PortingFixtures.environment()
-        let dialog = AnsweringDialog(appID: PortingFixtures.appID, answer: .grant(userID: "88", granted: ["public_profile"], declined: []))
-        let model = LoginButtonModel(loginProvider: LoginManager(defaultAudience: .friends, presenter: dialog, environment: environment),
-                                     environment: environment)
+        let dialog = AnsweringDialog(
+            appID: PortingFixtures.appID, answer: .grant(userID: "88", granted: ["public_profile"], declined: []))
+        let model = LoginButtonModel(
+            loginProvider: LoginManager(defaultAudience: .friends, presenter: dialog, environment: environment),
+            environment: environment)
         let status = LoginButtonStatus()
         model.delegate = status
         model.permissions = ["public_profile"]
@@ -45,8 +52,11 @@ import Testing
     @Test func sessionStateHandlerSampleReadsErrorsAsTheSeedsDid() async throws {
         let environment = PortingFixtures.environment()
         let cancelled = Box<SessionStateReport>()
-        let session = Session(permissions: ["public_profile"], environment: environment, loginProvider: LoginManager(
-            defaultAudience: .friends, presenter: AnsweringDialog(appID: PortingFixtures.appID, answer: .cancel), environment: environment))
+        let session = Session(
+            permissions: ["public_profile"], environment: environment,
+            loginProvider: LoginManager(
+                defaultAudience: .friends, presenter: AnsweringDialog(appID: PortingFixtures.appID, answer: .cancel),
+                environment: environment))
         session.open(allowLoginUI: true) { session, state, error in
             cancelled.add(SessionStateSample.sessionStateChanged(session, state: state, error: error))
         }
@@ -55,9 +65,14 @@ import Testing
         #expect(cancelled.values.last == SessionStateReport(loggedIn: false))
 
         let opened = Box<SessionStateReport>()
-        let grants = Session(permissions: ["public_profile"], environment: environment, loginProvider: LoginManager(
-            defaultAudience: .friends, presenter: AnsweringDialog(appID: PortingFixtures.appID, answer: .grant(userID: "9", granted: ["public_profile"], declined: [])),
-            environment: environment))
+        let grants = Session(
+            permissions: ["public_profile"], environment: environment,
+            loginProvider: LoginManager(
+                defaultAudience: .friends,
+                presenter: AnsweringDialog(
+                    appID: PortingFixtures.appID, answer: .grant(userID: "9", granted: ["public_profile"], declined: [])
+                ),
+                environment: environment))
         grants.open(allowLoginUI: true) { session, state, error in
             opened.add(SessionStateSample.sessionStateChanged(session, state: state, error: error))
         }
@@ -69,14 +84,20 @@ import Testing
         let strategy = RemoteTokenCachingStrategy(backend: backend, appUserID: "app-user-1")
         strategy.tokenInformation = ["appUser": "app-user-1"]
         let environment = PortingFixtures.environment(cache: strategy)
-        let dialog = AnsweringDialog(appID: PortingFixtures.appID, answer: .grant(userID: "55", granted: ["public_profile"], declined: []))
-        _ = try await LoginManager(defaultAudience: .friends, presenter: dialog, environment: environment).logIn(permissions: ["public_profile"])
+        let dialog = AnsweringDialog(
+            appID: PortingFixtures.appID, answer: .grant(userID: "55", granted: ["public_profile"], declined: []))
+        _ = try await LoginManager(defaultAudience: .friends, presenter: dialog, environment: environment).logIn(
+            permissions: ["public_profile"])
         // A second device with the same backend and app user opens its session from the cached token.
-        let other = PortingFixtures.environment(cache: RemoteTokenCachingStrategy(backend: backend, appUserID: "app-user-1"))
+        let other = PortingFixtures.environment(
+            cache: RemoteTokenCachingStrategy(backend: backend, appUserID: "app-user-1"))
         let session = Session(permissions: ["public_profile"], environment: other)
         #expect(session.state == .createdTokenLoaded)
         #expect(session.accessToken?.userID == "55")
-        #expect(RemoteTokenCachingStrategy(backend: backend, appUserID: "app-user-1").tokenInformation == ["appUser": "app-user-1"])
+        #expect(
+            RemoteTokenCachingStrategy(backend: backend, appUserID: "app-user-1").tokenInformation == [
+                "appUser": "app-user-1"
+            ])
     }
 
     @Test func limitedLoginSampleConfigurationValidatesAsFacebooks() {

@@ -23,9 +23,11 @@ final class AnsweringDialog: LoginDialogPresenting, @unchecked Sendable {
         case .cancel:
             items += [URLQueryItem(name: "error", value: "access_denied")]
         case .grant(let userID, let granted, let declined):
-            let signed = SignedRequest.make(payload: ["user_id": .string(userID), "issued_at": 1_750_000_000], secret: "unused")
+            let signed = SignedRequest.make(
+                payload: ["user_id": .string(userID), "issued_at": 1_750_000_000], secret: "unused")
             items += [
-                URLQueryItem(name: "access_token", value: "EAA-ported"), URLQueryItem(name: "expires_in", value: "3600"),
+                URLQueryItem(name: "access_token", value: "EAA-ported"),
+                URLQueryItem(name: "expires_in", value: "3600"),
                 URLQueryItem(name: "granted_scopes", value: granted.joined(separator: ",")),
                 URLQueryItem(name: "denied_scopes", value: declined.joined(separator: ",")),
                 URLQueryItem(name: "signed_request", value: signed),
@@ -42,7 +44,9 @@ enum PortingFixtures {
 
     static func environment(cache: any TokenCaching = InMemoryTokenCache()) -> GatehouseKitEnvironment {
         let settings = Settings()
-        settings.load(infoDictionary: ["FacebookAppID": appID, "FacebookClientToken": "ported-ct", "GatehouseServerURL": "http://127.0.0.1:9"])
+        settings.load(infoDictionary: [
+            "FacebookAppID": appID, "FacebookClientToken": "ported-ct", "GatehouseServerURL": "http://127.0.0.1:9",
+        ])
         return GatehouseKitEnvironment(settings: settings, tokenCache: cache)
     }
 

@@ -24,7 +24,8 @@ final class RequestsDialogPresenter: NSObject, LoginDialogPresenting, URLSession
     func prepare() async throws -> String { "fb\(appID)://authorize/" }
 
     func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
         completionHandler: @escaping (URLRequest?) -> Void
     ) {
         completionHandler(nil)
@@ -34,12 +35,17 @@ final class RequestsDialogPresenter: NSObject, LoginDialogPresenting, URLSession
         let origin = URL(string: "/", relativeTo: url)!.absoluteURL
         var page = try await send(URLRequest(url: url))
         if page.html.contains("action=\"/dialog/oauth/login\"") {
-            let posted = try await post(URL(string: "dialog/oauth/login", relativeTo: origin)!, form: hidden(page.html) + [("email", email), ("password", password)])
+            let posted = try await post(
+                URL(string: "dialog/oauth/login", relativeTo: origin)!,
+                form: hidden(page.html) + [("email", email), ("password", password)])
             page = try await send(URLRequest(url: URL(string: posted.location ?? "", relativeTo: origin)!))
         }
-        let friends = page.html.components(separatedBy: "name=\"to\" value=\"").dropFirst().compactMap { $0.split(separator: "\"").first.map(String.init) }
-        let sent = try await post(URL(string: "dialog/apprequests/send", relativeTo: origin)!,
-                                  form: hidden(page.html) + [("action", "send")] + friends.map { ("to", $0) })
+        let friends = page.html.components(separatedBy: "name=\"to\" value=\"").dropFirst().compactMap {
+            $0.split(separator: "\"").first.map(String.init)
+        }
+        let sent = try await post(
+            URL(string: "dialog/apprequests/send", relativeTo: origin)!,
+            form: hidden(page.html) + [("action", "send")] + friends.map { ("to", $0) })
         return sent.location.flatMap(URL.init(string:))
     }
 
@@ -67,7 +73,10 @@ final class RequestsDialogPresenter: NSObject, LoginDialogPresenting, URLSession
         request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
-        request.httpBody = Data(form.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }.joined(separator: "&").utf8)
+        request.httpBody = Data(
+            form.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }.joined(
+                separator: "&"
+            ).utf8)
         return try await send(request)
     }
 
@@ -78,8 +87,11 @@ final class RequestsDialogPresenter: NSObject, LoginDialogPresenting, URLSession
         let (data, response) = try await session.data(for: request)
         let http = response as? HTTPURLResponse
         for part in (http?.value(forHTTPHeaderField: "Set-Cookie") ?? "").components(separatedBy: ", ") {
-            let kv = (part.split(separator: ";").first.map(String.init) ?? "").split(separator: "=", maxSplits: 1).map(String.init)
-            if kv.count == 2, kv[0].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) { lock.withLock { cookies[kv[0]] = kv[1] } }
+            let kv = (part.split(separator: ";").first.map(String.init) ?? "").split(separator: "=", maxSplits: 1).map(
+                String.init)
+            if kv.count == 2, kv[0].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) {
+                lock.withLock { cookies[kv[0]] = kv[1] }
+            }
         }
         return Page(location: http?.value(forHTTPHeaderField: "Location"), html: String(decoding: data, as: UTF8.self))
     }

@@ -28,8 +28,11 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // First launch: the person logs in; the SDK stores the token through cacheFBAccessTokenData:.
         let environment = PortingFixtures.environment(cache: TemporaryTokenCachingStrategy(directory: directory))
-        let dialog = AnsweringDialog(appID: PortingFixtures.appID, answer: .grant(userID: "55", granted: ["public_profile", "email"], declined: []))
-        _ = try await LoginManager(defaultAudience: .friends, presenter: dialog, environment: environment).logIn(permissions: ["public_profile", "email"])
+        let dialog = AnsweringDialog(
+            appID: PortingFixtures.appID,
+            answer: .grant(userID: "55", granted: ["public_profile", "email"], declined: []))
+        _ = try await LoginManager(defaultAudience: .friends, presenter: dialog, environment: environment).logIn(
+            permissions: ["public_profile", "email"])
         let file = (directory as NSString).appendingPathComponent("TokenInfo.plist")
         let written = try #require(NSDictionary(contentsOf: URL(fileURLWithPath: file)) as? [String: Any])
         #expect(written["com.facebook.sdk:TokenInformationTokenKey"] as? String == "EAA-ported")
@@ -62,13 +65,16 @@ import Testing
         let login = try await gatehouse.logIn(gatehouse.users[0], permissions: ["email"])
         GatehouseKitEnvironment.$taskOverride.withValue(environment) {
             AccessToken.current = AccessToken(
-                tokenString: login.accessToken, permissions: login.grantedPermissions, declinedPermissions: [], expiredPermissions: [],
-                appID: gatehouse.app.id, userID: login.userID, expirationDate: login.expiresAt, refreshDate: nil, dataAccessExpirationDate: nil)
+                tokenString: login.accessToken, permissions: login.grantedPermissions, declinedPermissions: [],
+                expiredPermissions: [],
+                appID: gatehouse.app.id, userID: login.userID, expirationDate: login.expiresAt, refreshDate: nil,
+                dataAccessExpirationDate: nil)
         }
         // Publishing without publish_actions: the seeds' "missing permission" userInfo.
         let error = try await GatehouseKitEnvironment.$taskOverride.withValue(environment) {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(any Error)?, any Error>) in
-                GraphRequest(graphPath: "me/feed", parameters: ["message": "hello"], httpMethod: .post).start { _, _, error in
+                GraphRequest(graphPath: "me/feed", parameters: ["message": "hello"], httpMethod: .post).start {
+                    _, _, error in
                     continuation.resume(returning: error)
                 }
             }
@@ -87,9 +93,14 @@ import Testing
             let session = Session(environment: environment)
             sample.sessionStateChanged(session, state: .open, error: error)
         }
-        #expect(sample.alerts == [SampleAlert(
-            title: "Something went wrong",
-            message: "Please retry. \n\n If the problem persists contact us and mention this error code: (#200) Requires extended permission: publish_actions")])
+        #expect(
+            sample.alerts == [
+                SampleAlert(
+                    title: "Something went wrong",
+                    message:
+                        "Please retry. \n\n If the problem persists contact us and mention this error code: (#200) Requires extended permission: publish_actions"
+                )
+            ])
         #expect(sample.loggedOut == 1)
         #expect(environment.tokenCache?.accessToken == nil)
 
@@ -107,15 +118,20 @@ import Testing
         try await gatehouse.injectError("password-changed", for: gatehouse.users[1])
         let error = try await GatehouseKitEnvironment.$taskOverride.withValue(environment) {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(any Error)?, any Error>) in
-                GraphRequest(graphPath: "me", parameters: ["fields": "id"], tokenString: login.accessToken, version: nil, httpMethod: .get)
-                    .start { _, _, error in continuation.resume(returning: error) }
+                GraphRequest(
+                    graphPath: "me", parameters: ["fields": "id"], tokenString: login.accessToken, version: nil,
+                    httpMethod: .get
+                )
+                .start { _, _, error in continuation.resume(returning: error) }
             }
         }
         let sample = ErrorUtilitySample()
         let model = LoginButtonModel(environment: environment)
         sample.loginView(model, handleError: try #require(error))
         #expect(FBErrorUtility.errorCategoryForError(error!) == .authenticationReopenSession)
-        #expect(sample.alerts == [SampleAlert(title: "Facebook error", message: FBErrorUtility.userMessageForError(error!))])
+        #expect(
+            sample.alerts == [SampleAlert(title: "Facebook error", message: FBErrorUtility.userMessageForError(error!))]
+        )
         #expect(sample.alerts.first?.message?.isEmpty == false)
 
         sample.loginView(model, handleError: LoginError(.unknown) as any Error)

@@ -12,8 +12,10 @@ import Testing
         environment.settings.graphAPIVersion = version
         return await GatehouseKitEnvironment.$taskOverride.withValue(environment) {
             AccessToken.current = AccessToken(
-                tokenString: login.accessToken, permissions: login.grantedPermissions, declinedPermissions: [], expiredPermissions: [],
-                appID: gatehouse.app.id, userID: login.userID, expirationDate: login.expiresAt, refreshDate: nil, dataAccessExpirationDate: nil)
+                tokenString: login.accessToken, permissions: login.grantedPermissions, declinedPermissions: [],
+                expiredPermissions: [],
+                appID: gatehouse.app.id, userID: login.userID, expirationDate: login.expiresAt, refreshDate: nil,
+                dataAccessExpirationDate: nil)
             return await withCheckedContinuation { continuation in
                 RevokePermissionSample.revokePublishActions { continuation.resume(returning: $0) }
             }
@@ -23,15 +25,22 @@ import Testing
     @Test func revokeSampleSeesTrueAtTheSeedsVersionsAndNotToday() async throws {
         let gatehouse = try await GatehouseEmulator.start()
         // v2.0 (SDK 3.14-3.24's default) answered a bare `true`: the seed's check passes.
-        #expect(try await Self.revoke(gatehouse, person: gatehouse.users[0], version: "v2.0") == SampleAlert(
-            title: "Permission successfully revoked", message: "This app will no longer post to Facebook on your behalf."))
+        #expect(
+            try await Self.revoke(gatehouse, person: gatehouse.users[0], version: "v2.0")
+                == SampleAlert(
+                    title: "Permission successfully revoked",
+                    message: "This app will no longer post to Facebook on your behalf."))
         // From v2.1 the answer is {"success":true}: the permission is gone, but the seed's `result == true` fails.
-        #expect(try await Self.revoke(gatehouse, person: gatehouse.users[1], version: "v21.0") == SampleAlert(title: nil, message: nil))
+        #expect(
+            try await Self.revoke(gatehouse, person: gatehouse.users[1], version: "v21.0")
+                == SampleAlert(title: nil, message: nil))
         let environment = gatehouse.kitEnvironment()
         let login = try await gatehouse.logIn(gatehouse.users[2], permissions: ["publish_actions"])
         let result = try await GatehouseKitEnvironment.$taskOverride.withValue(environment) {
-            try await GraphRequest(graphPath: "/me/permissions/publish_actions", parameters: [:], tokenString: login.accessToken,
-                                   version: "v21.0", httpMethod: .delete).start()
+            try await GraphRequest(
+                graphPath: "/me/permissions/publish_actions", parameters: [:], tokenString: login.accessToken,
+                version: "v21.0", httpMethod: .delete
+            ).start()
         }
         #expect(result as? [String: Bool] == ["success": true])
         try await gatehouse.stop()
@@ -46,14 +55,20 @@ import Testing
             let presenter = HeadlessLoginPresenter(emulator: gatehouse, person: person)
             let manager = LoginManager(defaultAudience: .friends, presenter: presenter, environment: environment)
             let (result, error) = await GatehouseKitEnvironment.$taskOverride.withValue(environment) {
-                await withCheckedContinuation { (continuation: CheckedContinuation<(LoginManagerLoginResult?, (any Error)?), Never>) in
-                    ExtendedPermissionsSample.authorize(loginManager: manager) { continuation.resume(returning: ($0, $1)) }
+                await withCheckedContinuation {
+                    (continuation: CheckedContinuation<(LoginManagerLoginResult?, (any Error)?), Never>) in
+                    ExtendedPermissionsSample.authorize(loginManager: manager) {
+                        continuation.resume(returning: ($0, $1))
+                    }
                 }
             }
             #expect(presenter.dialogURLs.first?.path == "/\(version)/dialog/oauth")
             if granted {
                 #expect(error == nil)
-                #expect(result?.grantedPermissions == ["public_profile", "user_likes", "user_birthday", "user_interests", "read_stream"] as Set)
+                #expect(
+                    result?.grantedPermissions == [
+                        "public_profile", "user_likes", "user_birthday", "user_interests", "read_stream",
+                    ] as Set)
             } else {
                 #expect(result == nil)
                 // The dialog showed Facebook's "Invalid Scopes" page instead of a login.
@@ -79,7 +94,10 @@ import Testing
         let login = try await gatehouse.logIn(recipient)
         let environment = gatehouse.kitEnvironment()
         let list = try await GatehouseKitEnvironment.$taskOverride.withValue(environment) {
-            try await GraphRequest(graphPath: "me/apprequests", parameters: [:], tokenString: login.accessToken, version: nil, httpMethod: .get).start()
+            try await GraphRequest(
+                graphPath: "me/apprequests", parameters: [:], tokenString: login.accessToken, version: nil,
+                httpMethod: .get
+            ).start()
         }
         let data = try #require((list as? [String: Any])?["data"] as? [[String: Any]])
         #expect(data.count == 1)
@@ -87,7 +105,10 @@ import Testing
         #expect(data.first?["message"] as? String == "invites you to check out some great stuff.")
         #expect(data.first?["notification_text"] as? String == "Check this out")
         let deleted = try await GatehouseKitEnvironment.$taskOverride.withValue(environment) {
-            try await GraphRequest(graphPath: "\(requestID)_\(login.userID)", parameters: [:], tokenString: login.accessToken, version: nil, httpMethod: .delete).start()
+            try await GraphRequest(
+                graphPath: "\(requestID)_\(login.userID)", parameters: [:], tokenString: login.accessToken,
+                version: nil, httpMethod: .delete
+            ).start()
         }
         #expect(deleted as? [String: Bool] == ["success": true])
         try await gatehouse.stop()

@@ -17,7 +17,8 @@ package enum BenchDatabase {
     /// Opens `location` (SQLite with the server's pragmas, or one PostgreSQL connection), applies migrations
     /// when `migrating`, runs `body` and closes the connection whatever happens.
     package static func with<T>(
-        _ location: DatabaseLocation, logger: Logger, migrating: Bool = true, _ body: (any SQLDatabase) async throws -> T
+        _ location: DatabaseLocation, logger: Logger, migrating: Bool = true,
+        _ body: (any SQLDatabase) async throws -> T
     ) async throws -> T {
         switch location {
         case .sqlite(let path):
@@ -27,10 +28,14 @@ package enum BenchDatabase {
         case .postgres(let url):
             let connection = try await location.singlePostgresConnection(url: url, logger: logger)
             let db = connection.sql(queryLogLevel: nil)
-            return try await run(db, { db in
-                if migrating { try await SQLStoreContext(db: db, errors: .postgres).run { try await SQLStorage.migrate(db) } }
-                return try await body(db)
-            }, close: { try await connection.close() })
+            return try await run(
+                db,
+                { db in
+                    if migrating {
+                        try await SQLStoreContext(db: db, errors: .postgres).run { try await SQLStorage.migrate(db) }
+                    }
+                    return try await body(db)
+                }, close: { try await connection.close() })
         }
     }
 

@@ -57,7 +57,10 @@ package struct BenchSeeder: Sendable {
     package var tokenSink: (@Sendable ([String]) throws -> Void)?
 
     /// - Parameter passwordHash: one bcrypt hash shared by every seeded person (hashing a million would take hours).
-    package init(db: any SQLDatabase, passwordHash: String, now: Date = Date(), progress: @escaping @Sendable (String) -> Void = { _ in }) {
+    package init(
+        db: any SQLDatabase, passwordHash: String, now: Date = Date(),
+        progress: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.db = db
         self.passwordHash = passwordHash
         self.now = now
@@ -76,9 +79,14 @@ package struct BenchSeeder: Sendable {
             try await db.raw("PRAGMA synchronous=NORMAL").run()
         }
         try await db.insert(into: "apps")
-            .columns("id", "secret", "client_token", "name", "redirect_uris", "require_app_secret", "approved_permissions", "created_at")
-            .values(appID, secret, Self.random(32, alphabet: Self.hex, using: &rng), "Bench App",
-                    try SQLCodec.json([Self.redirectURI]), false, try SQLCodec.json(["email", "user_friends"]), t)
+            .columns(
+                "id", "secret", "client_token", "name", "redirect_uris", "require_app_secret", "approved_permissions",
+                "created_at"
+            )
+            .values(
+                appID, secret, Self.random(32, alphabet: Self.hex, using: &rng), "Bench App",
+                try SQLCodec.json([Self.redirectURI]), false, try SQLCodec.json(["email", "user_friends"]), t
+            )
             .run()
 
         let userBase: Int64 = 100_000_000_000_000, scopedBase: Int64 = 200_000_000_000_000
@@ -86,14 +94,23 @@ package struct BenchSeeder: Sendable {
             var rows: [[any Encodable & Sendable]] = []
             for i in range {
                 let id = String(userBase + Int64(i))
-                rows.append([id, "bench\(i)@bench.example", "bench\(i)@bench.example", passwordHash, "Bench", "Person\(i)", t])
+                rows.append([
+                    id, "bench\(i)@bench.example", "bench\(i)@bench.example", passwordHash, "Bench", "Person\(i)", t,
+                ])
             }
-            try await insert("users", ["id", "email", "email_key", "password_hash", "first_name", "last_name", "created_at"], rows)
-            rows = range.map { i -> [any Encodable & Sendable] in [appID, String(userBase + Int64(i)), String(scopedBase + Int64(i)), t] }
+            try await insert(
+                "users", ["id", "email", "email_key", "password_hash", "first_name", "last_name", "created_at"], rows)
+            rows = range.map { i -> [any Encodable & Sendable] in
+                [appID, String(userBase + Int64(i)), String(scopedBase + Int64(i)), t]
+            }
             try await insert("app_scoped_ids", ["app_id", "user_id", "scoped_id", "created_at"], rows)
             let granted = try SQLCodec.json(["public_profile", "email"]), declined = try SQLCodec.json([])
-            rows = range.map { i -> [any Encodable & Sendable] in [appID, String(userBase + Int64(i)), granted, declined, t, t, t] }
-            try await insert("grants", ["app_id", "user_id", "granted", "declined", "created_at", "updated_at", "last_login_at"], rows)
+            rows = range.map { i -> [any Encodable & Sendable] in
+                [appID, String(userBase + Int64(i)), granted, declined, t, t, t]
+            }
+            try await insert(
+                "grants", ["app_id", "user_id", "granted", "declined", "created_at", "updated_at", "last_login_at"],
+                rows)
         }
 
         var samples: [String] = []
@@ -113,7 +130,8 @@ package struct BenchSeeder: Sendable {
                 rows.append([UUID().uuidString, SecretHash.sha256Hex(text), "user", appID, user, t, expires, "bench"])
             }
             try sink?(texts)
-            try await insert("tokens", ["id", "token_hash", "kind", "app_id", "user_id", "issued_at", "expires_at", "origin"], rows)
+            try await insert(
+                "tokens", ["id", "token_hash", "kind", "app_id", "user_id", "issued_at", "expires_at", "origin"], rows)
         }
 
         var codes: [String] = [], openIDCodes: [String] = []
@@ -125,11 +143,16 @@ package struct BenchSeeder: Sendable {
                 let openID = i >= options.codes
                 if openID { openIDCodes.append(text) } else { codes.append(text) }
                 let user = String(userBase + Int64(i % max(options.users, 1)))
-                let scopes = try SQLCodec.json(openID ? ["public_profile", "email", "openid"] : ["public_profile", "email"])
+                let scopes = try SQLCodec.json(
+                    openID ? ["public_profile", "email", "openid"] : ["public_profile", "email"])
                 // A day, not ten minutes: seeding a million people takes longer than a code normally lives.
-                rows.append([UUID().uuidString, SecretHash.sha256Hex(text), appID, user, Self.redirectURI, scopes, t, t + 86400])
+                rows.append([
+                    UUID().uuidString, SecretHash.sha256Hex(text), appID, user, Self.redirectURI, scopes, t, t + 86400,
+                ])
             }
-            try await insert("auth_codes", ["id", "code_hash", "app_id", "user_id", "redirect_uri", "scopes", "created_at", "expires_at"], rows)
+            try await insert(
+                "auth_codes",
+                ["id", "code_hash", "app_id", "user_id", "redirect_uri", "scopes", "created_at", "expires_at"], rows)
         }
 
         let cookie = Self.random(43, alphabet: Self.alphanumeric, using: &rng)
@@ -141,7 +164,8 @@ package struct BenchSeeder: Sendable {
         if sqlite { try await db.raw("PRAGMA foreign_keys=ON").run() }
         return Output(
             app_id: appID, app_secret: secret, redirect_uri: Self.redirectURI, session_cookie: cookie,
-            csrf_token: csrf, csrf_form_token: CSRFFormToken.bind(csrf, toSessionSecrets: [cookie]), users: options.users, tokens: options.tokens,
+            csrf_token: csrf, csrf_form_token: CSRFFormToken.bind(csrf, toSessionSecrets: [cookie]),
+            users: options.users, tokens: options.tokens,
             sample_tokens: samples, codes: codes, openid_codes: openIDCodes)
     }
 
@@ -193,7 +217,9 @@ package struct BenchSeeder: Sendable {
 
 extension SQLStorage {
     /// Opens (and migrates) the SQLite file and runs `body` on the raw database, for bulk tools like the bench seeder.
-    package static func withSQLiteDatabase<T>(path: String, logger: Logger, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
+    package static func withSQLiteDatabase<T>(path: String, logger: Logger, _ body: (any SQLDatabase) async throws -> T)
+        async throws -> T
+    {
         let connection = try await SQLiteDatabaseFactory.open(path: path, logger: logger)
         let db = connection.sql(queryLogLevel: nil)
         do {

@@ -47,7 +47,8 @@ package struct CommitRateProbe: Sendable {
         // No migrations: the probe needs none of Gatehouse's tables, and skipping them keeps the file small.
         return try await BenchDatabase.with(location, logger: logger, migrating: false) { db in
             try await db.raw("DROP TABLE IF EXISTS \(unsafeRaw: Self.table)").run()
-            try await db.raw("CREATE TABLE \(unsafeRaw: Self.table) (id BIGINT PRIMARY KEY, payload TEXT NOT NULL)").run()
+            try await db.raw("CREATE TABLE \(unsafeRaw: Self.table) (id BIGINT PRIMARY KEY, payload TEXT NOT NULL)")
+                .run()
             var next = 0
             func commitOne() async throws {
                 next += 1
@@ -66,7 +67,8 @@ package struct CommitRateProbe: Sendable {
             let elapsed = clock.now - start
             try await db.raw("DROP TABLE \(unsafeRaw: Self.table)").run()
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            return Result(database: name, commits: commits, seconds: seconds, commitsPerSecond: Double(commits) / seconds)
+            return Result(
+                database: name, commits: commits, seconds: seconds, commitsPerSecond: Double(commits) / seconds)
         }
     }
 }

@@ -25,7 +25,7 @@ extension PipelineProbe {
         let me = request("/me?fields=id,name,email&access_token=\(token)")
         let debug = request("/debug_token?input_token=\(token)&access_token=\(app.id)%7C\(app.secret)")
         guard (try await responder.respond(to: me, context: GatehouseRequestContext(source: source))).status == .ok,
-              (try await responder.respond(to: debug, context: GatehouseRequestContext(source: source))).status == .ok
+            (try await responder.respond(to: debug, context: GatehouseRequestContext(source: source))).status == .ok
         else { throw ProbeFailure(message: "the probe's /me or debug_token did not answer 200") }
         // The probe runs in development mode, where the journal is on by default; `scripts/bench`'s server runs
         // with it off (production's default), so the whole-responder rows are measured both ways.
@@ -50,7 +50,9 @@ extension PipelineProbe {
         let call = try await adapter.makeCall(me, path: ["me"], version: "v19.0")
         try await row("/me piece: TokenService.resolve (cache hit)") { _ = try await services.tokens.resolve(token) }
         let caller = try await services.tokens.resolve(token).get()
-        try await row("/me piece: ErrorInjector.check (nothing injected)") { _ = try await ErrorInjector(services: services).check(caller) }
+        try await row("/me piece: ErrorInjector.check (nothing injected)") {
+            _ = try await ErrorInjector(services: services).check(caller)
+        }
         try await row("/me piece: GraphDispatcher.dispatch (all of the above but parsing, plus rendering the fields)") {
             _ = await dispatcher.dispatch(call)
         }
@@ -66,7 +68,9 @@ extension PipelineProbe {
         let claims = IDTokenClaims(
             iss: services.configuration.baseURL, aud: "probe", sub: "1", iat: Int(now.timeIntervalSince1970),
             exp: Int(now.timeIntervalSince1970) + 3600, jti: "probe", nonce: nil)
-        try await row("id_token: KeyRing.sign (RS256, jwt-kit, active key cached)") { _ = try await services.keyRing.sign(claims) }
+        try await row("id_token: KeyRing.sign (RS256, jwt-kit, active key cached)") {
+            _ = try await services.keyRing.sign(claims)
+        }
         let key = try _RSA.Signing.PrivateKey(pemRepresentation: try await services.keyRing.activeKey().privateKeyPEM)
         let digest = SHA256.hash(data: Data("probe".utf8))
         try await row("id_token: RSA-2048 PKCS#1 v1.5 signature alone (swift-crypto)") {
@@ -78,16 +82,18 @@ extension PipelineProbe {
     static func knownCaller(_ services: GatehouseServices) async throws -> (AppRecord, String) {
         let now = services.clock.now()
         let app = AppRecord(
-            id: "1999000000000001", secret: "probe" + services.random.alphanumeric(bits: 128), clientToken: "probe-client",
+            id: "1999000000000001", secret: "probe" + services.random.alphanumeric(bits: 128),
+            clientToken: "probe-client",
             name: "Pipeline probe", redirectURIs: ["https://probe.example/cb"], createdAt: now)
         try await services.storage.apps.create(app)
         let user = UserRecord(
             id: "1999000000000002", email: "probe@example.com", passwordHash: try await services.passwords.dummyHash(),
             firstName: "Probe", lastName: "Person", createdAt: now)
         try await services.storage.users.create(user)
-        try await services.storage.grants.save(GrantRecord(
-            appID: app.id, userID: user.id, granted: [Permission.publicProfile, "email"], declined: [],
-            createdAt: now, updatedAt: now, lastLoginAt: now))
+        try await services.storage.grants.save(
+            GrantRecord(
+                appID: app.id, userID: user.id, granted: [Permission.publicProfile, "email"], declined: [],
+                createdAt: now, updatedAt: now, lastLoginAt: now))
         let (token, _) = try await services.tokens.mintUserToken(
             app: app, userID: user.id, lifetime: Lifetimes.longLivedToken, origin: "probe")
         return (app, token)

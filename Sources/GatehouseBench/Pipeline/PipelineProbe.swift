@@ -62,7 +62,9 @@ package struct PipelineProbe: Sendable {
         head.headerFields[.userAgent] = "bench"
         let request = Request(head: head, body: .init(buffer: ByteBuffer()))
         let metrics = services.metrics
-        let hello: @Sendable (Request, GatehouseRequestContext) async throws -> Response = { _, _ in BenchReference.hello() }
+        let hello: @Sendable (Request, GatehouseRequestContext) async throws -> Response = { _, _ in
+            BenchReference.hello()
+        }
 
         var rows: [Row] = []
         func row(_ name: String, _ body: () async throws -> Void) async throws {
@@ -95,7 +97,9 @@ package struct PipelineProbe: Sendable {
             counter.increment()
             timer.recordNanoseconds(50_000)
         }
-        try await row("admin gate, before: AdminGate.normalized per request (every mode)") { _ = AdminGate.normalized(path) }
+        try await row("admin gate, before: AdminGate.normalized per request (every mode)") {
+            _ = AdminGate.normalized(path)
+        }
         try await row("admin gate, after: AdminGate.isNormal (production only)") { _ = AdminGate.isNormal(path) }
 
         // Each middleware as it is now, alone around the hello handler, minus calling the handler directly.
@@ -103,8 +107,14 @@ package struct PipelineProbe: Sendable {
         rows.append(Row(name: "handler called directly", nanosecondsPerRequest: direct))
         let middlewares: [(String, any RouterMiddleware<GatehouseRequestContext>)] = [
             ("DevelopmentHostGuard", DevelopmentHostGuard(configuration: configuration)),
-            ("ForwardedHeadersMiddleware (left out when no proxy is trusted and no TLS)", ForwardedHeadersMiddleware(configuration: configuration)),
-            ("RequestObservabilityMiddleware", RequestObservabilityMiddleware(metrics: metrics, logger: services.logger)),
+            (
+                "ForwardedHeadersMiddleware (left out when no proxy is trusted and no TLS)",
+                ForwardedHeadersMiddleware(configuration: configuration)
+            ),
+            (
+                "RequestObservabilityMiddleware",
+                RequestObservabilityMiddleware(metrics: metrics, logger: services.logger)
+            ),
             ("PageErrorMiddleware", PageErrorMiddleware(pages: pages, logger: services.logger)),
             ("AdminGate (left out in development mode)", AdminGate(services: services)),
         ]

@@ -14,7 +14,8 @@ import NIOCore
 package enum BenchReference {
     /// The one response both apps give: 200, `Content-Type: text/plain`, body `hello`.
     static func hello() -> Response {
-        Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "hello")))
+        Response(
+            status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "hello")))
     }
 
     /// The router: `GET /bench/hello` only (anything else is Hummingbird's own 404).

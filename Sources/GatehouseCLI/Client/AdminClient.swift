@@ -37,19 +37,27 @@ struct AdminClient: Sendable {
             URLSession.shared.dataTask(with: request) { continuation.resume(returning: ($0, $1, $2)) }.resume()
         }
         guard outcome.2 == nil, let http = outcome.1 as? HTTPURLResponse else {
-            throw exitWith(ClientExit.unreachable, "cannot reach the Gatehouse server at \(baseURL). Is `gatehouse serve` running?")
+            throw exitWith(
+                ClientExit.unreachable, "cannot reach the Gatehouse server at \(baseURL). Is `gatehouse serve` running?"
+            )
         }
         let data = outcome.0 ?? Data()
-        guard (200..<300).contains(http.statusCode) else { throw exitWith(ClientExit.failed, refusal(http.statusCode, data)) }
+        guard (200..<300).contains(http.statusCode) else {
+            throw exitWith(ClientExit.failed, refusal(http.statusCode, data))
+        }
         return (http.statusCode, data)
     }
 
     /// Calls a v1 route (`/apps`, `/people/{id}`…) and parses its JSON answer (nil for 204 No Content).
     func v1(_ method: String, _ path: String, body: JSONValue? = nil) async throws -> JSONValue? {
-        let payload = body.map { Data($0.serialized().utf8) } ?? (["POST", "PUT", "PATCH"].contains(method) ? Data("{}".utf8) : nil)
+        let payload =
+            body.map { Data($0.serialized().utf8) }
+            ?? (["POST", "PUT", "PATCH"].contains(method) ? Data("{}".utf8) : nil)
         let (status, data) = try await call(method, "/admin/api/v1" + path, json: payload)
         if status == 204 || data.isEmpty { return nil }
-        guard let value = try? JSONValue.parse(data) else { throw fail("the server's answer to \(method) \(path) is not JSON") }
+        guard let value = try? JSONValue.parse(data) else {
+            throw fail("the server's answer to \(method) \(path) is not JSON")
+        }
         return value
     }
 
@@ -59,7 +67,8 @@ struct AdminClient: Sendable {
         var cursor: String?
         repeat {
             let separator = path.contains("?") ? "&" : "?"
-            let page = try await v1("GET", path + separator + "limit=200" + (cursor.map { "&cursor=" + Self.escape($0) } ?? ""))
+            let page = try await v1(
+                "GET", path + separator + "limit=200" + (cursor.map { "&cursor=" + Self.escape($0) } ?? ""))
             items += page?["data"]?.arrayValue ?? []
             cursor = page?["next_cursor"]?.stringValue
         } while cursor != nil
@@ -71,22 +80,28 @@ struct AdminClient: Sendable {
         let object = try? JSONValue.parse(data)
         let message = object?["detail"]?.stringValue ?? object?["error"]?["message"]?.stringValue ?? "HTTP \(status)"
         if status == 401 {
-            return message + (token == nil ? " (pass --admin-token or set GATEHOUSE_ADMIN_TOKEN)" : " (check the admin token)")
+            return message
+                + (token == nil ? " (pass --admin-token or set GATEHOUSE_ADMIN_TOKEN)" : " (check the admin token)")
         }
         return message
     }
 
     static func escape(_ value: String) -> String {
-        value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? value
+        value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~")))
+            ?? value
     }
 }
 
 /// `--server URL` and `--admin-token T` (or `GATEHOUSE_ADMIN_TOKEN`) for the commands that otherwise open the
 /// database in `--data-dir`: with `--server` they act through the server's admin API instead.
 struct RemoteOptions: ParsableArguments {
-    @Option(help: "Act through this Gatehouse server's admin API (e.g. http://127.0.0.1:8080) instead of opening --data-dir.")
+    @Option(
+        help:
+            "Act through this Gatehouse server's admin API (e.g. http://127.0.0.1:8080) instead of opening --data-dir.")
     var server: String?
-    @Option(name: .customLong("admin-token"), help: "The admin token for --server (env GATEHOUSE_ADMIN_TOKEN); not needed in development mode.")
+    @Option(
+        name: .customLong("admin-token"),
+        help: "The admin token for --server (env GATEHOUSE_ADMIN_TOKEN); not needed in development mode.")
     var adminToken: String?
 
     /// The client when `--server` is given, else nil (work on the local database).

@@ -31,9 +31,11 @@ extension ClientOptions {
                 throw CLIError("remote token cache: \(error)")
             }
         } else {
-            tokenCache = FileTokenCache(directory: directory, keyName: FileTokenCache.defaultKeyName + "." + (settings.appID ?? ""))
+            tokenCache = FileTokenCache(
+                directory: directory, keyName: FileTokenCache.defaultKeyName + "." + (settings.appID ?? ""))
         }
-        let environment = GatehouseKitEnvironment(settings: settings, tokenCache: tokenCache, profileCache: FileProfileCache(directory: directory))
+        let environment = GatehouseKitEnvironment(
+            settings: settings, tokenCache: tokenCache, profileCache: FileProfileCache(directory: directory))
         GatehouseKitEnvironment.current = environment
         return environment
     }
@@ -43,18 +45,27 @@ extension ClientOptions {
 func clientFailure(_ error: any Error, server: URL) -> ExitCode {
     switch error {
     case let core as CoreError where core.code == .network:
-        return exitWith(ClientExit.unreachable, "cannot reach the Gatehouse server at \(server.absoluteString). Is `gatehouse serve` running?")
+        return exitWith(
+            ClientExit.unreachable,
+            "cannot reach the Gatehouse server at \(server.absoluteString). Is `gatehouse serve` running?")
     case let core as CoreError where core.code == .accessTokenRequired:
         return exitWith(ClientExit.notLoggedIn, "not logged in. Run `gatehouse login` first.")
     case let graph as GraphAPIError:
         // 104/2500: the call needed a person's token and had only the app's client token (or none).
         if graph.code == 104 || graph.code == 2500 {
-            return exitWith(ClientExit.notLoggedIn, "this call needs a logged-in person's access token (\(graph.message)). Run `gatehouse login` (a Limited Login gives none).")
+            return exitWith(
+                ClientExit.notLoggedIn,
+                "this call needs a logged-in person's access token (\(graph.message)). Run `gatehouse login` (a Limited Login gives none)."
+            )
         }
         if ErrorRecovery.category(for: graph) == .loginRequired {
-            return exitWith(ClientExit.notLoggedIn, (ErrorRecovery.userMessage(for: graph) ?? graph.message) + " Run `gatehouse login` again.")
+            return exitWith(
+                ClientExit.notLoggedIn,
+                (ErrorRecovery.userMessage(for: graph) ?? graph.message) + " Run `gatehouse login` again.")
         }
-        return exitWith(ClientExit.failed, "the server refused: \(graph.message) (code \(graph.code)\(graph.subcode.map { "/\($0)" } ?? ""))")
+        return exitWith(
+            ClientExit.failed,
+            "the server refused: \(graph.message) (code \(graph.code)\(graph.subcode.map { "/\($0)" } ?? ""))")
     case let login as LoginError:
         return exitWith(ClientExit.failed, "login failed: \(login)")
     default:
@@ -74,8 +85,11 @@ func graphJSON(_ path: String, parameters: [String: Any] = [:], method: HTTPMeth
 
 /// Pretty JSON text of a Graph reply, for people.
 func prettyJSON(_ value: JSONValue) -> String {
-    guard let object = try? JSONSerialization.jsonObject(with: Data(value.serialized().utf8), options: [.fragmentsAllowed]),
-          let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])
+    guard
+        let object = try? JSONSerialization.jsonObject(
+            with: Data(value.serialized().utf8), options: [.fragmentsAllowed]),
+        let data = try? JSONSerialization.data(
+            withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])
     else { return value.serialized() }
     return String(decoding: data, as: UTF8.self)
 }
@@ -88,7 +102,8 @@ extension GatehouseCommand {
         do {
             try await remote.flush()
         } catch {
-            FileHandle.standardError.write(Data("gatehouse: the remote token cache did not save the change: \(error)\n".utf8))
+            FileHandle.standardError.write(
+                Data("gatehouse: the remote token cache did not save the change: \(error)\n".utf8))
         }
     }
 }

@@ -38,14 +38,18 @@ struct DialogCommand: AsyncParsableCommand, ExecutableCommand {
         switch name {
         case "feed":
             var parameters: [String: String] = [:]
-            for (key, value) in [("link", link), ("name", title), ("caption", caption), ("description", description), ("picture", picture)] {
+            for (key, value) in [
+                ("link", link), ("name", title), ("caption", caption), ("description", description),
+                ("picture", picture),
+            ] {
                 if let value { parameters[key] = value }
             }
             dialog = WebDialog.feed(parameters, presenter: presenter, environment: environment)
         case "apprequests":
             guard let message else { throw exitWith(ClientExit.failed, "the requests dialog needs --message") }
             dialog = WebDialog.appRequests(
-                message: message, to: to.map(scopeList) ?? [], data: data, presenter: presenter, environment: environment)
+                message: message, to: to.map(scopeList) ?? [], data: data, presenter: presenter,
+                environment: environment)
         default:
             throw exitWith(ClientExit.failed, "unknown dialog \(name): use feed or apprequests")
         }
@@ -58,7 +62,10 @@ struct DialogCommand: AsyncParsableCommand, ExecutableCommand {
             throw clientFailure(error, server: environment.settings.serverURL)
         case .completed(let results):
             if client.json {
-                try printJSON(DialogJSON(post_id: results.postID, request: results.requestID, to: results.requestID == nil ? nil : results.recipients))
+                try printJSON(
+                    DialogJSON(
+                        post_id: results.postID, request: results.requestID,
+                        to: results.requestID == nil ? nil : results.recipients))
             } else if let post = results.postID {
                 print("Posted \(post).")
             } else if let request = results.requestID {

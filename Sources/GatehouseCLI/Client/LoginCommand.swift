@@ -12,14 +12,18 @@ struct LoginCommand: AsyncParsableCommand, ExecutableCommand {
         abstract: "Log in through the browser and keep the token for the other commands.",
         discussion: "Exit status: 0 logged in, 1 failed, 2 cancelled, 3 server unreachable.")
 
-    @Option(help: "Comma-separated permissions to ask for, e.g. email,user_friends.") var permissions: String = "public_profile"
-    @Option(name: .customLong("auth-type"), help: "rerequest (ask again for declined permissions) or reauthorize.") var authType: String?
+    @Option(help: "Comma-separated permissions to ask for, e.g. email,user_friends.") var permissions: String =
+        "public_profile"
+    @Option(name: .customLong("auth-type"), help: "rerequest (ask again for declined permissions) or reauthorize.")
+    var authType: String?
     @Flag(name: .customLong("no-browser"), help: "Only print the dialog URL; open it yourself.") var noBrowser = false
     @Flag(help: "Limited Login: an id_token and no access token.") var limited = false
     @Option(help: "The nonce for a Limited Login (default: random).") var nonce: String?
     @Option(help: "Seconds to wait for the browser (default 300).") var timeout: Int = 300
-    @Option(help: "Who sees posts made with publish permissions: friends (default), only_me or everyone.") var audience: String = "friends"
-    @Flag(help: "Device login: print a code and a URL to open in any browser (on another device), then wait.") var device = false
+    @Option(help: "Who sees posts made with publish permissions: friends (default), only_me or everyone.") var audience:
+        String = "friends"
+    @Flag(help: "Device login: print a code and a URL to open in any browser (on another device), then wait.")
+    var device = false
     @OptionGroup var client: ClientOptions
 
     func execute() async throws {
@@ -33,11 +37,15 @@ struct LoginCommand: AsyncParsableCommand, ExecutableCommand {
         case "reauthorize": auth = .reauthorize
         case let other?: throw exitWith(ClientExit.failed, "--auth-type must be rerequest or reauthorize, not \(other)")
         }
-        guard let configuration = LoginConfiguration(
-            permissions: requested, tracking: limited ? .limited : .enabled, nonce: nonce ?? UUID().uuidString,
-            messengerPageId: nil, authType: auth, appSwitch: .enabled, codeVerifier: CodeVerifier())
+        guard
+            let configuration = LoginConfiguration(
+                permissions: requested, tracking: limited ? .limited : .enabled, nonce: nonce ?? UUID().uuidString,
+                messengerPageId: nil, authType: auth, appSwitch: .enabled, codeVerifier: CodeVerifier())
         else {
-            throw exitWith(ClientExit.failed, "invalid login request: permission names are [a-z_] only\(limited ? " and must be allowed in Limited Login" : "")\(nonce != nil ? ", and the nonce must have no spaces" : "")")
+            throw exitWith(
+                ClientExit.failed,
+                "invalid login request: permission names are [a-z_] only\(limited ? " and must be allowed in Limited Login" : "")\(nonce != nil ? ", and the nonce must have no spaces" : "")"
+            )
         }
         let browser: any BrowserOpening = noBrowser ? PrintOnlyBrowser() : SystemBrowserOpener()
         let presenter = LoopbackLoginPresenter(browser: browser, timeout: .seconds(timeout))
@@ -67,14 +75,16 @@ struct LoginCommand: AsyncParsableCommand, ExecutableCommand {
         do {
             result = try await manager.login { info in
                 // Written straight to the handle so a script reading a pipe sees it at once.
-                FileHandle.standardOutput.write(Data("""
-                    To log in, open \(info.verificationURL.absoluteString) in a browser on any device and enter the code:
+                FileHandle.standardOutput.write(
+                    Data(
+                        """
+                        To log in, open \(info.verificationURL.absoluteString) in a browser on any device and enter the code:
 
-                        \(info.loginCode)
+                            \(info.loginCode)
 
-                    Waiting (the code expires in \(max(0, Int(info.expirationDate.timeIntervalSince(environment.clock.now())))) seconds)...
+                        Waiting (the code expires in \(max(0, Int(info.expirationDate.timeIntervalSince(environment.clock.now())))) seconds)...
 
-                    """.utf8))
+                        """.utf8))
             }
         } catch {
             throw clientFailure(error, server: environment.settings.serverURL)
@@ -83,26 +93,38 @@ struct LoginCommand: AsyncParsableCommand, ExecutableCommand {
             throw exitWith(ClientExit.cancelled, "device login cancelled or the code expired: nothing was shared")
         }
         let requestedSet = Set(requested.map { GatehouseKit.Permission($0) })
-        try await report(granted: token.permissions, declined: token.declinedPermissions.intersection(requestedSet), token: token)
+        try await report(
+            granted: token.permissions, declined: token.declinedPermissions.intersection(requestedSet), token: token)
     }
 
-    private func report(granted: Set<GatehouseKit.Permission>, declined: Set<GatehouseKit.Permission>, token: AccessToken?) async throws {
+    private func report(
+        granted: Set<GatehouseKit.Permission>, declined: Set<GatehouseKit.Permission>, token: AccessToken?
+    ) async throws {
         let grantedNames = granted.map(\.name).sorted(), declinedNames = declined.map(\.name).sorted()
         if let token {
             let me = try? await graphJSON("me", parameters: ["fields": "id,name"])
             let name = me?["name"]?.stringValue ?? token.userID
             if client.json {
-                try printJSON(LoginJSON(user_id: token.userID, name: name, granted: grantedNames, declined: declinedNames, expires_at: token.expirationDate, limited: false, claims: nil))
+                try printJSON(
+                    LoginJSON(
+                        user_id: token.userID, name: name, granted: grantedNames, declined: declinedNames,
+                        expires_at: token.expirationDate, limited: false, claims: nil))
                 return
             }
             print("Logged in as \(name) (user id \(token.userID)).")
         } else if let idToken = AuthenticationToken.current {
             let claims = IDTokenText.claims(of: idToken.tokenString)
             if client.json {
-                try printJSON(LoginJSON(user_id: claims?["sub"]?.stringValue ?? "", name: claims?["name"]?.stringValue ?? "", granted: grantedNames, declined: declinedNames, expires_at: nil, limited: true, claims: claims.map { AnyJSON($0) }))
+                try printJSON(
+                    LoginJSON(
+                        user_id: claims?["sub"]?.stringValue ?? "", name: claims?["name"]?.stringValue ?? "",
+                        granted: grantedNames, declined: declinedNames, expires_at: nil, limited: true,
+                        claims: claims.map { AnyJSON($0) }))
                 return
             }
-            print("Logged in with Limited Login as \(claims?["name"]?.stringValue ?? "?") (sub \(claims?["sub"]?.stringValue ?? "?")). No access token was issued.")
+            print(
+                "Logged in with Limited Login as \(claims?["name"]?.stringValue ?? "?") (sub \(claims?["sub"]?.stringValue ?? "?")). No access token was issued."
+            )
             if let claims { print("Verified id_token claims:\n" + prettyJSON(claims)) }
         }
         print("Granted: \(grantedNames.isEmpty ? "(none)" : grantedNames.joined(separator: ", "))")
@@ -143,5 +165,7 @@ enum IDTokenText {
 
 /// `email,user_friends` or `email user_friends`.
 func scopeList(_ text: String) -> [String] {
-    text.split(whereSeparator: { $0 == "," || $0 == " " }).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    text.split(whereSeparator: { $0 == "," || $0 == " " }).map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+        !$0.isEmpty
+    }
 }

@@ -26,14 +26,21 @@ struct PrintOnlyPresenter: LoginDialogPresenting {
 /// `gatehouse whoami`: who the cached token belongs to, asked of the server.
 struct WhoamiCommand: AsyncParsableCommand, ExecutableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "whoami", abstract: "Show who is logged in.", discussion: "Exit status 4 when nobody is logged in or the login expired.")
+        commandName: "whoami", abstract: "Show who is logged in.",
+        discussion: "Exit status 4 when nobody is logged in or the login expired.")
     @OptionGroup var client: ClientOptions
 
     func execute() async throws {
         let environment = try client.installEnvironment()
         guard let token = AccessToken.current else {
             if let idToken = AuthenticationToken.current, let claims = IDTokenText.claims(of: idToken.tokenString) {
-                if client.json { try printJSON(AnyJSON(claims)) } else { print("\(claims["name"]?.stringValue ?? "?") (Limited Login, sub \(claims["sub"]?.stringValue ?? "?"))") }
+                if client.json {
+                    try printJSON(AnyJSON(claims))
+                } else {
+                    print(
+                        "\(claims["name"]?.stringValue ?? "?") (Limited Login, sub \(claims["sub"]?.stringValue ?? "?"))"
+                    )
+                }
                 return
             }
             throw exitWith(ClientExit.notLoggedIn, "not logged in. Run `gatehouse login`.")
@@ -41,7 +48,9 @@ struct WhoamiCommand: AsyncParsableCommand, ExecutableCommand {
         do {
             let me = try await graphJSON("me", parameters: ["fields": "id,name,email"])
             if client.json { try printJSON(AnyJSON(me)); return }
-            print("\(me["name"]?.stringValue ?? "?") (user id \(me["id"]?.stringValue ?? token.userID))" + (me["email"]?.stringValue.map { " <\($0)>" } ?? ""))
+            print(
+                "\(me["name"]?.stringValue ?? "?") (user id \(me["id"]?.stringValue ?? token.userID))"
+                    + (me["email"]?.stringValue.map { " <\($0)>" } ?? ""))
         } catch {
             throw clientFailure(error, server: environment.settings.serverURL)
         }
@@ -69,31 +78,45 @@ struct TokenCommand: AsyncParsableCommand, ExecutableCommand {
         switch action {
         case "show": break
         case "refresh":
-            guard AccessToken.current != nil else { throw exitWith(ClientExit.notLoggedIn, "not logged in. Run `gatehouse login`.") }
-            do { _ = try await AccessToken.refreshCurrentAccessToken() } catch { throw clientFailure(error, server: environment.settings.serverURL) }
+            guard AccessToken.current != nil else {
+                throw exitWith(ClientExit.notLoggedIn, "not logged in. Run `gatehouse login`.")
+            }
+            do { _ = try await AccessToken.refreshCurrentAccessToken() } catch {
+                throw clientFailure(error, server: environment.settings.serverURL)
+            }
         default:
             throw exitWith(ClientExit.failed, "unknown action \(action): use show or refresh")
         }
         let claims = AuthenticationToken.current.flatMap { IDTokenText.claims(of: $0.tokenString) }
         guard let token = AccessToken.current else {
-            if let claims { if client.json { try printJSON(AnyJSON(claims)) } else { print("id_token claims (Limited Login):\n" + prettyJSON(claims)) }; return }
+            if let claims {
+                if client.json {
+                    try printJSON(AnyJSON(claims))
+                } else {
+                    print("id_token claims (Limited Login):\n" + prettyJSON(claims))
+                }; return
+            }
             throw exitWith(ClientExit.notLoggedIn, "not logged in. Run `gatehouse login`.")
         }
         let out = TokenJSON(
             user_id: token.userID, app_id: token.appID, permissions: token.permissions.map(\.name).sorted(),
-            declined_permissions: token.declinedPermissions.map(\.name).sorted(), expired_permissions: token.expiredPermissions.map(\.name).sorted(),
-            expires_at: token.expirationDate, data_access_expires_at: token.dataAccessExpirationDate, refreshed_at: token.refreshDate,
-            is_expired: token.isExpired, token: reveal ? token.tokenString : nil, id_token_claims: claims.map { AnyJSON($0) })
+            declined_permissions: token.declinedPermissions.map(\.name).sorted(),
+            expired_permissions: token.expiredPermissions.map(\.name).sorted(),
+            expires_at: token.expirationDate, data_access_expires_at: token.dataAccessExpirationDate,
+            refreshed_at: token.refreshDate,
+            is_expired: token.isExpired, token: reveal ? token.tokenString : nil,
+            id_token_claims: claims.map { AnyJSON($0) })
         if client.json { try printJSON(out); return }
-        print("""
-        user id:        \(out.user_id)
-        app id:         \(out.app_id)
-        permissions:    \(out.permissions.joined(separator: ", "))
-        declined:       \(out.declined_permissions.isEmpty ? "(none)" : out.declined_permissions.joined(separator: ", "))
-        expires:        \(out.expires_at)\(out.is_expired ? " (expired)" : "")
-        data access to: \(out.data_access_expires_at)
-        refreshed:      \(out.refreshed_at)
-        """)
+        print(
+            """
+            user id:        \(out.user_id)
+            app id:         \(out.app_id)
+            permissions:    \(out.permissions.joined(separator: ", "))
+            declined:       \(out.declined_permissions.isEmpty ? "(none)" : out.declined_permissions.joined(separator: ", "))
+            expires:        \(out.expires_at)\(out.is_expired ? " (expired)" : "")
+            data access to: \(out.data_access_expires_at)
+            refreshed:      \(out.refreshed_at)
+            """)
         if let text = out.token { print("token:          \(text)") }
         if let claims { print("id_token claims:\n" + prettyJSON(claims)) }
     }

@@ -38,7 +38,10 @@ package struct UserCaller: Sendable {
         return !isDataAccessExpired && grant.granted.contains(permission)
     }
 
-    package init(tokenString: String, token: TokenRecord, app: AppRecord, user: UserRecord, grant: GrantRecord, scopedID: String, now: Date) {
+    package init(
+        tokenString: String, token: TokenRecord, app: AppRecord, user: UserRecord, grant: GrantRecord, scopedID: String,
+        now: Date
+    ) {
         self.tokenString = tokenString
         self.token = token
         self.app = app

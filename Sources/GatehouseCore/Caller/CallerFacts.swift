@@ -107,24 +107,36 @@ package enum CallerRules {
             let rest = String(text[text.index(after: bar)...])
             if constantTimeEquals(rest, app.secret) { return .success(.app(app)) }
             if constantTimeEquals(rest, app.clientToken) { return .success(.client(app)) }
-            if let token, token.kind == .app, token.appID == app.id, token.revokedAt == nil { return .success(.app(app)) }
+            if let token, token.kind == .app, token.appID == app.id, token.revokedAt == nil {
+                return .success(.app(app))
+            }
             return nil
         case .user(let token, let user, let grant, let scopedID):
-            guard !text.utf8.contains(UInt8(ascii: "|")), token.kind == .user, token.userID == user.id, token.appID == app.id,
-                  grant.appID == app.id, grant.userID == user.id
+            guard !text.utf8.contains(UInt8(ascii: "|")), token.kind == .user, token.userID == user.id,
+                token.appID == app.id,
+                grant.appID == app.id, grant.userID == user.id
             else { return nil }
-            if let refusal = refusal(token: token, user: user, grant: grant, appID: app.id, now: now) { return .failure(refusal) }
-            return .success(.user(UserCaller(
-                tokenString: text, token: token, app: app, user: user, grant: grant, scopedID: scopedID, now: now)))
+            if let refusal = refusal(token: token, user: user, grant: grant, appID: app.id, now: now) {
+                return .failure(refusal)
+            }
+            return .success(
+                .user(
+                    UserCaller(
+                        tokenString: text, token: token, app: app, user: user, grant: grant, scopedID: scopedID,
+                        now: now)))
         }
     }
 
     /// Why a user token does not work at `now`, in Facebook's order of checks; nil when it works. `grant` is nil
     /// when the person has removed the app (only the database path can see that: the cache keeps valid callers).
-    package static func refusal(token: TokenRecord, user: UserRecord, grant: GrantRecord?, appID: String, now: Date) -> GraphError? {
+    package static func refusal(token: TokenRecord, user: UserRecord, grant: GrantRecord?, appID: String, now: Date)
+        -> GraphError?
+    {
         // A token issued before the change, or revoked by it (on a clock that stands still, as the emulator's
         // does, the two can share an instant), answers 460, as Facebook's answer to a changed password.
-        if let changed = user.passwordChangedAt, changed > token.issuedAt || token.revokedAt == changed { return .passwordChanged }
+        if let changed = user.passwordChangedAt, changed > token.issuedAt || token.revokedAt == changed {
+            return .passwordChanged
+        }
         // Before the grant: a person in a state has no working token at all.
         if let refused = user.accountState.graphError { return refused }
         if grant == nil { return .appNotAuthorized(appID: appID) }

@@ -71,7 +71,9 @@ package enum DeviceLogin {
     }
 
     /// The record after the person consented (`approve: true`) or cancelled.
-    package static func decide(_ record: DeviceCodeRecord, userID: String, approve: Bool, now: Date) -> Result<DeviceCodeRecord, EntryProblem> {
+    package static func decide(_ record: DeviceCodeRecord, userID: String, approve: Bool, now: Date) -> Result<
+        DeviceCodeRecord, EntryProblem
+    > {
         if case .failure(let problem) = checkEntry(record, now: now) { return .failure(problem) }
         var next = record
         next.status = approve ? .approved : .declined

@@ -8,7 +8,9 @@ package enum DialogRedirect {
     package static func url(redirectURI: String, parameters: [(String, String)], inFragment: Bool) -> String {
         let encoded = FormEncoding.encode(parameters)
         if inFragment {
-            let base = redirectURI.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? redirectURI
+            let base =
+                redirectURI.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
+                ?? redirectURI
             return base + "#" + encoded
         }
         let separator = redirectURI.contains("?") ? "&" : "?"

@@ -60,11 +60,15 @@ package struct DialogRequest: Sendable, Equatable {
         guard let pairs = FormEncoding.decode(query) else { return .failure(.malformedQuery) }
         var params: [String: String] = [:]
         for (k, v) in pairs where params[k] == nil { params[k] = v }
-        guard let clientID = params[DialogParameter.clientID], !clientID.isEmpty else { return .failure(.missingClientID) }
+        guard let clientID = params[DialogParameter.clientID], !clientID.isEmpty else {
+            return .failure(.missingClientID)
+        }
         guard clientID.count <= 32, clientID.allSatisfy(\.isNumber), let app = try await findApp(clientID) else {
             return .failure(.unknownApp(String(clientID.prefix(32))))
         }
-        guard let redirect = params[DialogParameter.redirectURI], !redirect.isEmpty else { return .failure(.missingRedirectURI) }
+        guard let redirect = params[DialogParameter.redirectURI], !redirect.isEmpty else {
+            return .failure(.missingRedirectURI)
+        }
         if let origin = JavaScriptSDKArbiter.pageOrigin(redirect), !JavaScriptSDKDomains.allows(origin, for: app) {
             return .failure(.javaScriptSDKDomainNotAllowed(appID: app.id, origin: String(origin.prefix(512))))
         }
@@ -80,10 +84,13 @@ package struct DialogRequest: Sendable, Equatable {
         let responseType = ResponseType.parse(params[DialogParameter.responseType])
         // A plain token in an `fb{appid}://` URL is readable by any app that claims the scheme. The SDK's own flow
         // uses `token_or_nonce` (nonce bound to PKCE) or a code; a plain token needs the URI registered exactly.
-        if responseType.token, RedirectURIPolicy.isAppScheme(redirect, appID: app.id), !app.redirectURIs.contains(redirect) {
+        if responseType.token, RedirectURIPolicy.isAppScheme(redirect, appID: app.id),
+            !app.redirectURIs.contains(redirect)
+        {
             return .failure(.appSchemeTokenNotOptedIn(appID: app.id, uri: String(redirect.prefix(512))))
         }
-        let isLimited = params[DialogParameter.trackingPreference] == DialogParameter.limitedLoginTrackingValue
+        let isLimited =
+            params[DialogParameter.trackingPreference] == DialogParameter.limitedLoginTrackingValue
             || (responseType.idToken && !responseType.token && !responseType.tokenOrNonce && !responseType.code)
         var dropped: [String] = []
         if isLimited {
@@ -111,17 +118,25 @@ package struct DialogRequest: Sendable, Equatable {
         let request = DialogRequest(
             clientID: clientID, redirectURI: redirect, state: params[DialogParameter.state], permissions: permissions,
             openID: scope.contains("openid") || responseType.idToken, responseType: responseType,
-            authType: params[DialogParameter.authType].flatMap(AuthType.init(rawValue:)), authNonce: params[DialogParameter.authNonce],
+            authType: params[DialogParameter.authType].flatMap(AuthType.init(rawValue:)),
+            authNonce: params[DialogParameter.authNonce],
             codeChallenge: challenge, codeChallengeMethod: method, nonce: params[DialogParameter.nonce],
-            returnScopes: params[DialogParameter.returnScopes] == "true" || params[DialogParameter.returnScopes] == "1", isLimited: isLimited,
+            returnScopes: params[DialogParameter.returnScopes] == "true" || params[DialogParameter.returnScopes] == "1",
+            isLimited: isLimited,
             droppedByLimitedLogin: dropped,
-            answersWithNonce: params[DialogParameter.fastAppSwitch] == "true" && responseType.tokenOrNonce && !responseType.token,
+            answersWithNonce: params[DialogParameter.fastAppSwitch] == "true" && responseType.tokenOrNonce
+                && !responseType.token,
             defaultAudience: params[DialogParameter.defaultAudience].flatMap(Audience.init(wireName:)) ?? .friends,
             rawQuery: query)
         return .success((request, app))
     }
 
-    package init(clientID: String, redirectURI: String, state: String? = nil, permissions: [String], openID: Bool, responseType: ResponseType, authType: AuthType? = nil, authNonce: String? = nil, codeChallenge: String? = nil, codeChallengeMethod: String? = nil, nonce: String? = nil, returnScopes: Bool, isLimited: Bool, droppedByLimitedLogin: [String], answersWithNonce: Bool, defaultAudience: Audience = .friends, rawQuery: String) {
+    package init(
+        clientID: String, redirectURI: String, state: String? = nil, permissions: [String], openID: Bool,
+        responseType: ResponseType, authType: AuthType? = nil, authNonce: String? = nil, codeChallenge: String? = nil,
+        codeChallengeMethod: String? = nil, nonce: String? = nil, returnScopes: Bool, isLimited: Bool,
+        droppedByLimitedLogin: [String], answersWithNonce: Bool, defaultAudience: Audience = .friends, rawQuery: String
+    ) {
         self.clientID = clientID
         self.redirectURI = redirectURI
         self.state = state
@@ -155,7 +170,8 @@ extension DialogRequest.Problem {
         case .codeChallengeRequired: "This app requires PKCE"
         case .malformedQuery: "The login link is malformed"
         case .appSchemeTokenNotOptedIn: "This app does not accept tokens at its URL scheme"
-        case .javaScriptSDKDomainNotAllowed: "Can't load URL: the domain of this page isn't among the app's JavaScript SDK domains"
+        case .javaScriptSDKDomainNotAllowed:
+            "Can't load URL: the domain of this page isn't among the app's JavaScript SDK domains"
         }
     }
 

@@ -19,9 +19,12 @@ package enum JavaScriptSDKDomains {
 
     /// Why `entries` cannot be an app's list, or nil when it can.
     package static func registrationProblem(_ entries: [String]) -> String? {
-        guard entries.count <= maximumPerApp else { return "An app lists at most \(maximumPerApp) JavaScript SDK domains." }
+        guard entries.count <= maximumPerApp else {
+            return "An app lists at most \(maximumPerApp) JavaScript SDK domains."
+        }
         if let bad = entries.first(where: { $0.utf8.count > maximumLength || Origin($0) == nil }) {
-            return "JavaScript SDK domain \"\(GraphError.echo(bad))\" must be an http or https URL such as https://shop.example/, of at most \(maximumLength) characters."
+            return
+                "JavaScript SDK domain \"\(GraphError.echo(bad))\" must be an http or https URL such as https://shop.example/, of at most \(maximumLength) characters."
         }
         return nil
     }
@@ -37,8 +40,8 @@ package enum JavaScriptSDKDomains {
 
         init?(_ text: String) {
             guard let comps = URLComponents(string: text), let scheme = comps.scheme?.lowercased(),
-                  scheme == "http" || scheme == "https", let host = comps.host?.lowercased(), !host.isEmpty,
-                  comps.user == nil, comps.password == nil
+                scheme == "http" || scheme == "https", let host = comps.host?.lowercased(), !host.isEmpty,
+                comps.user == nil, comps.password == nil
             else { return nil }
             self.scheme = scheme
             self.host = host
@@ -65,7 +68,7 @@ package enum JavaScriptSDKArbiter {
     /// The page origin named by an arbiter `redirect_uri`, or nil when `uri` is not the arbiter.
     package static func pageOrigin(_ uri: String) -> String? {
         guard uri.hasPrefix(path + "?"), let comps = URLComponents(string: uri), comps.path == path,
-              let origin = comps.queryItems?.first(where: { $0.name == "origin" })?.value
+            let origin = comps.queryItems?.first(where: { $0.name == "origin" })?.value
         else { return nil }
         return origin
     }

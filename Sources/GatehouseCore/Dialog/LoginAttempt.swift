@@ -122,12 +122,13 @@ package enum LoginAttempt {
         for p in request.permissions {
             let info = Permission.info(p)
             if p != Permission.publicProfile, info?.needsReview ?? true, !privileged,
-               !facts.app.approvedPermissions.contains(p) {
+                !facts.app.approvedPermissions.contains(p)
+            {
                 unavailable.append(p)
             } else if granted.contains(p) && !renew {
                 already.append(p)
             } else if declined.contains(p) && request.authType != .rerequest && !renew {
-                continue // declined earlier; asked again only with auth_type=rerequest
+                continue  // declined earlier; asked again only with auth_type=rerequest
             } else if Permission.isPublish(p) {
                 publish.append(p)
             } else {
@@ -147,7 +148,9 @@ package enum LoginAttempt {
     /// `audience` is what the person picked on the publish step (the plan's preselection when nil). It is
     /// recorded when a publish permission is granted now, kept while one granted earlier remains, and
     /// cleared when none is left.
-    package static func decide(_ facts: Facts, plan: ConsentPlan, selected: [String], audience: Audience? = nil) -> Decision {
+    package static func decide(_ facts: Facts, plan: ConsentPlan, selected: [String], audience: Audience? = nil)
+        -> Decision
+    {
         let chosen = Set(selected).intersection(plan.ask + plan.publish).union([Permission.publicProfile])
         var granted = facts.grant?.granted ?? []
         var declined = facts.grant?.declined ?? []

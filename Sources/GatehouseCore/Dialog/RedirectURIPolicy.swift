@@ -15,7 +15,9 @@ package enum RedirectURIPolicy {
         if let origin = JavaScriptSDKArbiter.pageOrigin(uri) { return JavaScriptSDKDomains.allows(origin, for: app) }
         if isAppScheme(uri, appID: app.id) { return true }
         guard let requested = Loopback(uri) else { return false }
-        return app.redirectURIs.compactMap(Loopback.init).contains { $0.host == requested.host && $0.pathAndQuery == requested.pathAndQuery }
+        return app.redirectURIs.compactMap(Loopback.init).contains {
+            $0.host == requested.host && $0.pathAndQuery == requested.pathAndQuery
+        }
     }
 
     /// `fb{appid}://authorize/` or `fb{appid}{suffix}://authorize/` where the suffix is `[a-z0-9]*`.
@@ -37,7 +39,8 @@ package enum RedirectURIPolicy {
     package static func registrationProblem(_ uris: [String]) -> String? {
         guard uris.count <= maximumPerApp else { return "An app registers at most \(maximumPerApp) redirect URIs." }
         if let bad = uris.first(where: { $0.utf8.count > maximumLength || !isAcceptableRegistration($0) }) {
-            return "Redirect URI \"\(GraphError.echo(bad))\" must be an absolute URL without a fragment, of at most \(maximumLength) characters."
+            return
+                "Redirect URI \"\(GraphError.echo(bad))\" must be an absolute URL without a fragment, of at most \(maximumLength) characters."
         }
         return nil
     }
@@ -56,8 +59,8 @@ package enum RedirectURIPolicy {
 
         init?(_ uri: String) {
             guard let comps = URLComponents(string: uri), comps.scheme == "http", comps.fragment == nil,
-                  comps.user == nil, comps.password == nil,
-                  let host = comps.host, ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host)
+                comps.user == nil, comps.password == nil,
+                let host = comps.host, ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host)
             else { return nil }
             self.host = host == "[::1]" ? "::1" : host
             let path = comps.percentEncodedPath.isEmpty ? "/" : comps.percentEncodedPath

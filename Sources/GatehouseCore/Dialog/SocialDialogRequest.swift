@@ -64,7 +64,9 @@ package struct SocialDialogRequest: Sendable, Equatable {
             return .problem(.redirectURINotAllowed(appID: app.id, uri: String(redirect.prefix(512))))
         }
         var request = SocialDialogRequest(kind: kind, appID: app.id, redirectURI: redirect, to: [], rawQuery: query)
-        func invalid(_ message: String, code: Int = 100) -> Parsed { .invalid(redirectURI: redirect, code: code, message: message) }
+        func invalid(_ message: String, code: Int = 100) -> Parsed {
+            .invalid(redirectURI: redirect, code: code, message: message)
+        }
         switch kind {
         case .feed:
             request.link = value("link")
@@ -73,17 +75,25 @@ package struct SocialDialogRequest: Sendable, Equatable {
             request.caption = value("caption")
             request.description = value("description")
             if let link = request.link, !WebURL.isWebURL(link) { return invalid("link URL is not properly formatted") }
-            if let picture = request.picture, !WebURL.isWebURL(picture) { return invalid("picture URL is not properly formatted") }
-            for (key, v) in [("name", request.name), ("caption", request.caption), ("description", request.description)] where (v?.count ?? 0) > 1000 {
+            if let picture = request.picture, !WebURL.isWebURL(picture) {
+                return invalid("picture URL is not properly formatted")
+            }
+            for (key, v) in [
+                ("name", request.name), ("caption", request.caption), ("description", request.description),
+            ] where (v?.count ?? 0) > 1000 {
                 return invalid("\(key) is too long (1000 characters at most)")
             }
-            if value("to") != nil { return invalid("Feed story publishing to other users is disabled for this application", code: 200) }
+            if value("to") != nil {
+                return invalid("Feed story publishing to other users is disabled for this application", code: 200)
+            }
         case .apprequests:
             guard let message = value("message") else { return invalid("The parameter message is required") }
             guard message.count <= 1000 else { return invalid("message is too long (1000 characters at most)") }
             request.message = message
             if let text = value("notification_text") {
-                guard text.count <= 1000 else { return invalid("notification_text is too long (1000 characters at most)") }
+                guard text.count <= 1000 else {
+                    return invalid("notification_text is too long (1000 characters at most)")
+                }
                 request.notificationText = text
             }
             request.title = value("title").map { String($0.prefix(50)) }
@@ -91,8 +101,12 @@ package struct SocialDialogRequest: Sendable, Equatable {
             if let data = request.data, data.count > 255 { return invalid("data is too long (255 characters at most)") }
             if let to = value("to") {
                 let ids = Permission.parseScope(to)
-                guard ids.allSatisfy({ $0.count <= 20 && $0.allSatisfy(\.isNumber) }) else { return invalid("to must be a comma-separated list of user ids") }
-                guard ids.count <= maxRecipients else { return invalid("A request can go to at most \(maxRecipients) people") }
+                guard ids.allSatisfy({ $0.count <= 20 && $0.allSatisfy(\.isNumber) }) else {
+                    return invalid("to must be a comma-separated list of user ids")
+                }
+                guard ids.count <= maxRecipients else {
+                    return invalid("A request can go to at most \(maxRecipients) people")
+                }
                 request.to = ids
             }
         }
@@ -120,6 +134,8 @@ package struct SocialDialogRequest: Sendable, Equatable {
 
     /// Any dialog error sent back to the app.
     package static func error(redirectURI: String, code: Int, message: String) -> String {
-        DialogRedirect.url(redirectURI: redirectURI, parameters: [("error_code", String(code)), ("error_message", message)], inFragment: false)
+        DialogRedirect.url(
+            redirectURI: redirectURI, parameters: [("error_code", String(code)), ("error_message", message)],
+            inFragment: false)
     }
 }

@@ -19,7 +19,8 @@ package enum InjectableError: String, Sendable, CaseIterable {
 
     /// Parses `190/460`, `190.460`, `4`, or a name such as `password-changed`.
     package init?(spec: String) {
-        let normalized = spec.lowercased().replacingOccurrences(of: ".", with: "/").replacingOccurrences(of: "_", with: "-")
+        let normalized = spec.lowercased().replacingOccurrences(of: ".", with: "/").replacingOccurrences(
+            of: "_", with: "-")
         if let exact = InjectableError(rawValue: normalized) {
             self = exact
         } else if let named = Self.allCases.first(where: { $0.name == normalized }) {
@@ -78,7 +79,8 @@ package enum InjectableError: String, Sendable, CaseIterable {
         case .appRateLimit: .appRateLimit
         case .userRateLimit: .userRateLimit
         case .transient: .serviceUnavailable
-        case .missingPermission: GraphError(message: "(#200) Permissions error", type: "OAuthException", code: 200, httpStatus: 403)
+        case .missingPermission:
+            GraphError(message: "(#200) Permissions error", type: "OAuthException", code: 200, httpStatus: 403)
         case .checkpointed: .checkpointed
         case .unconfirmed: .unconfirmedUser
         case .loggedOut: .sessionLoggedOut

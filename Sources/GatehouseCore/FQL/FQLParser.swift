@@ -88,14 +88,19 @@ package struct FQLParser {
 
     /// A table or column name: a word that is not a keyword.
     private mutating func name() throws(FQLSyntaxError) -> String {
-        guard case .word(let w) = current.kind, !Self.reserved.contains(w.lowercased()) else { throw .unexpected(current) }
+        guard case .word(let w) = current.kind, !Self.reserved.contains(w.lowercased()) else {
+            throw .unexpected(current)
+        }
         _ = advance()
         return w.lowercased()
     }
 
     private mutating func query(depth: Int) throws(FQLSyntaxError) -> FQLQuery {
         guard depth < Self.maxDepth else {
-            throw FQLSyntaxError(message: "Parser error: subqueries nest deeper than \(Self.maxDepth) levels at position \(current.position).")
+            throw FQLSyntaxError(
+                message:
+                    "Parser error: subqueries nest deeper than \(Self.maxDepth) levels at position \(current.position)."
+            )
         }
         try keyword("SELECT")
         var columns = [try name()]

@@ -49,7 +49,9 @@ package enum FQLTokenizer {
         }
         var tokens: [FQLToken] = []
         var i = 0
-        func single(_ kind: FQLToken.Kind) { tokens.append(FQLToken(kind: kind, text: String(chars[i]), position: i)); i += 1 }
+        func single(_ kind: FQLToken.Kind) {
+            tokens.append(FQLToken(kind: kind, text: String(chars[i]), position: i)); i += 1
+        }
         while i < chars.count {
             let c = chars[i]
             if c.isWhitespace { i += 1; continue }
@@ -80,7 +82,9 @@ package enum FQLTokenizer {
                 tokens.append(FQLToken(kind: .number(text), text: text, position: start))
             case _ where c.isASCII && (c.isLetter || c == "_"):
                 let start = i
-                while i < chars.count, chars[i].isASCII, chars[i].isLetter || chars[i].isNumber || chars[i] == "_" { i += 1 }
+                while i < chars.count, chars[i].isASCII, chars[i].isLetter || chars[i].isNumber || chars[i] == "_" {
+                    i += 1
+                }
                 let text = String(chars[start..<i])
                 tokens.append(FQLToken(kind: .word(text), text: text, position: start))
             default:

@@ -104,8 +104,9 @@ package enum FieldSelectionParser {
                 continue
             }
             switch raw.utf8[index] {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "_"):
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "_"):
                 index = raw.utf8.index(after: index)
             default:
                 return nil

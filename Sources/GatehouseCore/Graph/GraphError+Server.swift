@@ -7,14 +7,17 @@ extension GraphError {
 
     /// Facebook's reply to `?ids=` naming objects that do not exist (or are hidden from the caller).
     package static func aliasesDoNotExist(_ ids: [String]) -> GraphError {
-        GraphError(message: "(#803) Some of the aliases you requested do not exist: \(echo(ids.joined(separator: ",")))", code: 803)
+        GraphError(
+            message: "(#803) Some of the aliases you requested do not exist: \(echo(ids.joined(separator: ",")))",
+            code: 803)
     }
 
     // MARK: Publishing
 
     /// Posting to someone else's timeline, which Facebook turned off for apps in 2013.
     package static let feedToOtherUsersDisabled = GraphError(
-        message: "(#200) Feed story publishing to other users is disabled for this application", code: 200, httpStatus: 403)
+        message: "(#200) Feed story publishing to other users is disabled for this application", code: 200,
+        httpStatus: 403)
 
     /// A caller who may see an object but not change it.
     package static let permissionsError = GraphError(message: "(#200) Permissions error", code: 200, httpStatus: 403)
@@ -71,7 +74,9 @@ extension GraphError {
         GraphError(
             message: "User request limit reached", code: 17, errorSubcode: 1349172,
             errorUserTitle: "OAuth Device Excessive Polling",
-            errorUserMsg: "Your device is polling too frequently. Space your requests with a minium interval of \(interval) seconds.")
+            errorUserMsg:
+                "Your device is polling too frequently. Space your requests with a minium interval of \(interval) seconds."
+        )
     }
 
     /// The code is past its lifetime or used (Facebook's wording).

@@ -72,7 +72,8 @@ package enum GraphRoute: Equatable, Sendable {
     /// Whether the route is answered before the token is checked.
     package var isPublic: Bool {
         switch self {
-        case .batch, .multipleIDs, .rootUnsupported, .accessToken, .accessTokenInfo, .debugToken, .tokenCache, .tooLong: true
+        case .batch, .multipleIDs, .rootUnsupported, .accessToken, .accessTokenInfo, .debugToken, .tokenCache, .tooLong:
+            true
         case .fql, .fqlREST, .deviceLogin, .deviceLoginStatus, .testUsers, .testUsersUnknown, .object: false
         }
     }

@@ -5,7 +5,8 @@ package enum WebURL {
     /// True for an absolute http(s) URL with a host, at most 2,048 characters long.
     package static func isWebURL(_ text: String) -> Bool {
         guard text.count <= 2048, let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else { return false }
+            scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty
+        else { return false }
         return true
     }
 }

@@ -68,7 +68,8 @@ package struct JournalEntry: Sendable, Equatable, Codable {
     package var batchSequence: Int?
 
     package init(
-        sequence: Int = 0, time: Date, kind: Kind, method: String, route: String, status: Int, durationMilliseconds: Double,
+        sequence: Int = 0, time: Date, kind: Kind, method: String, route: String, status: Int,
+        durationMilliseconds: Double,
         appID: String? = nil, appName: String? = nil, personID: String? = nil, personName: String? = nil,
         errorCode: Int? = nil, errorSubcode: Int? = nil, errorMessage: String? = nil, explanation: String? = nil,
         tokenHashPrefix: String? = nil, parameters: [Parameter] = [], batchSequence: Int? = nil
@@ -129,7 +130,10 @@ package struct JournalFilter: Sendable, Equatable {
     package var token: String?
     package var errorsOnly: Bool
 
-    package init(appID: String? = nil, person: String? = nil, status: String? = nil, route: String? = nil, token: String? = nil, errorsOnly: Bool = false) {
+    package init(
+        appID: String? = nil, person: String? = nil, status: String? = nil, route: String? = nil, token: String? = nil,
+        errorsOnly: Bool = false
+    ) {
         self.appID = appID.flatMap { $0.isEmpty ? nil : $0 }
         self.person = person.flatMap { $0.isEmpty ? nil : $0 }
         self.status = status.flatMap { $0.isEmpty ? nil : $0 }
@@ -158,7 +162,9 @@ package struct JournalFilter: Sendable, Equatable {
         }
         if let route, entry.route.range(of: route, options: .caseInsensitive) == nil { return false }
         if let token {
-            guard let prefix = entry.tokenHashPrefix, token.hasPrefix(prefix) || prefix.hasPrefix(token) else { return false }
+            guard let prefix = entry.tokenHashPrefix, token.hasPrefix(prefix) || prefix.hasPrefix(token) else {
+                return false
+            }
         }
         return true
     }

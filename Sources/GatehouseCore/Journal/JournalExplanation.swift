@@ -19,20 +19,28 @@ package enum JournalExplanation {
         case (190, 459): return "the person is held at a security checkpoint and must follow its steps on the website"
         case (190, 464): return "the person has not confirmed their account"
         case (190, 465): return "the person's account is disabled (or locked), so none of their tokens work"
-        case (190, 460): return "the token was invalidated because the person changed their password after it was issued"
-        case (190, 467): return "the token was revoked: the person logged out, it was revoked in the console, or a replayed code revoked its family"
+        case (190, 460):
+            return "the token was invalidated because the person changed their password after it was issued"
+        case (190, 467):
+            return
+                "the token was revoked: the person logged out, it was revoked in the console, or a replayed code revoked its family"
         case (190, _):
             if message == GraphError.invalidAppToken.message {
-                return "the app token APPID|… matches neither the app's secret, its client token, nor an app token minted for it"
+                return
+                    "the app token APPID|… matches neither the app's secret, its client token, nor an app token minted for it"
             }
-            if message.hasPrefix("An admin session is required") { return "the admin API needs a signed-in admin (production mode)" }
-            return "the access token is not one this server issued: unknown, malformed, too long, or for a deleted app or person"
+            if message.hasPrefix("An admin session is required") {
+                return "the admin API needs a signed-in admin (production mode)"
+            }
+            return
+                "the access token is not one this server issued: unknown, malformed, too long, or for a deleted app or person"
         case (104, _): return "no access token was sent (neither an access_token parameter nor an Authorization header)"
         case (2500, _):
             if message == GraphError.activeTokenRequired.message {
                 return "/me needs a user access token; this call had an app or client token, or none"
             }
-            return "\(message.replacingOccurrences(of: "Unknown path components: ", with: "the path ")) is not a Graph route this server knows"
+            return
+                "\(message.replacingOccurrences(of: "Unknown path components: ", with: "the path ")) is not a Graph route this server knows"
         case (200, _):
             if let range = message.range(of: "Requires extended permission: ") {
                 return "the token was not granted the permission \(message[range.upperBound...])"
@@ -40,26 +48,36 @@ package enum JournalExplanation {
             if message == GraphError.feedToOtherUsersDisabled.message {
                 return "apps may only post to the token's own person's timeline, not to someone else's"
             }
-            return "the caller may see this object but not change it (only its author, the person it was sent to, or the app may)"
+            return
+                "the caller may see this object but not change it (only its author, the person it was sent to, or the app may)"
         case (100, 33): return "the object does not exist, is hidden from this caller, or does not support this method"
         case (100, 36007): return "the authorization code is older than its 10-minute life"
-        case (100, 36008): return "redirect_uri differs from the one the login dialog was opened with; it must be identical"
+        case (100, 36008):
+            return "redirect_uri differs from the one the login dialog was opened with; it must be identical"
         case (100, 36009): return "the code was already exchanged; the tokens minted from it have been revoked"
         case (100, _): return explainParameter(error)
         case (1, _):
-            if message == GraphError.invalidClientSecret.message { return "client_secret does not match the app's secret" }
+            if message == GraphError.invalidClientSecret.message {
+                return "client_secret does not match the app's secret"
+            }
             if message.contains("Too many requests in batch") { return "a batch may hold at most 50 requests" }
             return "the server failed unexpectedly while answering (see the server's log); clients retry"
         case (101, _):
-            if message == GraphError.missingClientID.message { return "the request has no client_id (nor Basic credentials)" }
+            if message == GraphError.missingClientID.message {
+                return "the request has no client_id (nor Basic credentials)"
+            }
             return "no app has this client_id, or it is not the app the token belongs to"
         case (2, _):
-            if error.httpStatus == 503 { return "the database could not be reached (is PostgreSQL restarting?); clients retry" }
+            if error.httpStatus == 503 {
+                return "the database could not be reached (is PostgreSQL restarting?); clients retry"
+            }
             return "a storage operation failed (see the server's log); clients retry"
         case (4, _): return "the app's Graph call budget for this window is spent (limits.app_calls_per_window)"
         case (17, 1349172): return "the device polled sooner than the interval allows"
         case (17, _): return "this person's Graph call budget for this app is spent (limits.user_calls_per_window)"
-        case (613, _): return "too many calls from this client to this endpoint (limits.token_endpoint_calls_per_ip or the device-login limits)"
+        case (613, _):
+            return
+                "too many calls from this client to this endpoint (limits.token_endpoint_calls_per_ip or the device-login limits)"
         case (803, _): return "?ids= named objects that do not exist or are hidden from the caller"
         case (601, _): return "the FQL query could not be parsed, or names a table Gatehouse does not serve"
         case (602, _): return "the FQL query names a column its table does not have"
@@ -147,8 +165,12 @@ package enum JournalExplanation {
 
     /// The token endpoint's `redirect_uri` against the dialog's.
     package static func redirectURIMismatch(presented: String, dialog: String) -> String {
-        if presented.isEmpty { return "redirect_uri is missing; the dialog was opened with `\(dialog)`, and the token endpoint needs it again, identical" }
-        return "redirect_uri `\(presented)` differs from the dialog's `\(dialog)` (\(difference(presented: presented, expected: dialog)))"
+        if presented.isEmpty {
+            return
+                "redirect_uri is missing; the dialog was opened with `\(dialog)`, and the token endpoint needs it again, identical"
+        }
+        return
+            "redirect_uri `\(presented)` differs from the dialog's `\(dialog)` (\(difference(presented: presented, expected: dialog)))"
     }
 
     /// Where two strings part: `differs after `http://x/c`: `b` instead of `allback``.
@@ -256,7 +278,9 @@ package enum JournalExplanation {
     /// `61d`, `4h`, `12m`, `30s` (or `4 minutes` with `words`), the largest unit only.
     package static func duration(_ interval: TimeInterval, words: Bool = false) -> String {
         let seconds = Int(interval.rounded(.down))
-        let units: [(Int, String, String)] = [(86_400, "d", "day"), (3600, "h", "hour"), (60, "m", "minute"), (1, "s", "second")]
+        let units: [(Int, String, String)] = [
+            (86_400, "d", "day"), (3600, "h", "hour"), (60, "m", "minute"), (1, "s", "second"),
+        ]
         for (size, short, long) in units where seconds >= size {
             let n = seconds / size
             return words ? "\(n) \(long)\(n == 1 ? "" : "s")" : "\(n)\(short)"
@@ -268,21 +292,26 @@ package enum JournalExplanation {
 extension JournalExplanation {
     /// Why ``CodeExchange/decide(code:presented:now:)`` refused, from the same facts; nil when it issued, or when
     /// the catalogue's reason is all there is to say (a wrong secret is explained where it is checked).
-    package static func codeExchange(_ action: CodeExchange.Action, code: AuthCodeRecord?, presented: CodeExchange.Presented, found: Bool, now: Date) -> String? {
+    package static func codeExchange(
+        _ action: CodeExchange.Action, code: AuthCodeRecord?, presented: CodeExchange.Presented, found: Bool, now: Date
+    ) -> String? {
         switch action {
         case .issue: return nil
         case .rejectAndRevokeFamily: return codeAlreadyUsed(at: code?.usedAt)
         case .reject(let error):
             if error == .invalidCodeFormat {
                 guard let code else {
-                    return found ? "this value is an app-switch nonce, redeemed only with grant_type=fb_exchange_nonce"
+                    return found
+                        ? "this value is an app-switch nonce, redeemed only with grant_type=fb_exchange_nonce"
                         : "no code with this value was issued by this server (codes are single-use and stored only as hashes)"
                 }
                 return "the code was issued to app \(code.appID), not to client_id \(presented.clientID)"
             }
             guard let code else { return nil }
             if error == .codeExpired { return codeExpired(at: code.expiresAt, now: now) }
-            if error == .redirectURIMismatch { return redirectURIMismatch(presented: presented.redirectURI, dialog: code.redirectURI) }
+            if error == .redirectURIMismatch {
+                return redirectURIMismatch(presented: presented.redirectURI, dialog: code.redirectURI)
+            }
             if error == .invalidCodeVerifier {
                 return presented.codeVerifier == nil
                     ? "the dialog was sent a code_challenge, so the exchange needs its code_verifier, and none was sent"

@@ -111,14 +111,18 @@ package final class JournalNote: Sendable {
 
     /// The entry for this request: what the handlers noted plus what only the caller of the handlers knows.
     /// A refusal that no handler explained gets the generic explanation for its status.
-    package func entry(time: Date, kind: JournalEntry.Kind, method: String, route: String, status: Int, durationMilliseconds: Double) -> (JournalEntry, parts: [JournalEntry]) {
+    package func entry(
+        time: Date, kind: JournalEntry.Kind, method: String, route: String, status: Int, durationMilliseconds: Double
+    ) -> (JournalEntry, parts: [JournalEntry]) {
         let state = state.withLockedValue { $0 }
         var explanation = state.explanation
         if explanation == nil, status >= 400 || state.error != nil {
-            explanation = state.error.map(JournalExplanation.forError) ?? JournalExplanation.forStatus(status, route: route)
+            explanation =
+                state.error.map(JournalExplanation.forError) ?? JournalExplanation.forStatus(status, route: route)
         }
         let entry = JournalEntry(
-            time: time, kind: state.kind ?? kind, method: method, route: route, status: status, durationMilliseconds: durationMilliseconds,
+            time: time, kind: state.kind ?? kind, method: method, route: route, status: status,
+            durationMilliseconds: durationMilliseconds,
             appID: state.appID, appName: state.appName, personID: state.personID, personName: state.personName,
             errorCode: state.error?.code, errorSubcode: state.error?.errorSubcode, errorMessage: state.error?.message,
             explanation: explanation, tokenHashPrefix: state.tokenHashPrefix, parameters: state.parameters)

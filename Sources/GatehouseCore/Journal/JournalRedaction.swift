@@ -17,7 +17,8 @@ package enum JournalRedaction {
     /// pictures) is dropped.
     static let kept: [String: Treatment] = [
         "client_id": .plain, "app_id": .plain, "redirect_uri": .plain, "grant_type": .plain, "response_type": .plain,
-        "scope": .plain, "auth_type": .plain, "fields": .plain, "ids": .plain, "display": .plain, "return_scopes": .plain,
+        "scope": .plain, "auth_type": .plain, "fields": .plain, "ids": .plain, "display": .plain,
+        "return_scopes": .plain,
         "default_audience": .plain, "permission": .plain, "code_challenge_method": .plain, "tp": .plain, "type": .plain,
         "q": .plain, "limit": .plain, "after": .plain, "before": .plain, "kind": .plain, "action": .plain,
         "client_secret": .secret, "appsecret_proof": .secret, "code_verifier": .secret, "code_challenge": .secret,

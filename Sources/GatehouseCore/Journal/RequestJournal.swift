@@ -33,12 +33,18 @@ package final class RequestJournal: Sendable {
     /// The default byte bound: a full default ring of ordinary entries (about 1 KB each) fits four times over.
     package static let defaultMaximumBytes = 4 * 1024 * 1024
 
-    package init(capacity: Int = 1000, maximumBytes: Int = RequestJournal.defaultMaximumBytes, enabled: Bool = true, sink: (any JournalSink)? = nil) {
+    package init(
+        capacity: Int = 1000, maximumBytes: Int = RequestJournal.defaultMaximumBytes, enabled: Bool = true,
+        sink: (any JournalSink)? = nil
+    ) {
         let capacity = max(1, capacity)
         self.capacity = capacity
         self.maximumBytes = max(1, maximumBytes)
         self.sink = sink
-        self.state = LockedValue(State(slots: Array(repeating: nil, count: capacity), sizes: Array(repeating: 0, count: capacity), enabled: enabled))
+        self.state = LockedValue(
+            State(
+                slots: Array(repeating: nil, count: capacity), sizes: Array(repeating: 0, count: capacity),
+                enabled: enabled))
     }
 
     /// What the kept entries hold, by ``JournalEntry/approximateBytes``.
@@ -83,7 +89,9 @@ package final class RequestJournal: Sendable {
 
     /// Entries matching `filter`, newest first, at most `limit`; with `after`, only entries recorded after that
     /// sequence number (what a follower has not seen yet).
-    package func entries(matching filter: JournalFilter = JournalFilter(), after: Int? = nil, limit: Int = 100) -> [JournalEntry] {
+    package func entries(matching filter: JournalFilter = JournalFilter(), after: Int? = nil, limit: Int = 100)
+        -> [JournalEntry]
+    {
         let limit = max(0, limit)
         return state.withLockedValue { state in
             var out: [JournalEntry] = []
@@ -104,7 +112,9 @@ package final class RequestJournal: Sendable {
     /// One entry by sequence number, while it is still in the buffer.
     package func entry(sequence: Int) -> JournalEntry? {
         state.withLockedValue { state in
-            guard sequence > 0, sequence <= state.lastSequence, state.lastSequence - sequence < capacity else { return nil }
+            guard sequence > 0, sequence <= state.lastSequence, state.lastSequence - sequence < capacity else {
+                return nil
+            }
             let back = state.lastSequence - sequence
             let index = (state.next - 1 - back + capacity * 2) % capacity
             return state.slots[index].flatMap { $0.sequence == sequence ? $0 : nil }

@@ -46,4 +46,3 @@ package struct RateLimiter: Sendable {
         _ = try await store.increment(key: key, windowStart: start, amount: -1, expiresAt: end)
     }
 }
-

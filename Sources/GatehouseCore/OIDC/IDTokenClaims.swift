@@ -68,19 +68,22 @@ extension IDTokenClaims {
         let object = try JSONObject(from: decoder)
         func text(_ claim: IDTokenClaim) throws -> String {
             guard let value = object[claim.rawValue]?.stringValue else {
-                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "missing \(claim.rawValue)"))
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: decoder.codingPath, debugDescription: "missing \(claim.rawValue)"))
             }
             return value
         }
         func number(_ claim: IDTokenClaim) throws -> Int {
             guard let value = object[claim.rawValue]?.intValue else {
-                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "missing \(claim.rawValue)"))
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: decoder.codingPath, debugDescription: "missing \(claim.rawValue)"))
             }
             return Int(value)
         }
         self.init(
             iss: try text(.issuer), aud: try text(.audience), sub: try text(.subject), iat: try number(.issuedAt),
-            exp: try number(.expiresAt), jti: try text(.tokenID), nonce: object[IDTokenClaim.nonce.rawValue]?.stringValue)
+            exp: try number(.expiresAt), jti: try text(.tokenID),
+            nonce: object[IDTokenClaim.nonce.rawValue]?.stringValue)
         for field in UserField.claims { self[field] = object[field.idTokenClaim ?? ""] }
     }
 }

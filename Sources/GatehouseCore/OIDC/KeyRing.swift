@@ -34,7 +34,9 @@ package actor KeyRing {
         } catch StorageError.conflict {
             // Another node made one at the same moment; use whichever is now active.
         }
-        guard let active = try await store.all().last(where: { $0.retiredAt == nil }) else { throw StorageError.notFound }
+        guard let active = try await store.all().last(where: { $0.retiredAt == nil }) else {
+            throw StorageError.notFound
+        }
         return active
     }
 
@@ -55,7 +57,9 @@ package actor KeyRing {
         let previous = try await store.all().filter { $0.retiredAt == nil }
         let key = try Self.makeKey(now: now)
         try await store.insert(key)
-        for old in previous { try await store.retire(kid: old.kid, at: now, publishUntil: now.addingTimeInterval(grace)) }
+        for old in previous {
+            try await store.retire(kid: old.kid, at: now, publishUntil: now.addingTimeInterval(grace))
+        }
         cache = nil
         return key
     }
@@ -74,7 +78,9 @@ package actor KeyRing {
         if let cache, cache.kids == kids { return cache.collection }
         let collection = JWTKeyCollection()
         for key in keys {
-            await collection.add(rsa: try Insecure.RSA.PrivateKey(pem: key.privateKeyPEM), digestAlgorithm: .sha256, kid: JWKIdentifier(string: key.kid))
+            await collection.add(
+                rsa: try Insecure.RSA.PrivateKey(pem: key.privateKeyPEM), digestAlgorithm: .sha256,
+                kid: JWKIdentifier(string: key.kid))
         }
         cache = (kids, collection)
         return collection
@@ -83,7 +89,8 @@ package actor KeyRing {
     /// A new RSA-2048 key with its kid (40 hex: SHA-1 of the public key's DER) and a self-signed certificate.
     package static func makeKey(now: Date) throws -> SigningKeyRecord {
         let privateKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        let kid = Insecure.SHA1.hash(data: privateKey.publicKey.derRepresentation).map { String(format: "%02x", $0) }.joined()
+        let kid = Insecure.SHA1.hash(data: privateKey.publicKey.derRepresentation).map { String(format: "%02x", $0) }
+            .joined()
         let certificateKey = Certificate.PrivateKey(privateKey)
         let name = try DistinguishedName {
             CommonName("Gatehouse id_token signing key \(kid.prefix(8))")
@@ -96,19 +103,25 @@ package actor KeyRing {
             extensions: try Certificate.Extensions { Critical(BasicConstraints.notCertificateAuthority) },
             issuerPrivateKey: certificateKey)
         return SigningKeyRecord(
-            kid: kid, privateKeyPEM: privateKey.pemRepresentation, certificatePEM: try certificate.serializeAsPEM().pemString,
+            kid: kid, privateKeyPEM: privateKey.pemRepresentation,
+            certificatePEM: try certificate.serializeAsPEM().pemString,
             createdAt: now)
     }
 }
 
 extension SigningKeyRecord {
     /// The public key as PEM (`-----BEGIN PUBLIC KEY-----`), the Android SDK's form.
-    package func publicKeyPEM() throws -> String { try _RSA.Signing.PrivateKey(pemRepresentation: privateKeyPEM).publicKey.pemRepresentation }
+    package func publicKeyPEM() throws -> String {
+        try _RSA.Signing.PrivateKey(pemRepresentation: privateKeyPEM).publicKey.pemRepresentation
+    }
 
     /// The public key as a JWK, the form JWKS clients read.
     package func jwk() throws -> JSONValue {
         let key = try Insecure.RSA.PrivateKey(pem: privateKeyPEM).publicKey
         let (n, e) = try key.getKeyPrimitives()
-        return ["kid": .string(kid), "kty": "RSA", "alg": "RS256", "use": "sig", "n": .string(Base64URL.encode(n)), "e": .string(Base64URL.encode(e))]
+        return [
+            "kid": .string(kid), "kty": "RSA", "alg": "RS256", "use": "sig", "n": .string(Base64URL.encode(n)),
+            "e": .string(Base64URL.encode(e)),
+        ]
     }
 }

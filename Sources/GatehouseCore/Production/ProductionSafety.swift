@@ -25,27 +25,38 @@ package enum ProductionSafety {
             problems.append("tls_cert and tls_key must be given together (--tls-cert and --tls-key)")
         }
         if c.publicURL == nil {
-            problems.append("public_url is not set: production needs the https:// URL people reach the server at (--public-url)")
+            problems.append(
+                "public_url is not set: production needs the https:// URL people reach the server at (--public-url)")
         } else if let url = c.publicURL, !url.lowercased().hasPrefix("https://") {
-            problems.append("public_url \(url) is not https://: browsers would send session cookies in clear; use an https:// URL")
+            problems.append(
+                "public_url \(url) is not https://: browsers would send session cookies in clear; use an https:// URL")
         }
         if c.publicURL?.lowercased().hasPrefix("https://") == true, !c.servesTLS, !proxied {
-            problems.append("public_url is https:// but this server serves plain HTTP and trusts no proxy: serve TLS (--tls-cert/--tls-key) or name the TLS-terminating proxy (--trusted-proxy)")
+            problems.append(
+                "public_url is https:// but this server serves plain HTTP and trusts no proxy: serve TLS (--tls-cert/--tls-key) or name the TLS-terminating proxy (--trusted-proxy)"
+            )
         }
         if isWildcard(c.host), !c.servesTLS, !proxied {
-            problems.append("host \(c.host) listens on every interface without TLS or a trusted proxy: serve TLS (--tls-cert/--tls-key), set --trusted-proxy, or bind 127.0.0.1")
+            problems.append(
+                "host \(c.host) listens on every interface without TLS or a trusted proxy: serve TLS (--tls-cert/--tls-key), set --trusted-proxy, or bind 127.0.0.1"
+            )
         }
         if c.trustedProxies.contains(where: { $0.hasSuffix("/0") }) {
-            problems.append("trusted_proxies contains a /0 range: every client could forge X-Forwarded-For; list the proxies' own addresses")
+            problems.append(
+                "trusted_proxies contains a /0 range: every client could forge X-Forwarded-For; list the proxies' own addresses"
+            )
         }
         if facts.devSeedPresent || facts.devSeedAppPresent {
-            problems.append("the data directory holds the development seed (dev-seed.json / the demo app, whose secret and passwords are published): use a fresh data directory or database for production")
+            problems.append(
+                "the data directory holds the development seed (dev-seed.json / the demo app, whose secret and passwords are published): use a fresh data directory or database for production"
+            )
         }
         if c.benchRoutes {
             problems.append("bench_routes is on: the /bench routes are for scripts/bench only")
         }
         if c.limits.loginAttemptsPerAccount == 0 || c.limits.loginAttemptsPerIP == 0 {
-            problems.append("password attempt limits are off (limits.login_attempts_per_account / _per_ip = 0): set them above 0")
+            problems.append(
+                "password attempt limits are off (limits.login_attempts_per_account / _per_ip = 0): set them above 0")
         }
         return problems
     }

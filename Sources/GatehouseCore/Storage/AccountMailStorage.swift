@@ -27,8 +27,10 @@ package struct MailMessageRecord: Sendable, Codable, Equatable {
     package var lastError: String?
 
     package init(
-        id: String, kind: String, userID: String?, to: String, subject: String, text: String, html: String, createdAt: Date,
-        attempts: Int = 0, nextAttemptAt: Date?, deliveredAt: Date? = nil, gaveUpAt: Date? = nil, lastError: String? = nil
+        id: String, kind: String, userID: String?, to: String, subject: String, text: String, html: String,
+        createdAt: Date,
+        attempts: Int = 0, nextAttemptAt: Date?, deliveredAt: Date? = nil, gaveUpAt: Date? = nil,
+        lastError: String? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -87,7 +89,10 @@ package struct AccountCodeRecord: Sendable, Codable, Equatable {
     package var expiresAt: Date
     package var usedAt: Date?
 
-    package init(codeHash: String, purpose: AccountCodePurpose, userID: String?, email: String, createdAt: Date, expiresAt: Date, usedAt: Date? = nil) {
+    package init(
+        codeHash: String, purpose: AccountCodePurpose, userID: String?, email: String, createdAt: Date, expiresAt: Date,
+        usedAt: Date? = nil
+    ) {
         self.codeHash = codeHash
         self.purpose = purpose
         self.userID = userID

@@ -16,7 +16,10 @@ package struct AdminTokenRecord: Sendable, Codable, Equatable {
     /// Set once, when the token is revoked; a revoked token is refused like an unknown one.
     package var revokedAt: Date?
 
-    package init(id: String, name: String, displayPrefix: String, tokenHash: String, readOnly: Bool, createdAt: Date, revokedAt: Date? = nil) {
+    package init(
+        id: String, name: String, displayPrefix: String, tokenHash: String, readOnly: Bool, createdAt: Date,
+        revokedAt: Date? = nil
+    ) {
         self.id = id
         self.name = name
         self.displayPrefix = displayPrefix
@@ -47,7 +50,10 @@ package struct AuditEntryRecord: Sendable, Codable, Equatable {
     /// The HTTP status answered.
     package var status: Int
 
-    package init(sequence: Int64 = 0, time: Date, actorKind: String, actorID: String?, actorName: String?, method: String, route: String, target: String?, status: Int) {
+    package init(
+        sequence: Int64 = 0, time: Date, actorKind: String, actorID: String?, actorName: String?, method: String,
+        route: String, target: String?, status: Int
+    ) {
         self.sequence = sequence
         self.time = time
         self.actorKind = actorKind

@@ -32,7 +32,8 @@ package struct AppCallbackRecord: Sendable, Codable, Equatable {
 
     package init(
         id: String, appID: String, kind: AppCallbackKind, userID: String, url: String, body: String, attempts: Int = 0,
-        nextAttemptAt: Date?, createdAt: Date, deliveredAt: Date? = nil, gaveUpAt: Date? = nil, lastError: String? = nil,
+        nextAttemptAt: Date?, createdAt: Date, deliveredAt: Date? = nil, gaveUpAt: Date? = nil,
+        lastError: String? = nil,
         confirmationCode: String? = nil, statusURL: String? = nil
     ) {
         self.id = id

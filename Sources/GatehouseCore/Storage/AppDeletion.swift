@@ -12,7 +12,9 @@ extension Storage {
     /// Deletes an app through ``AppDeleting``.
     /// - Throws: `StorageError.unavailable` when the app store cannot delete apps.
     package func deleteApp(id: String) async throws -> Bool {
-        guard let store = apps as? any AppDeleting else { throw StorageError.unavailable("this storage cannot delete apps") }
+        guard let store = apps as? any AppDeleting else {
+            throw StorageError.unavailable("this storage cannot delete apps")
+        }
         return try await store.delete(appID: id)
     }
 }
@@ -20,9 +22,13 @@ extension Storage {
 extension InvalidatingAppStore: AppDeleting {
     /// Announced like an update: every cached caller of the app (and the cached app) is dropped on every node.
     package func delete(appID: String) async throws -> Bool {
-        guard let deleting = base as? any AppDeleting else { throw StorageError.unavailable("this storage cannot delete apps") }
+        guard let deleting = base as? any AppDeleting else {
+            throw StorageError.unavailable("this storage cannot delete apps")
+        }
         var deleted = false
-        try await invalidating(.app(id: appID), local: caches, publisher: publisher) { deleted = try await deleting.delete(appID: appID) }
+        try await invalidating(.app(id: appID), local: caches, publisher: publisher) {
+            deleted = try await deleting.delete(appID: appID)
+        }
         return deleted
     }
 }

@@ -15,7 +15,10 @@ package struct CallerRecords: Sendable {
     package var grant: GrantRecord?
     package var scopedID: String?
 
-    package init(token: TokenRecord, app: AppRecord? = nil, user: UserRecord? = nil, grant: GrantRecord? = nil, scopedID: String? = nil) {
+    package init(
+        token: TokenRecord, app: AppRecord? = nil, user: UserRecord? = nil, grant: GrantRecord? = nil,
+        scopedID: String? = nil
+    ) {
         self.token = token
         self.app = app
         self.user = user

@@ -25,7 +25,9 @@ package struct DeletedAccountRecord: Sendable, Equatable {
     package static let addressKeptFor: TimeInterval = 30 * 86_400
 
     package static func tokenKey(tokenHash: String) -> String { "token:" + tokenHash }
-    package static func emailKey(_ normalisedEmail: String) -> String { "email:" + SecretHash.sha256Hex(normalisedEmail) }
+    package static func emailKey(_ normalisedEmail: String) -> String {
+        "email:" + SecretHash.sha256Hex(normalisedEmail)
+    }
 }
 
 /// The deleted accounts' leftovers (table `deleted_accounts`, migration 18).

@@ -33,8 +33,10 @@ package struct DeviceCodeRecord: Sendable, Codable, Equatable {
     package var decidedAt: Date?
 
     package init(
-        id: String, codeHash: String, userCode: String, appID: String, scopes: [String], createdAt: Date, expiresAt: Date,
-        interval: Int, lastPolledAt: Date? = nil, status: DeviceCodeStatus = .pending, userID: String? = nil, decidedAt: Date? = nil
+        id: String, codeHash: String, userCode: String, appID: String, scopes: [String], createdAt: Date,
+        expiresAt: Date,
+        interval: Int, lastPolledAt: Date? = nil, status: DeviceCodeStatus = .pending, userID: String? = nil,
+        decidedAt: Date? = nil
     ) {
         self.id = id
         self.codeHash = codeHash
@@ -60,5 +62,6 @@ package protocol DeviceCodeStore: Sendable {
     func find(userCode: String) async throws -> DeviceCodeRecord?
     /// Writes `record` only if the stored row still has status `expected` and poll time `expectedPolledAt`;
     /// false when another request changed it first (two racing polls never both get a token).
-    func update(_ record: DeviceCodeRecord, expecting expected: DeviceCodeStatus, expectedPolledAt: Date?) async throws -> Bool
+    func update(_ record: DeviceCodeRecord, expecting expected: DeviceCodeStatus, expectedPolledAt: Date?) async throws
+        -> Bool
 }

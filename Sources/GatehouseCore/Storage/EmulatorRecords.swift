@@ -22,7 +22,10 @@ package struct InjectedErrorRecord: Sendable, Codable, Equatable {
     package var remaining: Int?
     package var createdAt: Date
 
-    package init(id: String, targetKind: InjectionTargetKind, targetID: String, code: Int, subcode: Int?, remaining: Int?, createdAt: Date) {
+    package init(
+        id: String, targetKind: InjectionTargetKind, targetID: String, code: Int, subcode: Int?, remaining: Int?,
+        createdAt: Date
+    ) {
         self.id = id
         self.targetKind = targetKind
         self.targetID = targetID

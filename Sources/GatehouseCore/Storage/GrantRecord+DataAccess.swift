@@ -10,5 +10,7 @@ extension GrantRecord {
     package func isDataAccessExpired(at now: Date) -> Bool { now >= dataAccessExpiresAt }
 
     /// The expiry for a login at `lastLoginAt`, before its grant is stored (the dialog's answer, the device flow).
-    package static func dataAccessExpiry(lastLoginAt: Date) -> Date { lastLoginAt.addingTimeInterval(Lifetimes.dataAccess) }
+    package static func dataAccessExpiry(lastLoginAt: Date) -> Date {
+        lastLoginAt.addingTimeInterval(Lifetimes.dataAccess)
+    }
 }

@@ -186,7 +186,8 @@ package struct GrantRecord: Sendable, Codable, Equatable {
     package var defaultAudience: Audience?
 
     package init(
-        appID: String, userID: String, granted: [String], declined: [String], createdAt: Date, updatedAt: Date, lastLoginAt: Date,
+        appID: String, userID: String, granted: [String], declined: [String], createdAt: Date, updatedAt: Date,
+        lastLoginAt: Date,
         defaultAudience: Audience? = nil
     ) {
         self.defaultAudience = defaultAudience
@@ -302,7 +303,9 @@ package struct BrowserSessionRecord: Sendable, Codable, Equatable {
     /// When the password was last entered in this session (for `auth_type=reauthenticate`).
     package var authenticatedAt: Date
 
-    package init(id: String, secretHash: String, userID: String, createdAt: Date, expiresAt: Date, authenticatedAt: Date) {
+    package init(
+        id: String, secretHash: String, userID: String, createdAt: Date, expiresAt: Date, authenticatedAt: Date
+    ) {
         self.id = id
         self.secretHash = secretHash
         self.userID = userID
@@ -326,7 +329,10 @@ package struct SigningKeyRecord: Sendable, Codable, Equatable {
     /// Until when a retired key stays published, so tokens it signed still verify.
     package var publishUntil: Date?
 
-    package init(kid: String, privateKeyPEM: String, certificatePEM: String, createdAt: Date, retiredAt: Date? = nil, publishUntil: Date? = nil) {
+    package init(
+        kid: String, privateKeyPEM: String, certificatePEM: String, createdAt: Date, retiredAt: Date? = nil,
+        publishUntil: Date? = nil
+    ) {
         self.kid = kid
         self.privateKeyPEM = privateKeyPEM
         self.certificatePEM = certificatePEM

@@ -19,7 +19,8 @@ package struct SessionRecords: Sendable {
     package var scopedID: String?
 
     package init(
-        session: BrowserSessionRecord, user: UserRecord? = nil, grant: GrantRecord? = nil, role: AppRole? = nil, scopedID: String? = nil
+        session: BrowserSessionRecord, user: UserRecord? = nil, grant: GrantRecord? = nil, role: AppRole? = nil,
+        scopedID: String? = nil
     ) {
         self.session = session
         self.user = user

@@ -30,7 +30,9 @@ package struct UserFieldContext: Sendable {
 package struct UserFieldValue: Sendable {
     package enum Kind: Sendable {
         /// A nullable text column; `whenEmpty` is what Graph shows when it is nil (nothing if it returns nil).
-        case text(any WritableKeyPath<UserRecord, String?> & Sendable, column: String, whenEmpty: @Sendable (UserFieldContext) -> JSONValue?)
+        case text(
+            any WritableKeyPath<UserRecord, String?> & Sendable, column: String,
+            whenEmpty: @Sendable (UserFieldContext) -> JSONValue?)
         /// A place, stored as an id column and a name column, read as `{"id","name"}`.
         case place(any WritableKeyPath<UserRecord, Place?> & Sendable, idColumn: String, nameColumn: String)
         /// Computed from the record (and the context).
@@ -129,10 +131,13 @@ extension UserFieldValue {
     private static func place(
         _ field: UserField, _ path: any WritableKeyPath<UserRecord, Place?> & Sendable, column: String, title: String
     ) -> UserFieldValue {
-        UserFieldValue(field: field, kind: .place(path, idColumn: column + "_id", nameColumn: column + "_name"), title: title)
+        UserFieldValue(
+            field: field, kind: .place(path, idColumn: column + "_id", nameColumn: column + "_name"), title: title)
     }
 
-    private static func derived(_ field: UserField, _ compute: @escaping @Sendable (UserFieldContext) -> JSONValue?) -> UserFieldValue {
+    private static func derived(_ field: UserField, _ compute: @escaping @Sendable (UserFieldContext) -> JSONValue?)
+        -> UserFieldValue
+    {
         UserFieldValue(field: field, kind: .derived(compute))
     }
 
@@ -160,7 +165,9 @@ extension UserFieldValue {
         derived(.email) { .string($0.user.email) },
         text(.birthday, \.birthday, column: "birthday", title: "Birthday (MM/DD/YYYY)", rule: birthdayRule),
         text(.gender, \.gender, column: "gender", title: "Gender"),
-        text(.link, \.link, column: "link", title: "Profile link") { .string("\($0.baseURL)/profile/\($0.appID)/\($0.scopedID)") },
+        text(.link, \.link, column: "link", title: "Profile link") {
+            .string("\($0.baseURL)/profile/\($0.appID)/\($0.scopedID)")
+        },
         place(.location, \.location, column: "location", title: "Location"),
         place(.hometown, \.hometown, column: "hometown", title: "Hometown"),
         derived(.ageRange) { ageRange(birthday: $0.user.birthday, now: $0.now) },
@@ -172,7 +179,8 @@ extension UserFieldValue {
 
     /// The entry for a Graph field name.
     package static func named(_ name: String) -> UserFieldValue? { byName[name] }
-    private static let byName: [String: UserFieldValue] = Dictionary(uniqueKeysWithValues: all.map { ($0.field.name, $0) })
+    private static let byName: [String: UserFieldValue] = Dictionary(
+        uniqueKeysWithValues: all.map { ($0.field.name, $0) })
 
     /// The profile fields people edit (text and places), in table order.
     package static var editable: [UserFieldValue] { all.filter { !$0.columns.isEmpty } }
@@ -202,7 +210,7 @@ extension UserFieldValue {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         guard let born = calendar.date(from: DateComponents(year: parts[2], month: parts[0], day: parts[1])),
-              let age = calendar.dateComponents([.year], from: born, to: now).year
+            let age = calendar.dateComponents([.year], from: born, to: now).year
         else { return nil }
         if age >= 21 { return ["min": 21] }
         if age >= 18 { return ["min": 18, "max": 20] }

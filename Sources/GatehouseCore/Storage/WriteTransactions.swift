@@ -62,7 +62,9 @@ extension WriteTransactions {
 
 extension Storage {
     /// Runs `body` as one transaction when the backend offers them (``writes``), else on the plain stores.
-    package func transaction<R: Sendable>(_ body: @escaping @Sendable (TransactionStores) async throws -> R) async throws -> R {
+    package func transaction<R: Sendable>(_ body: @escaping @Sendable (TransactionStores) async throws -> R)
+        async throws -> R
+    {
         if let writes { return try await writes.write(body) }
         return try await body(TransactionStores(codes: codes, tokens: tokens, grants: grants))
     }

@@ -131,7 +131,9 @@ package struct GatehouseConfiguration: Sendable {
     package var usesSecureCookies: Bool {
         if baseURL.hasPrefix("https://") || servesTLS || isProduction { return true }
         guard let host = URLComponents(string: baseURL)?.host?.lowercased() else { return true }
-        let loopback = host == "localhost" || host.hasSuffix(".localhost") || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
+        let loopback =
+            host == "localhost" || host.hasSuffix(".localhost") || host.hasPrefix("127.") || host == "::1"
+            || host == "[::1]"
         return !loopback
     }
 }

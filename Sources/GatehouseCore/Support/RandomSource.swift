@@ -19,7 +19,9 @@ package struct SystemRandomSource: RandomSource {
             while offset < count {
                 var word = generator.next()
                 let take = min(8, count - offset)
-                withUnsafeBytes(of: &word) { buffer.baseAddress!.advanced(by: offset).copyMemory(from: $0.baseAddress!, byteCount: take) }
+                withUnsafeBytes(of: &word) {
+                    buffer.baseAddress!.advanced(by: offset).copyMemory(from: $0.baseAddress!, byteCount: take)
+                }
                 offset += take
             }
         }
@@ -34,7 +36,9 @@ extension RandomSource {
         var b = bytes(16)
         b[6] = (b[6] & 0x0F) | 0x40
         b[8] = (b[8] & 0x3F) | 0x80
-        let u = UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+        let u = UUID(
+            uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])
+        )
         return u.uuidString
     }
 
@@ -65,7 +69,7 @@ extension RandomSource {
         var out: [UInt8] = []
         out.reserveCapacity(count)
         while out.count < count {
-            for b in bytes(count * 2) where b < 248 { // 248 = 62*4: rejection sampling keeps it uniform
+            for b in bytes(count * 2) where b < 248 {  // 248 = 62*4: rejection sampling keeps it uniform
                 out.append(alphabet[Int(b) % 62])
                 if out.count == count { break }
             }

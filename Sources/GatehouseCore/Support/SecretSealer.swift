@@ -39,7 +39,9 @@ package struct SecretSealer: Sendable {
             candidates.append(bytes)
         }
         guard let sealer = candidates.lazy.compactMap(SecretSealer.init(keyBytes:)).first else {
-            throw ConfigurationError("master_key_file \(path) must hold 32 bytes (raw, base64 or 64 hex digits); make one with `openssl rand -base64 32`")
+            throw ConfigurationError(
+                "master_key_file \(path) must hold 32 bytes (raw, base64 or 64 hex digits); make one with `openssl rand -base64 32`"
+            )
         }
         return sealer
     }
@@ -50,7 +52,9 @@ package struct SecretSealer: Sendable {
 
     /// The plain text of a sealed value; an unsealed (older) value is returned as it is.
     package func open(text: String) throws -> String {
-        guard text.hasPrefix(Self.textMarker), let data = Data(base64Encoded: String(text.dropFirst(Self.textMarker.count))) else { return text }
+        guard text.hasPrefix(Self.textMarker),
+            let data = Data(base64Encoded: String(text.dropFirst(Self.textMarker.count)))
+        else { return text }
         return String(decoding: try AES.GCM.open(AES.GCM.SealedBox(combined: data), using: key), as: UTF8.self)
     }
 
@@ -60,7 +64,8 @@ package struct SecretSealer: Sendable {
 
     package func open(bytes: [UInt8]) throws -> [UInt8] {
         guard bytes.starts(with: Self.binaryMarker) else { return bytes }
-        return Array(try AES.GCM.open(AES.GCM.SealedBox(combined: bytes.dropFirst(Self.binaryMarker.count)), using: key))
+        return Array(
+            try AES.GCM.open(AES.GCM.SealedBox(combined: bytes.dropFirst(Self.binaryMarker.count)), using: key))
     }
 }
 

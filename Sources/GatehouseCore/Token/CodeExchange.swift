@@ -17,7 +17,9 @@ package enum CodeExchange {
         /// The app's "Require PKCE": a code issued without a challenge is not redeemed, even with the secret.
         package var requirePKCE: Bool
 
-        package init(clientID: String, redirectURI: String, codeVerifier: String?, secretValid: Bool?, requirePKCE: Bool = false) {
+        package init(
+            clientID: String, redirectURI: String, codeVerifier: String?, secretValid: Bool?, requirePKCE: Bool = false
+        ) {
             self.clientID = clientID
             self.redirectURI = redirectURI
             self.codeVerifier = codeVerifier
@@ -42,7 +44,7 @@ package enum CodeExchange {
         if presented.redirectURI != code.redirectURI { return .reject(.redirectURIMismatch) }
         if let challenge = code.codeChallenge {
             guard let verifier = presented.codeVerifier, PKCE.isValidVerifier(verifier),
-                  PKCE.verify(verifier: verifier, challenge: challenge, method: code.codeChallengeMethod ?? "S256")
+                PKCE.verify(verifier: verifier, challenge: challenge, method: code.codeChallengeMethod ?? "S256")
             else { return .reject(.invalidCodeVerifier) }
             return .issue(confidential: presented.secretValid == true)
         }

@@ -30,7 +30,9 @@ package struct TokenCacheCrypto: Sendable {
 
     /// Seals `plaintext` for (app, session); base64 of nonce ‖ ciphertext ‖ tag.
     package func seal(_ plaintext: String, appID: String, sessionKey: String, slot: String) throws -> String {
-        let box = try AES.GCM.seal(Data(plaintext.utf8), using: dataKey(appID: appID, sessionKey: sessionKey), authenticating: Self.associatedData(appID: appID, slot: slot))
+        let box = try AES.GCM.seal(
+            Data(plaintext.utf8), using: dataKey(appID: appID, sessionKey: sessionKey),
+            authenticating: Self.associatedData(appID: appID, slot: slot))
         guard let combined = box.combined else { throw CryptoKitError.incorrectParameterSize }
         return combined.base64EncodedString()
     }
@@ -38,7 +40,9 @@ package struct TokenCacheCrypto: Sendable {
     /// Opens a sealed slot; nil when it was sealed for another app, slot or session, or was tampered with.
     package func open(_ sealed: String, appID: String, sessionKey: String, slot: String) -> String? {
         guard let data = Data(base64Encoded: sealed), let box = try? AES.GCM.SealedBox(combined: data),
-              let plain = try? AES.GCM.open(box, using: dataKey(appID: appID, sessionKey: sessionKey), authenticating: Self.associatedData(appID: appID, slot: slot))
+            let plain = try? AES.GCM.open(
+                box, using: dataKey(appID: appID, sessionKey: sessionKey),
+                authenticating: Self.associatedData(appID: appID, slot: slot))
         else { return nil }
         return String(data: plain, encoding: .utf8)
     }
@@ -48,7 +52,8 @@ package struct TokenCacheCrypto: Sendable {
     }
 
     private func derive(appID: String, info: String) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(inputKeyMaterial: master, salt: Data(("app:" + appID).utf8), info: Data(info.utf8), outputByteCount: 32)
+        HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: master, salt: Data(("app:" + appID).utf8), info: Data(info.utf8), outputByteCount: 32)
     }
 
     private static func associatedData(appID: String, slot: String) -> Data { Data("\(appID)|\(slot)".utf8) }

@@ -35,8 +35,8 @@ package struct SecondFactorChallenge: Sendable, Equatable {
         let userID = String(parts[0])
         let issuedAt = Date(timeIntervalSince1970: TimeInterval(issued))
         guard issuedAt <= now.addingTimeInterval(60), now.timeIntervalSince(issuedAt) < lifetime,
-              let changed = try await passwordChangedAt(userID),
-              constantTimeEquals(mac(userID, issued, changed, key), String(parts[2]))
+            let changed = try await passwordChangedAt(userID),
+            constantTimeEquals(mac(userID, issued, changed, key), String(parts[2]))
         else { return nil }
         return SecondFactorChallenge(userID: userID, issuedAt: issuedAt)
     }

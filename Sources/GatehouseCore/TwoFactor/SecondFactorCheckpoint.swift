@@ -39,8 +39,10 @@ package enum SecondFactorCheckpoint {
             switch self {
             case .empty: "the login code field was empty"
             case .malformed: "the login code was neither 6 digits nor a recovery code's shape"
-            case .wrong: "the login code matches neither the current 30-second step nor the one either side of it, nor an unused recovery code"
-            case .alreadyUsed: "the login code was already used (a code is good once, RFC 6238 §5.2); the next step's code is needed"
+            case .wrong:
+                "the login code matches neither the current 30-second step nor the one either side of it, nor an unused recovery code"
+            case .alreadyUsed:
+                "the login code was already used (a code is good once, RFC 6238 §5.2); the next step's code is needed"
             case .throttled: "too many wrong login codes for this person (5 per 5 minutes); the code was not checked"
             case .notEnrolled: "the person has no confirmed second factor"
             }
@@ -62,7 +64,9 @@ package enum SecondFactorCheckpoint {
         if typed.isEmpty { return .refuse(.empty) }
         let digits = typed.filter { !$0.isWhitespace && $0 != "-" }
         if digits.count == totp.digits, digits.allSatisfy({ $0.isASCII && $0.isNumber }) {
-            if let step = totp.matchingStep(digits, at: facts.now, after: facts.record.lastUsedStep) { return .acceptCode(step: step) }
+            if let step = totp.matchingStep(digits, at: facts.now, after: facts.record.lastUsedStep) {
+                return .acceptCode(step: step)
+            }
             // Matches only an already used step: say so, the person just needs to wait for the next code.
             if totp.matchingStep(digits, at: facts.now, after: nil) != nil { return .refuse(.alreadyUsed) }
             return .refuse(.wrong)

@@ -26,7 +26,8 @@ package struct TOTP: Sendable, Equatable {
         let message = withUnsafeBytes(of: &counter) { Array($0) }
         let mac = Array(HMAC<Insecure.SHA1>.authenticationCode(for: message, using: SymmetricKey(data: secret)))
         let offset = Int(mac[mac.count - 1] & 0x0F)
-        let binary = (UInt32(mac[offset] & 0x7F) << 24) | (UInt32(mac[offset + 1]) << 16)
+        let binary =
+            (UInt32(mac[offset] & 0x7F) << 24) | (UInt32(mac[offset + 1]) << 16)
             | (UInt32(mac[offset + 2]) << 8) | UInt32(mac[offset + 3])
         var modulus: UInt32 = 1
         for _ in 0..<digits { modulus *= 10 }
@@ -58,7 +59,8 @@ package struct TOTP: Sendable, Equatable {
             allowed.insert(charactersIn: "-._~")
             return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
         }
-        return "otpauth://totp/\(escape(issuer)):\(escape(account))?secret=\(Base32.encode(secret))&issuer=\(escape(issuer))"
+        return
+            "otpauth://totp/\(escape(issuer)):\(escape(account))?secret=\(Base32.encode(secret))&issuer=\(escape(issuer))"
             + "&algorithm=SHA1&digits=\(digits)&period=\(period)"
     }
 

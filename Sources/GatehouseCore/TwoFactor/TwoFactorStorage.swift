@@ -15,7 +15,8 @@ package struct TwoFactorRecord: Sendable, Codable, Equatable {
     /// The newest TOTP step accepted; a code of this step or an older one is refused (codes are good once).
     package var lastUsedStep: Int64?
 
-    package init(userID: String, secret: String, createdAt: Date, confirmedAt: Date? = nil, lastUsedStep: Int64? = nil) {
+    package init(userID: String, secret: String, createdAt: Date, confirmedAt: Date? = nil, lastUsedStep: Int64? = nil)
+    {
         self.userID = userID
         self.secret = secret
         self.createdAt = createdAt
@@ -90,12 +91,16 @@ package struct SealedTwoFactorStore: TwoFactorStore {
     }
 
     package func delete(userID: String) async throws { try await inner.delete(userID: userID) }
-    package func useStep(userID: String, step: Int64) async throws -> Bool { try await inner.useStep(userID: userID, step: step) }
+    package func useStep(userID: String, step: Int64) async throws -> Bool {
+        try await inner.useStep(userID: userID, step: step)
+    }
     package func replaceRecoveryCodes(userID: String, hashes: [String]) async throws {
         try await inner.replaceRecoveryCodes(userID: userID, hashes: hashes)
     }
     package func useRecoveryCode(userID: String, hash: String) async throws -> Bool {
         try await inner.useRecoveryCode(userID: userID, hash: hash)
     }
-    package func recoveryCodesLeft(userID: String) async throws -> Int { try await inner.recoveryCodesLeft(userID: userID) }
+    package func recoveryCodesLeft(userID: String) async throws -> Int {
+        try await inner.recoveryCodesLeft(userID: userID)
+    }
 }

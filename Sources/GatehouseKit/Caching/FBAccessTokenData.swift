@@ -24,7 +24,8 @@ public let FBTokenInformationAppIDKey = "com.facebook.sdk:TokenInformationAppIDK
 public let FBTokenInformationPermissionsRefreshDateKey = "com.facebook.sdk:TokenInformationPermissionsRefreshDateKey"
 /// GatehouseKit's addition: when data access lapses (`Date`); 3.x had no such date, and a dictionary without
 /// it gives a token whose data access does not lapse.
-public let FBTokenInformationDataAccessExpirationDateKey = "com.facebook.sdk:TokenInformationDataAccessExpirationDateKey"
+public let FBTokenInformationDataAccessExpirationDateKey =
+    "com.facebook.sdk:TokenInformationDataAccessExpirationDateKey"
 
 extension AccessToken {
     /// The token as 3.x's `[FBAccessTokenData dictionary]` built it: Facebook's keys, dates as `Date`,
@@ -42,7 +43,9 @@ extension AccessToken {
             FBTokenInformationAppIDKey: appID,
             FBTokenInformationUserFBIDKey: userID,
         ]
-        if dataAccessExpirationDate != .distantFuture { out[FBTokenInformationDataAccessExpirationDateKey] = dataAccessExpirationDate }
+        if dataAccessExpirationDate != .distantFuture {
+            out[FBTokenInformationDataAccessExpirationDateKey] = dataAccessExpirationDate
+        }
         return out
     }
 
@@ -50,14 +53,16 @@ extension AccessToken {
     /// emptied cache, as the seeds' `clearToken` leaves it). A missing app id is the current settings' app id.
     public static func createTokenFromDictionary(_ dictionary: [String: Any]) -> AccessToken? {
         guard let token = dictionary[FBTokenInformationTokenKey] as? String, !token.isEmpty else { return nil }
-        let loginNumber = (dictionary[FBTokenInformationLoginTypeLoginKey] as? NSNumber)?.intValue
+        let loginNumber =
+            (dictionary[FBTokenInformationLoginTypeLoginKey] as? NSNumber)?.intValue
             ?? dictionary[FBTokenInformationLoginTypeLoginKey] as? Int ?? 0
         return AccessToken(
             tokenString: token,
             permissions: dictionary[FBTokenInformationPermissionsKey] as? [String] ?? [],
             declinedPermissions: dictionary[FBTokenInformationDeclinedPermissionsKey] as? [String] ?? [],
             expiredPermissions: [],
-            appID: dictionary[FBTokenInformationAppIDKey] as? String ?? GatehouseKitEnvironment.current.settings.appID ?? "",
+            appID: dictionary[FBTokenInformationAppIDKey] as? String ?? GatehouseKitEnvironment.current.settings.appID
+                ?? "",
             userID: dictionary[FBTokenInformationUserFBIDKey] as? String ?? "",
             expirationDate: dictionary[FBTokenInformationExpirationDateKey] as? Date,
             refreshDate: dictionary[FBTokenInformationRefreshDateKey] as? Date,

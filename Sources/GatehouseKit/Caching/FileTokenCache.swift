@@ -11,7 +11,9 @@ struct TokenCacheEntry: Codable, Sendable {
     init(tokenUUID: String) { self.tokenUUID = tokenUUID }
 
     /// Nothing worth keeping: the entry is deleted.
-    var isEmpty: Bool { accessToken == nil && authenticationToken == nil && tokenInformation == nil && pendingLogin == nil }
+    var isEmpty: Bool {
+        accessToken == nil && authenticationToken == nil && tokenInformation == nil && pendingLogin == nil
+    }
 }
 
 /// The default token cache on Linux: a JSON file in the user's config directory, mode 0600 in a
@@ -58,7 +60,8 @@ public final class FileTokenCache: TokenCaching, @unchecked Sendable {
 
     /// Where `initializeSDK()` keeps tokens on Linux: `$XDG_DATA_HOME/gatehouse` when that is an absolute
     /// path, else `$HOME/.local/share/gatehouse`. Tokens are data, not configuration, in XDG terms.
-    public static func defaultDataDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+    public static func defaultDataDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL
+    {
         if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
             return URL(fileURLWithPath: data, isDirectory: true).appendingPathComponent("gatehouse", isDirectory: true)
         }
@@ -71,7 +74,8 @@ public final class FileTokenCache: TokenCaching, @unchecked Sendable {
     /// `$HOME/.config/gatehouse`.
     public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
-            return URL(fileURLWithPath: config, isDirectory: true).appendingPathComponent("gatehouse", isDirectory: true)
+            return URL(fileURLWithPath: config, isDirectory: true).appendingPathComponent(
+                "gatehouse", isDirectory: true)
         }
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         return URL(fileURLWithPath: home, isDirectory: true)
@@ -112,7 +116,8 @@ public final class FileTokenCache: TokenCaching, @unchecked Sendable {
     /// The keys in this cache's file that hold tokens from this installation, sorted.
     public var storedKeyNames: [String] {
         let current = marker.read()
-        return store.read().filter { InstallMarker.matches(marker: current, tokenUUID: $0.value.tokenUUID) }.keys.sorted()
+        return store.read().filter { InstallMarker.matches(marker: current, tokenUUID: $0.value.tokenUUID) }.keys
+            .sorted()
     }
 
     private func entry() -> TokenCacheEntry? {
@@ -140,7 +145,9 @@ public final class FileTokenCache: TokenCaching, @unchecked Sendable {
         migrateLegacyEntry()
         let installID = marker.readOrCreate()
         store.update { entries in
-            var entry = entries[keyName].flatMap { $0.tokenUUID == installID ? $0 : nil } ?? TokenCacheEntry(tokenUUID: installID)
+            var entry =
+                entries[keyName].flatMap { $0.tokenUUID == installID ? $0 : nil }
+                ?? TokenCacheEntry(tokenUUID: installID)
             change(&entry)
             if entry.isEmpty {
                 entries.removeValue(forKey: keyName)

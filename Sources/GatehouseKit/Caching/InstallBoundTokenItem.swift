@@ -19,7 +19,8 @@ struct InstallBoundTokenItem {
     /// The entry, when it was written by this installation; a stale or corrupt item is deleted.
     func entry() -> TokenCacheEntry? {
         guard let data = read() else { return nil }
-        guard let entry = try? JSONDecoder().decode(TokenCacheEntry.self, from: data), entry.tokenUUID == installID() else {
+        guard let entry = try? JSONDecoder().decode(TokenCacheEntry.self, from: data), entry.tokenUUID == installID()
+        else {
             // Corrupt, or left by an earlier installation.
             delete()
             return nil
@@ -32,7 +33,8 @@ struct InstallBoundTokenItem {
     func modify(_ change: (inout TokenCacheEntry) -> Void) {
         let id = installID() ?? UUID().uuidString
         setInstallID(id)
-        var entry = read().flatMap { try? JSONDecoder().decode(TokenCacheEntry.self, from: $0) }
+        var entry =
+            read().flatMap { try? JSONDecoder().decode(TokenCacheEntry.self, from: $0) }
             .flatMap { $0.tokenUUID == id ? $0 : nil } ?? TokenCacheEntry(tokenUUID: id)
         change(&entry)
         if entry.isEmpty {

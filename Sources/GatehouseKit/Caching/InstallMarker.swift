@@ -12,8 +12,9 @@ struct InstallMarker: Sendable {
     /// The stored id, or nil when the file is missing or does not hold a UUID.
     func read() -> String? {
         guard let data = FileManager.default.contents(atPath: url.path),
-              let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
-              let uuid = UUID(uuidString: text) else { return nil }
+            let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
+            let uuid = UUID(uuidString: text)
+        else { return nil }
         return uuid.uuidString
     }
 

@@ -34,7 +34,8 @@ final class JSONFileStore<Entry: Codable & Sendable>: @unchecked Sendable {
 
     private func load() -> [String: Entry] {
         guard let data = FileManager.default.contents(atPath: fileURL.path),
-              let entries = try? JSONDecoder().decode([String: Lenient].self, from: data) else { return [:] }
+            let entries = try? JSONDecoder().decode([String: Lenient].self, from: data)
+        else { return [:] }
         return entries.compactMapValues(\.value)
     }
 

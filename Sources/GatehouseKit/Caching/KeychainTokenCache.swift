@@ -61,7 +61,10 @@ public final class KeychainTokenCache: TokenCaching, @unchecked Sendable {
     }
 
     private var baseQuery: [String: Any] {
-        [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service, kSecAttrAccount as String: keyName]
+        [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+            kSecAttrAccount as String: keyName,
+        ]
     }
 
     private func readItem() -> Data? {

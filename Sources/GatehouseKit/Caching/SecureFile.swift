@@ -52,9 +52,13 @@ enum SecureFile {
         defer { unlink(temporary) }
         if let failure { throw failure }
         if exclusive {
-            guard link(temporary, url.path) == 0 else { throw WriteError(operation: "link", path: url.path, code: errno) }
+            guard link(temporary, url.path) == 0 else {
+                throw WriteError(operation: "link", path: url.path, code: errno)
+            }
         } else {
-            guard rename(temporary, url.path) == 0 else { throw WriteError(operation: "rename", path: url.path, code: errno) }
+            guard rename(temporary, url.path) == 0 else {
+                throw WriteError(operation: "rename", path: url.path, code: errno)
+            }
         }
     }
 

@@ -52,7 +52,8 @@ public final class UserSwitcher: Sendable {
     /// The person whose slot is the environment's token cache, if any.
     public var activeUserID: String? {
         guard let active = environment.tokenCache as? FileTokenCache, active.directory == directory,
-              active.keyName.hasPrefix(keyPrefix) else { return nil }
+            active.keyName.hasPrefix(keyPrefix)
+        else { return nil }
         let userID = String(active.keyName.dropFirst(keyPrefix.count))
         return userID == Self.newUserSlot ? nil : userID
     }

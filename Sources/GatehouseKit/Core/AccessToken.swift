@@ -52,7 +52,8 @@ public final class AccessToken: Codable, Equatable, Sendable, CustomStringConver
     public static var isCurrentAccessTokenActive: Bool { current.map { !$0.isExpired } ?? false }
 
     public static func == (a: AccessToken, b: AccessToken) -> Bool {
-        a.tokenString == b.tokenString && a.permissions == b.permissions && a.declinedPermissions == b.declinedPermissions
+        a.tokenString == b.tokenString && a.permissions == b.permissions
+            && a.declinedPermissions == b.declinedPermissions
             && a.expiredPermissions == b.expiredPermissions && a.appID == b.appID && a.userID == b.userID
             && a.expirationDate == b.expirationDate && a.refreshDate == b.refreshDate
             && a.dataAccessExpirationDate == b.dataAccessExpirationDate && a.loginType == b.loginType
@@ -61,27 +62,34 @@ public final class AccessToken: Codable, Equatable, Sendable, CustomStringConver
     /// This token with `loginType` set (everything else unchanged).
     public func with(loginType: LoginType) -> AccessToken {
         AccessToken(
-            tokenString: tokenString, permissions: permissions.map(\.name), declinedPermissions: declinedPermissions.map(\.name),
-            expiredPermissions: expiredPermissions.map(\.name), appID: appID, userID: userID, expirationDate: expirationDate,
+            tokenString: tokenString, permissions: permissions.map(\.name),
+            declinedPermissions: declinedPermissions.map(\.name),
+            expiredPermissions: expiredPermissions.map(\.name), appID: appID, userID: userID,
+            expirationDate: expirationDate,
             refreshDate: refreshDate, dataAccessExpirationDate: dataAccessExpirationDate, loginType: loginType)
     }
 
     /// Never prints the token itself.
-    public var description: String { "AccessToken(user: \(userID), app: \(appID), permissions: \(permissions.map(\.name).sorted()), expires: \(expirationDate))" }
+    public var description: String {
+        "AccessToken(user: \(userID), app: \(appID), permissions: \(permissions.map(\.name).sorted()), expires: \(expirationDate))"
+    }
 
     // Archive keys match Facebook's (`tokenString`, `permissions`, …).
     enum CodingKeys: String, CodingKey {
-        case tokenString, permissions, declinedPermissions, expiredPermissions, appID, userID, expirationDate, refreshDate, dataAccessExpirationDate, loginType
+        case tokenString, permissions, declinedPermissions, expiredPermissions, appID, userID, expirationDate,
+            refreshDate, dataAccessExpirationDate, loginType
     }
 
     public convenience init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
-            tokenString: try c.decode(String.self, forKey: .tokenString), permissions: try c.decode([String].self, forKey: .permissions),
+            tokenString: try c.decode(String.self, forKey: .tokenString),
+            permissions: try c.decode([String].self, forKey: .permissions),
             declinedPermissions: try c.decode([String].self, forKey: .declinedPermissions),
             expiredPermissions: try c.decode([String].self, forKey: .expiredPermissions),
             appID: try c.decode(String.self, forKey: .appID), userID: try c.decode(String.self, forKey: .userID),
-            expirationDate: try c.decode(Date.self, forKey: .expirationDate), refreshDate: try c.decode(Date.self, forKey: .refreshDate),
+            expirationDate: try c.decode(Date.self, forKey: .expirationDate),
+            refreshDate: try c.decode(Date.self, forKey: .refreshDate),
             dataAccessExpirationDate: try c.decode(Date.self, forKey: .dataAccessExpirationDate),
             // Absent in caches written before the field existed.
             loginType: (try? c.decodeIfPresent(LoginType.self, forKey: .loginType)) ?? .none)
@@ -113,5 +121,6 @@ public let AccessTokenInvalidationErrorKey = "GatehouseAccessTokenInvalidationEr
 
 extension Notification.Name {
     /// Posted when `AccessToken.current` changes or expires.
-    public static let AccessTokenDidChange = Notification.Name("com.facebook.sdk.FBSDKAccessTokenData.FBSDKAccessTokenDidChangeNotification")
+    public static let AccessTokenDidChange = Notification.Name(
+        "com.facebook.sdk.FBSDKAccessTokenData.FBSDKAccessTokenDidChangeNotification")
 }

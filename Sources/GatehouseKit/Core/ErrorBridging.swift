@@ -70,10 +70,13 @@ extension GraphAPIError: CustomNSError {
     /// Facebook's keys; optional facts are left out when the reply lacked them.
     public var errorUserInfo: [String: Any] {
         var info: [String: Any] = [
-            GraphRequestErrorKey: NSNumber(value: GraphRequestError(category: ErrorRecovery.category(for: self)).rawValue),
+            GraphRequestErrorKey: NSNumber(
+                value: GraphRequestError(category: ErrorRecovery.category(for: self)).rawValue),
             GraphRequestErrorGraphErrorCodeKey: NSNumber(value: code),
             GraphRequestErrorHTTPStatusCodeKey: NSNumber(value: httpStatusCode),
-            GraphRequestErrorParsedJSONResponseKey: ["code": NSNumber(value: httpStatusCode), "body": body.foundationObject] as [String: Any],
+            GraphRequestErrorParsedJSONResponseKey: [
+                "code": NSNumber(value: httpStatusCode), "body": body.foundationObject,
+            ] as [String: Any],
             ErrorDeveloperMessageKey: message,
         ]
         // The 3.x SDK's keys too, so the seeds' `userInfo[@"com.facebook.sdk:ParsedJSONResponseKey"]` reads work.

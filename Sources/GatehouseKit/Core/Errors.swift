@@ -4,8 +4,8 @@ import GatehouseProtocol
 /// Error codes in Facebook's `com.facebook.sdk.core` domain.
 public enum CoreErrorCode: Int, Sendable {
     case reserved = 0, encryption, invalidArgument, unknown, network, appEventsFlush, nonTextMimeType,
-         protocolMismatch, graphAPI, dialogUnavailable, accessTokenRequired, appVersionUnsupported,
-         browserUnavailable, bridgeAPIInterruption, bridgeAPIResponse
+        protocolMismatch, graphAPI, dialogUnavailable, accessTokenRequired, appVersionUnsupported,
+        browserUnavailable, bridgeAPIInterruption, bridgeAPIResponse
 }
 
 /// A core SDK error (`com.facebook.sdk.core`).
@@ -27,7 +27,7 @@ public struct CoreError: Error, Sendable, Equatable, CustomStringConvertible {
 /// Error codes in Facebook's `com.facebook.sdk.login` domain.
 public enum LoginErrorCode: Int, Sendable {
     case reserved = 300, unknown, passwordChanged, userCheckpointed, userMismatch, unconfirmedUser,
-         systemAccountAppDisabled, systemAccountUnavailable, badChallengeString, invalidIDToken, missingAccessToken
+        systemAccountAppDisabled, systemAccountUnavailable, badChallengeString, invalidIDToken, missingAccessToken
 }
 
 /// A login error (`com.facebook.sdk.login`).
@@ -70,9 +70,11 @@ public struct GraphAPIError: Error, Sendable, Equatable, CustomStringConvertible
     /// The whole parsed JSON body.
     public var body: JSONValue
 
-    public init(code: Int, subcode: Int? = nil, type: String? = nil, message: String, userTitle: String? = nil,
-                userMessage: String? = nil, isTransient: Bool = false, fbtraceID: String? = nil,
-                httpStatusCode: Int, body: JSONValue) {
+    public init(
+        code: Int, subcode: Int? = nil, type: String? = nil, message: String, userTitle: String? = nil,
+        userMessage: String? = nil, isTransient: Bool = false, fbtraceID: String? = nil,
+        httpStatusCode: Int, body: JSONValue
+    ) {
         self.code = code
         self.subcode = subcode
         self.type = type

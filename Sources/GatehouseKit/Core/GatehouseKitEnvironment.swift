@@ -72,7 +72,9 @@ public final class GatehouseKitEnvironment: @unchecked Sendable {
 
     /// Observes `name` as posted by this environment only; remove the result with
     /// `notificationCenter.removeObserver(_:)`.
-    public func observe(_ name: Notification.Name, using block: @escaping @Sendable (Notification) -> Void) -> any NSObjectProtocol {
+    public func observe(_ name: Notification.Name, using block: @escaping @Sendable (Notification) -> Void)
+        -> any NSObjectProtocol
+    {
         // Filtered here rather than with `object:`, which swift-corelibs-foundation may hold strongly:
         // an observer must not keep its environment alive.
         notificationCenter.addObserver(forName: name, object: nil, queue: nil) { [weak self] note in
@@ -86,12 +88,20 @@ public final class GatehouseKitEnvironment: @unchecked Sendable {
     /// The token cache; replacing it makes the next read of `.current` come from the new cache.
     public var tokenCache: (any TokenCaching)? {
         get { locked { _tokenCache } }
-        set { locked { _tokenCache = newValue; loadedAccessToken = false; loadedAuthenticationToken = false } }
+        set {
+            locked {
+                _tokenCache = newValue; loadedAccessToken = false; loadedAuthenticationToken = false
+            }
+        }
     }
 
     public var profileCache: (any ProfileCaching)? {
         get { locked { _profileCache } }
-        set { locked { _profileCache = newValue; loadedProfile = false } }
+        set {
+            locked {
+                _profileCache = newValue; loadedProfile = false
+            }
+        }
     }
 
     /// What `ErrorRecovery.loginAttempter` reads and writes. It belongs to the environment, not the process,
@@ -160,9 +170,11 @@ public final class GatehouseKitEnvironment: @unchecked Sendable {
     /// The timer calls this at the expiration date; tests with an injected clock call it directly.
     public func checkAccessTokenExpiry() {
         guard let token = currentAccessToken, clock.now() >= token.expirationDate else { return }
-        post(.AccessTokenDidChange, userInfo: [
-            AccessTokenChangeNewKey: token, AccessTokenChangeOldKey: token, AccessTokenDidExpireKey: true,
-        ])
+        post(
+            .AccessTokenDidChange,
+            userInfo: [
+                AccessTokenChangeNewKey: token, AccessTokenChangeOldKey: token, AccessTokenDidExpireKey: true,
+            ])
     }
 
     /// The armed expiry timer, if any. Tests await a replaced token's timer to see that it ended without posting.

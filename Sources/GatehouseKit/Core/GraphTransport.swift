@@ -49,7 +49,9 @@ public struct GraphTransport: Sendable {
             }
             request = URLRequest(url: url)
         } else {
-            guard let url = URL(string: urlString) else { throw CoreError(.invalidArgument, message: "invalid Graph path \(path)") }
+            guard let url = URL(string: urlString) else {
+                throw CoreError(.invalidArgument, message: "invalid Graph path \(path)")
+            }
             request = URLRequest(url: url)
             request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
             request.httpBody = Data(FormEncoding.encode(pairs).utf8)
@@ -70,6 +72,7 @@ public struct GraphTransport: Sendable {
         let http = response as? HTTPURLResponse
         var headers: [String: String] = [:]
         for (k, v) in http?.allHeaderFields ?? [:] { headers["\(k)".lowercased()] = "\(v)" }
-        return GraphHTTPResponse(statusCode: http?.statusCode ?? 0, headers: headers, json: try? JSONValue.parse(data), data: data)
+        return GraphHTTPResponse(
+            statusCode: http?.statusCode ?? 0, headers: headers, json: try? JSONValue.parse(data), data: data)
     }
 }

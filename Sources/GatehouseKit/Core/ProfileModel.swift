@@ -28,8 +28,10 @@ public final class Profile: Codable, Equatable, Sendable {
     /// Facebook's three initialisers in one: every field after `userID` may be left out (nil; the refresh
     /// date defaults to now by the SDK's clock), and `isLimited` comes before `permissions`, as in Facebook's.
     public init(
-        userID: String, firstName: String? = nil, middleName: String? = nil, lastName: String? = nil, name: String? = nil,
-        linkURL: URL? = nil, refreshDate: Date? = nil, imageURL: URL? = nil, email: String? = nil, friendIDs: [String]? = nil,
+        userID: String, firstName: String? = nil, middleName: String? = nil, lastName: String? = nil,
+        name: String? = nil,
+        linkURL: URL? = nil, refreshDate: Date? = nil, imageURL: URL? = nil, email: String? = nil,
+        friendIDs: [String]? = nil,
         birthday: Date? = nil, ageRange: UserAgeRange? = nil, hometown: Location? = nil, location: Location? = nil,
         gender: String? = nil, isLimited: Bool = false, permissions: Set<String>? = nil
     ) {

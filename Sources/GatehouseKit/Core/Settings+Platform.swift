@@ -27,8 +27,12 @@ extension Settings {
     /// `FacebookAdvertiserIDCollectionEnabled`, `FacebookLoggingBehavior` (an array of raw values). Unknown keys are ignored.
     public func load(infoDictionary: [String: Any]) {
         apply { key in infoDictionary[key].map { "\($0)" } }
-        if let value = Self.bool(infoDictionary["FacebookAutoLogAppEventsEnabled"]) { isAutoLogAppEventsEnabled = value }
-        if let value = Self.bool(infoDictionary["FacebookAdvertiserIDCollectionEnabled"]) { isAdvertiserIDCollectionEnabled = value }
+        if let value = Self.bool(infoDictionary["FacebookAutoLogAppEventsEnabled"]) {
+            isAutoLogAppEventsEnabled = value
+        }
+        if let value = Self.bool(infoDictionary["FacebookAdvertiserIDCollectionEnabled"]) {
+            isAdvertiserIDCollectionEnabled = value
+        }
         if let names = infoDictionary["FacebookLoggingBehavior"] as? [String] {
             loggingBehaviors = Set(names.map(LoggingBehavior.init(rawValue:)))
         }
@@ -48,8 +52,9 @@ extension Settings {
         if registeredURLSchemes == nil { registeredURLSchemes = [] }
         #else
         if let path = environment["GATEHOUSE_CONFIG_FILE"], !path.isEmpty,
-           let data = FileManager.default.contents(atPath: path),
-           let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
+            let data = FileManager.default.contents(atPath: path),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        {
             load(infoDictionary: object)
         }
         #endif
@@ -60,7 +65,9 @@ extension Settings {
         switch value {
         case let b as Bool: return b
         case let n as NSNumber: return n.boolValue
-        case let s as String: return ["1", "true", "yes"].contains(s.lowercased()) ? true : (["0", "false", "no"].contains(s.lowercased()) ? false : nil)
+        case let s as String:
+            return ["1", "true", "yes"].contains(s.lowercased())
+                ? true : (["0", "false", "no"].contains(s.lowercased()) ? false : nil)
         default: return nil
         }
     }

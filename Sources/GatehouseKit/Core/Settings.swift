@@ -32,22 +32,46 @@ public final class Settings: @unchecked Sendable {
     private func locked<T>(_ body: () -> T) -> T { lock.lock(); defer { lock.unlock() }; return body() }
 
     /// `FacebookAppID`.
-    public var appID: String? { get { locked { _appID } } set { locked { _appID = newValue } } }
+    public var appID: String? {
+        get { locked { _appID } }
+        set { locked { _appID = newValue } }
+    }
     /// `FacebookClientToken`: with the app id it makes the `APPID|CLIENT_TOKEN` token for anonymous calls.
-    public var clientToken: String? { get { locked { _clientToken } } set { locked { _clientToken = newValue } } }
+    public var clientToken: String? {
+        get { locked { _clientToken } }
+        set { locked { _clientToken = newValue } }
+    }
     /// `FacebookDisplayName`.
-    public var displayName: String? { get { locked { _displayName } } set { locked { _displayName = newValue } } }
+    public var displayName: String? {
+        get { locked { _displayName } }
+        set { locked { _displayName = newValue } }
+    }
     /// `FacebookUrlSchemeSuffix`: the app's URL scheme is `fb{appID}{suffix}`.
-    public var appURLSchemeSuffix: String? { get { locked { _appURLSchemeSuffix } } set { locked { _appURLSchemeSuffix = newValue } } }
+    public var appURLSchemeSuffix: String? {
+        get { locked { _appURLSchemeSuffix } }
+        set { locked { _appURLSchemeSuffix = newValue } }
+    }
     /// The Graph API version requests use, e.g. `v21.0`.
-    public var graphAPIVersion: String { get { locked { _graphAPIVersion } } set { locked { _graphAPIVersion = newValue } } }
+    public var graphAPIVersion: String {
+        get { locked { _graphAPIVersion } }
+        set { locked { _graphAPIVersion = newValue } }
+    }
     /// The Gatehouse server's Graph base URL (Facebook's `graph.facebook.com`).
-    public var serverURL: URL { get { locked { _serverURL } } set { locked { _serverURL = newValue } } }
+    public var serverURL: URL {
+        get { locked { _serverURL } }
+        set { locked { _serverURL = newValue } }
+    }
     /// The base URL of the login dialog (Facebook's `m.facebook.com`); defaults to `serverURL`.
-    public var dialogURL: URL { get { locked { _dialogURL ?? _serverURL } } set { locked { _dialogURL = newValue } } }
+    public var dialogURL: URL {
+        get { locked { _dialogURL ?? _serverURL } }
+        set { locked { _dialogURL = newValue } }
+    }
     /// The app's URL schemes (Info.plist `CFBundleURLTypes`), or nil when unknown (no Info.plist, and the
     /// configuration file lists none): a login is refused when they are known and lack `fb{appID}{suffix}`.
-    public var registeredURLSchemes: [String]? { get { locked { _registeredURLSchemes } } set { locked { _registeredURLSchemes = newValue } } }
+    public var registeredURLSchemes: [String]? {
+        get { locked { _registeredURLSchemes } }
+        set { locked { _registeredURLSchemes = newValue } }
+    }
 
     /// Facebook's `persistableDataProcessingOptions`: what ``setDataProcessingOptions(_:country:state:)``
     /// stored (`data_processing_options`, `…_country`, `…_state`). Gatehouse sends no App Events, so nothing reads it.
@@ -64,20 +88,37 @@ public final class Settings: @unchecked Sendable {
     }
 
     /// When false, every Graph request behaves as if it had the `disableErrorRecovery` flag.
-    public var isGraphErrorRecoveryEnabled: Bool { get { locked { _isGraphErrorRecoveryEnabled } } set { locked { _isGraphErrorRecoveryEnabled = newValue } } }
+    public var isGraphErrorRecoveryEnabled: Bool {
+        get { locked { _isGraphErrorRecoveryEnabled } }
+        set { locked { _isGraphErrorRecoveryEnabled = newValue } }
+    }
 
     /// Which kinds of log output the SDK may write; `[.developerErrors]` by default, as Facebook's.
     /// GatehouseKit writes no logs of its own yet, so this is kept for source compatibility only.
-    public var loggingBehaviors: Set<LoggingBehavior> { get { locked { _loggingBehaviors } } set { locked { _loggingBehaviors = newValue } } }
+    public var loggingBehaviors: Set<LoggingBehavior> {
+        get { locked { _loggingBehaviors } }
+        set { locked { _loggingBehaviors = newValue } }
+    }
     public func enableLoggingBehavior(_ behavior: LoggingBehavior) { locked { _ = _loggingBehaviors.insert(behavior) } }
-    public func disableLoggingBehavior(_ behavior: LoggingBehavior) { locked { _ = _loggingBehaviors.remove(behavior) } }
+    public func disableLoggingBehavior(_ behavior: LoggingBehavior) {
+        locked { _ = _loggingBehaviors.remove(behavior) }
+    }
     /// Facebook's ATT flag, which on iOS 17 sends classic logins to Limited Login. Gatehouse has no
     /// tracking and no Limited Login shim, so the value is stored and changes nothing.
-    public var isAdvertiserTrackingEnabled: Bool { get { locked { _isAdvertiserTrackingEnabled } } set { locked { _isAdvertiserTrackingEnabled = newValue } } }
+    public var isAdvertiserTrackingEnabled: Bool {
+        get { locked { _isAdvertiserTrackingEnabled } }
+        set { locked { _isAdvertiserTrackingEnabled = newValue } }
+    }
     /// `FacebookAutoLogAppEventsEnabled`. Gatehouse has no App Events: stored, changes nothing.
-    public var isAutoLogAppEventsEnabled: Bool { get { locked { _isAutoLogAppEventsEnabled } } set { locked { _isAutoLogAppEventsEnabled = newValue } } }
+    public var isAutoLogAppEventsEnabled: Bool {
+        get { locked { _isAutoLogAppEventsEnabled } }
+        set { locked { _isAutoLogAppEventsEnabled = newValue } }
+    }
     /// `FacebookAdvertiserIDCollectionEnabled`. Gatehouse collects no advertiser id: stored, changes nothing.
-    public var isAdvertiserIDCollectionEnabled: Bool { get { locked { _isAdvertiserIDCollectionEnabled } } set { locked { _isAdvertiserIDCollectionEnabled = newValue } } }
+    public var isAdvertiserIDCollectionEnabled: Bool {
+        get { locked { _isAdvertiserIDCollectionEnabled } }
+        set { locked { _isAdvertiserIDCollectionEnabled = newValue } }
+    }
 
     /// `fb{appID}{suffix}`, the scheme app callbacks arrive on.
     public var appURLScheme: String? { appID.map { "fb\($0)\(appURLSchemeSuffix ?? "")" } }

@@ -52,8 +52,10 @@ public struct PendingLoginState: Codable, Sendable, Equatable {
     /// history cannot log anyone in.
     public static let maximumAge: TimeInterval = 3600
 
-    public init(challenge: String, codeVerifier: String, nonce: String, redirectURI: String, permissions: [String],
-                isLimited: Bool, startedAt: Date) {
+    public init(
+        challenge: String, codeVerifier: String, nonce: String, redirectURI: String, permissions: [String],
+        isLimited: Bool, startedAt: Date
+    ) {
         self.challenge = challenge
         self.codeVerifier = codeVerifier
         self.nonce = nonce

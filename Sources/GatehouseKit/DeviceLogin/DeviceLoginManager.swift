@@ -32,9 +32,10 @@ public final class DeviceLoginManager: @unchecked Sendable {
         let task = Task { [self] in
             let outcome: Result<DeviceLoginManagerResult, any Error>
             do {
-                outcome = .success(try await login { info in
-                    self.delegate?.deviceLoginManager(self, startedWith: info)
-                })
+                outcome = .success(
+                    try await login { info in
+                        self.delegate?.deviceLoginManager(self, startedWith: info)
+                    })
             } catch {
                 outcome = .failure(error)
             }
@@ -66,24 +67,32 @@ public final class DeviceLoginManager: @unchecked Sendable {
         let appToken = "\(appID)|\(clientToken)"
         var params = ["scope": permissions.joined(separator: ",")]
         if let redirectURL { params["redirect_uri"] = redirectURL.absoluteString }
-        let startReply = try await transport.send(method: "POST", path: "device/login", parameters: params, tokenString: appToken)
+        let startReply = try await transport.send(
+            method: "POST", path: "device/login", parameters: params, tokenString: appToken)
         let body = try Self.checked(startReply)
         guard let code = body["code"]?.stringValue, let userCode = body["user_code"]?.stringValue,
-              let uri = body["verification_uri"]?.stringValue.flatMap(URL.init(string:)),
-              let expiresIn = body["expires_in"]?.intValue, let interval = body["interval"]?.intValue, interval > 0
-        else { throw CoreError(.protocolMismatch, message: "device/login answered without code, user_code, verification_uri, expires_in and interval") }
+            let uri = body["verification_uri"]?.stringValue.flatMap(URL.init(string:)),
+            let expiresIn = body["expires_in"]?.intValue, let interval = body["interval"]?.intValue, interval > 0
+        else {
+            throw CoreError(
+                .protocolMismatch,
+                message: "device/login answered without code, user_code, verification_uri, expires_in and interval")
+        }
         let info = DeviceLoginCodeInfo(
             identifier: code, loginCode: userCode, verificationURL: uri,
-            expirationDate: environment.clock.now().addingTimeInterval(TimeInterval(expiresIn)), pollingInterval: UInt(interval))
+            expirationDate: environment.clock.now().addingTimeInterval(TimeInterval(expiresIn)),
+            pollingInterval: UInt(interval))
         started(info)
 
         while true {
             try await Task.sleep(for: .seconds(Int(info.pollingInterval)))
-            let reply = try await transport.send(method: "POST", path: "device/login_status", parameters: ["code": code], tokenString: appToken)
+            let reply = try await transport.send(
+                method: "POST", path: "device/login_status", parameters: ["code": code], tokenString: appToken)
             if let error = GraphAPIError(body: reply.json ?? .null, httpStatusCode: reply.statusCode) {
                 switch error.subcode.flatMap(DeviceLoginError.init(rawValue:)) {
                 case .authorizationPending, .excessivePolling: continue
-                case .codeExpired, .authorizationDeclined: return DeviceLoginManagerResult(token: nil, isCancelled: true)
+                case .codeExpired, .authorizationDeclined:
+                    return DeviceLoginManagerResult(token: nil, isCancelled: true)
                 case nil: throw error
                 }
             }
@@ -98,9 +107,15 @@ public final class DeviceLoginManager: @unchecked Sendable {
     }
 
     /// Builds the `AccessToken` from the poll answer and `me?fields=id,permissions`.
-    private func completeToken(_ tokenString: String, status: JSONValue, appID: String, transport: GraphTransport) async throws -> AccessToken {
-        let me = try Self.checked(try await transport.send(method: "GET", path: "me", parameters: ["fields": "id,permissions"], tokenString: tokenString))
-        guard let userID = me["id"]?.stringValue else { throw CoreError(.protocolMismatch, message: "me answered without id") }
+    private func completeToken(_ tokenString: String, status: JSONValue, appID: String, transport: GraphTransport)
+        async throws -> AccessToken
+    {
+        let me = try Self.checked(
+            try await transport.send(
+                method: "GET", path: "me", parameters: ["fields": "id,permissions"], tokenString: tokenString))
+        guard let userID = me["id"]?.stringValue else {
+            throw CoreError(.protocolMismatch, message: "me answered without id")
+        }
         var granted: [String] = [], declined: [String] = [], expired: [String] = []
         if case .array(let list)? = me["permissions"]?["data"] {
             for entry in list {
@@ -118,14 +133,18 @@ public final class DeviceLoginManager: @unchecked Sendable {
         let dataAccess = status["data_access_expiration_time"]?.intValue
         return AccessToken(
             tokenString: tokenString, permissions: granted, declinedPermissions: declined, expiredPermissions: expired,
-            appID: appID, userID: userID, expirationDate: expiresIn > 0 ? now.addingTimeInterval(TimeInterval(expiresIn)) : nil,
-            refreshDate: now, dataAccessExpirationDate: dataAccess.map { Date(timeIntervalSince1970: TimeInterval($0)) },
+            appID: appID, userID: userID,
+            expirationDate: expiresIn > 0 ? now.addingTimeInterval(TimeInterval(expiresIn)) : nil,
+            refreshDate: now,
+            dataAccessExpirationDate: dataAccess.map { Date(timeIntervalSince1970: TimeInterval($0)) },
             loginType: .device)
     }
 
     /// The JSON body, or the Graph error it carries.
     static func checked(_ reply: GraphHTTPResponse) throws -> JSONValue {
-        guard let json = reply.json else { throw CoreError(.protocolMismatch, message: "the server's reply is not JSON") }
+        guard let json = reply.json else {
+            throw CoreError(.protocolMismatch, message: "the server's reply is not JSON")
+        }
         if let error = GraphAPIError(body: json, httpStatusCode: reply.statusCode) { throw error }
         return json
     }

@@ -11,7 +11,9 @@ public final class DeviceLoginCodeInfo: Sendable, CustomStringConvertible {
     /// Seconds between polls.
     public let pollingInterval: UInt
 
-    public init(identifier: String, loginCode: String, verificationURL: URL, expirationDate: Date, pollingInterval: UInt) {
+    public init(
+        identifier: String, loginCode: String, verificationURL: URL, expirationDate: Date, pollingInterval: UInt
+    ) {
         self.identifier = identifier
         self.loginCode = loginCode
         self.verificationURL = verificationURL
@@ -20,7 +22,9 @@ public final class DeviceLoginCodeInfo: Sendable, CustomStringConvertible {
     }
 
     /// Never prints the polling code.
-    public var description: String { "DeviceLoginCodeInfo(loginCode: \(loginCode), verificationURL: \(verificationURL))" }
+    public var description: String {
+        "DeviceLoginCodeInfo(loginCode: \(loginCode), verificationURL: \(verificationURL))"
+    }
 }
 
 /// How a device login ended (Facebook's `DeviceLoginManagerResult`).
@@ -49,5 +53,6 @@ public protocol DeviceLoginManagerDelegate: AnyObject {
     /// Show `codeInfo.loginCode` and `codeInfo.verificationURL` to the person.
     func deviceLoginManager(_ loginManager: DeviceLoginManager, startedWith codeInfo: DeviceLoginCodeInfo)
     /// Called once: a token, a cancellation (`result.isCancelled`) or an error.
-    func deviceLoginManager(_ loginManager: DeviceLoginManager, completedWith result: DeviceLoginManagerResult?, error: (any Error)?)
+    func deviceLoginManager(
+        _ loginManager: DeviceLoginManager, completedWith result: DeviceLoginManagerResult?, error: (any Error)?)
 }

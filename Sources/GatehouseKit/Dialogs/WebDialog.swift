@@ -95,7 +95,8 @@ public final class WebDialog: @unchecked Sendable {
 
     /// The feed dialog with the seeds' parameters (`link`, `picture`, `name`, `caption`, `description`).
     public static func feed(
-        _ parameters: [String: String], presenter: (any LoginDialogPresenting)? = nil, environment: GatehouseKitEnvironment? = nil
+        _ parameters: [String: String], presenter: (any LoginDialogPresenting)? = nil,
+        environment: GatehouseKitEnvironment? = nil
     ) -> WebDialog {
         WebDialog(name: "feed", parameters: parameters, presenter: presenter, environment: environment)
     }
@@ -140,7 +141,8 @@ public final class WebDialog: @unchecked Sendable {
         do {
             let redirectURI = try await presenter.prepare()
             let url = Self.url(
-                base: settings.dialogURL, version: settings.graphAPIVersion, name: name, appID: appID, redirectURI: redirectURI,
+                base: settings.dialogURL, version: settings.graphAPIVersion, name: name, appID: appID,
+                redirectURI: redirectURI,
                 parameters: parameters)
             guard let callback = try await presenter.present(url), !Task.isCancelled else { return .cancelled }
             return Self.interpret(callback)
@@ -156,13 +158,16 @@ public final class WebDialog: @unchecked Sendable {
         switch name {
         case "feed": return nil
         case "apprequests":
-            return (parameters["message"] ?? "").trimmingCharacters(in: .whitespaces).isEmpty ? "the requests dialog needs a message" : nil
+            return (parameters["message"] ?? "").trimmingCharacters(in: .whitespaces).isEmpty
+                ? "the requests dialog needs a message" : nil
         default: return "unknown dialog \(name); Gatehouse serves feed and apprequests"
         }
     }
 
     /// The dialog URL, parameters sorted by key as the SDK sends them.
-    public static func url(base: URL, version: String, name: String, appID: String, redirectURI: String, parameters: [String: String]) -> URL {
+    public static func url(
+        base: URL, version: String, name: String, appID: String, redirectURI: String, parameters: [String: String]
+    ) -> URL {
         var all = parameters
         all["app_id"] = appID
         all["redirect_uri"] = redirectURI

@@ -11,7 +11,9 @@ extension AccessToken {
         let environment = GatehouseKitEnvironment.current
         guard let token = environment.currentAccessToken else {
             if let completion {
-                Task { @MainActor in completion(nil, nil, CoreError(.accessTokenRequired, message: "No current access token to refresh")) }
+                Task { @MainActor in
+                    completion(nil, nil, CoreError(.accessTokenRequired, message: "No current access token to refresh"))
+                }
             }
             return
         }
@@ -42,7 +44,9 @@ extension AccessToken {
         TokenRefreshAttempts.shared.record(environment.clock.now(), in: environment)
         let result: Result<AccessToken, any Error> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                for entry in TokenRefresher(environment: environment, token: token).entries({ continuation.resume(returning: $0) }) {
+                for entry in TokenRefresher(environment: environment, token: token).entries({
+                    continuation.resume(returning: $0)
+                }) {
                     connection.append(entry)
                 }
                 connection.start()
@@ -61,7 +65,9 @@ struct TokenRefresher: Sendable {
     let token: AccessToken
 
     /// Two entries (extend, permissions); `finished` is called once, after the second.
-    func entries(_ finished: @escaping @Sendable (Result<AccessToken, any Error>) async -> Void) -> [GraphRequestConnection.Entry] {
+    func entries(_ finished: @escaping @Sendable (Result<AccessToken, any Error>) async -> Void)
+        -> [GraphRequestConnection.Entry]
+    {
         let extendOutcome = OutcomeBox()
         let version = environment.settings.graphAPIVersion
         let extend = GraphRequestConnection.Entry(
@@ -75,9 +81,10 @@ struct TokenRefresher: Sendable {
 
     func finish(extend: GraphOutcome?, permissions: GraphOutcome) -> Result<AccessToken, any Error> {
         if let error = extend?.error { return .failure(error) }
-        let refreshed = TokenRefreshPolicy.merge(token, extendResult: extend?.result,
-                                                 permissionsResult: permissions.error == nil ? permissions.result : nil,
-                                                 now: environment.clock.now())
+        let refreshed = TokenRefreshPolicy.merge(
+            token, extendResult: extend?.result,
+            permissionsResult: permissions.error == nil ? permissions.result : nil,
+            now: environment.clock.now())
         if environment.currentAccessToken == token { environment.setCurrentAccessToken(refreshed) }
         return .success(refreshed)
     }

@@ -65,7 +65,8 @@ public enum ErrorRecovery {
             return .userCancelled
         case let error as CoreError where error.code == .accessTokenRequired:
             return .loginRequired
-        case let error as LoginError where [.passwordChanged, .userCheckpointed, .unconfirmedUser, .missingAccessToken].contains(error.code):
+        case let error as LoginError
+        where [.passwordChanged, .userCheckpointed, .unconfirmedUser, .missingAccessToken].contains(error.code):
             return .loginRequired
         case let error as GraphAPIError:
             return category(code: error.code, subcode: error.subcode, isTransient: error.isTransient)
@@ -125,8 +126,11 @@ public enum ErrorRecovery {
         var names: [String] = []
         if let range = message.range(of: "permission: ") ?? message.range(of: "permissions: ") {
             names = message[range.upperBound...].split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
-        } else if let range = message.range(of: "Requires "), let end = message.range(of: " permission", range: range.upperBound..<message.endIndex) {
-            names = message[range.upperBound..<end.lowerBound].split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
+        } else if let range = message.range(of: "Requires "),
+            let end = message.range(of: " permission", range: range.upperBound..<message.endIndex)
+        {
+            names = message[range.upperBound..<end.lowerBound].split(whereSeparator: { $0 == "," || $0 == " " }).map(
+                String.init)
         }
         return names.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ".")) }
             .filter { !$0.isEmpty && $0.allSatisfy { $0.isLetter || $0 == "_" || $0 == "." } }
@@ -156,17 +160,22 @@ struct GraphRecoveryPolicy: Sendable {
     var recoveryEnabledCount: Int
     var attempterInstalled: Bool
 
-    func action(for error: any Error, flags: GraphRequestFlags, requestToken: String?, current: AccessToken?,
-                isClientToken: Bool) -> GraphRecoveryAction {
+    func action(
+        for error: any Error, flags: GraphRequestFlags, requestToken: String?, current: AccessToken?,
+        isClientToken: Bool
+    ) -> GraphRecoveryAction {
         guard recoveryEnabledCount == 1, !flags.contains(.disableErrorRecovery),
-              let graphError = error as? GraphAPIError else { return .none }
+            let graphError = error as? GraphAPIError
+        else { return .none }
         switch ErrorRecovery.category(for: graphError) {
         case .transient:
             return .retry
         case .loginRequired, .missingPermission:
             guard attempterInstalled, !isClientToken, let current, let requestToken,
-                  requestToken == current.tokenString else { return .none }
-            var permissions = ErrorRecovery.category(for: graphError) == .missingPermission
+                requestToken == current.tokenString
+            else { return .none }
+            var permissions =
+                ErrorRecovery.category(for: graphError) == .missingPermission
                 ? ErrorRecovery.missingPermissions(in: graphError) : []
             if permissions.isEmpty { permissions = current.permissions.map(\.name).sorted() }
             return .attemptLogin(permissions: permissions)

@@ -38,7 +38,9 @@ public enum FBErrorCategory: Int, Sendable, CaseIterable {
 /// The seeds' `FBErrorUtility`: the same decisions as ``ErrorRecovery``, under 3.x's names.
 public enum FBErrorUtility {
     /// `+shouldNotifyUserForError:` — the error carries a message only the person can act on.
-    public static func shouldNotifyUserForError(_ error: any Error) -> Bool { ErrorRecovery.shouldNotifyUser(for: error) }
+    public static func shouldNotifyUserForError(_ error: any Error) -> Bool {
+        ErrorRecovery.shouldNotifyUser(for: error)
+    }
 
     /// `+userMessageForError:` — that message (nil when there is none).
     public static func userMessageForError(_ error: any Error) -> String? { ErrorRecovery.userMessage(for: error) }

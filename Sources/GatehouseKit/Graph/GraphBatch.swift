@@ -39,15 +39,19 @@ enum GraphBatch {
 
     /// Facebook's rule: the batch token is the first token that is not a client token; an entry whose
     /// token differs from the batch token known when it is added carries its own `access_token`.
-    static func body(for entries: [Entry], batchVersion: String, appID: String?,
-                     isClientToken: (String) -> Bool) -> Body {
+    static func body(
+        for entries: [Entry], batchVersion: String, appID: String?,
+        isClientToken: (String) -> Bool
+    ) -> Body {
         var batchToken: String?
         var items: [JSONValue] = []
         for entry in entries {
             if batchToken == nil, let token = entry.token, !isClientToken(token) { batchToken = token }
             let ownToken = entry.token != nil && entry.token != batchToken ? entry.token : nil
-            var item: JSONObject = ["method": .string(entry.method.rawValue),
-                                    "relative_url": .string(relativeURL(for: entry, batchVersion: batchVersion, token: ownToken))]
+            var item: JSONObject = [
+                "method": .string(entry.method.rawValue),
+                "relative_url": .string(relativeURL(for: entry, batchVersion: batchVersion, token: ownToken)),
+            ]
             for (key, value) in entry.batchParameters.pairs { item[key] = value }
             items.append(.object(item))
         }
@@ -60,7 +64,8 @@ enum GraphBatch {
         var parameters = entry.parameters.merging(GraphParameterEncoding.fixedParameters) { _, fixed in fixed }
         parameters["access_token"] = token
         let query = FormEncoding.encode(parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
-        let path = entry.version == batchVersion || entry.version.isEmpty ? entry.path : entry.version + "/" + entry.path
+        let path =
+            entry.version == batchVersion || entry.version.isEmpty ? entry.path : entry.version + "/" + entry.path
         return path + "?" + query
     }
 
@@ -71,8 +76,13 @@ enum GraphBatch {
     static func split(statusCode: Int, json: JSONValue?, count: Int) -> [GraphOutcome] {
         if case .array(let items)? = json {
             guard items.count == count else {
-                return Array(repeating: .failure(CoreError(.protocolMismatch, message:
-                    "Unexpected number of results returned from server: \(items.count) for \(count) requests")), count: count)
+                return Array(
+                    repeating: .failure(
+                        CoreError(
+                            .protocolMismatch,
+                            message:
+                                "Unexpected number of results returned from server: \(items.count) for \(count) requests"
+                        )), count: count)
             }
             return items.map { item in
                 guard case .object = item else { return GraphOutcome(result: nil, error: nil) }
@@ -87,7 +97,8 @@ enum GraphBatch {
         if let json, let error = GraphAPIError(body: json, httpStatusCode: statusCode) {
             return Array(repeating: .failure(error), count: count)
         }
-        return Array(repeating: .failure(CoreError(.protocolMismatch, message: "The batch reply is not an array")), count: count)
+        return Array(
+            repeating: .failure(CoreError(.protocolMismatch, message: "The batch reply is not an array")), count: count)
     }
 }
 

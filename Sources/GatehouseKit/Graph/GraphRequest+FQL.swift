@@ -5,13 +5,15 @@ import Foundation
 extension GraphRequest {
     /// `GET fql?q=query`: the reply is `{"data": [rows]}`.
     public convenience init(fqlQuery query: String, tokenString: String? = nil) {
-        self.init(graphPath: "fql", parameters: ["q": query], tokenString: tokenString ?? AccessToken.current?.tokenString,
-                  version: nil, httpMethod: .get)
+        self.init(
+            graphPath: "fql", parameters: ["q": query], tokenString: tokenString ?? AccessToken.current?.tokenString,
+            version: nil, httpMethod: .get)
     }
 
     /// `GET method/fql.query?query=query`: the reply is a bare array of rows, as the REST API answered.
     public convenience init(restFQLQuery query: String, tokenString: String? = nil) {
-        self.init(graphPath: "method/fql.query", parameters: ["query": query],
-                  tokenString: tokenString ?? AccessToken.current?.tokenString, version: nil, httpMethod: .get)
+        self.init(
+            graphPath: "method/fql.query", parameters: ["query": query],
+            tokenString: tokenString ?? AccessToken.current?.tokenString, version: nil, httpMethod: .get)
     }
 }

@@ -50,39 +50,49 @@ public final class GraphRequest: @unchecked Sendable, CustomStringConvertible {
 
     /// `graphPath` with parameters and a method, using the current token.
     public convenience init(graphPath: String, parameters: [String: Any], httpMethod: HTTPMethod) {
-        self.init(graphPath: graphPath, parameters: parameters,
-                  tokenString: GatehouseKitEnvironment.current.currentAccessToken?.tokenString,
-                  httpMethod: httpMethod, flags: [])
+        self.init(
+            graphPath: graphPath, parameters: parameters,
+            tokenString: GatehouseKitEnvironment.current.currentAccessToken?.tokenString,
+            httpMethod: httpMethod, flags: [])
     }
 
     /// `GET graphPath` with parameters and flags, using the current token.
     public convenience init(graphPath: String, parameters: [String: Any]?, flags: GraphRequestFlags) {
-        self.init(graphPath: graphPath, parameters: parameters,
-                  tokenString: GatehouseKitEnvironment.current.currentAccessToken?.tokenString,
-                  httpMethod: .get, flags: flags)
+        self.init(
+            graphPath: graphPath, parameters: parameters,
+            tokenString: GatehouseKitEnvironment.current.currentAccessToken?.tokenString,
+            httpMethod: .get, flags: flags)
     }
 
     /// A request with an explicit token (nil: fall back to the current token, then the client token)
     /// and version (nil: `Settings.graphAPIVersion`).
-    public convenience init(graphPath: String, parameters: [String: Any]?, tokenString: String?, version: String?,
-                            httpMethod: HTTPMethod) {
-        self.init(graphPath: graphPath, parameters: parameters, tokenString: tokenString, version: version,
-                  httpMethod: httpMethod, flags: [])
+    public convenience init(
+        graphPath: String, parameters: [String: Any]?, tokenString: String?, version: String?,
+        httpMethod: HTTPMethod
+    ) {
+        self.init(
+            graphPath: graphPath, parameters: parameters, tokenString: tokenString, version: version,
+            httpMethod: httpMethod, flags: [])
     }
 
     /// A request with an explicit token and flags, at `Settings.graphAPIVersion`.
     /// (nil method: GET, as Facebook's nullable `HTTPMethod:` here.)
-    public convenience init(graphPath: String, parameters: [String: Any]?, tokenString: String?, httpMethod: HTTPMethod?,
-                            flags: GraphRequestFlags) {
-        self.init(graphPath: graphPath, parameters: parameters, tokenString: tokenString, version: nil,
-                  httpMethod: httpMethod ?? .get, flags: flags)
+    public convenience init(
+        graphPath: String, parameters: [String: Any]?, tokenString: String?, httpMethod: HTTPMethod?,
+        flags: GraphRequestFlags
+    ) {
+        self.init(
+            graphPath: graphPath, parameters: parameters, tokenString: tokenString, version: nil,
+            httpMethod: httpMethod ?? .get, flags: flags)
     }
 
     /// The designated initialiser; `forAppEvents` and `useAlternativeDefaultDomainPrefix` as Facebook's
     /// longest initialisers take them (see `GraphRequest+Overloads.swift` for every other spelling).
-    public init(graphPath: String, parameters: [String: Any]?, tokenString: String?, version: String?,
-                httpMethod: HTTPMethod, flags: GraphRequestFlags, forAppEvents: Bool = false,
-                useAlternativeDefaultDomainPrefix: Bool = false) {
+    public init(
+        graphPath: String, parameters: [String: Any]?, tokenString: String?, version: String?,
+        httpMethod: HTTPMethod, flags: GraphRequestFlags, forAppEvents: Bool = false,
+        useAlternativeDefaultDomainPrefix: Bool = false
+    ) {
         self.forAppEvents = forAppEvents
         self.useAlternativeDefaultDomainPrefix = useAlternativeDefaultDomainPrefix
         let settings = GatehouseKitEnvironment.current.settings
@@ -96,9 +106,10 @@ public final class GraphRequest: @unchecked Sendable, CustomStringConvertible {
 
     /// The same request at another Graph API version (`GraphRequestConnection.overrideGraphAPIVersion(_:)`).
     func copy(version: String) -> GraphRequest {
-        GraphRequest(graphPath: graphPath, parameters: parameters, tokenString: tokenString, version: version,
-                     httpMethod: httpMethod, flags: flags, forAppEvents: forAppEvents,
-                     useAlternativeDefaultDomainPrefix: useAlternativeDefaultDomainPrefix)
+        GraphRequest(
+            graphPath: graphPath, parameters: parameters, tokenString: tokenString, version: version,
+            httpMethod: httpMethod, flags: flags, forAppEvents: forAppEvents,
+            useAlternativeDefaultDomainPrefix: useAlternativeDefaultDomainPrefix)
     }
 
     /// Whether automatic retry and login recovery are off for this request.
@@ -106,7 +117,9 @@ public final class GraphRequest: @unchecked Sendable, CustomStringConvertible {
 
     /// Turns automatic retry and login recovery off or on.
     public func setGraphErrorRecoveryDisabled(_ disabled: Bool) {
-        lock.withLock { if disabled { _flags.insert(.disableErrorRecovery) } else { _flags.remove(.disableErrorRecovery) } }
+        lock.withLock {
+            if disabled { _flags.insert(.disableErrorRecovery) } else { _flags.remove(.disableErrorRecovery) }
+        }
     }
 
     /// Never prints the token.

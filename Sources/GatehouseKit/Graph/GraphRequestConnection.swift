@@ -154,7 +154,8 @@ public final class GraphRequestConnection: GraphRequestConnecting, @unchecked Se
         pending.task?.cancel()
         let outcomes = pending.entries.map { ($0, GraphOutcome.failure(URLError(.cancelled))) }
         Task {
-            await Self.deliver(outcomes, connection: self, networkError: URLError(.cancelled), notifyDelegate: pending.started)
+            await Self.deliver(
+                outcomes, connection: self, networkError: URLError(.cancelled), notifyDelegate: pending.started)
         }
     }
 
@@ -181,8 +182,10 @@ public final class GraphRequestConnection: GraphRequestConnecting, @unchecked Se
     }
 
     /// Internal handlers first, then the app's completions and the delegate on the main actor.
-    static func deliver(_ items: [(Entry, GraphOutcome)], connection: GraphRequestConnection, networkError: (any Error)? = nil,
-                        notifyDelegate: Bool = true) async {
+    static func deliver(
+        _ items: [(Entry, GraphOutcome)], connection: GraphRequestConnection, networkError: (any Error)? = nil,
+        notifyDelegate: Bool = true
+    ) async {
         var completions: [(GraphRequestCompletion, GraphOutcome)] = []
         for (entry, outcome) in items {
             switch entry.delivery {
@@ -208,7 +211,10 @@ public final class GraphRequestConnection: GraphRequestConnecting, @unchecked Se
     func result(for request: GraphRequest) async throws -> JSONValue {
         let outcome: GraphOutcome = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                append(Entry(request: request, batchParameters: [:], delivery: .handler { continuation.resume(returning: $0) }))
+                append(
+                    Entry(
+                        request: request, batchParameters: [:],
+                        delivery: .handler { continuation.resume(returning: $0) }))
                 start()
             }
         } onCancel: {
@@ -224,8 +230,10 @@ public final class GraphRequestConnection: GraphRequestConnecting, @unchecked Se
 
 /// Sends one Graph HTTP call; `GraphTransport` in production.
 protocol GraphSending: Sendable {
-    func send(method: String, path: String, parameters: [String: String], tokenString: String?, version: String?,
-              timeout: TimeInterval) async throws -> GraphHTTPResponse
+    func send(
+        method: String, path: String, parameters: [String: String], tokenString: String?, version: String?,
+        timeout: TimeInterval
+    ) async throws -> GraphHTTPResponse
 }
 
 extension GraphTransport: GraphSending {}

@@ -38,7 +38,8 @@ public struct GraphRequestFlags: OptionSet, Hashable, Sendable {
 ///
 /// Facebook calls completions on the main thread; so does GatehouseKit, on the main actor. Completions
 /// of one connection run in the order their requests were added.
-public typealias GraphRequestCompletion = @MainActor (_ connection: (any GraphRequestConnecting)?, _ result: Any?, _ error: (any Error)?) -> Void
+public typealias GraphRequestCompletion =
+    @MainActor (_ connection: (any GraphRequestConnecting)?, _ result: Any?, _ error: (any Error)?) -> Void
 
 /// A set of Graph requests sent together (Facebook's `GraphRequestConnecting`).
 public protocol GraphRequestConnecting: AnyObject, Sendable {

@@ -35,8 +35,11 @@ struct GraphTokenResolver: Sendable, Equatable {
         if let currentToken, !currentToken.isEmpty { return Choice(token: currentToken, source: .current) }
         if flags.contains(.skipClientToken) { return Choice(token: nil, source: .none) }
         guard let clientAccessToken else {
-            throw CoreError(.accessTokenRequired, message:
-                "No access token: log in, pass a token, or configure Settings.appID and Settings.clientToken for anonymous calls")
+            throw CoreError(
+                .accessTokenRequired,
+                message:
+                    "No access token: log in, pass a token, or configure Settings.appID and Settings.clientToken for anonymous calls"
+            )
         }
         return Choice(token: clientAccessToken, source: .client)
     }
@@ -64,10 +67,13 @@ enum TokenInvalidation: Sendable, Equatable {
     static let invalidatingCodes: Set<Int> = [190, 102]
     static let expireOnlySubcode = 493
 
-    static func action(for error: any Error, requestToken: String?, currentToken: String?,
-                       flags: GraphRequestFlags) -> TokenInvalidation {
+    static func action(
+        for error: any Error, requestToken: String?, currentToken: String?,
+        flags: GraphRequestFlags
+    ) -> TokenInvalidation {
         guard let error = error as? GraphAPIError, !flags.contains(.doNotInvalidateTokenOnError),
-              let requestToken, requestToken == currentToken, invalidatingCodes.contains(error.code) else { return .none }
+            let requestToken, requestToken == currentToken, invalidatingCodes.contains(error.code)
+        else { return .none }
         return error.subcode == expireOnlySubcode ? .expireCurrent : .clearCurrent
     }
 
@@ -82,11 +88,14 @@ enum TokenInvalidation: Sendable, Equatable {
             environment.setCurrentAccessToken(nil, cause: cause)
         case .expireCurrent:
             guard let token = environment.currentAccessToken else { return }
-            environment.setCurrentAccessToken(AccessToken(
-                tokenString: token.tokenString, permissions: token.permissions.map(\.name),
-                declinedPermissions: token.declinedPermissions.map(\.name), expiredPermissions: token.expiredPermissions.map(\.name),
-                appID: token.appID, userID: token.userID, expirationDate: .distantPast, refreshDate: token.refreshDate,
-                dataAccessExpirationDate: token.dataAccessExpirationDate, loginType: token.loginType))
+            environment.setCurrentAccessToken(
+                AccessToken(
+                    tokenString: token.tokenString, permissions: token.permissions.map(\.name),
+                    declinedPermissions: token.declinedPermissions.map(\.name),
+                    expiredPermissions: token.expiredPermissions.map(\.name),
+                    appID: token.appID, userID: token.userID, expirationDate: .distantPast,
+                    refreshDate: token.refreshDate,
+                    dataAccessExpirationDate: token.dataAccessExpirationDate, loginType: token.loginType))
         }
     }
 }

@@ -24,13 +24,16 @@ enum GraphParameterEncoding {
 
     /// Splits a query written into the path (`me?fields=id`) off and merges it over the parameters: it
     /// wins on conflicts, so `GraphRequest(graphPath: "me?fields=id")` is not undone by its default `fields=""`.
-    static func components(graphPath: String, parameters: [String: Any]) -> (path: String, parameters: [String: String]) {
+    static func components(graphPath: String, parameters: [String: Any]) -> (path: String, parameters: [String: String])
+    {
         var result: [String: String] = [:]
         var path = graphPath
         for (k, v) in parameters { result[k] = string(for: v) }
         if let mark = graphPath.firstIndex(of: "?") {
             path = String(graphPath[..<mark])
-            for (k, v) in FormEncoding.decode(String(graphPath[graphPath.index(after: mark)...])) ?? [] { result[k] = v }
+            for (k, v) in FormEncoding.decode(String(graphPath[graphPath.index(after: mark)...])) ?? [] {
+                result[k] = v
+            }
         }
         if path.hasPrefix("/") { path.removeFirst() }
         return (path, result)

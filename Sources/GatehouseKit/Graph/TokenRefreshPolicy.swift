@@ -12,28 +12,34 @@ enum TokenRefreshPolicy {
     static func shouldPiggyback(token: AccessToken?, now: Date, lastAttempt: Date?) -> Bool {
         guard let token else { return false }
         let lastAttempt = lastAttempt ?? .distantPast
-        return now.timeIntervalSince(token.refreshDate) > refreshThreshold && now.timeIntervalSince(lastAttempt) > retryInterval
+        return now.timeIntervalSince(token.refreshDate) > refreshThreshold
+            && now.timeIntervalSince(lastAttempt) > retryInterval
     }
 
     /// `oauth/access_token?grant_type=fb_extend_sso_token&fields=&client_id=…`, with the token's own string.
     static func extendRequest(for token: AccessToken, version: String) -> GraphRequest {
-        GraphRequest(graphPath: WirePath.accessToken,
-                     parameters: ["grant_type": "fb_extend_sso_token", "fields": "", "client_id": token.appID],
-                     tokenString: token.tokenString, version: version, httpMethod: .get, flags: .disableErrorRecovery)
+        GraphRequest(
+            graphPath: WirePath.accessToken,
+            parameters: ["grant_type": "fb_extend_sso_token", "fields": "", "client_id": token.appID],
+            tokenString: token.tokenString, version: version, httpMethod: .get, flags: .disableErrorRecovery)
     }
 
     /// `me/permissions?fields=`, with the token's own string.
     static func permissionsRequest(for token: AccessToken, version: String) -> GraphRequest {
-        GraphRequest(graphPath: "me/permissions", parameters: ["fields": ""], tokenString: token.tokenString,
-                     version: version, httpMethod: .get, flags: .disableErrorRecovery)
+        GraphRequest(
+            graphPath: "me/permissions", parameters: ["fields": ""], tokenString: token.tokenString,
+            version: version, httpMethod: .get, flags: .disableErrorRecovery)
     }
 
     /// The refreshed token: new string and dates from the extend reply (kept when absent), permission
     /// sets from the permissions reply (kept when it failed), `refreshDate = now`.
-    static func merge(_ token: AccessToken, extendResult: JSONValue?, permissionsResult: JSONValue?, now: Date) -> AccessToken {
+    static func merge(_ token: AccessToken, extendResult: JSONValue?, permissionsResult: JSONValue?, now: Date)
+        -> AccessToken
+    {
         func date(_ key: String) -> Date? {
             guard let seconds = extendResult?[key]?.doubleValue ?? extendResult?[key]?.stringValue.flatMap(Double.init),
-                  seconds > 0 else { return nil }
+                seconds > 0
+            else { return nil }
             return Date(timeIntervalSince1970: seconds)
         }
         var granted = token.permissions.map(\.name), declined = token.declinedPermissions.map(\.name)
@@ -41,7 +47,9 @@ enum TokenRefreshPolicy {
         if let data = permissionsResult?["data"]?.arrayValue {
             granted = []; declined = []; expired = []
             for item in data {
-                guard let name = item["permission"]?.stringValue, let status = item["status"]?.stringValue else { continue }
+                guard let name = item["permission"]?.stringValue, let status = item["status"]?.stringValue else {
+                    continue
+                }
                 switch status {
                 case "granted": granted.append(name)
                 case "declined": declined.append(name)
@@ -50,12 +58,14 @@ enum TokenRefreshPolicy {
                 }
             }
         }
-        let tokenString = extendResult?["access_token"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } ?? token.tokenString
-        return AccessToken(tokenString: tokenString, permissions: granted, declinedPermissions: declined,
-                           expiredPermissions: expired, appID: token.appID, userID: token.userID,
-                           expirationDate: date("expires_at") ?? token.expirationDate, refreshDate: now,
-                           dataAccessExpirationDate: date("data_access_expiration_time") ?? token.dataAccessExpirationDate,
-                           loginType: token.loginType)
+        let tokenString =
+            extendResult?["access_token"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } ?? token.tokenString
+        return AccessToken(
+            tokenString: tokenString, permissions: granted, declinedPermissions: declined,
+            expiredPermissions: expired, appID: token.appID, userID: token.userID,
+            expirationDate: date("expires_at") ?? token.expirationDate, refreshDate: now,
+            dataAccessExpirationDate: date("data_access_expiration_time") ?? token.dataAccessExpirationDate,
+            loginType: token.loginType)
     }
 }
 
@@ -74,7 +84,9 @@ final class TokenRefreshAttempts: @unchecked Sendable {
 
     func lastAttempt(in environment: GatehouseKitEnvironment) -> Date? {
         lock.withLock {
-            guard let record = records[ObjectIdentifier(environment)], record.environment === environment else { return nil }
+            guard let record = records[ObjectIdentifier(environment)], record.environment === environment else {
+                return nil
+            }
             return record.date
         }
     }

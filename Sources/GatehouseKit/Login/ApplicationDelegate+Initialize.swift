@@ -13,7 +13,9 @@ public struct CurrentTokenRefresher: SessionTokenRefreshing {
     public init() {}
 
     public func refresh(_ token: AccessToken) async throws -> AccessToken {
-        guard AccessToken.current == token else { throw CoreError(.accessTokenRequired, message: "the token is no longer current") }
+        guard AccessToken.current == token else {
+            throw CoreError(.accessTokenRequired, message: "the token is no longer current")
+        }
         return try await AccessToken.refreshCurrentAccessToken()
     }
 }

@@ -11,7 +11,8 @@ extension ApplicationDelegate {
     /// Facebook's launch hook: ``initializeSDK()``. Always true, as Facebook's returns.
     @discardableResult
     public func application(
-        _ application: UIApplication, didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]? = nil
+        _ application: UIApplication,
+        didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]? = nil
     ) -> Bool {
         initializeSDK()
         return true
@@ -19,13 +20,17 @@ extension ApplicationDelegate {
 
     /// The iOS 8 form of the open-URL hook; the source application and annotation are not needed.
     @discardableResult
-    public func application(_ application: UIApplication, open url: URL, sourceApplication: String?, annotation: Any?) -> Bool {
+    public func application(
+        _ application: UIApplication, open url: URL, sourceApplication: String?, annotation: Any?
+    ) -> Bool {
         handleOpen(url: url)
     }
     #else
     /// Facebook's launch hook: ``initializeSDK()``. Always true, as Facebook's returns.
     @discardableResult
-    public func application(_ application: AnyObject?, didFinishLaunchingWithOptions launchOptions: [AnyHashable: Any]? = nil) -> Bool {
+    public func application(
+        _ application: AnyObject?, didFinishLaunchingWithOptions launchOptions: [AnyHashable: Any]? = nil
+    ) -> Bool {
         initializeSDK()
         return true
     }
@@ -38,7 +43,9 @@ extension ApplicationDelegate {
 
     /// The older open-URL hook; the source application and annotation are not needed.
     @discardableResult
-    public func application(_ application: AnyObject?, open url: URL, sourceApplication: String?, annotation: Any?) -> Bool {
+    public func application(_ application: AnyObject?, open url: URL, sourceApplication: String?, annotation: Any?)
+        -> Bool
+    {
         handleOpen(url: url)
     }
     #endif

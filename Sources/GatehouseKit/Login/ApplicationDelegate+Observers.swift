@@ -12,7 +12,9 @@ public protocol FBSDKApplicationObserving: AnyObject {
 }
 
 extension FBSDKApplicationObserving {
-    public func application(_ application: AnyObject?, open url: URL?, sourceApplication: String?, annotation: Any?) -> Bool { false }
+    public func application(_ application: AnyObject?, open url: URL?, sourceApplication: String?, annotation: Any?)
+        -> Bool
+    { false }
     public func applicationDidBecomeActive(_ application: AnyObject?) {}
 }
 
@@ -43,7 +45,9 @@ extension ApplicationDelegate {
     /// Facebook's universal-link hook. GatehouseKit's login callbacks arrive as URL-scheme or loopback
     /// URLs, so a browsing-web activity is passed on as an opened URL and anything else is not handled.
     public func application(_ application: UIApplication, continue userActivity: NSUserActivity) -> Bool {
-        guard userActivity.activityType == NSUserActivityTypeBrowsingWeb, let url = userActivity.webpageURL else { return false }
+        guard userActivity.activityType == NSUserActivityTypeBrowsingWeb, let url = userActivity.webpageURL else {
+            return false
+        }
         return handleOpen(url: url)
     }
     #endif

@@ -17,7 +17,8 @@ extension ApplicationDelegate {
     /// The pending login is used once: a second call with the same URL returns nil.
     public func completePendingLogin(url: URL, environment: GatehouseKitEnvironment = .current) async -> LoginResult? {
         guard Self.isLoginCallback(url, in: environment), let appID = environment.settings.appID,
-              let state = PendingLoginStore.take(in: environment) else { return nil }
+            let state = PendingLoginStore.take(in: environment)
+        else { return nil }
         let completion: LoginCompletion
         do {
             completion = try await LoginFinishing.complete(
@@ -33,7 +34,9 @@ extension ApplicationDelegate {
     /// The synchronous form `handleOpen(url:)` uses: true when a pending login will be completed.
     func resumePendingLogin(url: URL) -> Bool {
         let environment = GatehouseKitEnvironment.current
-        guard Self.isLoginCallback(url, in: environment), environment.tokenCache?.pendingLogin != nil else { return false }
+        guard Self.isLoginCallback(url, in: environment), environment.tokenCache?.pendingLogin != nil else {
+            return false
+        }
         Task { _ = await completePendingLogin(url: url, environment: environment) }
         return true
     }

@@ -27,7 +27,10 @@ public final class ApplicationDelegate: @unchecked Sendable {
     /// `Session` waiting with its handler opens. ``completePendingLogin(url:environment:)`` is the awaitable form.
     @discardableResult
     public func handleOpen(url: URL) -> Bool {
-        let handled = if let opener = lock.withLock({ pendingURLOpener }) { opener.handleOpen(url: url) } else { resumePendingLogin(url: url) }
+        let handled =
+            if let opener = lock.withLock({ pendingURLOpener }) { opener.handleOpen(url: url) } else {
+                resumePendingLogin(url: url)
+            }
         if handled { return true }
         // Not a login's: the observers (Facebook's other kits, or the app) may want it.
         return applicationObservers.contains { $0.application(nil, open: url, sourceApplication: nil, annotation: nil) }

@@ -7,7 +7,8 @@ import GatehouseProtocol
 /// the same text, so the app sees the reason without crashing.
 public enum InfoPlistCheck {
     /// Facebook's text for a missing `FacebookAppID`.
-    public static let missingAppIDMessage = "App ID not found. Add a string value with your app ID for the key "
+    public static let missingAppIDMessage =
+        "App ID not found. Add a string value with your app ID for the key "
         + "FacebookAppID to the Info.plist or call Settings.shared.appID."
 
     /// Facebook's text for an app URL scheme missing from `CFBundleURLTypes`.
@@ -23,7 +24,8 @@ public enum InfoPlistCheck {
             return CoreError(.invalidArgument, message: missingAppIDMessage)
         }
         if let registered = settings.registeredURLSchemes,
-           !registered.contains(where: { $0.caseInsensitiveCompare(scheme) == .orderedSame }) {
+            !registered.contains(where: { $0.caseInsensitiveCompare(scheme) == .orderedSame })
+        {
             return CoreError(.invalidArgument, message: missingURLSchemeMessage(scheme))
         }
         return nil
@@ -34,7 +36,8 @@ public enum InfoPlistCheck {
     /// login works, but the person sees one name in the app and another in the dialog.
     public static func displayNameWarning(displayName: String?, serverAppName: String) -> String? {
         guard let displayName, displayName != serverAppName else { return nil }
-        return "FacebookDisplayName \"\(displayName)\" in the Info.plist does not match the app's name \"\(serverAppName)\" "
+        return
+            "FacebookDisplayName \"\(displayName)\" in the Info.plist does not match the app's name \"\(serverAppName)\" "
             + "on the server. Set FacebookDisplayName to the name in the app's settings."
     }
 
@@ -43,10 +46,10 @@ public enum InfoPlistCheck {
     /// login; nil when the names agree, no display name is set, or the server could not be asked.
     public static func displayNameWarning(token: AccessToken, environment: GatehouseKitEnvironment) async -> String? {
         guard let displayName = environment.settings.displayName,
-              let reply = try? await GraphTransport(environment: environment).send(
+            let reply = try? await GraphTransport(environment: environment).send(
                 method: "GET", path: "debug_token", parameters: ["input_token": token.tokenString],
                 tokenString: token.tokenString),
-              case .string(let name)? = reply.json?["data"]?["application"]
+            case .string(let name)? = reply.json?["data"]?["application"]
         else { return nil }
         return self.displayNameWarning(displayName: displayName, serverAppName: name)
     }

@@ -48,7 +48,9 @@ public enum LoginCallbackStep: Sendable {
 /// Shared by every presenter: they only hand back the URL the dialog redirected to.
 public enum LoginCallbackInterpreter {
     /// The next step for `callback`, or why it fails: pure, no I/O.
-    public static func interpret(_ callback: LoginCallback, expecting expectations: LoginExpectations, now: Date) -> LoginCallbackStep {
+    public static func interpret(_ callback: LoginCallback, expecting expectations: LoginExpectations, now: Date)
+        -> LoginCallbackStep
+    {
         switch callback.outcome {
         case .cancelled:
             // Includes `error=access_denied` without `error_message`, which is how a Cancel press arrives.
@@ -60,7 +62,8 @@ public enum LoginCallbackInterpreter {
         }
         // Facebook checks the challenge after redeeming a code; checking first means a forged callback
         // never gets its code redeemed. The outcome (308) is the same.
-        guard let echoed = LoginDialogState.challenge(inParameter: callback.state), echoed == expectations.challenge else {
+        guard let echoed = LoginDialogState.challenge(inParameter: callback.state), echoed == expectations.challenge
+        else {
             return .failed(LoginError(.badChallengeString))
         }
         let code = callback.code.flatMap { $0.isEmpty ? nil : $0 }

@@ -37,7 +37,9 @@ struct LoginCompleter: Sendable {
     /// Anonymous calls use `appID|clientToken`, as Facebook's SDK does for the code exchange.
     private var clientAccessToken: String? { clientToken.map { "\(appID)|\($0)" } }
 
-    func complete(callbackURL: URL?, expectations: LoginExpectations, previousToken: AccessToken?, now: Date) async -> LoginCompletion {
+    func complete(callbackURL: URL?, expectations: LoginExpectations, previousToken: AccessToken?, now: Date) async
+        -> LoginCompletion
+    {
         guard let callbackURL else { return .cancelled }
         guard let callback = LoginCallback(url: callbackURL) else {
             return .failed(LoginError(.unknown, message: "the login callback URL could not be read"))
@@ -53,17 +55,19 @@ struct LoginCompleter: Sendable {
                 parameters = gathered
             case .exchangeCode(let code, let gathered):
                 parameters = gathered
-                try parameters.merge(tokenEndpointReply: try await tokenEndpoint([
-                    "client_id": appID, "redirect_uri": expectations.redirectURI,
-                    "code_verifier": expectations.codeVerifier.value, "code": code,
-                ]), now: now)
+                try parameters.merge(
+                    tokenEndpointReply: try await tokenEndpoint([
+                        "client_id": appID, "redirect_uri": expectations.redirectURI,
+                        "code_verifier": expectations.codeVerifier.value, "code": code,
+                    ]), now: now)
             case .exchangeNonce(let nonce, let gathered):
                 parameters = gathered
-                try parameters.merge(tokenEndpointReply: try await tokenEndpoint([
-                    "grant_type": "fb_exchange_nonce", "fb_exchange_nonce": nonce, "client_id": appID, "fields": "",
-                    // The dialog was sent our code challenge; the server binds the nonce to it.
-                    "code_verifier": expectations.codeVerifier.value,
-                ]), now: now)
+                try parameters.merge(
+                    tokenEndpointReply: try await tokenEndpoint([
+                        "grant_type": "fb_exchange_nonce", "fb_exchange_nonce": nonce, "client_id": appID, "fields": "",
+                        // The dialog was sent our code challenge; the server binds the nonce to it.
+                        "code_verifier": expectations.codeVerifier.value,
+                    ]), now: now)
             }
             if expectations.tracking == .enabled, let tokenString = parameters.accessToken {
                 parameters.userID = try await checkedUserID(
@@ -81,7 +85,8 @@ struct LoginCompleter: Sendable {
     private func tokenEndpoint(_ parameters: [String: String]) async throws -> JSONValue {
         let reply = try await graph.get(WirePath.accessToken, parameters: parameters, tokenString: clientAccessToken)
         guard let json = reply.json else {
-            throw CoreError(.invalidArgument, message: "the token endpoint answered HTTP \(reply.statusCode) without JSON")
+            throw CoreError(
+                .invalidArgument, message: "the token endpoint answered HTTP \(reply.statusCode) without JSON")
         }
         if let error = GraphAPIError(body: json, httpStatusCode: reply.statusCode) {
             throw CoreError(.invalidArgument, message: "token endpoint: \(error.message)")
@@ -91,7 +96,8 @@ struct LoginCompleter: Sendable {
 
     /// The new token's user. With a previous token, Facebook asks `me?fields=` with the new token and
     /// refuses another user (LoginError 304); without one, the id comes from the callback or `me?fields=id`.
-    private func checkedUserID(tokenString: String, known: String?, previousToken: AccessToken?) async throws -> String? {
+    private func checkedUserID(tokenString: String, known: String?, previousToken: AccessToken?) async throws -> String?
+    {
         if let previousToken {
             let id = try await meID(fields: "", tokenString: tokenString)
             guard id == previousToken.userID else {

@@ -68,8 +68,8 @@ public final class LoginConfiguration: Sendable {
         authType: LoginAuthType?, appSwitch: AppSwitch, codeVerifier: CodeVerifier
     ) {
         guard Self.isValidNonce(nonce),
-              permissions.allSatisfy(Self.isValidPermissionName),
-              authType == nil || authType == .rerequest || authType == .reauthorize
+            permissions.allSatisfy(Self.isValidPermissionName),
+            authType == nil || authType == .rerequest || authType == .reauthorize
         else { return nil }
         if tracking == .limited, !permissions.allSatisfy(Self.limitedLoginPermissions.contains) { return nil }
         self.nonce = nonce
@@ -111,6 +111,7 @@ public final class LoginConfiguration: Sendable {
 
     /// Facebook's `FBPermission` rule: non-empty, only `a-z` and `_` (so `user_actions.books` fails).
     static func isValidPermissionName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || $0 == UInt8(ascii: "_") }
+        !name.isEmpty
+            && name.utf8.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || $0 == UInt8(ascii: "_") }
     }
 }

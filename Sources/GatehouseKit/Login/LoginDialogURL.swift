@@ -40,7 +40,7 @@ public struct LoginDialogState: Sendable, Equatable {
     /// The challenge a callback's `state` carries, URL-decoded; nil when `state` is not such JSON.
     public static func challenge(inParameter state: String?) -> String? {
         guard let state, let json = try? JSONValue.parse(state),
-              let encoded = json["challenge"]?.stringValue
+            let encoded = json["challenge"]?.stringValue
         else { return nil }
         return FormEncoding.unescape(encoded)
     }
@@ -150,6 +150,8 @@ public struct LoginDialogURLBuilder: Sendable {
     public func url(for request: Request) -> URL {
         var base = dialogBaseURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
-        return URL(string: base + "/" + graphAPIVersion + "/" + WirePath.loginDialog + "?" + FormEncoding.encode(parameters(for: request)))!
+        return URL(
+            string: base + "/" + graphAPIVersion + "/" + WirePath.loginDialog + "?"
+                + FormEncoding.encode(parameters(for: request)))!
     }
 }

@@ -19,7 +19,9 @@ enum LoginFinishing {
             completion.result = LoginManagerLoginResult(
                 token: result.token, authenticationToken: verified, isCancelled: result.isCancelled,
                 grantedPermissions: result.grantedPermissions, declinedPermissions: result.declinedPermissions)
-            if expectations.tracking == .limited { completion.limitedProfile = Profile(claims: claims, now: environment.clock.now()) }
+            if expectations.tracking == .limited {
+                completion.limitedProfile = Profile(claims: claims, now: environment.clock.now())
+            }
         }
         return completion
     }

@@ -42,13 +42,19 @@ extension LoginManager {
     }
 
     /// Starts an attempt and waits for it; cancelling the waiting task cancels the attempt.
-    func awaitLogin(_ configuration: LoginConfiguration, audience: DefaultAudience, checksState: Bool) async throws -> LoginCompletion {
+    func awaitLogin(_ configuration: LoginConfiguration, audience: DefaultAudience, checksState: Bool) async throws
+        -> LoginCompletion
+    {
         let box = AttemptBox()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<LoginCompletion, any Error>) in
-                let attempt = start(configuration, audience: audience, checksState: checksState) { continuation.resume(returning: $0) }
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<LoginCompletion, any Error>) in
+                let attempt = start(configuration, audience: audience, checksState: checksState) {
+                    continuation.resume(returning: $0)
+                }
                 guard let attempt else {
-                    return continuation.resume(throwing: LoginError(.unknown, message: "another login is starting; this call was dropped"))
+                    return continuation.resume(
+                        throwing: LoginError(.unknown, message: "another login is starting; this call was dropped"))
                 }
                 if box.set(attempt) { cancel(attempt: attempt) }
             }
@@ -77,10 +83,11 @@ extension LoginManager {
         do {
             let redirectURI = try await presenter.prepare()
             let state = LoginDialogState.random()
-            let url = builder.url(for: .init(
-                configuration: configuration, redirectURI: redirectURI, defaultAudience: audience, state: state,
-                now: environment.clock.now(), uptime: ProcessInfo.processInfo.systemUptime,
-                userTokenNonce: lock.withLock { userTokenNonce }))
+            let url = builder.url(
+                for: .init(
+                    configuration: configuration, redirectURI: redirectURI, defaultAudience: audience, state: state,
+                    now: environment.clock.now(), uptime: ProcessInfo.processInfo.systemUptime,
+                    userTokenNonce: lock.withLock { userTokenNonce }))
             lock.withLock { _ = machine.dialogPresented(attempt: attempt) }
             // Remembered in the token cache so a callback reaching a relaunched process can finish it.
             let pendingState = PendingLoginState(
@@ -122,9 +129,12 @@ extension LoginManager {
     private func warnOfDisplayNameMismatch(after completion: LoginCompletion, environment: GatehouseKitEnvironment) {
         let settings = environment.settings
         guard settings.displayName != nil, settings.isLoggingBehaviorEnabled(.developerErrors),
-              let token = completion.result?.token else { return }
+            let token = completion.result?.token
+        else { return }
         Task {
-            guard let warning = await InfoPlistCheck.displayNameWarning(token: token, environment: environment) else { return }
+            guard let warning = await InfoPlistCheck.displayNameWarning(token: token, environment: environment) else {
+                return
+            }
             FileHandle.standardError.write(Data("GatehouseKit: \(warning)\n".utf8))
         }
     }

@@ -11,7 +11,9 @@ extension LoginManager {
     /// - Parameters:
     ///   - viewController: carried for source compatibility; presenters choose where the dialog shows.
     ///   - completion: nil runs the login without telling anyone, as Facebook allows.
-    public func logIn(permissions: [Permission] = [], viewController: AnyObject? = nil, completion: LoginResultBlock? = nil) {
+    public func logIn(
+        permissions: [Permission] = [], viewController: AnyObject? = nil, completion: LoginResultBlock? = nil
+    ) {
         let names = permissions.map(\.name)
         logIn(permissions: names, from: viewController) { result, error in
             completion?(LoginResult(result: result, error: error))

@@ -7,9 +7,12 @@ import Foundation
 /// publish step after the read step. These two refuse a mix before any dialog, with the message 4.x raised.
 extension LoginManager {
     /// Logs in asking for read permissions only; a publish permission fails with CoreError 2.
-    public func logIn(readPermissions: [String], from viewController: AnyObject? = nil, handler: LoginManagerLoginResultBlock?) {
+    public func logIn(
+        readPermissions: [String], from viewController: AnyObject? = nil, handler: LoginManagerLoginResultBlock?
+    ) {
         if readPermissions.contains(where: PermissionKind.isPublish) {
-            handler?(nil, CoreError(.invalidArgument, message: SessionError.publishPermissionsInReadRequest.description))
+            handler?(
+                nil, CoreError(.invalidArgument, message: SessionError.publishPermissionsInReadRequest.description))
             return
         }
         logIn(permissions: readPermissions, from: viewController, handler: handler)
@@ -17,9 +20,12 @@ extension LoginManager {
 
     /// Logs in asking for publish permissions only, with ``defaultAudience`` preselected on the dialog's
     /// publish step; a read permission fails with CoreError 2.
-    public func logIn(publishPermissions: [String], from viewController: AnyObject? = nil, handler: LoginManagerLoginResultBlock?) {
+    public func logIn(
+        publishPermissions: [String], from viewController: AnyObject? = nil, handler: LoginManagerLoginResultBlock?
+    ) {
         if publishPermissions.contains(where: { !PermissionKind.isPublish($0) }) {
-            handler?(nil, CoreError(.invalidArgument, message: SessionError.readPermissionsInPublishRequest.description))
+            handler?(
+                nil, CoreError(.invalidArgument, message: SessionError.readPermissionsInPublishRequest.description))
             return
         }
         logIn(permissions: publishPermissions, from: viewController, handler: handler)

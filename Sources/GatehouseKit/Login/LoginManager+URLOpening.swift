@@ -22,7 +22,9 @@ extension LoginManager {
     }
 
     /// Completes the waiting login with `url` if it is this app's login callback.
-    public func application(_ application: AnyObject?, open url: URL?, sourceApplication: String?, annotation: Any?) -> Bool {
+    public func application(_ application: AnyObject?, open url: URL?, sourceApplication: String?, annotation: Any?)
+        -> Bool
+    {
         guard let url, isAuthenticationURL(url) else { return false }
         return ApplicationDelegate.shared.handleOpen(url: url)
     }

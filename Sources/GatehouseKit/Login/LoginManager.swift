@@ -48,7 +48,8 @@ public final class LoginManager: @unchecked Sendable {
     }
 
     init(
-        defaultAudience: DefaultAudience, presenter: (any LoginDialogPresenting)?, environment: GatehouseKitEnvironment?,
+        defaultAudience: DefaultAudience, presenter: (any LoginDialogPresenting)?,
+        environment: GatehouseKitEnvironment?,
         graphClient: (any LoginGraphClient)?
     ) {
         _defaultAudience = defaultAudience
@@ -63,7 +64,9 @@ public final class LoginManager: @unchecked Sendable {
     ///
     /// Dropped without a callback while another login is starting; cancels a login whose dialog is showing.
     /// Invalid permission names fail with CoreError 2.
-    public func logIn(permissions: [String], from viewController: AnyObject? = nil, handler: LoginManagerLoginResultBlock?) {
+    public func logIn(
+        permissions: [String], from viewController: AnyObject? = nil, handler: LoginManagerLoginResultBlock?
+    ) {
         guard let configuration = LoginConfiguration(permissions: permissions, tracking: .enabled) else {
             handler?(nil, CoreError(.invalidArgument, message: "invalid permission names: \(permissions)"))
             return
@@ -88,7 +91,8 @@ public final class LoginManager: @unchecked Sendable {
 
     /// The ObjC entry `logInFromViewController:configuration:completion:`, which applies the start-state rule.
     public func logIn(
-        from viewController: AnyObject?, configuration: LoginConfiguration?, completion: @escaping LoginManagerLoginResultBlock
+        from viewController: AnyObject?, configuration: LoginConfiguration?,
+        completion: @escaping LoginManagerLoginResultBlock
     ) {
         guard let configuration else {
             completion(nil, CoreError(.invalidArgument, message: "the login configuration is nil"))
@@ -102,14 +106,17 @@ public final class LoginManager: @unchecked Sendable {
     /// Renews data access for the current token's person (`auth_type=reauthorize`, no new permissions).
     ///
     /// Fails with LoginError 310 without a current access token.
-    public func reauthorizeDataAccess(from viewController: AnyObject?, handler: @escaping LoginManagerLoginResultBlock) {
+    public func reauthorizeDataAccess(from viewController: AnyObject?, handler: @escaping LoginManagerLoginResultBlock)
+    {
         guard environment.currentAccessToken != nil else {
             handler(nil, LoginError(.missingAccessToken))
             return
         }
-        guard let configuration = LoginConfiguration(
-            permissions: [], tracking: .enabled, nonce: UUID().uuidString, messengerPageId: nil, authType: .reauthorize,
-            appSwitch: .enabled, codeVerifier: CodeVerifier())
+        guard
+            let configuration = LoginConfiguration(
+                permissions: [], tracking: .enabled, nonce: UUID().uuidString, messengerPageId: nil,
+                authType: .reauthorize,
+                appSwitch: .enabled, codeVerifier: CodeVerifier())
         else { return handler(nil, LoginError(.unknown)) }
         start(configuration, audience: defaultAudience, checksState: true) { handler($0.result, $0.error) }
     }

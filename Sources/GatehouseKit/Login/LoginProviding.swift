@@ -22,14 +22,16 @@ public struct LoginRecoveryAttempter: Sendable {
     ///   - loginProvider: nil means a `LoginManager` on `environment`.
     ///   - environment: nil means `GatehouseKitEnvironment.current` when recovery runs.
     public init(loginProvider: (any LoginProviding)? = nil, environment: GatehouseKitEnvironment? = nil) {
-        self.loginProvider = loginProvider ?? LoginManager(defaultAudience: .friends, presenter: nil, environment: environment)
+        self.loginProvider =
+            loginProvider ?? LoginManager(defaultAudience: .friends, presenter: nil, environment: environment)
         self.fixedEnvironment = environment
     }
 
     /// Logs in again for `permissions` (`auth_type=rerequest`). True only when that login succeeded with
     /// none of them declined; an empty list asks for nothing and returns false without a dialog.
     public func attemptRecovery(permissions: [String]) async -> Bool {
-        guard !permissions.isEmpty, let configuration = LoginConfiguration(permissions: permissions, tracking: .enabled) else {
+        guard !permissions.isEmpty, let configuration = LoginConfiguration(permissions: permissions, tracking: .enabled)
+        else {
             return false
         }
         let provider = loginProvider
@@ -45,6 +47,7 @@ public struct LoginRecoveryAttempter: Sendable {
     /// `attemptRecovery(permissions:)` with the current token's granted permissions, as Facebook does.
     public func attemptRecovery() async -> Bool {
         let environment = fixedEnvironment ?? .current
-        return await attemptRecovery(permissions: environment.currentAccessToken?.permissions.map(\.name).sorted() ?? [])
+        return await attemptRecovery(
+            permissions: environment.currentAccessToken?.permissions.map(\.name).sorted() ?? [])
     }
 }

@@ -18,7 +18,8 @@ public enum LoginResult: Sendable {
         if let error {
             self = .failed(error)
         } else if let result {
-            self = result.isCancelled
+            self =
+                result.isCancelled
                 ? .cancelled
                 : .success(
                     granted: Set(result.grantedPermissions.map { Permission($0) }),

@@ -27,7 +27,8 @@ public struct LoginTokenParameters: Sendable, Equatable {
     /// Facts given directly (tests, other flows).
     public init(
         accessToken: String? = nil, idToken: String? = nil, userID: String? = nil, expirationDate: Date? = nil,
-        dataAccessExpirationDate: Date? = nil, grantedPermissions: Set<String> = [], declinedPermissions: Set<String> = [],
+        dataAccessExpirationDate: Date? = nil, grantedPermissions: Set<String> = [],
+        declinedPermissions: Set<String> = [],
         graphDomain: String? = nil, userTokenNonce: String? = nil
     ) {
         self.accessToken = accessToken
@@ -87,7 +88,8 @@ public enum LoginResultBuilder {
     ) -> LoginManagerLoginResult {
         // Not verified here: LoginFinishing.complete verifies the id_token (keys, nonce, claims) before it is stored.
         let authenticationToken = parameters.idToken.map {
-            AuthenticationToken(tokenString: $0, nonce: expectations.nonce, graphDomain: parameters.graphDomain ?? "facebook")
+            AuthenticationToken(
+                tokenString: $0, nonce: expectations.nonce, graphDomain: parameters.graphDomain ?? "facebook")
         }
         let granted = parameters.grantedPermissions
         guard !granted.isEmpty else {
@@ -102,12 +104,15 @@ public enum LoginResultBuilder {
         // A Limited Login never yields a Graph token, whatever the callback carried.
         if expectations.tracking == .enabled, let tokenString = parameters.accessToken {
             token = AccessToken(
-                tokenString: tokenString, permissions: granted.sorted(), declinedPermissions: parameters.declinedPermissions.sorted(),
-                expiredPermissions: [], appID: appID, userID: parameters.userID ?? "", expirationDate: parameters.expirationDate,
+                tokenString: tokenString, permissions: granted.sorted(),
+                declinedPermissions: parameters.declinedPermissions.sorted(),
+                expiredPermissions: [], appID: appID, userID: parameters.userID ?? "",
+                expirationDate: parameters.expirationDate,
                 refreshDate: now, dataAccessExpirationDate: parameters.dataAccessExpirationDate)
         }
         return LoginManagerLoginResult(
-            token: token, authenticationToken: authenticationToken, isCancelled: token == nil && authenticationToken == nil,
+            token: token, authenticationToken: authenticationToken,
+            isCancelled: token == nil && authenticationToken == nil,
             grantedPermissions: recentlyGranted, declinedPermissions: recentlyDeclined)
     }
 }

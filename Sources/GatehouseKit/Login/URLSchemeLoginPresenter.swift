@@ -35,7 +35,8 @@ public final class URLSchemeLoginPresenter: LoginDialogPresenting, LoginURLHandl
     ///   - applicationDelegate: the router of opened URLs this presenter registers with while waiting.
     ///   - opener: nil means the system's (`UIApplication.open` / `NSWorkspace.open`; none on Linux).
     public init(
-        environment: GatehouseKitEnvironment? = nil, applicationDelegate: ApplicationDelegate = .shared, opener: Opener? = nil
+        environment: GatehouseKitEnvironment? = nil, applicationDelegate: ApplicationDelegate = .shared,
+        opener: Opener? = nil
     ) {
         fixedEnvironment = environment
         self.applicationDelegate = applicationDelegate
@@ -58,14 +59,18 @@ public final class URLSchemeLoginPresenter: LoginDialogPresenting, LoginURLHandl
 
     /// `fb{appID}{suffix}://authorize/`; CoreError 2 without an app id.
     public func prepare() async throws -> String {
-        guard let scheme else { throw CoreError(.invalidArgument, message: "Settings.appID (FacebookAppID) is not set") }
+        guard let scheme else {
+            throw CoreError(.invalidArgument, message: "Settings.appID (FacebookAppID) is not set")
+        }
         return scheme + "://authorize/"
     }
 
     /// Opens `url` and waits for `handleOpen(url:)`. A newer `present` makes this one return nil;
     /// a failed open throws CoreError 12 (`browserUnavailable`).
     public func present(_ url: URL) async throws -> URL? {
-        let id = lock.withLock { lastID += 1; return lastID }
+        let id = lock.withLock {
+            lastID += 1; return lastID
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let (previous, cancelled): (Waiting?, Bool) = lock.withLock {
@@ -117,7 +122,8 @@ public final class URLSchemeLoginPresenter: LoginDialogPresenting, LoginURLHandl
         if success {
             lock.withLock { if waiting?.id == id { waiting?.opened = true } }
         } else {
-            resume(id: id, with: .failure(CoreError(.browserUnavailable, message: "the login dialog could not be opened")))
+            resume(
+                id: id, with: .failure(CoreError(.browserUnavailable, message: "the login dialog could not be opened")))
         }
     }
 

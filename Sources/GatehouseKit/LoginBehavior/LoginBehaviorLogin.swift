@@ -19,7 +19,9 @@ public struct LoginBehaviorLogin: SessionLoginProviding {
     /// - Parameters:
     ///   - presenters: one per kind; later ones replace earlier ones of the same kind.
     ///   - onStep: hears each dialog skipped or shown, in order.
-    public init(behavior: LoginBehavior, presenters: [any LoginBehaviorPresenting], onStep: (@Sendable (Step) -> Void)? = nil) {
+    public init(
+        behavior: LoginBehavior, presenters: [any LoginBehaviorPresenting], onStep: (@Sendable (Step) -> Void)? = nil
+    ) {
         self.behavior = behavior
         var byKind: [LoginDialogKind: any LoginBehaviorPresenting] = [:]
         for presenter in presenters { byKind[presenter.kind] = presenter }
@@ -30,7 +32,9 @@ public struct LoginBehaviorLogin: SessionLoginProviding {
     /// Tries each dialog of the behaviour in order. Success stamps the token's ``AccessToken/loginType``
     /// with the dialog that produced it. A cancel or a real failure ends the login there; only "not
     /// available" moves on. With nothing available the login fails with CoreError 9 (`dialogUnavailable`).
-    public func logIn(permissions: [String], authType: String?, defaultAudience: DefaultAudience) async -> SessionLoginOutcome {
+    public func logIn(permissions: [String], authType: String?, defaultAudience: DefaultAudience) async
+        -> SessionLoginOutcome
+    {
         var lastUnavailable: (any Error)?
         for kind in behavior.dialogs {
             guard let presenter = presenters[kind], await presenter.isAvailable() else {
@@ -38,7 +42,8 @@ public struct LoginBehaviorLogin: SessionLoginProviding {
                 continue
             }
             onStep?(.shown(kind))
-            switch await presenter.logIn(permissions: permissions, authType: authType, defaultAudience: defaultAudience) {
+            switch await presenter.logIn(permissions: permissions, authType: authType, defaultAudience: defaultAudience)
+            {
             case .success(let token):
                 return .success(token.loginType == .none ? token.with(loginType: kind.loginType) : token)
             case .cancelled:
@@ -50,8 +55,11 @@ public struct LoginBehaviorLogin: SessionLoginProviding {
             }
         }
         let tried = behavior.dialogs.map(\.rawValue).joined(separator: ", ")
-        return .failed(CoreError(.dialogUnavailable, message: "no login dialog is available here (tried \(tried))"
-            + (lastUnavailable.map { "; last: \($0)" } ?? "")))
+        return .failed(
+            CoreError(
+                .dialogUnavailable,
+                message: "no login dialog is available here (tried \(tried))"
+                    + (lastUnavailable.map { "; last: \($0)" } ?? "")))
     }
 
     /// CoreError 9 or 12: the dialog could not be shown, so the next one may be.

@@ -16,7 +16,9 @@ public struct LoginManagerDialog: LoginBehaviorPresenting {
 
     public func isAvailable() async -> Bool { await available() }
 
-    public func logIn(permissions: [String], authType: String?, defaultAudience: DefaultAudience) async -> SessionLoginOutcome {
+    public func logIn(permissions: [String], authType: String?, defaultAudience: DefaultAudience) async
+        -> SessionLoginOutcome
+    {
         await manager.logIn(permissions: permissions, authType: authType, defaultAudience: defaultAudience)
     }
 }
@@ -31,11 +33,14 @@ public struct DeviceLoginDialog: LoginBehaviorPresenting {
     /// - Parameters:
     ///   - showCode: tells the person where to go and what to type; the default writes it to standard error,
     ///     which is what a headless machine has.
-    public init(environment: GatehouseKitEnvironment? = nil, showCode: (@Sendable (DeviceLoginCodeInfo) -> Void)? = nil) {
+    public init(environment: GatehouseKitEnvironment? = nil, showCode: (@Sendable (DeviceLoginCodeInfo) -> Void)? = nil)
+    {
         fixedEnvironment = environment
-        self.showCode = showCode ?? { info in
-            FileHandle.standardError.write(Data("To log in, visit \(info.verificationURL) and enter \(info.loginCode)\n".utf8))
-        }
+        self.showCode =
+            showCode ?? { info in
+                FileHandle.standardError.write(
+                    Data("To log in, visit \(info.verificationURL) and enter \(info.loginCode)\n".utf8))
+            }
     }
 
     public func isAvailable() async -> Bool {
@@ -43,8 +48,11 @@ public struct DeviceLoginDialog: LoginBehaviorPresenting {
         return settings.appID?.isEmpty == false && settings.clientToken?.isEmpty == false
     }
 
-    public func logIn(permissions: [String], authType: String?, defaultAudience: DefaultAudience) async -> SessionLoginOutcome {
-        let manager = DeviceLoginManager(permissions: permissions, enableSmartLogin: false, environment: fixedEnvironment ?? .current)
+    public func logIn(permissions: [String], authType: String?, defaultAudience: DefaultAudience) async
+        -> SessionLoginOutcome
+    {
+        let manager = DeviceLoginManager(
+            permissions: permissions, enableSmartLogin: false, environment: fixedEnvironment ?? .current)
         do {
             let result = try await manager.login(started: showCode)
             guard let token = result.accessToken, !result.isCancelled else { return .cancelled }
@@ -66,18 +74,26 @@ extension LoginBehaviorLogin {
     /// - `.webView`: none built in. Register one (a `WKWebView` presenter, or `GatehouseKitLoopback`'s
     ///   loopback flow on Linux) with `LoginManagerDialog(kind: .webView, …)` in ``Session/loginBehaviorPresenters``.
     /// - `.device`: ``DeviceLoginDialog``.
-    public static func platformPresenters(environment: GatehouseKitEnvironment? = nil) -> [any LoginBehaviorPresenting] {
+    public static func platformPresenters(environment: GatehouseKitEnvironment? = nil) -> [any LoginBehaviorPresenting]
+    {
         let urlScheme = URLSchemeLoginPresenter(environment: environment)
         var presenters: [any LoginBehaviorPresenting] = [
-            LoginManagerDialog(kind: .nativeApp, manager: LoginManager(defaultAudience: .friends, presenter: urlScheme, environment: environment)) {
+            LoginManagerDialog(
+                kind: .nativeApp,
+                manager: LoginManager(defaultAudience: .friends, presenter: urlScheme, environment: environment)
+            ) {
                 urlScheme.isAvailable
-            },
+            }
         ]
         #if canImport(AuthenticationServices) && canImport(UIKit) && !os(watchOS) && !os(tvOS)
         let web = WebAuthenticationSessionPresenter(environment: environment)
-        presenters.append(LoginManagerDialog(kind: .browser, manager: LoginManager(defaultAudience: .friends, presenter: web, environment: environment)) {
-            (environment ?? .current).settings.appURLScheme != nil
-        })
+        presenters.append(
+            LoginManagerDialog(
+                kind: .browser,
+                manager: LoginManager(defaultAudience: .friends, presenter: web, environment: environment)
+            ) {
+                (environment ?? .current).settings.appURLScheme != nil
+            })
         #endif
         presenters.append(DeviceLoginDialog(environment: environment))
         return presenters

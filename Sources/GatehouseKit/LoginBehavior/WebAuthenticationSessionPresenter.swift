@@ -23,7 +23,8 @@ public final class WebAuthenticationSessionPresenter: LoginDialogPresenting, @un
 
     /// Shows the session; nil when the person cancelled, CoreError 12 when it could not start.
     public func present(_ url: URL) async throws -> URL? {
-        try await Self.run(url: url, scheme: WebAuthenticationCompletion.callbackScheme(environment: fixedEnvironment))
+        try await Self.run(
+            url: url, scheme: WebAuthenticationCompletion.callbackScheme(environment: fixedEnvironment))
     }
 
     @MainActor
@@ -35,7 +36,9 @@ public final class WebAuthenticationSessionPresenter: LoginDialogPresenting, @un
             let session = ASWebAuthenticationSession(url: url, callbackURLScheme: scheme) { callback, error in
                 keeper.release()
                 let cancelled = (error as? ASWebAuthenticationSessionError)?.code == .canceledLogin
-                continuation.resume(with: WebAuthenticationCompletion.result(callback: callback, error: error, cancelledByPerson: cancelled))
+                continuation.resume(
+                    with: WebAuthenticationCompletion.result(
+                        callback: callback, error: error, cancelledByPerson: cancelled))
             }
             keeper.session = session
             session.presentationContextProvider = keeper.anchor

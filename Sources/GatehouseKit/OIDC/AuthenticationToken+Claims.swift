@@ -7,7 +7,7 @@ extension AuthenticationToken {
     public func claims() -> AuthenticationTokenClaims? {
         let parts = tokenString.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let data = Base64URL.decode(String(parts[1])), let json = try? JSONValue.parse(data),
-              let claims = AuthenticationTokenClaims(json)
+            let claims = AuthenticationTokenClaims(json)
         else { return nil }
         let now = GatehouseKitEnvironment.current.clock.now().timeIntervalSince1970
         return claims.iat >= now - 600 ? claims : nil

@@ -37,8 +37,8 @@ public struct AuthenticationTokenClaims: @unchecked Sendable, Equatable {
         func claim(_ name: IDTokenClaim) -> JSONValue? { json[name.rawValue] }
         func claim(_ field: UserField) -> JSONValue? { field.idTokenClaim.flatMap { json[$0] } }
         guard let jti = claim(.tokenID)?.stringValue, let iss = claim(.issuer)?.stringValue,
-              let aud = claim(.audience)?.stringValue, let sub = claim(.subject)?.stringValue,
-              let exp = claim(.expiresAt)?.doubleValue, let iat = claim(.issuedAt)?.doubleValue
+            let aud = claim(.audience)?.stringValue, let sub = claim(.subject)?.stringValue,
+            let exp = claim(.expiresAt)?.doubleValue, let iat = claim(.issuedAt)?.doubleValue
         else { return nil }
         self.jti = jti
         self.iss = iss

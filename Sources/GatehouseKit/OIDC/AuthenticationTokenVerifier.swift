@@ -42,23 +42,33 @@ public actor AuthenticationTokenVerifier {
     }
 
     /// The verified token and its claims.
-    public func verify(_ tokenString: String, nonce: String) async throws -> (AuthenticationToken, AuthenticationTokenClaims) {
+    public func verify(_ tokenString: String, nonce: String) async throws -> (
+        AuthenticationToken, AuthenticationTokenClaims
+    ) {
         let parts = tokenString.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 3,
-              let headerData = Base64URL.decode(parts[0]), let header = try? JSONValue.parse(headerData),
-              let payloadData = Base64URL.decode(parts[1]), let payload = try? JSONValue.parse(payloadData),
-              let signature = Base64URL.decode(parts[2])
+            let headerData = Base64URL.decode(parts[0]), let header = try? JSONValue.parse(headerData),
+            let payloadData = Base64URL.decode(parts[1]), let payload = try? JSONValue.parse(payloadData),
+            let signature = Base64URL.decode(parts[2])
         else { throw Self.invalid("the id_token is not a JWS") }
         guard header["alg"]?.stringValue == "RS256" else { throw Self.invalid("the id_token is not signed with RS256") }
         guard let kid = header["kid"]?.stringValue, !kid.isEmpty else { throw Self.invalid("the id_token has no kid") }
         let key = try await publicKey(kid: kid)
         let signed = Data((parts[0] + "." + parts[1]).utf8)
-        guard key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: signed, padding: .insecurePKCS1v1_5) else {
+        guard
+            key.isValidSignature(
+                _RSA.Signing.RSASignature(rawRepresentation: signature), for: signed, padding: .insecurePKCS1v1_5)
+        else {
             throw Self.invalid("the id_token's signature does not verify")
         }
-        guard let claims = AuthenticationTokenClaims(payload) else { throw Self.invalid("the id_token lacks required claims") }
+        guard let claims = AuthenticationTokenClaims(payload) else {
+            throw Self.invalid("the id_token lacks required claims")
+        }
         let settings = environment.settings
-        if let problem = claims.validate(issuer: settings.serverURL.absoluteString, appID: settings.appID ?? "", nonce: nonce, now: environment.clock.now()) {
+        if let problem = claims.validate(
+            issuer: settings.serverURL.absoluteString, appID: settings.appID ?? "", nonce: nonce,
+            now: environment.clock.now())
+        {
             throw Self.invalid("claim check failed: \(problem)")
         }
         return (AuthenticationToken(tokenString: tokenString, nonce: nonce, graphDomain: "facebook"), claims)
@@ -67,20 +77,26 @@ public actor AuthenticationTokenVerifier {
     private func publicKey(kid: String) async throws -> _RSA.Signing.PublicKey {
         let server = environment.settings.serverURL
         guard Self.mayFetchCertificates(from: server) else {
-            throw Self.invalid("the certificates must come over https (plain http only from a loopback server), not from \(server.absoluteString)")
+            throw Self.invalid(
+                "the certificates must come over https (plain http only from a loopback server), not from \(server.absoluteString)"
+            )
         }
         let url = server.absoluteString
         if let key = certificates[url]?[kid] { return key }
         let now = environment.clock.now()
         if let last = fetchedAt[url], now.timeIntervalSince(last) < Self.refetchInterval, now >= last {
-            throw Self.invalid("no published key has kid \(kid) (the certificates were fetched less than \(Int(Self.refetchInterval)) s ago)")
+            throw Self.invalid(
+                "no published key has kid \(kid) (the certificates were fetched less than \(Int(Self.refetchInterval)) s ago)"
+            )
         }
         // Recorded before the fetch, so verifications that arrive while it runs (the actor lets them in at the
         // await) do not start fetches of their own.
         fetchedAt[url] = now
         var keys: [String: _RSA.Signing.PublicKey] = [:]
         for (published, pem) in try await fetch(environment) {
-            guard let certificate = try? Certificate(pemEncoded: pem), let key = _RSA.Signing.PublicKey(certificate.publicKey) else { continue }
+            guard let certificate = try? Certificate(pemEncoded: pem),
+                let key = _RSA.Signing.PublicKey(certificate.publicKey)
+            else { continue }
             keys[published] = key
         }
         certificates[url] = keys
@@ -107,7 +123,9 @@ public actor AuthenticationTokenVerifier {
     @Sendable static func fetchFromServer(_ environment: GatehouseKitEnvironment) async throws -> [String: String] {
         let response = try await GraphTransport(environment: environment).send(
             method: "GET", path: ".well-known/oauth/openid/certs/", parameters: [:], tokenString: nil, version: "")
-        guard response.statusCode == 200, case .object(let map)? = response.json else { throw Self.invalid("the server's certificates are unavailable") }
+        guard response.statusCode == 200, case .object(let map)? = response.json else {
+            throw Self.invalid("the server's certificates are unavailable")
+        }
         var pems: [String: String] = [:]
         for (kid, value) in map.pairs { if let pem = value.stringValue { pems[kid] = pem } }
         return pems

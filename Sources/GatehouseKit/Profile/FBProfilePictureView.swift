@@ -68,7 +68,8 @@ open class FBProfilePictureView: UIView {
         }
         loadTask = Task { [weak self] in
             guard let loaded = try? await URLSession.shared.data(from: url), !Task.isCancelled,
-                  let image = UIImage(data: loaded.0) else { return }
+                let image = UIImage(data: loaded.0)
+            else { return }
             self?.imageView.image = image
         }
     }

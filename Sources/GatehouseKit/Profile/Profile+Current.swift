@@ -2,7 +2,8 @@ import Foundation
 
 extension Notification.Name {
     /// Posted when `Profile.current` changes, with ``ProfileChangeNewKey`` and ``ProfileChangeOldKey``.
-    public static let ProfileDidChange = Notification.Name("com.facebook.sdk.FBSDKProfile.FBSDKProfileDidChangeNotification")
+    public static let ProfileDidChange = Notification.Name(
+        "com.facebook.sdk.FBSDKProfile.FBSDKProfileDidChangeNotification")
 }
 
 /// `.ProfileDidChange` userInfo key of the new profile (absent when it became nil).

@@ -25,17 +25,23 @@ extension Profile {
         Profile.imageURL(profileID: userID, mode: mode, size: size, environment: .current)
     }
 
-    static func imageURL(profileID: String, mode: PictureMode, size: CGSize, environment: GatehouseKitEnvironment) -> URL? {
+    static func imageURL(profileID: String, mode: PictureMode, size: CGSize, environment: GatehouseKitEnvironment)
+        -> URL?
+    {
         guard size.width.isFinite, size.height.isFinite, size.width >= 0, size.height >= 0,
-              let id = profileID.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))),
-              !id.isEmpty else { return nil }
+            let id = profileID.addingPercentEncoding(
+                withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))),
+            !id.isEmpty
+        else { return nil }
         let settings = environment.settings
-        let tokenString = environment.currentAccessToken?.tokenString
+        let tokenString =
+            environment.currentAccessToken?.tokenString
             ?? settings.appID.flatMap { appID in settings.clientToken.map { "\(appID)|\($0)" } }
         var parameters: [(String, String)] = []
         if let tokenString { parameters.append(("access_token", tokenString)) }
         parameters += [
-            ("height", String(Int(size.height.rounded()))), ("type", mode.wireName), ("width", String(Int(size.width.rounded()))),
+            ("height", String(Int(size.height.rounded()))), ("type", mode.wireName),
+            ("width", String(Int(size.width.rounded()))),
         ]
         var base = settings.serverURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }

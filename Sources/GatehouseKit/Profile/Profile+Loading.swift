@@ -34,7 +34,8 @@ enum ProfileLoadPolicy {
     static func shouldFetch(current: Profile?, token: AccessToken?, now: Date) -> Bool {
         guard let token else { return false }
         guard let current else { return true }
-        return now.timeIntervalSince(current.refreshDate) > maximumAge || current.userID != token.userID || current.isLimited
+        return now.timeIntervalSince(current.refreshDate) > maximumAge || current.userID != token.userID
+            || current.isLimited
     }
 
     /// The fields every profile request asks for.
@@ -59,7 +60,8 @@ struct ProfileLoader: Sendable {
 
     func load(token: AccessToken?, completion: Profile.ProfileBlock?) {
         let current = environment.currentProfile
-        guard let token, ProfileLoadPolicy.shouldFetch(current: current, token: token, now: environment.clock.now()) else {
+        guard let token, ProfileLoadPolicy.shouldFetch(current: current, token: token, now: environment.clock.now())
+        else {
             completion?(current, nil)
             return
         }
@@ -67,10 +69,14 @@ struct ProfileLoader: Sendable {
             do {
                 let profile = try await fetch(token: token)
                 // A login that replaced the token meanwhile owns `current` now.
-                if environment.currentAccessToken?.tokenString == token.tokenString { Profile.setCurrent(profile, in: environment) }
+                if environment.currentAccessToken?.tokenString == token.tokenString {
+                    Profile.setCurrent(profile, in: environment)
+                }
                 completion?(profile, nil)
             } catch {
-                if environment.currentAccessToken?.tokenString == token.tokenString { Profile.setCurrent(nil, in: environment) }
+                if environment.currentAccessToken?.tokenString == token.tokenString {
+                    Profile.setCurrent(nil, in: environment)
+                }
                 completion?(nil, error)
             }
         }
@@ -78,8 +84,11 @@ struct ProfileLoader: Sendable {
 
     func fetch(token: AccessToken) async throws -> Profile {
         let response = try await GraphTransport(environment: environment).send(
-            method: "GET", path: "me", parameters: ["fields": ProfileLoadPolicy.fields(for: token)], tokenString: token.tokenString)
-        if let json = response.json, let error = GraphAPIError(body: json, httpStatusCode: response.statusCode) { throw error }
+            method: "GET", path: "me", parameters: ["fields": ProfileLoadPolicy.fields(for: token)],
+            tokenString: token.tokenString)
+        if let json = response.json, let error = GraphAPIError(body: json, httpStatusCode: response.statusCode) {
+            throw error
+        }
         guard (200..<300).contains(response.statusCode), let json = response.json else {
             throw CoreError(.unknown, message: "unexpected profile response (HTTP \(response.statusCode))")
         }
@@ -102,7 +111,8 @@ enum ProfileResponse {
             linkURL: field(.link)?.stringValue.flatMap { URL(string: $0) }, refreshDate: refreshDate, imageURL: nil,
             email: field(.email)?.stringValue, friendIDs: friends?.isEmpty == false ? friends : nil,
             birthday: field(.birthday)?.stringValue.flatMap(birthday(from:)), ageRange: ageRange(field(.ageRange)),
-            hometown: location(field(.hometown)), location: location(field(.location)), gender: field(.gender)?.stringValue)
+            hometown: location(field(.hometown)), location: location(field(.location)),
+            gender: field(.gender)?.stringValue)
     }
 
     /// `MM/dd/yyyy` at midnight UTC; the partial forms (`MM/dd`, `yyyy`) give nil, as in Facebook's SDK.

@@ -18,7 +18,8 @@ public final class ProfilePictureViewModel: @unchecked Sendable {
     ///   - profileID: whose picture; `"me"` is the current person.
     ///   - size: the view's size in points; ``scale`` turns it into pixels.
     public init(
-        profileID: String? = "me", pictureMode: Profile.PictureMode = .square, size: CGSize = CGSize(width: 50, height: 50),
+        profileID: String? = "me", pictureMode: Profile.PictureMode = .square,
+        size: CGSize = CGSize(width: 50, height: 50),
         scale: CGFloat = 1, environment: GatehouseKitEnvironment = .current
     ) {
         self.environment = environment
@@ -26,7 +27,8 @@ public final class ProfilePictureViewModel: @unchecked Sendable {
         _pictureMode = pictureMode
         _size = size
         _scale = scale
-        _imageURL = Self.imageURL(profileID: profileID, mode: pictureMode, size: size, scale: scale, environment: environment)
+        _imageURL = Self.imageURL(
+            profileID: profileID, mode: pictureMode, size: size, scale: scale, environment: environment)
         for name in [Notification.Name.AccessTokenDidChange, .ProfileDidChange] {
             observers.append(environment.observe(name) { [weak self] _ in self?.refresh() })
         }
@@ -68,7 +70,8 @@ public final class ProfilePictureViewModel: @unchecked Sendable {
     /// Recomputes ``imageURL`` and reports a change.
     public func refresh() {
         let (url, callback): (URL?, (@Sendable (URL?) -> Void)?) = lock.withLock {
-            let url = Self.imageURL(profileID: _profileID, mode: _pictureMode, size: _size, scale: _scale, environment: environment)
+            let url = Self.imageURL(
+                profileID: _profileID, mode: _pictureMode, size: _size, scale: _scale, environment: environment)
             guard url != _imageURL else { return (nil, nil) }
             _imageURL = url
             return (url, _onImageURLChange)
@@ -79,7 +82,8 @@ public final class ProfilePictureViewModel: @unchecked Sendable {
     /// The picture URL: the current profile's own `imageURL` when it has one (a Limited Login), else
     /// the Graph picture at size × scale; nil for `"me"` with nobody logged in.
     static func imageURL(
-        profileID: String?, mode: Profile.PictureMode, size: CGSize, scale: CGFloat, environment: GatehouseKitEnvironment
+        profileID: String?, mode: Profile.PictureMode, size: CGSize, scale: CGFloat,
+        environment: GatehouseKitEnvironment
     ) -> URL? {
         guard let profileID else { return nil }
         let profile = environment.currentProfile

@@ -54,7 +54,11 @@ public final class RemoteTokenCache: TokenCaching, @unchecked Sendable {
             throw CoreError(.invalidArgument, message: "RemoteTokenCache needs Settings.appID and Settings.clientToken")
         }
         guard TokenCacheWire.sessionKeyLength.contains(sessionKey.utf8.count) else {
-            throw CoreError(.invalidArgument, message: "sessionKey must be \(TokenCacheWire.sessionKeyLength.lowerBound)-\(TokenCacheWire.sessionKeyLength.upperBound) characters")
+            throw CoreError(
+                .invalidArgument,
+                message:
+                    "sessionKey must be \(TokenCacheWire.sessionKeyLength.lowerBound)-\(TokenCacheWire.sessionKeyLength.upperBound) characters"
+            )
         }
         self.sessionKey = sessionKey
         self.sessionProof = sessionProof
@@ -88,12 +92,16 @@ public final class RemoteTokenCache: TokenCaching, @unchecked Sendable {
     public func reload() async throws {
         let request = try makeRequest(method: "GET", tokenInfo: nil)
         let fetched = try Self.interpret(try await urlSession.data(for: request))
-        lock.withLock { data = fetched; loaded = true }
+        lock.withLock {
+            data = fetched; loaded = true
+        }
     }
 
     /// Waits until every write so far has been sent; throws the last write failure, if any.
     public func flush() async throws {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in writes.async { continuation.resume() } }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            writes.async { continuation.resume() }
+        }
         if let error = lock.withLock({ writeError }) { throw error }
     }
 
@@ -107,7 +115,7 @@ public final class RemoteTokenCache: TokenCaching, @unchecked Sendable {
     private func loadIfNeeded() {
         guard !lock.withLock({ loaded }) else { return }
         guard let request = try? makeRequest(method: "GET", tokenInfo: nil),
-              let fetched = try? Self.interpret(Self.sendSynchronously(request, session: urlSession))
+            let fetched = try? Self.interpret(Self.sendSynchronously(request, session: urlSession))
         else { return }
         lock.withLock {
             if !loaded { data = fetched; loaded = true }
@@ -137,7 +145,8 @@ public final class RemoteTokenCache: TokenCaching, @unchecked Sendable {
             let outcome = Result { try Self.interpret(Self.sendSynchronously(request, session: session)) }
             self?.lock.withLock {
                 if case .failure(let error) = outcome {
-                    self?.writeError = error as? RemoteTokenCacheError ?? RemoteTokenCacheError(code: nil, message: "\(error)")
+                    self?.writeError =
+                        error as? RemoteTokenCacheError ?? RemoteTokenCacheError(code: nil, message: "\(error)")
                 } else {
                     self?.writeError = nil
                 }
@@ -172,7 +181,8 @@ public final class RemoteTokenCache: TokenCaching, @unchecked Sendable {
         guard status == .bool(true) || status.stringValue == "true" else {
             let code = body["errorCode"]?.intValue.map(Int.init)
             if code == TokenCacheWire.ErrorCode.noData.rawValue { return RemoteTokenData() }
-            throw RemoteTokenCacheError(code: code, message: body["errorMessage"]?.stringValue ?? "the token cache refused the request")
+            throw RemoteTokenCacheError(
+                code: code, message: body["errorMessage"]?.stringValue ?? "the token cache refused the request")
         }
         guard let info = body["token_info"]?.stringValue else { return RemoteTokenData() }
         do {
@@ -187,8 +197,16 @@ public final class RemoteTokenCache: TokenCaching, @unchecked Sendable {
         let done = DispatchSemaphore(value: 0)
         let box = ReplyBox()
         let task = session.dataTask(with: request) { data, response, error in
-            if let data, let response { box.set(.success((data, response))) } else {
-                box.set(.failure(RemoteTokenCacheError(code: nil, message: "could not reach the token cache: \(error.map { "\($0.localizedDescription)" } ?? "no reply")")))
+            if let data, let response {
+                box.set(.success((data, response)))
+            } else {
+                box.set(
+                    .failure(
+                        RemoteTokenCacheError(
+                            code: nil,
+                            message:
+                                "could not reach the token cache: \(error.map { "\($0.localizedDescription)" } ?? "no reply")"
+                        )))
             }
             done.signal()
         }
@@ -208,7 +226,8 @@ struct RemoteTokenData: Codable, Sendable {
 /// Carries a reply from URLSession's completion handler to the waiting thread.
 private final class ReplyBox: @unchecked Sendable {
     private let lock = NSLock()
-    private var outcome: Result<(Data, URLResponse), any Error> = .failure(RemoteTokenCacheError(code: nil, message: "no reply"))
+    private var outcome: Result<(Data, URLResponse), any Error> = .failure(
+        RemoteTokenCacheError(code: nil, message: "no reply"))
     func set(_ value: Result<(Data, URLResponse), any Error>) { lock.withLock { outcome = value } }
     func get() throws -> (Data, URLResponse) { try lock.withLock { outcome }.get() }
 }

@@ -39,7 +39,9 @@ extension Session {
 
     /// The async form: returns the open active session, or throws (``SessionError/noCachedToken``
     /// when `allowLoginUI` is false and no usable token is cached).
-    public static func openActiveSession(withReadPermissions permissions: [String], allowLoginUI: Bool) async throws -> Session {
+    public static func openActiveSession(withReadPermissions permissions: [String], allowLoginUI: Bool) async throws
+        -> Session
+    {
         let session = Session(permissions: permissions)
         guard allowLoginUI || session.state == .createdTokenLoaded else { throw SessionError.noCachedToken }
         setActiveSession(session)

@@ -19,10 +19,14 @@ extension Session {
     /// `completion` becomes the state-change handler.
     ///
     /// - Parameter presenters: nil means ``loginBehaviorPresenters``.
-    public func open(behavior: LoginBehavior, presenters: [any LoginBehaviorPresenting]? = nil, completion: StateHandler?) {
+    public func open(
+        behavior: LoginBehavior, presenters: [any LoginBehaviorPresenting]? = nil, completion: StateHandler?
+    ) {
         if let completion { setStateChangeHandler(completion) }
         let provider = LoginBehaviorLogin(behavior: behavior, presenters: presenters ?? Self.loginBehaviorPresenters)
-        if let error = beginOpen(allowLoginUI: true, resolver: nil, provider: provider) { completion?(self, state, error) }
+        if let error = beginOpen(allowLoginUI: true, resolver: nil, provider: provider) {
+            completion?(self, state, error)
+        }
     }
 
     /// Facebook's `openActiveSessionWithPublishPermissions:defaultAudience:allowLoginUI:completionHandler:`:
@@ -76,7 +80,8 @@ extension Session {
         // The default dialog must log in on this session's environment, not the app-wide one.
         self.init(
             permissions: permissions, environment: environment,
-            loginProvider: loginProvider ?? LoginManager(defaultAudience: .friends, presenter: nil, environment: environment),
+            loginProvider: loginProvider
+                ?? LoginManager(defaultAudience: .friends, presenter: nil, environment: environment),
             tokenRefresher: tokenRefresher)
     }
 }

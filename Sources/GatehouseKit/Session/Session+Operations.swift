@@ -21,32 +21,43 @@ extension Session {
             let resolver: OpenResolver = { state, error in
                 if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: state) }
             }
-            if let error = beginOpen(allowLoginUI: allowLoginUI, resolver: resolver) { continuation.resume(throwing: error) }
+            if let error = beginOpen(allowLoginUI: allowLoginUI, resolver: resolver) {
+                continuation.resume(throwing: error)
+            }
         }
     }
 
     /// - Parameter provider: the dialog for this open (``open(behavior:completion:)``), else ``loginProvider``.
-    func beginOpen(allowLoginUI: Bool, resolver: OpenResolver?, provider: (any SessionLoginProviding)? = nil) -> SessionError? {
+    func beginOpen(allowLoginUI: Bool, resolver: OpenResolver?, provider: (any SessionLoginProviding)? = nil)
+        -> SessionError?
+    {
         let permissionsToAsk = lock.withLock { pendingPermissions } ?? requestedPermissions
         let audience = lock.withLock { openAudience }
-        let actions = apply(allowLoginUI ? .openWithUI : .openSilently, unless: {
-            if state == .created, !allowsPublishPermissionsOnOpen, permissionsToAsk.contains(where: PermissionKind.isPublish) {
-                return .publishPermissionsInReadRequest
-            }
-            return allowLoginUI && state == .created && provider == nil && loginProvider == nil ? .noLoginProvider : nil
-        }, then: { actions in
-            guard actions.rejection == nil else { return }
-            if let resolver { awaitOpen(resolver) }
-            if actions.contains(.showLoginUI) {
-                runLogin(permissions: permissionsToAsk, authType: nil, audience: audience, provider: provider) { [self] outcome in
-                    switch outcome {
-                    case .success(let token): apply(.loginSucceeded, token: token)
-                    case .cancelled: apply(.loginCancelled, error: SessionError.loginCancelled)
-                    case .failed(let error): apply(.loginFailed, error: error)
+        let actions = apply(
+            allowLoginUI ? .openWithUI : .openSilently,
+            unless: {
+                if state == .created, !allowsPublishPermissionsOnOpen,
+                    permissionsToAsk.contains(where: PermissionKind.isPublish)
+                {
+                    return .publishPermissionsInReadRequest
+                }
+                return allowLoginUI && state == .created && provider == nil && loginProvider == nil
+                    ? .noLoginProvider : nil
+            },
+            then: { actions in
+                guard actions.rejection == nil else { return }
+                if let resolver { awaitOpen(resolver) }
+                if actions.contains(.showLoginUI) {
+                    runLogin(permissions: permissionsToAsk, authType: nil, audience: audience, provider: provider) {
+                        [self] outcome in
+                        switch outcome {
+                        case .success(let token): apply(.loginSucceeded, token: token)
+                        case .cancelled: apply(.loginCancelled, error: SessionError.loginCancelled)
+                        case .failed(let error): apply(.loginFailed, error: error)
+                        }
                     }
                 }
-            }
-        })
+            })
         return actions.rejection
     }
 
@@ -76,7 +87,9 @@ extension Session {
     /// `requestNewPublishPermissions:defaultAudience:completionHandler:`). The dialog shows its publish step,
     /// where the person may also pick another audience. As ``requestNewReadPermissions(_:completion:)``;
     /// a read permission in the list is refused with ``SessionError/readPermissionsInPublishRequest``.
-    public func requestNewPublishPermissions(_ permissions: [String], defaultAudience: DefaultAudience, completion: RequestCompletion?) {
+    public func requestNewPublishPermissions(
+        _ permissions: [String], defaultAudience: DefaultAudience, completion: RequestCompletion?
+    ) {
         if permissions.contains(where: { !PermissionKind.isPublish($0) }) {
             completion?(self, SessionError.readPermissionsInPublishRequest)
             return
@@ -89,38 +102,44 @@ extension Session {
     }
 
     public func requestNewPublishPermissions(_ permissions: [String], defaultAudience: DefaultAudience) async throws {
-        try await withRequestCompletion { requestNewPublishPermissions(permissions, defaultAudience: defaultAudience, completion: $0) }
+        try await withRequestCompletion {
+            requestNewPublishPermissions(permissions, defaultAudience: defaultAudience, completion: $0)
+        }
     }
 
-    private func requestPermissions(_ permissions: [String], audience: DefaultAudience, completion: RequestCompletion?) {
-        let actions = apply(.requestPermissions, unless: {
-            guard state.isOpen else { return nil }
-            if loginProvider == nil { return .noLoginProvider }
-            return operationsInFlight > 0 ? .loginInProgress : nil
-        }, then: { actions in
-            guard actions.contains(.showLoginUI) else { return }
-            // A refusal keeps the session's token, but what it declined is remembered here.
-            let declined = (accessToken?.declinedPermissions ?? []).union(refusedPermissions)
-            // Asking again for something declined needs auth_type=rerequest, or the dialog skips it.
-            let authType = permissions.contains { declined.contains(Permission($0)) } ? "rerequest" : nil
-            runLogin(permissions: permissions, authType: authType, audience: audience) { [self] outcome in
-                let error: (any Error)?
-                switch outcome {
-                case .success(let token):
-                    let gained = permissions.contains { token.permissions.contains(Permission($0)) }
-                    if !gained { lock.withLock { refusedPermissions.formUnion(token.declinedPermissions) } }
-                    apply(gained ? .permissionsGranted : .permissionsRefused, token: token)
-                    error = state.isClosed ? SessionError.sessionClosed : nil
-                case .cancelled:
-                    apply(.permissionsRefused)
-                    error = SessionError.loginCancelled
-                case .failed(let failure):
-                    apply(.permissionsRefused)
-                    error = failure
+    private func requestPermissions(_ permissions: [String], audience: DefaultAudience, completion: RequestCompletion?)
+    {
+        let actions = apply(
+            .requestPermissions,
+            unless: {
+                guard state.isOpen else { return nil }
+                if loginProvider == nil { return .noLoginProvider }
+                return operationsInFlight > 0 ? .loginInProgress : nil
+            },
+            then: { actions in
+                guard actions.contains(.showLoginUI) else { return }
+                // A refusal keeps the session's token, but what it declined is remembered here.
+                let declined = (accessToken?.declinedPermissions ?? []).union(refusedPermissions)
+                // Asking again for something declined needs auth_type=rerequest, or the dialog skips it.
+                let authType = permissions.contains { declined.contains(Permission($0)) } ? "rerequest" : nil
+                runLogin(permissions: permissions, authType: authType, audience: audience) { [self] outcome in
+                    let error: (any Error)?
+                    switch outcome {
+                    case .success(let token):
+                        let gained = permissions.contains { token.permissions.contains(Permission($0)) }
+                        if !gained { lock.withLock { refusedPermissions.formUnion(token.declinedPermissions) } }
+                        apply(gained ? .permissionsGranted : .permissionsRefused, token: token)
+                        error = state.isClosed ? SessionError.sessionClosed : nil
+                    case .cancelled:
+                        apply(.permissionsRefused)
+                        error = SessionError.loginCancelled
+                    case .failed(let failure):
+                        apply(.permissionsRefused)
+                        error = failure
+                    }
+                    completion?(self, error)
                 }
-                completion?(self, error)
-            }
-        })
+            })
         if let refusal = actions.rejection { completion?(self, refusal) }
     }
 
@@ -129,24 +148,29 @@ extension Session {
     /// Extends the token through the ``tokenRefresher``: `openTokenExtended` with the new token.
     /// A failed refresh leaves the session as it was and reports the error.
     public func refresh(completion: RequestCompletion?) {
-        let actions = apply(.refreshRequested, unless: {
-            state.isOpen && (tokenRefresher == nil || accessToken == nil) ? .noTokenRefresher : nil
-        }, then: { actions in
-            guard actions.contains(.refreshToken), let refresher = tokenRefresher, let current = accessToken else { return }
-            operationsInFlight += 1
-            Task { [self] in
-                let result: Result<AccessToken, any Error>
-                do { result = .success(try await refresher.refresh(current)) } catch { result = .failure(error) }
-                lock.withLock { operationsInFlight -= 1 }
-                switch result {
-                case .success(let token):
-                    apply(.refreshed, token: token)
-                    completion?(self, state.isClosed ? SessionError.sessionClosed : nil)
-                case .failure(let error):
-                    completion?(self, error)
+        let actions = apply(
+            .refreshRequested,
+            unless: {
+                state.isOpen && (tokenRefresher == nil || accessToken == nil) ? .noTokenRefresher : nil
+            },
+            then: { actions in
+                guard actions.contains(.refreshToken), let refresher = tokenRefresher, let current = accessToken else {
+                    return
                 }
-            }
-        })
+                operationsInFlight += 1
+                Task { [self] in
+                    let result: Result<AccessToken, any Error>
+                    do { result = .success(try await refresher.refresh(current)) } catch { result = .failure(error) }
+                    lock.withLock { operationsInFlight -= 1 }
+                    switch result {
+                    case .success(let token):
+                        apply(.refreshed, token: token)
+                        completion?(self, state.isClosed ? SessionError.sessionClosed : nil)
+                    case .failure(let error):
+                        completion?(self, error)
+                    }
+                }
+            })
         if let refusal = actions.rejection { completion?(self, refusal) }
     }
 
@@ -171,7 +195,8 @@ extension Session {
     /// Runs the dialog in a task; `finish` gets the outcome after the session's bookkeeping.
     /// Called under the lock, so the dialog starts atomically with the transition that asked for it.
     private func runLogin(
-        permissions: [String], authType: String?, audience: DefaultAudience, provider override: (any SessionLoginProviding)? = nil,
+        permissions: [String], authType: String?, audience: DefaultAudience,
+        provider override: (any SessionLoginProviding)? = nil,
         finish: @escaping @Sendable (SessionLoginOutcome) -> Void
     ) {
         guard let provider = override ?? loginProvider else {
@@ -182,7 +207,8 @@ extension Session {
         lock.withLock {
             operationsInFlight += 1
             loginTask = Task { [self] in
-                let outcome = await provider.logIn(permissions: permissions, authType: authType, defaultAudience: audience)
+                let outcome = await provider.logIn(
+                    permissions: permissions, authType: authType, defaultAudience: audience)
                 lock.withLock {
                     operationsInFlight -= 1
                     loginTask = nil

@@ -58,7 +58,9 @@ public final class Session: @unchecked Sendable {
         self.environment = environment
         self.loginProvider = loginProvider ?? Session.defaultLoginProvider
         self.tokenRefresher = tokenRefresher ?? Session.defaultTokenRefresher
-        if let cached = environment.currentAccessToken, Self.isUsable(cached, for: permissions, now: environment.clock.now()) {
+        if let cached = environment.currentAccessToken,
+            Self.isUsable(cached, for: permissions, now: environment.clock.now())
+        {
             token = cached
             _ = machine.handle(.tokenLoaded)
         }
@@ -86,7 +88,11 @@ public final class Session: @unchecked Sendable {
     /// Settable before the session opens (state `created`), as the seeds' sessions allowed: the first login
     /// then asks for these. Setting it later changes nothing; ask with `requestNewReadPermissions` instead.
     public var permissions: [String] {
-        get { lock.withLock { token.map { $0.permissions.map(\.name).sorted() } ?? pendingPermissions ?? requestedPermissions } }
+        get {
+            lock.withLock {
+                token.map { $0.permissions.map(\.name).sorted() } ?? pendingPermissions ?? requestedPermissions
+            }
+        }
         set { lock.withLock { if machine.state == .created { pendingPermissions = newValue } } }
     }
     /// The permissions the person declined.
@@ -108,7 +114,9 @@ public final class Session: @unchecked Sendable {
         lock.withLock {
             if machine.state.isClosed { continuation.finish() } else { continuations[id] = continuation }
         }
-        continuation.onTermination = { [weak self] _ in self?.lock.withLock { _ = self?.continuations.removeValue(forKey: id) } }
+        continuation.onTermination = { [weak self] _ in
+            self?.lock.withLock { _ = self?.continuations.removeValue(forKey: id) }
+        }
         return stream
     }
 
@@ -139,10 +147,12 @@ public final class Session: @unchecked Sendable {
                     if writesBack { effects.append { [self] in environment.setCurrentAccessToken(cached) } }
                 case .clearCache:
                     token = nil
-                    if writesBack { effects.append { [self] in
-                        environment.setCurrentAccessToken(nil)
-                        environment.setCurrentAuthenticationToken(nil)
-                    } }
+                    if writesBack {
+                        effects.append { [self] in
+                            environment.setCurrentAccessToken(nil)
+                            environment.setCurrentAuthenticationToken(nil)
+                        }
+                    }
                 case .cancelLogin:
                     loginTask?.cancel()
                     loginTask = nil
@@ -183,13 +193,14 @@ public final class Session: @unchecked Sendable {
 
     private func deliver(_ state: SessionState, error: (any Error)?) {
         let settles = state == .open || state.isClosed
-        let (handler, streams, resolvers): (StateHandler?, [AsyncStream<SessionState>.Continuation], [OpenResolver]) = lock.withLock {
-            let resolvers = settles ? openResolvers : []
-            if settles { openResolvers = [] }
-            let streams = Array(continuations.values)
-            if state.isClosed { continuations = [:] }
-            return (self.handler, streams, resolvers)
-        }
+        let (handler, streams, resolvers): (StateHandler?, [AsyncStream<SessionState>.Continuation], [OpenResolver]) =
+            lock.withLock {
+                let resolvers = settles ? openResolvers : []
+                if settles { openResolvers = [] }
+                let streams = Array(continuations.values)
+                if state.isClosed { continuations = [:] }
+                return (self.handler, streams, resolvers)
+            }
         // Facebook's session calls its handler on the main thread; streams and `open()` awaiters are Swift
         // concurrency's and resume wherever they are awaited.
         if let handler { MainThreadDelivery.deliver { handler(self, state, error) } }
@@ -223,7 +234,9 @@ public final class Session: @unchecked Sendable {
                 return .tokenCleared
             }
         }
-        if let event { apply(event, token: event == .close ? nil : new, error: event == .close ? cause : nil, writesBack: false) }
+        if let event {
+            apply(event, token: event == .close ? nil : new, error: event == .close ? cause : nil, writesBack: false)
+        }
     }
 }
 

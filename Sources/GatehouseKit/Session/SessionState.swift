@@ -117,8 +117,10 @@ public enum SessionError: Error, Sendable, Equatable, CustomStringConvertible {
         case .loginCancelled: "the login was cancelled"
         case .noLoginProvider: "no login provider: pass one to Session(...) or set Session.defaultLoginProvider"
         case .noTokenRefresher: "no token refresher: pass one to Session(...) or set Session.defaultTokenRefresher"
-        case .publishPermissionsInReadRequest: "Publish or manage permissions are not permitted to be requested with read permissions."
-        case .readPermissionsInPublishRequest: "Read permissions are not permitted to be requested with publish or manage permissions."
+        case .publishPermissionsInReadRequest:
+            "Publish or manage permissions are not permitted to be requested with read permissions."
+        case .readPermissionsInPublishRequest:
+            "Read permissions are not permitted to be requested with publish or manage permissions."
         }
     }
 }

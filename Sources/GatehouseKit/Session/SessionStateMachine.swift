@@ -39,7 +39,8 @@ public struct SessionStateMachine: Sendable, Equatable {
         }
         if state.isClosed {
             switch event {
-            case .openSilently, .openWithUI, .requestPermissions, .refreshRequested: return Transition(state, [.reject(.sessionClosed)])
+            case .openSilently, .openWithUI, .requestPermissions, .refreshRequested:
+                return Transition(state, [.reject(.sessionClosed)])
             case .closeAndClear: return Transition(state, [.clearCache])
             default: return stay
             }

@@ -27,8 +27,10 @@ public final class GameRequestDialog: @unchecked Sendable {
     private let environment: GatehouseKitEnvironment?
 
     /// Facebook's initialiser. `presenter` and `environment` are GatehouseKit's additions.
-    public init(content: GameRequestContent, delegate: (any GameRequestDialogDelegate)?,
-                presenter: (any LoginDialogPresenting)? = nil, environment: GatehouseKitEnvironment? = nil) {
+    public init(
+        content: GameRequestContent, delegate: (any GameRequestDialogDelegate)?,
+        presenter: (any LoginDialogPresenting)? = nil, environment: GatehouseKitEnvironment? = nil
+    ) {
         self.content = content
         self.delegate = delegate
         self.presenter = presenter
@@ -37,7 +39,9 @@ public final class GameRequestDialog: @unchecked Sendable {
 
     /// Facebook's one-call form.
     @discardableResult
-    public static func show(content: GameRequestContent, delegate: (any GameRequestDialogDelegate)?) -> GameRequestDialog {
+    public static func show(content: GameRequestContent, delegate: (any GameRequestDialogDelegate)?)
+        -> GameRequestDialog
+    {
         let dialog = GameRequestDialog(content: content, delegate: delegate)
         dialog.show()
         return dialog
@@ -48,7 +52,9 @@ public final class GameRequestDialog: @unchecked Sendable {
 
     /// A message is required, as Facebook's validation requires it.
     public func validate() throws {
-        if content.message.isEmpty { throw CoreError(.invalidArgument, message: "GameRequestContent.message is required") }
+        if content.message.isEmpty {
+            throw CoreError(.invalidArgument, message: "GameRequestContent.message is required")
+        }
     }
 
     /// Shows the requests dialog; false (and `gameRequestDialog(_:didFailWithError:)`) when the content is invalid.
@@ -59,13 +65,15 @@ public final class GameRequestDialog: @unchecked Sendable {
             return false
         }
         let dialog = WebDialog.appRequests(
-            message: content.message, to: content.recipients, data: content.data, title: content.title.isEmpty ? nil : content.title,
+            message: content.message, to: content.recipients, data: content.data,
+            title: content.title.isEmpty ? nil : content.title,
             presenter: presenter, environment: environment)
         Task {
             let result = await dialog.present()
             MainThreadDelivery.deliver { [self] in
                 switch result {
-                case .completed(let results): delegate?.gameRequestDialog(self, didCompleteWithResults: results.parameters)
+                case .completed(let results):
+                    delegate?.gameRequestDialog(self, didCompleteWithResults: results.parameters)
                 case .cancelled: delegate?.gameRequestDialogDidCancel(self)
                 case .failed(let error): delegate?.gameRequestDialog(self, didFailWithError: error)
                 }

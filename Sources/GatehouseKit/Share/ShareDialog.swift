@@ -69,7 +69,9 @@ public final class ShareDialog: Sharing, @unchecked Sendable {
     private let environment: GatehouseKitEnvironment?
 
     /// Facebook's initialiser.
-    public init(viewController: AnyObject? = nil, content: (any SharingContent)? = nil, delegate: (any SharingDelegate)? = nil) {
+    public init(
+        viewController: AnyObject? = nil, content: (any SharingContent)? = nil, delegate: (any SharingDelegate)? = nil
+    ) {
         fromViewController = viewController
         shareContent = content
         self.delegate = delegate
@@ -78,8 +80,10 @@ public final class ShareDialog: Sharing, @unchecked Sendable {
     }
 
     /// GatehouseKit's addition: a dialog shown through `presenter` on `environment` (tests, command-line programs).
-    public init(content: (any SharingContent)?, delegate: (any SharingDelegate)?, presenter: (any LoginDialogPresenting)?,
-                environment: GatehouseKitEnvironment? = nil) {
+    public init(
+        content: (any SharingContent)?, delegate: (any SharingDelegate)?, presenter: (any LoginDialogPresenting)?,
+        environment: GatehouseKitEnvironment? = nil
+    ) {
         shareContent = content
         self.delegate = delegate
         self.presenter = presenter
@@ -88,7 +92,9 @@ public final class ShareDialog: Sharing, @unchecked Sendable {
 
     /// Facebook's one-call form.
     @discardableResult
-    public static func show(viewController: AnyObject? = nil, content: any SharingContent, delegate: (any SharingDelegate)?) -> ShareDialog {
+    public static func show(
+        viewController: AnyObject? = nil, content: any SharingContent, delegate: (any SharingDelegate)?
+    ) -> ShareDialog {
         let dialog = ShareDialog(viewController: viewController, content: content, delegate: delegate)
         dialog.show()
         return dialog
@@ -104,7 +110,9 @@ public final class ShareDialog: Sharing, @unchecked Sendable {
             if let hashtag = link.hashtag, !hashtag.isValid {
                 throw CoreError(.invalidArgument, message: "invalid hashtag \(hashtag.stringRepresentation)")
             }
-            guard link.contentURL?.scheme != nil else { throw CoreError(.invalidArgument, message: "contentURL is required") }
+            guard link.contentURL?.scheme != nil else {
+                throw CoreError(.invalidArgument, message: "contentURL is required")
+            }
         }
     }
 
@@ -115,7 +123,8 @@ public final class ShareDialog: Sharing, @unchecked Sendable {
             delegate?.sharer(self, didFailWithError: error)
             return false
         }
-        let dialog = WebDialog.feed(shareContent?.dialogParameters ?? [:], presenter: presenter, environment: environment)
+        let dialog = WebDialog.feed(
+            shareContent?.dialogParameters ?? [:], presenter: presenter, environment: environment)
         Task {
             let result = await dialog.present()
             MainThreadDelivery.deliver { [self] in

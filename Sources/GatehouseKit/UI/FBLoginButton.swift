@@ -5,7 +5,8 @@ import UIKit
 /// Calls arrive on the main actor.
 @MainActor
 public protocol LoginButtonDelegate: AnyObject {
-    func loginButton(_ loginButton: FBLoginButton, didCompleteWith result: LoginManagerLoginResult?, error: (any Error)?)
+    func loginButton(
+        _ loginButton: FBLoginButton, didCompleteWith result: LoginManagerLoginResult?, error: (any Error)?)
     func loginButtonDidLogOut(_ loginButton: FBLoginButton)
     /// Optional: the default answer is true.
     func loginButtonWillLogin(_ loginButton: FBLoginButton) -> Bool
@@ -127,12 +128,14 @@ open class FBLoginButton: UIButton {
         guard let presenter = window?.rootViewController else { return false }
         return await withCheckedContinuation { continuation in
             let sheet = UIAlertController(title: confirmation.title, message: nil, preferredStyle: .actionSheet)
-            sheet.addAction(UIAlertAction(title: confirmation.logOutTitle, style: .destructive) { _ in
-                continuation.resume(returning: true)
-            })
-            sheet.addAction(UIAlertAction(title: confirmation.cancelTitle, style: .cancel) { _ in
-                continuation.resume(returning: false)
-            })
+            sheet.addAction(
+                UIAlertAction(title: confirmation.logOutTitle, style: .destructive) { _ in
+                    continuation.resume(returning: true)
+                })
+            sheet.addAction(
+                UIAlertAction(title: confirmation.cancelTitle, style: .cancel) { _ in
+                    continuation.resume(returning: false)
+                })
             sheet.popoverPresentationController?.sourceView = self
             presenter.present(sheet, animated: true)
         }
@@ -142,7 +145,9 @@ open class FBLoginButton: UIButton {
 private final class ButtonDelegateForwarder: LoginButtonModelDelegate, @unchecked Sendable {
     weak var button: FBLoginButton?
 
-    func loginButton(_ loginButton: LoginButtonModel, didCompleteWith result: LoginManagerLoginResult?, error: (any Error)?) {
+    func loginButton(
+        _ loginButton: LoginButtonModel, didCompleteWith result: LoginManagerLoginResult?, error: (any Error)?
+    ) {
         onMain { button in button.delegate?.loginButton(button, didCompleteWith: result, error: error) }
     }
 
@@ -155,11 +160,15 @@ private final class ButtonDelegateForwarder: LoginButtonModelDelegate, @unchecke
     }
 
     func loginViewShowingLoggedInUser(_ loginView: LoginButtonModel) {
-        onMain { button in button.delegate?.loginViewShowingLoggedInUser(button); button.refresh() }
+        onMain { button in
+            button.delegate?.loginViewShowingLoggedInUser(button); button.refresh()
+        }
     }
 
     func loginViewShowingLoggedOutUser(_ loginView: LoginButtonModel) {
-        onMain { button in button.delegate?.loginViewShowingLoggedOutUser(button); button.refresh() }
+        onMain { button in
+            button.delegate?.loginViewShowingLoggedOutUser(button); button.refresh()
+        }
     }
 
     func loginView(_ loginView: LoginButtonModel, handleError error: any Error) {

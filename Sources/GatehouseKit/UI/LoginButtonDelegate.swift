@@ -7,7 +7,8 @@ import Foundation
 /// this protocol under that name, so code written against the model ports too.
 public protocol LoginButtonModelDelegate: AnyObject {
     /// A login started by the button ended: a result (possibly cancelled), or an error.
-    func loginButton(_ loginButton: LoginButtonModel, didCompleteWith result: LoginManagerLoginResult?, error: (any Error)?)
+    func loginButton(
+        _ loginButton: LoginButtonModel, didCompleteWith result: LoginManagerLoginResult?, error: (any Error)?)
     /// The person confirmed logging out and the SDK logged out.
     func loginButtonDidLogOut(_ loginButton: LoginButtonModel)
     /// Asked before a login starts; false stops it. Optional: the default answer is true.

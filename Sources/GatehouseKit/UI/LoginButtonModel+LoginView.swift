@@ -6,7 +6,9 @@ extension LoginButtonModel {
     /// Why the read or publish list holds the other kind, if it does.
     func permissionKindError() -> SessionError? {
         if readPermissions.contains(where: PermissionKind.isPublish) { return .publishPermissionsInReadRequest }
-        if publishPermissions.contains(where: { !PermissionKind.isPublish($0) }) { return .readPermissionsInPublishRequest }
+        if publishPermissions.contains(where: { !PermissionKind.isPublish($0) }) {
+            return .readPermissionsInPublishRequest
+        }
         return nil
     }
 
@@ -16,7 +18,9 @@ extension LoginButtonModel {
     func fetchUserInfo(token: AccessToken) async {
         let environment = self.environment
         guard let profile = try? await ProfileLoader(environment: environment).fetch(token: token) else { return }
-        if environment.currentAccessToken?.tokenString == token.tokenString { Profile.setCurrent(profile, in: environment) }
+        if environment.currentAccessToken?.tokenString == token.tokenString {
+            Profile.setCurrent(profile, in: environment)
+        }
         userName = profile.name
         delegate?.loginViewFetchedUserInfo(self, user: profile)
     }
@@ -38,6 +42,10 @@ extension LoginButtonModel {
     func showCurrentState() {
         let loggedIn = isLoggedIn
         guard let delegate = markShown(loggedIn: loggedIn) else { return }
-        if loggedIn { delegate.loginViewShowingLoggedInUser(self) } else { delegate.loginViewShowingLoggedOutUser(self) }
+        if loggedIn {
+            delegate.loginViewShowingLoggedInUser(self)
+        } else {
+            delegate.loginViewShowingLoggedOutUser(self)
+        }
     }
 }

@@ -47,7 +47,8 @@ public final class LoginButtonModel: @unchecked Sendable {
     ///   - loginProvider: nil means a `LoginManager` on `environment`.
     ///   - environment: nil means `GatehouseKitEnvironment.current`.
     public init(loginProvider: (any LoginProviding)? = nil, environment: GatehouseKitEnvironment? = nil) {
-        self.loginProvider = loginProvider ?? LoginManager(defaultAudience: .friends, presenter: nil, environment: environment)
+        self.loginProvider =
+            loginProvider ?? LoginManager(defaultAudience: .friends, presenter: nil, environment: environment)
         fixedEnvironment = environment
         observeTokenChanges()
     }
@@ -64,37 +65,69 @@ public final class LoginButtonModel: @unchecked Sendable {
     public var delegate: (any LoginButtonModelDelegate)? {
         get { locked { _delegate } }
         set {
-            locked { _delegate = newValue; shownLoggedIn = nil }
+            locked {
+                _delegate = newValue; shownLoggedIn = nil
+            }
             showCurrentState()
         }
     }
     /// The seeds' `readPermissions`: asked for when ``publishPermissions`` is empty. A publish permission
     /// here fails the login with CoreError 2, because the seeds' SDK asked for the two kinds apart.
-    public var readPermissions: [String] { get { locked { _readPermissions } } set { locked { _readPermissions = newValue } } }
+    public var readPermissions: [String] {
+        get { locked { _readPermissions } }
+        set { locked { _readPermissions = newValue } }
+    }
     /// The seeds' `publishPermissions`: when set, the button's login asks for these (with ``defaultAudience``).
     /// A read permission here fails the login with CoreError 2.
-    public var publishPermissions: [String] { get { locked { _publishPermissions } } set { locked { _publishPermissions = newValue } } }
+    public var publishPermissions: [String] {
+        get { locked { _publishPermissions } }
+        set { locked { _publishPermissions = newValue } }
+    }
     /// Permission names to ask for.
-    public var permissions: [String] { get { locked { _permissions } } set { locked { _permissions = newValue } } }
+    public var permissions: [String] {
+        get { locked { _permissions } }
+        set { locked { _permissions = newValue } }
+    }
     /// Classic or Limited Login.
-    public var loginTracking: LoginTracking { get { locked { _loginTracking } } set { locked { _loginTracking = newValue } } }
+    public var loginTracking: LoginTracking {
+        get { locked { _loginTracking } }
+        set { locked { _loginTracking = newValue } }
+    }
     /// nil means a fresh UUID for each login.
-    public var nonce: String? { get { locked { _nonce } } set { locked { _nonce = newValue } } }
+    public var nonce: String? {
+        get { locked { _nonce } }
+        set { locked { _nonce = newValue } }
+    }
     /// Sent as `messenger_page_id`.
-    public var messengerPageId: String? { get { locked { _messengerPageId } } set { locked { _messengerPageId = newValue } } }
+    public var messengerPageId: String? {
+        get { locked { _messengerPageId } }
+        set { locked { _messengerPageId = newValue } }
+    }
     /// `auth_type`; `.rerequest` by default.
-    public var authType: LoginAuthType? { get { locked { _authType } } set { locked { _authType = newValue } } }
+    public var authType: LoginAuthType? {
+        get { locked { _authType } }
+        set { locked { _authType = newValue } }
+    }
     /// Carried for compatibility.
-    public var appSwitch: AppSwitch { get { locked { _appSwitch } } set { locked { _appSwitch = newValue } } }
+    public var appSwitch: AppSwitch {
+        get { locked { _appSwitch } }
+        set { locked { _appSwitch = newValue } }
+    }
     /// The PKCE verifier the button's logins use (Facebook keeps one per button).
-    public var codeVerifier: CodeVerifier { get { locked { _codeVerifier } } set { locked { _codeVerifier = newValue } } }
+    public var codeVerifier: CodeVerifier {
+        get { locked { _codeVerifier } }
+        set { locked { _codeVerifier = newValue } }
+    }
     /// The login provider's default audience.
     public var defaultAudience: DefaultAudience {
         get { loginProvider.defaultAudience }
         set { loginProvider.defaultAudience = newValue }
     }
     /// The name shown in the log-out confirmation; `loadUserName()` fills it from the Graph API.
-    public var userName: String? { get { locked { _userName } } set { locked { _userName = newValue } } }
+    public var userName: String? {
+        get { locked { _userName } }
+        set { locked { _userName = newValue } }
+    }
     /// Shows the log-out confirmation and answers whether the person chose "Log Out". The UI sets this;
     /// without a UI the default confirms.
     public var confirmLogOut: @Sendable (LogOutConfirmation) async -> Bool {
@@ -117,7 +150,9 @@ public final class LoginButtonModel: @unchecked Sendable {
     public func logOutConfirmation() -> LogOutConfirmation {
         let environment = self.environment
         var name = userName
-        if name == nil, let profile = environment.currentProfile, profile.userID == environment.currentAccessToken?.userID {
+        if name == nil, let profile = environment.currentProfile,
+            profile.userID == environment.currentAccessToken?.userID
+        {
             name = profile.name
         }
         return LogOutConfirmation(userName: name)
@@ -162,16 +197,21 @@ public final class LoginButtonModel: @unchecked Sendable {
         }
         if let delegate, !delegate.loginButtonWillLogin(self) { return }
         if let mixed = permissionKindError() {
-            delegate?.loginButton(self, didCompleteWith: nil, error: CoreError(.invalidArgument, message: mixed.description))
+            delegate?.loginButton(
+                self, didCompleteWith: nil, error: CoreError(.invalidArgument, message: mixed.description))
             return
         }
         guard let configuration = makeLoginConfiguration() else {
-            delegate?.loginButton(self, didCompleteWith: nil, error: CoreError(
-                .invalidArgument, message: "the button's permissions, nonce or auth type are invalid"))
+            delegate?.loginButton(
+                self, didCompleteWith: nil,
+                error: CoreError(
+                    .invalidArgument, message: "the button's permissions, nonce or auth type are invalid"))
             return
         }
         let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<LoginResult, Never>) in
-            loginProvider.logIn(viewController: nil, configuration: configuration) { continuation.resume(returning: $0) }
+            loginProvider.logIn(viewController: nil, configuration: configuration) {
+                continuation.resume(returning: $0)
+            }
         }
         let (result, error) = buttonResult(outcome)
         delegate?.loginButton(self, didCompleteWith: result, error: error)
@@ -185,7 +225,9 @@ public final class LoginButtonModel: @unchecked Sendable {
         guard let token = environment.currentAccessToken else { return }
         let reply = try await GraphTransport(environment: environment).send(
             method: "GET", path: "me", parameters: ["fields": "id,name"], tokenString: token.tokenString)
-        guard let json = reply.json else { throw CoreError(.graphAPI, message: "me answered HTTP \(reply.statusCode) without JSON") }
+        guard let json = reply.json else {
+            throw CoreError(.graphAPI, message: "me answered HTTP \(reply.statusCode) without JSON")
+        }
         if let error = GraphAPIError(body: json, httpStatusCode: reply.statusCode) { throw error }
         if json["id"]?.stringValue == token.userID { userName = json["name"]?.stringValue }
     }
@@ -194,9 +236,11 @@ public final class LoginButtonModel: @unchecked Sendable {
     private func buttonResult(_ outcome: LoginResult) -> (LoginManagerLoginResult?, (any Error)?) {
         switch outcome {
         case .success(let granted, let declined, let token):
-            return (LoginManagerLoginResult(
-                token: token, authenticationToken: environment.currentAuthenticationToken, isCancelled: false,
-                grantedPermissions: Set(granted.map(\.name)), declinedPermissions: Set(declined.map(\.name))), nil)
+            return (
+                LoginManagerLoginResult(
+                    token: token, authenticationToken: environment.currentAuthenticationToken, isCancelled: false,
+                    grantedPermissions: Set(granted.map(\.name)), declinedPermissions: Set(declined.map(\.name))), nil
+            )
         case .cancelled:
             return (.cancelled, nil)
         case .failed(let error):

@@ -30,7 +30,7 @@ struct AccountFlowPages: Sendable {
     func readForm(_ request: Request) async -> [String: String]? {
         var request = request
         guard let buffer = try? await request.collectBody(upTo: services.configuration.maxBodyBytes),
-              let pairs = FormEncoding.decode(String(buffer: buffer))
+            let pairs = FormEncoding.decode(String(buffer: buffer))
         else { return nil }
         return Dictionary(pairs, uniquingKeysWith: { a, _ in a })
     }
@@ -46,37 +46,47 @@ struct AccountFlowPages: Sendable {
         let next = (values["next"] as? String).flatMap { $0.isEmpty ? nil : $0 }
         values["loginHref"] = Self.loginHref(next)
         return PageRenderer.htmlResponse(
-            status: status, html: pages.render(values["template"] as? String ?? "account-flow", values), secureCookies: secure,
+            status: status, html: pages.render(values["template"] as? String ?? "account-flow", values),
+            secureCookies: secure,
             cookies: cookie.map { [$0] } ?? [])
     }
 
     /// Every refusal says why in the journal and answers a plain page.
-    func refuse(_ request: Request, _ status: HTTPResponse.Status, headline: String, detail: String, journal: String) -> Response {
+    func refuse(_ request: Request, _ status: HTTPResponse.Status, headline: String, detail: String, journal: String)
+        -> Response
+    {
         JournalNote.current?.explain(journal)
         return page(request, status: status, ["headline": headline, "paragraphs": [detail]])
     }
 
     func expiredForm(_ request: Request) -> Response {
-        refuse(request, .forbidden, headline: "This form has expired",
-               detail: "For your security the form could not be accepted. Go back, reload the page and try again.",
-               journal: "the form's CSRF token was missing or did not match the gh_csrf cookie")
+        refuse(
+            request, .forbidden, headline: "This form has expired",
+            detail: "For your security the form could not be accepted. Go back, reload the page and try again.",
+            journal: "the form's CSRF token was missing or did not match the gh_csrf cookie")
     }
 
     /// Counts one use of `action` against the client network's budget and (when given) the address's; nil when
     /// within budget, otherwise the 429 page with `Retry-After`.
-    func throttle(_ action: String, email: String?, ip: String?, perAddress: Int, perNetwork: Int, request: Request) async throws -> Response? {
+    func throttle(_ action: String, email: String?, ip: String?, perAddress: Int, perNetwork: Int, request: Request)
+        async throws -> Response?
+    {
         let limiter = RateLimiter(store: services.storage.rateLimits, clock: services.clock)
         let window = 3600
-        var allowed = try await limiter.allow("\(action):ip:\(ClientNetwork.key(ip))", limit: perNetwork, windowSeconds: window)
+        var allowed = try await limiter.allow(
+            "\(action):ip:\(ClientNetwork.key(ip))", limit: perNetwork, windowSeconds: window)
         if let email {
-            allowed = try await limiter.allow("\(action):acct:\(email)", limit: perAddress, windowSeconds: window) && allowed
+            allowed =
+                try await limiter.allow("\(action):acct:\(email)", limit: perAddress, windowSeconds: window) && allowed
         }
         guard !allowed else { return nil }
         let wait = limiter.secondsLeft(windowSeconds: window)
         var response = refuse(
             request, .tooManyRequests, headline: "You're doing that too often",
             detail: "Wait \(LoginThrottle.minutes(wait)) minutes and try again.",
-            journal: "\(action) throttled: more than \(perAddress) an hour for one address or \(perNetwork) an hour from one network")
+            journal:
+                "\(action) throttled: more than \(perAddress) an hour for one address or \(perNetwork) an hour from one network"
+        )
         response.headers[.retryAfter] = "\(wait)"
         return response
     }
@@ -86,7 +96,8 @@ struct AccountFlowPages: Sendable {
     static func next(_ raw: String?) -> String? {
         guard let raw, !raw.isEmpty else { return nil }
         guard let next = AccountGate.safeNext(raw) else {
-            JournalNote.current?.explain("the account form's next page is not one of Gatehouse's own login pages: it was dropped")
+            JournalNote.current?.explain(
+                "the account form's next page is not one of Gatehouse's own login pages: it was dropped")
             return nil
         }
         return next
@@ -101,7 +112,9 @@ struct AccountFlowPages: Sendable {
     /// app), or `/login` going on to `next`.
     static func loginHref(_ next: String?) -> String {
         guard let next else { return "/login" }
-        if next.hasPrefix("/dialog/") || next.hasPrefix("/device") || next.range(of: #"^/v[0-9]+\.[0-9]+/dialog/"#, options: .regularExpression) != nil {
+        if next.hasPrefix("/dialog/") || next.hasPrefix("/device")
+            || next.range(of: #"^/v[0-9]+\.[0-9]+/dialog/"#, options: .regularExpression) != nil
+        {
             return next
         }
         return "/login?" + FormEncoding.encode([("next", next)])
@@ -110,14 +123,15 @@ struct AccountFlowPages: Sendable {
     /// The name of the app whose dialog `next` is (its `client_id`), for the mails' "to use {{appName}}".
     func appName(_ next: String?) async throws -> String? {
         guard let next, let query = next.split(separator: "?", maxSplits: 1).dropFirst().first,
-              let id = FormEncoding.decode(String(query))?.first(where: { $0.0 == "client_id" })?.1, id.count <= 20
+            let id = FormEncoding.decode(String(query))?.first(where: { $0.0 == "client_id" })?.1, id.count <= 20
         else { return nil }
         return try await services.storage.apps.find(id: id)?.name
     }
 
     /// A code from a link: base62 of the length ``AccountMailer`` issues, or nil.
     static func wellFormedCode(_ raw: String?) -> String? {
-        guard let raw, (20...64).contains(raw.count), raw.unicodeScalars.allSatisfy({ $0.isASCII && CharacterSet.alphanumerics.contains($0) })
+        guard let raw, (20...64).contains(raw.count),
+            raw.unicodeScalars.allSatisfy({ $0.isASCII && CharacterSet.alphanumerics.contains($0) })
         else { return nil }
         return raw
     }

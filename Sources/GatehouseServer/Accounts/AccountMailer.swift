@@ -24,25 +24,31 @@ struct AccountMailer: Sendable {
 
     /// Stores a new code's hash and returns the code.
     func issueCode(_ purpose: AccountCodePurpose, userID: String?, email: String) async throws -> String {
-        guard let codes = services.storage.accountCodes else { throw AccountError("this storage keeps no account codes") }
+        guard let codes = services.storage.accountCodes else {
+            throw AccountError("this storage keeps no account codes")
+        }
         let code = services.random.alphanumeric(bits: 256)
         let now = services.clock.now()
-        try await codes.insert(AccountCodeRecord(
-            codeHash: SecretHash.sha256Hex(code), purpose: purpose, userID: userID, email: email, createdAt: now,
-            expiresAt: now.addingTimeInterval(Self.lifetime(purpose))))
+        try await codes.insert(
+            AccountCodeRecord(
+                codeHash: SecretHash.sha256Hex(code), purpose: purpose, userID: userID, email: email, createdAt: now,
+                expiresAt: now.addingTimeInterval(Self.lifetime(purpose))))
         return code
     }
 
     /// Renders the `kind` mail and queues it; the worker (if any) is woken. Never waits on the mail system.
     @discardableResult
-    func send(kind: String, userID: String?, to: String, subject: String, values: [String: Any]) async throws -> MailMessageRecord {
+    func send(kind: String, userID: String?, to: String, subject: String, values: [String: Any]) async throws
+        -> MailMessageRecord
+    {
         guard let outbox = services.mail else { throw AccountError("this storage keeps no mail") }
         var values = values
         values["serviceName"] = services.configuration.mail.serviceName
         values["email"] = to
         let text = render(kind, part: "text", values: values)
         let html = render(kind, part: "html", values: values)
-        let message = try await outbox.enqueue(kind: kind, userID: userID, to: to, subject: subject, text: text, html: html)
+        let message = try await outbox.enqueue(
+            kind: kind, userID: userID, to: to, subject: subject, text: text, html: html)
         if outbox.sends { services.mailDoorbell.ring() }
         return message
     }
@@ -55,8 +61,11 @@ struct AccountMailer: Sendable {
 
     private func render(_ kind: String, part: String, values: [String: Any]) -> String {
         if let directory = services.configuration.mail.templatesDirectory {
-            let file = (directory as NSString).appendingPathComponent("\(kind).\(part == "text" ? "txt" : "html").mustache")
-            if let source = try? String(contentsOfFile: file, encoding: .utf8), let template = try? MustacheTemplate(string: source) {
+            let file = (directory as NSString).appendingPathComponent(
+                "\(kind).\(part == "text" ? "txt" : "html").mustache")
+            if let source = try? String(contentsOfFile: file, encoding: .utf8),
+                let template = try? MustacheTemplate(string: source)
+            {
                 return template.render(values)
             }
         }

@@ -17,7 +17,8 @@ struct SignUpFlow: Sendable {
 
     func mode() async throws -> SignUpMode {
         SignUpMode.effective(
-            configured: services.configuration.signUp, stored: try await services.storage.emulator.setting(SignUpMode.settingName),
+            configured: services.configuration.signUp,
+            stored: try await services.storage.emulator.setting(SignUpMode.settingName),
             mode: services.configuration.mode)
     }
 
@@ -34,26 +35,31 @@ struct SignUpFlow: Sendable {
     private func formPage(_ request: Request, status: HTTPResponse.Status = .ok, values: [String: Any]) -> Response {
         var values = values
         values["template"] = "signup"
-        values["months"] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"].enumerated().map { index, name in
-            ["value": index + 1, "name": name, "selected": "\(index + 1)" == (values["birthday_month"] as? String)] as [String: Any]
-        }
+        values["months"] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+            .enumerated().map { index, name in
+                ["value": index + 1, "name": name, "selected": "\(index + 1)" == (values["birthday_month"] as? String)]
+                    as [String: Any]
+            }
         return flow.page(request, status: status, values)
     }
 
     private func closed(_ request: Request) -> Response {
-        flow.refuse(request, .forbidden, headline: "Sign-up is closed",
-                    detail: "New accounts can't be created here. Ask the administrator for an account.",
-                    journal: "sign-up is closed (the signup setting, the console or PUT /admin/api/v1/signup)")
+        flow.refuse(
+            request, .forbidden, headline: "Sign-up is closed",
+            detail: "New accounts can't be created here. Ask the administrator for an account.",
+            journal: "sign-up is closed (the signup setting, the console or PUT /admin/api/v1/signup)")
     }
 
     private func needsInvitation(_ request: Request) -> Response {
-        flow.refuse(request, .forbidden, headline: "Sign-up is by invitation",
-                    detail: "Use the link in your invitation to create an account.",
-                    journal: "sign-up is by invitation and the request carried no valid invitation")
+        flow.refuse(
+            request, .forbidden, headline: "Sign-up is by invitation",
+            detail: "Use the link in your invitation to create an account.",
+            journal: "sign-up is by invitation and the request carried no valid invitation")
     }
 
     func submit(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
-        guard let form = await flow.readForm(request), flow.sessions.csrfValid(request, formToken: form["csrf_token"]) else {
+        guard let form = await flow.readForm(request), flow.sessions.csrfValid(request, formToken: form["csrf_token"])
+        else {
             return flow.expiredForm(request)
         }
         let mode = try await mode()
@@ -63,25 +69,38 @@ struct SignUpFlow: Sendable {
         let parsed = SignUpForm.parse(form, today: services.clock.now())
         guard case .success(let signUp) = parsed else {
             guard case .failure(let problems) = parsed else { return closed(request) }
-            JournalNote.current?.explain("the sign-up form was refused: " + problems.byField.keys.sorted().joined(separator: ", ") + " not valid")
-            var values: [String: Any] = ["invitation": form["invitation"] ?? "", "next": next ?? "", "error": "Check the fields marked below."]
-            for key in ["firstname", "lastname", "email", "birthday_day", "birthday_month", "birthday_year"] { values[key] = form[key] ?? "" }
+            JournalNote.current?.explain(
+                "the sign-up form was refused: " + problems.byField.keys.sorted().joined(separator: ", ") + " not valid"
+            )
+            var values: [String: Any] = [
+                "invitation": form["invitation"] ?? "", "next": next ?? "", "error": "Check the fields marked below.",
+            ]
+            for key in ["firstname", "lastname", "email", "birthday_day", "birthday_month", "birthday_year"] {
+                values[key] = form[key] ?? ""
+            }
             for (field, message) in problems.byField { values["\(field)Error"] = message }
             return formPage(request, status: .badRequest, values: values)
         }
         if let refused = try await flow.throttle(
-            "signup", email: nil, ip: context.client.ip, perAddress: 0, perNetwork: Self.perNetworkPerHour, request: request) {
+            "signup", email: nil, ip: context.client.ip, perAddress: 0, perNetwork: Self.perNetworkPerHour,
+            request: request)
+        {
             return refused
         }
         if mode == .invitation {
-            guard let code = AccountFlowPages.wellFormedCode(form["invitation"]), let codes = services.storage.accountCodes,
-                  let invitation = try await codes.find(codeHash: SecretHash.sha256Hex(code)), invitation.purpose == .invitation,
-                  invitation.email == signUp.email,
-                  try await codes.consume(codeHash: invitation.codeHash, purpose: .invitation, at: services.clock.now()) != nil
+            guard let code = AccountFlowPages.wellFormedCode(form["invitation"]),
+                let codes = services.storage.accountCodes,
+                let invitation = try await codes.find(codeHash: SecretHash.sha256Hex(code)),
+                invitation.purpose == .invitation,
+                invitation.email == signUp.email,
+                try await codes.consume(codeHash: invitation.codeHash, purpose: .invitation, at: services.clock.now())
+                    != nil
             else {
-                return flow.refuse(request, .forbidden, headline: "This invitation isn't valid",
-                                   detail: "It was already used, has expired, or was sent to another address.",
-                                   journal: "sign-up by invitation refused: the invitation was used, expired, or sent to another address")
+                return flow.refuse(
+                    request, .forbidden, headline: "This invitation isn't valid",
+                    detail: "It was already used, has expired, or was sent to another address.",
+                    journal:
+                        "sign-up by invitation refused: the invitation was used, expired, or sent to another address")
             }
         }
         let mailer = flow.mailer
@@ -89,15 +108,20 @@ struct SignUpFlow: Sendable {
             // Same answer, same work (the password is hashed as for a new account, then dropped): one mail, to
             // the address's owner.
             _ = try await services.passwords.hash(signUp.password)
-            JournalNote.current?.explain("sign-up with an address that already has an account: answered as a new sign-up; the owner is told by mail")
+            JournalNote.current?.explain(
+                "sign-up with an address that already has an account: answered as a new sign-up; the owner is told by mail"
+            )
             try await mailer.send(
-                kind: "no_account", userID: existing.id, to: existing.email, subject: "Someone tried to sign up with your email",
+                kind: "no_account", userID: existing.id, to: existing.email,
+                subject: "Someone tried to sign up with your email",
                 values: ["action": "create an account", "exists": true])
             return checkEmail(request, email: signUp.email, next: next)
         }
         let user = UserRecord(
-            id: services.random.numericID(digits: 15), email: signUp.email, passwordHash: try await services.passwords.hash(signUp.password),
-            firstName: signUp.firstName, lastName: signUp.lastName, birthday: signUp.birthday, createdAt: services.clock.now(),
+            id: services.random.numericID(digits: 15), email: signUp.email,
+            passwordHash: try await services.passwords.hash(signUp.password),
+            firstName: signUp.firstName, lastName: signUp.lastName, birthday: signUp.birthday,
+            createdAt: services.clock.now(),
             accountState: .unconfirmed)
         do {
             try await services.storage.users.create(user)
@@ -107,7 +131,9 @@ struct SignUpFlow: Sendable {
         }
         JournalNote.current?.identify(personID: user.id, personName: user.fullName)
         try await sendConfirmation(to: user, next: next)
-        JournalNote.current?.explain("\(user.fullName) signed up; the account is unconfirmed (tokens answer 190/464) until the mailed link is used")
+        JournalNote.current?.explain(
+            "\(user.fullName) signed up; the account is unconfirmed (tokens answer 190/464) until the mailed link is used"
+        )
         return checkEmail(request, email: signUp.email, next: next)
     }
 
@@ -117,7 +143,8 @@ struct SignUpFlow: Sendable {
         let mailer = flow.mailer
         let code = try await mailer.issueCode(.confirmEmail, userID: user.id, email: user.email)
         var values: [String: Any] = [
-            "firstName": user.firstName, "link": mailer.link("/account/confirm?c=\(code)" + AccountFlowPages.nextParameter(next)),
+            "firstName": user.firstName,
+            "link": mailer.link("/account/confirm?c=\(code)" + AccountFlowPages.nextParameter(next)),
             "expiresMinutes": Int(AccountMailer.lifetime(.confirmEmail) / 60),
         ]
         if let app = try await flow.appName(next) { values["appName"] = app }
@@ -129,18 +156,23 @@ struct SignUpFlow: Sendable {
     /// `POST /account/confirm/resend`: from the unconfirmed person's confirm page (``AccountGate``), a fresh link;
     /// throttled per address and network like reset links.
     func resend(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
-        guard let form = await flow.readForm(request), flow.sessions.csrfValid(request, formToken: form["csrf_token"]) else {
+        guard let form = await flow.readForm(request), flow.sessions.csrfValid(request, formToken: form["csrf_token"])
+        else {
             return flow.expiredForm(request)
         }
         // The person who was just shown "Confirm your email" after their password (``AccountGate``'s challenge).
-        guard let user = try await AccountGate(services: services, pages: flow.pages).pendingPerson(request), user.accountState == .unconfirmed else {
-            return flow.refuse(request, .forbidden, headline: "Log in first",
-                               detail: "Log in with the account you want to confirm, then ask for the email again.",
-                               journal: "no unconfirmed person is logged in in this browser: nothing to send")
+        guard let user = try await AccountGate(services: services, pages: flow.pages).pendingPerson(request),
+            user.accountState == .unconfirmed
+        else {
+            return flow.refuse(
+                request, .forbidden, headline: "Log in first",
+                detail: "Log in with the account you want to confirm, then ask for the email again.",
+                journal: "no unconfirmed person is logged in in this browser: nothing to send")
         }
         if let refused = try await flow.throttle(
             "confirm", email: user.email, ip: context.client.ip, perAddress: PasswordRecoveryFlow.perAddressPerHour,
-            perNetwork: PasswordRecoveryFlow.perNetworkPerHour, request: request) {
+            perNetwork: PasswordRecoveryFlow.perNetworkPerHour, request: request)
+        {
             return refused
         }
         JournalNote.current?.identify(personID: user.id, personName: user.fullName)
@@ -151,33 +183,44 @@ struct SignUpFlow: Sendable {
     }
 
     private func checkEmail(_ request: Request, email: String, next: String?) -> Response {
-        flow.page(request, [
-            "next": next ?? "",
-            "headline": "Check your email",
-            "paragraphs": ["We sent a message to \(email). Use the link in it to confirm your account, then log in."],
-            "developerNote": services.configuration.isDevelopment ? "Development mode: the message is on /console/mail." : "",
-            "loginLink": true,
-        ])
+        flow.page(
+            request,
+            [
+                "next": next ?? "",
+                "headline": "Check your email",
+                "paragraphs": [
+                    "We sent a message to \(email). Use the link in it to confirm your account, then log in."
+                ],
+                "developerNote": services.configuration.isDevelopment
+                    ? "Development mode: the message is on /console/mail." : "",
+                "loginLink": true,
+            ])
     }
 
     /// `GET /account/confirm?c=…`: a button, so a mail scanner that fetches the link does not use it up.
     func confirmPage(_ request: Request) async throws -> Response {
-        guard let code = AccountFlowPages.wellFormedCode(request.uri.queryParameters.get("c")) else { return invalidLink(request) }
-        return flow.page(request, [
-            "next": AccountFlowPages.next(request.uri.queryParameters.get("next")) ?? "",
-            "headline": "Confirm your account", "paragraphs": ["Press Confirm to finish creating your account."],
-            "formAction": "/account/confirm", "code": code, "buttonTitle": "Confirm", "buttonID": "confirm",
-        ])
+        guard let code = AccountFlowPages.wellFormedCode(request.uri.queryParameters.get("c")) else {
+            return invalidLink(request)
+        }
+        return flow.page(
+            request,
+            [
+                "next": AccountFlowPages.next(request.uri.queryParameters.get("next")) ?? "",
+                "headline": "Confirm your account", "paragraphs": ["Press Confirm to finish creating your account."],
+                "formAction": "/account/confirm", "code": code, "buttonTitle": "Confirm", "buttonID": "confirm",
+            ])
     }
 
     /// `POST /account/confirm`: uses the code once and makes the account active.
     func confirm(_ request: Request) async throws -> Response {
-        guard let form = await flow.readForm(request), flow.sessions.csrfValid(request, formToken: form["csrf_token"]) else {
+        guard let form = await flow.readForm(request), flow.sessions.csrfValid(request, formToken: form["csrf_token"])
+        else {
             return flow.expiredForm(request)
         }
         guard let code = AccountFlowPages.wellFormedCode(form["c"]), let codes = services.storage.accountCodes,
-              let used = try await codes.consume(codeHash: SecretHash.sha256Hex(code), purpose: .confirmEmail, at: services.clock.now()),
-              let userID = used.userID, let user = try await services.storage.users.find(id: userID)
+            let used = try await codes.consume(
+                codeHash: SecretHash.sha256Hex(code), purpose: .confirmEmail, at: services.clock.now()),
+            let userID = used.userID, let user = try await services.storage.users.find(id: userID)
         else { return invalidLink(request) }
         let next = AccountFlowPages.next(form["next"])
         JournalNote.current?.identify(personID: user.id, personName: user.fullName)
@@ -185,15 +228,20 @@ struct SignUpFlow: Sendable {
             try await services.accounts.setAccountState(of: user, to: .active)
             JournalNote.current?.explain("\(user.fullName) confirmed their email; the account is active")
         }
-        return flow.page(request, [
-            "headline": "Your account is confirmed", "paragraphs": ["Thanks, \(user.firstName). You can log in now."], "loginLink": true,
-            "next": next ?? "",
-        ])
+        return flow.page(
+            request,
+            [
+                "headline": "Your account is confirmed",
+                "paragraphs": ["Thanks, \(user.firstName). You can log in now."], "loginLink": true,
+                "next": next ?? "",
+            ])
     }
 
     private func invalidLink(_ request: Request) -> Response {
-        flow.refuse(request, .gone, headline: "This link has expired",
-                    detail: "Confirmation links work once and expire after 7 days. Log in and choose Send the email again for a new one.",
-                    journal: "the confirmation link was malformed, already used, or expired")
+        flow.refuse(
+            request, .gone, headline: "This link has expired",
+            detail:
+                "Confirmation links work once and expire after 7 days. Log in and choose Send the email again for a new one.",
+            journal: "the confirmation link was malformed, already used, or expired")
     }
 }

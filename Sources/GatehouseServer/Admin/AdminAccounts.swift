@@ -27,7 +27,8 @@ package struct AdminAccounts: Sendable {
         guard password.count >= 12 else { throw AccountError("admin passwords need at least 12 characters") }
         guard password.utf8.count <= 72 else { throw AccountError("admin passwords are limited to 72 bytes (bcrypt)") }
         let record = AdminAccountRecord(
-            id: services.random.uuidString().lowercased(), email: email, passwordHash: try await services.passwords.hash(password),
+            id: services.random.uuidString().lowercased(), email: email,
+            passwordHash: try await services.passwords.hash(password),
             createdAt: services.clock.now())
         do {
             try await services.storage.admins.create(record)
@@ -40,8 +41,10 @@ package struct AdminAccounts: Sendable {
 
     /// The admin behind the request's one console session cookie, if that session is live.
     package func current(_ request: Request) async throws -> AdminAccountRecord? {
-        guard let secret = SessionCookie.single(sessionCookieName, in: request), !secret.isEmpty, secret.count <= 128 else { return nil }
-        guard let session = try await services.storage.admins.findSession(secretHash: SecretHash.sha256Hex(secret)) else { return nil }
+        guard let secret = SessionCookie.single(sessionCookieName, in: request), !secret.isEmpty, secret.count <= 128
+        else { return nil }
+        guard let session = try await services.storage.admins.findSession(secretHash: SecretHash.sha256Hex(secret))
+        else { return nil }
         guard session.expiresAt > services.clock.now() else {
             try await services.storage.admins.deleteSession(id: session.id)
             return nil
@@ -53,20 +56,25 @@ package struct AdminAccounts: Sendable {
     func startSession(adminID: String) async throws -> Cookie {
         let now = services.clock.now()
         let secret = services.random.alphanumeric(bits: 256)
-        try await services.storage.admins.insertSession(AdminSessionRecord(
-            id: services.random.uuidString(), secretHash: SecretHash.sha256Hex(secret), adminID: adminID, createdAt: now,
-            expiresAt: now.addingTimeInterval(Self.sessionLifetime)))
-        return Cookie(name: sessionCookieName, value: secret, maxAge: Int(Self.sessionLifetime), path: "/",
-                      secure: services.configuration.usesSecureCookies, httpOnly: true, sameSite: .strict)
+        try await services.storage.admins.insertSession(
+            AdminSessionRecord(
+                id: services.random.uuidString(), secretHash: SecretHash.sha256Hex(secret), adminID: adminID,
+                createdAt: now,
+                expiresAt: now.addingTimeInterval(Self.sessionLifetime)))
+        return Cookie(
+            name: sessionCookieName, value: secret, maxAge: Int(Self.sessionLifetime), path: "/",
+            secure: services.configuration.usesSecureCookies, httpOnly: true, sameSite: .strict)
     }
 
     /// Ends the request's console session and returns a cookie that clears it.
     func endSession(_ request: Request) async throws -> Cookie {
         if let secret = SessionCookie.single(sessionCookieName, in: request), secret.count <= 128,
-           let session = try await services.storage.admins.findSession(secretHash: SecretHash.sha256Hex(secret)) {
+            let session = try await services.storage.admins.findSession(secretHash: SecretHash.sha256Hex(secret))
+        {
             try await services.storage.admins.deleteSession(id: session.id)
         }
-        return Cookie(name: sessionCookieName, value: "", maxAge: 0, path: "/",
-                      secure: services.configuration.usesSecureCookies, httpOnly: true, sameSite: .strict)
+        return Cookie(
+            name: sessionCookieName, value: "", maxAge: 0, path: "/",
+            secure: services.configuration.usesSecureCookies, httpOnly: true, sameSite: .strict)
     }
 }

@@ -25,7 +25,9 @@ package struct AdminGate: RouterMiddleware {
 
     /// Reachable without a session: the login form and its POST, and the admin API's OpenAPI document (a tool
     /// reads the contract before it has a token).
-    static let openPaths: Set<String> = ["/console/login", "/console/login/", "/admin/api/v1/openapi.json", "/admin/api/v1/openapi.yaml"]
+    static let openPaths: Set<String> = [
+        "/console/login", "/console/login/", "/admin/api/v1/openapi.json", "/admin/api/v1/openapi.yaml",
+    ]
 
     /// Whether `path` is guarded (`/console`, `/console/…`, `/admin/…`; not `/consoles`).
     static func isProtected(_ path: String) -> Bool {
@@ -67,7 +69,9 @@ package struct AdminGate: RouterMiddleware {
         return !first
     }
 
-    package func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
+    package func handle(
+        _ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response
+    ) async throws -> Response {
         guard services.configuration.isProduction else { return try await next(request, context) }
         let raw = request.uri.path
         let path = Self.isNormal(raw) ? raw : Self.normalized(raw)
@@ -78,8 +82,12 @@ package struct AdminGate: RouterMiddleware {
             // The API takes an admin token or a session (``AdminAuthorization``); v1 answers problem documents.
             let decision = await AdminAuthorization(services: services).decide(request)
             if decision.isAllowed { return try await next(request, context) }
-            if path.hasPrefix("/admin/api/v1/") || path == "/admin/api/v1", let problem = decision.problem { return problem.response }
-            if let refusal = decision.graphResponse(version: services.configuration.defaultGraphVersion) { return refusal }
+            if path.hasPrefix("/admin/api/v1/") || path == "/admin/api/v1", let problem = decision.problem {
+                return problem.response
+            }
+            if let refusal = decision.graphResponse(version: services.configuration.defaultGraphVersion) {
+                return refusal
+            }
             return try await next(request, context)
         }
         if try await AdminAccounts(services: services).current(request) != nil {

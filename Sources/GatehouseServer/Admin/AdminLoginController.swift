@@ -25,19 +25,24 @@ struct AdminLoginController: Sendable {
         let next = Self.safeNext(request.uri.queryParameters["next"].map(String.init))
         if try await admins.current(request) != nil { return PageRenderer.seeOther(next) }
         let failed = request.uri.queryParameters["error"] != nil
-        return page(request, next: next, email: "", status: failed ? .unauthorized : .ok,
-                    error: failed ? "The email or password you entered is incorrect." : nil)
+        return page(
+            request, next: next, email: "", status: failed ? .unauthorized : .ok,
+            error: failed ? "The email or password you entered is incorrect." : nil)
     }
 
     func login(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         var request = request
         guard let buffer = try? await request.collectBody(upTo: min(services.configuration.maxBodyBytes, 64 * 1024)),
-              let pairs = FormEncoding.decode(String(buffer: buffer)) else {
-            return errorPage(.badRequest, "The form could not be read", "The request was too large or not valid form data.")
+            let pairs = FormEncoding.decode(String(buffer: buffer))
+        else {
+            return errorPage(
+                .badRequest, "The form could not be read", "The request was too large or not valid form data.")
         }
         let form = Dictionary(pairs, uniquingKeysWith: { a, _ in a })
         guard csrf.csrfValid(request, formToken: form["csrf_token"]) else {
-            return errorPage(.forbidden, "This form has expired", "For your security the form could not be accepted. Go back, reload the page and try again.")
+            return errorPage(
+                .forbidden, "This form has expired",
+                "For your security the form could not be accepted. Go back, reload the page and try again.")
         }
         let next = Self.safeNext(form["next"])
         let email = String((form["email"] ?? "").prefix(320)), password = form["password"] ?? ""
@@ -46,8 +51,9 @@ struct AdminLoginController: Sendable {
         case .throttled(let seconds, let minutes):
             services.logger.notice("console login refused", metadata: ["reason": "too many attempts"])
             services.metrics.login(.limited, console: true)
-            var response = page(request, next: next, email: email, status: .tooManyRequests,
-                                error: "Too many failed attempts. Wait \(minutes) minute\(minutes == 1 ? "" : "s") and try again.")
+            var response = page(
+                request, next: next, email: email, status: .tooManyRequests,
+                error: "Too many failed attempts. Wait \(minutes) minute\(minutes == 1 ? "" : "s") and try again.")
             response.headers[.retryAfter] = "\(seconds)"
             return response
         case .refused:
@@ -66,7 +72,10 @@ struct AdminLoginController: Sendable {
     func logout(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         var request = request
         let buffer = try? await request.collectBody(upTo: 16 * 1024)
-        let form = buffer.flatMap { FormEncoding.decode(String(buffer: $0)) }.map { Dictionary($0, uniquingKeysWith: { a, _ in a }) } ?? [:]
+        let form =
+            buffer.flatMap { FormEncoding.decode(String(buffer: $0)) }.map {
+                Dictionary($0, uniquingKeysWith: { a, _ in a })
+            } ?? [:]
         guard csrf.csrfValid(request, formToken: form["csrf_token"]) else {
             return errorPage(.forbidden, "This form has expired", "Reload the page and try again.")
         }
@@ -79,15 +88,19 @@ struct AdminLoginController: Sendable {
         LocalRedirect.path(raw, allowed: ["/console", "/admin"]) ?? "/console"
     }
 
-    private func page(_ request: Request, next: String, email: String, status: HTTPResponse.Status, error: String?) -> Response {
+    private func page(_ request: Request, next: String, email: String, status: HTTPResponse.Status, error: String?)
+        -> Response
+    {
         let (token, cookie) = csrf.csrfToken(request)
         let html = pages.render("admin-login", ["csrf": token, "next": next, "email": email, "error": error ?? ""])
-        return PageRenderer.htmlResponse(status: status, html: html, secureCookies: services.configuration.usesSecureCookies,
-                                         cookies: cookie.map { [$0] } ?? [])
+        return PageRenderer.htmlResponse(
+            status: status, html: html, secureCookies: services.configuration.usesSecureCookies,
+            cookies: cookie.map { [$0] } ?? [])
     }
 
     private func errorPage(_ status: HTTPResponse.Status, _ headline: String, _ detail: String) -> Response {
         let html = pages.render("error", ["headline": headline, "detail": detail, "hint": ""])
-        return PageRenderer.htmlResponse(status: status, html: html, secureCookies: services.configuration.usesSecureCookies)
+        return PageRenderer.htmlResponse(
+            status: status, html: html, secureCookies: services.configuration.usesSecureCookies)
     }
 }

@@ -18,9 +18,11 @@ struct V1Route: Sendable {
 
     /// Hummingbird's form of the path: `admin/api/v1/apps/:id`.
     var routerPath: String {
-        "/admin/api/v1" + path.split(separator: "/", omittingEmptySubsequences: false).map { segment in
-            segment.hasPrefix("{") && segment.hasSuffix("}") ? ":" + segment.dropFirst().dropLast() : String(segment)
-        }.joined(separator: "/")
+        "/admin/api/v1"
+            + path.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+                segment.hasPrefix("{") && segment.hasSuffix("}")
+                    ? ":" + segment.dropFirst().dropLast() : String(segment)
+            }.joined(separator: "/")
     }
 }
 
@@ -39,7 +41,9 @@ struct V1Call: Sendable {
     /// The body as an object to read field by field; no body reads as `{}`.
     func body() throws -> RequestBody {
         guard let raw, raw.readableBytes > 0 else { return try RequestBody(.object([:])) }
-        guard let value = try? JSONValue.parse(Data(buffer: raw)) else { throw Problem.validation("body", "the body is not valid JSON") }
+        guard let value = try? JSONValue.parse(Data(buffer: raw)) else {
+            throw Problem.validation("body", "the body is not valid JSON")
+        }
         return try RequestBody(value)
     }
 }
@@ -56,7 +60,8 @@ struct AdminAPIv1: Sendable {
     var routes: [V1Route] {
         AdminAPIv1Document.routes + V1Apps(services: services).routes + V1People(services: services).routes
             + V1TwoFactor(services: services).routes
-            + V1Grants(services: services).routes + V1Tokens(services: services).routes + V1Codes(services: services).routes
+            + V1Grants(services: services).routes + V1Tokens(services: services).routes
+            + V1Codes(services: services).routes
             + V1State(services: services).routes
             + V1Emulator(services: services).routes + V1AdminTokens(services: services).routes
             + V1Mail(services: services).routes
@@ -76,7 +81,9 @@ struct AdminAPIv1: Sendable {
             var raw: ByteBuffer?
             if [.post, .put, .patch].contains(request.method) {
                 guard Self.isJSON(request) else {
-                    throw Problem(.unsupportedMediaType, "send a JSON body with Content-Type: application/json (even an empty one)")
+                    throw Problem(
+                        .unsupportedMediaType,
+                        "send a JSON body with Content-Type: application/json (even an empty one)")
                 }
                 var request = request
                 do {
@@ -88,7 +95,8 @@ struct AdminAPIv1: Sendable {
             return try await route.handler(V1Call(request: request, context: context, services: services, raw: raw))
         } catch {
             if let problem = Problem.from(error) { return problem.response }
-            services.logger.error("admin API v1 failed", metadata: ["error": "\(type(of: error))", "path": "\(route.path)"])
+            services.logger.error(
+                "admin API v1 failed", metadata: ["error": "\(type(of: error))", "path": "\(route.path)"])
             return Problem(.unavailable, "the request could not be completed (\(type(of: error)))").response
         }
     }
@@ -111,7 +119,8 @@ struct AdminAPIv1: Sendable {
         headers[.cacheControl] = "no-store"
         guard let value else { return Response(status: .noContent, headers: headers) }
         headers[.contentType] = "application/json; charset=UTF-8"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: value.serialized())))
+        return Response(
+            status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: value.serialized())))
     }
 
     /// RFC 3339 time, as every v1 resource writes it.

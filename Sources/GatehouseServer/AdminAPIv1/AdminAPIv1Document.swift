@@ -9,8 +9,10 @@ import Yams
 enum AdminAPIv1Document {
     /// The document's text as shipped.
     static let yaml: String = {
-        guard let url = Bundle.module.url(forResource: "Resources", withExtension: nil)?.appendingPathComponent("openapi/admin-v1.yaml"),
-              let text = try? String(contentsOf: url, encoding: .utf8)
+        guard
+            let url = Bundle.module.url(forResource: "Resources", withExtension: nil)?.appendingPathComponent(
+                "openapi/admin-v1.yaml"),
+            let text = try? String(contentsOf: url, encoding: .utf8)
         else { return "openapi: 3.1.0\n" }
         return text
     }()
@@ -28,7 +30,9 @@ enum AdminAPIv1Document {
         let methods: Set<String> = ["get", "put", "post", "delete", "patch", "head", "options"]
         var found = Set<String>()
         for (path, item) in document["paths"]?.objectValue?.pairs ?? [] {
-            for method in item.objectValue?.keys ?? [] where methods.contains(method) { found.insert(method.uppercased() + " " + path) }
+            for method in item.objectValue?.keys ?? [] where methods.contains(method) {
+                found.insert(method.uppercased() + " " + path)
+            }
         }
         return found
     }

@@ -26,7 +26,9 @@ struct Page: Equatable {
             limit = Self.defaultLimit
         }
         if let cursor = query["cursor"].map(String.init) {
-            guard let value = Self.decode(cursor) else { throw Problem.validation("cursor", "the cursor is not one this server gave out") }
+            guard let value = Self.decode(cursor) else {
+                throw Problem.validation("cursor", "the cursor is not one this server gave out")
+            }
             offset = value
         } else {
             offset = 0
@@ -42,15 +44,17 @@ struct Page: Equatable {
 
     static func encode(_ offset: Int) -> String {
         Data("o:\(offset)".utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(
+                of: "=", with: "")
     }
 
     static func decode(_ cursor: String) -> Int? {
         guard cursor.count <= 64 else { return nil }
         var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
-        guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8), text.hasPrefix("o:"),
-              let value = Int(text.dropFirst(2)), value >= 0
+        guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8),
+            text.hasPrefix("o:"),
+            let value = Int(text.dropFirst(2)), value >= 0
         else { return nil }
         return value
     }

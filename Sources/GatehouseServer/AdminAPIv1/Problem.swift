@@ -70,7 +70,8 @@ struct Problem: Error, Equatable {
         headers[.contentType] = "application/problem+json"
         headers[.cacheControl] = "no-store"
         if kind == .unauthorized { headers[.wwwAuthenticate] = "Bearer realm=\"gatehouse-admin\"" }
-        return Response(status: kind.status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: json.serialized())))
+        return Response(
+            status: kind.status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: json.serialized())))
     }
 
     /// The problem for an error thrown by a shared service (accounts, storage, clock, injections), so every
@@ -81,9 +82,11 @@ struct Problem: Error, Equatable {
         case let error as AccountError: return .validation("body", error.description)
         case StorageError.notFound: return .notFound("the resource no longer exists")
         case StorageError.conflict(let what): return .conflict("\(what) is already taken", field: what)
-        case StorageError.unavailable(let message): return Problem(.unavailable, "the database is unavailable (\(message))")
+        case StorageError.unavailable(let message):
+            return Problem(.unavailable, "the database is unavailable (\(message))")
         case let error as ClockControl.ClockError:
-            return error == .notControllable ? Problem(.forbidden, error.description) : .validation("by", error.description)
+            return error == .notControllable
+                ? Problem(.forbidden, error.description) : .validation("by", error.description)
         case let error as ErrorInjector.InjectionError:
             switch error {
             case .disabled: return Problem(.forbidden, error.description)

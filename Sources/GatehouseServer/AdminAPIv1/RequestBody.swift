@@ -8,7 +8,9 @@ struct RequestBody {
     private var read: Set<String> = []
 
     init(_ value: JSONValue) throws {
-        guard case .object(let object) = value else { throw Problem.validation("body", "the body must be a JSON object") }
+        guard case .object(let object) = value else {
+            throw Problem.validation("body", "the body must be a JSON object")
+        }
         self.object = object
     }
 
@@ -41,7 +43,8 @@ struct RequestBody {
         read.insert(field)
         guard let value = object[field], !value.isNull else { return nil }
         guard let number = value.intValue, range.contains(number) else {
-            throw Problem.validation(field, "\(field) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+            throw Problem.validation(
+                field, "\(field) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
         return number
     }
@@ -49,10 +52,16 @@ struct RequestBody {
     mutating func strings(_ field: String, maxCount: Int = 200) throws -> [String]? {
         read.insert(field)
         guard let value = object[field], !value.isNull else { return nil }
-        guard let array = value.arrayValue else { throw Problem.validation(field, "\(field) must be an array of strings") }
-        guard array.count <= maxCount else { throw Problem.validation(field, "\(field) holds at most \(maxCount) items") }
+        guard let array = value.arrayValue else {
+            throw Problem.validation(field, "\(field) must be an array of strings")
+        }
+        guard array.count <= maxCount else {
+            throw Problem.validation(field, "\(field) holds at most \(maxCount) items")
+        }
         return try array.map { item in
-            guard let text = item.stringValue, text.count <= 2000 else { throw Problem.validation(field, "\(field) must be an array of strings") }
+            guard let text = item.stringValue, text.count <= 2000 else {
+                throw Problem.validation(field, "\(field) must be an array of strings")
+            }
             return text
         }
     }

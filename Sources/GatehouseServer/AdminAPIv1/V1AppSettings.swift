@@ -17,15 +17,20 @@ struct AppSettings {
 
     /// - Parameter creating: a create needs a name; a PATCH may leave it out.
     /// - Throws: a validation ``Problem`` naming the first field that is wrong (a role's person must exist).
-    static func read(_ body: inout RequestBody, services: GatehouseServices, creating: Bool) async throws -> AppSettings {
+    static func read(_ body: inout RequestBody, services: GatehouseServices, creating: Bool) async throws -> AppSettings
+    {
         var settings = AppSettings()
         if creating || body.has("name") { settings.name = try body.requiredString("name", max: 100) }
         if let uris = try body.strings("redirect_uris", maxCount: RedirectURIPolicy.maximumPerApp + 1) {
-            if let problem = RedirectURIPolicy.registrationProblem(uris) { throw Problem.validation("redirect_uris", problem) }
+            if let problem = RedirectURIPolicy.registrationProblem(uris) {
+                throw Problem.validation("redirect_uris", problem)
+            }
             settings.redirectURIs = uris
         }
         if let domains = try body.strings("js_sdk_domains", maxCount: JavaScriptSDKDomains.maximumPerApp + 1) {
-            if let problem = JavaScriptSDKDomains.registrationProblem(domains) { throw Problem.validation("js_sdk_domains", problem) }
+            if let problem = JavaScriptSDKDomains.registrationProblem(domains) {
+                throw Problem.validation("js_sdk_domains", problem)
+            }
             settings.jsSDKDomains = domains
         }
         settings.approved = try body.permissions("approved_permissions")
@@ -33,22 +38,35 @@ struct AppSettings {
         settings.requireAppSecret = try body.bool("require_app_secret")
         for field in ["deauthorize_callback_url", "data_deletion_callback_url"] where body.has(field) {
             let url = try body.string(field, max: 2000).flatMap { $0.isEmpty ? nil : $0 }
-            if let url, !(url.hasPrefix("https://") || url.hasPrefix("http://")) || URLComponents(string: url)?.host == nil {
+            if let url,
+                !(url.hasPrefix("https://") || url.hasPrefix("http://")) || URLComponents(string: url)?.host == nil
+            {
                 throw Problem.validation(field, "\(field) must be an http:// or https:// URL")
             }
-            if field == "deauthorize_callback_url" { settings.deauthorize = .some(url) } else { settings.dataDeletion = .some(url) }
+            if field == "deauthorize_callback_url" {
+                settings.deauthorize = .some(url)
+            } else {
+                settings.dataDeletion = .some(url)
+            }
         }
         if let value = body.value("roles"), !value.isNull {
-            guard let items = value.arrayValue, items.count <= 200 else { throw Problem.validation("roles", "roles must be an array of at most 200 {person_id, role}") }
+            guard let items = value.arrayValue, items.count <= 200 else {
+                throw Problem.validation("roles", "roles must be an array of at most 200 {person_id, role}")
+            }
             var roles: [(String, AppRole)] = []
             for (i, item) in items.enumerated() {
                 guard let personID = item["person_id"]?.stringValue, personID.count <= 20,
-                      try await services.storage.users.find(id: personID) != nil
-                else { throw Problem.validation("roles[\(i)].person_id", "roles[\(i)].person_id must name an existing person") }
+                    try await services.storage.users.find(id: personID) != nil
+                else {
+                    throw Problem.validation(
+                        "roles[\(i)].person_id", "roles[\(i)].person_id must name an existing person")
+                }
                 guard let role = item["role"]?.stringValue.flatMap(AppRole.init(rawValue:)) else {
                     throw Problem.validation("roles[\(i)].role", "roles[\(i)].role must be admin, developer or tester")
                 }
-                guard !roles.contains(where: { $0.0 == personID }) else { throw Problem.validation("roles[\(i)].person_id", "a person holds one role") }
+                guard !roles.contains(where: { $0.0 == personID }) else {
+                    throw Problem.validation("roles[\(i)].person_id", "a person holds one role")
+                }
                 roles.append((personID, role))
             }
             settings.roles = roles
@@ -70,9 +88,12 @@ struct AppSettings {
     /// Whether a create with these settings would have made `app` with `roles` (fields left out take their defaults).
     func describes(_ app: AppRecord, roles existing: [(userID: String, role: AppRole)]) -> Bool {
         let wanted = AppRecord(
-            id: app.id, secret: app.secret, clientToken: app.clientToken, name: name ?? app.name, redirectURIs: redirectURIs ?? [],
-            requireAppSecret: requireAppSecret ?? false, requirePKCE: requirePKCE ?? false, approvedPermissions: approved ?? [],
-            deauthorizeCallbackURL: deauthorize ?? nil, dataDeletionCallbackURL: dataDeletion ?? nil, createdAt: app.createdAt,
+            id: app.id, secret: app.secret, clientToken: app.clientToken, name: name ?? app.name,
+            redirectURIs: redirectURIs ?? [],
+            requireAppSecret: requireAppSecret ?? false, requirePKCE: requirePKCE ?? false,
+            approvedPermissions: approved ?? [],
+            deauthorizeCallbackURL: deauthorize ?? nil, dataDeletionCallbackURL: dataDeletion ?? nil,
+            createdAt: app.createdAt,
             jsSDKDomains: jsSDKDomains ?? [])
         let roleSet = { (pairs: [(String, AppRole)]) in Set(pairs.map { "\($0.0):\($0.1.rawValue)" }) }
         return wanted == app && roleSet(roles ?? []) == roleSet(existing.map { ($0.userID, $0.role) })

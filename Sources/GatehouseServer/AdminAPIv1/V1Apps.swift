@@ -13,10 +13,14 @@ struct V1Apps: Sendable {
         [
             V1Route(method: .get, path: "/apps") { try await list($0) },
             V1Route(method: .post, path: "/apps") { try await create($0) },
-            V1Route(method: .get, path: "/apps/{id}") { call in AdminAPIv1.reply(try await json(try await find(call.parameter("id")))) },
+            V1Route(method: .get, path: "/apps/{id}") { call in
+                AdminAPIv1.reply(try await json(try await find(call.parameter("id"))))
+            },
             V1Route(method: .patch, path: "/apps/{id}") { try await update($0) },
             V1Route(method: .delete, path: "/apps/{id}") { call in
-                guard try await services.storage.deleteApp(id: call.parameter("id")) else { throw Self.missing(call.parameter("id")) }
+                guard try await services.storage.deleteApp(id: call.parameter("id")) else {
+                    throw Self.missing(call.parameter("id"))
+                }
                 services.logger.info("app deleted through the admin API", metadata: ["app": "\(call.parameter("id"))"])
                 return AdminAPIv1.reply(nil)
             },
@@ -47,7 +51,10 @@ struct V1Apps: Sendable {
             throw Problem.validation("id", "id must be 1 to 20 digits")
         }
         let secret = try body.string("secret", max: 128)
-        if let secret, secret.count < 8 || !secret.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) {
+        if let secret,
+            secret.count < 8
+                || !secret.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+        {
             throw Problem.validation("secret", "secret must be 8 to 128 letters, digits, - or _")
         }
         let settings = try await AppSettings.read(&body, services: services, creating: true)
@@ -58,20 +65,26 @@ struct V1Apps: Sendable {
         let app: AppRecord
         do {
             app = try await services.accounts.createApp(
-                name: settings.name ?? "", redirectURIs: settings.redirectURIs ?? [], requireAppSecret: settings.requireAppSecret ?? false,
+                name: settings.name ?? "", redirectURIs: settings.redirectURIs ?? [],
+                requireAppSecret: settings.requireAppSecret ?? false,
                 requirePKCE: settings.requirePKCE ?? false, approvedPermissions: settings.approved ?? [],
-                deauthorizeCallbackURL: settings.deauthorize ?? nil, dataDeletionCallbackURL: settings.dataDeletion ?? nil, id: id, secret: secret,
+                deauthorizeCallbackURL: settings.deauthorize ?? nil,
+                dataDeletionCallbackURL: settings.dataDeletion ?? nil, id: id, secret: secret,
                 jsSDKDomains: settings.jsSDKDomains ?? [])
         } catch StorageError.conflict {
             // Another request created the same id first: answer as if this one came second.
-            guard let id, let existing = try await services.storage.apps.find(id: id) else { throw Problem.conflict("the app id is taken", field: "id") }
+            guard let id, let existing = try await services.storage.apps.find(id: id) else {
+                throw Problem.conflict("the app id is taken", field: "id")
+            }
             return try await sameOrConflict(existing, settings, secret: secret)
         }
         try await settings.saveRoles(of: app.id, services: services)
         return AdminAPIv1.reply(try await json(app), status: .created)
     }
 
-    private func sameOrConflict(_ existing: AppRecord, _ settings: AppSettings, secret: String?) async throws -> Response {
+    private func sameOrConflict(_ existing: AppRecord, _ settings: AppSettings, secret: String?) async throws
+        -> Response
+    {
         let roles = try await services.storage.apps.roles(appID: existing.id)
         guard settings.describes(existing, roles: roles), secret == nil || secret == existing.secret else {
             throw Problem.conflict("an app with id \(existing.id) exists and differs from this body", field: "id")
@@ -101,7 +114,8 @@ struct V1Apps: Sendable {
     func json(_ app: AppRecord) async throws -> JSONValue {
         let roles = try await services.storage.apps.roles(appID: app.id)
         return [
-            "id": .string(app.id), "name": .string(app.name), "secret": .string(app.secret), "client_token": .string(app.clientToken),
+            "id": .string(app.id), "name": .string(app.name), "secret": .string(app.secret),
+            "client_token": .string(app.clientToken),
             "redirect_uris": .array(app.redirectURIs.map(JSONValue.string)),
             "js_sdk_domains": .array(app.jsSDKDomains.map(JSONValue.string)),
             "approved_permissions": .array(app.approvedPermissions.map(JSONValue.string)),

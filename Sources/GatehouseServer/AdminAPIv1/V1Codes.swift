@@ -22,8 +22,12 @@ struct V1Codes: Sendable {
         let (app, person) = try await V1Tokens.subjects(&body, services: services)
         let nonce = try body.string("nonce", max: 200)
         try body.finish()
-        let granted = try await services.storage.grants.find(appID: app.id, userID: person.id)?.granted ?? [Permission.publicProfile]
-        let token = try await IDTokenIssuer(services: services).issue(app: app, user: person, granted: granted, nonce: nonce)
+        let granted =
+            try await services.storage.grants.find(appID: app.id, userID: person.id)?.granted ?? [
+                Permission.publicProfile
+            ]
+        let token = try await IDTokenIssuer(services: services).issue(
+            app: app, user: person, granted: granted, nonce: nonce)
         return AdminAPIv1.reply(["id_token": .string(token)], status: .created)
     }
 
@@ -41,14 +45,21 @@ struct V1Codes: Sendable {
         guard app.redirectURIs.contains(redirectURI) else {
             throw Problem.validation("redirect_uri", "redirect_uri must be one of the app's registered redirect URIs")
         }
-        if let method, !["S256", "plain"].contains(method) { throw Problem.validation("code_challenge_method", "code_challenge_method must be S256 or plain") }
-        if method != nil, challenge == nil { throw Problem.validation("code_challenge", "code_challenge_method needs a code_challenge") }
-        if app.requirePKCE, challenge == nil { throw Problem.validation("code_challenge", "the app requires PKCE: send a code_challenge") }
+        if let method, !["S256", "plain"].contains(method) {
+            throw Problem.validation("code_challenge_method", "code_challenge_method must be S256 or plain")
+        }
+        if method != nil, challenge == nil {
+            throw Problem.validation("code_challenge", "code_challenge_method needs a code_challenge")
+        }
+        if app.requirePKCE, challenge == nil {
+            throw Problem.validation("code_challenge", "the app requires PKCE: send a code_challenge")
+        }
         let grant = try await V1Tokens.grant(scopes, app: app, person: person, services: services)
         let now = services.clock.now()
         let text = "AQ" + services.random.alphanumeric(bits: 256)
         let record = AuthCodeRecord(
-            id: services.random.uuidString(), codeHash: SecretHash.sha256Hex(text), appID: app.id, userID: person.id, redirectURI: redirectURI,
+            id: services.random.uuidString(), codeHash: SecretHash.sha256Hex(text), appID: app.id, userID: person.id,
+            redirectURI: redirectURI,
             codeChallenge: challenge, codeChallengeMethod: method, nonce: nonce,
             scopes: grant.granted, createdAt: now, expiresAt: now.addingTimeInterval(Lifetimes.authorizationCode))
         try await services.storage.transaction { tx in
@@ -57,6 +68,9 @@ struct V1Codes: Sendable {
         }
         services.metrics.tokenIssued("code")
         return AdminAPIv1.reply(
-            ["code": .string(text), "redirect_uri": .string(redirectURI), "expires_in": .int(Int64(Lifetimes.authorizationCode))], status: .created)
+            [
+                "code": .string(text), "redirect_uri": .string(redirectURI),
+                "expires_in": .int(Int64(Lifetimes.authorizationCode)),
+            ], status: .created)
     }
 }

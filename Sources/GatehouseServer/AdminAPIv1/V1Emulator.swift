@@ -17,7 +17,9 @@ struct V1Emulator: Sendable {
             V1Route(method: .get, path: "/clock") { _ in AdminAPIv1.reply(legacy.clockJSON()) },
             V1Route(method: .post, path: "/clock/advance") { call in
                 let body = try call.body()
-                let seconds = try Self.legacy(field: "by") { try AdminAPI.ClockAdvanceBody(.object(body.object)).seconds }
+                let seconds = try Self.legacy(field: "by") {
+                    try AdminAPI.ClockAdvanceBody(.object(body.object)).seconds
+                }
                 _ = try await ClockControl(services: services).advance(by: seconds)
                 return AdminAPIv1.reply(legacy.clockJSON())
             },
@@ -41,9 +43,15 @@ struct V1Emulator: Sendable {
                 return AdminAPIv1.reply(nil)
             },
             V1Route(method: .get, path: "/injections/catalogue") { _ in
-                AdminAPIv1.reply(["data": .array(InjectableError.allCases.map { error in
-                    ["error": .string(error.rawValue), "name": .string(error.name), "title": .string(error.title)]
-                })])
+                AdminAPIv1.reply([
+                    "data": .array(
+                        InjectableError.allCases.map { error in
+                            [
+                                "error": .string(error.rawValue), "name": .string(error.name),
+                                "title": .string(error.title),
+                            ]
+                        })
+                ])
             },
             V1Route(method: .delete, path: "/injections/{id}") { call in
                 guard try await services.storage.emulator.deleteInjection(id: call.parameter("id")) else {
@@ -59,7 +67,8 @@ struct V1Emulator: Sendable {
             },
             V1Route(method: .get, path: "/journal/{seq}") { call in
                 guard let entry = Int(call.parameter("seq")).flatMap(journal.entry(sequence:)) else {
-                    throw Problem.notFound("no journal entry with that number on this node (it may have been overwritten)")
+                    throw Problem.notFound(
+                        "no journal entry with that number on this node (it may have been overwritten)")
                 }
                 return AdminAPIv1.reply(entry)
             },

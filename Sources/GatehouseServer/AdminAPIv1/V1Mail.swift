@@ -35,12 +35,16 @@ struct V1Mail: Sendable {
     }
 
     func get(_ call: V1Call) async throws -> Response {
-        guard let message = try await store().find(id: call.parameter("id")) else { throw Problem.notFound("no message with this id") }
+        guard let message = try await store().find(id: call.parameter("id")) else {
+            throw Problem.notFound("no message with this id")
+        }
         return AdminAPIv1.reply(Self.render(message))
     }
 
     func delete(_ call: V1Call) async throws -> Response {
-        guard try await store().delete(id: call.parameter("id")) else { throw Problem.notFound("no message with this id") }
+        guard try await store().delete(id: call.parameter("id")) else {
+            throw Problem.notFound("no message with this id")
+        }
         return AdminAPIv1.reply(nil)
     }
 
@@ -51,12 +55,18 @@ struct V1Mail: Sendable {
 
     /// One message as the API shows it; `links` are the URLs found in its plain-text part.
     static func render(_ m: MailMessageRecord) -> JSONValue {
-        let status = m.deliveredAt != nil ? "sent" : m.gaveUpAt != nil ? "failed" : m.nextAttemptAt != nil ? "queued" : "kept"
-        let links = m.text.split(whereSeparator: \.isWhitespace).map(String.init).filter { $0.hasPrefix("http://") || $0.hasPrefix("https://") }
+        let status =
+            m.deliveredAt != nil ? "sent" : m.gaveUpAt != nil ? "failed" : m.nextAttemptAt != nil ? "queued" : "kept"
+        let links = m.text.split(whereSeparator: \.isWhitespace).map(String.init).filter {
+            $0.hasPrefix("http://") || $0.hasPrefix("https://")
+        }
         return [
-            "id": .string(m.id), "kind": .string(m.kind), "to": .string(m.to), "subject": .string(m.subject), "text": .string(m.text),
-            "html": .string(m.html), "links": .array(links.map(JSONValue.string)), "person_id": AdminAPIv1.optional(m.userID),
-            "status": .string(status), "attempts": .int(Int64(m.attempts)), "last_error": AdminAPIv1.optional(m.lastError),
+            "id": .string(m.id), "kind": .string(m.kind), "to": .string(m.to), "subject": .string(m.subject),
+            "text": .string(m.text),
+            "html": .string(m.html), "links": .array(links.map(JSONValue.string)),
+            "person_id": AdminAPIv1.optional(m.userID),
+            "status": .string(status), "attempts": .int(Int64(m.attempts)),
+            "last_error": AdminAPIv1.optional(m.lastError),
             "created_time": AdminAPIv1.time(m.createdAt),
             "sent_time": m.deliveredAt.map(AdminAPIv1.time) ?? .null,
         ]
@@ -64,7 +74,8 @@ struct V1Mail: Sendable {
 
     func signUp() async throws -> Response {
         let mode = SignUpMode.effective(
-            configured: services.configuration.signUp, stored: try await services.storage.emulator.setting(SignUpMode.settingName),
+            configured: services.configuration.signUp,
+            stored: try await services.storage.emulator.setting(SignUpMode.settingName),
             mode: services.configuration.mode)
         return AdminAPIv1.reply(["mode": .string(mode.rawValue)])
     }
@@ -74,7 +85,9 @@ struct V1Mail: Sendable {
         var body = try call.body()
         let text = try body.requiredString("mode", max: 20)
         try body.finish()
-        guard let mode = SignUpMode(rawValue: text) else { throw Problem.validation("mode", "mode must be one of open, invitation, closed") }
+        guard let mode = SignUpMode(rawValue: text) else {
+            throw Problem.validation("mode", "mode must be one of open, invitation, closed")
+        }
         try await services.storage.emulator.setSetting(SignUpMode.settingName, mode.rawValue)
         return AdminAPIv1.reply(["mode": .string(mode.rawValue)])
     }
@@ -84,13 +97,19 @@ struct V1Mail: Sendable {
         var body = try call.body()
         let raw = try body.requiredString("email", max: 320)
         try body.finish()
-        guard let email = EmailAddress.normalised(raw) else { throw Problem.validation("email", "email is not an email address") }
+        guard let email = EmailAddress.normalised(raw) else {
+            throw Problem.validation("email", "email is not an email address")
+        }
         let pages = try await PageRenderer.load(devMode: services.configuration.isDevelopment)
         let mailer = AccountMailer(services: services, pages: pages)
         let code = try await mailer.issueCode(.invitation, userID: nil, email: email)
         let message = try await mailer.send(
-            kind: "invitation", userID: nil, to: email, subject: "You're invited to \(services.configuration.mail.serviceName)",
-            values: ["link": mailer.link("/account/signup?invitation=\(code)"), "expiresMinutes": Int(AccountMailer.lifetime(.invitation) / 60)])
+            kind: "invitation", userID: nil, to: email,
+            subject: "You're invited to \(services.configuration.mail.serviceName)",
+            values: [
+                "link": mailer.link("/account/signup?invitation=\(code)"),
+                "expiresMinutes": Int(AccountMailer.lifetime(.invitation) / 60),
+            ])
         return AdminAPIv1.reply(["email": .string(email), "mail_id": .string(message.id)], status: .created)
     }
 }

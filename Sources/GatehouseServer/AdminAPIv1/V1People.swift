@@ -13,7 +13,9 @@ struct V1People: Sendable {
             V1Route(method: .get, path: "/people") { try await list($0) },
             // A picture travels as base64 inside the body: up to 2 MiB of PNG.
             V1Route(method: .post, path: "/people", bodyLimit: 4 << 20) { try await create($0) },
-            V1Route(method: .get, path: "/people/{id}") { call in AdminAPIv1.reply(try await json(try await find(call.parameter("id")))) },
+            V1Route(method: .get, path: "/people/{id}") { call in
+                AdminAPIv1.reply(try await json(try await find(call.parameter("id"))))
+            },
             V1Route(method: .patch, path: "/people/{id}", bodyLimit: 4 << 20) { try await update($0) },
             V1Route(method: .delete, path: "/people/{id}") { call in
                 let person = try await find(call.parameter("id"))
@@ -67,28 +69,39 @@ struct V1People: Sendable {
     func create(_ call: V1Call) async throws -> Response {
         var body = try call.body()
         let id = try body.string("id", max: 20)
-        if let id, id.isEmpty || !id.allSatisfy({ $0.isASCII && $0.isNumber }) { throw Problem.validation("id", "id must be 1 to 20 digits") }
+        if let id, id.isEmpty || !id.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            throw Problem.validation("id", "id must be 1 to 20 digits")
+        }
         let email = try body.requiredString("email", max: 254)
         let chosenPassword = try body.string("password", max: 200)
         let profile = try await PersonFields.read(&body, services: services, creating: true)
         let testUserOf = try body.string("test_user_of", max: 20)
         try body.finish()
         guard email.contains("@") else { throw Problem.validation("email", "email must be an email address") }
-        if let chosenPassword, chosenPassword.count < 6 { throw Problem.validation("password", "password needs at least 6 characters") }
+        if let chosenPassword, chosenPassword.count < 6 {
+            throw Problem.validation("password", "password needs at least 6 characters")
+        }
         if let testUserOf, try await services.storage.apps.find(id: testUserOf) == nil {
             throw Problem.validation("test_user_of", "test_user_of must name an existing app")
         }
         if let id, let existing = try await services.storage.users.find(id: id) {
             let same = try await profile.describes(existing, email: email, testUserOf: testUserOf)
-            let samePassword = try await chosenPassword.asyncMap { try await services.passwords.verify($0, hash: existing.passwordHash) } ?? true
-            guard same, samePassword else { throw Problem.conflict("a person with id \(id) exists and differs from this body", field: "id") }
+            let samePassword =
+                try await chosenPassword.asyncMap {
+                    try await services.passwords.verify($0, hash: existing.passwordHash)
+                } ?? true
+            guard same, samePassword else {
+                throw Problem.conflict("a person with id \(id) exists and differs from this body", field: "id")
+            }
             return AdminAPIv1.reply(try await json(existing))
         }
         if let taken = try await services.storage.users.find(email: email) {
             throw Problem.conflict("\(taken.email) is already someone's email", field: "email")
         }
         let password = chosenPassword ?? services.random.alphanumeric(bits: 96)
-        var new = NewUser(email: email, password: password, firstName: profile.firstName ?? "", lastName: profile.lastName ?? "", testUserOfAppID: testUserOf, id: id)
+        var new = NewUser(
+            email: email, password: password, firstName: profile.firstName ?? "", lastName: profile.lastName ?? "",
+            testUserOfAppID: testUserOf, id: id)
         profile.apply(to: &new)
         let person: UserRecord
         do {
@@ -124,7 +137,9 @@ struct V1People: Sendable {
             }
             person.email = email
         }
-        if let password, password.count < 6 { throw Problem.validation("password", "password needs at least 6 characters") }
+        if let password, password.count < 6 {
+            throw Problem.validation("password", "password needs at least 6 characters")
+        }
         profile.apply(to: &person)
         if let password {
             person = try await services.accounts.changePassword(of: person, to: password)
@@ -176,7 +191,9 @@ struct V1People: Sendable {
         for entry in UserFieldValue.editable {
             switch entry.kind {
             case .text(let path, _, _): object[entry.field.name] = AdminAPIv1.optional(person[keyPath: path])
-            case .place(let path, _, _): object[entry.field.name] = person[keyPath: path].map { ["id": .string($0.id), "name": .string($0.name)] } ?? .null
+            case .place(let path, _, _):
+                object[entry.field.name] =
+                    person[keyPath: path].map { ["id": .string($0.id), "name": .string($0.name)] } ?? .null
             case .derived, .edge: break
             }
         }

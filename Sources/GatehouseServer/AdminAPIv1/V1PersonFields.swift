@@ -19,7 +19,9 @@ struct PersonFields {
     var picture: Data??
 
     /// - Throws: a validation ``Problem`` naming the first field that is wrong.
-    static func read(_ body: inout RequestBody, services: GatehouseServices, creating: Bool) async throws -> PersonFields {
+    static func read(_ body: inout RequestBody, services: GatehouseServices, creating: Bool) async throws
+        -> PersonFields
+    {
         var fields = PersonFields()
         if creating || body.has("first_name") { fields.firstName = try body.requiredString("first_name", max: 100) }
         if creating || body.has("last_name") { fields.lastName = try body.requiredString("last_name", max: 100) }
@@ -38,11 +40,15 @@ struct PersonFields {
                 fields.picture = .some(nil)
                 return fields
             }
-            guard let data = Data(base64Encoded: text) else { throw Problem.validation("picture_base64", "picture_base64 must be base64") }
+            guard let data = Data(base64Encoded: text) else {
+                throw Problem.validation("picture_base64", "picture_base64 must be base64")
+            }
             guard data.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else {
                 throw Problem.validation("picture_base64", "the picture must be a PNG file")
             }
-            guard data.count <= 2 << 20 else { throw Problem.validation("picture_base64", "the picture must be at most 2 MiB") }
+            guard data.count <= 2 << 20 else {
+                throw Problem.validation("picture_base64", "the picture must be at most 2 MiB")
+            }
             fields.picture = .some(data)
         }
         return fields
@@ -51,7 +57,9 @@ struct PersonFields {
     /// A place: its name (the id derived from it, as the console does) or `{"id":…,"name":…}`; null clears it.
     static func place(_ value: JSONValue?, field: String, services: GatehouseServices) throws -> Place? {
         guard let value, !value.isNull else { return nil }
-        if let name = value.stringValue, !name.isEmpty, name.count <= 200 { return services.accounts.place(named: name) }
+        if let name = value.stringValue, !name.isEmpty, name.count <= 200 {
+            return services.accounts.place(named: name)
+        }
         if let name = value["name"]?.stringValue, !name.isEmpty, name.count <= 200 {
             guard let id = value["id"]?.stringValue else { return services.accounts.place(named: name) }
             guard !id.isEmpty, id.count <= 20, id.allSatisfy({ $0.isASCII && $0.isNumber }) else {

@@ -15,7 +15,8 @@ struct V1State: Sendable {
             V1Route(method: .post, path: "/state/reset", bodyLimit: 64 << 20) { try await reset($0) },
             V1Route(method: .get, path: "/state") { call in
                 let withKeys = try V1People.flag(call.query("include_private_keys"), field: "include_private_keys")
-                let data = try EmulatorState.encoder.encode(try await StateTransfer(services: services).export(includePrivateKeys: withKeys))
+                let data = try EmulatorState.encoder.encode(
+                    try await StateTransfer(services: services).export(includePrivateKeys: withKeys))
                 var headers = HTTPFields()
                 headers[.contentType] = "application/json; charset=UTF-8"
                 headers[.cacheControl] = "no-store"
@@ -60,9 +61,11 @@ struct V1State: Sendable {
         case (.some, .some): throw Problem.validation("to", "give either to or scenario, not both")
         default: throw Problem.validation("to", "to must be empty or seed (or give a scenario)")
         }
-        try await StateTransfer(services: services).replace(with: EmulatorState(
-            exportedAt: services.clock.now(), clockOffsetSeconds: nil, apps: [], roles: [], users: [], scopedIDs: [], friendships: [],
-            grants: [], tokens: [], signingKeys: [], injectedErrors: [], posts: [], appRequests: []))
+        try await StateTransfer(services: services).replace(
+            with: EmulatorState(
+                exportedAt: services.clock.now(), clockOffsetSeconds: nil, apps: [], roles: [], users: [],
+                scopedIDs: [], friendships: [],
+                grants: [], tokens: [], signingKeys: [], injectedErrors: [], posts: [], appRequests: []))
         guard case .object(var reply) = try await counts() else { return AdminAPIv1.reply(nil) }
         if target == "seed", let seed = try await DevSeeder(services: services).seedIfNeeded() {
             // The walkthrough's file follows the new ids, as it does at start-up.
@@ -81,11 +84,15 @@ struct V1State: Sendable {
     /// A scenario body `{yaml, file?, files?}` (YAML or JSON text: JSON is YAML), parsed; problems answer 400 naming `yaml`.
     static func scenario(_ body: inout RequestBody, prefix: String = "") throws -> (Scenario, String) {
         let yaml = try body.string("yaml", max: 64 << 20) ?? ""
-        guard !yaml.isEmpty else { throw Problem.validation(prefix + "yaml", "\(prefix)yaml is required (the scenario's YAML or JSON text)") }
+        guard !yaml.isEmpty else {
+            throw Problem.validation(prefix + "yaml", "\(prefix)yaml is required (the scenario's YAML or JSON text)")
+        }
         let file = try body.string("file", max: 200) ?? "scenario"
         var files: [String: Data] = [:]
         if let value = body.value("files"), !value.isNull {
-            guard let object = value.objectValue else { throw Problem.validation(prefix + "files", "files maps file names to base64") }
+            guard let object = value.objectValue else {
+                throw Problem.validation(prefix + "files", "files maps file names to base64")
+            }
             for (name, content) in object.pairs {
                 guard let data = content.stringValue.flatMap({ Data(base64Encoded: $0) }) else {
                     throw Problem.validation(prefix + "files", "files[\(GraphError.echo(name))] must be base64")
@@ -103,8 +110,10 @@ struct V1State: Sendable {
     private func counts() async throws -> JSONValue {
         let storage = services.storage
         return [
-            "apps": .int(Int64(try await storage.apps.list().count)), "people": .int(Int64(try await storage.users.list().count)),
-            "tokens": .int(Int64(try await storage.tokens.live(appID: nil, userID: nil, now: services.clock.now()).count)),
+            "apps": .int(Int64(try await storage.apps.list().count)),
+            "people": .int(Int64(try await storage.users.list().count)),
+            "tokens": .int(
+                Int64(try await storage.tokens.live(appID: nil, userID: nil, now: services.clock.now()).count)),
         ]
     }
 }

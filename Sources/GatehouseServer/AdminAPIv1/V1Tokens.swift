@@ -15,7 +15,11 @@ struct V1Tokens: Sendable {
             V1Route(method: .delete, path: "/tokens/{id}") { call in
                 let id = call.parameter("id")
                 let now = services.clock.now()
-                guard try await services.storage.tokens.live(appID: nil, userID: nil, now: now).contains(where: { $0.id == id }) else {
+                guard
+                    try await services.storage.tokens.live(appID: nil, userID: nil, now: now).contains(where: {
+                        $0.id == id
+                    })
+                else {
                     throw Problem.notFound("there is no live token \(GraphError.echo(id))")
                 }
                 try await services.storage.tokens.revoke(id: id, at: now)
@@ -31,13 +35,15 @@ struct V1Tokens: Sendable {
         var body = try call.body()
         let (app, person) = try await Self.subjects(&body, services: services)
         let scopes = try body.permissions("scopes") ?? []
-        let lifetime = try body.int("expires_in", in: 60...31_536_000).map(TimeInterval.init) ?? Lifetimes.longLivedToken
+        let lifetime =
+            try body.int("expires_in", in: 60...31_536_000).map(TimeInterval.init) ?? Lifetimes.longLivedToken
         try body.finish()
         let grant = try await Self.grant(scopes, app: app, person: person, services: services)
         let tokens = services.tokens
         let (text, record) = try await services.storage.transaction { tx in
             try await tx.grants.save(grant)
-            return try await tokens.mintUserToken(app: app, userID: person.id, lifetime: lifetime, origin: "admin_api", into: tx.tokens)
+            return try await tokens.mintUserToken(
+                app: app, userID: person.id, lifetime: lifetime, origin: "admin_api", into: tx.tokens)
         }
         var reply = Self.json(record, granted: grant.granted).objectValue ?? [:]
         reply["access_token"] = .string(text)
@@ -54,9 +60,11 @@ struct V1Tokens: Sendable {
         var grants: [String: [String]] = [:]
         for token in tokens.dropFirst(min(page.offset, tokens.count)).prefix(page.limit) {
             guard let userID = token.userID, grants[token.appID + "|" + userID] == nil else { continue }
-            grants[token.appID + "|" + userID] = try await services.storage.grants.find(appID: token.appID, userID: userID)?.granted ?? []
+            grants[token.appID + "|" + userID] =
+                try await services.storage.grants.find(appID: token.appID, userID: userID)?.granted ?? []
         }
-        return AdminAPIv1.reply(page.answer(tokens) { Self.json($0, granted: grants[$0.appID + "|" + ($0.userID ?? "")] ?? []) })
+        return AdminAPIv1.reply(
+            page.answer(tokens) { Self.json($0, granted: grants[$0.appID + "|" + ($0.userID ?? "")] ?? []) })
     }
 
     /// `POST /tokens/revoke {person_id?, app_id?}`: every live token of the person, of the app, or of the person for the app.
@@ -64,8 +72,12 @@ struct V1Tokens: Sendable {
         var body = try call.body()
         let appID = try body.string("app_id", max: 20), personID = try body.string("person_id", max: 20)
         try body.finish()
-        guard appID != nil || personID != nil else { throw Problem.validation("person_id", "name a person_id, an app_id or both") }
-        if let appID, try await services.storage.apps.find(id: appID) == nil { throw Problem.validation("app_id", "app_id must name an existing app") }
+        guard appID != nil || personID != nil else {
+            throw Problem.validation("person_id", "name a person_id, an app_id or both")
+        }
+        if let appID, try await services.storage.apps.find(id: appID) == nil {
+            throw Problem.validation("app_id", "app_id must name an existing app")
+        }
         if let personID, try await services.storage.users.find(id: personID) == nil {
             throw Problem.validation("person_id", "person_id must name an existing person")
         }
@@ -73,7 +85,8 @@ struct V1Tokens: Sendable {
         let live = try await services.storage.tokens.live(appID: appID, userID: personID, now: now)
         // Through the shared store (not a transaction's), so every node's cached callers are dropped.
         switch (appID, personID) {
-        case let (appID?, personID?): try await services.storage.tokens.revokeAll(appID: appID, userID: personID, at: now)
+        case let (appID?, personID?):
+            try await services.storage.tokens.revokeAll(appID: appID, userID: personID, at: now)
         case let (nil, personID?): try await services.storage.tokens.revokeAll(userID: personID, at: now)
         default: for token in live { try await services.storage.tokens.revoke(id: token.id, at: now) }
         }
@@ -81,9 +94,12 @@ struct V1Tokens: Sendable {
     }
 
     /// The app and person a body names (`app_id`, `person_id`), both required and existing.
-    static func subjects(_ body: inout RequestBody, services: GatehouseServices) async throws -> (AppRecord, UserRecord) {
+    static func subjects(_ body: inout RequestBody, services: GatehouseServices) async throws -> (AppRecord, UserRecord)
+    {
         let appID = try body.requiredString("app_id", max: 20), personID = try body.requiredString("person_id", max: 20)
-        guard let app = try await services.storage.apps.find(id: appID) else { throw Problem.validation("app_id", "app_id must name an existing app") }
+        guard let app = try await services.storage.apps.find(id: appID) else {
+            throw Problem.validation("app_id", "app_id must name an existing app")
+        }
         guard let person = try await services.storage.users.find(id: personID) else {
             throw Problem.validation("person_id", "person_id must name an existing person")
         }
@@ -91,11 +107,18 @@ struct V1Tokens: Sendable {
     }
 
     /// The person's grant with `scopes` granted (and no longer declined), as a login that asked for them would leave it.
-    static func grant(_ scopes: [String], app: AppRecord, person: UserRecord, services: GatehouseServices) async throws -> GrantRecord {
+    static func grant(_ scopes: [String], app: AppRecord, person: UserRecord, services: GatehouseServices) async throws
+        -> GrantRecord
+    {
         let now = services.clock.now()
-        var grant = try await services.storage.grants.find(appID: app.id, userID: person.id)
-            ?? GrantRecord(appID: app.id, userID: person.id, granted: [], declined: [], createdAt: now, updatedAt: now, lastLoginAt: now)
-        for scope in [Permission.publicProfile] + scopes where !grant.granted.contains(scope) { grant.granted.append(scope) }
+        var grant =
+            try await services.storage.grants.find(appID: app.id, userID: person.id)
+            ?? GrantRecord(
+                appID: app.id, userID: person.id, granted: [], declined: [], createdAt: now, updatedAt: now,
+                lastLoginAt: now)
+        for scope in [Permission.publicProfile] + scopes where !grant.granted.contains(scope) {
+            grant.granted.append(scope)
+        }
         grant.declined.removeAll(where: scopes.contains)
         grant.updatedAt = now
         grant.lastLoginAt = now
@@ -104,10 +127,12 @@ struct V1Tokens: Sendable {
 
     static func json(_ token: TokenRecord, granted: [String]) -> JSONValue {
         [
-            "id": .string(token.id), "hash_prefix": .string(String(token.tokenHash.prefix(12))), "kind": .string(token.kind.rawValue),
+            "id": .string(token.id), "hash_prefix": .string(String(token.tokenHash.prefix(12))),
+            "kind": .string(token.kind.rawValue),
             "app_id": .string(token.appID), "person_id": AdminAPIv1.optional(token.userID),
             "scopes": .array(granted.map(JSONValue.string)), "origin": AdminAPIv1.optional(token.origin),
-            "issued_time": AdminAPIv1.time(token.issuedAt), "expires_time": token.expiresAt.map(AdminAPIv1.time) ?? .null,
+            "issued_time": AdminAPIv1.time(token.issuedAt),
+            "expires_time": token.expiresAt.map(AdminAPIv1.time) ?? .null,
             "revoked": .bool(token.revokedAt != nil),
         ]
     }

@@ -13,7 +13,9 @@ struct V1TwoFactor: Sendable {
             V1Route(method: .get, path: "/people/{id}/two_factor") { call in
                 let person = try await V1People(services: services).find(call.parameter("id"))
                 var out: JSONObject = ["enabled": .bool(try await services.accounts.hasTwoFactor(person))]
-                if let code = try await services.accounts.developmentLoginCode(for: person) { out["current_code"] = .string(code) }
+                if let code = try await services.accounts.developmentLoginCode(for: person) {
+                    out["current_code"] = .string(code)
+                }
                 return AdminAPIv1.reply(.object(out))
             },
             V1Route(method: .put, path: "/people/{id}/two_factor") { call in
@@ -27,10 +29,12 @@ struct V1TwoFactor: Sendable {
                 } catch let error as AccountError {
                     throw Problem.validation("secret", error.description)
                 }
-                return AdminAPIv1.reply(.object([
-                    "enabled": .bool(true), "secret": .string(enabled.secret), "otpauth_uri": .string(enabled.provisioningURI),
-                    "recovery_codes": .array(enabled.recoveryCodes.map(JSONValue.string)),
-                ]))
+                return AdminAPIv1.reply(
+                    .object([
+                        "enabled": .bool(true), "secret": .string(enabled.secret),
+                        "otpauth_uri": .string(enabled.provisioningURI),
+                        "recovery_codes": .array(enabled.recoveryCodes.map(JSONValue.string)),
+                    ]))
             },
             V1Route(method: .delete, path: "/people/{id}/two_factor") { call in
                 let person = try await V1People(services: services).find(call.parameter("id"))

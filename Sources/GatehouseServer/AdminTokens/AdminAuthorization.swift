@@ -39,11 +39,14 @@ package struct AdminAuthorization: Sendable {
             // A storage failure must not open the API: refuse, and let the client retry.
             services.logger.warning("admin credentials could not be checked", metadata: ["error": "\(type(of: error))"])
             found = nil
-            if services.configuration.isProduction { return .unauthorized("the credentials could not be checked; try again") }
+            if services.configuration.isProduction {
+                return .unauthorized("the credentials could not be checked; try again")
+            }
         }
         if services.configuration.isDevelopment { return .allowed(found ?? .development) }
         guard let actor = found else {
-            return .unauthorized(request.headers[.authorization] == nil ? Self.noCredentials : "the admin token is unknown or revoked")
+            return .unauthorized(
+                request.headers[.authorization] == nil ? Self.noCredentials : "the admin token is unknown or revoked")
         }
         if !actor.mayWrite, !Self.isRead(request.method) {
             return .forbidden("this admin token is read-only")
@@ -57,7 +60,9 @@ package struct AdminAuthorization: Sendable {
             guard let token = Self.bearer(header) else { return nil }
             return try await AdminTokens(services: services).authenticate(token).map(AdminActor.token)
         }
-        return try await AdminAccounts(services: services).current(request).map { .administrator(id: $0.id, email: $0.email) }
+        return try await AdminAccounts(services: services).current(request).map {
+            .administrator(id: $0.id, email: $0.email)
+        }
     }
 
     /// The token in `Bearer <token>` (scheme case-insensitive), or nil.
@@ -95,10 +100,16 @@ extension AdminAuthorization.Decision {
         case .allowed: nil
         case .unauthorized(let detail):
             // Without credentials, the wording these routes have always had (the journal explains it by its start).
-            GraphHTTPAdapter.response(.error(GraphError(
-                message: detail == AdminAuthorization.noCredentials ? "An admin session is required: log in at /console/login." : "The admin token is unknown or revoked.",
-                code: 190, httpStatus: 401)), version: version)
-        case .forbidden(let detail): GraphHTTPAdapter.response(.error(GraphError(message: "Forbidden: \(detail).", code: 200, httpStatus: 403)), version: version)
+            GraphHTTPAdapter.response(
+                .error(
+                    GraphError(
+                        message: detail == AdminAuthorization.noCredentials
+                            ? "An admin session is required: log in at /console/login."
+                            : "The admin token is unknown or revoked.",
+                        code: 190, httpStatus: 401)), version: version)
+        case .forbidden(let detail):
+            GraphHTTPAdapter.response(
+                .error(GraphError(message: "Forbidden: \(detail).", code: 200, httpStatus: 403)), version: version)
         }
     }
 }

@@ -30,12 +30,14 @@ package struct AdminTokens: Sendable {
     package func create(name: String, readOnly: Bool) async throws -> Created {
         let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty, name.count <= Self.maximumNameLength,
-              name.unicodeScalars.allSatisfy({ !CharacterSet.controlCharacters.contains($0) }) else {
+            name.unicodeScalars.allSatisfy({ !CharacterSet.controlCharacters.contains($0) })
+        else {
             throw AccountError("an admin token name is 1 to \(Self.maximumNameLength) printable characters")
         }
         let token = Self.prefix + services.random.alphanumeric(bits: 256)
         let record = AdminTokenRecord(
-            id: services.random.uuidString().lowercased(), name: name, displayPrefix: String(token.prefix(Self.displayLength)),
+            id: services.random.uuidString().lowercased(), name: name,
+            displayPrefix: String(token.prefix(Self.displayLength)),
             tokenHash: SecretHash.sha256Hex(token), readOnly: readOnly, createdAt: services.clock.now())
         try await services.storage.admins.insertToken(record)
         services.logger.notice("admin token created", metadata: ["admin_token": "\(record.id)", "name": "\(name)"])
@@ -59,7 +61,8 @@ package struct AdminTokens: Sendable {
         // Shape first: anything else (a user access token sent here by mistake, a huge header) costs no lookup.
         guard token.hasPrefix(Self.prefix), token.utf8.count <= 128 else { return nil }
         guard let record = try await services.storage.admins.findToken(hash: SecretHash.sha256Hex(token)),
-              record.revokedAt == nil else { return nil }
+            record.revokedAt == nil
+        else { return nil }
         return record
     }
 }

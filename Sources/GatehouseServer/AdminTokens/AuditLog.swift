@@ -13,11 +13,13 @@ package struct AuditLog: Sendable {
     package func record(actor: AdminActor, method: String, route: String, target: String?, status: Int) async {
         let entry = AuditEntryRecord(
             time: services.clock.now(), actorKind: actor.kind, actorID: actor.id, actorName: actor.name,
-            method: method, route: String(route.prefix(300)), target: target.map { String($0.prefix(200)) }, status: status)
+            method: method, route: String(route.prefix(300)), target: target.map { String($0.prefix(200)) },
+            status: status)
         do {
             try await services.storage.admins.appendAudit(entry)
         } catch {
-            services.logger.error("audit entry could not be stored", metadata: ["route": "\(entry.route)", "error": "\(type(of: error))"])
+            services.logger.error(
+                "audit entry could not be stored", metadata: ["route": "\(entry.route)", "error": "\(type(of: error))"])
         }
     }
 
@@ -43,7 +45,9 @@ struct AuditMiddleware: RouterMiddleware {
         return !AdminGate.openPaths.contains(path)
     }
 
-    func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
         // Reads (every Graph call but a few) pass on before the path is even looked at.
         guard !AdminAuthorization.isRead(request.method) else { return try await next(request, context) }
         let path = AdminGate.isNormal(request.uri.path) ? request.uri.path : AdminGate.normalized(request.uri.path)

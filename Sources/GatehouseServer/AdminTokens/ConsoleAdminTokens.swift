@@ -18,7 +18,9 @@ struct ConsoleAdminTokens: Sendable {
 
     /// `GET /console/admin-tokens`.
     @Sendable func show(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
-        try await console.page(request, "console-admin-tokens", title: "Admin tokens and audit log", nav: "admin") { try await values() }
+        try await console.page(request, "console-admin-tokens", title: "Admin tokens and audit log", nav: "admin") {
+            try await values()
+        }
     }
 
     /// `POST /console/admin-tokens` (`name`, `read_only`): answers the page itself, with the new token shown this
@@ -26,18 +28,23 @@ struct ConsoleAdminTokens: Sendable {
     @Sendable func create(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         guard await console.access.allows(request) else { return console.denied() }
         guard let form = await FormBody.read(request, limit: 4096) else {
-            return try await console.refused(request, "The form could not be read: it was too large or not valid form data.")
+            return try await console.refused(
+                request, "The form could not be read: it was too large or not valid form data.")
         }
         guard console.sessions.csrfValid(request, formToken: form["csrf_token"]) else {
-            return try await console.refused(request, "This form has expired. Reload the page and try again.", status: .forbidden)
+            return try await console.refused(
+                request, "This form has expired. Reload the page and try again.", status: .forbidden)
         }
         let created: AdminTokens.Created
         do {
-            created = try await AdminTokens(services: services).create(name: form["name"] ?? "", readOnly: form["read_only"] == "on")
+            created = try await AdminTokens(services: services).create(
+                name: form["name"] ?? "", readOnly: form["read_only"] == "on")
         } catch let error as AccountError {
             return try await console.refused(request, error.description)
         }
-        return try await console.page(request, "console-admin-tokens", title: "Admin tokens and audit log", nav: "admin") {
+        return try await console.page(
+            request, "console-admin-tokens", title: "Admin tokens and audit log", nav: "admin"
+        ) {
             var all = try await values()
             all["createdToken"] = created.token
             all["createdName"] = created.record.name
@@ -63,7 +70,8 @@ struct ConsoleAdminTokens: Sendable {
                 "revoked": token.revokedAt.map(ConsoleController.timestamp) ?? "",
             ]
         }
-        let audit = try await AuditLog(services: services).page(before: nil, limit: Self.auditShown).map { entry -> [String: Any] in
+        let audit = try await AuditLog(services: services).page(before: nil, limit: Self.auditShown).map {
+            entry -> [String: Any] in
             [
                 "time": ConsoleController.timestamp(entry.time), "who": entry.actorName ?? entry.actorKind,
                 "kind": entry.actorKind, "method": entry.method, "route": entry.route, "target": entry.target ?? "",

@@ -41,9 +41,11 @@ struct V1AdminTokens: Sendable {
             },
             V1Route(method: .get, path: "/audit") { call in
                 let cursor = try AuditCursor(call.request)
-                let entries = try await AuditLog(services: services).page(before: cursor.before, limit: cursor.limit + 1)
+                let entries = try await AuditLog(services: services).page(
+                    before: cursor.before, limit: cursor.limit + 1)
                 let shown = entries.prefix(cursor.limit)
-                let next: JSONValue = entries.count > cursor.limit ? .string(AuditCursor.encode(shown.last?.sequence ?? 0)) : .null
+                let next: JSONValue =
+                    entries.count > cursor.limit ? .string(AuditCursor.encode(shown.last?.sequence ?? 0)) : .null
                 return AdminAPIv1.reply(["data": .array(shown.map(Self.json)), "next_cursor": next])
             },
         ]
@@ -63,7 +65,10 @@ struct V1AdminTokens: Sendable {
     static func json(_ entry: AuditEntryRecord) -> JSONValue {
         [
             "id": .string(String(entry.sequence)), "time": AdminAPIv1.time(entry.time),
-            "actor": ["kind": .string(entry.actorKind), "id": AdminAPIv1.optional(entry.actorID), "name": AdminAPIv1.optional(entry.actorName)],
+            "actor": [
+                "kind": .string(entry.actorKind), "id": AdminAPIv1.optional(entry.actorID),
+                "name": AdminAPIv1.optional(entry.actorName),
+            ],
             "method": .string(entry.method), "route": .string(entry.route), "target": AdminAPIv1.optional(entry.target),
             "status": .int(Int64(entry.status)),
         ]
@@ -87,8 +92,10 @@ struct AuditCursor {
             limit = value
         }
         if let cursor = query["cursor"].map(String.init) {
-            guard cursor.count <= 64, let data = Base64URL.decode(cursor), let text = String(data: data, encoding: .utf8),
-                  text.hasPrefix("a:"), let value = Int64(text.dropFirst(2)), value > 0 else {
+            guard cursor.count <= 64, let data = Base64URL.decode(cursor),
+                let text = String(data: data, encoding: .utf8),
+                text.hasPrefix("a:"), let value = Int64(text.dropFirst(2)), value > 0
+            else {
                 throw Problem.validation("cursor", "the cursor is not one this server gave out")
             }
             before = value

@@ -19,10 +19,14 @@ package enum GatehouseApp {
         let configuration = services.configuration
         // First of all: development mode answers only to loopback and its public URL (DNS rebinding).
         if configuration.isDevelopment { router.add(middleware: DevelopmentHostGuard(configuration: configuration)) }
-        if ForwardedHeadersMiddleware.isNeeded(configuration) { router.add(middleware: ForwardedHeadersMiddleware(configuration: configuration)) }
+        if ForwardedHeadersMiddleware.isNeeded(configuration) {
+            router.add(middleware: ForwardedHeadersMiddleware(configuration: configuration))
+        }
         router.add(middleware: RequestObservabilityMiddleware(metrics: services.metrics, logger: services.logger))
         // Outside the error pages, so an entry has the status the client got.
-        if configuration.journalEnabled { router.add(middleware: JournalMiddleware(journal: services.journal, clock: services.clock)) }
+        if configuration.journalEnabled {
+            router.add(middleware: JournalMiddleware(journal: services.journal, clock: services.clock))
+        }
         router.add(middleware: PageErrorMiddleware(pages: pages, logger: services.logger))
         // Development mode leaves the console open, so the gate would only pass requests through.
         if configuration.isProduction { router.add(middleware: AdminGate(services: services)) }
@@ -30,7 +34,9 @@ package enum GatehouseApp {
         router.add(middleware: AuditMiddleware(services: services))
         // Where each browser session is used, for the person's "Where you're logged in" (at most one write per session
         // per five minutes per node).
-        if services.storage.sessionActivity != nil { router.add(middleware: SessionActivityMiddleware(services: services)) }
+        if services.storage.sessionActivity != nil {
+            router.add(middleware: SessionActivityMiddleware(services: services))
+        }
         AdminLoginController(services: services, pages: pages).register(on: router)
         OpsRoutes(services: services).register(on: router)
         router.get("/static/gatehouse.css") { _, _ in
@@ -54,7 +60,8 @@ package enum GatehouseApp {
         ScenarioAPI(services: services, access: ConsoleAccess(services: services)).register(on: router)
         JournalAPI(services: services, access: ConsoleAccess(services: services)).register(on: router)
         AdminAPIv1(services: services).register(on: router)
-        ConsoleController(services: services, pages: pages, access: ConsoleAccess(services: services)).register(on: router)
+        ConsoleController(services: services, pages: pages, access: ConsoleAccess(services: services)).register(
+            on: router)
         DevicePages(services: services, pages: pages).register(on: router)
         let javaScriptSDK = JavaScriptSDKRoutes(services: services)
         javaScriptSDK.register(on: router)
@@ -62,7 +69,9 @@ package enum GatehouseApp {
         var graph = GraphHTTPAdapter(services: services, dispatcher: GraphDispatcher(services: services))
         graph.versionedPages["dialog/oauth"] = { request, version in try await dialog.show(request, version: version) }
         for kind in SocialDialogKind.allCases {
-            graph.versionedPages["dialog/\(kind.rawValue)"] = { request, version in try await social.show(kind, request, version: version) }
+            graph.versionedPages["dialog/\(kind.rawValue)"] = { request, version in
+                try await social.show(kind, request, version: version)
+            }
         }
         // `/en_US/sdk.js`: the "version" segment is the locale here.
         graph.versionedPages["sdk.js"] = { request, locale in javaScriptSDK.localized(request, locale: locale) }
@@ -83,14 +92,18 @@ package enum GatehouseApp {
         return Application(
             router: router(services: services, pages: pages),
             server: try serverBuilder(services.configuration),
-            configuration: .init(address: .hostname(services.configuration.host, port: services.configuration.port), serverName: "Gatehouse"),
+            configuration: .init(
+                address: .hostname(services.configuration.host, port: services.configuration.port),
+                serverName: "Gatehouse"),
             onServerRunning: onServerRunning, logger: services.logger)
     }
 
     /// Plain HTTP/1.1, or HTTPS when `tls_cert` and `tls_key` are configured (swift-nio-ssl, TLS 1.2+).
     /// - Throws: ``ConfigurationError`` naming the file when the certificate or key cannot be loaded.
     package static func serverBuilder(_ configuration: GatehouseConfiguration) throws -> HTTPServerBuilder {
-        guard let certPath = configuration.tlsCertificatePath, let keyPath = configuration.tlsKeyPath else { return .http1() }
+        guard let certPath = configuration.tlsCertificatePath, let keyPath = configuration.tlsKeyPath else {
+            return .http1()
+        }
         let chain: [NIOSSLCertificate], key: NIOSSLPrivateKey
         do {
             chain = try NIOSSLCertificate.fromPEMFile(certPath)
@@ -103,7 +116,8 @@ package enum GatehouseApp {
             throw ConfigurationError("tls_key \(keyPath) could not be read as a PEM private key")
         }
         guard !chain.isEmpty else { throw ConfigurationError("tls_cert \(certPath) holds no certificate") }
-        var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         tls.minimumTLSVersion = .tlsv12
         return try .tls(.http1(), tlsConfiguration: tls)
     }
@@ -120,15 +134,25 @@ package struct PageErrorMiddleware: RouterMiddleware {
         self.logger = logger
     }
 
-    package func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
+    package func handle(
+        _ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response
+    ) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as HTTPError {
-            let html = pages.render("error", ["headline": error.status.reasonPhrase, "detail": "The request could not be handled.", "hint": ""])
+            let html = pages.render(
+                "error",
+                ["headline": error.status.reasonPhrase, "detail": "The request could not be handled.", "hint": ""])
             return PageRenderer.htmlResponse(status: error.status, html: html, secureCookies: false)
         } catch {
-            logger.error("page handler failed", metadata: ["error": "\(type(of: error))", "path": "\(request.uri.path)"])
-            let html = pages.render("error", ["headline": "Something went wrong", "detail": "Gatehouse could not complete this request. Try again in a moment.", "hint": ""])
+            logger.error(
+                "page handler failed", metadata: ["error": "\(type(of: error))", "path": "\(request.uri.path)"])
+            let html = pages.render(
+                "error",
+                [
+                    "headline": "Something went wrong",
+                    "detail": "Gatehouse could not complete this request. Try again in a moment.", "hint": "",
+                ])
             return PageRenderer.htmlResponse(status: .serviceUnavailable, html: html, secureCookies: false)
         }
     }

@@ -27,18 +27,24 @@ package enum GatehouseServerRunner {
     /// Opens storage and builds the services as every start-up does: the master key first, then the
     /// database, then the console's clock offset saved by an earlier run.
     package static func services(
-        _ options: ServerStartup.Options, pool: DatabaseConnectionPool?, productionClock: any GatehouseClock = SystemClock()
+        _ options: ServerStartup.Options, pool: DatabaseConnectionPool?,
+        productionClock: any GatehouseClock = SystemClock()
     ) async throws -> GatehouseServices {
         let configuration = options.configuration, logger = options.logger
         // Load the master key before touching the database, so a bad key file fails fast with its name.
         let sealer = try configuration.masterKeyFile.map(SecretSealer.load(path:))
         if sealer == nil, configuration.isProduction {
-            logger.warning("no master key (--master-key-file): signing private keys and the token cache's master key are stored unencrypted in the database")
+            logger.warning(
+                "no master key (--master-key-file): signing private keys and the token cache's master key are stored unencrypted in the database"
+            )
         }
-        let control = options.clockControl ?? (configuration.mode == .development ? AdjustableClock(base: productionClock) : nil)
+        let control =
+            options.clockControl ?? (configuration.mode == .development ? AdjustableClock(base: productionClock) : nil)
         let clock: any GatehouseClock = control ?? productionClock
-        let storage = try await configuration.databaseLocation.open(logger: logger, random: options.random, clock: clock, pool: pool)
-            .sealingSecrets(with: sealer)
+        let storage = try await configuration.databaseLocation.open(
+            logger: logger, random: options.random, clock: clock, pool: pool
+        )
+        .sealingSecrets(with: sealer)
         let services = GatehouseServices(
             configuration: configuration, storage: storage, clock: clock, random: options.random,
             passwords: options.passwords ?? BcryptPasswordHasher(), logger: logger, clockControl: control)
@@ -57,7 +63,8 @@ package enum GatehouseServerRunner {
         configuration: GatehouseConfiguration, logger: Logger, scenario: ScenarioFile? = nil,
         announce: @escaping @Sendable (_ boundPort: Int, _ seed: DevSeed?) -> Void
     ) async throws {
-        try await run(configuration: configuration, logger: logger, stopsOnSignals: true, scenario: scenario, announce: announce)
+        try await run(
+            configuration: configuration, logger: logger, stopsOnSignals: true, scenario: scenario, announce: announce)
     }
 
     /// Runs the server (``ServerStartup``): binds the port first, then opens storage, seeds, and starts answering.
@@ -138,7 +145,8 @@ package enum GatehouseServerRunner {
         let problems = ProductionSafety.problems(configuration, facts: facts)
         guard problems.isEmpty else { throw UnsafeConfigurationError(problems: problems) }
         if try await services.storage.admins.list().isEmpty {
-            services.logger.warning("no admin account: the console is unreachable until one is created with `gatehouse admin create`")
+            services.logger.warning(
+                "no admin account: the console is unreachable until one is created with `gatehouse admin create`")
         }
     }
 }

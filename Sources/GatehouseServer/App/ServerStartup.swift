@@ -73,7 +73,8 @@ package enum ServerStartup {
         let pages = try await PageRenderer.load(devMode: configuration.isDevelopment)
         let app = Application(
             responder: gate, server: try GatehouseApp.serverBuilder(configuration),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Gatehouse"),
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "Gatehouse"),
             onServerRunning: { channel in bound.fulfil(.success(channel.localAddress?.port ?? configuration.port)) },
             logger: logger)
         let pool = try configuration.databaseLocation.makeConnectionPool(logger: logger)
@@ -82,7 +83,9 @@ package enum ServerStartup {
             services: (pool.map { [.init(service: $0)] } ?? []) + [.init(service: app)],
             gracefulShutdownSignals: options.stopsOnSignals ? [.sigterm, .sigint] : [], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = GatehouseServerRunner.drainTimeout
-        return Prepared(options: options, group: ServiceGroup(configuration: groupConfiguration), gate: gate, bound: bound, pool: pool, pages: pages)
+        return Prepared(
+            options: options, group: ServiceGroup(configuration: groupConfiguration), gate: gate, bound: bound,
+            pool: pool, pages: pages)
     }
 
     /// Step two, once the port is bound (so every URL the server builds names it): storage, clock, safety,
@@ -99,7 +102,8 @@ package enum ServerStartup {
                 try await ScenarioLoader(services: services).loadAtStartup(scenario.scenario, file: scenario.file)
                 seed = nil
             } else {
-                seed = options.configuration.isDevelopment ? try await DevSeeder(services: services).seedIfNeeded() : nil
+                seed =
+                    options.configuration.isDevelopment ? try await DevSeeder(services: services).seedIfNeeded() : nil
             }
         } catch {
             try? await services.storage.shutdown()

@@ -27,7 +27,9 @@ package final class StartupGate: HTTPResponder, @unchecked Sendable {
             headers[.contentType] = "text/plain; charset=utf-8"
             headers[.retryAfter] = "1"
             headers[.cacheControl] = "no-store"
-            return Response(status: .serviceUnavailable, headers: headers, body: .init(byteBuffer: ByteBuffer(string: "starting\n")))
+            return Response(
+                status: .serviceUnavailable, headers: headers, body: .init(byteBuffer: ByteBuffer(string: "starting\n"))
+            )
         }
         return try await responder.respond(to: request, context: context)
     }

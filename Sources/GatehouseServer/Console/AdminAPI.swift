@@ -68,7 +68,8 @@ struct AdminAPI: Sendable {
     @Sendable func inject(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         try await guarded(request, body: true, created: true) { body in
             let injection = try InjectionBody(body)
-            let record = try await ErrorInjector(services: services).add(kind: injection.kind, target: injection.targetID, error: injection.error, times: injection.times)
+            let record = try await ErrorInjector(services: services).add(
+                kind: injection.kind, target: injection.targetID, error: injection.error, times: injection.times)
             return Self.json(record)
         }
     }
@@ -77,7 +78,9 @@ struct AdminAPI: Sendable {
     @Sendable func deleteInjection(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         try await guarded(request) { _ in
             let id = context.parameters.get("id") ?? ""
-            guard try await services.storage.emulator.deleteInjection(id: id) else { throw AdminFailure(404, "no injection \(id)") }
+            guard try await services.storage.emulator.deleteInjection(id: id) else {
+                throw AdminFailure(404, "no injection \(id)")
+            }
             return ["success": true]
         }
     }
@@ -94,7 +97,8 @@ struct AdminAPI: Sendable {
     @Sendable func export(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         guard await access.allows(request) else { return Self.reply(Self.denied, status: .forbidden) }
         let withKeys = request.uri.queryParameters["include_private_keys"] == "true"
-        let data = try EmulatorState.encoder.encode(try await StateTransfer(services: services).export(includePrivateKeys: withKeys))
+        let data = try EmulatorState.encoder.encode(
+            try await StateTransfer(services: services).export(includePrivateKeys: withKeys))
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=UTF-8"
         headers[.cacheControl] = "no-store"
@@ -105,7 +109,9 @@ struct AdminAPI: Sendable {
     /// `POST /admin/api/import`: replaces the whole state with an export (JSON, up to 256 MB).
     @Sendable func importState(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         guard await access.allows(request) else { return Self.reply(Self.denied, status: .forbidden) }
-        guard Self.isJSON(request) else { return Self.reply(Self.error(415, "send the export as application/json"), status: .unsupportedMediaType) }
+        guard Self.isJSON(request) else {
+            return Self.reply(Self.error(415, "send the export as application/json"), status: .unsupportedMediaType)
+        }
         var request = request
         guard let buffer = try? await request.collectBody(upTo: 256 << 20) else {
             return Self.reply(Self.error(413, "the file is larger than 256 MB"), status: .contentTooLarge)
@@ -113,11 +119,18 @@ struct AdminAPI: Sendable {
         do {
             let state = try StateTransfer.decode(Data(buffer: buffer))
             try await StateTransfer(services: services).replace(with: state)
-            return Self.reply(["success": true, "apps": .int(Int64(state.apps.count)), "users": .int(Int64(state.users.count)), "tokens": .int(Int64(state.tokens.count))], status: .ok)
+            return Self.reply(
+                [
+                    "success": true, "apps": .int(Int64(state.apps.count)), "users": .int(Int64(state.users.count)),
+                    "tokens": .int(Int64(state.tokens.count)),
+                ], status: .ok)
         } catch let error as StateTransfer.ImportError {
             return Self.reply(Self.error(400, error.description), status: .badRequest)
         } catch let error as StorageError {
-            return Self.reply(Self.error(409, "the import could not be stored (\(error)); the state may be partly replaced, import again"), status: .conflict)
+            return Self.reply(
+                Self.error(
+                    409, "the import could not be stored (\(error)); the state may be partly replaced, import again"),
+                status: .conflict)
         }
     }
 
@@ -128,7 +141,9 @@ struct AdminAPI: Sendable {
         /// - Throws: ``AdminFailure`` (400) when `by` is not a duration.
         init(_ body: JSONValue?) throws {
             let by = body?["by"]?.stringValue ?? body?["by"]?.doubleValue.map { String($0) } ?? ""
-            guard let seconds = DurationParser.seconds(by) else { throw AdminFailure(400, "\"by\" must be a duration such as 61d, 12h, 90m or 3600") }
+            guard let seconds = DurationParser.seconds(by) else {
+                throw AdminFailure(400, "\"by\" must be a duration such as 61d, 12h, 90m or 3600")
+            }
             self.seconds = seconds
         }
     }
@@ -146,7 +161,9 @@ struct AdminAPI: Sendable {
             guard let kind = body?["target"]?.stringValue.flatMap(InjectionTargetKind.init(rawValue:)) else {
                 throw AdminFailure(400, "\"target\" must be user, app or token")
             }
-            guard let id = body?["id"]?.stringValue, !id.isEmpty else { throw AdminFailure(400, "\"id\" names the user, app or token") }
+            guard let id = body?["id"]?.stringValue, !id.isEmpty else {
+                throw AdminFailure(400, "\"id\" names the user, app or token")
+            }
             self.kind = kind
             targetID = id
             times = body?["times"]?.intValue.map { Int($0) }
@@ -162,17 +179,26 @@ struct AdminAPI: Sendable {
         init(_ status: Int, _ message: String) { self.status = status; self.message = message }
     }
 
-    private func guarded(_ request: Request, body: Bool = false, created: Bool = false, _ work: (JSONValue?) async throws -> JSONValue) async throws -> Response {
+    private func guarded(
+        _ request: Request, body: Bool = false, created: Bool = false, _ work: (JSONValue?) async throws -> JSONValue
+    ) async throws -> Response {
         guard await access.allows(request) else { return Self.reply(Self.denied, status: .forbidden) }
         var parsed: JSONValue?
         // Checked for every POST, body or not: a cross-site form could otherwise trigger a bodiless one.
         if request.method == .post, !Self.isJSON(request) {
-            return Self.reply(Self.error(415, "send a JSON body with Content-Type: application/json"), status: .unsupportedMediaType)
+            return Self.reply(
+                Self.error(415, "send a JSON body with Content-Type: application/json"), status: .unsupportedMediaType)
         }
         if body {
-            guard Self.isJSON(request) else { return Self.reply(Self.error(415, "send a JSON body with Content-Type: application/json"), status: .unsupportedMediaType) }
+            guard Self.isJSON(request) else {
+                return Self.reply(
+                    Self.error(415, "send a JSON body with Content-Type: application/json"),
+                    status: .unsupportedMediaType)
+            }
             var request = request
-            guard let buffer = try? await request.collectBody(upTo: 64 * 1024), let value = try? JSONValue.parse(Data(buffer: buffer)) else {
+            guard let buffer = try? await request.collectBody(upTo: 64 * 1024),
+                let value = try? JSONValue.parse(Data(buffer: buffer))
+            else {
                 return Self.reply(Self.error(400, "the body is not valid JSON"), status: .badRequest)
             }
             parsed = value
@@ -182,9 +208,13 @@ struct AdminAPI: Sendable {
         } catch let failure as AdminFailure {
             return Self.reply(Self.error(failure.status, failure.message), status: .init(code: failure.status))
         } catch let error as ErrorInjector.InjectionError {
-            return Self.reply(Self.error(error == .disabled ? 403 : 400, error.description), status: error == .disabled ? .forbidden : .badRequest)
+            return Self.reply(
+                Self.error(error == .disabled ? 403 : 400, error.description),
+                status: error == .disabled ? .forbidden : .badRequest)
         } catch let error as ClockControl.ClockError {
-            return Self.reply(Self.error(error == .notControllable ? 403 : 400, error.description), status: error == .notControllable ? .forbidden : .badRequest)
+            return Self.reply(
+                Self.error(error == .notControllable ? 403 : 400, error.description),
+                status: error == .notControllable ? .forbidden : .badRequest)
         }
     }
 
@@ -201,7 +231,8 @@ struct AdminAPI: Sendable {
 
     static func json(_ record: InjectedErrorRecord) -> JSONValue {
         [
-            "id": .string(record.id), "target": .string(record.targetKind.rawValue), "target_id": .string(record.targetID),
+            "id": .string(record.id), "target": .string(record.targetKind.rawValue),
+            "target_id": .string(record.targetID),
             "error": .string(InjectableError(code: record.code, subcode: record.subcode)?.rawValue ?? "\(record.code)"),
             "code": .int(Int64(record.code)), "error_subcode": record.subcode.map { .int(Int64($0)) } ?? .null,
             "remaining": record.remaining.map { .int(Int64($0)) } ?? .null,
@@ -223,7 +254,8 @@ struct AdminAPI: Sendable {
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=UTF-8"
         headers[.cacheControl] = "no-store"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: value.serialized())))
+        return Response(
+            status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: value.serialized())))
     }
 }
 

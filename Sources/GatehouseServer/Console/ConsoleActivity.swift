@@ -18,10 +18,12 @@ struct ConsoleActivity: Sendable {
     static let pageSize = 200
     /// How long one event stream stays open; the browser reconnects (with `Last-Event-ID`) at once.
     static let streamSeconds = 25
-    static let csp = "default-src 'none'; style-src 'self'; img-src 'self' data:; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+    static let csp =
+        "default-src 'none'; style-src 'self'; img-src 'self' data:; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
     static let script: ByteBuffer = {
-        let url = Bundle.module.url(forResource: "Resources", withExtension: nil)?.appendingPathComponent("static/activity.js")
+        let url = Bundle.module.url(forResource: "Resources", withExtension: nil)?.appendingPathComponent(
+            "static/activity.js")
         return ByteBuffer(bytes: url.flatMap { try? Data(contentsOf: $0) } ?? Data())
     }()
 
@@ -35,7 +37,9 @@ struct ConsoleActivity: Sendable {
         }
         router.get("/console/activity") { request, _ in try await list(request) }
         router.get("/console/activity/stream") { request, _ in try await stream(request) }
-        router.get("/console/activity/:seq") { request, context in try await detail(request, sequence: context.parameters.get("seq").flatMap(Int.init) ?? 0) }
+        router.get("/console/activity/:seq") { request, context in
+            try await detail(request, sequence: context.parameters.get("seq").flatMap(Int.init) ?? 0)
+        }
     }
 
     // MARK: The list
@@ -54,12 +58,14 @@ struct ConsoleActivity: Sendable {
         if filter.errorsOnly { query.append(("errors", "1")) }
         let streamURL = "/console/activity/stream?" + FormEncoding.encode(query + [("after", "\(latest)")])
         let apps = try await console.appOptions(selected: filter.appID)
-        var response = try await console.page(request, "console-activity", title: "Activity", nav: "activity") { () async throws -> [String: Any] in
+        var response = try await console.page(request, "console-activity", title: "Activity", nav: "activity") {
+            () async throws -> [String: Any] in
             [
                 "rows": entries.map(Self.row), "empty": entries.isEmpty, "enabled": journal.isEnabled,
                 "configured": services.configuration.journalEnabled,
                 "apps": apps,
-                "person": filter.person ?? "", "status": filter.status ?? "", "route": filter.route ?? "", "token": filter.token ?? "",
+                "person": filter.person ?? "", "status": filter.status ?? "", "route": filter.route ?? "",
+                "token": filter.token ?? "",
                 "errors": filter.errorsOnly, "filtered": !filter.isEmpty, "streamURL": streamURL,
                 "capacity": journal.capacity, "count": entries.count,
             ]
@@ -72,9 +78,11 @@ struct ConsoleActivity: Sendable {
     static func row(_ entry: JournalEntry) -> [String: Any] {
         // Empty strings are left out: swift-mustache treats "" as true in a section.
         let values: [String: Any] = [
-            "seq": entry.sequence, "time": PageDates.utc(entry.time, "HH:mm:ss"), "day": PageDates.utc(entry.time, "yyyy-MM-dd"),
+            "seq": entry.sequence, "time": PageDates.utc(entry.time, "HH:mm:ss"),
+            "day": PageDates.utc(entry.time, "yyyy-MM-dd"),
             "kind": entry.kind.rawValue, "method": entry.method, "route": entry.route, "status": entry.status,
-            "isError": entry.isError, "app": entry.appName ?? entry.appID ?? "", "person": entry.personName ?? entry.personID ?? "",
+            "isError": entry.isError, "app": entry.appName ?? entry.appID ?? "",
+            "person": entry.personName ?? entry.personID ?? "",
             "error": entry.errorCodeText ?? "", "explanation": entry.explanation ?? "",
             "duration": String(format: "%.1f ms", entry.durationMilliseconds),
         ]
@@ -86,7 +94,8 @@ struct ConsoleActivity: Sendable {
             "seq": .int(Int64(entry.sequence)), "time": .string(PageDates.utc(entry.time, "HH:mm:ss")),
             "kind": .string(entry.kind.rawValue), "method": .string(entry.method), "route": .string(entry.route),
             "status": .int(Int64(entry.status)), "is_error": .bool(entry.isError),
-            "app": .string(entry.appName ?? entry.appID ?? ""), "person": .string(entry.personName ?? entry.personID ?? ""),
+            "app": .string(entry.appName ?? entry.appID ?? ""),
+            "person": .string(entry.personName ?? entry.personID ?? ""),
             "error": .string(entry.errorCodeText ?? ""), "explanation": .string(entry.explanation ?? ""),
             "duration": .string(String(format: "%.1f ms", entry.durationMilliseconds)),
         ]
@@ -98,10 +107,15 @@ struct ConsoleActivity: Sendable {
 
     func detail(_ request: Request, sequence: Int) async throws -> Response {
         guard let entry = services.journal.entry(sequence: sequence) else {
-            return try await console.refused(request, "There is no request #\(sequence) in this node's journal any more (it keeps the last \(services.journal.capacity)).", status: .notFound)
+            return try await console.refused(
+                request,
+                "There is no request #\(sequence) in this node's journal any more (it keeps the last \(services.journal.capacity)).",
+                status: .notFound)
         }
         let parts = services.journal.parts(ofBatch: sequence)
-        var response = try await console.page(request, "console-activity-entry", title: "Request #\(sequence)", nav: "activity") { () async throws -> [String: Any] in
+        var response = try await console.page(
+            request, "console-activity-entry", title: "Request #\(sequence)", nav: "activity"
+        ) { () async throws -> [String: Any] in
             var values = Self.row(entry)
             values["fullTime"] = PageDates.utc(entry.time, "yyyy-MM-dd HH:mm:ss.SSS 'UTC'")
             values["appID"] = entry.appID ?? ""
@@ -122,7 +136,8 @@ struct ConsoleActivity: Sendable {
 
     private func prettyJSON(_ value: JSONValue) -> String {
         guard let object = try? JSONSerialization.jsonObject(with: Data(value.serialized().utf8)),
-              let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+            let data = try? JSONSerialization.data(
+                withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         else { return value.serialized() }
         return String(decoding: data, as: UTF8.self)
     }

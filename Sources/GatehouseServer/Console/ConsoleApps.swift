@@ -20,10 +20,15 @@ struct ConsoleApps: Sendable {
     /// `GET /console/apps`: every app with its redirect URIs and approved permissions.
     @Sendable func list(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         try await console.page(request, "console-apps", title: "Apps", nav: "apps") {
-            ["apps": try await services.storage.apps.list().map { app -> [String: Any] in
-                ["id": app.id, "name": app.name, "redirects": app.redirectURIs.joined(separator: " "),
-                 "approved": app.approvedPermissions.isEmpty ? "none" : app.approvedPermissions.joined(separator: ", ")]
-            }]
+            [
+                "apps": try await services.storage.apps.list().map { app -> [String: Any] in
+                    [
+                        "id": app.id, "name": app.name, "redirects": app.redirectURIs.joined(separator: " "),
+                        "approved": app.approvedPermissions.isEmpty
+                            ? "none" : app.approvedPermissions.joined(separator: ", "),
+                    ]
+                }
+            ]
         }
     }
 
@@ -40,7 +45,9 @@ struct ConsoleApps: Sendable {
     /// `GET /console/apps/:id`: the settings page; the secret only with `?show=secret`.
     @Sendable func show(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         let id = context.parameters.get("id") ?? ""
-        guard let app = try await services.storage.apps.find(id: id) else { return try await console.refused(request, "There is no app \(id).", status: .notFound) }
+        guard let app = try await services.storage.apps.find(id: id) else {
+            return try await console.refused(request, "There is no app \(id).", status: .notFound)
+        }
         // The secret is rendered only when asked for, never as a hidden part of every page.
         let showSecret = request.uri.queryParameters.get("show") == "secret"
         return try await console.page(request, "console-app", title: app.name, nav: "apps") {
@@ -73,9 +80,13 @@ struct ConsoleApps: Sendable {
     @Sendable func setRole(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         try await console.action(request) { form in
             let app = try await find(context)
-            guard let userID = form["user_id"], try await services.storage.users.find(id: userID) != nil else { throw ConsoleInputError("Pick a person.") }
+            guard let userID = form["user_id"], try await services.storage.users.find(id: userID) != nil else {
+                throw ConsoleInputError("Pick a person.")
+            }
             let role = form["role"].flatMap(AppRole.init(rawValue:))
-            guard role != nil || form["role"] == "none" else { throw ConsoleInputError("A role is admin, developer or tester.") }
+            guard role != nil || form["role"] == "none" else {
+                throw ConsoleInputError("A role is admin, developer or tester.")
+            }
             try await services.storage.apps.setRole(appID: app.id, userID: userID, role: role)
             return "/console/apps/\(app.id)?notice=saved"
         }
@@ -83,7 +94,9 @@ struct ConsoleApps: Sendable {
 
     private func find(_ context: GatehouseRequestContext) async throws -> AppRecord {
         let id = context.parameters.get("id") ?? ""
-        guard id.count <= 20, let app = try await services.storage.apps.find(id: id) else { throw ConsoleInputError("There is no app \(id).") }
+        guard id.count <= 20, let app = try await services.storage.apps.find(id: id) else {
+            throw ConsoleInputError("There is no app \(id).")
+        }
         return app
     }
 
@@ -94,22 +107,31 @@ struct ConsoleApps: Sendable {
             roles.append(["userID": userID, "userName": user?.fullName ?? userID, "role": role.rawValue])
         }
         let redirect = app.redirectURIs.first ?? services.configuration.baseURL + "/dev/callback"
-        let dialogURL = services.configuration.baseURL + "/dialog/oauth?client_id=\(app.id)&redirect_uri=\(FormEncoding.escape(redirect))&scope=public_profile,email&state=console"
+        let dialogURL =
+            services.configuration.baseURL
+            + "/dialog/oauth?client_id=\(app.id)&redirect_uri=\(FormEncoding.escape(redirect))&scope=public_profile,email&state=console"
         return [
             "app": [
                 "id": app.id, "name": app.name, "secret": app.secret, "clientToken": app.clientToken,
-                "requireAppSecret": app.requireAppSecret, "requirePKCE": app.requirePKCE, "deauthorizeCallbackURL": app.deauthorizeCallbackURL ?? "",
+                "requireAppSecret": app.requireAppSecret, "requirePKCE": app.requirePKCE,
+                "deauthorizeCallbackURL": app.deauthorizeCallbackURL ?? "",
                 "dataDeletionCallbackURL": app.dataDeletionCallbackURL ?? "",
             ] as [String: Any],
             "redirects": app.redirectURIs.joined(separator: "\n"),
             "jsSDKDomains": app.jsSDKDomains.joined(separator: "\n"),
-            "permissions": Permission.catalogue.filter(\.needsReview).map(\.name).map { ["name": $0, "title": Permission.info($0)?.title ?? $0, "approved": app.approvedPermissions.contains($0)] },
+            "permissions": Permission.catalogue.filter(\.needsReview).map(\.name).map {
+                [
+                    "name": $0, "title": Permission.info($0)?.title ?? $0,
+                    "approved": app.approvedPermissions.contains($0),
+                ]
+            },
             "roles": roles, "people": try await console.peopleOptions(), "dialogURL": dialogURL,
         ]
     }
 
     static func lines(_ text: String?) -> [String] {
-        (text ?? "").split(whereSeparator: { $0 == "\n" || $0 == "\r" }).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        (text ?? "").split(whereSeparator: { $0 == "\n" || $0 == "\r" }).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
     }
 
     static func optional(_ text: String?) -> String? {
@@ -132,7 +154,9 @@ struct AppSettingsForm: Equatable {
     /// - Throws: ``ConsoleInputError`` naming the first field that is wrong.
     init(_ form: FormBody) throws {
         name = (form["name"] ?? "").trimmingCharacters(in: .whitespaces)
-        guard !name.isEmpty, name.count <= 100 else { throw ConsoleInputError("An app needs a name of at most 100 characters.") }
+        guard !name.isEmpty, name.count <= 100 else {
+            throw ConsoleInputError("An app needs a name of at most 100 characters.")
+        }
         redirectURIs = ConsoleApps.lines(form["redirect_uris"])
         if let problem = RedirectURIPolicy.registrationProblem(redirectURIs) { throw ConsoleInputError(problem) }
         jsSDKDomains = ConsoleApps.lines(form["js_sdk_domains"])
@@ -145,7 +169,8 @@ struct AppSettingsForm: Equatable {
         }
         deauthorizeCallbackURL = ConsoleApps.optional(form["deauthorize_callback_url"])
         dataDeletionCallbackURL = ConsoleApps.optional(form["data_deletion_callback_url"])
-        for url in [deauthorizeCallbackURL, dataDeletionCallbackURL].compactMap({ $0 }) where !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
+        for url in [deauthorizeCallbackURL, dataDeletionCallbackURL].compactMap({ $0 })
+        where !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
             throw ConsoleInputError("Callback URLs must start with https:// (or http:// for local development).")
         }
         requireAppSecret = form["require_app_secret"] == "1"

@@ -43,14 +43,16 @@ struct ConsoleController: Sendable {
 
     static let navigation: [(key: String, label: String, href: String)] = [
         ("home", "Console", "/console"), ("apps", "Apps", "/console/apps"), ("users", "People", "/console/users"),
-        ("tokens", "Tokens", "/console/tokens"), ("activity", "Activity", "/console/activity"), ("mail", "Mail", "/console/mail"), ("social", "Posts & requests", "/console/social"),
+        ("tokens", "Tokens", "/console/tokens"), ("activity", "Activity", "/console/activity"),
+        ("mail", "Mail", "/console/mail"), ("social", "Posts & requests", "/console/social"),
         ("errors", "Error injection", "/console/errors"),
         ("clock", "Clock", "/console/clock"), ("explorer", "Graph API Explorer", "/console/explorer"),
         ("data", "Export / import", "/console/data"), ("admin", "Admin tokens & audit", "/console/admin-tokens"),
     ]
 
     static let notices: [String: String] = [
-        "created": "Created.", "saved": "Saved.", "secret": "A new app secret was issued.", "revoked": "The token was revoked.",
+        "created": "Created.", "saved": "Saved.", "secret": "A new app secret was issued.",
+        "revoked": "The token was revoked.",
         "injected": "The error is injected. Matching Graph calls now fail with it.", "cleared": "Cleared.",
         "clock": "The clock moved.", "imported": "Imported. Everything was replaced with the file's contents.",
         "accepted": "Accepted. The request stays in /me/apprequests until the app deletes it, as on Facebook.",
@@ -67,25 +69,32 @@ struct ConsoleController: Sendable {
         let clock = ClockControl(services: services).status()
         all["csrf"] = csrf
         all["pageTitle"] = all["pageTitle"] ?? title
-        all["nav"] = Self.navigation.map { ["label": $0.label, "href": $0.href, "current": $0.key == nav] as [String: Any] }
+        all["nav"] = Self.navigation.map {
+            ["label": $0.label, "href": $0.href, "current": $0.key == nav] as [String: Any]
+        }
         all["clockNow"] = Self.timestamp(clock.now)
         all["clockMoved"] = clock.offset != 0
         all["clockOffset"] = Self.offsetText(clock.offset)
         all["notice"] = request.uri.queryParameters.get("notice").flatMap { Self.notices[$0] } ?? ""
         all["error"] = error ?? ""
         let html = pages.render(template, all)
-        return PageRenderer.htmlResponse(status: status, html: html, secureCookies: services.configuration.usesSecureCookies, cookies: cookie.map { [$0] } ?? [])
+        return PageRenderer.htmlResponse(
+            status: status, html: html, secureCookies: services.configuration.usesSecureCookies,
+            cookies: cookie.map { [$0] } ?? [])
     }
 
     /// A console form post: access, size and CSRF checks, then `work`, which returns where to go next.
     /// A `ConsoleInputError` (or an `AccountError`) re-renders as a 400 page naming the problem.
-    func action(_ request: Request, limit: Int? = nil, _ work: (FormBody) async throws -> String) async throws -> Response {
+    func action(_ request: Request, limit: Int? = nil, _ work: (FormBody) async throws -> String) async throws
+        -> Response
+    {
         guard await access.allows(request) else { return denied() }
         guard let form = await FormBody.read(request, limit: limit ?? services.configuration.maxBodyBytes) else {
             return try await refused(request, "The form could not be read: it was too large or not valid form data.")
         }
         guard sessions.csrfValid(request, formToken: form["csrf_token"]) else {
-            return try await refused(request, "This form has expired. Reload the page and try again.", status: .forbidden)
+            return try await refused(
+                request, "This form has expired. Reload the page and try again.", status: .forbidden)
         }
         do {
             return PageRenderer.seeOther(try await work(form))
@@ -100,13 +109,22 @@ struct ConsoleController: Sendable {
         }
     }
 
-    func refused(_ request: Request, _ message: String, status: HTTPResponse.Status = .badRequest) async throws -> Response {
-        try await page(request, "console-message", title: "That did not work", nav: "", status: status, error: message) { [:] }
+    func refused(_ request: Request, _ message: String, status: HTTPResponse.Status = .badRequest) async throws
+        -> Response
+    {
+        try await page(request, "console-message", title: "That did not work", nav: "", status: status, error: message)
+        { [:] }
     }
 
     func denied() -> Response {
-        let html = pages.render("error", ["headline": "The console needs an admin login", "detail": "In production mode only Gatehouse admins can use the developer console."])
-        return PageRenderer.htmlResponse(status: .forbidden, html: html, secureCookies: services.configuration.usesSecureCookies)
+        let html = pages.render(
+            "error",
+            [
+                "headline": "The console needs an admin login",
+                "detail": "In production mode only Gatehouse admins can use the developer console.",
+            ])
+        return PageRenderer.htmlResponse(
+            status: .forbidden, html: html, secureCookies: services.configuration.usesSecureCookies)
     }
 
     // MARK: Shared values
@@ -116,7 +134,9 @@ struct ConsoleController: Sendable {
     }
 
     func peopleOptions(selected: String? = nil) async throws -> [[String: Any]] {
-        try await services.storage.users.list().map { ["id": $0.id, "name": $0.fullName, "email": $0.email, "selected": $0.id == selected] }
+        try await services.storage.users.list().map {
+            ["id": $0.id, "name": $0.fullName, "email": $0.email, "selected": $0.id == selected]
+        }
     }
 
     static func timestamp(_ date: Date) -> String { PageDates.utc(date, "yyyy-MM-dd HH:mm 'UTC'") }
@@ -124,7 +144,8 @@ struct ConsoleController: Sendable {
     static func offsetText(_ offset: TimeInterval) -> String {
         let total = Int(offset), days = total / 86400, hours = (total % 86400) / 3600, minutes = (total % 3600) / 60
         if total == 0 { return "not at all" }
-        return "+" + [days > 0 ? "\(days)d" : nil, hours > 0 ? "\(hours)h" : nil, minutes > 0 ? "\(minutes)m" : nil]
+        return "+"
+            + [days > 0 ? "\(days)d" : nil, hours > 0 ? "\(hours)h" : nil, minutes > 0 ? "\(minutes)m" : nil]
             .compactMap { $0 }.joined(separator: " ")
     }
 }

@@ -12,7 +12,10 @@ struct ConsoleExplorer: Sendable {
     let console: ConsoleController
     var services: GatehouseServices { console.services }
 
-    static let offeredPermissions = ["public_profile", "email", "user_friends", "user_birthday", "user_gender", "user_location", "user_hometown", "user_link", "user_age_range", "user_posts", "publish_actions"]
+    static let offeredPermissions = [
+        "public_profile", "email", "user_friends", "user_birthday", "user_gender", "user_location", "user_hometown",
+        "user_link", "user_age_range", "user_posts", "publish_actions",
+    ]
 
     func register(on router: Router<GatehouseRequestContext>) {
         router.get("/console/explorer", use: show)
@@ -22,7 +25,10 @@ struct ConsoleExplorer: Sendable {
     /// `GET /console/explorer`: the empty explorer, set up for `GET me?fields=id,name`.
     @Sendable func show(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         try await console.page(request, "console-explorer", title: "Graph API Explorer", nav: "explorer") {
-            try await values(State(app: nil, user: nil, token: "", method: "GET", path: "me", fields: "id,name", params: "", permissions: ["public_profile"]), result: nil)
+            try await values(
+                State(
+                    app: nil, user: nil, token: "", method: "GET", path: "me", fields: "id,name", params: "",
+                    permissions: ["public_profile"]), result: nil)
         }
     }
 
@@ -31,8 +37,10 @@ struct ConsoleExplorer: Sendable {
     @Sendable func submit(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         guard await console.access.allows(request) else { return console.denied() }
         guard let body = await FormBody.read(request, limit: services.configuration.maxBodyBytes),
-              console.sessions.csrfValid(request, formToken: body["csrf_token"]) else {
-            return try await console.refused(request, "This form has expired. Reload the page and try again.", status: .forbidden)
+            console.sessions.csrfValid(request, formToken: body["csrf_token"])
+        else {
+            return try await console.refused(
+                request, "This form has expired. Reload the page and try again.", status: .forbidden)
         }
         let form = ExplorerForm(body)
         var state = form.state
@@ -43,9 +51,14 @@ struct ConsoleExplorer: Sendable {
             case .run: result = await run(state)
             }
         } catch let error as ConsoleInputError {
-            return try await console.page(request, "console-explorer", title: "Graph API Explorer", nav: "explorer", status: .badRequest, error: error.message) { try await values(state, result: nil) }
+            return try await console.page(
+                request, "console-explorer", title: "Graph API Explorer", nav: "explorer", status: .badRequest,
+                error: error.message
+            ) { try await values(state, result: nil) }
         }
-        return try await console.page(request, "console-explorer", title: "Graph API Explorer", nav: "explorer") { try await values(state, result: result) }
+        return try await console.page(request, "console-explorer", title: "Graph API Explorer", nav: "explorer") {
+            try await values(state, result: result)
+        }
     }
 
     struct State {
@@ -55,24 +68,36 @@ struct ConsoleExplorer: Sendable {
 
     /// Grants the chosen permissions (added to what the person already granted) and mints a token.
     func mint(_ state: State) async throws -> String {
-        guard let appID = state.app, let app = try await services.storage.apps.find(id: appID) else { throw ConsoleInputError("Pick an app.") }
-        guard let userID = state.user, try await services.storage.users.find(id: userID) != nil else { throw ConsoleInputError("Pick a person.") }
+        guard let appID = state.app, let app = try await services.storage.apps.find(id: appID) else {
+            throw ConsoleInputError("Pick an app.")
+        }
+        guard let userID = state.user, try await services.storage.users.find(id: userID) != nil else {
+            throw ConsoleInputError("Pick a person.")
+        }
         let now = services.clock.now()
         let chosen = state.permissions.filter(Permission.isKnown)
-        var grant = try await services.storage.grants.find(appID: app.id, userID: userID)
-            ?? GrantRecord(appID: app.id, userID: userID, granted: [Permission.publicProfile], declined: [], createdAt: now, updatedAt: now, lastLoginAt: now)
+        var grant =
+            try await services.storage.grants.find(appID: app.id, userID: userID)
+            ?? GrantRecord(
+                appID: app.id, userID: userID, granted: [Permission.publicProfile], declined: [], createdAt: now,
+                updatedAt: now, lastLoginAt: now)
         for permission in chosen where !grant.granted.contains(permission) { grant.granted.append(permission) }
         grant.declined.removeAll { chosen.contains($0) }
         grant.updatedAt = now
         grant.lastLoginAt = now
         try await services.storage.grants.save(grant)
-        return try await services.tokens.mintUserToken(app: app, userID: userID, lifetime: Lifetimes.longLivedToken, origin: "console").0
+        return try await services.tokens.mintUserToken(
+            app: app, userID: userID, lifetime: Lifetimes.longLivedToken, origin: "console"
+        ).0
     }
 
     func run(_ state: State) async -> GraphReply {
-        var segments = state.path.split(separator: "?", maxSplits: 1).first.map { $0.split(separator: "/").map(String.init) } ?? []
+        var segments =
+            state.path.split(separator: "?", maxSplits: 1).first.map { $0.split(separator: "/").map(String.init) } ?? []
         var version = services.configuration.defaultGraphVersion
-        if let first = segments.first, GraphAPIVersion.parse(pathSegment: first) != nil { version = first; segments.removeFirst() }
+        if let first = segments.first, GraphAPIVersion.parse(pathSegment: first) != nil {
+            version = first; segments.removeFirst()
+        }
         var params: [String: String] = [:]
         for (k, v) in FormEncoding.decode(state.params) ?? [] { params[k] = v }
         if let query = state.path.split(separator: "?", maxSplits: 1).dropFirst().first {
@@ -87,7 +112,8 @@ struct ConsoleExplorer: Sendable {
 
     private func values(_ state: State, result: GraphReply?) async throws -> [String: Any] {
         var values: [String: Any] = [
-            "apps": try await console.appOptions(selected: state.app), "people": try await console.peopleOptions(selected: state.user),
+            "apps": try await console.appOptions(selected: state.app),
+            "people": try await console.peopleOptions(selected: state.user),
             "token": state.token, "path": state.path, "fields": state.fields, "params": state.params,
             "methods": ["GET", "POST", "DELETE"].map { ["name": $0, "selected": $0 == state.method] },
             "permissions": Self.offeredPermissions.map { ["name": $0, "checked": state.permissions.contains($0)] },
@@ -110,9 +136,12 @@ struct ConsoleExplorer: Sendable {
         let inner = indent + "  "
         switch json {
         case .array(let items) where !items.isEmpty:
-            return "[\n" + items.map { inner + pretty($0, indent: inner) }.joined(separator: ",\n") + "\n" + indent + "]"
+            return "[\n" + items.map { inner + pretty($0, indent: inner) }.joined(separator: ",\n") + "\n" + indent
+                + "]"
         case .object(let object) where !object.pairs.isEmpty:
-            return "{\n" + object.pairs.map { inner + JSONValue.string($0.0).serialized() + ": " + pretty($0.1, indent: inner) }.joined(separator: ",\n") + "\n" + indent + "}"
+            return "{\n"
+                + object.pairs.map { inner + JSONValue.string($0.0).serialized() + ": " + pretty($0.1, indent: inner) }
+                .joined(separator: ",\n") + "\n" + indent + "}"
         default:
             return json.serialized()
         }
@@ -129,9 +158,11 @@ struct ExplorerForm {
 
     init(_ form: FormBody) {
         state = ConsoleExplorer.State(
-            app: form["app"], user: form["user"], token: (form["access_token"] ?? "").trimmingCharacters(in: .whitespaces),
+            app: form["app"], user: form["user"],
+            token: (form["access_token"] ?? "").trimmingCharacters(in: .whitespaces),
             method: ["GET", "POST", "DELETE"].contains(form["method"] ?? "") ? form["method"]! : "GET",
-            path: form["path"] ?? "me", fields: form["fields"] ?? "", params: form["params"] ?? "", permissions: form.all("permission"))
+            path: form["path"] ?? "me", fields: form["fields"] ?? "", params: form["params"] ?? "",
+            permissions: form.all("permission"))
         action = form["action"] == "token" ? .mintToken : .run
     }
 }

@@ -14,7 +14,11 @@ struct ConsoleMail: Sendable {
         router.get("/console/mail") { request, _ in try await page(request) }
         router.post("/console/mail/delete") { request, _ in
             try await console.action(request) { form in
-                if let id = form["id"], !id.isEmpty { _ = try await services.storage.mail?.delete(id: id) } else { try await services.storage.mail?.deleteAll() }
+                if let id = form["id"], !id.isEmpty {
+                    _ = try await services.storage.mail?.delete(id: id)
+                } else {
+                    try await services.storage.mail?.deleteAll()
+                }
                 return "/console/mail?notice=cleared"
             }
         }
@@ -32,15 +36,18 @@ struct ConsoleMail: Sendable {
     func page(_ request: Request) async throws -> Response {
         try await console.page(request, "console-mail", title: "Mail", nav: "mail") {
             let mode = SignUpMode.effective(
-                configured: services.configuration.signUp, stored: try await services.storage.emulator.setting(SignUpMode.settingName),
+                configured: services.configuration.signUp,
+                stored: try await services.storage.emulator.setting(SignUpMode.settingName),
                 mode: services.configuration.mode)
             let messages = try await services.storage.mail?.list(to: nil, limit: 200) ?? []
             return [
                 "messages": messages.map { message -> [String: Any] in
                     let rendered = V1Mail.render(message)
                     return [
-                        "id": message.id, "to": message.to, "subject": message.subject, "kind": message.kind, "text": message.text,
-                        "time": ConsoleController.timestamp(message.createdAt), "status": rendered["status"]?.stringValue ?? "",
+                        "id": message.id, "to": message.to, "subject": message.subject, "kind": message.kind,
+                        "text": message.text,
+                        "time": ConsoleController.timestamp(message.createdAt),
+                        "status": rendered["status"]?.stringValue ?? "",
                         "lastError": message.lastError ?? "",
                         "links": (rendered["links"]?.arrayValue ?? []).compactMap(\.stringValue),
                     ]

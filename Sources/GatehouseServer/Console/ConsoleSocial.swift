@@ -20,7 +20,9 @@ struct ConsoleSocial: Sendable {
     /// `GET /console/social`: posts and requests, optionally of one app (`?app=`).
     @Sendable func list(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         let app = request.uri.queryParameters.get("app").flatMap { $0.isEmpty ? nil : String($0) }
-        return try await console.page(request, "console-social", title: "Posts and requests", nav: "social") { try await values(app: app) }
+        return try await console.page(request, "console-social", title: "Posts and requests", nav: "social") {
+            try await values(app: app)
+        }
     }
 
     /// `POST /console/posts/:id/delete`: deletes a post.
@@ -34,7 +36,8 @@ struct ConsoleSocial: Sendable {
     /// `POST /console/requests/:id/delete`: deletes one recipient's copy of an app request (form field `recipient`).
     @Sendable func deleteRequest(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         try await console.action(request) { form in
-            try await services.storage.requests.delete(requestID: context.parameters.get("id") ?? "", recipientID: form["recipient"] ?? "")
+            try await services.storage.requests.delete(
+                requestID: context.parameters.get("id") ?? "", recipientID: form["recipient"] ?? "")
             return "/console/social?notice=cleared"
         }
     }
@@ -44,7 +47,8 @@ struct ConsoleSocial: Sendable {
     @Sendable func acceptRequest(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         try await console.action(request) { form in
             let found = try await services.storage.requests.accept(
-                requestID: context.parameters.get("id") ?? "", recipientID: form["recipient"] ?? "", at: services.clock.now())
+                requestID: context.parameters.get("id") ?? "", recipientID: form["recipient"] ?? "",
+                at: services.clock.now())
             guard found else { throw ConsoleInputError("There is no such request for that person.") }
             return "/console/social?notice=accepted"
         }
@@ -58,20 +62,34 @@ struct ConsoleSocial: Sendable {
         var posts: [(Date, [String: Any])] = [], requests: [(Date, [String: Any])] = []
         for app in apps {
             for p in try await storage.posts.posts(appID: app.id, limit: Self.shown) {
-                posts.append((p.createdAt, [
-                    "id": p.id, "graphID": "\(try await storage.users.scopedID(appID: app.id, userID: p.authorID))_\(p.id)",
-                    "appName": app.name, "author": users[p.authorID]?.fullName ?? p.authorID, "audience": p.audience.label,
-                    "message": p.message ?? "", "link": p.link ?? "", "created": ConsoleController.timestamp(p.createdAt),
-                ]))
+                posts.append(
+                    (
+                        p.createdAt,
+                        [
+                            "id": p.id,
+                            "graphID": "\(try await storage.users.scopedID(appID: app.id, userID: p.authorID))_\(p.id)",
+                            "appName": app.name, "author": users[p.authorID]?.fullName ?? p.authorID,
+                            "audience": p.audience.label,
+                            "message": p.message ?? "", "link": p.link ?? "",
+                            "created": ConsoleController.timestamp(p.createdAt),
+                        ]
+                    ))
             }
             for r in try await storage.requests.requests(appID: app.id, limit: Self.shown) {
-                requests.append((r.createdAt, [
-                    "id": r.requestID, "recipientID": r.recipientID, "appName": app.name,
-                    "from": users[r.senderID]?.fullName ?? r.senderID, "to": users[r.recipientID]?.fullName ?? r.recipientID,
-                    "message": r.message, "data": r.data ?? "", "created": ConsoleController.timestamp(r.createdAt),
-                    "notification": r.notificationText ?? "", "accepted": r.acceptedAt.map(ConsoleController.timestamp) ?? "",
-                    "waiting": r.acceptedAt == nil,
-                ]))
+                requests.append(
+                    (
+                        r.createdAt,
+                        [
+                            "id": r.requestID, "recipientID": r.recipientID, "appName": app.name,
+                            "from": users[r.senderID]?.fullName ?? r.senderID,
+                            "to": users[r.recipientID]?.fullName ?? r.recipientID,
+                            "message": r.message, "data": r.data ?? "",
+                            "created": ConsoleController.timestamp(r.createdAt),
+                            "notification": r.notificationText ?? "",
+                            "accepted": r.acceptedAt.map(ConsoleController.timestamp) ?? "",
+                            "waiting": r.acceptedAt == nil,
+                        ]
+                    ))
             }
         }
         return [

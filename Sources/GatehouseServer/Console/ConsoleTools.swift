@@ -26,7 +26,9 @@ struct ConsoleTools: Sendable {
     @Sendable func listTokens(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         let q = request.uri.queryParameters
         let app = q.get("app").flatMap { $0.isEmpty ? nil : $0 }, user = q.get("user").flatMap { $0.isEmpty ? nil : $0 }
-        return try await console.page(request, "console-tokens", title: "Live tokens", nav: "tokens") { try await tokens(app: app, user: user) }
+        return try await console.page(request, "console-tokens", title: "Live tokens", nav: "tokens") {
+            try await tokens(app: app, user: user)
+        }
     }
 
     /// `POST /console/tokens/:id/revoke`: revokes a token that is still live.
@@ -34,7 +36,11 @@ struct ConsoleTools: Sendable {
         try await console.action(request) { _ in
             let id = context.parameters.get("id") ?? ""
             let now = services.clock.now()
-            guard let token = try await services.storage.tokens.live(appID: nil, userID: nil, now: now).first(where: { $0.id == id }) else {
+            guard
+                let token = try await services.storage.tokens.live(appID: nil, userID: nil, now: now).first(where: {
+                    $0.id == id
+                })
+            else {
                 throw ConsoleInputError("That token is no longer live.")
             }
             try await services.storage.tokens.revoke(id: token.id, at: now)
@@ -44,14 +50,17 @@ struct ConsoleTools: Sendable {
 
     /// `GET /console/errors`: the injected errors and the form to add one.
     @Sendable func listInjections(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
-        try await console.page(request, "console-errors", title: "Error injection", nav: "errors") { try await injections() }
+        try await console.page(request, "console-errors", title: "Error injection", nav: "errors") {
+            try await injections()
+        }
     }
 
     /// `POST /console/errors`: injects an error (``InjectionForm``) for a person, an app or a token.
     @Sendable func inject(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         try await console.action(request) { form in
             let injection = try InjectionForm(form)
-            _ = try await ErrorInjector(services: services).add(kind: injection.kind, target: injection.targetID, error: injection.error, times: injection.times)
+            _ = try await ErrorInjector(services: services).add(
+                kind: injection.kind, target: injection.targetID, error: injection.error, times: injection.times)
             return "/console/errors?notice=injected"
         }
     }
@@ -78,7 +87,11 @@ struct ConsoleTools: Sendable {
             let status = ClockControl(services: services).status()
             return [
                 "controllable": status.controllable, "offsetText": ConsoleController.offsetText(status.offset),
-                "presets": [["by": "1h", "label": "+1 hour (short-lived tokens)"], ["by": "61d", "label": "+61 days (long-lived tokens)"], ["by": "91d", "label": "+91 days (data access)"]],
+                "presets": [
+                    ["by": "1h", "label": "+1 hour (short-lived tokens)"],
+                    ["by": "61d", "label": "+61 days (long-lived tokens)"],
+                    ["by": "91d", "label": "+91 days (data access)"],
+                ],
             ]
         }
     }
@@ -129,16 +142,23 @@ struct ConsoleTools: Sendable {
             var scopes = "(app)"
             if let userID = token.userID {
                 let key = token.appID + "/" + userID
-                if grants[key] == nil { grants[key] = try await storage.grants.find(appID: token.appID, userID: userID) }
+                if grants[key] == nil {
+                    grants[key] = try await storage.grants.find(appID: token.appID, userID: userID)
+                }
                 scopes = grants[key]?.granted.joined(separator: ", ") ?? "(app removed)"
             }
             rows.append([
-                "id": token.id, "hash": String(token.tokenHash.prefix(12)), "kind": token.kind.rawValue, "appName": apps[token.appID]?.name ?? token.appID,
+                "id": token.id, "hash": String(token.tokenHash.prefix(12)), "kind": token.kind.rawValue,
+                "appName": apps[token.appID]?.name ?? token.appID,
                 "userName": token.userID.flatMap { users[$0]?.fullName } ?? "", "scopes": scopes,
-                "issued": ConsoleController.timestamp(token.issuedAt), "expires": token.expiresAt.map(ConsoleController.timestamp) ?? "never",
+                "issued": ConsoleController.timestamp(token.issuedAt),
+                "expires": token.expiresAt.map(ConsoleController.timestamp) ?? "never",
             ])
         }
-        return ["tokens": rows, "apps": try await console.appOptions(selected: app), "people": try await console.peopleOptions(selected: user)]
+        return [
+            "tokens": rows, "apps": try await console.appOptions(selected: app),
+            "people": try await console.peopleOptions(selected: user),
+        ]
     }
 
     private func injections() async throws -> [String: Any] {
@@ -147,18 +167,21 @@ struct ConsoleTools: Sendable {
         for injection in try await storage.emulator.injections() {
             var target = "\(injection.targetKind.rawValue) \(injection.targetID)"
             switch injection.targetKind {
-            case .user: if let u = try await storage.users.find(id: injection.targetID) { target = "person \(u.fullName)" }
+            case .user:
+                if let u = try await storage.users.find(id: injection.targetID) { target = "person \(u.fullName)" }
             case .app: if let a = try await storage.apps.find(id: injection.targetID) { target = "app \(a.name)" }
             case .token: target = "token \(injection.targetID)"
             }
             rows.append([
                 "id": injection.id, "target": target,
-                "error": InjectableError(code: injection.code, subcode: injection.subcode)?.title ?? "\(injection.code)",
+                "error": InjectableError(code: injection.code, subcode: injection.subcode)?.title
+                    ?? "\(injection.code)",
                 "remaining": injection.remaining.map(String.init) ?? "until cleared",
             ])
         }
         return [
-            "injections": rows, "hasInjections": !rows.isEmpty, "people": try await console.peopleOptions(), "apps": try await console.appOptions(),
+            "injections": rows, "hasInjections": !rows.isEmpty, "people": try await console.peopleOptions(),
+            "apps": try await console.appOptions(),
             "errors": InjectableError.allCases.map { ["value": $0.rawValue, "title": $0.title] },
         ]
     }
@@ -174,11 +197,15 @@ struct InjectionForm: Equatable {
 
     /// - Throws: ``ConsoleInputError`` naming the first field that is wrong.
     init(_ form: FormBody) throws {
-        guard let kind = form["target"].flatMap(InjectionTargetKind.init(rawValue:)) else { throw ConsoleInputError("Pick a person, an app or a token.") }
+        guard let kind = form["target"].flatMap(InjectionTargetKind.init(rawValue:)) else {
+            throw ConsoleInputError("Pick a person, an app or a token.")
+        }
         self.kind = kind
         let timesText = (form["times"] ?? "").trimmingCharacters(in: .whitespaces)
         times = timesText.isEmpty ? nil : Int(timesText)
-        if !timesText.isEmpty, times == nil { throw ConsoleInputError("Times must be a whole number, or empty for until cleared.") }
+        if !timesText.isEmpty, times == nil {
+            throw ConsoleInputError("Times must be a whole number, or empty for until cleared.")
+        }
         targetID = (form["id"] ?? "").trimmingCharacters(in: .whitespaces)
         error = form["error"] ?? ""
     }
@@ -190,7 +217,9 @@ struct ClockAdvanceForm: Equatable {
 
     /// - Throws: ``ConsoleInputError`` when `by` is not a duration.
     init(_ form: FormBody) throws {
-        guard let seconds = DurationParser.seconds(form["by"] ?? "") else { throw ConsoleInputError("Type a duration such as 61d, 12h or 90m.") }
+        guard let seconds = DurationParser.seconds(form["by"] ?? "") else {
+            throw ConsoleInputError("Type a duration such as 61d, 12h or 90m.")
+        }
         self.seconds = seconds
     }
 }

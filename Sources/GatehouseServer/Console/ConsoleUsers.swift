@@ -28,8 +28,10 @@ struct ConsoleUsers: Sendable {
             let names = Dictionary(apps.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
             return [
                 "users": try await services.storage.users.list().map { user -> [String: Any] in
-                    ["id": user.id, "name": user.fullName, "email": user.email,
-                     "kind": user.testUserOfAppID.map { "test user of \(names[$0] ?? $0)" } ?? "person"]
+                    [
+                        "id": user.id, "name": user.fullName, "email": user.email,
+                        "kind": user.testUserOfAppID.map { "test user of \(names[$0] ?? $0)" } ?? "person",
+                    ]
                 },
                 "apps": apps.map { ["id": $0.id, "name": $0.name] },
             ]
@@ -39,9 +41,12 @@ struct ConsoleUsers: Sendable {
     /// `POST /console/users`: a person, or a test user of an app.
     @Sendable func create(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         try await console.action(request) { form in
-            let user = try await services.accounts.createUser(NewUser(
-                email: form["email"] ?? "", password: form["password"] ?? "", firstName: (form["first_name"] ?? "").trimmingCharacters(in: .whitespaces),
-                lastName: (form["last_name"] ?? "").trimmingCharacters(in: .whitespaces), testUserOfAppID: ConsoleApps.optional(form["test_user_of"])))
+            let user = try await services.accounts.createUser(
+                NewUser(
+                    email: form["email"] ?? "", password: form["password"] ?? "",
+                    firstName: (form["first_name"] ?? "").trimmingCharacters(in: .whitespaces),
+                    lastName: (form["last_name"] ?? "").trimmingCharacters(in: .whitespaces),
+                    testUserOfAppID: ConsoleApps.optional(form["test_user_of"])))
             return "/console/users/\(user.id)?notice=created"
         }
     }
@@ -52,16 +57,26 @@ struct ConsoleUsers: Sendable {
         guard id.count <= 32, let user = try await services.storage.users.find(id: id) else {
             return try await console.refused(request, "There is no person \(id).", status: .notFound)
         }
-        return try await console.page(request, "console-user", title: user.fullName, nav: "users") { try await values(user) }
+        return try await console.page(request, "console-user", title: user.fullName, nav: "users") {
+            try await values(user)
+        }
     }
 
     /// `GET /console/users/:id/picture.png`: the uploaded picture or the generated avatar.
     @Sendable func picture(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         guard await console.access.allows(request) else { return console.denied() }
         let id = context.parameters.get("id") ?? ""
-        guard id.count <= 32, let user = try await services.storage.users.find(id: id) else { return Response(status: .notFound) }
-        let bytes = user.picture.map { [UInt8]($0) } ?? AvatarRenderer.render(seed: "user:" + user.id, initials: String(user.firstName.prefix(1) + user.lastName.prefix(1)), size: 144)
-        return Response(status: .ok, headers: [.contentType: "image/png", .cacheControl: "no-store"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        guard id.count <= 32, let user = try await services.storage.users.find(id: id) else {
+            return Response(status: .notFound)
+        }
+        let bytes =
+            user.picture.map { [UInt8]($0) }
+            ?? AvatarRenderer.render(
+                seed: "user:" + user.id, initials: String(user.firstName.prefix(1) + user.lastName.prefix(1)), size: 144
+            )
+        return Response(
+            status: .ok, headers: [.contentType: "image/png", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     /// `POST /console/users/:id`: the profile form, checked whole (``ProfileForm``) before anything is saved.
@@ -86,8 +101,12 @@ struct ConsoleUsers: Sendable {
             if form["action"] == "clear" {
                 user.picture = nil
             } else {
-                guard let bytes = form.files["picture"], !bytes.isEmpty else { throw ConsoleInputError("Choose a PNG file to upload.") }
-                guard bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else { throw ConsoleInputError("The picture must be a PNG file.") }
+                guard let bytes = form.files["picture"], !bytes.isEmpty else {
+                    throw ConsoleInputError("Choose a PNG file to upload.")
+                }
+                guard bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else {
+                    throw ConsoleInputError("The picture must be a PNG file.")
+                }
                 guard bytes.count <= 2 << 20 else { throw ConsoleInputError("The picture must be at most 2 MiB.") }
                 user.picture = Data(bytes)
             }
@@ -111,7 +130,9 @@ struct ConsoleUsers: Sendable {
     @Sendable func changeAccountState(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         try await console.action(request) { form in
             let user = try await find(context)
-            guard let state = form["state"].flatMap(AccountState.init(rawValue:)) else { throw ConsoleInputError("Pick an account state.") }
+            guard let state = form["state"].flatMap(AccountState.init(rawValue:)) else {
+                throw ConsoleInputError("Pick an account state.")
+            }
             try await services.accounts.setAccountState(of: user, to: state)
             return "/console/users/\(user.id)?notice=saved"
         }
@@ -135,7 +156,9 @@ struct ConsoleUsers: Sendable {
     @Sendable func changeFriendship(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         try await console.action(request) { form in
             let user = try await find(context)
-            guard let friendID = form["friend_id"], friendID != user.id, try await services.storage.users.find(id: friendID) != nil else {
+            guard let friendID = form["friend_id"], friendID != user.id,
+                try await services.storage.users.find(id: friendID) != nil
+            else {
                 throw ConsoleInputError("Pick another person.")
             }
             if form["action"] == "remove" {
@@ -149,7 +172,9 @@ struct ConsoleUsers: Sendable {
 
     private func find(_ context: GatehouseRequestContext) async throws -> UserRecord {
         let id = context.parameters.get("id") ?? ""
-        guard id.count <= 32, let user = try await services.storage.users.find(id: id) else { throw ConsoleInputError("There is no person \(id).") }
+        guard id.count <= 32, let user = try await services.storage.users.find(id: id) else {
+            throw ConsoleInputError("There is no person \(id).")
+        }
         return user
     }
 
@@ -161,11 +186,17 @@ struct ConsoleUsers: Sendable {
         var grants: [[String: Any]] = []
         for grant in try await storage.grants.grants(userID: user.id) {
             let app = try await storage.apps.find(id: grant.appID)
-            grants.append(["appID": grant.appID, "appName": app?.name ?? grant.appID, "granted": grant.granted.joined(separator: ", ")])
+            grants.append([
+                "appID": grant.appID, "appName": app?.name ?? grant.appID,
+                "granted": grant.granted.joined(separator: ", "),
+            ])
         }
-        let candidates = everyone.filter { $0.id != user.id && !friendIDs.contains($0.id) }.map { ["id": $0.id, "name": $0.fullName] }
+        let candidates = everyone.filter { $0.id != user.id && !friendIDs.contains($0.id) }.map {
+            ["id": $0.id, "name": $0.fullName]
+        }
         return [
-            "user": ["id": user.id, "firstName": user.firstName, "lastName": user.lastName, "email": user.email] as [String: Any],
+            "user": ["id": user.id, "firstName": user.firstName, "lastName": user.lastName, "email": user.email]
+                as [String: Any],
             "name": user.fullName,
             // The field table's text and place fields, one input each; a place shows its name.
             "profileFields": UserFieldValue.editable.map { entry in
@@ -173,7 +204,9 @@ struct ConsoleUsers: Sendable {
             },
             "twoFactorOn": try await services.accounts.hasTwoFactor(user),
             "twoFactorCode": try await services.accounts.developmentLoginCode(for: user) ?? "",
-            "accountStates": AccountState.allCases.map { ["value": $0.rawValue, "title": $0.title, "selected": $0 == user.accountState] },
+            "accountStates": AccountState.allCases.map {
+                ["value": $0.rawValue, "title": $0.title, "selected": $0 == user.accountState]
+            },
             "friends": friendIDs.compactMap { byID[$0] }.map { ["id": $0.id, "name": $0.fullName] },
             "candidates": candidates, "hasCandidates": !candidates.isEmpty, "grants": grants,
         ]
@@ -197,7 +230,9 @@ struct ProfileForm: Equatable {
             throw ConsoleInputError("First and last name are required (at most 80 characters each).")
         }
         email = (form["email"] ?? "").trimmingCharacters(in: .whitespaces)
-        guard email.contains("@"), email.count <= 254 else { throw ConsoleInputError("\"\(email)\" is not an email address.") }
+        guard email.contains("@"), email.count <= 254 else {
+            throw ConsoleInputError("\"\(email)\" is not an email address.")
+        }
         profile = [:]
         for entry in UserFieldValue.editable {
             let value = ConsoleApps.optional(form[entry.field.name])
@@ -214,6 +249,8 @@ struct ProfileForm: Equatable {
         user.firstName = firstName
         user.lastName = lastName
         user.email = email
-        for entry in UserFieldValue.editable { entry.assign(profile[entry.field.name] ?? nil, to: &user, place: places) }
+        for entry in UserFieldValue.editable {
+            entry.assign(profile[entry.field.name] ?? nil, to: &user, place: places)
+        }
     }
 }

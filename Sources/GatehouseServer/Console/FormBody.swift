@@ -50,7 +50,11 @@ struct FormBody: Sendable {
         parser.onPartComplete = {
             let params = Self.dispositionParameters(disposition)
             if let name = params["name"] {
-                if params["filename"] != nil { files[name] = body } else { pairs.append((name, String(decoding: body, as: UTF8.self))) }
+                if params["filename"] != nil {
+                    files[name] = body
+                } else {
+                    pairs.append((name, String(decoding: body, as: UTF8.self)))
+                }
             }
             disposition = ""
             body = []

@@ -21,14 +21,19 @@ struct JournalAPI: Sendable {
         router.get("admin/api/journal") { request, _ in
             guard await access.allows(request) else { return AdminAPI.reply(AdminAPI.denied, status: .forbidden) }
             guard let listing = try await listing(request) else {
-                return AdminAPI.reply(AdminAPI.error(404, "the request journal table is off on this server (--journal-table)"), status: .notFound)
+                return AdminAPI.reply(
+                    AdminAPI.error(404, "the request journal table is off on this server (--journal-table)"),
+                    status: .notFound)
             }
             return AdminAPI.reply(listing, status: .ok)
         }
         router.get("admin/api/journal/:seq") { request, context in
             guard await access.allows(request) else { return AdminAPI.reply(AdminAPI.denied, status: .forbidden) }
             guard let entry = context.parameters.get("seq").flatMap(Int.init).flatMap(entry(sequence:)) else {
-                return AdminAPI.reply(AdminAPI.error(404, "no journal entry with that number on this node (it may have been overwritten)"), status: .notFound)
+                return AdminAPI.reply(
+                    AdminAPI.error(
+                        404, "no journal entry with that number on this node (it may have been overwritten)"),
+                    status: .notFound)
             }
             return AdminAPI.reply(entry, status: .ok)
         }
@@ -50,14 +55,17 @@ struct JournalAPI: Sendable {
             entries = Array(try await store.recent(limit: 1000).filter(filter.matches).prefix(limit))
         }
         return [
-            "enabled": .bool(journal.isEnabled), "latest": .int(Int64(latest)), "capacity": .int(Int64(journal.capacity)),
+            "enabled": .bool(journal.isEnabled), "latest": .int(Int64(latest)),
+            "capacity": .int(Int64(journal.capacity)),
             "data": .array(entries.map(Self.json)),
         ]
     }
 
     /// One entry with its batch parts, as `GET journal/{seq}` answers it; nil when this node no longer has it.
     func entry(sequence: Int) -> JSONValue? {
-        guard let entry = services.journal.entry(sequence: sequence), case .object(var object) = Self.json(entry) else { return nil }
+        guard let entry = services.journal.entry(sequence: sequence), case .object(var object) = Self.json(entry) else {
+            return nil
+        }
         object["parts"] = .array(services.journal.parts(ofBatch: sequence).map(Self.json))
         return .object(object)
     }
@@ -66,7 +74,9 @@ struct JournalAPI: Sendable {
     static func filter(_ request: Request) -> JournalFilter {
         let q = request.uri.queryParameters
         let errors = q.get("errors").map { ["1", "true", "on", "yes"].contains($0.lowercased()) } ?? false
-        return JournalFilter(appID: q.get("app"), person: q.get("person"), status: q.get("status"), route: q.get("route"), token: q.get("token"), errorsOnly: errors)
+        return JournalFilter(
+            appID: q.get("app"), person: q.get("person"), status: q.get("status"), route: q.get("route"),
+            token: q.get("token"), errorsOnly: errors)
     }
 
     /// An entry as JSON, keys in a stable order; absent values are left out.
@@ -74,7 +84,8 @@ struct JournalAPI: Sendable {
         var o: JSONObject = [
             "seq": .int(Int64(entry.sequence)), "time": .string(iso(entry.time)),
             "kind": .string(entry.kind.rawValue), "method": .string(entry.method), "route": .string(entry.route),
-            "status": .int(Int64(entry.status)), "duration_ms": .double((entry.durationMilliseconds * 100).rounded() / 100),
+            "status": .int(Int64(entry.status)),
+            "duration_ms": .double((entry.durationMilliseconds * 100).rounded() / 100),
         ]
         if let v = entry.appID { o["app_id"] = .string(v) }
         if let v = entry.appName { o["app_name"] = .string(v) }

@@ -10,13 +10,17 @@ struct DeviceEndpoints: Sendable {
 
     /// Starts a device login: `{code, user_code, verification_uri, expires_in, interval}`.
     func login(_ call: GraphCall, caller: Caller) async throws -> GraphReply {
-        guard call.method == .post else { throw GraphFailure(.unsupportedRequest(method: call.method.rawValue, objectID: "device")) }
+        guard call.method == .post else {
+            throw GraphFailure(.unsupportedRequest(method: call.method.rawValue, objectID: "device"))
+        }
         let app = try Self.appCaller(caller)
         let scope = Permission.parseScope(call.params["scope"] ?? "")
         // A permission Facebook removed is as unknown as a misspelled one at versions after its removal.
         let removed = Permission.removed(scope, at: call.version)
         let unknown = scope.filter { !Permission.isKnown($0) || removed.contains($0) }
-        guard unknown.isEmpty else { throw GraphFailure(.invalidParameter("Invalid Scopes: \(unknown.joined(separator: ", "))")) }
+        guard unknown.isEmpty else {
+            throw GraphFailure(.invalidParameter("Invalid Scopes: \(unknown.joined(separator: ", "))"))
+        }
         var scopes = [Permission.publicProfile]
         for p in scope where !scopes.contains(p) && p != "openid" { scopes.append(p) }
 
@@ -28,10 +32,15 @@ struct DeviceEndpoints: Sendable {
             let code = services.random.alphanumeric(bits: 256)
             let userCode = DeviceLogin.makeUserCode(randomBytes: services.random.bytes)
             let record = DeviceCodeRecord(
-                id: services.random.uuidString(), codeHash: SecretHash.sha256Hex(code), userCode: userCode, appID: app.id, scopes: scopes,
+                id: services.random.uuidString(), codeHash: SecretHash.sha256Hex(code), userCode: userCode,
+                appID: app.id, scopes: scopes,
                 createdAt: now, expiresAt: now.addingTimeInterval(DeviceLogin.lifetime), interval: interval)
             // A live code with the same user code would make the person's entry ambiguous: draw again.
-            if let clash = try await services.storage.deviceCodes.find(userCode: userCode), clash.expiresAt > now, attempt < 5 { continue }
+            if let clash = try await services.storage.deviceCodes.find(userCode: userCode), clash.expiresAt > now,
+                attempt < 5
+            {
+                continue
+            }
             try await services.storage.deviceCodes.insert(record)
             services.logger.info("device login started", metadata: ["app": "\(app.id)"])
             return .json([
@@ -52,13 +61,18 @@ struct DeviceEndpoints: Sendable {
             throw GraphFailure(.invalidParameter("The parameter code is required"))
         }
         let storage = services.storage
-        guard let record = try await storage.deviceCodes.find(codeHash: SecretHash.sha256Hex(code)), record.appID == app.id else {
+        guard let record = try await storage.deviceCodes.find(codeHash: SecretHash.sha256Hex(code)),
+            record.appID == app.id
+        else {
             throw GraphFailure(.invalidParameter("Invalid device login code"))
         }
         let now = services.clock.now()
         let (outcome, next) = DeviceLogin.poll(record, now: now)
         if let next {
-            guard try await storage.deviceCodes.update(next, expecting: record.status, expectedPolledAt: record.lastPolledAt) else {
+            guard
+                try await storage.deviceCodes.update(
+                    next, expecting: record.status, expectedPolledAt: record.lastPolledAt)
+            else {
                 // Another poll for the same code landed first: this one was too fast.
                 throw GraphFailure(.deviceTooFast(interval: record.interval))
             }
@@ -70,12 +84,14 @@ struct DeviceEndpoints: Sendable {
         case .declined: throw GraphFailure(.deviceDeclined)
         case .issueToken(let userID, _):
             let lifetime = Lifetimes.longLivedToken
-            let (token, _) = try await services.tokens.mintUserToken(app: app, userID: userID, lifetime: lifetime, origin: "device")
+            let (token, _) = try await services.tokens.mintUserToken(
+                app: app, userID: userID, lifetime: lifetime, origin: "device")
             let dataAccess = (try await storage.grants.find(appID: app.id, userID: userID))?.lastLoginAt ?? now
             services.logger.info("device login completed", metadata: ["app": "\(app.id)"])
             return .json([
                 "access_token": .string(token), "expires_in": .int(Int64(lifetime)),
-                "data_access_expiration_time": .int(Int64(GrantRecord.dataAccessExpiry(lastLoginAt: dataAccess).timeIntervalSince1970)),
+                "data_access_expiration_time": .int(
+                    Int64(GrantRecord.dataAccessExpiry(lastLoginAt: dataAccess).timeIntervalSince1970)),
             ])
         }
     }
@@ -84,7 +100,9 @@ struct DeviceEndpoints: Sendable {
     static func appCaller(_ caller: Caller) throws -> AppRecord {
         switch caller {
         case .client(let app), .app(let app): return app
-        case .user: throw GraphFailure(.invalidParameter("Device login requires an app access token or a client token (APPID|CLIENT_TOKEN)"))
+        case .user:
+            throw GraphFailure(
+                .invalidParameter("Device login requires an app access token or a client token (APPID|CLIENT_TOKEN)"))
         }
     }
 }

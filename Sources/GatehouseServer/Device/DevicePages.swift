@@ -26,7 +26,9 @@ struct DevicePages: Sendable {
         }
         guard !typed.isEmpty else { return codePage(request, user: user, userCode: "", error: nil) }
         guard let code = DeviceLogin.normalizeUserCode(typed) else {
-            return codePage(request, user: user, userCode: typed, error: "That is not a code from a device. Check it and try again.")
+            return codePage(
+                request, user: user, userCode: typed, error: "That is not a code from a device. Check it and try again."
+            )
         }
         let record = try await services.storage.deviceCodes.find(userCode: code)
         switch DeviceLogin.checkEntry(record, now: services.clock.now()) {
@@ -47,10 +49,13 @@ struct DevicePages: Sendable {
         let userCode = Self.carriedUserCode(form["dialog"])
         let email = form["email"] ?? "", password = form["password"] ?? ""
         let user: UserRecord
-        switch try await PasswordCheck.people(services).person(email: email, password: password, ip: context.client.ip) {
+        switch try await PasswordCheck.people(services).person(email: email, password: password, ip: context.client.ip)
+        {
         case .throttled(let seconds, let minutes):
             services.metrics.login(.limited)
-            var response = loginPage(request, userCode: userCode, error: PasswordCheck.throttledMessage(minutes: minutes), status: .tooManyRequests)
+            var response = loginPage(
+                request, userCode: userCode, error: PasswordCheck.throttledMessage(minutes: minutes),
+                status: .tooManyRequests)
             response.headers[.retryAfter] = "\(seconds)"
             return response
         case .refused:
@@ -58,7 +63,9 @@ struct DevicePages: Sendable {
             return loginPage(request, userCode: userCode, error: PasswordCheck.refusedMessage)
         case .accepted(let person):
             // A checkpointed, unconfirmed or disabled person meets their state's page first (``AccountGate``).
-            switch try await AccountGate(services: services, pages: pages).afterPassword(person, next: { _ in "/device?" + FormEncoding.encode([("user_code", userCode)]) }, request: request) {
+            switch try await AccountGate(services: services, pages: pages).afterPassword(
+                person, next: { _ in "/device?" + FormEncoding.encode([("user_code", userCode)]) }, request: request)
+            {
             case .page(let response): return response
             case .proceed(let person): user = person
             }
@@ -82,85 +89,122 @@ struct DevicePages: Sendable {
         let storage = services.storage
         for _ in 0..<3 {
             let now = services.clock.now()
-            guard let code = DeviceLogin.normalizeUserCode(typed), let record = try await storage.deviceCodes.find(userCode: code),
-                  let app = try await storage.apps.find(id: record.appID)
+            guard let code = DeviceLogin.normalizeUserCode(typed),
+                let record = try await storage.deviceCodes.find(userCode: code),
+                let app = try await storage.apps.find(id: record.appID)
             else { return codePage(request, user: user, userCode: typed, error: Self.describe(.unknownOrExpired)) }
             let approve = form["action"] != "cancel"
             let decided: DeviceCodeRecord
             switch DeviceLogin.decide(record, userID: user.id, approve: approve, now: now) {
-            case .failure(let problem): return codePage(request, user: user, userCode: typed, error: Self.describe(problem))
+            case .failure(let problem):
+                return codePage(request, user: user, userCode: typed, error: Self.describe(problem))
             case .success(let next): decided = next
             }
             // The grant is saved before the code turns approved, so the device's token is valid the moment it gets it.
             if approve {
                 let facts = try await self.facts(record, app: app, user: user, authenticatedAt: session.authenticatedAt)
                 let plan = LoginAttempt.consentPlan(facts)
-                let decision = LoginAttempt.decide(facts, plan: plan, selected: pairs.filter { $0.0 == "permission" }.map(\.1))
-                try await storage.grants.save(GrantRecord(
-                    appID: app.id, userID: user.id, granted: decision.granted, declined: decision.declined,
-                    createdAt: facts.grant?.createdAt ?? now, updatedAt: now, lastLoginAt: now, defaultAudience: decision.defaultAudience))
+                let decision = LoginAttempt.decide(
+                    facts, plan: plan, selected: pairs.filter { $0.0 == "permission" }.map(\.1))
+                try await storage.grants.save(
+                    GrantRecord(
+                        appID: app.id, userID: user.id, granted: decision.granted, declined: decision.declined,
+                        createdAt: facts.grant?.createdAt ?? now, updatedAt: now, lastLoginAt: now,
+                        defaultAudience: decision.defaultAudience))
             }
             // A poll may have touched the record meanwhile; then decide again on the fresh copy.
-            guard try await storage.deviceCodes.update(decided, expecting: .pending, expectedPolledAt: record.lastPolledAt) else { continue }
-            services.logger.info(approve ? "device login approved" : "device login declined", metadata: ["app": "\(app.id)"])
-            let html = pages.render("device", [
-                "done": true,
-                "headline": approve ? "You're logged in on your device" : "Login cancelled",
-                "detail": approve ? "\(app.name) on your device is now logged in as \(user.fullName). You can close this window."
-                    : "\(app.name) on your device was not given access.",
-            ])
-            return PageRenderer.htmlResponse(status: .ok, html: html, secureCookies: services.configuration.usesSecureCookies)
+            guard
+                try await storage.deviceCodes.update(
+                    decided, expecting: .pending, expectedPolledAt: record.lastPolledAt)
+            else { continue }
+            services.logger.info(
+                approve ? "device login approved" : "device login declined", metadata: ["app": "\(app.id)"])
+            let html = pages.render(
+                "device",
+                [
+                    "done": true,
+                    "headline": approve ? "You're logged in on your device" : "Login cancelled",
+                    "detail": approve
+                        ? "\(app.name) on your device is now logged in as \(user.fullName). You can close this window."
+                        : "\(app.name) on your device was not given access.",
+                ])
+            return PageRenderer.htmlResponse(
+                status: .ok, html: html, secureCookies: services.configuration.usesSecureCookies)
         }
         return codePage(request, user: user, userCode: typed, error: "The device is busy checking in. Try again.")
     }
 
     // MARK: Pages
 
-    private func loginPage(_ request: Request, userCode: String, error: String?, status: HTTPResponse.Status? = nil) -> Response {
+    private func loginPage(_ request: Request, userCode: String, error: String?, status: HTTPResponse.Status? = nil)
+        -> Response
+    {
         let (csrf, cookie) = sessions.csrfToken(request)
-        let html = pages.render("login", [
-            "csrf": csrf, "formAction": "/device/signin",
-            "dialog": FormEncoding.encode([("user_code", String(userCode.prefix(32)))]), "email": "", "error": error ?? "",
-        ])
-        return PageRenderer.htmlResponse(status: status ?? (error == nil ? .ok : .unauthorized), html: html, secureCookies: services.configuration.usesSecureCookies, cookies: cookie.map { [$0] } ?? [])
+        let html = pages.render(
+            "login",
+            [
+                "csrf": csrf, "formAction": "/device/signin",
+                "dialog": FormEncoding.encode([("user_code", String(userCode.prefix(32)))]), "email": "",
+                "error": error ?? "",
+            ])
+        return PageRenderer.htmlResponse(
+            status: status ?? (error == nil ? .ok : .unauthorized), html: html,
+            secureCookies: services.configuration.usesSecureCookies, cookies: cookie.map { [$0] } ?? [])
     }
 
     private func codePage(_ request: Request, user: UserRecord, userCode: String, error: String?) -> Response {
-        let html = pages.render("device", ["userName": user.fullName, "userCode": String(userCode.prefix(32)), "error": error ?? ""])
-        return PageRenderer.htmlResponse(status: error == nil ? .ok : .badRequest, html: html, secureCookies: services.configuration.usesSecureCookies)
+        let html = pages.render(
+            "device", ["userName": user.fullName, "userCode": String(userCode.prefix(32)), "error": error ?? ""])
+        return PageRenderer.htmlResponse(
+            status: error == nil ? .ok : .badRequest, html: html,
+            secureCookies: services.configuration.usesSecureCookies)
     }
 
-    private func consentPage(_ request: Request, record: DeviceCodeRecord, app: AppRecord, user: UserRecord) async throws -> Response {
+    private func consentPage(_ request: Request, record: DeviceCodeRecord, app: AppRecord, user: UserRecord)
+        async throws -> Response
+    {
         let (csrf, cookie) = sessions.csrfToken(request)
         let facts = try await facts(record, app: app, user: user, authenticatedAt: nil)
         let plan = LoginAttempt.consentPlan(facts)
         func row(_ name: String) -> [String: Any] {
             let info = Permission.info(name)
-            return ["name": name, "title": info?.title ?? name, "reveals": info?.reveals ?? "", "required": name == Permission.publicProfile]
+            return [
+                "name": name, "title": info?.title ?? name, "reveals": info?.reveals ?? "",
+                "required": name == Permission.publicProfile,
+            ]
         }
         let scoped = try await services.storage.users.scopedID(appID: app.id, userID: user.id)
-        let html = pages.render("consent", [
-            "appName": app.name, "appID": app.id, "csrf": csrf, "formAction": "/device/consent",
-            "dialog": FormEncoding.encode([("user_code", record.userCode)]),
-            "userName": user.fullName, "userFirstName": user.firstName, "userPicture": "/pictures/\(app.id)/\(scoped)?size=112",
-            // One consent step on the device page: publish permissions (asked on a step of their own in the login
-            // dialog) are listed with the read ones, and get the default audience, friends.
-            "ask": (plan.ask + plan.publish).map(row), "unavailable": plan.unavailable.map(row),
-            "hasAlreadyGranted": !plan.alreadyGranted.isEmpty,
-            "alreadyGranted": plan.alreadyGranted.map { Permission.info($0)?.title ?? $0 }.joined(separator: ", "),
-        ])
-        return PageRenderer.htmlResponse(status: .ok, html: html, secureCookies: services.configuration.usesSecureCookies, cookies: cookie.map { [$0] } ?? [])
+        let html = pages.render(
+            "consent",
+            [
+                "appName": app.name, "appID": app.id, "csrf": csrf, "formAction": "/device/consent",
+                "dialog": FormEncoding.encode([("user_code", record.userCode)]),
+                "userName": user.fullName, "userFirstName": user.firstName,
+                "userPicture": "/pictures/\(app.id)/\(scoped)?size=112",
+                // One consent step on the device page: publish permissions (asked on a step of their own in the login
+                // dialog) are listed with the read ones, and get the default audience, friends.
+                "ask": (plan.ask + plan.publish).map(row), "unavailable": plan.unavailable.map(row),
+                "hasAlreadyGranted": !plan.alreadyGranted.isEmpty,
+                "alreadyGranted": plan.alreadyGranted.map { Permission.info($0)?.title ?? $0 }.joined(separator: ", "),
+            ])
+        return PageRenderer.htmlResponse(
+            status: .ok, html: html, secureCookies: services.configuration.usesSecureCookies,
+            cookies: cookie.map { [$0] } ?? [])
     }
 
     private func expiredForm() -> Response {
-        let html = pages.render("error", ["headline": "This form has expired", "detail": "Reload the page and try again.", "hint": ""])
-        return PageRenderer.htmlResponse(status: .forbidden, html: html, secureCookies: services.configuration.usesSecureCookies)
+        let html = pages.render(
+            "error", ["headline": "This form has expired", "detail": "Reload the page and try again.", "hint": ""])
+        return PageRenderer.htmlResponse(
+            status: .forbidden, html: html, secureCookies: services.configuration.usesSecureCookies)
     }
 
     // MARK: Helpers
 
     /// The consent rules of the login dialog, applied to the device's requested permissions.
-    private func facts(_ record: DeviceCodeRecord, app: AppRecord, user: UserRecord, authenticatedAt: Date?) async throws -> LoginAttempt.Facts {
+    private func facts(_ record: DeviceCodeRecord, app: AppRecord, user: UserRecord, authenticatedAt: Date?)
+        async throws -> LoginAttempt.Facts
+    {
         let request = DialogRequest(
             clientID: app.id, redirectURI: "", state: nil, permissions: record.scopes, openID: false,
             responseType: ResponseType.parse(nil), authType: .rerequest, authNonce: nil, codeChallenge: nil,
@@ -180,7 +224,8 @@ struct DevicePages: Sendable {
 
     static func describe(_ problem: DeviceLogin.EntryProblem) -> String {
         switch problem {
-        case .unknownOrExpired: "That code is not valid or has expired. Check the code on your device, or start again there for a new one."
+        case .unknownOrExpired:
+            "That code is not valid or has expired. Check the code on your device, or start again there for a new one."
         case .alreadyUsed: "That code has already been used. Start again on your device for a new one."
         }
     }
@@ -188,7 +233,8 @@ struct DevicePages: Sendable {
     private func readForm(_ request: Request) async throws -> [String: String] {
         var request = request
         guard let buffer = try? await request.collectBody(upTo: services.configuration.maxBodyBytes),
-              let pairs = FormEncoding.decode(String(buffer: buffer)) else { return [:] }
+            let pairs = FormEncoding.decode(String(buffer: buffer))
+        else { return [:] }
         return Dictionary(pairs, uniquingKeysWith: { a, _ in a })
     }
 }

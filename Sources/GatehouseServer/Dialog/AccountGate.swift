@@ -41,21 +41,29 @@ struct AccountGate: Sendable {
     /// After a correct password: proceed, or the state's page. `next` is where the login was going (a local path),
     /// given the session the login started (always nil here: no session starts before every step is passed).
     /// `request` is the login form's request (its old session, if any, is ended when a new one starts).
-    func afterPassword(_ user: UserRecord, next: (BrowserSessionRecord?) -> String, request: Request) async throws -> Outcome {
+    func afterPassword(_ user: UserRecord, next: (BrowserSessionRecord?) -> String, request: Request) async throws
+        -> Outcome
+    {
         switch user.accountState {
         case .active:
             // A person with two-factor login meets the login code checkpoint before any session starts.
-            return try await SecondFactorGate(services: services, pages: pages).afterPassword(user, next: next(nil), request: request)
+            return try await SecondFactorGate(services: services, pages: pages).afterPassword(
+                user, next: next(nil), request: request)
         case .loggedOut:
-            JournalNote.current?.explain("\(user.fullName) was logged out everywhere; logging in again makes the account active")
+            JournalNote.current?.explain(
+                "\(user.fullName) was logged out everywhere; logging in again makes the account active")
             let active = try await services.accounts.setAccountState(of: user, to: .active)
-            return try await SecondFactorGate(services: services, pages: pages).afterPassword(active, next: next(nil), request: request)
+            return try await SecondFactorGate(services: services, pages: pages).afterPassword(
+                active, next: next(nil), request: request)
         case .disabled:
-            JournalNote.current?.explain("\(user.fullName)'s account is disabled: the login is refused (tokens answer 190/465)")
+            JournalNote.current?.explain(
+                "\(user.fullName)'s account is disabled: the login is refused (tokens answer 190/465)")
             services.metrics.login(.failure)
             return .page(page(for: user, next: next(nil), request: request, cookies: []))
         case .checkpointed, .unconfirmed:
-            JournalNote.current?.explain("\(user.fullName)'s account is \(user.accountState.rawValue): the login stops at its page until it is passed; no session starts before it (and the login code, if any)")
+            JournalNote.current?.explain(
+                "\(user.fullName)'s account is \(user.accountState.rawValue): the login stops at its page until it is passed; no session starts before it (and the login code, if any)"
+            )
             let challenge = SecondFactorChallenge(userID: user.id, issuedAt: services.clock.now())
             let value = challenge.sealed(key: try await key(), passwordChangedAt: user.passwordChangedAt)
             let cookie = sessions.cookie(pendingCookieName, value, maxAge: Int(SecondFactorChallenge.lifetime))
@@ -71,10 +79,14 @@ struct AccountGate: Sendable {
     func pendingPerson(_ request: Request) async throws -> UserRecord? {
         guard let value = SessionCookie.single(pendingCookieName, in: request) else { return nil }
         let users = services.storage.users
-        guard let challenge = try await SecondFactorChallenge.open(value, key: try await key(), now: services.clock.now(), passwordChangedAt: { id in
-            guard let user = try await users.find(id: id) else { return .none }
-            return .some(user.passwordChangedAt)
-        }) else { return nil }
+        guard
+            let challenge = try await SecondFactorChallenge.open(
+                value, key: try await key(), now: services.clock.now(),
+                passwordChangedAt: { id in
+                    guard let user = try await users.find(id: id) else { return .none }
+                    return .some(user.passwordChangedAt)
+                })
+        else { return nil }
         return try await users.find(id: challenge.userID)
     }
 
@@ -101,7 +113,8 @@ struct AccountGate: Sendable {
             values["continueForm"] = true
             values["buttonTitle"] = "Continue"
             values["buttonID"] = "checkpoint-continue"
-            values["developerNote"] = "This person is checkpointed: their tokens answer 190/459 until they press Continue here."
+            values["developerNote"] =
+                "This person is checkpointed: their tokens answer 190/459 until they press Continue here."
         case .unconfirmed:
             status = .ok
             values["headline"] = "Confirm your email"
@@ -115,9 +128,11 @@ struct AccountGate: Sendable {
                 values["continueForm"] = true
                 values["buttonTitle"] = "Confirm now"
                 values["buttonID"] = "confirm-now"
-                values["developerNote"] = "Development mode: Confirm now stands in for the email's link. The person's tokens answer 190/464 until then."
+                values["developerNote"] =
+                    "Development mode: Confirm now stands in for the email's link. The person's tokens answer 190/464 until then."
             } else {
-                values["developerNote"] = "This person is unconfirmed: their tokens answer 190/464 until the account is made active (console, CLI or admin API)."
+                values["developerNote"] =
+                    "This person is unconfirmed: their tokens answer 190/464 until the account is made active (console, CLI or admin API)."
             }
         case .disabled:
             status = .forbidden
@@ -129,7 +144,8 @@ struct AccountGate: Sendable {
             values["headline"] = "You're logged in"
         }
         return PageRenderer.htmlResponse(
-            status: status, html: pages.render("account-state", values), secureCookies: services.configuration.usesSecureCookies,
+            status: status, html: pages.render("account-state", values),
+            secureCookies: services.configuration.usesSecureCookies,
             cookies: cookies + (csrfCookie.map { [$0] } ?? []))
     }
 
@@ -139,17 +155,24 @@ struct AccountGate: Sendable {
     func pass(_ request: Request) async throws -> Response {
         var body = request
         guard let buffer = try? await body.collectBody(upTo: services.configuration.maxBodyBytes),
-              let pairs = FormEncoding.decode(String(buffer: buffer))
-        else { return errorPage(.badRequest, "The form could not be read", "The request was too large or not valid form data.") }
+            let pairs = FormEncoding.decode(String(buffer: buffer))
+        else {
+            return errorPage(
+                .badRequest, "The form could not be read", "The request was too large or not valid form data.")
+        }
         let form = Dictionary(pairs, uniquingKeysWith: { a, _ in a })
         guard sessions.csrfValid(request, formToken: form["csrf_token"]) else {
-            return errorPage(.forbidden, "This form has expired", "For your security the form could not be accepted. Go back, reload the page and try again.")
+            return errorPage(
+                .forbidden, "This form has expired",
+                "For your security the form could not be accepted. Go back, reload the page and try again.")
         }
         guard let next = Self.safeNext(form["next"]) else {
             return errorPage(.badRequest, "This login link is no longer valid", "Go back to the app and start again.")
         }
         guard var user = try await pendingPerson(request) else {
-            JournalNote.current?.explain("the account page's form came without a valid gh_state challenge (expired after 10 minutes, the password changed, or the form was posted from another browser): log in again")
+            JournalNote.current?.explain(
+                "the account page's form came without a valid gh_state challenge (expired after 10 minutes, the password changed, or the form was posted from another browser): log in again"
+            )
             return PageRenderer.seeOther(SecondFactorGate.loginAgain(next))
         }
         JournalNote.current?.identify(personID: nil, personName: user.fullName)
@@ -164,19 +187,25 @@ struct AccountGate: Sendable {
             // Cleared meanwhile (the console, the mailed link): the login still goes through the rest of its steps.
             JournalNote.current?.explain("\(user.fullName)'s account became active meanwhile; the login goes on")
         case .unconfirmed, .disabled, .loggedOut:
-            JournalNote.current?.explain("\(user.fullName)'s account is \(user.accountState.rawValue): Continue cannot pass it")
+            JournalNote.current?.explain(
+                "\(user.fullName)'s account is \(user.accountState.rawValue): Continue cannot pass it")
             return page(for: user, next: next, request: request, cookies: [])
         }
         let cleared = sessions.cookie(pendingCookieName, "", maxAge: 0)
-        switch try await SecondFactorGate(services: services, pages: pages).afterPassword(user, next: next, request: request) {
+        switch try await SecondFactorGate(services: services, pages: pages).afterPassword(
+            user, next: next, request: request)
+        {
         case .page(var response):
             response.setCookie(cleared)
             return response
         case .proceed(let person):
-            if let old = try await sessions.current(request, anyState: true) { try await services.storage.sessions.delete(id: old.0.id) }
+            if let old = try await sessions.current(request, anyState: true) {
+                try await services.storage.sessions.delete(id: old.0.id)
+            }
             let (session, cookie) = try await sessions.start(userID: person.id)
             services.metrics.login(.success)
-            return PageRenderer.seeOther(SecondFactorGate.continuing(next, session: session), cookies: [cookie, cleared])
+            return PageRenderer.seeOther(
+                SecondFactorGate.continuing(next, session: session), cookies: [cookie, cleared])
         }
     }
 
@@ -190,12 +219,14 @@ struct AccountGate: Sendable {
         if let local = LocalRedirect.path(next, allowed: allowed, maxBytes: 8192) { return local }
         let segments = next.dropFirst().split(separator: "/", maxSplits: 1)
         guard segments.count == 2, GraphAPIVersion.parse(pathSegment: segments[0]) != nil,
-              LocalRedirect.path("/" + segments[1], allowed: ["/dialog/"], maxBytes: 8192) != nil
+            LocalRedirect.path("/" + segments[1], allowed: ["/dialog/"], maxBytes: 8192) != nil
         else { return nil }
         return LocalRedirect.path(next, allowed: ["/" + segments[0]], maxBytes: 8192)
     }
 
     private func errorPage(_ status: HTTPResponse.Status, _ headline: String, _ detail: String) -> Response {
-        PageRenderer.htmlResponse(status: status, html: pages.render("error", ["headline": headline, "detail": detail]), secureCookies: services.configuration.usesSecureCookies)
+        PageRenderer.htmlResponse(
+            status: status, html: pages.render("error", ["headline": headline, "detail": detail]),
+            secureCookies: services.configuration.usesSecureCookies)
     }
 }

@@ -20,8 +20,12 @@ struct BrowserSessions: Sendable {
     func current(_ request: Request, anyState: Bool = false) async throws -> (BrowserSessionRecord, UserRecord)? {
         guard let secretHash = secretHash(request) else { return nil }
         let storage = services.storage
-        guard let session = try await storage.sessions.find(secretHash: secretHash), try await isLive(session) else { return nil }
-        guard let user = try await storage.users.find(id: session.userID), isCurrent(session, for: user, anyState: anyState) else { return nil }
+        guard let session = try await storage.sessions.find(secretHash: secretHash), try await isLive(session) else {
+            return nil
+        }
+        guard let user = try await storage.users.find(id: session.userID),
+            isCurrent(session, for: user, anyState: anyState)
+        else { return nil }
         return (session, user)
     }
 
@@ -29,9 +33,10 @@ struct BrowserSessions: Sendable {
     /// decides from, in one statement (``Storage/sessionRecords``).
     func current(_ request: Request, forApp appID: String) async throws -> DialogSession? {
         guard let secretHash = secretHash(request),
-              let records = try await services.storage.sessionRecords.sessionRecords(secretHash: secretHash, appID: appID),
-              try await isLive(records.session),
-              let user = records.user, isCurrent(records.session, for: user)
+            let records = try await services.storage.sessionRecords.sessionRecords(
+                secretHash: secretHash, appID: appID),
+            try await isLive(records.session),
+            let user = records.user, isCurrent(records.session, for: user)
         else { return nil }
         return DialogSession(
             session: records.session, user: user, grant: records.grant, role: records.role, scopedID: records.scopedID)
@@ -39,7 +44,8 @@ struct BrowserSessions: Sendable {
 
     /// The hash of the session cookie's secret, when the request carries exactly one plausible one.
     private func secretHash(_ request: Request) -> String? {
-        guard let secret = SessionCookie.single(sessionCookieName, in: request), !secret.isEmpty, secret.count <= 128 else { return nil }
+        guard let secret = SessionCookie.single(sessionCookieName, in: request), !secret.isEmpty, secret.count <= 128
+        else { return nil }
         return SecretHash.sha256Hex(secret)
     }
 
@@ -75,7 +81,8 @@ struct BrowserSessions: Sendable {
     /// subdomain or plain http, and refuses a `Domain`), `gh_csrf` on plain-http loopback development.
     var csrfCookieName: String {
         let c = services.configuration
-        return c.servesTLS || c.baseURL.lowercased().hasPrefix("https://") ? "__Host-" + Self.csrfCookie : Self.csrfCookie
+        return c.servesTLS || c.baseURL.lowercased().hasPrefix("https://")
+            ? "__Host-" + Self.csrfCookie : Self.csrfCookie
     }
 
     /// The CSRF token for this browser, and a cookie to set when the browser had none.
@@ -88,7 +95,8 @@ struct BrowserSessions: Sendable {
     func csrfToken(_ request: Request, newSessionSecret: String? = nil) -> (String, Cookie?) {
         let cookies = request.cookies
         if let existing = cookies[csrfCookieName]?.value, existing.count == 43,
-           existing.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) {
+            existing.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
+        {
             return (bound(existing, cookies, newSessionSecret: newSessionSecret), nil)
         }
         let token = services.random.alphanumeric(bits: 256)
@@ -106,16 +114,18 @@ struct BrowserSessions: Sendable {
     /// `raw`, or `raw.HMAC(session secrets, raw)` when the request carries a session cookie.
     private func bound(_ raw: String, _ cookies: Cookies, newSessionSecret: String? = nil) -> String {
         let session = newSessionSecret ?? cookies[sessionCookieName]?.value
-        let secrets = [session, cookies[SessionCookie.name(AdminAccounts.sessionCookie, services.configuration)]?.value]
-            .compactMap { $0 }.filter { !$0.isEmpty }
+        let secrets = [
+            session, cookies[SessionCookie.name(AdminAccounts.sessionCookie, services.configuration)]?.value,
+        ]
+        .compactMap { $0 }.filter { !$0.isEmpty }
         return CSRFFormToken.bind(raw, toSessionSecrets: secrets)
     }
 
-
     /// HttpOnly, SameSite=Lax, Path=/, and Secure when served over https.
     func cookie(_ name: String, _ value: String, maxAge: Int?) -> Cookie {
-        Cookie(name: name, value: value, maxAge: maxAge, path: "/", secure: services.configuration.usesSecureCookies,
-               httpOnly: true, sameSite: .lax)
+        Cookie(
+            name: name, value: value, maxAge: maxAge, path: "/", secure: services.configuration.usesSecureCookies,
+            httpOnly: true, sameSite: .lax)
     }
 }
 

@@ -30,7 +30,10 @@ struct DevIdentityPicker: Sendable {
         let listed = (testUsers + people).prefix(Self.maxListed).map { user -> [String: Any] in
             ["id": user.id, "name": user.fullName, "email": user.email, "testUser": user.testUserOfAppID != nil]
         }
-        let offered = ["email", "user_friends", "user_birthday", "user_gender", "user_location", "user_hometown", "user_link", "user_age_range"]
+        let offered = [
+            "email", "user_friends", "user_birthday", "user_gender", "user_location", "user_hometown", "user_link",
+            "user_age_range",
+        ]
         return [
             "picker": true, "people": Array(listed),
             "testPermissions": offered.map { ["name": $0, "title": Permission.info($0)?.title ?? $0] },
@@ -39,10 +42,13 @@ struct DevIdentityPicker: Sendable {
 
     func pick(_ request: Request) async throws -> Response {
         guard enabled else { return notFound() }
-        guard let form = try await readForm(request), sessions.csrfValid(request, formToken: form["csrf_token"]) else { return expired() }
+        guard let form = try await readForm(request), sessions.csrfValid(request, formToken: form["csrf_token"]) else {
+            return expired()
+        }
         guard let target = try await target(form),
-              let userID = form["user_id"], userID.count <= 32, let user = try await services.storage.users.find(id: userID),
-              user.testUserOfAppID == nil || user.testUserOfAppID == target.app.id
+            let userID = form["user_id"], userID.count <= 32,
+            let user = try await services.storage.users.find(id: userID),
+            user.testUserOfAppID == nil || user.testUserOfAppID == target.app.id
         else {
             return page(.badRequest, "This person cannot be picked", "Go back to the app and start again.")
         }
@@ -62,17 +68,23 @@ struct DevIdentityPicker: Sendable {
         let permissions = pairs.filter { $0.0 == "permission" }.map(\.1).filter(Permission.isKnown)
         let name = (form["name"] ?? "").trimmingCharacters(in: .whitespaces)
         let words = name.split(separator: " ").map(String.init)
-        guard !words.isEmpty, name.count <= 80 else { return page(.badRequest, "A test user needs a name", "Go back and type a name.") }
+        guard !words.isEmpty, name.count <= 80 else {
+            return page(.badRequest, "A test user needs a name", "Go back and type a name.")
+        }
         let first = words[0], last = words.count > 1 ? words.dropFirst().joined(separator: " ") : "User"
         let tag = services.random.alphanumeric(bits: 40).lowercased()
-        let user = try await services.accounts.createUser(NewUser(
-            email: "\(first.lowercased().filter { $0.isASCII && $0.isLetter })_\(tag)_test@tfbnw.net",
-            password: services.random.alphanumeric(bits: 72), firstName: first, lastName: last, testUserOfAppID: app.id))
+        let user = try await services.accounts.createUser(
+            NewUser(
+                email: "\(first.lowercased().filter { $0.isASCII && $0.isLetter })_\(tag)_test@tfbnw.net",
+                password: services.random.alphanumeric(bits: 72), firstName: first, lastName: last,
+                testUserOfAppID: app.id))
         if !permissions.isEmpty {
             let now = services.clock.now()
-            try await services.storage.grants.save(GrantRecord(
-                appID: app.id, userID: user.id, granted: [Permission.publicProfile] + permissions.filter { $0 != Permission.publicProfile },
-                declined: [], createdAt: now, updatedAt: now, lastLoginAt: now))
+            try await services.storage.grants.save(
+                GrantRecord(
+                    appID: app.id, userID: user.id,
+                    granted: [Permission.publicProfile] + permissions.filter { $0 != Permission.publicProfile },
+                    declined: [], createdAt: now, updatedAt: now, lastLoginAt: now))
         }
         services.logger.info("dev test user created", metadata: ["app": "\(app.id)", "user": "\(user.id)"])
         return try await logIn(user, request: request, path: target.path, rawDialog: target.raw)
@@ -82,22 +94,31 @@ struct DevIdentityPicker: Sendable {
     private func target(_ form: [String: String]) async throws -> (path: String, raw: String, app: AppRecord)? {
         let raw = DialogController.carriedQuery(form["dialog"] ?? "")
         if let kind = SocialDialogKind(rawValue: form["kind"] ?? "") {
-            guard case .ok(let dialog) = try await SocialDialogRequest.parse(kind: kind, query: raw, findApp: services.storage.apps.find(id:)),
-                  let app = try await services.storage.apps.find(id: dialog.appID)
+            guard
+                case .ok(let dialog) = try await SocialDialogRequest.parse(
+                    kind: kind, query: raw, findApp: services.storage.apps.find(id:)),
+                let app = try await services.storage.apps.find(id: dialog.appID)
             else { return nil }
             return ("/dialog/\(kind.rawValue)", raw, app)
         }
-        guard case .success(let (_, app)) = try await DialogRequest.parse(query: raw, findApp: services.storage.apps.find(id:)) else { return nil }
+        guard
+            case .success(let (_, app)) = try await DialogRequest.parse(
+                query: raw, findApp: services.storage.apps.find(id:))
+        else { return nil }
         return ("/dialog/oauth", raw, app)
     }
 
-    private func logIn(_ picked: UserRecord, request: Request, path: String, rawDialog: String) async throws -> Response {
+    private func logIn(_ picked: UserRecord, request: Request, path: String, rawDialog: String) async throws -> Response
+    {
         // Picking a person is logging in as them: a checkpointed, unconfirmed or disabled person meets their page.
         let next = { (session: BrowserSessionRecord?) in
-            path + "?" + rawDialog + (session.map { "&gh_reauth=\(Int($0.authenticatedAt.timeIntervalSince1970))" } ?? "")
+            path + "?" + rawDialog
+                + (session.map { "&gh_reauth=\(Int($0.authenticatedAt.timeIntervalSince1970))" } ?? "")
         }
         let user: UserRecord
-        switch try await AccountGate(services: services, pages: pages).afterPassword(picked, next: next, request: request) {
+        switch try await AccountGate(services: services, pages: pages).afterPassword(
+            picked, next: next, request: request)
+        {
         case .page(let response): return response
         case .proceed(let person): user = person
         }
@@ -118,11 +139,15 @@ struct DevIdentityPicker: Sendable {
     }
 
     private func page(_ status: HTTPResponse.Status, _ headline: String, _ detail: String) -> Response {
-        PageRenderer.htmlResponse(status: status, html: pages.render("error", ["headline": headline, "detail": detail]), secureCookies: services.configuration.usesSecureCookies)
+        PageRenderer.htmlResponse(
+            status: status, html: pages.render("error", ["headline": headline, "detail": detail]),
+            secureCookies: services.configuration.usesSecureCookies)
     }
 
     private func expired() -> Response {
-        page(.forbidden, "This form has expired", "For your security the form could not be accepted. Go back, reload the page and try again.")
+        page(
+            .forbidden, "This form has expired",
+            "For your security the form could not be accepted. Go back, reload the page and try again.")
     }
 
     private func notFound() -> Response { page(.notFound, "Page not found", "There is no page at this address.") }

@@ -26,7 +26,9 @@ struct DialogController: Sendable {
 
     func show(_ request: Request, version: String?) async throws -> Response {
         if let version, GraphAPIVersion.parse(pathSegment: version) == nil {
-            return errorPage(.notFound, headline: "Page not found", detail: "There is no page at this address.", hint: nil, request: request)
+            return errorPage(
+                .notFound, headline: "Page not found", detail: "There is no page at this address.", hint: nil,
+                request: request)
         }
         let (query, answeredVersion) = Self.versionCarried(in: request.uri.query ?? "", pathVersion: version)
         let parsed: (DialogRequest, AppRecord)
@@ -37,7 +39,9 @@ struct DialogController: Sendable {
         case .success(let value): parsed = value
         }
         // After the app and redirect checks, as Facebook names a bad app before a bad scope.
-        if let refused = retiredScopesPage(query: query, version: answeredVersion ?? services.configuration.defaultGraphVersion, request: request) {
+        if let refused = retiredScopesPage(
+            query: query, version: answeredVersion ?? services.configuration.defaultGraphVersion, request: request)
+        {
             return refused
         }
         let (dialog, app) = parsed
@@ -48,7 +52,8 @@ struct DialogController: Sendable {
         var justAuthenticated = false
         if let session = current?.session, let mark = params["gh_reauth"], let epoch = Int(mark) {
             let authenticated = Int(session.authenticatedAt.timeIntervalSince1970)
-            justAuthenticated = epoch == authenticated
+            justAuthenticated =
+                epoch == authenticated
                 && services.clock.now().timeIntervalSince(session.authenticatedAt) < Lifetimes.reauthenticationWindow
         }
         let facts = facts(dialog, app, current, justAuthenticated: justAuthenticated)
@@ -61,7 +66,9 @@ struct DialogController: Sendable {
         case .showPublishConsent(let plan):
             return try await publishPage(dialog, app, user: facts.user!, plan: plan, read: [], request: request)
         case .complete(let decision):
-            let location = try await DialogCompletion(services: services).complete(request: dialog, app: app, user: facts.user!, grant: facts.grant, scopedID: current?.scopedID, decision: decision)
+            let location = try await DialogCompletion(services: services).complete(
+                request: dialog, app: app, user: facts.user!, grant: facts.grant, scopedID: current?.scopedID,
+                decision: decision)
             var headers = HTTPFields()
             headers[.location] = location
             PageRenderer.applySecurityHeaders(to: &headers)
@@ -80,24 +87,35 @@ struct DialogController: Sendable {
         let path = kind.map { "/dialog/\($0.rawValue)" } ?? "/dialog/oauth"
         let stillValid: Bool
         if let kind {
-            stillValid = try await SocialDialogRequest.parse(kind: kind, query: rawDialog, findApp: services.storage.apps.find(id:)).isUsable
-        } else if case .success = try await DialogRequest.parse(query: rawDialog, findApp: services.storage.apps.find(id:)) {
+            stillValid = try await SocialDialogRequest.parse(
+                kind: kind, query: rawDialog, findApp: services.storage.apps.find(id:)
+            ).isUsable
+        } else if case .success = try await DialogRequest.parse(
+            query: rawDialog, findApp: services.storage.apps.find(id:))
+        {
             stillValid = true
         } else {
             stillValid = false
         }
         guard stillValid else {
-            return errorPage(.badRequest, headline: "This login link is no longer valid", detail: "Go back to the app and start again.", hint: nil, request: request)
+            return errorPage(
+                .badRequest, headline: "This login link is no longer valid",
+                detail: "Go back to the app and start again.", hint: nil, request: request)
         }
         let email = String((form["email"] ?? "").prefix(320)), password = form["password"] ?? ""
         let user: UserRecord
-        switch try await PasswordCheck.people(services).person(email: email, password: password, ip: context.client.ip) {
+        switch try await PasswordCheck.people(services).person(email: email, password: password, ip: context.client.ip)
+        {
         case .throttled(let seconds, let minutes):
-            JournalNote.current?.explain("too many failed password attempts for this account or client; try again in \(minutes) minute\(minutes == 1 ? "" : "s") (limits.login_attempts_per_account, _per_ip, _per_ipv6_48, _per_account_all_networks)")
+            JournalNote.current?.explain(
+                "too many failed password attempts for this account or client; try again in \(minutes) minute\(minutes == 1 ? "" : "s") (limits.login_attempts_per_account, _per_ip, _per_ipv6_48, _per_account_all_networks)"
+            )
             services.logger.notice("login refused", metadata: ["reason": "too many attempts"])
             services.metrics.login(.limited)
-            var response = errorPage(.tooManyRequests, headline: "Too many failed attempts.",
-                detail: "For your security, wait \(minutes) minute\(minutes == 1 ? "" : "s") and try again.", hint: nil, request: request)
+            var response = errorPage(
+                .tooManyRequests, headline: "Too many failed attempts.",
+                detail: "For your security, wait \(minutes) minute\(minutes == 1 ? "" : "s") and try again.", hint: nil,
+                request: request)
             response.headers[.retryAfter] = "\(seconds)"
             return response
         case .refused:
@@ -108,9 +126,12 @@ struct DialogController: Sendable {
         case .accepted(let person):
             JournalNote.current?.identify(personID: nil, personName: person.fullName)
             let next = { (session: BrowserSessionRecord?) in
-                path + "?" + rawDialog + (session.map { "&gh_reauth=\(Int($0.authenticatedAt.timeIntervalSince1970))" } ?? "")
+                path + "?" + rawDialog
+                    + (session.map { "&gh_reauth=\(Int($0.authenticatedAt.timeIntervalSince1970))" } ?? "")
             }
-            switch try await AccountGate(services: services, pages: pages).afterPassword(person, next: next, request: request) {
+            switch try await AccountGate(services: services, pages: pages).afterPassword(
+                person, next: next, request: request)
+            {
             case .page(let response): return response
             case .proceed(let person): user = person
             }
@@ -131,11 +152,14 @@ struct DialogController: Sendable {
         case .answer(let response): return response
         case .proceed(let value): step = value
         }
-        let (pairs, form, rawDialog, dialog, app, user) = (step.pairs, step.form, step.rawDialog, step.dialog, step.app, step.current.user)
+        let (pairs, form, rawDialog, dialog, app, user) = (
+            step.pairs, step.form, step.rawDialog, step.dialog, step.app, step.current.user
+        )
         JournalNote.current?.identify(appID: app.id, appName: app.name)
         JournalNote.current?.identify(personID: nil, personName: user.fullName)
         if form["action"] == "cancel" {
-            JournalNote.current?.explain("\(user.fullName) pressed Cancel on the consent page; the app gets error=access_denied")
+            JournalNote.current?.explain(
+                "\(user.fullName) pressed Cancel on the consent page; the app gets error=access_denied")
             services.logger.info("consent cancelled", metadata: ["app": "\(app.id)"])
             services.metrics.consent(granted: false)
             return PageRenderer.seeOther(DialogRedirect.cancelled(dialog))
@@ -145,10 +169,14 @@ struct DialogController: Sendable {
         let selected = pairs.filter { $0.0 == "permission" }.map(\.1)
         switch LoginAttempt.afterReadConsent(facts, plan: plan, selected: selected) {
         case .showPublishConsent(let plan):
-            return try await publishPage(dialog, app, user: user, plan: plan, read: selected.filter(plan.ask.contains), request: request)
+            return try await publishPage(
+                dialog, app, user: user, plan: plan, read: selected.filter(plan.ask.contains), request: request)
         case .complete(let decision):
-            let location = try await DialogCompletion(services: services).complete(request: dialog, app: app, user: user, grant: facts.grant, scopedID: step.current.scopedID, decision: decision)
-            services.logger.info("consent", metadata: ["app": "\(app.id)", "granted": "\(decision.granted.joined(separator: ","))"])
+            let location = try await DialogCompletion(services: services).complete(
+                request: dialog, app: app, user: user, grant: facts.grant, scopedID: step.current.scopedID,
+                decision: decision)
+            services.logger.info(
+                "consent", metadata: ["app": "\(app.id)", "granted": "\(decision.granted.joined(separator: ","))"])
             services.metrics.consent(granted: true)
             return PageRenderer.seeOther(location)
         case .showLogin, .showConsent:
@@ -175,11 +203,15 @@ struct DialogController: Sendable {
         let publish = form["action"] == "skip" ? [] : pairs.filter { $0.0 == "permission" }.map(\.1)
         let audience = form["audience"].flatMap(Audience.init(wireName:))
         let decision = LoginAttempt.decide(facts, plan: plan, selected: read + publish, audience: audience)
-        let location = try await DialogCompletion(services: services).complete(request: dialog, app: app, user: user, grant: facts.grant, scopedID: step.current.scopedID, decision: decision)
-        services.logger.info("publish consent", metadata: [
-            "app": "\(app.id)", "granted": "\(decision.granted.joined(separator: ","))",
-            "audience": "\(decision.defaultAudience?.wireName ?? "none")",
-        ])
+        let location = try await DialogCompletion(services: services).complete(
+            request: dialog, app: app, user: user, grant: facts.grant, scopedID: step.current.scopedID,
+            decision: decision)
+        services.logger.info(
+            "publish consent",
+            metadata: [
+                "app": "\(app.id)", "granted": "\(decision.granted.joined(separator: ","))",
+                "audience": "\(decision.defaultAudience?.wireName ?? "none")",
+            ])
         return PageRenderer.seeOther(location)
     }
 
@@ -202,22 +234,32 @@ struct DialogController: Sendable {
     }
 
     /// The checks both consent steps share: a readable form, the CSRF token, a still-valid dialog, a session.
-    private func consentStep(_ request: Request, _ context: GatehouseRequestContext) async throws -> ConsentStepOutcome {
+    private func consentStep(_ request: Request, _ context: GatehouseRequestContext) async throws -> ConsentStepOutcome
+    {
         guard let pairs = try await readFormPairs(request, context) else { return .answer(badForm(request)) }
         let form = Dictionary(pairs, uniquingKeysWith: { a, _ in a })
         guard sessions.csrfValid(request, formToken: form["csrf_token"]) else { return .answer(csrfPage(request)) }
         let rawDialog = Self.carriedQuery(form["dialog"] ?? "")
-        guard case .success(let (dialog, app)) = try await DialogRequest.parse(query: rawDialog, findApp: services.storage.apps.find(id:)) else {
-            return .answer(errorPage(.badRequest, headline: "This login link is no longer valid", detail: "Go back to the app and start again.", hint: nil, request: request))
+        guard
+            case .success(let (dialog, app)) = try await DialogRequest.parse(
+                query: rawDialog, findApp: services.storage.apps.find(id:))
+        else {
+            return .answer(
+                errorPage(
+                    .badRequest, headline: "This login link is no longer valid",
+                    detail: "Go back to the app and start again.", hint: nil, request: request))
         }
         guard let current = try await sessions.current(request, forApp: app.id) else {
             return .answer(PageRenderer.seeOther("/dialog/oauth?" + rawDialog))
         }
-        return .proceed(ConsentStep(pairs: pairs, form: form, rawDialog: rawDialog, dialog: dialog, app: app, current: current))
+        return .proceed(
+            ConsentStep(pairs: pairs, form: form, rawDialog: rawDialog, dialog: dialog, app: app, current: current))
     }
 
     /// What the login attempt decides from; `current` is nil when nobody is logged in.
-    private func facts(_ dialog: DialogRequest, _ app: AppRecord, _ current: DialogSession?, justAuthenticated: Bool) -> LoginAttempt.Facts {
+    private func facts(_ dialog: DialogRequest, _ app: AppRecord, _ current: DialogSession?, justAuthenticated: Bool)
+        -> LoginAttempt.Facts
+    {
         LoginAttempt.Facts(
             request: dialog, app: app, user: current?.user, authenticatedAt: current?.session.authenticatedAt,
             justAuthenticated: justAuthenticated, grant: current?.grant, role: current?.role, now: services.clock.now())
@@ -238,7 +280,9 @@ struct DialogController: Sendable {
         try await readFormPairs(request, context).map { Dictionary($0, uniquingKeysWith: { a, _ in a }) }
     }
 
-    private func loginPage(_ dialog: DialogRequest, _ app: AppRecord, request: Request, email: String?, error: String?) async throws -> Response {
+    private func loginPage(_ dialog: DialogRequest, _ app: AppRecord, request: Request, email: String?, error: String?)
+        async throws -> Response
+    {
         try await loginPage(
             rawQuery: dialog.rawQuery, kind: nil, app: app, request: request, email: email, error: error,
             reauthenticate: dialog.authType == .reauthenticate)
@@ -246,59 +290,80 @@ struct DialogController: Sendable {
 
     /// The login form for any dialog; `kind` names a social dialog to come back to (nil: the login dialog).
     func loginPage(
-        rawQuery: String, kind: SocialDialogKind?, app: AppRecord, request: Request, email: String?, error: String?, reauthenticate: Bool = false
+        rawQuery: String, kind: SocialDialogKind?, app: AppRecord, request: Request, email: String?, error: String?,
+        reauthenticate: Bool = false
     ) async throws -> Response {
         let (csrf, cookie) = sessions.csrfToken(request)
         var values: [String: Any] = [
-            "appName": app.name, "appID": app.id, "csrf": csrf, "dialog": Self.carriedQuery(rawQuery), "email": email ?? "",
-            "error": error ?? "", "reauthenticate": reauthenticate, "formAction": "/dialog/oauth/login", "kind": kind?.rawValue ?? "",
+            "appName": app.name, "appID": app.id, "csrf": csrf, "dialog": Self.carriedQuery(rawQuery),
+            "email": email ?? "",
+            "error": error ?? "", "reauthenticate": reauthenticate, "formAction": "/dialog/oauth/login",
+            "kind": kind?.rawValue ?? "",
         ]
         // "Create new account" and "Forgotten password?" carry this dialog along, so the flow ends back here.
         let address = (kind.map { "/dialog/\($0.rawValue)" } ?? "/dialog/oauth") + "?" + Self.carriedQuery(rawQuery)
-        if let next = AccountGate.safeNext(address) { values["accountNext"] = "?" + FormEncoding.encode([("next", next)]) }
+        if let next = AccountGate.safeNext(address) {
+            values["accountNext"] = "?" + FormEncoding.encode([("next", next)])
+        }
         // A re-authentication must prove the password: no picking then.
         if !reauthenticate {
             values.merge(try await DevIdentityPicker(services: services, pages: pages).values(app: app)) { a, _ in a }
         }
         let html = pages.render("login", values)
-        return PageRenderer.htmlResponse(status: error == nil ? .ok : .unauthorized, html: html, secureCookies: services.configuration.usesSecureCookies, cookies: cookie.map { [$0] } ?? [])
+        return PageRenderer.htmlResponse(
+            status: error == nil ? .ok : .unauthorized, html: html,
+            secureCookies: services.configuration.usesSecureCookies, cookies: cookie.map { [$0] } ?? [])
     }
 
-    private func consentPage(_ dialog: DialogRequest, _ app: AppRecord, user: UserRecord, plan: LoginAttempt.ConsentPlan, request: Request) async throws -> Response {
+    private func consentPage(
+        _ dialog: DialogRequest, _ app: AppRecord, user: UserRecord, plan: LoginAttempt.ConsentPlan, request: Request
+    ) async throws -> Response {
         let (csrf, cookie) = sessions.csrfToken(request)
         func row(_ name: String) -> [String: Any] {
             let info = Permission.info(name)
-            return ["name": name, "title": info?.title ?? name, "reveals": info?.reveals ?? "", "required": name == Permission.publicProfile]
+            return [
+                "name": name, "title": info?.title ?? name, "reveals": info?.reveals ?? "",
+                "required": name == Permission.publicProfile,
+            ]
         }
         let scoped = try await services.storage.users.scopedID(appID: app.id, userID: user.id)
-        let html = pages.render("consent", [
-            "appName": app.name, "appID": app.id, "csrf": csrf, "dialog": Self.carriedQuery(dialog.rawQuery),
-            "userName": user.fullName, "userFirstName": user.firstName,
-            "userPicture": "/pictures/\(app.id)/\(scoped)?size=112",
-            "ask": plan.ask.map(row), "unavailable": plan.unavailable.map(row),
-            "hasAlreadyGranted": !plan.alreadyGranted.isEmpty,
-            "alreadyGranted": plan.alreadyGranted.map { Permission.info($0)?.title ?? $0 }.joined(separator: ", "),
-            "renewsDataAccess": plan.renewsDataAccess,
-        ])
-        return PageRenderer.htmlResponse(status: .ok, html: html, secureCookies: services.configuration.usesSecureCookies, cookies: cookie.map { [$0] } ?? [])
+        let html = pages.render(
+            "consent",
+            [
+                "appName": app.name, "appID": app.id, "csrf": csrf, "dialog": Self.carriedQuery(dialog.rawQuery),
+                "userName": user.fullName, "userFirstName": user.firstName,
+                "userPicture": "/pictures/\(app.id)/\(scoped)?size=112",
+                "ask": plan.ask.map(row), "unavailable": plan.unavailable.map(row),
+                "hasAlreadyGranted": !plan.alreadyGranted.isEmpty,
+                "alreadyGranted": plan.alreadyGranted.map { Permission.info($0)?.title ?? $0 }.joined(separator: ", "),
+                "renewsDataAccess": plan.renewsDataAccess,
+            ])
+        return PageRenderer.htmlResponse(
+            status: .ok, html: html, secureCookies: services.configuration.usesSecureCookies,
+            cookies: cookie.map { [$0] } ?? [])
     }
 
     private func publishPage(
-        _ dialog: DialogRequest, _ app: AppRecord, user: UserRecord, plan: LoginAttempt.ConsentPlan, read: [String], request: Request
+        _ dialog: DialogRequest, _ app: AppRecord, user: UserRecord, plan: LoginAttempt.ConsentPlan, read: [String],
+        request: Request
     ) async throws -> Response {
         let (csrf, cookie) = sessions.csrfToken(request)
         let scoped = try await services.storage.users.scopedID(appID: app.id, userID: user.id)
-        let html = pages.render("publish", [
-            "appName": app.name, "csrf": csrf, "dialog": Self.carriedQuery(dialog.rawQuery),
-            "userName": user.fullName, "userPicture": "/pictures/\(app.id)/\(scoped)?size=112",
-            "read": read,
-            "publish": plan.publish.map { name -> [String: Any] in
-                let info = Permission.info(name)
-                return ["name": name, "title": info?.title ?? name, "reveals": info?.reveals ?? ""]
-            },
-            "audiences": Self.audienceOptions(selected: plan.audience),
-        ])
-        return PageRenderer.htmlResponse(status: .ok, html: html, secureCookies: services.configuration.usesSecureCookies, cookies: cookie.map { [$0] } ?? [])
+        let html = pages.render(
+            "publish",
+            [
+                "appName": app.name, "csrf": csrf, "dialog": Self.carriedQuery(dialog.rawQuery),
+                "userName": user.fullName, "userPicture": "/pictures/\(app.id)/\(scoped)?size=112",
+                "read": read,
+                "publish": plan.publish.map { name -> [String: Any] in
+                    let info = Permission.info(name)
+                    return ["name": name, "title": info?.title ?? name, "reveals": info?.reveals ?? ""]
+                },
+                "audiences": Self.audienceOptions(selected: plan.audience),
+            ])
+        return PageRenderer.htmlResponse(
+            status: .ok, html: html, secureCookies: services.configuration.usesSecureCookies,
+            cookies: cookie.map { [$0] } ?? [])
     }
 
     /// The audience selector's options, narrowest first, with `selected` preselected.
@@ -313,7 +378,9 @@ struct DialogController: Sendable {
         case .redirectURINotAllowed(let appID, let uri):
             let app = try? await services.storage.apps.find(id: appID)
             if let app { note.identify(appID: app.id, appName: app.name) }
-            note.explain(JournalExplanation.redirectURINotRegistered(uri, appName: app?.name ?? appID, registered: app?.redirectURIs ?? []))
+            note.explain(
+                JournalExplanation.redirectURINotRegistered(
+                    uri, appName: app?.name ?? appID, registered: app?.redirectURIs ?? []))
         case .unknownApp(let id):
             note.explain("no app has the client_id `\(id.prefix(40))`")
         default:
@@ -330,7 +397,10 @@ struct DialogController: Sendable {
         let carried = carriedText.flatMap { GraphAPIVersion.parse(pathSegment: $0) }
         guard let pathVersion else { return (query, carried) }
         // Only versions that answer differently from today's are carried; other dialogs' queries stay as sent.
-        if carried == pathVersion || Permission.removed(Permission.retired.map(\.info.name), at: pathVersion).count == Permission.retired.count {
+        if carried == pathVersion
+            || Permission.removed(Permission.retired.map(\.info.name), at: pathVersion).count
+                == Permission.retired.count
+        {
             return (query, pathVersion)
         }
         let kept = query.split(separator: "&").filter { !$0.hasPrefix(versionParameter + "=") }.joined(separator: "&")
@@ -347,25 +417,40 @@ struct DialogController: Sendable {
         let removed = Permission.removed(scope, at: version)
         guard !removed.isEmpty else { return nil }
         let message = Permission.invalidScopesMessage(removed.prefix(10).map { GraphError.echo($0) })
-        JournalNote.current?.explain("the dialog asked at \(version) for permissions Facebook removed in v2.4: \(removed.joined(separator: ", "))")
+        JournalNote.current?.explain(
+            "the dialog asked at \(version) for permissions Facebook removed in v2.4: \(removed.joined(separator: ", "))"
+        )
         return errorPage(.badRequest, headline: "Invalid Scopes", detail: message, hint: nil, request: request)
     }
 
     func problemPage(_ problem: DialogRequest.Problem, request: Request) -> Response {
-        errorPage(.badRequest, headline: problem.headline, detail: "The app sent you to a login link that Gatehouse cannot use. Nothing was shared with the app.", hint: problem.developerHint, request: request)
+        errorPage(
+            .badRequest, headline: problem.headline,
+            detail: "The app sent you to a login link that Gatehouse cannot use. Nothing was shared with the app.",
+            hint: problem.developerHint, request: request)
     }
 
-    func errorPage(_ status: HTTPResponse.Status, headline: String, detail: String, hint: String?, request: Request) -> Response {
+    func errorPage(_ status: HTTPResponse.Status, headline: String, detail: String, hint: String?, request: Request)
+        -> Response
+    {
         let html = pages.render("error", ["headline": headline, "detail": detail, "hint": hint ?? ""])
-        return PageRenderer.htmlResponse(status: status, html: html, secureCookies: services.configuration.usesSecureCookies)
+        return PageRenderer.htmlResponse(
+            status: status, html: html, secureCookies: services.configuration.usesSecureCookies)
     }
 
     func csrfPage(_ request: Request) -> Response {
-        JournalNote.current?.explain("the form's CSRF token does not match the gh_csrf cookie: the page was stale, opened in another browser, or cookies are blocked")
-        return errorPage(.forbidden, headline: "This form has expired", detail: "For your security the form could not be accepted. Go back, reload the page and try again.", hint: nil, request: request)
+        JournalNote.current?.explain(
+            "the form's CSRF token does not match the gh_csrf cookie: the page was stale, opened in another browser, or cookies are blocked"
+        )
+        return errorPage(
+            .forbidden, headline: "This form has expired",
+            detail: "For your security the form could not be accepted. Go back, reload the page and try again.",
+            hint: nil, request: request)
     }
 
     func badForm(_ request: Request) -> Response {
-        errorPage(.badRequest, headline: "The form could not be read", detail: "The request was too large or not valid form data.", hint: nil, request: request)
+        errorPage(
+            .badRequest, headline: "The form could not be read",
+            detail: "The request was too large or not valid form data.", hint: nil, request: request)
     }
 }

@@ -26,7 +26,9 @@ struct SocialDialogController: Sendable {
 
     func show(_ kind: SocialDialogKind, _ request: Request, version: String?) async throws -> Response {
         if let version, GraphAPIVersion.parse(pathSegment: version) == nil {
-            return dialogs.errorPage(.notFound, headline: "Page not found", detail: "There is no page at this address.", hint: nil, request: request)
+            return dialogs.errorPage(
+                .notFound, headline: "Page not found", detail: "There is no page at this address.", hint: nil,
+                request: request)
         }
         let query = request.uri.query ?? ""
         let dialog: SocialDialogRequest
@@ -36,11 +38,14 @@ struct SocialDialogController: Sendable {
             return dialogs.problemPage(problem, request: request)
         case .invalid(let redirect, let code, let message):
             // A redirect with error_code, not an error status: the journal still says why.
-            JournalNote.current?.explain("the dialog was refused with error_code \(code) (\(message)) and sent back to the app")
+            JournalNote.current?.explain(
+                "the dialog was refused with error_code \(code) (\(message)) and sent back to the app")
             return Self.found(SocialDialogRequest.error(redirectURI: redirect, code: code, message: message))
         case .ok(let value): dialog = value
         }
-        guard let app = try await services.storage.apps.find(id: dialog.appID) else { return dialogs.problemPage(.unknownApp(dialog.appID), request: request) }
+        guard let app = try await services.storage.apps.find(id: dialog.appID) else {
+            return dialogs.problemPage(.unknownApp(dialog.appID), request: request)
+        }
         guard let (_, user) = try await dialogs.sessions.current(request) else {
             let failed = query.split(separator: "&").contains { $0.hasPrefix("gh_login_error=") }
             return try await dialogs.loginPage(
@@ -54,24 +59,35 @@ struct SocialDialogController: Sendable {
             let friends = try await friendList(of: user, appID: app.id)
             let unknown = dialog.to.filter { id in !friends.contains { $0.scopedID == id } }
             if !unknown.isEmpty {
-                return Self.found(SocialDialogRequest.error(
-                    redirectURI: dialog.redirectURI, code: 100, message: "to: \(unknown.joined(separator: ",")) is not a friend of the sender"))
+                return Self.found(
+                    SocialDialogRequest.error(
+                        redirectURI: dialog.redirectURI, code: 100,
+                        message: "to: \(unknown.joined(separator: ",")) is not a friend of the sender"))
             }
-            return try await requestsPage(dialog, app: app, user: user, friends: friends, chosen: Set(dialog.to), request: request, error: nil)
+            return try await requestsPage(
+                dialog, app: app, user: user, friends: friends, chosen: Set(dialog.to), request: request, error: nil)
         }
     }
 
     // MARK: POST
 
-    func submit(_ kind: SocialDialogKind, _ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+    func submit(_ kind: SocialDialogKind, _ request: Request, _ context: GatehouseRequestContext) async throws
+        -> Response
+    {
         guard let pairs = try await dialogs.readFormPairs(request, context) else { return dialogs.badForm(request) }
         let form = Dictionary(pairs, uniquingKeysWith: { a, _ in a })
-        guard dialogs.sessions.csrfValid(request, formToken: form["csrf_token"]) else { return dialogs.csrfPage(request) }
+        guard dialogs.sessions.csrfValid(request, formToken: form["csrf_token"]) else {
+            return dialogs.csrfPage(request)
+        }
         let raw = DialogController.carriedQuery(form["dialog"] ?? "")
-        guard case .ok(let dialog) = try await SocialDialogRequest.parse(kind: kind, query: raw, findApp: services.storage.apps.find(id:)),
-              let app = try await services.storage.apps.find(id: dialog.appID)
+        guard
+            case .ok(let dialog) = try await SocialDialogRequest.parse(
+                kind: kind, query: raw, findApp: services.storage.apps.find(id:)),
+            let app = try await services.storage.apps.find(id: dialog.appID)
         else {
-            return dialogs.errorPage(.badRequest, headline: "This dialog link is no longer valid", detail: "Go back to the app and start again.", hint: nil, request: request)
+            return dialogs.errorPage(
+                .badRequest, headline: "This dialog link is no longer valid",
+                detail: "Go back to the app and start again.", hint: nil, request: request)
         }
         guard let (_, user) = try await dialogs.sessions.current(request) else {
             return PageRenderer.seeOther("/dialog/\(kind.rawValue)?" + raw)
@@ -82,33 +98,47 @@ struct SocialDialogController: Sendable {
         }
         let audience = form["audience"].flatMap(Audience.init(wireName:))
         switch kind {
-        case .feed: return try await post(dialog, app: app, user: user, message: form["message"] ?? "", audience: audience, request: request)
+        case .feed:
+            return try await post(
+                dialog, app: app, user: user, message: form["message"] ?? "", audience: audience, request: request)
         case .apprequests:
-            return try await send(dialog, app: app, user: user, chosen: pairs.filter { $0.0 == "to" }.map(\.1), request: request)
+            return try await send(
+                dialog, app: app, user: user, chosen: pairs.filter { $0.0 == "to" }.map(\.1), request: request)
         }
     }
 
-    private func post(_ dialog: SocialDialogRequest, app: AppRecord, user: UserRecord, message: String, audience: Audience?, request: Request) async throws -> Response {
+    private func post(
+        _ dialog: SocialDialogRequest, app: AppRecord, user: UserRecord, message: String, audience: Audience?,
+        request: Request
+    ) async throws -> Response {
         let content: FeedEndpoints.PostContent
         do {
-            content = try FeedEndpoints.validate(.init(
-                message: message, link: dialog.link, name: dialog.name, caption: dialog.caption, description: dialog.description,
-                picture: dialog.picture))
+            content = try FeedEndpoints.validate(
+                .init(
+                    message: message, link: dialog.link, name: dialog.name, caption: dialog.caption,
+                    description: dialog.description,
+                    picture: dialog.picture))
         } catch {
-            return try await feedPage(dialog, app: app, user: user, request: request, message: message, error: "Write something to post.")
+            return try await feedPage(
+                dialog, app: app, user: user, request: request, message: message, error: "Write something to post.")
         }
         let grant = try await services.storage.grants.find(appID: app.id, userID: user.id)
         let record = PostRecord(
-            id: services.random.numericID(digits: 16), appID: app.id, authorID: user.id, message: content.message, link: content.link,
+            id: services.random.numericID(digits: 16), appID: app.id, authorID: user.id, message: content.message,
+            link: content.link,
             name: content.name, caption: content.caption, description: content.description, picture: content.picture,
             audience: audience ?? grant?.defaultAudience ?? .friends, createdAt: services.clock.now())
         try await services.storage.posts.insert(record)
         let scoped = try await services.storage.users.scopedID(appID: app.id, userID: user.id)
-        services.logger.info("post published", metadata: ["app": "\(app.id)", "via": "feed dialog", "audience": "\(record.audience.rawValue)"])
+        services.logger.info(
+            "post published",
+            metadata: ["app": "\(app.id)", "via": "feed dialog", "audience": "\(record.audience.rawValue)"])
         return PageRenderer.seeOther(dialog.posted(postID: "\(scoped)_\(record.id)"))
     }
 
-    private func send(_ dialog: SocialDialogRequest, app: AppRecord, user: UserRecord, chosen: [String], request: Request) async throws -> Response {
+    private func send(
+        _ dialog: SocialDialogRequest, app: AppRecord, user: UserRecord, chosen: [String], request: Request
+    ) async throws -> Response {
         let friends = try await friendList(of: user, appID: app.id)
         // Only friends on offer count: with `to`, exactly those; without, any friend.
         let offered = dialog.to.isEmpty ? friends : friends.filter { dialog.to.contains($0.scopedID) }
@@ -119,15 +149,18 @@ struct SocialDialogController: Sendable {
         guard !recipients.isEmpty, recipients.count <= SocialDialogRequest.maxRecipients else {
             return try await requestsPage(
                 dialog, app: app, user: user, friends: friends, chosen: Set(chosen), request: request,
-                error: recipients.isEmpty ? "Choose at least one friend." : "Choose at most \(SocialDialogRequest.maxRecipients) friends.")
+                error: recipients.isEmpty
+                    ? "Choose at least one friend." : "Choose at most \(SocialDialogRequest.maxRecipients) friends.")
         }
         let requestID = services.random.numericID(digits: 16)
         let now = services.clock.now()
-        try await services.storage.requests.insert(recipients.map {
-            AppRequestRecord(
-                requestID: requestID, appID: app.id, senderID: user.id, recipientID: $0.userID, message: dialog.message ?? "",
-                data: dialog.data, title: dialog.title, createdAt: now, notificationText: dialog.notificationText)
-        })
+        try await services.storage.requests.insert(
+            recipients.map {
+                AppRequestRecord(
+                    requestID: requestID, appID: app.id, senderID: user.id, recipientID: $0.userID,
+                    message: dialog.message ?? "",
+                    data: dialog.data, title: dialog.title, createdAt: now, notificationText: dialog.notificationText)
+            })
         services.logger.info("app request sent", metadata: ["app": "\(app.id)", "recipients": "\(recipients.count)"])
         return PageRenderer.seeOther(dialog.sent(requestID: requestID, to: recipients.map(\.scopedID)))
     }
@@ -141,35 +174,52 @@ struct SocialDialogController: Sendable {
         var out: [Friend] = []
         for id in try await services.storage.friendships.friends(of: user.id) {
             guard let friend = try await services.storage.users.find(id: id) else { continue }
-            out.append(Friend(userID: id, scopedID: try await services.storage.users.scopedID(appID: appID, userID: id), name: friend.fullName))
+            out.append(
+                Friend(
+                    userID: id, scopedID: try await services.storage.users.scopedID(appID: appID, userID: id),
+                    name: friend.fullName))
         }
         return out
     }
 
-    private func header(_ app: AppRecord, _ user: UserRecord, _ request: Request) async throws -> ([String: Any], Cookie?) {
+    private func header(_ app: AppRecord, _ user: UserRecord, _ request: Request) async throws -> (
+        [String: Any], Cookie?
+    ) {
         let (csrf, cookie) = dialogs.sessions.csrfToken(request)
         let scoped = try await services.storage.users.scopedID(appID: app.id, userID: user.id)
-        return (["appName": app.name, "csrf": csrf, "userName": user.fullName, "userPicture": "/pictures/\(app.id)/\(scoped)?size=112"], cookie)
+        return (
+            [
+                "appName": app.name, "csrf": csrf, "userName": user.fullName,
+                "userPicture": "/pictures/\(app.id)/\(scoped)?size=112",
+            ], cookie
+        )
     }
 
-    private func feedPage(_ dialog: SocialDialogRequest, app: AppRecord, user: UserRecord, request: Request, message: String, error: String?) async throws -> Response {
+    private func feedPage(
+        _ dialog: SocialDialogRequest, app: AppRecord, user: UserRecord, request: Request, message: String,
+        error: String?
+    ) async throws -> Response {
         var (values, cookie) = try await header(app, user, request)
         let grant = try await services.storage.grants.find(appID: app.id, userID: user.id)
         values["dialog"] = DialogController.carriedQuery(dialog.rawQuery)
         values["message"] = message
         values["error"] = error ?? ""
-        values["hasAttachment"] = dialog.link != nil || dialog.name != nil || dialog.caption != nil || dialog.description != nil
+        values["hasAttachment"] =
+            dialog.link != nil || dialog.name != nil || dialog.caption != nil || dialog.description != nil
         values["link"] = dialog.link ?? ""
         values["name"] = dialog.name ?? ""
         values["caption"] = dialog.caption ?? ""
         values["description"] = dialog.description ?? ""
         values["audiences"] = DialogController.audienceOptions(selected: grant?.defaultAudience ?? .friends)
         let html = pages.render("feed", values)
-        return PageRenderer.htmlResponse(status: error == nil ? .ok : .badRequest, html: html, secureCookies: services.configuration.usesSecureCookies, cookies: cookie.map { [$0] } ?? [])
+        return PageRenderer.htmlResponse(
+            status: error == nil ? .ok : .badRequest, html: html,
+            secureCookies: services.configuration.usesSecureCookies, cookies: cookie.map { [$0] } ?? [])
     }
 
     private func requestsPage(
-        _ dialog: SocialDialogRequest, app: AppRecord, user: UserRecord, friends: [Friend], chosen: Set<String>, request: Request, error: String?
+        _ dialog: SocialDialogRequest, app: AppRecord, user: UserRecord, friends: [Friend], chosen: Set<String>,
+        request: Request, error: String?
     ) async throws -> Response {
         var (values, cookie) = try await header(app, user, request)
         let offered = dialog.to.isEmpty ? friends : friends.filter { dialog.to.contains($0.scopedID) }
@@ -178,9 +228,13 @@ struct SocialDialogController: Sendable {
         values["title"] = dialog.title ?? ""
         values["error"] = error ?? ""
         values["hasFriends"] = !offered.isEmpty
-        values["friends"] = offered.map { ["id": $0.scopedID, "name": $0.name, "checked": chosen.contains($0.scopedID)] as [String: Any] }
+        values["friends"] = offered.map {
+            ["id": $0.scopedID, "name": $0.name, "checked": chosen.contains($0.scopedID)] as [String: Any]
+        }
         let html = pages.render("apprequests", values)
-        return PageRenderer.htmlResponse(status: error == nil ? .ok : .badRequest, html: html, secureCookies: services.configuration.usesSecureCookies, cookies: cookie.map { [$0] } ?? [])
+        return PageRenderer.htmlResponse(
+            status: error == nil ? .ok : .badRequest, html: html,
+            secureCookies: services.configuration.usesSecureCookies, cookies: cookie.map { [$0] } ?? [])
     }
 
     static func found(_ location: String) -> Response {

@@ -41,7 +41,9 @@ package struct ClockControl: Sendable {
     }
 
     package func status() -> Status {
-        Status(now: services.clock.now(), offset: services.clockControl?.currentOffset ?? 0, controllable: services.clockControl != nil)
+        Status(
+            now: services.clock.now(), offset: services.clockControl?.currentOffset ?? 0,
+            controllable: services.clockControl != nil)
     }
 
     /// Moves time forward by `interval` seconds.

@@ -24,7 +24,8 @@ package struct ErrorInjector: Sendable {
         package var description: String {
             switch self {
             case .unknownError(let spec):
-                "unknown error \"\(spec)\"; use one of " + InjectableError.allCases.map { "\($0.rawValue) (\($0.name))" }.joined(separator: ", ")
+                "unknown error \"\(spec)\"; use one of "
+                    + InjectableError.allCases.map { "\($0.rawValue) (\($0.name))" }.joined(separator: ", ")
             case .unknownTarget(let what): "no \(what) to inject into"
             case .invalidCount: "times must be a whole number from 1 to 1000000, or omitted for until cleared"
             case .disabled: "error injection is off on this server (production mode)"
@@ -34,7 +35,9 @@ package struct ErrorInjector: Sendable {
 
     /// Adds an injection. `targetID` is a user id (global or app-scoped), an app id, or a token
     /// (its text, or its record id).
-    package func add(kind: InjectionTargetKind, target: String, error spec: String, times: Int?) async throws -> InjectedErrorRecord {
+    package func add(kind: InjectionTargetKind, target: String, error spec: String, times: Int?) async throws
+        -> InjectedErrorRecord
+    {
         guard services.configuration.errorInjectionEnabled else { throw InjectionError.disabled }
         guard let error = InjectableError(spec: spec) else { throw InjectionError.unknownError(spec) }
         if let times, !(1...1_000_000).contains(times) { throw InjectionError.invalidCount }
@@ -62,11 +65,16 @@ package struct ErrorInjector: Sendable {
             // The rule's number as the console lists it (oldest first), read before the last use deletes it; only
             // with the journal on, and only when an injection matches.
             let note = JournalNote.current
-            let rule = note == nil ? 0 : ((try? await services.storage.emulator.injections())?.firstIndex { $0.id == injection.id } ?? -1) + 1
+            let rule =
+                note == nil
+                ? 0
+                : ((try? await services.storage.emulator.injections())?.firstIndex { $0.id == injection.id } ?? -1) + 1
             if try await services.storage.emulator.consumeInjection(id: injection.id) {
                 if let note {
-                    note.explain(JournalExplanation.injected(
-                        code: injection.code, subcode: injection.subcode, rule: rule, remainingAfter: injection.remaining.map { max(0, $0 - 1) }))
+                    note.explain(
+                        JournalExplanation.injected(
+                            code: injection.code, subcode: injection.subcode, rule: rule,
+                            remainingAfter: injection.remaining.map { max(0, $0 - 1) }))
                 }
                 return error.graphError(appID: caller.app.id, now: services.clock.now())
             }
@@ -78,7 +86,9 @@ package struct ErrorInjector: Sendable {
         let storage = services.storage
         switch kind {
         case .app:
-            guard try await storage.apps.find(id: target) != nil else { throw InjectionError.unknownTarget("app \(target)") }
+            guard try await storage.apps.find(id: target) != nil else {
+                throw InjectionError.unknownTarget("app \(target)")
+            }
             return target
         case .user:
             if try await storage.users.find(id: target) != nil { return target }
@@ -88,10 +98,13 @@ package struct ErrorInjector: Sendable {
             if let user = try await storage.users.find(email: target) { return user.id }
             throw InjectionError.unknownTarget("user \(target)")
         case .token:
-            if target.count <= 512, let record = try await storage.tokens.find(tokenHash: SecretHash.sha256Hex(target)) {
+            if target.count <= 512, let record = try await storage.tokens.find(tokenHash: SecretHash.sha256Hex(target))
+            {
                 return record.id
             }
-            if try await storage.tokens.live(appID: nil, userID: nil, now: services.clock.now()).contains(where: { $0.id == target }) {
+            if try await storage.tokens.live(appID: nil, userID: nil, now: services.clock.now()).contains(where: {
+                $0.id == target
+            }) {
                 return target
             }
             throw InjectionError.unknownTarget("live token matching that value")

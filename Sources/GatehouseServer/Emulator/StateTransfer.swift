@@ -68,12 +68,18 @@ package struct StateTransfer: Sendable {
         var roles: [EmulatorState.Role] = [], scoped: [EmulatorState.ScopedID] = [], grants: [GrantRecord] = []
         var friendships: [[String]] = []
         for app in apps {
-            roles += try await storage.apps.roles(appID: app.id).map { .init(appID: app.id, userID: $0.userID, role: $0.role) }
+            roles += try await storage.apps.roles(appID: app.id).map {
+                .init(appID: app.id, userID: $0.userID, role: $0.role)
+            }
         }
         for user in users {
-            scoped += try await storage.users.scopedIDs(userID: user.id).map { .init(appID: $0.appID, userID: user.id, scopedID: $0.scopedID) }
+            scoped += try await storage.users.scopedIDs(userID: user.id).map {
+                .init(appID: $0.appID, userID: user.id, scopedID: $0.scopedID)
+            }
             grants += try await storage.grants.grants(userID: user.id)
-            friendships += try await storage.friendships.friends(of: user.id).filter { user.id < $0 }.map { [user.id, $0] }
+            friendships += try await storage.friendships.friends(of: user.id).filter { user.id < $0 }.map {
+                [user.id, $0]
+            }
         }
         var posts: [PostRecord] = [], requests: [AppRequestRecord] = []
         for app in apps {
@@ -101,8 +107,12 @@ package struct StateTransfer: Sendable {
         } catch let error as DecodingError {
             throw ImportError(description: "not a Gatehouse export: \(Self.describe(error))")
         }
-        guard state.format == EmulatorState.formatName else { throw ImportError(description: "not a Gatehouse export (format is \"\(state.format)\")") }
-        guard state.version == 1 else { throw ImportError(description: "export version \(state.version) is newer than this Gatehouse understands") }
+        guard state.format == EmulatorState.formatName else {
+            throw ImportError(description: "not a Gatehouse export (format is \"\(state.format)\")")
+        }
+        guard state.version == 1 else {
+            throw ImportError(description: "export version \(state.version) is newer than this Gatehouse understands")
+        }
         return state
     }
 
@@ -115,12 +125,18 @@ package struct StateTransfer: Sendable {
         try await storage.emulator.eraseAll()
         for app in state.apps { try await storage.apps.create(app) }
         for user in state.users { try await storage.users.create(user) }
-        for role in state.roles { try await storage.apps.setRole(appID: role.appID, userID: role.userID, role: role.role) }
-        for id in state.scopedIDs { try await storage.users.assignScopedID(appID: id.appID, userID: id.userID, scopedID: id.scopedID) }
-        for pair in state.friendships where pair.count == 2 { try await storage.friendships.befriend(pair[0], pair[1], at: state.exportedAt) }
+        for role in state.roles {
+            try await storage.apps.setRole(appID: role.appID, userID: role.userID, role: role.role)
+        }
+        for id in state.scopedIDs {
+            try await storage.users.assignScopedID(appID: id.appID, userID: id.userID, scopedID: id.scopedID)
+        }
+        for pair in state.friendships where pair.count == 2 {
+            try await storage.friendships.befriend(pair[0], pair[1], at: state.exportedAt)
+        }
         for grant in state.grants { try await storage.grants.save(grant) }
         for var token in state.tokens {
-            token.codeID = nil // codes are not exported
+            token.codeID = nil  // codes are not exported
             try await storage.tokens.insert(token)
         }
         for key in importedKeys + keptKeys { try await storage.signingKeys.insert(key) }
@@ -129,14 +145,19 @@ package struct StateTransfer: Sendable {
         for request in state.appRequests ?? [] { try await storage.requests.insert([request]) }
         try await storage.emulator.setSetting(ClockControl.offsetSetting, state.clockOffsetSeconds.map(String.init))
         try await ClockControl(services: services).restore()
-        services.logger.info("state imported", metadata: ["apps": "\(state.apps.count)", "users": "\(state.users.count)"])
+        services.logger.info(
+            "state imported", metadata: ["apps": "\(state.apps.count)", "users": "\(state.users.count)"])
     }
 
     private static func describe(_ error: DecodingError) -> String {
         switch error {
-        case .keyNotFound(let key, let context): "missing \"\((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))\""
-        case .typeMismatch(_, let context), .valueNotFound(_, let context): "wrong value at \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\""
-        case .dataCorrupted(let context): context.codingPath.isEmpty ? "not valid JSON" : "bad value at \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\""
+        case .keyNotFound(let key, let context):
+            "missing \"\((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))\""
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            "wrong value at \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\""
+        case .dataCorrupted(let context):
+            context.codingPath.isEmpty
+                ? "not valid JSON" : "bad value at \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\""
         @unknown default: "unreadable"
         }
     }

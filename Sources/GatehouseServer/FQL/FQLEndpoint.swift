@@ -45,19 +45,24 @@ struct FQLEndpoint: Sendable {
     // MARK: user
 
     private func userRows(_ query: FQLQuery, caller: Caller, call: GraphCall) async throws -> [JSONObject] {
-        for column in query.columns where FQLColumns.user[column] == nil { throw GraphFailure(.fqlNotAMember(column, table: "user")) }
+        for column in query.columns where FQLColumns.user[column] == nil {
+            throw GraphFailure(.fqlNotAMember(column, table: "user"))
+        }
         guard query.condition.column == UserField.id.fqlColumn else { throw GraphFailure(.fqlNotIndexable) }
         let users = UserEndpoints(services: services)
         var out: [JSONObject] = []
         for scopedID in try await ids(query.condition.predicate, caller: caller, call: call) {
             guard let node = try await node(scopedID, caller: caller) else { continue }
             let graphFields = Set(query.columns.compactMap { FQLColumns.user[$0]?.graphField })
-            let rendered = try await users.render(node, fields: graphFields.sorted().map { FieldSelection(name: $0) }, caller: caller, call: call)
+            let rendered = try await users.render(
+                node, fields: graphFields.sorted().map { FieldSelection(name: $0) }, caller: caller, call: call)
             var row = JSONObject([])
             for column in query.columns {
                 let rule = FQLColumns.user[column]!
                 if let side = rule.pictureSide {
-                    row[column] = rendered["picture"] == nil ? .null : users.pictureData(node, width: side, height: side)["url"] ?? .null
+                    row[column] =
+                        rendered["picture"] == nil
+                        ? .null : users.pictureData(node, width: side, height: side)["url"] ?? .null
                 } else {
                     row[column] = rendered[rule.graphField] ?? .null
                 }
@@ -100,8 +105,8 @@ struct FQLEndpoint: Sendable {
     private func node(_ scopedID: String, caller: Caller) async throws -> UserNode? {
         let storage = services.storage
         guard scopedID.count <= 20, scopedID.allSatisfy(\.isNumber),
-              let userID = try await storage.users.userID(appID: caller.app.id, scopedID: scopedID),
-              let user = try await storage.users.find(id: userID)
+            let userID = try await storage.users.userID(appID: caller.app.id, scopedID: scopedID),
+            let user = try await storage.users.find(id: userID)
         else { return nil }
         return UserNode(user: user, scopedID: scopedID, appID: caller.app.id)
     }
@@ -109,8 +114,12 @@ struct FQLEndpoint: Sendable {
     // MARK: friend
 
     private func friendRows(_ query: FQLQuery, caller: Caller) async throws -> [JSONObject] {
-        for column in query.columns where column != "uid1" && column != "uid2" { throw GraphFailure(.fqlNotAMember(column, table: "friend")) }
-        guard query.condition.column == "uid1", query.condition.predicate == .equals(.me) else { throw GraphFailure(.fqlNotIndexable) }
+        for column in query.columns where column != "uid1" && column != "uid2" {
+            throw GraphFailure(.fqlNotAMember(column, table: "friend"))
+        }
+        guard query.condition.column == "uid1", query.condition.predicate == .equals(.me) else {
+            throw GraphFailure(.fqlNotIndexable)
+        }
         let me = try me(caller)
         let node = UserNode(user: me.user, scopedID: me.scopedID, appID: me.app.id)
         let users = UserEndpoints(services: services)
@@ -133,8 +142,12 @@ struct FQLEndpoint: Sendable {
     // MARK: permissions
 
     private func permissionRows(_ query: FQLQuery, caller: Caller) async throws -> [JSONObject] {
-        for column in query.columns where !Permission.isKnown(column) { throw GraphFailure(.fqlNotAMember(column, table: "permissions")) }
-        guard query.condition.column == UserField.id.fqlColumn, query.condition.predicate == .equals(.me) else { throw GraphFailure(.fqlNotIndexable) }
+        for column in query.columns where !Permission.isKnown(column) {
+            throw GraphFailure(.fqlNotAMember(column, table: "permissions"))
+        }
+        guard query.condition.column == UserField.id.fqlColumn, query.condition.predicate == .equals(.me) else {
+            throw GraphFailure(.fqlNotIndexable)
+        }
         let me = try me(caller)
         var row = JSONObject([])
         for column in query.columns { row[column] = .int(me.has(column) ? 1 : 0) }
@@ -152,7 +165,9 @@ enum FQLColumns {
 
     /// The field table's FQL columns, and the picture at the sizes FQL's `pic*` columns name.
     static let user: [String: Rule] = Dictionary(
-        uniqueKeysWithValues: UserField.all.compactMap { field in field.fqlColumn.map { ($0, Rule(graphField: field.name)) } }
+        uniqueKeysWithValues: UserField.all.compactMap { field in
+            field.fqlColumn.map { ($0, Rule(graphField: field.name)) }
+        }
             + [("pic_square", 50), ("pic_small", 50), ("pic", 100), ("pic_big", 200)].map {
                 ($0.0, Rule(graphField: UserField.picture.name, pictureSide: $0.1))
             })

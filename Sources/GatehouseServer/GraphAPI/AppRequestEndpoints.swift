@@ -26,7 +26,8 @@ struct AppRequestEndpoints: Sendable {
     func canRead(_ request: AppRequestRecord, caller: Caller) -> Bool {
         switch caller {
         case .app(let app): app.id == request.appID
-        case .user(let u): u.app.id == request.appID && (u.user.id == request.recipientID || u.user.id == request.senderID)
+        case .user(let u):
+            u.app.id == request.appID && (u.user.id == request.recipientID || u.user.id == request.senderID)
         case .client: false
         }
     }

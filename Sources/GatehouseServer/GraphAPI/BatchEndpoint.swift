@@ -20,12 +20,19 @@ struct BatchEndpoint: Sendable {
     func handle(_ call: GraphCall) async throws -> GraphReply {
         // One level only: a nested batch would multiply the 50-entry cap (50 × 50 × …) past every limit.
         guard !call.insideBatch else { throw GraphFailure(.invalidParameter("Batch requests cannot be nested")) }
-        guard let raw = call.params["batch"], let parsed = try? JSONValue.parse(Data(raw.utf8)), case .array(let entries) = parsed else {
+        guard let raw = call.params["batch"], let parsed = try? JSONValue.parse(Data(raw.utf8)),
+            case .array(let entries) = parsed
+        else {
             throw GraphFailure(.invalidParameter("The parameter batch must be a JSON array"))
         }
-        guard !entries.isEmpty else { throw GraphFailure(.invalidParameter("The batch must contain at least one request")) }
+        guard !entries.isEmpty else {
+            throw GraphFailure(.invalidParameter("The batch must contain at least one request"))
+        }
         guard entries.count <= Self.maxEntries else {
-            throw GraphFailure(GraphError(message: "(#1) Too many requests in batch message. Maximum batch size is 50", type: "OAuthException", code: 1))
+            throw GraphFailure(
+                GraphError(
+                    message: "(#1) Too many requests in batch message. Maximum batch size is 50",
+                    type: "OAuthException", code: 1))
         }
         var results: [JSONValue] = []
         var named: [String: (ok: Bool, body: JSONValue)] = [:]
@@ -47,18 +54,26 @@ struct BatchEndpoint: Sendable {
             let method = GraphCall.Method(rawValue: (entry["method"]?.stringValue ?? "GET").uppercased())
             let reply: GraphReply
             let resolvedURL = Self.substitute(relative, results: named, limit: maxSubstitutedBytes)
-            let body = entry["body"]?.stringValue.map { Self.substitute($0, results: named, limit: maxSubstitutedBytes) }
+            let body = entry["body"]?.stringValue.map {
+                Self.substitute($0, results: named, limit: maxSubstitutedBytes)
+            }
             if let resolvedURL, let body = body ?? "" {
-                reply = await dispatchEntry(method: method, relativeURL: resolvedURL, body: body, index: results.count, parent: call)
+                reply = await dispatchEntry(
+                    method: method, relativeURL: resolvedURL, body: body, index: results.count, parent: call)
             } else {
-                reply = .error(.invalidParameter("The batch entry is longer than \(maxSubstitutedBytes) bytes once its {result=…} references are replaced"))
+                reply = .error(
+                    .invalidParameter(
+                        "The batch entry is longer than \(maxSubstitutedBytes) bytes once its {result=…} references are replaced"
+                    ))
             }
             var rendered = Self.render(reply)
             var ok = (200..<300).contains(reply.status)
             // Counted whether or not the reply is sent: a kept result is memory all the same.
             let size = rendered["body"]?.stringValue?.utf8.count ?? 0
             if answered + size > maxAnswerBytes {
-                rendered = Self.entryError(.invalidParameter("The batch's replies would exceed \(maxAnswerBytes) bytes; this entry's reply was left out"))
+                rendered = Self.entryError(
+                    .invalidParameter(
+                        "The batch's replies would exceed \(maxAnswerBytes) bytes; this entry's reply was left out"))
                 ok = false
             } else {
                 answered += size
@@ -74,8 +89,11 @@ struct BatchEndpoint: Sendable {
     }
 
     /// Runs one entry as its own Graph call, recorded as a part of the batch when the journal is on.
-    private func dispatchEntry(method: GraphCall.Method?, relativeURL: String, body: String, index: Int, parent: GraphCall) async -> GraphReply {
-        guard let method, let sub = Self.makeCall(method: method, relativeURL: relativeURL, body: body, parent: parent) else {
+    private func dispatchEntry(
+        method: GraphCall.Method?, relativeURL: String, body: String, index: Int, parent: GraphCall
+    ) async -> GraphReply {
+        guard let method, let sub = Self.makeCall(method: method, relativeURL: relativeURL, body: body, parent: parent)
+        else {
             return .error(.invalidParameter("Invalid batch entry"))
         }
         guard let batchNote = JournalNote.current else { return await dispatcher.dispatch(sub) }
@@ -84,7 +102,9 @@ struct BatchEndpoint: Sendable {
 
     /// Dispatches one entry with a note of its own, and adds its journal entry to the batch's: each part is
     /// recorded individually, linked to the batch (`route` is `batch[i] path`, without the query).
-    private func dispatchRecorded(_ sub: GraphCall, index: Int, relativeURL: String, into batchNote: JournalNote) async -> GraphReply {
+    private func dispatchRecorded(_ sub: GraphCall, index: Int, relativeURL: String, into batchNote: JournalNote) async
+        -> GraphReply
+    {
         let part = JournalNote()
         GraphHTTPAdapter.note(sub, on: part)
         let time = dispatcher.services.clock.now()
@@ -92,16 +112,21 @@ struct BatchEndpoint: Sendable {
         let reply = await JournalNote.$current.withValue(part) { await dispatcher.dispatch(sub) }
         if let error = reply.graphError { part.answered(with: error) }
         let elapsed = ContinuousClock.now - started
-        let path = relativeURL.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        let path =
+            relativeURL.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
+            ?? ""
         let (entry, _) = part.entry(
-            time: time, kind: .batchPart, method: sub.method.rawValue, route: "batch[\(index)] " + String(path.prefix(200)), status: reply.status,
-            durationMilliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+            time: time, kind: .batchPart, method: sub.method.rawValue,
+            route: "batch[\(index)] " + String(path.prefix(200)), status: reply.status,
+            durationMilliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds)
+                / 1e15)
         batchNote.addPart(entry)
         return reply
     }
 
     /// A sub-call: the relative URL's path and query, the body's form fields, and the token fallback.
-    static func makeCall(method: GraphCall.Method, relativeURL: String, body: String?, parent: GraphCall) -> GraphCall? {
+    static func makeCall(method: GraphCall.Method, relativeURL: String, body: String?, parent: GraphCall) -> GraphCall?
+    {
         let trimmed = relativeURL.hasPrefix("/") ? String(relativeURL.dropFirst()) : relativeURL
         let parts = trimmed.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         var segments = (parts.first ?? "").split(separator: "/").map(String.init)
@@ -110,7 +135,9 @@ struct BatchEndpoint: Sendable {
             version = v
             segments.removeFirst()
         }
-        guard let query = FormEncoding.decode(parts.count > 1 ? parts[1] : ""), let form = FormEncoding.decode(body ?? "") else { return nil }
+        guard let query = FormEncoding.decode(parts.count > 1 ? parts[1] : ""),
+            let form = FormEncoding.decode(body ?? "")
+        else { return nil }
         var params: [String: String] = [:]
         for (k, v) in query + form { params[k] = v }
         let token = params["access_token"] ?? parent.accessToken
@@ -137,7 +164,9 @@ struct BatchEndpoint: Sendable {
             }
             let spec = rest[open.upperBound..<close]
             if let colon = spec.firstIndex(of: ":"), let source = results[String(spec[..<colon])] {
-                guard append(Self.evaluate(path: String(spec[spec.index(after: colon)...]), in: source.body)) else { return nil }
+                guard append(Self.evaluate(path: String(spec[spec.index(after: colon)...]), in: source.body)) else {
+                    return nil
+                }
             }
             rest = rest[rest.index(after: close)...]
         }

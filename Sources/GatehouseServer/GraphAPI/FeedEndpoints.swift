@@ -13,7 +13,10 @@ struct FeedEndpoints: Sendable {
     let services: GatehouseServices
 
     /// The post fields a request may select.
-    static let fields: Set<String> = ["id", "message", "link", "name", "caption", "description", "picture", "created_time", "from", "privacy", "application"]
+    static let fields: Set<String> = [
+        "id", "message", "link", "name", "caption", "description", "picture", "created_time", "from", "privacy",
+        "application",
+    ]
     static let defaultFields = ["created_time", "message", "id"]
     static let maxMessage = 63_206
 
@@ -24,7 +27,9 @@ struct FeedEndpoints: Sendable {
         switch caller {
         case .user(let u):
             guard u.user.id == node.user.id else { throw GraphFailure(.feedToOtherUsersDisabled) }
-            guard u.has(Permission.publishActions) else { throw GraphFailure(.missingPermission(Permission.publishActions)) }
+            guard u.has(Permission.publishActions) else {
+                throw GraphFailure(.missingPermission(Permission.publishActions))
+            }
             grant = u.grant
         case .app(let app):
             // A server may post for a person who granted publish_actions, with its app token.
@@ -41,7 +46,8 @@ struct FeedEndpoints: Sendable {
         var audience = cap
         if let raw = call.param("privacy") {
             guard let asked = Self.parsePrivacy(raw) else {
-                throw GraphFailure(.invalidParameter("privacy must be a JSON object whose value is EVERYONE, ALL_FRIENDS or SELF"))
+                throw GraphFailure(
+                    .invalidParameter("privacy must be a JSON object whose value is EVERYONE, ALL_FRIENDS or SELF"))
             }
             audience = asked.narrowed(to: cap)
         }
@@ -50,11 +56,14 @@ struct FeedEndpoints: Sendable {
                 message: call.param("message"), link: call.param("link"), name: call.param("name"),
                 caption: call.param("caption"), description: call.param("description"), picture: call.param("picture")))
         let record = PostRecord(
-            id: services.random.numericID(digits: 16), appID: caller.app.id, authorID: node.user.id, message: post.message,
-            link: post.link, name: post.name, caption: post.caption, description: post.description, picture: post.picture,
+            id: services.random.numericID(digits: 16), appID: caller.app.id, authorID: node.user.id,
+            message: post.message,
+            link: post.link, name: post.name, caption: post.caption, description: post.description,
+            picture: post.picture,
             audience: audience, createdAt: services.clock.now())
         try await services.storage.posts.insert(record)
-        services.logger.info("post published", metadata: ["app": "\(caller.app.id)", "audience": "\(audience.rawValue)"])
+        services.logger.info(
+            "post published", metadata: ["app": "\(caller.app.id)", "audience": "\(audience.rawValue)"])
         return .json(["id": .string("\(node.scopedID)_\(record.id)")])
     }
 
@@ -73,20 +82,30 @@ struct FeedEndpoints: Sendable {
         c.message = trimmed(c.message)
         c.link = trimmed(c.link)
         c.picture = trimmed(c.picture)
-        guard c.message != nil || c.link != nil else { throw GraphFailure(.invalidParameter("Missing message or attachment")) }
-        if let m = c.message, m.count > maxMessage { throw GraphFailure(.invalidParameter("Message is too long (\(maxMessage) characters at most)")) }
-        if let link = c.link, !WebURL.isWebURL(link) { throw GraphFailure(.invalidParameter("link URL is not properly formatted")) }
-        if let picture = c.picture, !WebURL.isWebURL(picture) { throw GraphFailure(.invalidParameter("picture URL is not properly formatted")) }
-        for (name, value) in [("name", c.name), ("caption", c.caption), ("description", c.description)] where (value?.count ?? 0) > 1000 {
+        guard c.message != nil || c.link != nil else {
+            throw GraphFailure(.invalidParameter("Missing message or attachment"))
+        }
+        if let m = c.message, m.count > maxMessage {
+            throw GraphFailure(.invalidParameter("Message is too long (\(maxMessage) characters at most)"))
+        }
+        if let link = c.link, !WebURL.isWebURL(link) {
+            throw GraphFailure(.invalidParameter("link URL is not properly formatted"))
+        }
+        if let picture = c.picture, !WebURL.isWebURL(picture) {
+            throw GraphFailure(.invalidParameter("picture URL is not properly formatted"))
+        }
+        for (name, value) in [("name", c.name), ("caption", c.caption), ("description", c.description)]
+        where (value?.count ?? 0) > 1000 {
             throw GraphFailure(.invalidParameter("\(name) is too long (1000 characters at most)"))
         }
         return c
     }
 
-
     /// `{"value":"SELF"}` as Graph takes it.
     static func parsePrivacy(_ raw: String) -> Audience? {
-        guard let json = try? JSONValue.parse(Data(raw.utf8)), let value = json["value"]?.stringValue else { return nil }
+        guard let json = try? JSONValue.parse(Data(raw.utf8)), let value = json["value"]?.stringValue else {
+            return nil
+        }
         return Audience(privacyValue: value)
     }
 
@@ -126,7 +145,9 @@ struct FeedEndpoints: Sendable {
         let limit = min(max(Int(call.param("limit") ?? "") ?? 25, 1), 100)
         var start = 0
         if let after = call.param("after") {
-            guard let offset = UserEndpoints.offset(fromCursor: after) else { throw GraphFailure(.invalidParameter("Invalid after cursor")) }
+            guard let offset = UserEndpoints.offset(fromCursor: after) else {
+                throw GraphFailure(.invalidParameter("Invalid after cursor"))
+            }
             start = offset + 1
         }
         let slice = start < visible.count ? Array(visible[start..<min(start + limit, visible.count)]) : []
@@ -137,7 +158,8 @@ struct FeedEndpoints: Sendable {
         var paging = JSONObject([])
         do {
             paging["cursors"] = .object([
-                "before": .string(UserEndpoints.cursor(start)), "after": .string(UserEndpoints.cursor(start + slice.count - 1)),
+                "before": .string(UserEndpoints.cursor(start)),
+                "after": .string(UserEndpoints.cursor(start + slice.count - 1)),
             ])
             if start + slice.count < visible.count {
                 var params: [(String, String)] = []
@@ -145,7 +167,9 @@ struct FeedEndpoints: Sendable {
                 if let f = call.param("fields") { params.append(("fields", f)) }
                 params.append(("limit", String(limit)))
                 params.append(("after", UserEndpoints.cursor(start + slice.count - 1)))
-                paging["next"] = .string("\(services.configuration.baseURL)/\(call.version)/\(node.scopedID)/feed?" + FormEncoding.encode(params))
+                paging["next"] = .string(
+                    "\(services.configuration.baseURL)/\(call.version)/\(node.scopedID)/feed?"
+                        + FormEncoding.encode(params))
             }
         }
         page["paging"] = .object(paging)
@@ -157,8 +181,12 @@ struct FeedEndpoints: Sendable {
             return defaultFields.map { FieldSelection(name: $0, modifiers: [], subfields: nil) }
         }
         let parsed: [FieldSelection]
-        do { parsed = try FieldSelectionParser.parse(raw) } catch { throw GraphFailure(.invalidParameter(UserEndpoints.describe(error))) }
-        for f in parsed where !fields.contains(f.name) { throw GraphFailure(.nonexistingField(f.name, nodeType: "Post")) }
+        do { parsed = try FieldSelectionParser.parse(raw) } catch {
+            throw GraphFailure(.invalidParameter(UserEndpoints.describe(error)))
+        }
+        for f in parsed where !fields.contains(f.name) {
+            throw GraphFailure(.nonexistingField(f.name, nodeType: "Post"))
+        }
         return parsed
     }
 
@@ -179,11 +207,14 @@ struct FeedEndpoints: Sendable {
             case "picture": if let v = post.picture { out["picture"] = .string(v) }
             case "from":
                 let name = try await storage.users.find(id: post.authorID)?.fullName ?? ""
-                out["from"] = .object(UserEndpoints.select(["name": .string(name), "id": .string(authorScoped)], selection.subfields))
-            case "privacy": out["privacy"] = .object(UserEndpoints.select(Self.privacy(post.audience), selection.subfields))
+                out["from"] = .object(
+                    UserEndpoints.select(["name": .string(name), "id": .string(authorScoped)], selection.subfields))
+            case "privacy":
+                out["privacy"] = .object(UserEndpoints.select(Self.privacy(post.audience), selection.subfields))
             case "application":
                 if let app = try await storage.apps.find(id: post.appID) {
-                    out["application"] = .object(UserEndpoints.select(["name": .string(app.name), "id": .string(app.id)], selection.subfields))
+                    out["application"] = .object(
+                        UserEndpoints.select(["name": .string(app.name), "id": .string(app.id)], selection.subfields))
                 }
             default: break
             }
@@ -193,12 +224,16 @@ struct FeedEndpoints: Sendable {
 
     /// Graph's post `privacy` object.
     static func privacy(_ audience: Audience) -> JSONObject {
-        let description = switch audience {
-        case .onlyMe: "Only me"
-        case .friends: "Your friends"
-        case .everyone: "Public"
-        }
-        return ["value": .string(audience.privacyValue), "description": .string(description), "friends": "", "allow": "", "deny": ""]
+        let description =
+            switch audience {
+            case .onlyMe: "Only me"
+            case .friends: "Your friends"
+            case .everyone: "Public"
+            }
+        return [
+            "value": .string(audience.privacyValue), "description": .string(description), "friends": "", "allow": "",
+            "deny": "",
+        ]
     }
 
     // MARK: Deleting
@@ -208,7 +243,9 @@ struct FeedEndpoints: Sendable {
         switch caller {
         case .app(let app) where app.id == post.appID: break
         case .user(let u) where u.user.id == post.authorID && u.app.id == post.appID:
-            guard u.has(Permission.publishActions) else { throw GraphFailure(.missingPermission(Permission.publishActions)) }
+            guard u.has(Permission.publishActions) else {
+                throw GraphFailure(.missingPermission(Permission.publishActions))
+            }
         default:
             if try await canRead(post, caller: caller) { throw GraphFailure(.permissionsError) }
             throw GraphFailure(.unsupportedRequest(method: "delete", objectID: objectID))

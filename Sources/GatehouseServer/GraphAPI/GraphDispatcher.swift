@@ -27,7 +27,8 @@ package struct GraphDispatcher: Sendable {
     }
 
     private func route(_ call: GraphCall) async throws -> GraphReply {
-        let route = GraphRoute.parse(method: call.method, path: call.path, batch: call.params["batch"] != nil, ids: call.params["ids"])
+        let route = GraphRoute.parse(
+            method: call.method, path: call.path, batch: call.params["batch"] != nil, ids: call.params["ids"])
         if route.isPublic { return try await answerPublic(route, call) }
         let caller = try await authenticate(call, forMe: call.path.first == "me")
         try await GraphRateLimits(services: services).check(caller)
@@ -36,14 +37,18 @@ package struct GraphDispatcher: Sendable {
             return try await answer(route, call, caller: caller)
         } catch let failure as GraphFailure where failure.error.code == 200 {
             // Which permission, and whether the person declined it: only the journal wants to know.
-            if let note = JournalNote.current, case .user(let user) = caller { note.explain(Self.permissionReason(failure.error, user)) }
+            if let note = JournalNote.current, case .user(let user) = caller {
+                note.explain(Self.permissionReason(failure.error, user))
+            }
             throw failure
         }
     }
 
     /// "email was declined by Alice at 09:58", or never granted, or data access expired.
     static func permissionReason(_ error: GraphError, _ user: UserCaller) -> String {
-        guard let range = error.message.range(of: "Requires extended permission: ") else { return JournalExplanation.forError(error) }
+        guard let range = error.message.range(of: "Requires extended permission: ") else {
+            return JournalExplanation.forError(error)
+        }
         return permissionReason(String(error.message[range.upperBound...]), user)
     }
 
@@ -52,7 +57,8 @@ package struct GraphDispatcher: Sendable {
             return JournalExplanation.permissionDeclined(permission, by: user.user.fullName, at: user.grant.updatedAt)
         }
         if user.isDataAccessExpired, user.grant.granted.contains(permission) {
-            return "\(user.user.fullName)'s data access for \(user.app.name) expired at \(JournalExplanation.clockTime(user.dataAccessExpiresAt)) (90 days after the last login); \(permission) needs a new login"
+            return
+                "\(user.user.fullName)'s data access for \(user.app.name) expired at \(JournalExplanation.clockTime(user.dataAccessExpiresAt)) (90 days after the last login); \(permission) needs a new login"
         }
         return JournalExplanation.permissionNotGranted(permission, by: user.user.fullName)
     }
@@ -66,7 +72,9 @@ package struct GraphDispatcher: Sendable {
         var seen: [String] = []
         for piece in raw.utf8.split(separator: UInt8(ascii: ",")) {
             let head = piece.prefix { $0 != UInt8(ascii: "{") && $0 != UInt8(ascii: ".") && $0 != UInt8(ascii: "(") }
-            guard let first = head.firstIndex(where: { !isSpace($0) }), let last = head.lastIndex(where: { !isSpace($0) }) else { continue }
+            guard let first = head.firstIndex(where: { !isSpace($0) }),
+                let last = head.lastIndex(where: { !isSpace($0) })
+            else { continue }
             let name = String(decoding: head[first...last], as: UTF8.self)
             guard let needed = UserFields.rules[name], !user.has(needed), !seen.contains(needed) else { continue }
             seen.append(needed)
@@ -79,7 +87,8 @@ package struct GraphDispatcher: Sendable {
         switch route {
         case .batch: return try await BatchEndpoint(dispatcher: self).handle(call)
         case .multipleIDs(let ids): return try await MultiIDEndpoint(dispatcher: self).handle(call, ids: ids)
-        case .rootUnsupported(let method): throw GraphFailure(.unsupportedRequest(method: method.rawValue, objectID: ""))
+        case .rootUnsupported(let method):
+            throw GraphFailure(.unsupportedRequest(method: method.rawValue, objectID: ""))
         case .tooLong: throw GraphFailure(.unknownPath("/" + call.path.joined(separator: "/")))
         case .accessToken:
             try await GraphRateLimits(services: services).checkTokenEndpoint(ip: call.clientIP)
@@ -102,7 +111,8 @@ package struct GraphDispatcher: Sendable {
             try await GraphRateLimits(services: services).checkDeviceLogin(appID: caller.app.id, ip: call.clientIP)
             return try await DeviceEndpoints(services: services).login(call, caller: caller)
         case .deviceLoginStatus: return try await DeviceEndpoints(services: services).status(call, caller: caller)
-        case .testUsers(let appID): return try await TestUserEndpoints(services: services).handle(call, appID: appID, caller: caller)
+        case .testUsers(let appID):
+            return try await TestUserEndpoints(services: services).handle(call, appID: appID, caller: caller)
         case .testUsersUnknown: throw GraphFailure(.unknownPath("/" + call.path.dropFirst().joined(separator: "/")))
         case .object(let id, let rest): return try await answerObject(id, rest: rest, call, caller: caller)
         case .batch, .multipleIDs, .rootUnsupported, .tooLong, .accessToken, .accessTokenInfo, .debugToken, .tokenCache:
@@ -111,7 +121,9 @@ package struct GraphDispatcher: Sendable {
     }
 
     /// `/{id}[/…]`: what the id names decides what the rest of the path may be.
-    private func answerObject(_ id: String, rest: [String], _ call: GraphCall, caller: Caller) async throws -> GraphReply {
+    private func answerObject(_ id: String, rest: [String], _ call: GraphCall, caller: Caller) async throws
+        -> GraphReply
+    {
         // Built only when thrown: `/me` passes through here on every call.
         var unsupported: GraphFailure { GraphFailure(.unsupportedRequest(method: call.method.rawValue, objectID: id)) }
         switch (try await resolve(id, caller: caller, method: call.method), rest.isEmpty) {
@@ -134,18 +146,25 @@ package struct GraphDispatcher: Sendable {
             }
         case (.user(let user, let scoped), _):
             let node = UserNode(user: user, scopedID: scoped, appID: caller.app.id)
-            return try await answerUser(node, UserNodeRoute.parse(method: call.method, rest: rest, permissionParameter: call.param("permission")), call, caller: caller)
+            return try await answerUser(
+                node,
+                UserNodeRoute.parse(method: call.method, rest: rest, permissionParameter: call.param("permission")),
+                call, caller: caller)
         default:
             throw GraphFailure(.unknownPath("/" + rest.joined(separator: "/")))
         }
     }
 
-    private func answerUser(_ node: UserNode, _ route: UserNodeRoute, _ call: GraphCall, caller: Caller) async throws -> GraphReply {
+    private func answerUser(_ node: UserNode, _ route: UserNodeRoute, _ call: GraphCall, caller: Caller) async throws
+        -> GraphReply
+    {
         let users = UserEndpoints(services: services)
         switch route {
         case .read:
             let reply = try await users.read(node, caller: caller, call: call)
-            if let note = JournalNote.current, case .user(let user) = caller, user.user.id == node.user.id, let fields = call.params["fields"] {
+            if let note = JournalNote.current, case .user(let user) = caller, user.user.id == node.user.id,
+                let fields = call.params["fields"]
+            {
                 Self.noteOmittedFields(fields, user, on: note)
             }
             return reply
@@ -183,8 +202,9 @@ package struct GraphDispatcher: Sendable {
         let app = caller.app
         if id == app.id { return .app(app) }
         if id.count <= 20, id.allSatisfy(\.isNumber),
-           let userID = try await services.storage.users.userID(appID: app.id, scopedID: id),
-           let user = try await services.storage.users.find(id: userID) {
+            let userID = try await services.storage.users.userID(appID: app.id, scopedID: id),
+            let user = try await services.storage.users.find(id: userID)
+        {
             return .user(user, scopedID: id)
         }
         if let social = try await resolveSocial(id, caller: caller) { return social }
@@ -195,26 +215,34 @@ package struct GraphDispatcher: Sendable {
     private func resolveSocial(_ id: String, caller: Caller) async throws -> Target? {
         let storage = services.storage, app = caller.app
         let parts = id.split(separator: "_", omittingEmptySubsequences: false).map(String.init)
-        guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.count <= 20 && $0.allSatisfy(\.isNumber) }) else { return nil }
+        guard (1...2).contains(parts.count),
+            parts.allSatisfy({ !$0.isEmpty && $0.count <= 20 && $0.allSatisfy(\.isNumber) })
+        else { return nil }
         let requests = AppRequestEndpoints(services: services)
         if parts.count == 2 {
             if let post = try await storage.posts.find(id: parts[1]),
-               try await storage.users.scopedID(appID: app.id, userID: post.authorID) == parts[0],
-               try await FeedEndpoints(services: services).canRead(post, caller: caller) {
+                try await storage.users.scopedID(appID: app.id, userID: post.authorID) == parts[0],
+                try await FeedEndpoints(services: services).canRead(post, caller: caller)
+            {
                 return .post(post)
             }
             if let recipient = try await storage.users.userID(appID: app.id, scopedID: parts[1]),
-               let request = try await storage.requests.find(requestID: parts[0], recipientID: recipient),
-               requests.canRead(request, caller: caller) {
+                let request = try await storage.requests.find(requestID: parts[0], recipientID: recipient),
+                requests.canRead(request, caller: caller)
+            {
                 return .request(request, withRecipient: true)
             }
             return nil
         }
         let copies = try await storage.requests.recipients(requestID: id)
-        if case .user(let u) = caller, let own = copies.first(where: { $0.recipientID == u.user.id && $0.appID == app.id }) {
+        if case .user(let u) = caller,
+            let own = copies.first(where: { $0.recipientID == u.user.id && $0.appID == app.id })
+        {
             return .request(own, withRecipient: true)
         }
-        if let first = copies.first, requests.canRead(first, caller: caller) { return .request(first, withRecipient: false) }
+        if let first = copies.first, requests.canRead(first, caller: caller) {
+            return .request(first, withRecipient: false)
+        }
         return nil
     }
 

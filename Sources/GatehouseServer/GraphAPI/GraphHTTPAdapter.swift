@@ -31,12 +31,20 @@ package struct GraphHTTPAdapter: Sendable {
 
     package func handle(_ request: Request, _ context: GatehouseRequestContext) async -> Response {
         let segments = request.uri.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        let version = segments.first.flatMap { GraphAPIVersion.parse(pathSegment: $0) } ?? services.configuration.defaultGraphVersion
-        if request.method == .get, segments.count >= 2, let page = versionedPages[segments.dropFirst().joined(separator: "/")] {
+        let version =
+            segments.first.flatMap { GraphAPIVersion.parse(pathSegment: $0) }
+            ?? services.configuration.defaultGraphVersion
+        if request.method == .get, segments.count >= 2,
+            let page = versionedPages[segments.dropFirst().joined(separator: "/")]
+        {
             // The page itself rejects a malformed version with its 404 page.
-            do { return try await page(request, segments[0]) } catch { return Self.response(.error(.unknownError), version: version) }
+            do { return try await page(request, segments[0]) } catch {
+                return Self.response(.error(.unknownError), version: version)
+            }
         }
-        let path = segments.first.flatMap { GraphAPIVersion.parse(pathSegment: $0) } != nil ? Array(segments.dropFirst()) : segments
+        let path =
+            segments.first.flatMap { GraphAPIVersion.parse(pathSegment: $0) } != nil
+            ? Array(segments.dropFirst()) : segments
         let reply: GraphReply
         do {
             var call = try await makeCall(request, path: path, version: version)
@@ -74,20 +82,24 @@ package struct GraphHTTPAdapter: Sendable {
         for (k, v) in try await bodyParameters(request) { params[k] = v }
         // Facebook honours a `method` parameter on POST (the JS SDK sends reads that way).
         var method = GraphCall.Method(rawValue: request.method.rawValue)
-        if request.method == .post, let override = params["method"].flatMap({ GraphCall.Method(rawValue: $0.uppercased()) }) {
+        if request.method == .post,
+            let override = params["method"].flatMap({ GraphCall.Method(rawValue: $0.uppercased()) })
+        {
             method = override
             params["method"] = nil
         }
         guard let method else {
             // The token cache answers in its own shape: the seed's 50003 for PUT, PATCH and the like.
             if path.count == 2, path[1] == "token_cache" {
-                throw TokenCacheUnsupportedMethod(reply: TokenCacheEndpoint.failure(
-                    .unsupportedMethod, "Unsupported method: \(request.method.rawValue)", status: 405))
+                throw TokenCacheUnsupportedMethod(
+                    reply: TokenCacheEndpoint.failure(
+                        .unsupportedMethod, "Unsupported method: \(request.method.rawValue)", status: 405))
             }
             throw GraphFailure(.unsupportedRequest(method: request.method.rawValue, objectID: path.first ?? ""))
         }
 
-        var call = GraphCall(method: method, path: path, version: version, params: params, accessToken: params["access_token"])
+        var call = GraphCall(
+            method: method, path: path, version: version, params: params, accessToken: params["access_token"])
         if let auth = request.headers[.authorization] {
             let parts = auth.split(separator: " ", maxSplits: 1).map(String.init)
             if parts.count == 2 {
@@ -95,7 +107,8 @@ package struct GraphHTTPAdapter: Sendable {
                 case "bearer", "oauth": call.accessToken = call.accessToken ?? parts[1]
                 case "basic":
                     if let data = Data(base64Encoded: parts[1]), let text = String(data: data, encoding: .utf8),
-                       let colon = text.firstIndex(of: ":") {
+                        let colon = text.firstIndex(of: ":")
+                    {
                         call.basicCredentials = (String(text[..<colon]), String(text[text.index(after: colon)...]))
                     }
                 default: break
@@ -122,7 +135,8 @@ package struct GraphHTTPAdapter: Sendable {
                 throw GraphFailure(.invalidParameter("Unsupported Content-Encoding \(encoding)"))
             }
             do {
-                buffer = try buffer.decompress(with: encoding == "gzip" ? .gzip() : .zlib(), maxSize: limit, allocator: ByteBufferAllocator())
+                buffer = try buffer.decompress(
+                    with: encoding == "gzip" ? .gzip() : .zlib(), maxSize: limit, allocator: ByteBufferAllocator())
             } catch {
                 throw GraphFailure(.invalidParameter("The request body could not be decompressed"))
             }
@@ -174,7 +188,8 @@ package struct GraphHTTPAdapter: Sendable {
         }
         switch reply.body {
         case .json(let value):
-            return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: value.serialized())))
+            return Response(
+                status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: value.serialized())))
         case .bytes(let bytes, _):
             return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
         case .empty:
@@ -191,7 +206,6 @@ package struct GraphHTTPAdapter: Sendable {
         static let jsonType = HTTPField(name: .contentType, value: "application/json; charset=UTF-8")
     }
 }
-
 
 /// A token-cache request with a method the Graph API has no name for, answered before a `GraphCall` exists.
 struct TokenCacheUnsupportedMethod: Error {

@@ -8,7 +8,8 @@ extension GraphReply {
     /// (``GraphAPIVersion/successObjectSince``). Endpoints always build the modern shape; only this turns it back.
     static func answered(_ reply: GraphReply, at version: String) -> GraphReply {
         guard reply.graphError == nil, case .json(let body) = reply.body, body == GraphReply.success.jsonBody,
-              !GraphAPIVersion.isAtLeast(version, GraphAPIVersion.successObjectSince) else { return reply }
+            !GraphAPIVersion.isAtLeast(version, GraphAPIVersion.successObjectSince)
+        else { return reply }
         var bare = reply
         bare.body = .json(.bool(true))
         return bare

@@ -50,7 +50,8 @@ struct MultiIDEndpoint: Sendable {
             guard !id.isEmpty, seen.insert(id).inserted else { continue }
             guard ids.count < maximumIDs else {
                 // Facebook states the count it was given; past the limit only "more than 50" is known.
-                throw GraphFailure(.invalidParameter("Too many IDs. Maximum: \(maximumIDs). Provided: more than \(maximumIDs)."))
+                throw GraphFailure(
+                    .invalidParameter("Too many IDs. Maximum: \(maximumIDs). Provided: more than \(maximumIDs)."))
             }
             ids.append(id)
         }

@@ -8,7 +8,10 @@ struct TestUserEndpoints: Sendable {
 
     func handle(_ call: GraphCall, appID: String, caller: Caller) async throws -> GraphReply {
         guard case .app(let app) = caller, app.id == appID else {
-            throw GraphFailure(GraphError(message: "(#15) This method must be called with an app access_token.", type: "OAuthException", code: 15))
+            throw GraphFailure(
+                GraphError(
+                    message: "(#15) This method must be called with an app access_token.", type: "OAuthException",
+                    code: 15))
         }
         switch call.method {
         case .post: return try await create(call, app: app)
@@ -54,8 +57,13 @@ struct TestUserEndpoints: Sendable {
         let now = services.clock.now()
         var granted = [Permission.publicProfile]
         for p in permissions where !granted.contains(p) && p != "openid" { granted.append(p) }
-        try await services.storage.grants.save(GrantRecord(appID: app.id, userID: user.id, granted: granted, declined: [], createdAt: now, updatedAt: now, lastLoginAt: now))
-        return try await services.tokens.mintUserToken(app: app, userID: user.id, lifetime: Lifetimes.longLivedToken, origin: "test_user").0
+        try await services.storage.grants.save(
+            GrantRecord(
+                appID: app.id, userID: user.id, granted: granted, declined: [], createdAt: now, updatedAt: now,
+                lastLoginAt: now))
+        return try await services.tokens.mintUserToken(
+            app: app, userID: user.id, lifetime: Lifetimes.longLivedToken, origin: "test_user"
+        ).0
     }
 
     /// A short-lived link to log a browser in as the test user (``TestUserLogin``; development mode only).
@@ -73,21 +81,30 @@ struct TestUserEndpoints: Sendable {
         var data: [JSONValue] = []
         for user in slice {
             let scoped = try await services.storage.users.scopedID(appID: app.id, userID: user.id)
-            var entry: JSONObject = ["id": .string(scoped), "login_url": .string(loginURL(app: app, scopedID: scoped, userID: user.id))]
+            var entry: JSONObject = [
+                "id": .string(scoped), "login_url": .string(loginURL(app: app, scopedID: scoped, userID: user.id)),
+            ]
             if try await services.storage.grants.find(appID: app.id, userID: user.id) != nil {
-                entry["access_token"] = .string(try await services.tokens.mintUserToken(
-                    app: app, userID: user.id, lifetime: Lifetimes.longLivedToken, origin: "test_user").0)
+                entry["access_token"] = .string(
+                    try await services.tokens.mintUserToken(
+                        app: app, userID: user.id, lifetime: Lifetimes.longLivedToken, origin: "test_user"
+                    ).0)
             }
             data.append(.object(entry))
         }
         var paging = JSONObject([])
         if !slice.isEmpty {
-            paging["cursors"] = ["before": .string(UserEndpoints.cursor(start)), "after": .string(UserEndpoints.cursor(start + slice.count - 1))]
+            paging["cursors"] = [
+                "before": .string(UserEndpoints.cursor(start)),
+                "after": .string(UserEndpoints.cursor(start + slice.count - 1)),
+            ]
             if start + slice.count < users.count {
                 var params: [(String, String)] = []
                 if let token = call.accessToken { params.append(("access_token", token)) }
                 params += [("limit", String(limit)), ("after", UserEndpoints.cursor(start + slice.count - 1))]
-                paging["next"] = .string("\(services.configuration.baseURL)/\(call.version)/\(app.id)/accounts/test-users?" + FormEncoding.encode(params))
+                paging["next"] = .string(
+                    "\(services.configuration.baseURL)/\(call.version)/\(app.id)/accounts/test-users?"
+                        + FormEncoding.encode(params))
             }
         }
         return .json(["data": .array(data), "paging": .object(paging)])
@@ -96,7 +113,8 @@ struct TestUserEndpoints: Sendable {
     /// `DELETE /{test-user-id}` with the owning app's token.
     func delete(_ node: UserNode, caller: Caller) async throws -> GraphReply {
         guard case .app(let app) = caller, node.user.testUserOfAppID == app.id else {
-            throw GraphFailure(GraphError(message: "(#2903) Cannot delete this test account", type: "OAuthException", code: 2903))
+            throw GraphFailure(
+                GraphError(message: "(#2903) Cannot delete this test account", type: "OAuthException", code: 2903))
         }
         try await services.storage.users.delete(id: node.user.id)
         return .success

@@ -15,7 +15,8 @@ import NIOPosix
 struct TestUserLimits: Sendable {
     let services: GatehouseServices
 
-    static let tooManyTestAccounts = GraphError(message: "(#2900) Too many test accounts", type: "OAuthException", code: 2900)
+    static let tooManyTestAccounts = GraphError(
+        message: "(#2900) Too many test accounts", type: "OAuthException", code: 2900)
 
     /// The bcrypt cost of test users' passwords. They are 72 random bits the server chose, so a slow hash adds no
     /// protection worth having (guessing 2^72 passwords is out of reach at any cost), while a login-strength hash
@@ -28,7 +29,10 @@ struct TestUserLimits: Sendable {
 
     /// Counts one creation; throws the Facebook error when the app's budget or cap is spent.
     func reserveCreation(appID: String) async throws {
-        if try await !limiter.allow("testusers:create:\(appID)", limit: limits.testUserCreationsPerApp, windowSeconds: limits.testUserWindowSeconds) {
+        if try await !limiter.allow(
+            "testusers:create:\(appID)", limit: limits.testUserCreationsPerApp,
+            windowSeconds: limits.testUserWindowSeconds)
+        {
             services.metrics.rateLimited("test_users")
             throw GraphFailure(.appRateLimit)
         }

@@ -13,30 +13,47 @@ extension UserEndpoints {
         }
         var subfields: [FieldSelection]?
         if let raw = call.param("fields") {
-            do { subfields = try FieldSelectionParser.parse(raw) } catch { throw GraphFailure(.invalidParameter(Self.describe(error))) }
+            do { subfields = try FieldSelectionParser.parse(raw) } catch {
+                throw GraphFailure(.invalidParameter(Self.describe(error)))
+            }
         }
-        let page = try await friendsPage(node, caller: caller, limit: call.param("limit"), after: call.param("after"), subfields: subfields, call: call)
+        let page = try await friendsPage(
+            node, caller: caller, limit: call.param("limit"), after: call.param("after"), subfields: subfields,
+            call: call)
         return .json(.object(page))
     }
 
     /// One page of friends who also use the app, with Facebook's cursors and total count.
-    func friendsPage(_ node: UserNode, caller: Caller, limit rawLimit: String?, after: String?, subfields: [FieldSelection]?, call: GraphCall) async throws -> JSONObject {
+    func friendsPage(
+        _ node: UserNode, caller: Caller, limit rawLimit: String?, after: String?, subfields: [FieldSelection]?,
+        call: GraphCall
+    ) async throws -> JSONObject {
         let storage = services.storage
         let all = try await storage.friendships.friends(of: node.user.id)
         var users: [UserNode] = []
         for id in all {
             guard try await storage.grants.find(appID: node.appID, userID: id) != nil,
-                  let friend = try await storage.users.find(id: id) else { continue }
-            users.append(UserNode(user: friend, scopedID: try await storage.users.scopedID(appID: node.appID, userID: id), appID: node.appID))
+                let friend = try await storage.users.find(id: id)
+            else { continue }
+            users.append(
+                UserNode(
+                    user: friend, scopedID: try await storage.users.scopedID(appID: node.appID, userID: id),
+                    appID: node.appID))
         }
         let limit = min(max(Int(rawLimit ?? "") ?? 25, 1), 5000)
         var start = 0
         if let after {
-            guard let offset = Self.offset(fromCursor: after) else { throw GraphFailure(.invalidParameter("Invalid after cursor")) }
+            guard let offset = Self.offset(fromCursor: after) else {
+                throw GraphFailure(.invalidParameter("Invalid after cursor"))
+            }
             start = offset + 1
         }
         let slice = start < users.count ? Array(users[start..<min(start + limit, users.count)]) : []
-        let fields = subfields ?? [FieldSelection(name: "name", modifiers: [], subfields: nil), FieldSelection(name: "id", modifiers: [], subfields: nil)]
+        let fields =
+            subfields ?? [
+                FieldSelection(name: "name", modifiers: [], subfields: nil),
+                FieldSelection(name: "id", modifiers: [], subfields: nil),
+            ]
         var data: [JSONValue] = []
         for friend in slice {
             let friendFields = fields.filter { $0.name != "friends" && $0.name != "permissions" }
@@ -48,9 +65,14 @@ extension UserEndpoints {
             paging["cursors"] = .object([
                 "before": .string(Self.cursor(start)), "after": .string(Self.cursor(start + slice.count - 1)),
             ])
-            if start > 0 { paging["previous"] = .string(pagingURL(node, call: call, limit: limit, key: "before", cursor: Self.cursor(start))) }
+            if start > 0 {
+                paging["previous"] = .string(
+                    pagingURL(node, call: call, limit: limit, key: "before", cursor: Self.cursor(start)))
+            }
             if start + slice.count < users.count {
-                paging["next"] = .string(pagingURL(node, call: call, limit: limit, key: "after", cursor: Self.cursor(start + slice.count - 1)))
+                paging["next"] = .string(
+                    pagingURL(
+                        node, call: call, limit: limit, key: "after", cursor: Self.cursor(start + slice.count - 1)))
             }
         }
         page["paging"] = .object(paging)
@@ -65,13 +87,15 @@ extension UserEndpoints {
         if let fields = call.param("fields") { params.append(("fields", fields)) }
         params.append(("limit", String(limit)))
         params.append((key, cursor))
-        return "\(services.configuration.baseURL)/\(call.version)/\(node.scopedID)/friends?" + FormEncoding.encode(params)
+        return "\(services.configuration.baseURL)/\(call.version)/\(node.scopedID)/friends?"
+            + FormEncoding.encode(params)
     }
 
     static func cursor(_ offset: Int) -> String { Base64URL.encode(Array("o:\(offset)".utf8)) }
 
     static func offset(fromCursor cursor: String) -> Int? {
-        guard let data = Base64URL.decode(cursor), let text = String(data: data, encoding: .utf8), text.hasPrefix("o:") else { return nil }
+        guard let data = Base64URL.decode(cursor), let text = String(data: data, encoding: .utf8), text.hasPrefix("o:")
+        else { return nil }
         return Int(text.dropFirst(2)).flatMap { $0 >= 0 ? $0 : nil }
     }
 
@@ -89,13 +113,16 @@ extension UserEndpoints {
         default: throw GraphFailure(.missingPermission(Permission.userFriends))
         }
         guard let otherID = try await services.storage.users.userID(appID: node.appID, scopedID: other),
-              let otherUser = try await services.storage.users.find(id: otherID) else {
+            let otherUser = try await services.storage.users.find(id: otherID)
+        else {
             throw GraphFailure(.unsupportedRequest(method: "post", objectID: other))
         }
         guard node.user.testUserOfAppID == appID, otherUser.testUserOfAppID == appID else {
             throw GraphFailure(Self.notTestUsers)
         }
-        guard otherID != node.user.id else { throw GraphFailure(.invalidParameter("A user cannot befriend themselves")) }
+        guard otherID != node.user.id else {
+            throw GraphFailure(.invalidParameter("A user cannot befriend themselves"))
+        }
         try await services.storage.friendships.befriend(node.user.id, otherID, at: services.clock.now())
         return .success
     }
@@ -107,13 +134,17 @@ extension UserEndpoints {
     // MARK: permissions
 
     func permissions(_ node: UserNode, caller: Caller, only: String?) async throws -> GraphReply {
-        guard Self.isSelfOrApp(node, caller) else { throw GraphFailure(.unsupportedRequest(method: "get", objectID: node.scopedID)) }
+        guard Self.isSelfOrApp(node, caller) else {
+            throw GraphFailure(.unsupportedRequest(method: "get", objectID: node.scopedID))
+        }
         return .json(["data": .array(try await permissionList(node, only: only))])
     }
 
     /// `[{permission, status}]` with `expired` once data access has lapsed.
     func permissionList(_ node: UserNode, only: String?) async throws -> [JSONValue] {
-        guard let grant = try await services.storage.grants.find(appID: node.appID, userID: node.user.id) else { return [] }
+        guard let grant = try await services.storage.grants.find(appID: node.appID, userID: node.user.id) else {
+            return []
+        }
         let expired = grant.isDataAccessExpired(at: services.clock.now())
         var list: [JSONValue] = []
         for p in grant.granted where only == nil || only == p {
@@ -128,9 +159,12 @@ extension UserEndpoints {
 
     /// `DELETE /{user}/permissions/{name}`: the permission becomes declined.
     func revoke(_ permission: String, _ node: UserNode, caller: Caller) async throws -> GraphReply {
-        guard Self.isSelfOrApp(node, caller) else { throw GraphFailure(.unsupportedRequest(method: "delete", objectID: node.scopedID)) }
+        guard Self.isSelfOrApp(node, caller) else {
+            throw GraphFailure(.unsupportedRequest(method: "delete", objectID: node.scopedID))
+        }
         if permission == Permission.publicProfile { return try await removeApp(node, caller: caller) }
-        guard try await AppRemoval(services: services).revoke(permission, appID: node.appID, userID: node.user.id) else {
+        guard try await AppRemoval(services: services).revoke(permission, appID: node.appID, userID: node.user.id)
+        else {
             throw GraphFailure(.appNotAuthorized(appID: node.appID))
         }
         return .success
@@ -138,8 +172,11 @@ extension UserEndpoints {
 
     /// `DELETE /{user}/permissions`: removes the app; every token of that person for it dies at once.
     func removeApp(_ node: UserNode, caller: Caller) async throws -> GraphReply {
-        guard Self.isSelfOrApp(node, caller) else { throw GraphFailure(.unsupportedRequest(method: "delete", objectID: node.scopedID)) }
-        try await AppRemoval(services: services).remove(appID: node.appID, userID: node.user.id, scopedID: node.scopedID)
+        guard Self.isSelfOrApp(node, caller) else {
+            throw GraphFailure(.unsupportedRequest(method: "delete", objectID: node.scopedID))
+        }
+        try await AppRemoval(services: services).remove(
+            appID: node.appID, userID: node.user.id, scopedID: node.scopedID)
         return .success
     }
 }

@@ -31,7 +31,10 @@ struct UserEndpoints: Sendable {
                 throw GraphFailure(.invalidParameter(Self.describe(error)))
             }
         } else {
-            fields = [FieldSelection(name: "name", modifiers: [], subfields: nil), FieldSelection(name: "id", modifiers: [], subfields: nil)]
+            fields = [
+                FieldSelection(name: "name", modifiers: [], subfields: nil),
+                FieldSelection(name: "id", modifiers: [], subfields: nil),
+            ]
         }
         return .json(.object(try await render(node, fields: fields, caller: caller, call: call)))
     }
@@ -50,8 +53,10 @@ struct UserEndpoints: Sendable {
         }
     }
 
-    func render(_ node: UserNode, fields: [FieldSelection], caller: Caller, call: GraphCall) async throws -> JSONObject {
-        for field in fields where UserFieldValue.named(field.name) == nil && !UserFields.silentlyIgnored.contains(field.name) {
+    func render(_ node: UserNode, fields: [FieldSelection], caller: Caller, call: GraphCall) async throws -> JSONObject
+    {
+        for field in fields
+        where UserFieldValue.named(field.name) == nil && !UserFields.silentlyIgnored.contains(field.name) {
             throw GraphFailure(.nonexistingField(field.name, nodeType: "User"))
         }
         let allowed = try await readable(node, caller: caller)
@@ -60,16 +65,22 @@ struct UserEndpoints: Sendable {
             now: services.clock.now())
         var out = JSONObject([])
         for field in fields {
-            guard let entry = UserFieldValue.named(field.name), allowed.contains(entry.field.permission) else { continue }
+            guard let entry = UserFieldValue.named(field.name), allowed.contains(entry.field.permission) else {
+                continue
+            }
             let value: JSONValue?
             switch entry.field {
             // The edges need storage or the request's modifiers; every other field reads from the table.
             case .picture:
-                let (w, h) = PictureSize.pixels(type: field.modifier("type"), width: field.modifier("width"), height: field.modifier("height"))
+                let (w, h) = PictureSize.pixels(
+                    type: field.modifier("type"), width: field.modifier("width"), height: field.modifier("height"))
                 let data = pictureData(node, width: w, height: h)
                 value = .object(["data": .object(Self.select(data, field.subfields))])
             case .friends:
-                value = .object(try await friendsPage(node, caller: caller, limit: field.modifier("limit"), after: nil, subfields: field.subfields, call: call))
+                value = .object(
+                    try await friendsPage(
+                        node, caller: caller, limit: field.modifier("limit"), after: nil, subfields: field.subfields,
+                        call: call))
             case .permissions:
                 guard Self.isSelfOrApp(node, caller) else { continue }
                 value = .object(["data": .array(try await permissionList(node, only: nil))])
@@ -98,11 +109,15 @@ struct UserEndpoints: Sendable {
 
     func pictureData(_ node: UserNode, width: Int, height: Int) -> JSONObject {
         let url = "\(services.configuration.baseURL)/pictures/\(node.appID)/\(node.scopedID)?size=\(max(width, height))"
-        return ["height": .int(Int64(height)), "is_silhouette": .bool(node.user.picture == nil), "url": .string(url), "width": .int(Int64(width))]
+        return [
+            "height": .int(Int64(height)), "is_silhouette": .bool(node.user.picture == nil), "url": .string(url),
+            "width": .int(Int64(width)),
+        ]
     }
 
     func picture(_ node: UserNode, call: GraphCall) async throws -> GraphReply {
-        let (w, h) = PictureSize.pixels(type: call.param("type"), width: call.param("width"), height: call.param("height"))
+        let (w, h) = PictureSize.pixels(
+            type: call.param("type"), width: call.param("width"), height: call.param("height"))
         let data = pictureData(node, width: w, height: h)
         if call.param("redirect") == "false" || call.param("redirect") == "0" {
             return .json(["data": .object(data)])

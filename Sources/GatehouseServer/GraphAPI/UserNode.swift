@@ -13,10 +13,13 @@ struct UserNode: Sendable {
 /// shared field table (`UserField.all`), so a field cannot be known here and missing from the render.
 enum UserFields {
     /// Field name → the permission that must be granted to read it.
-    static let rules: [String: String] = Dictionary(uniqueKeysWithValues: UserField.all.map { ($0.name, $0.permission) })
+    static let rules: [String: String] = Dictionary(
+        uniqueKeysWithValues: UserField.all.map { ($0.name, $0.permission) })
 
     /// Names some clients still request; Facebook drops them silently.
-    static let silentlyIgnored: Set<String> = ["verified", "timezone", "updated_time", "username", "installed", "install_type"]
+    static let silentlyIgnored: Set<String> = [
+        "verified", "timezone", "updated_time", "username", "installed", "install_type",
+    ]
 
     /// Facebook's age buckets, derived from a full birthday.
     static func ageRange(birthday: String?, now: Date) -> JSONValue? {

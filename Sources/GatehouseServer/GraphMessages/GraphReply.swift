@@ -28,7 +28,8 @@ package struct GraphReply: Sendable {
     static func error(_ error: GraphError) -> GraphReply {
         var headers: [(String, String)] = []
         if let challenge = error.wwwAuthenticate { headers.append(("WWW-Authenticate", challenge)) }
-        return GraphReply(status: error.httpStatus, headers: headers, body: .json(error.envelopeJSON), graphError: error)
+        return GraphReply(
+            status: error.httpStatus, headers: headers, body: .json(error.envelopeJSON), graphError: error)
     }
 
     static func redirect(_ location: String) -> GraphReply {

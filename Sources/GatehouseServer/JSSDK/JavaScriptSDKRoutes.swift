@@ -18,7 +18,8 @@ struct JavaScriptSDKRoutes: Sendable {
         let etag: String
 
         init(_ name: String) {
-            let url = Bundle.module.url(forResource: "Resources", withExtension: nil)?.appendingPathComponent("static/\(name)")
+            let url = Bundle.module.url(forResource: "Resources", withExtension: nil)?.appendingPathComponent(
+                "static/\(name)")
             let data = url.flatMap { try? Data(contentsOf: $0) } ?? Data()
             body = ByteBuffer(bytes: data)
             etag = "\"" + SHA256.hash(data: data).prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
@@ -32,7 +33,8 @@ struct JavaScriptSDKRoutes: Sendable {
     /// picked up the next day (the ETag then makes the check a 304). Facebook's own sdk.js is cached for 20 minutes.
     static let scriptCacheControl = "public, max-age=86400"
 
-    static let arbiterCSP = "default-src 'none'; script-src 'self'; style-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+    static let arbiterCSP =
+        "default-src 'none'; script-src 'self'; style-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
     func register(on router: Router<GatehouseRequestContext>) {
         router.get("/sdk.js") { request, _ in Self.serve(Self.sdk, request) }
@@ -45,7 +47,9 @@ struct JavaScriptSDKRoutes: Sendable {
     /// parameter route cannot sit beside `**`). Every locale gets the same script: Gatehouse's pages are English.
     func localized(_ request: Request, locale: String) -> Response {
         guard Self.isLocale(locale) else {
-            return Response(status: .notFound, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "Not found\n")))
+            return Response(
+                status: .notFound, headers: [.contentType: "text/plain; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: "Not found\n")))
         }
         return Self.serve(Self.sdk, request)
     }
@@ -54,7 +58,8 @@ struct JavaScriptSDKRoutes: Sendable {
     static func isLocale(_ text: String) -> Bool {
         let scalars = Array(text.unicodeScalars)
         guard scalars.count == 5, scalars[2] == "_" else { return false }
-        return scalars[0..<2].allSatisfy { ("a"..."z").contains($0) } && scalars[3..<5].allSatisfy { ("A"..."Z").contains($0) }
+        return scalars[0..<2].allSatisfy { ("a"..."z").contains($0) }
+            && scalars[3..<5].allSatisfy { ("A"..."Z").contains($0) }
     }
 
     static func serve(_ asset: Asset, _ request: Request) -> Response {
@@ -83,7 +88,10 @@ struct JavaScriptSDKRoutes: Sendable {
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; charset=utf-8"
             headers[.cacheControl] = "no-store"
-            return Response(status: .badRequest, headers: headers, body: .init(byteBuffer: ByteBuffer(string: "origin must be a page origin such as https://shop.example\n")))
+            return Response(
+                status: .badRequest, headers: headers,
+                body: .init(
+                    byteBuffer: ByteBuffer(string: "origin must be a page origin such as https://shop.example\n")))
         }
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"

@@ -48,10 +48,14 @@ struct LoginStatusEndpoint: Sendable {
         guard let app else { return refusal! }
         let now = services.clock.now()
         if let token = form["access_token"], !token.isEmpty, token.count <= 512,
-           let record = try await services.storage.tokens.find(tokenHash: SecretHash.sha256Hex(token)), record.appID == app.id {
+            let record = try await services.storage.tokens.find(tokenHash: SecretHash.sha256Hex(token)),
+            record.appID == app.id
+        {
             try await services.storage.tokens.revoke(id: record.id, at: now)
         }
-        if let (session, _) = try await sessions.current(request) { try await services.storage.sessions.delete(id: session.id) }
+        if let (session, _) = try await sessions.current(request) {
+            try await services.storage.sessions.delete(id: session.id)
+        }
         var response = reply(["success": true], origin: request.headers[.origin])
         response.setCookie(sessions.cookie(sessions.sessionCookieName, "", maxAge: 0))
         return response
@@ -63,38 +67,58 @@ struct LoginStatusEndpoint: Sendable {
     private func checkedApp(_ clientID: String, _ request: Request) async throws -> (AppRecord?, Response?) {
         let origin = request.headers[.origin]
         guard !clientID.isEmpty, clientID.count <= 32, clientID.allSatisfy(\.isNumber),
-              let app = try await services.storage.apps.find(id: clientID)
+            let app = try await services.storage.apps.find(id: clientID)
         else {
-            return (nil, refusal(.badRequest, "Invalid App ID: \(GraphError.echo(clientID.prefix(32)))", code: 101, origin: origin))
+            return (
+                nil,
+                refusal(
+                    .badRequest, "Invalid App ID: \(GraphError.echo(clientID.prefix(32)))", code: 101, origin: origin)
+            )
         }
         guard let origin, JavaScriptSDKDomains.allows(origin, for: app) else {
-            JournalNote.current?.explain("the page \(origin ?? "(no Origin header)") is not among app \(app.id)'s JavaScript SDK domains; add it with `gatehouse apps update \(app.id) --add-js-sdk-domain ORIGIN`")
-            return (nil, refusal(.forbidden,
-                "Can't load URL: The domain of this URL isn't included in the app's domains. To be able to load this URL, add all domains and subdomains of your app to the Allowed Domains for the JavaScript SDK field in your app settings.",
-                code: 191, origin: origin))
+            JournalNote.current?.explain(
+                "the page \(origin ?? "(no Origin header)") is not among app \(app.id)'s JavaScript SDK domains; add it with `gatehouse apps update \(app.id) --add-js-sdk-domain ORIGIN`"
+            )
+            return (
+                nil,
+                refusal(
+                    .forbidden,
+                    "Can't load URL: The domain of this URL isn't included in the app's domains. To be able to load this URL, add all domains and subdomains of your app to the Allowed Domains for the JavaScript SDK field in your app settings.",
+                    code: 191, origin: origin)
+            )
         }
         return (app, nil)
     }
 
     /// A fresh short-lived token, and a `signed_request` whose code the page's back end may redeem with
     /// `redirect_uri=""` (the `fbsr_` cookie), as Facebook's status answer carries.
-    func authResponse(app: AppRecord, userID: String, scopedID known: String?, grant: GrantRecord) async throws -> JSONObject {
+    func authResponse(app: AppRecord, userID: String, scopedID known: String?, grant: GrantRecord) async throws
+        -> JSONObject
+    {
         let now = services.clock.now()
         let scopedID: String
-        if let known { scopedID = known } else { scopedID = try await services.storage.users.scopedID(appID: app.id, userID: userID) }
+        if let known {
+            scopedID = known
+        } else {
+            scopedID = try await services.storage.users.scopedID(appID: app.id, userID: userID)
+        }
         let code = "AQ" + services.random.alphanumeric(bits: 256)
         let codeRecord = AuthCodeRecord(
             id: services.random.uuidString(), codeHash: SecretHash.sha256Hex(code), appID: app.id, userID: userID,
-            redirectURI: "", scopes: grant.granted, createdAt: now, expiresAt: now.addingTimeInterval(Lifetimes.authorizationCode))
+            redirectURI: "", scopes: grant.granted, createdAt: now,
+            expiresAt: now.addingTimeInterval(Lifetimes.authorizationCode))
         let tokens = services.tokens
         let token = try await services.storage.transaction { tx in
             try await tx.codes.insert(codeRecord)
-            return try await tokens.mintUserToken(app: app, userID: userID, lifetime: Lifetimes.shortLivedToken, origin: "dialog", into: tx.tokens).0
+            return try await tokens.mintUserToken(
+                app: app, userID: userID, lifetime: Lifetimes.shortLivedToken, origin: "dialog", into: tx.tokens
+            ).0
         }
-        let signed = SignedRequest.make(payload: [
-            "algorithm": "HMAC-SHA256", "code": .string(code), "issued_at": .int(Int64(now.timeIntervalSince1970)),
-            "user_id": .string(scopedID),
-        ], secret: app.secret)
+        let signed = SignedRequest.make(
+            payload: [
+                "algorithm": "HMAC-SHA256", "code": .string(code), "issued_at": .int(Int64(now.timeIntervalSince1970)),
+                "user_id": .string(scopedID),
+            ], secret: app.secret)
         return [
             "accessToken": .string(token), "expiresIn": .int(Int64(Lifetimes.shortLivedToken)),
             "data_access_expiration_time": .int(Int64(grant.dataAccessExpiresAt.timeIntervalSince1970)),
@@ -112,11 +136,14 @@ struct LoginStatusEndpoint: Sendable {
             headers[.accessControlAllowOrigin] = origin
             headers[.accessControlAllowCredentials] = "true"
         }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body.serialized())))
+        return Response(
+            status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body.serialized())))
     }
 
     /// Facebook's error object. Readable by the page (it names no secret), so the SDK can log why it was refused.
     private func refusal(_ status: HTTPResponse.Status, _ message: String, code: Int, origin: String?) -> Response {
-        reply(["error": ["message": .string(message), "type": "OAuthException", "code": .int(Int64(code))]], status: status, origin: origin)
+        reply(
+            ["error": ["message": .string(message), "type": "OAuthException", "code": .int(Int64(code))]],
+            status: status, origin: origin)
     }
 }

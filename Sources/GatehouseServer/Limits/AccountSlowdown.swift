@@ -33,7 +33,8 @@ struct AccountSlowdown: Sendable {
         let budget = limits.loginAttemptsPerAccountAllNetworks
         guard budget > 0, try await !isKnown(email: email, ip: ip) else { return nil }
         let window = limiter.window(seconds: limits.loginAccountWindowSeconds)
-        let total = try await store.increment(key: account(email), windowStart: window.start, amount: 1, expiresAt: window.end)
+        let total = try await store.increment(
+            key: account(email), windowStart: window.start, amount: 1, expiresAt: window.end)
         guard total > budget else { return nil }
         // The earliest time (unix seconds) the next attempt may be checked; 0 until the first slowed attempt.
         let nextKey = account(email) + ":next"
@@ -41,10 +42,12 @@ struct AccountSlowdown: Sendable {
         let now = Int(limiter.clock.now().timeIntervalSince1970.rounded(.down))
         guard now >= next else { return next - now }
         // One claim per turn: of parallel attempts that all read the same `next`, exactly one gets it.
-        let claims = try await store.increment(key: "\(nextKey):\(next)", windowStart: window.start, amount: 1, expiresAt: window.end)
+        let claims = try await store.increment(
+            key: "\(nextKey):\(next)", windowStart: window.start, amount: 1, expiresAt: window.end)
         guard claims == 1 else { return 1 }
         let delay = min(limits.loginSlowdownMaxSeconds, 1 << min(total - budget - 1, 30))
-        _ = try await store.increment(key: nextKey, windowStart: window.start, amount: now + delay - next, expiresAt: window.end)
+        _ = try await store.increment(
+            key: nextKey, windowStart: window.start, amount: now + delay - next, expiresAt: window.end)
         return nil
     }
 

@@ -18,12 +18,15 @@ struct GraphRateLimits: Sendable {
     func check(_ caller: Caller) async throws {
         let window = limits.apiWindowSeconds
         if limits.appCallsPerWindow > 0,
-           try await !limiter.allow("api:app:\(caller.app.id)", limit: limits.appCallsPerWindow, windowSeconds: window) {
+            try await !limiter.allow("api:app:\(caller.app.id)", limit: limits.appCallsPerWindow, windowSeconds: window)
+        {
             services.metrics.rateLimited("app")
             throw GraphFailure(.appRateLimit)
         }
         if limits.userCallsPerWindow > 0, case .user(let user) = caller,
-           try await !limiter.allow("api:user:\(caller.app.id):\(user.user.id)", limit: limits.userCallsPerWindow, windowSeconds: window) {
+            try await !limiter.allow(
+                "api:user:\(caller.app.id):\(user.user.id)", limit: limits.userCallsPerWindow, windowSeconds: window)
+        {
             services.metrics.rateLimited("user")
             throw GraphFailure(.userRateLimit)
         }
@@ -33,8 +36,10 @@ struct GraphRateLimits: Sendable {
     /// the database and flood the user-code space (making codes guessable). Over budget: `(#613)`.
     func checkDeviceLogin(appID: String, ip: String?) async throws {
         let window = limits.deviceLoginWindowSeconds
-        let networkAllowed = try await limiter.allow("device:ip:\(ClientNetwork.key(ip))", limit: limits.deviceLoginsPerIP, windowSeconds: window)
-        let appAllowed = try await limiter.allow("device:app:\(appID)", limit: limits.deviceLoginsPerApp, windowSeconds: window)
+        let networkAllowed = try await limiter.allow(
+            "device:ip:\(ClientNetwork.key(ip))", limit: limits.deviceLoginsPerIP, windowSeconds: window)
+        let appAllowed = try await limiter.allow(
+            "device:app:\(appID)", limit: limits.deviceLoginsPerApp, windowSeconds: window)
         if !networkAllowed || !appAllowed {
             services.metrics.rateLimited("device_login")
             throw GraphFailure(.apiRateLimit)
@@ -43,7 +48,9 @@ struct GraphRateLimits: Sendable {
 
     func checkTokenEndpoint(ip: String?) async throws {
         guard limits.tokenEndpointCallsPerIP > 0, let ip else { return }
-        if try await !limiter.allow("api:token:\(ip)", limit: limits.tokenEndpointCallsPerIP, windowSeconds: limits.apiWindowSeconds) {
+        if try await !limiter.allow(
+            "api:token:\(ip)", limit: limits.tokenEndpointCallsPerIP, windowSeconds: limits.apiWindowSeconds)
+        {
             services.metrics.rateLimited("token_endpoint")
             throw GraphFailure(.apiRateLimit)
         }

@@ -42,9 +42,14 @@ struct LoginThrottle: Sendable {
     func reserve(email: String, ip: String?) async throws -> Int? {
         var allowed = try await limiter.allow(ipKey(ip), limit: limits.loginAttemptsPerIP, windowSeconds: window)
         if let wide = ClientNetwork.slash48(ip) {
-            allowed = try await limiter.allow("\(scope):ip48:\(wide)", limit: limits.loginAttemptsPerIPv6Slash48, windowSeconds: window) && allowed
+            allowed =
+                try await limiter.allow(
+                    "\(scope):ip48:\(wide)", limit: limits.loginAttemptsPerIPv6Slash48, windowSeconds: window)
+                && allowed
         }
-        allowed = try await limiter.allow(accountKey(email, ip), limit: limits.loginAttemptsPerAccount, windowSeconds: window) && allowed
+        allowed =
+            try await limiter.allow(accountKey(email, ip), limit: limits.loginAttemptsPerAccount, windowSeconds: window)
+            && allowed
         guard allowed else { return retryAfterSeconds }
         // Last, so an attempt refused above does not take the account's next turn.
         return try await slowdown.reserve(email: email, ip: ip)
@@ -57,7 +62,8 @@ struct LoginThrottle: Sendable {
         if limits.loginAttemptsPerAccount > 0 { try await limiter.reset(accountKey(email, ip)) }
         try await limiter.refund(ipKey(ip), limit: limits.loginAttemptsPerIP, windowSeconds: window)
         if let wide = ClientNetwork.slash48(ip) {
-            try await limiter.refund("\(scope):ip48:\(wide)", limit: limits.loginAttemptsPerIPv6Slash48, windowSeconds: window)
+            try await limiter.refund(
+                "\(scope):ip48:\(wide)", limit: limits.loginAttemptsPerIPv6Slash48, windowSeconds: window)
         }
         try await slowdown.succeeded(email: email, ip: ip)
     }

@@ -44,9 +44,12 @@ struct PasswordCheck: Sendable {
     /// An address whose account was deleted is refused as an unknown one; the journal says it was deleted (looked up
     /// for every refusal, so a deleted address takes no longer than a wrong password).
     func person(email: String, password: String, ip: String?) async throws -> Outcome<UserRecord> {
-        let outcome = try await authenticate(email: email, password: password, ip: ip, find: services.storage.users.find(email:), hash: \.passwordHash)
+        let outcome = try await authenticate(
+            email: email, password: password, ip: ip, find: services.storage.users.find(email:), hash: \.passwordHash)
         if case .refused = outcome, let normalised = EmailAddress.normalised(email),
-           let gone = try await services.storage.deletedAccounts?.find(key: DeletedAccountRecord.emailKey(normalised), now: services.clock.now()) {
+            let gone = try await services.storage.deletedAccounts?.find(
+                key: DeletedAccountRecord.emailKey(normalised), now: services.clock.now())
+        {
             JournalNote.current?.explain(JournalExplanation.loginToDeletedAccount(at: gone.deletedAt))
         }
         return outcome
@@ -54,7 +57,8 @@ struct PasswordCheck: Sendable {
 
     /// Checks a console administrator's email and password.
     func admin(email: String, password: String, ip: String?) async throws -> Outcome<AdminAccountRecord> {
-        try await authenticate(email: email, password: password, ip: ip, find: services.storage.admins.find(email:), hash: \.passwordHash)
+        try await authenticate(
+            email: email, password: password, ip: ip, find: services.storage.admins.find(email:), hash: \.passwordHash)
     }
 
     private func authenticate<Account: Sendable>(

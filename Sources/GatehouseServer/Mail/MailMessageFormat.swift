@@ -5,7 +5,9 @@ import Foundation
 /// `multipart/alternative` body with the plain-text and HTML parts, each base64 in 76-character lines (so any
 /// UTF-8 survives every relay, and no line can be mistaken for the end of the DATA phase).
 enum MailMessageFormat {
-    static func render(_ message: MailMessageRecord, from: String, date: Date, messageID: String, boundary: String) -> String {
+    static func render(_ message: MailMessageRecord, from: String, date: Date, messageID: String, boundary: String)
+        -> String
+    {
         var lines = [
             "From: \(headerSafe(from))",
             "To: \(headerSafe(message.to))",

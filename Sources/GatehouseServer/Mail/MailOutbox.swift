@@ -25,7 +25,8 @@ package struct MailOutbox: Sendable {
     static let lease: TimeInterval = 120
 
     init(
-        store: any MailOutboxStore, clock: any GatehouseClock, random: any RandomSource, transport: (any MailTransport)?,
+        store: any MailOutboxStore, clock: any GatehouseClock, random: any RandomSource,
+        transport: (any MailTransport)?,
         configuration: MailConfiguration, logger: Logger, journal: RequestJournal?
     ) {
         self.store = store
@@ -42,10 +43,13 @@ package struct MailOutbox: Sendable {
 
     /// Queues one message and returns it as stored.
     @discardableResult
-    func enqueue(kind: String, userID: String?, to: String, subject: String, text: String, html: String) async throws -> MailMessageRecord {
+    func enqueue(kind: String, userID: String?, to: String, subject: String, text: String, html: String) async throws
+        -> MailMessageRecord
+    {
         let now = clock.now()
         let message = MailMessageRecord(
-            id: random.uuidString(), kind: kind, userID: userID, to: to, subject: subject, text: text, html: html, createdAt: now,
+            id: random.uuidString(), kind: kind, userID: userID, to: to, subject: subject, text: text, html: html,
+            createdAt: now,
             nextAttemptAt: sends ? now : nil)
         try await store.insert(message)
         return message
@@ -72,12 +76,14 @@ package struct MailOutbox: Sendable {
     func attempt(_ message: MailMessageRecord) async -> MailMessageRecord? {
         let now = clock.now()
         guard let transport, let due = message.nextAttemptAt, due <= now,
-              (try? await store.claim(id: message.id, expectedNextAttemptAt: due, leaseUntil: now.addingTimeInterval(Self.lease))) == true
+            (try? await store.claim(
+                id: message.id, expectedNextAttemptAt: due, leaseUntil: now.addingTimeInterval(Self.lease))) == true
         else { return nil }
         var next = message
         next.attempts += 1
         let rendered = MailMessageFormat.render(
-            message, from: configuration.from, date: message.createdAt, messageID: "\(message.id)@gatehouse", boundary: "gh-\(message.id)")
+            message, from: configuration.from, date: message.createdAt, messageID: "\(message.id)@gatehouse",
+            boundary: "gh-\(message.id)")
         do {
             try await transport.send(message, rendered: rendered)
             next.deliveredAt = clock.now()
@@ -92,7 +98,9 @@ package struct MailOutbox: Sendable {
             next.lastError = reason
             next.nextAttemptAt = Self.nextAttempt(afterFailedAttempts: next.attempts, now: now)
             if next.nextAttemptAt == nil { next.gaveUpAt = now }
-            logger.warning("mail not sent", metadata: ["kind": "\(message.kind)", "attempt": "\(next.attempts)", "reason": "\(reason)"])
+            logger.warning(
+                "mail not sent",
+                metadata: ["kind": "\(message.kind)", "attempt": "\(next.attempts)", "reason": "\(reason)"])
         }
         do {
             try await store.update(next)
@@ -110,14 +118,20 @@ package struct MailOutbox: Sendable {
         var explanation: String?
         if let error = message.lastError {
             if let next = message.nextAttemptAt {
-                explanation = "the \(message.kind) mail was not sent (\(error)); attempt \(message.attempts) of \(Self.backoff.count + 1), next at \(JournalExplanation.clockTime(next))"
+                explanation =
+                    "the \(message.kind) mail was not sent (\(error)); attempt \(message.attempts) of \(Self.backoff.count + 1), next at \(JournalExplanation.clockTime(next))"
             } else {
-                explanation = "the \(message.kind) mail was not sent (\(error)); Gatehouse gave up after \(message.attempts) attempts"
+                explanation =
+                    "the \(message.kind) mail was not sent (\(error)); Gatehouse gave up after \(message.attempts) attempts"
             }
         }
-        journal.record(JournalEntry(
-            time: time, kind: .mail, method: "SEND", route: "mail/\(message.kind)", status: message.deliveredAt == nil ? 502 : 250,
-            durationMilliseconds: 0, appID: nil, explanation: explanation,
-            parameters: [.init(name: "id", value: message.id), .init(name: "attempt", value: "\(message.attempts)")]))
+        journal.record(
+            JournalEntry(
+                time: time, kind: .mail, method: "SEND", route: "mail/\(message.kind)",
+                status: message.deliveredAt == nil ? 502 : 250,
+                durationMilliseconds: 0, appID: nil, explanation: explanation,
+                parameters: [
+                    .init(name: "id", value: message.id), .init(name: "attempt", value: "\(message.attempts)"),
+                ]))
     }
 }

@@ -51,10 +51,13 @@ package struct SendmailTransport: MailTransport {
         // belongs in the configured command.
         let commandArguments = Array(arguments.dropFirst()) + ["-f", envelopeFrom]
         let timeout = self.timeout
-        let outcome: (status: Int32, error: String)? = try await withThrowingTaskGroup(of: (status: Int32, error: String)?.self) { group in
+        let outcome: (status: Int32, error: String)? = try await withThrowingTaskGroup(
+            of: (status: Int32, error: String)?.self
+        ) { group in
             group.addTask {
                 let result = try await Subprocess.run(
-                    .path(FilePath(program)), arguments: Arguments(commandArguments), input: .string(rendered), output: .discarded,
+                    .path(FilePath(program)), arguments: Arguments(commandArguments), input: .string(rendered),
+                    output: .discarded,
                     error: .string(limit: 4096))
                 let status: Int32
                 switch result.terminationStatus {
@@ -63,7 +66,9 @@ package struct SendmailTransport: MailTransport {
                 }
                 return (status, result.standardError ?? "")
             }
-            group.addTask { try await Task.sleep(for: timeout); return nil }
+            group.addTask {
+                try await Task.sleep(for: timeout); return nil
+            }
             let first = try await group.next() ?? nil
             group.cancelAll()
             return first
@@ -71,7 +76,8 @@ package struct SendmailTransport: MailTransport {
         guard let outcome else { throw MailRefused("\(program) did not finish within \(timeout)") }
         guard outcome.status == 0 else {
             let detail = outcome.error.split(whereSeparator: \.isNewline).first.map { String($0.prefix(200)) } ?? ""
-            throw MailRefused("\(program) exited with status \(outcome.status)" + (detail.isEmpty ? "" : ": \(detail)"))
+            throw MailRefused(
+                "\(program) exited with status \(outcome.status)" + (detail.isEmpty ? "" : ": \(detail)"))
         }
         #else
         throw MailRefused("sending mail through a command is not supported on this platform")

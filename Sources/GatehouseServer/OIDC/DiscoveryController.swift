@@ -12,7 +12,8 @@ struct DiscoveryController: Sendable {
     /// The registered claims (and `at_hash`, listed as Facebook lists it, never issued), then the profile claims
     /// of the field table.
     static let claimsSupported: [JSONValue] =
-        (IDTokenClaim.allCases.map(\.rawValue) + ["at_hash"] + UserField.claims.compactMap(\.idTokenClaim)).map(JSONValue.string)
+        (IDTokenClaim.allCases.map(\.rawValue) + ["at_hash"] + UserField.claims.compactMap(\.idTokenClaim)).map(
+            JSONValue.string)
 
     /// Hummingbird matches each path with and without its trailing slash, as social-core needs.
     func register(on router: Router<GatehouseRequestContext>) {
@@ -26,12 +27,19 @@ struct DiscoveryController: Sendable {
         }
         for path in ["/.well-known/oauth/openid/certs/"] {
             router.get(RouterPath(path)) { _, _ in
-                Self.json(.object(JSONObject(try await services.keyRing.publishedKeys().map { ($0.kid, .string($0.certificatePEM)) })))
+                Self.json(
+                    .object(
+                        JSONObject(
+                            try await services.keyRing.publishedKeys().map { ($0.kid, .string($0.certificatePEM)) })))
             }
         }
         for path in ["/.well-known/oauth/openid/keys/"] {
             router.get(RouterPath(path)) { _, _ in
-                Self.json(.object(JSONObject(try await services.keyRing.publishedKeys().map { ($0.kid, .string(try $0.publicKeyPEM())) })))
+                Self.json(
+                    .object(
+                        JSONObject(
+                            try await services.keyRing.publishedKeys().map { ($0.kid, .string(try $0.publicKeyPEM())) })
+                    ))
             }
         }
     }
@@ -40,18 +48,22 @@ struct DiscoveryController: Sendable {
     /// the web OIDC code flow needs.
     func discovery() -> JSONValue {
         let base = services.configuration.baseURL
-        return .object(JSONObject([
-            ("issuer", .string(base)),
-            ("authorization_endpoint", .string(base + "/dialog/oauth/")),
-            ("token_endpoint", .string(base + "/" + WirePath.accessToken)),
-            ("jwks_uri", .string(base + "/.well-known/oauth/openid/jwks/")),
-            ("response_types_supported", ["id_token", "token id_token", "code"]),
-            ("subject_types_supported", ["pairwise"]),
-            ("id_token_signing_alg_values_supported", ["RS256"]),
-            ("code_challenge_methods_supported", ["S256", "plain"]),
-            ("scopes_supported", .array([Permission.openid, Permission.publicProfile, Permission.email].map(JSONValue.string))),
-            ("claims_supported", .array(Self.claimsSupported)),
-        ]))
+        return .object(
+            JSONObject([
+                ("issuer", .string(base)),
+                ("authorization_endpoint", .string(base + "/dialog/oauth/")),
+                ("token_endpoint", .string(base + "/" + WirePath.accessToken)),
+                ("jwks_uri", .string(base + "/.well-known/oauth/openid/jwks/")),
+                ("response_types_supported", ["id_token", "token id_token", "code"]),
+                ("subject_types_supported", ["pairwise"]),
+                ("id_token_signing_alg_values_supported", ["RS256"]),
+                ("code_challenge_methods_supported", ["S256", "plain"]),
+                (
+                    "scopes_supported",
+                    .array([Permission.openid, Permission.publicProfile, Permission.email].map(JSONValue.string))
+                ),
+                ("claims_supported", .array(Self.claimsSupported)),
+            ]))
     }
 
     /// Cacheable and readable from any origin.

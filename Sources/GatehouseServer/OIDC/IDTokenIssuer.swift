@@ -47,7 +47,8 @@ struct IDTokenIssuer: Sendable {
     private func friends(of user: UserRecord, appID: String) async throws -> [JSONValue] {
         let storage = services.storage
         var friends: [JSONValue] = []
-        for id in try await storage.friendships.friends(of: user.id) where try await storage.grants.find(appID: appID, userID: id) != nil {
+        for id in try await storage.friendships.friends(of: user.id)
+        where try await storage.grants.find(appID: appID, userID: id) != nil {
             friends.append(.string(try await storage.users.scopedID(appID: appID, userID: id)))
         }
         return friends

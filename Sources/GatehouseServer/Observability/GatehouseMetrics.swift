@@ -41,25 +41,38 @@ package struct GatehouseMetrics: Sendable {
     package func request(route: String, method: String, status: Int, duration: Duration) {
         let (counter, timer) = requestHandles(route: route, method: method, status: status)
         counter.increment()
-        timer.recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+        timer.recordNanoseconds(
+            duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 
     /// The two handles behind ``request(route:method:status:duration:)``, for callers that keep them
     /// (``RouteMetricHandles``): the factory's lookup is what costs, not the increment.
     func requestHandles(route: String, method: String, status: Int) -> (CoreMetrics.Counter, CoreMetrics.Timer) {
-        (CoreMetrics.Counter(label: "gatehouse_http_requests_total", dimensions: [("route", route), ("method", method), ("status", "\(status)")], factory: factory),
-         CoreMetrics.Timer(label: "gatehouse_http_request_duration_seconds", dimensions: [("route", route), ("method", method)], factory: factory))
+        (
+            CoreMetrics.Counter(
+                label: "gatehouse_http_requests_total",
+                dimensions: [("route", route), ("method", method), ("status", "\(status)")], factory: factory),
+            CoreMetrics.Timer(
+                label: "gatehouse_http_request_duration_seconds", dimensions: [("route", route), ("method", method)],
+                factory: factory)
+        )
     }
 
     /// `gatehouse_logins_total{result}` (dialog and console logins).
     func login(_ outcome: LoginOutcome, console: Bool = false) {
-        Counter(label: "gatehouse_logins_total", dimensions: [("result", outcome.rawValue), ("page", console ? "console" : "dialog")], factory: factory)
-            .increment()
+        Counter(
+            label: "gatehouse_logins_total",
+            dimensions: [("result", outcome.rawValue), ("page", console ? "console" : "dialog")], factory: factory
+        )
+        .increment()
     }
 
     /// `gatehouse_consents_total{result}`: granted or cancelled.
     func consent(granted: Bool) {
-        Counter(label: "gatehouse_consents_total", dimensions: [("result", granted ? "granted" : "cancelled")], factory: factory).increment()
+        Counter(
+            label: "gatehouse_consents_total", dimensions: [("result", granted ? "granted" : "cancelled")],
+            factory: factory
+        ).increment()
     }
 
     /// `gatehouse_tokens_issued_total{kind}`: user, app, id_token, code.

@@ -14,14 +14,18 @@ struct JournalMiddleware: RouterMiddleware {
     let journal: RequestJournal
     let clock: any GatehouseClock
 
-    func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
         let path = request.uri.path
         guard let kind = Self.kind(of: path), journal.isEnabled else { return try await next(request, context) }
         let note = JournalNote()
         let time = clock.now()
         let start = ContinuousClock.now
         // Graph calls note their merged parameters in the adapter; pages and dialogs have only the query.
-        if kind != .graph, kind != .token, kind != .debugToken, let query = request.uri.query, !query.isEmpty, let pairs = FormEncoding.decode(query) {
+        if kind != .graph, kind != .token, kind != .debugToken, let query = request.uri.query, !query.isEmpty,
+            let pairs = FormEncoding.decode(query)
+        {
             note.parameters(pairs)
         }
         do {
@@ -35,11 +39,16 @@ struct JournalMiddleware: RouterMiddleware {
         }
     }
 
-    private func record(_ note: JournalNote, kind: JournalEntry.Kind, request: Request, status: Int, time: Date, start: ContinuousClock.Instant) {
+    private func record(
+        _ note: JournalNote, kind: JournalEntry.Kind, request: Request, status: Int, time: Date,
+        start: ContinuousClock.Instant
+    ) {
         let elapsed = ContinuousClock.now - start
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         let route = String(request.uri.path.prefix(200))
-        let (entry, parts) = note.entry(time: time, kind: kind, method: request.method.rawValue, route: route, status: status, durationMilliseconds: milliseconds)
+        let (entry, parts) = note.entry(
+            time: time, kind: kind, method: request.method.rawValue, route: route, status: status,
+            durationMilliseconds: milliseconds)
         let sequence = journal.record(entry)
         for var part in parts {
             part.batchSequence = sequence
@@ -50,12 +59,15 @@ struct JournalMiddleware: RouterMiddleware {
     /// What a path is, or nil for paths the journal leaves out.
     static func kind(of path: String) -> JournalEntry.Kind? {
         var segments = path.split(separator: "/", omittingEmptySubsequences: true)
-        if let first = segments.first, first.count > 1, first.first == "v", first.dropFirst().allSatisfy({ $0.isNumber || $0 == "." }) {
+        if let first = segments.first, first.count > 1, first.first == "v",
+            first.dropFirst().allSatisfy({ $0.isNumber || $0 == "." })
+        {
             segments.removeFirst()
         }
         guard let first = segments.first else { return .graph }
         switch first {
-        case "console", "admin", "static", "metrics", "healthz", "readyz", "bench", "favicon.ico", ".well-known", "pictures", "app-icons":
+        case "console", "admin", "static", "metrics", "healthz", "readyz", "bench", "favicon.ico", ".well-known",
+            "pictures", "app-icons":
             return nil
         case "dialog": return .dialog
         case "oauth": return .token

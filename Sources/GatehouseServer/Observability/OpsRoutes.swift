@@ -21,12 +21,19 @@ struct OpsRoutes: Sendable {
                 guard Self.mayReadMetrics(request, client: context.client, configuration: configuration) else {
                     return Response(
                         status: .unauthorized,
-                        headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store", .wwwAuthenticate: "Bearer realm=\"metrics\""],
-                        body: .init(byteBuffer: ByteBuffer(string: "metrics need a loopback client or the metrics bearer token\n")))
+                        headers: [
+                            .contentType: "text/plain; charset=utf-8", .cacheControl: "no-store",
+                            .wwwAuthenticate: "Bearer realm=\"metrics\"",
+                        ],
+                        body: .init(
+                            byteBuffer: ByteBuffer(
+                                string: "metrics need a loopback client or the metrics bearer token\n")))
                 }
                 metrics.cachesEnabled(services.storage.callerCache?.isEnabled ?? false)
-                return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
-                         body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
+                return Response(
+                    status: .ok,
+                    headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
             }
         }
         guard services.configuration.benchRoutes else { return }
@@ -34,18 +41,23 @@ struct OpsRoutes: Sendable {
     }
 
     /// Development mode: anyone. Production mode: a loopback client, or the configured bearer token.
-    static func mayReadMetrics(_ request: Request, client: ForwardedClient, configuration: GatehouseConfiguration) -> Bool {
+    static func mayReadMetrics(_ request: Request, client: ForwardedClient, configuration: GatehouseConfiguration)
+        -> Bool
+    {
         guard configuration.isProduction else { return true }
         if let ip = client.ip, DevelopmentExposure.isLoopback(ip) { return true }
         guard let token = configuration.metricsToken, !token.isEmpty,
-              let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { return false }
+            let header = request.headers[.authorization], header.hasPrefix("Bearer ")
+        else { return false }
         return constantTimeEquals(String(header.dropFirst(7)), token)
     }
 
     private func registerBench(on router: Router<GatehouseRequestContext>) {
         // The baseline: the same binary, middleware and router, no storage and no work.
         router.get("/bench/hello") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "hello")))
+            Response(
+                status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "hello"))
+            )
         }
         // RS256 signing alone: an id_token for a fixed person, without the code exchange around it.
         let services = self.services
@@ -57,7 +69,9 @@ struct OpsRoutes: Sendable {
             claims[.name] = "Bench Person"
             let token = try await services.keyRing.sign(claims)
             services.metrics.tokenIssued("id_token")
-            return Response(status: .ok, headers: [.contentType: "application/jwt"], body: .init(byteBuffer: ByteBuffer(string: token)))
+            return Response(
+                status: .ok, headers: [.contentType: "application/jwt"],
+                body: .init(byteBuffer: ByteBuffer(string: token)))
         }
     }
 }

@@ -24,7 +24,9 @@ package struct RequestObservabilityMiddleware: RouterMiddleware {
         self.handles = RouteMetricHandles(metrics: metrics)
     }
 
-    package func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
+    package func handle(
+        _ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let start = ContinuousClock.now
         let route = handles.label(path: request.uri.path, endpoint: context.coreContext.endpointPath.value)
         let method = request.method
@@ -39,17 +41,25 @@ package struct RequestObservabilityMiddleware: RouterMiddleware {
         }
     }
 
-    private func record(route: String, method: HTTPRequest.Method, status: Int, start: ContinuousClock.Instant, ip: String?) {
+    private func record(
+        route: String, method: HTTPRequest.Method, status: Int, start: ContinuousClock.Instant, ip: String?
+    ) {
         let elapsed = ContinuousClock.now - start
         let (counter, timer) = handles.handles(label: route, method: method, status: status)
         counter.increment()
-        timer.recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+        timer.recordNanoseconds(
+            elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
         // Debug, not info: at benchmark rates one line per request would dominate the cost.
-        logger.debug("request", metadata: [
-            "method": .string(method.rawValue), "route": .string(route), "status": .stringConvertible(status),
-            "duration_ms": .string(String(format: "%.2f", Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)),
-            "client": .string(ip ?? "-"),
-        ])
+        logger.debug(
+            "request",
+            metadata: [
+                "method": .string(method.rawValue), "route": .string(route), "status": .stringConvertible(status),
+                "duration_ms": .string(
+                    String(
+                        format: "%.2f",
+                        Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)),
+                "client": .string(ip ?? "-"),
+            ])
     }
 }
 
@@ -85,7 +95,9 @@ package final class RouteMetricHandles: Sendable {
     }
 
     /// The request counter and duration timer for one outcome.
-    package func handles(label: String, method: HTTPRequest.Method, status: Int) -> (CoreMetrics.Counter, CoreMetrics.Timer) {
+    package func handles(label: String, method: HTTPRequest.Method, status: Int) -> (
+        CoreMetrics.Counter, CoreMetrics.Timer
+    ) {
         let key = Key(label: label, method: method, status: status)
         if let known = table.withLockedValue({ $0[key] }) { return known }
         let made = metrics.requestHandles(route: label, method: method.rawValue, status: status)

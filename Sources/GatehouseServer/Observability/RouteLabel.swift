@@ -16,11 +16,14 @@ package enum RouteLabel {
     package static func classify(_ path: String) -> String {
         // The Graph API's busiest paths (`/me`, `/debug_token`) are one known word: they are their own label.
         if path.utf8.first == UInt8(ascii: "/"), !path.utf8.dropFirst().contains(UInt8(ascii: "/")),
-           vocabulary.contains(String(path.utf8.dropFirst())!) {
+            vocabulary.contains(String(path.utf8.dropFirst())!)
+        {
             return path
         }
         var segments = path.split(separator: "/", omittingEmptySubsequences: true)
-        if let first = segments.first, first.first == "v", first.dropFirst().allSatisfy({ $0.isNumber || $0 == "." }), first.count > 1 {
+        if let first = segments.first, first.first == "v", first.dropFirst().allSatisfy({ $0.isNumber || $0 == "." }),
+            first.count > 1
+        {
             segments.removeFirst()
         }
         guard !segments.isEmpty else { return "/" }

@@ -25,7 +25,9 @@ struct AccountPages: Sendable {
             values["userName"] = user.fullName
             values["email"] = user.email
         }
-        return PageRenderer.htmlResponse(status: .ok, html: pages.render("account", values), secureCookies: services.configuration.usesSecureCookies, cookies: cookie.map { [$0] } ?? [])
+        return PageRenderer.htmlResponse(
+            status: .ok, html: pages.render("account", values), secureCookies: services.configuration.usesSecureCookies,
+            cookies: cookie.map { [$0] } ?? [])
     }
 
     func logout(_ request: Request) async throws -> Response {
@@ -33,10 +35,14 @@ struct AccountPages: Sendable {
         let body = (try? await request.collectBody(upTo: 16 * 1024)).map { String(buffer: $0) } ?? ""
         let form = FormEncoding.decode(body).map { Dictionary($0, uniquingKeysWith: { a, _ in a }) } ?? [:]
         guard sessions.csrfValid(request, formToken: form["csrf_token"]) else {
-            let html = pages.render("error", ["headline": "This form has expired", "detail": "Reload the page and try again.", "hint": ""])
-            return PageRenderer.htmlResponse(status: .forbidden, html: html, secureCookies: services.configuration.usesSecureCookies)
+            let html = pages.render(
+                "error", ["headline": "This form has expired", "detail": "Reload the page and try again.", "hint": ""])
+            return PageRenderer.htmlResponse(
+                status: .forbidden, html: html, secureCookies: services.configuration.usesSecureCookies)
         }
-        if let (session, _) = try await sessions.current(request) { try await services.storage.sessions.delete(id: session.id) }
+        if let (session, _) = try await sessions.current(request) {
+            try await services.storage.sessions.delete(id: session.id)
+        }
         let expired = sessions.cookie(sessions.sessionCookieName, "", maxAge: 0)
         return PageRenderer.seeOther(form["next"].map { SettingsPages.safeNext($0) } ?? "/account", cookies: [expired])
     }
@@ -44,8 +50,10 @@ struct AccountPages: Sendable {
     /// Development stand-in for an app's redirect URI: shows the code and a ready curl command.
     func callback(_ request: Request) async throws -> Response {
         guard services.configuration.mode == .development else {
-            let html = pages.render("error", ["headline": "Page not found", "detail": "There is no page at this address.", "hint": ""])
-            return PageRenderer.htmlResponse(status: .notFound, html: html, secureCookies: services.configuration.usesSecureCookies)
+            let html = pages.render(
+                "error", ["headline": "Page not found", "detail": "There is no page at this address.", "hint": ""])
+            return PageRenderer.htmlResponse(
+                status: .notFound, html: html, secureCookies: services.configuration.usesSecureCookies)
         }
         let params = FormEncoding.decode(request.uri.query ?? "") ?? []
         let dict = Dictionary(params, uniquingKeysWith: { a, _ in a })
@@ -53,15 +61,19 @@ struct AccountPages: Sendable {
         // The code names its app and redirect URI; the secret is never shown here.
         var clientID = "APP_ID", redirect = base + "/dev/callback"
         if let code = dict["code"], code.utf8.count <= 256,
-           let record = try await services.storage.codes.find(codeHash: SecretHash.sha256Hex(code)) {
+            let record = try await services.storage.codes.find(codeHash: SecretHash.sha256Hex(code))
+        {
             clientID = record.appID
             redirect = record.redirectURI
         }
-        let html = pages.render("callback", [
-            "code": dict["code"] ?? "", "error": dict["error"] ?? "", "errorReason": dict["error_reason"] ?? "",
-            "baseURL": base, "clientID": clientID, "redirectURIEncoded": FormEncoding.escape(redirect),
-            "hasParams": !params.isEmpty, "params": params.map { "\($0.0) = \($0.1)" }.joined(separator: "\n"),
-        ])
-        return PageRenderer.htmlResponse(status: .ok, html: html, secureCookies: services.configuration.usesSecureCookies)
+        let html = pages.render(
+            "callback",
+            [
+                "code": dict["code"] ?? "", "error": dict["error"] ?? "", "errorReason": dict["error_reason"] ?? "",
+                "baseURL": base, "clientID": clientID, "redirectURIEncoded": FormEncoding.escape(redirect),
+                "hasParams": !params.isEmpty, "params": params.map { "\($0.0) = \($0.1)" }.joined(separator: "\n"),
+            ])
+        return PageRenderer.htmlResponse(
+            status: .ok, html: html, secureCookies: services.configuration.usesSecureCookies)
     }
 }

@@ -12,7 +12,9 @@ struct DataDeletionRequests: Sendable {
     /// (which sends the deauthorize callback). An app without a data-deletion URL is only removed.
     func request(app: AppRecord, user: UserRecord) async throws {
         let scoped = try await services.storage.users.scopedID(appID: app.id, userID: user.id)
-        if let record = try await services.outbox.enqueue(.dataDeletion, app: app, userID: user.id, scopedUserID: scoped, at: services.clock.now()) {
+        if let record = try await services.outbox.enqueue(
+            .dataDeletion, app: app, userID: user.id, scopedUserID: scoped, at: services.clock.now())
+        {
             // Usually the code is there on the next page; if the app's server is down, the outbox keeps retrying.
             _ = await services.outbox.attempt(record)
         }
@@ -25,7 +27,8 @@ struct DataDeletionRequests: Sendable {
         for record in try await services.storage.appCallbacks.list(userID: userID, kind: .dataDeletion) {
             let app = try await services.storage.apps.find(id: record.appID)
             var item: [String: Any] = [
-                "id": record.id, "appName": app?.name ?? record.appID, "requested": PageDates.utc(record.createdAt, "d MMM yyyy, HH:mm 'UTC'"),
+                "id": record.id, "appName": app?.name ?? record.appID,
+                "requested": PageDates.utc(record.createdAt, "d MMM yyyy, HH:mm 'UTC'"),
                 "status": Self.status(record),
             ]
             if let code = record.confirmationCode { item["confirmationCode"] = code }
@@ -37,7 +40,8 @@ struct DataDeletionRequests: Sendable {
 
     static func status(_ record: AppCallbackRecord) -> String {
         if record.deliveredAt != nil {
-            return record.confirmationCode != nil ? "Received by the app" : "Received by the app, which sent no confirmation code"
+            return record.confirmationCode != nil
+                ? "Received by the app" : "Received by the app, which sent no confirmation code"
         }
         if record.gaveUpAt != nil { return "The app could not be reached; Gatehouse stopped trying" }
         return "Waiting for the app to answer; Gatehouse keeps trying"

@@ -18,9 +18,12 @@ enum LocalRedirect {
         guard second != "/", second != "\\", !raw.contains("\\") else { return nil }
         guard !raw.unicodeScalars.contains(where: isForbidden) else { return nil }
         guard let parsed = URLComponents(string: raw), parsed.scheme == nil, parsed.host == nil,
-              parsed.percentEncodedPath.hasPrefix("/") else { return nil }
+            parsed.percentEncodedPath.hasPrefix("/")
+        else { return nil }
         let path = parsed.percentEncodedPath
-        guard allowed.contains(where: { path == $0 || path.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") }) else { return nil }
+        guard allowed.contains(where: { path == $0 || path.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") }) else {
+            return nil
+        }
         return raw
     }
 
@@ -29,7 +32,9 @@ enum LocalRedirect {
         if scalar.value < 0x21 || (0x7F...0x9F).contains(scalar.value) { return true }
         if scalar.properties.isWhitespace { return true }
         switch scalar.properties.generalCategory {
-        case .control, .format, .lineSeparator, .paragraphSeparator, .spaceSeparator, .unassigned, .privateUse, .surrogate: return true
+        case .control, .format, .lineSeparator, .paragraphSeparator, .spaceSeparator, .unassigned, .privateUse,
+            .surrogate:
+            return true
         default: return false
         }
     }

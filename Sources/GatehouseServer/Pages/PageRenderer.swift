@@ -26,11 +26,14 @@ package struct PageRenderer: Sendable {
         // swift-mustache treats "" as true in sections, so empty strings are dropped: `{{#error}}` stays hidden.
         var values = values.filter { !(($0.value as? String)?.isEmpty ?? false) }
         values["devMode"] = devMode
-        return library.render(values, withTemplate: template) ?? "<!doctype html><title>Gatehouse</title><p>Page unavailable.</p>"
+        return library.render(values, withTemplate: template)
+            ?? "<!doctype html><title>Gatehouse</title><p>Page unavailable.</p>"
     }
 
     /// An HTML response with the headers every page carries: no framing, no caching, a strict CSP.
-    static func htmlResponse(status: HTTPResponse.Status, html: String, secureCookies: Bool, cookies: [Cookie] = []) -> Response {
+    static func htmlResponse(status: HTTPResponse.Status, html: String, secureCookies: Bool, cookies: [Cookie] = [])
+        -> Response
+    {
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         applySecurityHeaders(to: &headers)

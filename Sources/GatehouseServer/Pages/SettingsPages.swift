@@ -17,7 +17,9 @@ struct SettingsPages: Sendable {
     private var secure: Bool { services.configuration.usesSecureCookies }
 
     func register(on router: Router<GatehouseRequestContext>) {
-        router.get("/login") { request, _ in try await loginPage(request, next: Self.safeNext(request.uri.queryParameters.get("next")), error: nil) }
+        router.get("/login") { request, _ in
+            try await loginPage(request, next: Self.safeNext(request.uri.queryParameters.get("next")), error: nil)
+        }
         router.post("/login") { request, context in try await login(request, context) }
         router.get("/settings") { _, _ in PageRenderer.seeOther("/settings/apps") }
         router.get("/settings/apps") { request, _ in try await apps(request) }
@@ -34,26 +36,36 @@ struct SettingsPages: Sendable {
         LocalRedirect.path(raw, allowed: nextAllowList) ?? "/settings/apps"
     }
 
-    func loginPage(_ request: Request, next: String, error: String?, status: HTTPResponse.Status? = nil) async throws -> Response {
+    func loginPage(_ request: Request, next: String, error: String?, status: HTTPResponse.Status? = nil) async throws
+        -> Response
+    {
         let (csrf, cookie) = sessions.csrfToken(request)
-        let html = pages.render("login", [
-            "csrf": csrf, "formAction": "/login", "next": next, "error": error ?? "",
-            "accountNext": AccountGate.safeNext(next).map { "?" + FormEncoding.encode([("next", $0)]) } ?? "",
-        ])
-        return PageRenderer.htmlResponse(status: status ?? (error == nil ? .ok : .unauthorized), html: html, secureCookies: secure, cookies: cookie.map { [$0] } ?? [])
+        let html = pages.render(
+            "login",
+            [
+                "csrf": csrf, "formAction": "/login", "next": next, "error": error ?? "",
+                "accountNext": AccountGate.safeNext(next).map { "?" + FormEncoding.encode([("next", $0)]) } ?? "",
+            ])
+        return PageRenderer.htmlResponse(
+            status: status ?? (error == nil ? .ok : .unauthorized), html: html, secureCookies: secure,
+            cookies: cookie.map { [$0] } ?? [])
     }
 
     /// Checks the password through ``PasswordCheck`` (throttled and timed like every other password form).
     func login(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
-        guard let form = try await readForm(request), sessions.csrfValid(request, formToken: form["csrf_token"]) else { return expired() }
+        guard let form = try await readForm(request), sessions.csrfValid(request, formToken: form["csrf_token"]) else {
+            return expired()
+        }
         let next = Self.safeNext(form["next"])
         let email = form["email"] ?? "", password = form["password"] ?? ""
         let user: UserRecord
-        switch try await PasswordCheck.people(services).person(email: email, password: password, ip: context.client.ip) {
+        switch try await PasswordCheck.people(services).person(email: email, password: password, ip: context.client.ip)
+        {
         case .throttled(let seconds, let minutes):
             services.logger.notice("login refused", metadata: ["reason": "too many attempts", "page": "settings"])
             services.metrics.login(.limited)
-            var response = try await loginPage(request, next: next, error: PasswordCheck.throttledMessage(minutes: minutes), status: .tooManyRequests)
+            var response = try await loginPage(
+                request, next: next, error: PasswordCheck.throttledMessage(minutes: minutes), status: .tooManyRequests)
             response.headers[.retryAfter] = "\(seconds)"
             return response
         case .refused:
@@ -62,7 +74,9 @@ struct SettingsPages: Sendable {
             return try await loginPage(request, next: next, error: PasswordCheck.refusedMessage)
         case .accepted(let person):
             // A checkpointed, unconfirmed or disabled person meets their state's page first (``AccountGate``).
-            switch try await AccountGate(services: services, pages: pages).afterPassword(person, next: { _ in next }, request: request) {
+            switch try await AccountGate(services: services, pages: pages).afterPassword(
+                person, next: { _ in next }, request: request)
+            {
             case .page(let response): return response
             case .proceed(let person): user = person
             }
@@ -73,7 +87,9 @@ struct SettingsPages: Sendable {
     }
 
     func apps(_ request: Request) async throws -> Response {
-        guard let (_, user) = try await sessions.current(request) else { return PageRenderer.seeOther("/login?next=%2Fsettings%2Fapps") }
+        guard let (_, user) = try await sessions.current(request) else {
+            return PageRenderer.seeOther("/login?next=%2Fsettings%2Fapps")
+        }
         let (csrf, cookie) = sessions.csrfToken(request)
         let now = services.clock.now()
         var rows: [[String: Any]] = []
@@ -81,13 +97,16 @@ struct SettingsPages: Sendable {
             guard let app = try await services.storage.apps.find(id: grant.appID) else { continue }
             func row(_ name: String, _ status: String, removable: Bool) -> [String: Any] {
                 let info = Permission.info(name)
-                return ["name": name, "title": info?.title ?? name, "reveals": info?.reveals ?? "", "status": status,
-                        "removable": removable, "appID": app.id, "appName": app.name]
+                return [
+                    "name": name, "title": info?.title ?? name, "reveals": info?.reveals ?? "", "status": status,
+                    "removable": removable, "appID": app.id, "appName": app.name,
+                ]
             }
             let dataExpires = grant.dataAccessExpiresAt
             rows.append([
                 "deletable": !(app.dataDeletionCallbackURL ?? "").isEmpty,
-                "id": app.id, "name": app.name, "added": Self.day(grant.createdAt), "lastLogin": Self.day(grant.lastLoginAt),
+                "id": app.id, "name": app.name, "added": Self.day(grant.createdAt),
+                "lastLogin": Self.day(grant.lastLoginAt),
                 "dataAccess": dataExpires > now ? "until \(Self.day(dataExpires))" : "expired \(Self.day(dataExpires))",
                 "permissions": grant.granted.map { row($0, "Allowed", removable: $0 != Permission.publicProfile) }
                     + grant.declined.map { row($0, "Not allowed", removable: false) },
@@ -95,17 +114,26 @@ struct SettingsPages: Sendable {
         }
         let notice = request.uri.queryParameters.get("notice").flatMap(Self.notices.get)
         let deletions = try await DataDeletionRequests(services: services).rows(userID: user.id)
-        let html = pages.render("settings-apps", [
-            "csrf": csrf, "userName": user.fullName, "apps": rows, "notice": notice ?? "",
-            "hasDeletions": !deletions.isEmpty, "deletions": deletions,
-        ])
-        return PageRenderer.htmlResponse(status: .ok, html: html, secureCookies: secure, cookies: cookie.map { [$0] } ?? [])
+        let html = pages.render(
+            "settings-apps",
+            [
+                "csrf": csrf, "userName": user.fullName, "apps": rows, "notice": notice ?? "",
+                "hasDeletions": !deletions.isEmpty, "deletions": deletions,
+            ])
+        return PageRenderer.htmlResponse(
+            status: .ok, html: html, secureCookies: secure, cookies: cookie.map { [$0] } ?? [])
     }
 
     func remove(_ request: Request) async throws -> Response {
-        guard let form = try await readForm(request), sessions.csrfValid(request, formToken: form["csrf_token"]) else { return expired() }
-        guard let (_, user) = try await sessions.current(request) else { return PageRenderer.seeOther("/login?next=%2Fsettings%2Fapps") }
-        guard let appID = form["app_id"], appID.count <= 20, try await services.storage.grants.find(appID: appID, userID: user.id) != nil else {
+        guard let form = try await readForm(request), sessions.csrfValid(request, formToken: form["csrf_token"]) else {
+            return expired()
+        }
+        guard let (_, user) = try await sessions.current(request) else {
+            return PageRenderer.seeOther("/login?next=%2Fsettings%2Fapps")
+        }
+        guard let appID = form["app_id"], appID.count <= 20,
+            try await services.storage.grants.find(appID: appID, userID: user.id) != nil
+        else {
             return PageRenderer.seeOther("/settings/apps")
         }
         let scoped = try await services.storage.users.scopedID(appID: appID, userID: user.id)
@@ -115,19 +143,29 @@ struct SettingsPages: Sendable {
 
     /// Removes the app and asks it to delete the person's data (its data-deletion callback, through the outbox).
     func deleteData(_ request: Request) async throws -> Response {
-        guard let form = try await readForm(request), sessions.csrfValid(request, formToken: form["csrf_token"]) else { return expired() }
-        guard let (_, user) = try await sessions.current(request) else { return PageRenderer.seeOther("/login?next=%2Fsettings%2Fapps") }
+        guard let form = try await readForm(request), sessions.csrfValid(request, formToken: form["csrf_token"]) else {
+            return expired()
+        }
+        guard let (_, user) = try await sessions.current(request) else {
+            return PageRenderer.seeOther("/login?next=%2Fsettings%2Fapps")
+        }
         guard let appID = form["app_id"], appID.count <= 20, let app = try await services.storage.apps.find(id: appID),
-              try await services.storage.grants.find(appID: appID, userID: user.id) != nil
+            try await services.storage.grants.find(appID: appID, userID: user.id) != nil
         else { return PageRenderer.seeOther("/settings/apps") }
         try await DataDeletionRequests(services: services).request(app: app, user: user)
         return PageRenderer.seeOther("/settings/apps?notice=deletion")
     }
 
     func revoke(_ request: Request) async throws -> Response {
-        guard let form = try await readForm(request), sessions.csrfValid(request, formToken: form["csrf_token"]) else { return expired() }
-        guard let (_, user) = try await sessions.current(request) else { return PageRenderer.seeOther("/login?next=%2Fsettings%2Fapps") }
-        guard let appID = form["app_id"], appID.count <= 20, let permission = form["permission"], Permission.isKnown(permission) else {
+        guard let form = try await readForm(request), sessions.csrfValid(request, formToken: form["csrf_token"]) else {
+            return expired()
+        }
+        guard let (_, user) = try await sessions.current(request) else {
+            return PageRenderer.seeOther("/login?next=%2Fsettings%2Fapps")
+        }
+        guard let appID = form["app_id"], appID.count <= 20, let permission = form["permission"],
+            Permission.isKnown(permission)
+        else {
             return PageRenderer.seeOther("/settings/apps")
         }
         if permission == Permission.publicProfile { return try await remove(request) }
@@ -136,8 +174,10 @@ struct SettingsPages: Sendable {
     }
 
     static let notices = [
-        "removed": "The app was removed. It can no longer see your information.", "revoked": "The permission was removed.",
-        "deletion": "The app was removed and asked to delete your data. Its answer is shown under Data deletion requests.",
+        "removed": "The app was removed. It can no longer see your information.",
+        "revoked": "The permission was removed.",
+        "deletion":
+            "The app was removed and asked to delete your data. Its answer is shown under Data deletion requests.",
     ]
 
     static func day(_ date: Date) -> String { PageDates.utc(date, "d MMM yyyy") }
@@ -145,12 +185,18 @@ struct SettingsPages: Sendable {
     private func readForm(_ request: Request) async throws -> [String: String]? {
         var request = request
         guard let buffer = try? await request.collectBody(upTo: services.configuration.maxBodyBytes),
-              let pairs = FormEncoding.decode(String(buffer: buffer)) else { return nil }
+            let pairs = FormEncoding.decode(String(buffer: buffer))
+        else { return nil }
         return Dictionary(pairs, uniquingKeysWith: { a, _ in a })
     }
 
     private func expired() -> Response {
-        let html = pages.render("error", ["headline": "This form has expired", "detail": "For your security the form could not be accepted. Go back, reload the page and try again."])
+        let html = pages.render(
+            "error",
+            [
+                "headline": "This form has expired",
+                "detail": "For your security the form could not be accepted. Go back, reload the page and try again.",
+            ])
         return PageRenderer.htmlResponse(status: .forbidden, html: html, secureCookies: secure)
     }
 }

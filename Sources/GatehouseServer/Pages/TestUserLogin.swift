@@ -28,10 +28,12 @@ struct TestUserLogin: Sendable {
     /// The signed link for one test user, valid for ``lifetime`` from now.
     static func url(services: GatehouseServices, app: AppRecord, scopedID: String, userID: String) -> String {
         let expires = Int(services.clock.now().addingTimeInterval(lifetime).timeIntervalSince1970)
-        let sig = AppSecretProof.compute(accessToken: signedText(userID: userID, expires: expires), appSecret: app.secret)
-        return "\(services.configuration.baseURL)/testuser/login?" + FormEncoding.encode([
-            ("app_id", app.id), ("user_id", scopedID), ("expires", String(expires)), ("sig", sig),
-        ])
+        let sig = AppSecretProof.compute(
+            accessToken: signedText(userID: userID, expires: expires), appSecret: app.secret)
+        return "\(services.configuration.baseURL)/testuser/login?"
+            + FormEncoding.encode([
+                ("app_id", app.id), ("user_id", scopedID), ("expires", String(expires)), ("sig", sig),
+            ])
     }
 
     static func signedText(userID: String, expires: Int) -> String { "test-user-login:\(userID):\(expires)" }
@@ -41,26 +43,33 @@ struct TestUserLogin: Sendable {
         let fields = Dictionary(FormEncoding.decode(request.uri.query ?? "") ?? [], uniquingKeysWith: { a, _ in a })
         guard let (app, user, scoped) = try await verified(fields) else { return invalid() }
         let (csrf, cookie) = sessions.csrfToken(request)
-        let html = pages.render("testuser-login", [
-            "csrf": csrf, "appID": app.id, "appName": app.name, "scopedID": scoped, "userName": user.fullName,
-            "expires": fields["expires"] ?? "", "sig": fields["sig"] ?? "",
-        ])
-        return PageRenderer.htmlResponse(status: .ok, html: html, secureCookies: secure, cookies: cookie.map { [$0] } ?? [])
+        let html = pages.render(
+            "testuser-login",
+            [
+                "csrf": csrf, "appID": app.id, "appName": app.name, "scopedID": scoped, "userName": user.fullName,
+                "expires": fields["expires"] ?? "", "sig": fields["sig"] ?? "",
+            ])
+        return PageRenderer.htmlResponse(
+            status: .ok, html: html, secureCookies: secure, cookies: cookie.map { [$0] } ?? [])
     }
 
     func login(_ request: Request) async throws -> Response {
         guard services.configuration.isDevelopment else { return notFound() }
         var request = request
         let buffer = try? await request.collectBody(upTo: 16 * 1024)
-        let fields = Dictionary(buffer.flatMap { FormEncoding.decode(String(buffer: $0)) } ?? [], uniquingKeysWith: { a, _ in a })
+        let fields = Dictionary(
+            buffer.flatMap { FormEncoding.decode(String(buffer: $0)) } ?? [], uniquingKeysWith: { a, _ in a })
         guard sessions.csrfValid(request, formToken: fields["csrf_token"]) else {
-            let html = pages.render("error", ["headline": "This form has expired", "detail": "Reload the page and try again.", "hint": ""])
+            let html = pages.render(
+                "error", ["headline": "This form has expired", "detail": "Reload the page and try again.", "hint": ""])
             return PageRenderer.htmlResponse(status: .forbidden, html: html, secureCookies: secure)
         }
         guard let (_, linked, _) = try await verified(fields) else { return invalid() }
         let user: UserRecord
         // A test user put in an account state meets its page, as on every login (``AccountGate``).
-        switch try await AccountGate(services: services, pages: pages).afterPassword(linked, next: { _ in "/account" }, request: request) {
+        switch try await AccountGate(services: services, pages: pages).afterPassword(
+            linked, next: { _ in "/account" }, request: request)
+        {
         case .page(let response): return response
         case .proceed(let person): user = person
         }
@@ -72,22 +81,36 @@ struct TestUserLogin: Sendable {
     /// The app, test user and scoped id behind a link whose signature matches and whose expiry has not passed.
     private func verified(_ fields: [String: String]) async throws -> (AppRecord, UserRecord, String)? {
         guard let appID = fields["app_id"], let scoped = fields["user_id"], let sig = fields["sig"],
-              let expires = fields["expires"].flatMap(Int.init), Double(expires) > services.clock.now().timeIntervalSince1970,
-              let app = try await services.storage.apps.find(id: appID),
-              let userID = try await services.storage.users.userID(appID: appID, scopedID: scoped),
-              let user = try await services.storage.users.find(id: userID), user.testUserOfAppID == app.id,
-              AppSecretProof.matches(sig, accessToken: Self.signedText(userID: userID, expires: expires), appSecret: app.secret)
+            let expires = fields["expires"].flatMap(Int.init),
+            Double(expires) > services.clock.now().timeIntervalSince1970,
+            let app = try await services.storage.apps.find(id: appID),
+            let userID = try await services.storage.users.userID(appID: appID, scopedID: scoped),
+            let user = try await services.storage.users.find(id: userID), user.testUserOfAppID == app.id,
+            AppSecretProof.matches(
+                sig, accessToken: Self.signedText(userID: userID, expires: expires), appSecret: app.secret)
         else { return nil }
         return (app, user, scoped)
     }
 
     private func invalid() -> Response {
-        let html = pages.render("error", ["headline": "This login link is not valid", "detail": "Test-user login links come from the test-users API of the app that owns the user, and work for an hour.", "hint": ""])
+        let html = pages.render(
+            "error",
+            [
+                "headline": "This login link is not valid",
+                "detail":
+                    "Test-user login links come from the test-users API of the app that owns the user, and work for an hour.",
+                "hint": "",
+            ])
         return PageRenderer.htmlResponse(status: .badRequest, html: html, secureCookies: secure)
     }
 
     private func notFound() -> Response {
-        let html = pages.render("error", ["headline": "Page not found", "detail": "Test-user login links work in development mode only.", "hint": ""])
+        let html = pages.render(
+            "error",
+            [
+                "headline": "Page not found", "detail": "Test-user login links work in development mode only.",
+                "hint": "",
+            ])
         return PageRenderer.htmlResponse(status: .notFound, html: html, secureCookies: secure)
     }
 }

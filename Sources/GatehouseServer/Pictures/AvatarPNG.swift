@@ -20,7 +20,7 @@ package enum AvatarRenderer {
         // and a value of ~70% keeps white text readable even on yellow.
         let background = rgb(hue: hue, saturation: 140, value: 180)
         let block = rgb(hue: hue, saturation: 170, value: 145)
-        let pattern = hash >> 32 // 15 bits used: 5 rows × 3 distinct columns
+        let pattern = hash >> 32  // 15 bits used: 5 rows × 3 distinct columns
 
         var pixels = [UInt8](repeating: 0, count: side * side * 3)
         for y in 0..<side {
@@ -43,7 +43,7 @@ package enum AvatarRenderer {
     private static func drawInitials(_ initials: String, side: Int, into pixels: inout [UInt8]) {
         let glyphs = initials.unicodeScalars.compactMap(glyphIndex).prefix(2)
         guard !glyphs.isEmpty else { return }
-        let textColumns = glyphs.count * 6 - 1 // 5 columns per glyph plus a 1-column gap
+        let textColumns = glyphs.count * 6 - 1  // 5 columns per glyph plus a 1-column gap
         // Integer scaling keeps the font crisp; the text spans at most ~55% of the side.
         let budget = side * 11 / 20
         let scale = max(1, min(budget / textColumns, budget / 7))
@@ -95,44 +95,45 @@ package enum AvatarRenderer {
         let p = v * (255 - s) / 255
         let q = v * (255 - s * fraction / 255) / 255
         let t = v * (255 - s * (255 - fraction) / 255) / 255
-        let (r, g, b) = switch sector {
-        case 0: (v, t, p)
-        case 1: (q, v, p)
-        case 2: (p, v, t)
-        case 3: (p, q, v)
-        case 4: (t, p, v)
-        default: (v, p, q)
-        }
+        let (r, g, b) =
+            switch sector {
+            case 0: (v, t, p)
+            case 1: (q, v, p)
+            case 2: (p, v, t)
+            case 3: (p, q, v)
+            case 4: (t, p, v)
+            default: (v, p, q)
+            }
         return [UInt8(r), UInt8(g), UInt8(b)]
     }
 
     /// A 5×7 bitmap font for A–Z: seven rows per letter, the high bit of each 5-bit row is the left pixel.
     private static let font: [UInt8] = [
-        0b01110, 0b10001, 0b10001, 0b11111, 0b10001, 0b10001, 0b10001, // A
-        0b11110, 0b10001, 0b10001, 0b11110, 0b10001, 0b10001, 0b11110, // B
-        0b01110, 0b10001, 0b10000, 0b10000, 0b10000, 0b10001, 0b01110, // C
-        0b11100, 0b10010, 0b10001, 0b10001, 0b10001, 0b10010, 0b11100, // D
-        0b11111, 0b10000, 0b10000, 0b11110, 0b10000, 0b10000, 0b11111, // E
-        0b11111, 0b10000, 0b10000, 0b11110, 0b10000, 0b10000, 0b10000, // F
-        0b01110, 0b10001, 0b10000, 0b10111, 0b10001, 0b10001, 0b01111, // G
-        0b10001, 0b10001, 0b10001, 0b11111, 0b10001, 0b10001, 0b10001, // H
-        0b01110, 0b00100, 0b00100, 0b00100, 0b00100, 0b00100, 0b01110, // I
-        0b00111, 0b00010, 0b00010, 0b00010, 0b00010, 0b10010, 0b01100, // J
-        0b10001, 0b10010, 0b10100, 0b11000, 0b10100, 0b10010, 0b10001, // K
-        0b10000, 0b10000, 0b10000, 0b10000, 0b10000, 0b10000, 0b11111, // L
-        0b10001, 0b11011, 0b10101, 0b10101, 0b10001, 0b10001, 0b10001, // M
-        0b10001, 0b10001, 0b11001, 0b10101, 0b10011, 0b10001, 0b10001, // N
-        0b01110, 0b10001, 0b10001, 0b10001, 0b10001, 0b10001, 0b01110, // O
-        0b11110, 0b10001, 0b10001, 0b11110, 0b10000, 0b10000, 0b10000, // P
-        0b01110, 0b10001, 0b10001, 0b10001, 0b10101, 0b10010, 0b01101, // Q
-        0b11110, 0b10001, 0b10001, 0b11110, 0b10100, 0b10010, 0b10001, // R
-        0b01111, 0b10000, 0b10000, 0b01110, 0b00001, 0b00001, 0b11110, // S
-        0b11111, 0b00100, 0b00100, 0b00100, 0b00100, 0b00100, 0b00100, // T
-        0b10001, 0b10001, 0b10001, 0b10001, 0b10001, 0b10001, 0b01110, // U
-        0b10001, 0b10001, 0b10001, 0b10001, 0b10001, 0b01010, 0b00100, // V
-        0b10001, 0b10001, 0b10001, 0b10101, 0b10101, 0b10101, 0b01010, // W
-        0b10001, 0b10001, 0b01010, 0b00100, 0b01010, 0b10001, 0b10001, // X
-        0b10001, 0b10001, 0b10001, 0b01010, 0b00100, 0b00100, 0b00100, // Y
-        0b11111, 0b00001, 0b00010, 0b00100, 0b01000, 0b10000, 0b11111, // Z
+        0b01110, 0b10001, 0b10001, 0b11111, 0b10001, 0b10001, 0b10001,  // A
+        0b11110, 0b10001, 0b10001, 0b11110, 0b10001, 0b10001, 0b11110,  // B
+        0b01110, 0b10001, 0b10000, 0b10000, 0b10000, 0b10001, 0b01110,  // C
+        0b11100, 0b10010, 0b10001, 0b10001, 0b10001, 0b10010, 0b11100,  // D
+        0b11111, 0b10000, 0b10000, 0b11110, 0b10000, 0b10000, 0b11111,  // E
+        0b11111, 0b10000, 0b10000, 0b11110, 0b10000, 0b10000, 0b10000,  // F
+        0b01110, 0b10001, 0b10000, 0b10111, 0b10001, 0b10001, 0b01111,  // G
+        0b10001, 0b10001, 0b10001, 0b11111, 0b10001, 0b10001, 0b10001,  // H
+        0b01110, 0b00100, 0b00100, 0b00100, 0b00100, 0b00100, 0b01110,  // I
+        0b00111, 0b00010, 0b00010, 0b00010, 0b00010, 0b10010, 0b01100,  // J
+        0b10001, 0b10010, 0b10100, 0b11000, 0b10100, 0b10010, 0b10001,  // K
+        0b10000, 0b10000, 0b10000, 0b10000, 0b10000, 0b10000, 0b11111,  // L
+        0b10001, 0b11011, 0b10101, 0b10101, 0b10001, 0b10001, 0b10001,  // M
+        0b10001, 0b10001, 0b11001, 0b10101, 0b10011, 0b10001, 0b10001,  // N
+        0b01110, 0b10001, 0b10001, 0b10001, 0b10001, 0b10001, 0b01110,  // O
+        0b11110, 0b10001, 0b10001, 0b11110, 0b10000, 0b10000, 0b10000,  // P
+        0b01110, 0b10001, 0b10001, 0b10001, 0b10101, 0b10010, 0b01101,  // Q
+        0b11110, 0b10001, 0b10001, 0b11110, 0b10100, 0b10010, 0b10001,  // R
+        0b01111, 0b10000, 0b10000, 0b01110, 0b00001, 0b00001, 0b11110,  // S
+        0b11111, 0b00100, 0b00100, 0b00100, 0b00100, 0b00100, 0b00100,  // T
+        0b10001, 0b10001, 0b10001, 0b10001, 0b10001, 0b10001, 0b01110,  // U
+        0b10001, 0b10001, 0b10001, 0b10001, 0b10001, 0b01010, 0b00100,  // V
+        0b10001, 0b10001, 0b10001, 0b10101, 0b10101, 0b10101, 0b01010,  // W
+        0b10001, 0b10001, 0b01010, 0b00100, 0b01010, 0b10001, 0b10001,  // X
+        0b10001, 0b10001, 0b10001, 0b01010, 0b00100, 0b00100, 0b00100,  // Y
+        0b11111, 0b00001, 0b00010, 0b00100, 0b01000, 0b10000, 0b11111,  // Z
     ]
 }

@@ -15,7 +15,7 @@ package enum PNGEncoder {
         var header: [UInt8] = []
         header.appendBigEndian(UInt32(width))
         header.appendBigEndian(UInt32(height))
-        header += [8, 2, 0, 0, 0] // bit depth, colour type, compression, filter method, interlace
+        header += [8, 2, 0, 0, 0]  // bit depth, colour type, compression, filter method, interlace
 
         var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         appendChunk("IHDR", header, to: &png)
@@ -38,15 +38,15 @@ package enum PNGEncoder {
 
     /// A zlib stream (RFC 1950) wrapping stored deflate blocks (RFC 1951 §3.2.4).
     private static func zlibStored(_ data: [UInt8]) -> [UInt8] {
-        let maxBlock = 65_535 // LEN is 16 bits
-        var out: [UInt8] = [0x78, 0x01] // deflate, 32K window, no dictionary; 0x7801 % 31 == 0
+        let maxBlock = 65_535  // LEN is 16 bits
+        var out: [UInt8] = [0x78, 0x01]  // deflate, 32K window, no dictionary; 0x7801 % 31 == 0
         out.reserveCapacity(data.count + data.count / maxBlock * 5 + 11)
         var offset = 0
         // `repeat` so empty input still produces the one final block a stream requires.
         repeat {
             let length = min(maxBlock, data.count - offset)
             let isFinal = offset + length == data.count
-            out.append(isFinal ? 1 : 0) // BFINAL bit, BTYPE 00; the rest of the byte is padding
+            out.append(isFinal ? 1 : 0)  // BFINAL bit, BTYPE 00; the rest of the byte is padding
             let len = UInt16(length)
             out += [UInt8(len & 0xFF), UInt8(len >> 8), UInt8(~len & 0xFF), UInt8(~len >> 8)]
             out += data[offset..<(offset + length)]
@@ -101,6 +101,8 @@ package enum PNGEncoder {
 
 extension [UInt8] {
     fileprivate mutating func appendBigEndian(_ value: UInt32) {
-        append(contentsOf: [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)])
+        append(contentsOf: [
+            UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF),
+        ])
     }
 }

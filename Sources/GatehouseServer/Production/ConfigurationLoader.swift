@@ -93,7 +93,9 @@ package struct ConfigurationLoader: Sendable {
         return flat
     }
 
-    private static func flatten(_ mapping: [String: Any], prefix: String, into flat: inout [String: String], path: String) throws {
+    private static func flatten(
+        _ mapping: [String: Any], prefix: String, into flat: inout [String: String], path: String
+    ) throws {
         for (rawKey, value) in mapping {
             let key = prefix + rawKey.replacingOccurrences(of: "-", with: "_")
             if let nested = value as? [String: Any] {

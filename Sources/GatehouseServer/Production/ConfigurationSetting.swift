@@ -39,69 +39,89 @@ package struct ConfigurationSetting: Sendable {
         int("port", \.port, range: 0...65535),
         text("data_dir", \.dataDirectory),
         optionalText("public_url", \.publicURL) { value in
-            guard let url = URL(string: value), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
+            guard let url = URL(string: value), let scheme = url.scheme?.lowercased(),
+                ["http", "https"].contains(scheme), url.host != nil
+            else {
                 throw ConfigurationError("must be an http:// or https:// URL, not \(value)")
             }
         },
-        ConfigurationSetting(key: "mode", isSecret: false, apply: { value, c in
-            guard let mode = ServerMode(rawValue: value.lowercased()) else {
-                throw ConfigurationError("must be development or production, not \(value)")
-            }
-            c.mode = mode
-        }, show: { $0.mode.rawValue }),
-        ConfigurationSetting(key: "database", isSecret: true, apply: { value, c in
-            let lower = value.lowercased()
-            guard lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://") || lower.hasPrefix("sqlite:") else {
-                throw ConfigurationError("must be a postgres:// URL (or sqlite:PATH), not \(SecretMask.url(value))")
-            }
-            do {
-                c.database = try DatabaseLocation(parsing: value)
-            } catch let error as StorageError {
-                if case .unavailable(let message) = error { throw ConfigurationError(message) }
-                throw ConfigurationError("is not a usable database location")
-            }
-        }, show: { $0.databaseURL.map(SecretMask.url) }),
+        ConfigurationSetting(
+            key: "mode", isSecret: false,
+            apply: { value, c in
+                guard let mode = ServerMode(rawValue: value.lowercased()) else {
+                    throw ConfigurationError("must be development or production, not \(value)")
+                }
+                c.mode = mode
+            }, show: { $0.mode.rawValue }),
+        ConfigurationSetting(
+            key: "database", isSecret: true,
+            apply: { value, c in
+                let lower = value.lowercased()
+                guard lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://") || lower.hasPrefix("sqlite:")
+                else {
+                    throw ConfigurationError("must be a postgres:// URL (or sqlite:PATH), not \(SecretMask.url(value))")
+                }
+                do {
+                    c.database = try DatabaseLocation(parsing: value)
+                } catch let error as StorageError {
+                    if case .unavailable(let message) = error { throw ConfigurationError(message) }
+                    throw ConfigurationError("is not a usable database location")
+                }
+            }, show: { $0.databaseURL.map(SecretMask.url) }),
         optionalText("tls_cert", \.tlsCertificatePath),
         optionalText("tls_key", \.tlsKeyPath),
         optionalText("master_key_file", \.masterKeyFile),
-        ConfigurationSetting(key: "trusted_proxies", isSecret: false, apply: { value, c in
-            let entries = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            for entry in entries where IPRange(entry) == nil {
-                throw ConfigurationError("\(entry) is not an IP address or CIDR range")
-            }
-            c.trustedProxies = entries
-        }, show: { $0.trustedProxies.joined(separator: ",") }),
+        ConfigurationSetting(
+            key: "trusted_proxies", isSecret: false,
+            apply: { value, c in
+                let entries = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+                    !$0.isEmpty
+                }
+                for entry in entries where IPRange(entry) == nil {
+                    throw ConfigurationError("\(entry) is not an IP address or CIDR range")
+                }
+                c.trustedProxies = entries
+            }, show: { $0.trustedProxies.joined(separator: ",") }),
         int("max_body_bytes", \.maxBodyBytes, range: 1024...(1 << 30)),
         text("default_graph_version", \.defaultGraphVersion),
         bool("metrics", \.metricsEnabled),
-        ConfigurationSetting(key: "metrics_token", isSecret: true, apply: { value, c in c.metricsToken = value.isEmpty ? nil : value },
-                             show: { $0.metricsToken.map { _ in "*****" } }),
+        ConfigurationSetting(
+            key: "metrics_token", isSecret: true, apply: { value, c in c.metricsToken = value.isEmpty ? nil : value },
+            show: { $0.metricsToken.map { _ in "*****" } }),
         bool("bench_routes", \.benchRoutes),
-        ConfigurationSetting(key: "log_level", isSecret: false, apply: { value, c in
-            let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
-            guard levels.contains(value.lowercased()) else { throw ConfigurationError("must be one of \(levels.joined(separator: ", "))") }
-            c.logLevel = value.lowercased()
-        }, show: { $0.logLevel }),
+        ConfigurationSetting(
+            key: "log_level", isSecret: false,
+            apply: { value, c in
+                let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+                guard levels.contains(value.lowercased()) else {
+                    throw ConfigurationError("must be one of \(levels.joined(separator: ", "))")
+                }
+                c.logLevel = value.lowercased()
+            }, show: { $0.logLevel }),
         int("device_poll_interval", \.devicePollInterval, range: 1...60),
         bool("dev_allow_remote", \.devAllowRemote),
-        ConfigurationSetting(key: "journal", isSecret: false, apply: { value, c in
-            switch value.lowercased() {
-            case "true", "yes", "on", "1": c.journal = true
-            case "false", "no", "off", "0": c.journal = false
-            case "", "auto": c.journal = nil
-            default: throw ConfigurationError("must be true, false or auto, not \(value)")
-            }
-        }, show: { "\($0.journalEnabled)" }),
+        ConfigurationSetting(
+            key: "journal", isSecret: false,
+            apply: { value, c in
+                switch value.lowercased() {
+                case "true", "yes", "on", "1": c.journal = true
+                case "false", "no", "off", "0": c.journal = false
+                case "", "auto": c.journal = nil
+                default: throw ConfigurationError("must be true, false or auto, not \(value)")
+                }
+            }, show: { "\($0.journalEnabled)" }),
         int("journal_size", \.journalSize, range: 10...1_000_000),
         bool("journal_table", \.journalTable),
         int("journal_retention_hours", \.journalRetentionHours, range: 1...24 * 366),
         int("journal_max_rows", \.journalMaxRows, range: 100...100_000_000),
-        ConfigurationSetting(key: "signup", isSecret: false, apply: { value, c in
-            guard let mode = SignUpMode(rawValue: value.lowercased()) else {
-                throw ConfigurationError("must be open, invitation or closed, not \(value)")
-            }
-            c.signUp = mode
-        }, show: { $0.signUp?.rawValue ?? ($0.isDevelopment ? "open" : "closed") }),
+        ConfigurationSetting(
+            key: "signup", isSecret: false,
+            apply: { value, c in
+                guard let mode = SignUpMode(rawValue: value.lowercased()) else {
+                    throw ConfigurationError("must be open, invitation or closed, not \(value)")
+                }
+                c.signUp = mode
+            }, show: { $0.signUp?.rawValue ?? ($0.isDevelopment ? "open" : "closed") }),
         text("mail.from", \.mail.from),
         text("mail.service_name", \.mail.serviceName),
         optionalText("mail.sendmail_command", \.mail.sendmailCommand),
@@ -110,7 +130,9 @@ package struct ConfigurationSetting: Sendable {
         int("limits.login_attempts_per_ip", \.limits.loginAttemptsPerIP, range: 0...1_000_000),
         int("limits.login_window_seconds", \.limits.loginWindowSeconds, range: 1...86_400 * 30),
         int("limits.login_attempts_per_ipv6_48", \.limits.loginAttemptsPerIPv6Slash48, range: 0...1_000_000),
-        int("limits.login_attempts_per_account_all_networks", \.limits.loginAttemptsPerAccountAllNetworks, range: 0...1_000_000),
+        int(
+            "limits.login_attempts_per_account_all_networks", \.limits.loginAttemptsPerAccountAllNetworks,
+            range: 0...1_000_000),
         int("limits.login_account_window_seconds", \.limits.loginAccountWindowSeconds, range: 1...86_400 * 30),
         int("limits.login_slowdown_max_seconds", \.limits.loginSlowdownMaxSeconds, range: 1...86_400),
         int("limits.app_calls_per_window", \.limits.appCallsPerWindow, range: 0...1_000_000_000),
@@ -128,37 +150,51 @@ package struct ConfigurationSetting: Sendable {
         int("limits.batch_answer_bytes", \.limits.batchAnswerBytes, range: 1024...(1 << 30)),
     ]
 
-    private static func text(_ key: String, _ path: any WritableKeyPath<GatehouseConfiguration, String> & Sendable) -> ConfigurationSetting {
-        ConfigurationSetting(key: key, isSecret: false, apply: { value, c in c[keyPath: path] = value }, show: { $0[keyPath: path] })
+    private static func text(_ key: String, _ path: any WritableKeyPath<GatehouseConfiguration, String> & Sendable)
+        -> ConfigurationSetting
+    {
+        ConfigurationSetting(
+            key: key, isSecret: false, apply: { value, c in c[keyPath: path] = value }, show: { $0[keyPath: path] })
     }
 
     private static func optionalText(
         _ key: String, _ path: any WritableKeyPath<GatehouseConfiguration, String?> & Sendable,
         validate: @escaping @Sendable (String) throws -> Void = { _ in }
     ) -> ConfigurationSetting {
-        ConfigurationSetting(key: key, isSecret: false, apply: { value, c in
-            try validate(value)
-            c[keyPath: path] = value
-        }, show: { $0[keyPath: path] })
+        ConfigurationSetting(
+            key: key, isSecret: false,
+            apply: { value, c in
+                try validate(value)
+                c[keyPath: path] = value
+            }, show: { $0[keyPath: path] })
     }
 
-    private static func int(_ key: String, _ path: any WritableKeyPath<GatehouseConfiguration, Int> & Sendable, range: ClosedRange<Int>) -> ConfigurationSetting {
-        ConfigurationSetting(key: key, isSecret: false, apply: { value, c in
-            guard let number = Int(value.trimmingCharacters(in: .whitespaces)), range.contains(number) else {
-                throw ConfigurationError("must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(value)")
-            }
-            c[keyPath: path] = number
-        }, show: { "\($0[keyPath: path])" })
+    private static func int(
+        _ key: String, _ path: any WritableKeyPath<GatehouseConfiguration, Int> & Sendable, range: ClosedRange<Int>
+    ) -> ConfigurationSetting {
+        ConfigurationSetting(
+            key: key, isSecret: false,
+            apply: { value, c in
+                guard let number = Int(value.trimmingCharacters(in: .whitespaces)), range.contains(number) else {
+                    throw ConfigurationError(
+                        "must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(value)")
+                }
+                c[keyPath: path] = number
+            }, show: { "\($0[keyPath: path])" })
     }
 
-    private static func bool(_ key: String, _ path: any WritableKeyPath<GatehouseConfiguration, Bool> & Sendable) -> ConfigurationSetting {
-        ConfigurationSetting(key: key, isSecret: false, apply: { value, c in
-            switch value.lowercased() {
-            case "true", "yes", "on", "1": c[keyPath: path] = true
-            case "false", "no", "off", "0": c[keyPath: path] = false
-            default: throw ConfigurationError("must be true or false, not \(value)")
-            }
-        }, show: { "\($0[keyPath: path])" })
+    private static func bool(_ key: String, _ path: any WritableKeyPath<GatehouseConfiguration, Bool> & Sendable)
+        -> ConfigurationSetting
+    {
+        ConfigurationSetting(
+            key: key, isSecret: false,
+            apply: { value, c in
+                switch value.lowercased() {
+                case "true", "yes", "on", "1": c[keyPath: path] = true
+                case "false", "no", "off", "0": c[keyPath: path] = false
+                default: throw ConfigurationError("must be true or false, not \(value)")
+                }
+            }, show: { "\($0[keyPath: path])" })
     }
 }
 
@@ -170,7 +206,8 @@ package enum SecretMask {
         if parts.password != nil { parts.password = "*****" }
         parts.queryItems = parts.queryItems?.map { item in
             let name = item.name.lowercased()
-            let secret = name.contains("password") || name.contains("secret") || name.contains("key") || name.contains("token")
+            let secret =
+                name.contains("password") || name.contains("secret") || name.contains("key") || name.contains("token")
             return secret ? URLQueryItem(name: item.name, value: "*****") : item
         }
         return parts.string ?? "*****"
@@ -206,6 +243,9 @@ extension ConfigurationLoader.Loaded {
 
     private static func yamlScalar(_ value: String) -> String {
         let plain = value.allSatisfy { $0.isLetter || $0.isNumber || "._/-:@*,".contains($0) } && !value.hasPrefix("*")
-        return plain ? value : "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        return plain
+            ? value
+            : "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                + "\""
     }
 }

@@ -22,7 +22,8 @@ package enum DevelopmentExposure {
     /// The warning logged when `--dev-allow-remote` lets development mode listen beyond loopback.
     package static func warning(_ c: GatehouseConfiguration) -> String? {
         guard c.isDevelopment, !isLoopback(c.host), c.devAllowRemote else { return nil }
-        return "DEVELOPMENT MODE IS REACHABLE FROM THE NETWORK on \(c.host) (--dev-allow-remote): anyone who can connect can log in "
+        return
+            "DEVELOPMENT MODE IS REACHABLE FROM THE NETWORK on \(c.host) (--dev-allow-remote): anyone who can connect can log in "
             + "as anyone and read every secret through the console. Never do this on a network you do not trust."
     }
 
@@ -70,7 +71,9 @@ package struct DevelopmentHostGuard: RouterMiddleware {
 
     package init(configuration: GatehouseConfiguration) { self.configuration = configuration }
 
-    package func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
+    package func handle(
+        _ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response
+    ) async throws -> Response {
         guard configuration.isDevelopment else { return try await next(request, context) }
         let host = request.head.authority
         if let host, accepted.contains(host) { return try await next(request, context) }
@@ -78,7 +81,11 @@ package struct DevelopmentHostGuard: RouterMiddleware {
             return Response(
                 status: .init(code: 421, reasonPhrase: "Misdirected Request"),
                 headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
-                body: .init(byteBuffer: .init(string: "This development server answers only to localhost, 127.0.0.1, [::1] or its public URL.\n")))
+                body: .init(
+                    byteBuffer: .init(
+                        string:
+                            "This development server answers only to localhost, 127.0.0.1, [::1] or its public URL.\n"))
+            )
         }
         if let host { accepted.insert(host) }
         return try await next(request, context)

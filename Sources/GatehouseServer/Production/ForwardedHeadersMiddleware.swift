@@ -25,7 +25,9 @@ package struct ForwardedHeadersMiddleware: RouterMiddleware {
     /// One year, the usual HSTS lifetime; no `preload` (that is a decision for the operator).
     static let hsts = "max-age=31536000; includeSubDomains"
 
-    package func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
+    package func handle(
+        _ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response
+    ) async throws -> Response {
         var context = context
         context.client = ForwardedClient.resolve(
             peer: context.remoteAddress?.ipAddress,

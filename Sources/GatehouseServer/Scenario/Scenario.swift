@@ -58,11 +58,14 @@ package struct Scenario: Sendable, Equatable {
         package var dataDeletionCallbackURL: String?
 
         package static func == (a: App, b: App) -> Bool {
-            a.key == b.key && a.at == b.at && a.id == b.id && a.name == b.name && a.secret == b.secret && a.clientToken == b.clientToken
-                && a.redirectURIs == b.redirectURIs && a.approvedPermissions == b.approvedPermissions && a.jsSDKDomains == b.jsSDKDomains
+            a.key == b.key && a.at == b.at && a.id == b.id && a.name == b.name && a.secret == b.secret
+                && a.clientToken == b.clientToken
+                && a.redirectURIs == b.redirectURIs && a.approvedPermissions == b.approvedPermissions
+                && a.jsSDKDomains == b.jsSDKDomains
                 && a.requireAppSecret == b.requireAppSecret && a.requirePKCE == b.requirePKCE
                 && a.roles.map(\.person) == b.roles.map(\.person) && a.roles.map(\.role) == b.roles.map(\.role)
-                && a.deauthorizeCallbackURL == b.deauthorizeCallbackURL && a.dataDeletionCallbackURL == b.dataDeletionCallbackURL
+                && a.deauthorizeCallbackURL == b.deauthorizeCallbackURL
+                && a.dataDeletionCallbackURL == b.dataDeletionCallbackURL
         }
     }
 

@@ -32,16 +32,19 @@ struct ScenarioAPI: Sendable {
         router.post("admin/api/scenario") { request, _ in
             guard await access.allows(request) else { return AdminAPI.reply(AdminAPI.denied, status: .forbidden) }
             guard AdminAPI.isJSON(request) else {
-                return AdminAPI.reply(AdminAPI.error(415, "send the scenario as application/json"), status: .unsupportedMediaType)
+                return AdminAPI.reply(
+                    AdminAPI.error(415, "send the scenario as application/json"), status: .unsupportedMediaType)
             }
             let check = ["1", "true"].contains(request.uri.queryParameters["check"].map(String.init) ?? "")
             var request = request
             // Pictures travel inside the body: up to 2 MiB each, base64.
             guard let buffer = try? await request.collectBody(upTo: 64 << 20) else {
-                return AdminAPI.reply(AdminAPI.error(413, "the scenario is larger than 64 MB"), status: .contentTooLarge)
+                return AdminAPI.reply(
+                    AdminAPI.error(413, "the scenario is larger than 64 MB"), status: .contentTooLarge)
             }
             guard let body = try? JSONDecoder().decode(Body.self, from: Data(buffer: buffer)) else {
-                return AdminAPI.reply(AdminAPI.error(400, "expected {\"yaml\": …, \"file\": …, \"files\": {…}}"), status: .badRequest)
+                return AdminAPI.reply(
+                    AdminAPI.error(400, "expected {\"yaml\": …, \"file\": …, \"files\": {…}}"), status: .badRequest)
             }
             return try await handle(body, check: check)
         }
@@ -51,13 +54,17 @@ struct ScenarioAPI: Sendable {
     static func reply(_ scenario: Scenario, _ outcome: ScenarioLoader.Outcome, check: Bool) -> JSONValue {
         let apps: [JSONValue] = scenario.apps.compactMap { entry in
             guard let app = outcome.apps.first(where: { $0.id == entry.id }) else { return nil }
-            return ["key": .string(entry.key), "id": .string(app.id), "name": .string(app.name), "secret": .string(app.secret), "client_token": .string(app.clientToken)]
+            return [
+                "key": .string(entry.key), "id": .string(app.id), "name": .string(app.name),
+                "secret": .string(app.secret), "client_token": .string(app.clientToken),
+            ]
         }
         return [
             "applied": .bool(!check && !outcome.changes.isEmpty), "in_sync": .bool(outcome.changes.isEmpty),
             "changes": .array(outcome.changes.map { .string($0.description) }),
             "apps": .array(apps),
-            "people": .array(outcome.people.map { ["key": .string($0.key), "id": .string($0.id), "email": .string($0.email)] }),
+            "people": .array(
+                outcome.people.map { ["key": .string($0.key), "id": .string($0.id), "email": .string($0.email)] }),
         ]
     }
 
@@ -75,9 +82,13 @@ struct ScenarioAPI: Sendable {
             ]
             return AdminAPI.reply(reply, status: .badRequest)
         } catch StorageError.unavailable(let message) {
-            return AdminAPI.reply(AdminAPI.error(503, "the database is unavailable (\(message))"), status: .serviceUnavailable)
+            return AdminAPI.reply(
+                AdminAPI.error(503, "the database is unavailable (\(message))"), status: .serviceUnavailable)
         } catch let error as StorageError {
-            return AdminAPI.reply(AdminAPI.error(409, "the scenario could not be stored (\(error)); it may be partly applied, apply again"), status: .conflict)
+            return AdminAPI.reply(
+                AdminAPI.error(
+                    409, "the scenario could not be stored (\(error)); it may be partly applied, apply again"),
+                status: .conflict)
         }
     }
 }

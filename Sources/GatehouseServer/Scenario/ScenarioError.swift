@@ -54,17 +54,25 @@ struct ScenarioReader {
         if errors.count < Self.maximumErrors {
             errors.append(ScenarioError(file: file, location: location, path: path, message: message))
         } else if errors.count == Self.maximumErrors {
-            errors.append(ScenarioError(file: file, location: nil, path: "", message: "more than \(Self.maximumErrors) problems; the rest are not listed"))
+            errors.append(
+                ScenarioError(
+                    file: file, location: nil, path: "",
+                    message: "more than \(Self.maximumErrors) problems; the rest are not listed"))
         }
     }
 
     static func isNull(_ node: Node) -> Bool {
-        if case .scalar(let scalar) = node { return node.tag.rawValue == Tag.Name.null.rawValue || (scalar.style == .plain && ["", "~", "null", "Null", "NULL"].contains(scalar.string)) }
+        if case .scalar(let scalar) = node {
+            return node.tag.rawValue == Tag.Name.null.rawValue
+                || (scalar.style == .plain && ["", "~", "null", "Null", "NULL"].contains(scalar.string))
+        }
         return false
     }
 
     /// A mapping's entries in file order, refusing keys outside `allowed` (a typo must not be silently ignored).
-    mutating func mapping(_ node: Node, _ path: String, allowed: Set<String>? = nil) -> [(key: String, keyNode: Node, value: Node)]? {
+    mutating func mapping(_ node: Node, _ path: String, allowed: Set<String>? = nil) -> [(
+        key: String, keyNode: Node, value: Node
+    )]? {
         guard case .mapping(let mapping) = node else {
             fail(node, path, "expected a mapping (key: value lines)")
             return nil
@@ -78,7 +86,9 @@ struct ScenarioReader {
             }
             let key = scalar.string
             if let allowed, !allowed.contains(key) {
-                fail(keyNode, join(path, key), "unknown key; expected one of " + allowed.sorted().joined(separator: ", "))
+                fail(
+                    keyNode, join(path, key), "unknown key; expected one of " + allowed.sorted().joined(separator: ", ")
+                )
                 continue
             }
             guard seen.insert(key).inserted else {

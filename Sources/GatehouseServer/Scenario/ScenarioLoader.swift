@@ -36,14 +36,17 @@ package struct ScenarioLoader: Sendable {
     @discardableResult
     package func apply(_ scenario: Scenario, file: String, dryRun: Bool = false) async throws -> Outcome {
         let now = scenarioNow(scenario)
-        let plan = makePlan(scenario, try await ScenarioSnapshot.read(scenario, services: services), file: file, now: now)
+        let plan = makePlan(
+            scenario, try await ScenarioSnapshot.read(scenario, services: services), file: file, now: now)
         guard plan.problems.isEmpty else { throw ScenarioErrors(plan.problems) }
         if !dryRun, !plan.changes.isEmpty {
             try await perform(plan.changes, now: now)
             services.logger.info("scenario applied", metadata: ["file": "\(file)", "changes": "\(plan.changes.count)"])
         }
         var apps: [AppRecord] = []
-        for app in scenario.apps { if let record = try await services.storage.apps.find(id: app.id) { apps.append(record) } }
+        for app in scenario.apps {
+            if let record = try await services.storage.apps.find(id: app.id) { apps.append(record) }
+        }
         return Outcome(
             changes: plan.changes, applied: !dryRun, apps: apps,
             people: scenario.people.map { ($0.key, $0.id, $0.email) })
@@ -59,8 +62,10 @@ package struct ScenarioLoader: Sendable {
         guard plan.problems.isEmpty else { throw ScenarioErrors(plan.problems) }
         if plan.changes.isEmpty { return }
         guard snapshot.isEmpty else {
-            throw NotEmptyError(description: "the database already holds data that differs from \(file) (\(plan.changes.count) difference(s), e.g. \(plan.changes[0])); "
-                + "start with an empty --data-dir, or use `gatehouse scenario apply` against the running server")
+            throw NotEmptyError(
+                description:
+                    "the database already holds data that differs from \(file) (\(plan.changes.count) difference(s), e.g. \(plan.changes[0])); "
+                    + "start with an empty --data-dir, or use `gatehouse scenario apply` against the running server")
         }
         try await perform(plan.changes, now: now)
         services.logger.info("scenario loaded", metadata: ["file": "\(file)", "changes": "\(plan.changes.count)"])
@@ -76,7 +81,9 @@ package struct ScenarioLoader: Sendable {
 
     private func makePlan(_ scenario: Scenario, _ snapshot: ScenarioSnapshot, file: String, now: Date) -> ScenarioPlan {
         let random = services.random, accounts = services.accounts
-        return ScenarioPlan.make(scenario, against: snapshot, file: file, now: now, newSecret: { random.hex(16) }, place: accounts.place(named:))
+        return ScenarioPlan.make(
+            scenario, against: snapshot, file: file, now: now, newSecret: { random.hex(16) },
+            place: accounts.place(named:))
     }
 
     /// - Parameter now: the time the plan was made for (``scenarioNow(_:)``).
@@ -95,7 +102,8 @@ package struct ScenarioLoader: Sendable {
                 } else {
                     try await storage.apps.update(app)
                 }
-            case .setRole(let appID, let userID, let role): try await storage.apps.setRole(appID: appID, userID: userID, role: role)
+            case .setRole(let appID, let userID, let role):
+                try await storage.apps.setRole(appID: appID, userID: userID, role: role)
             case .createUser(var user, let password):
                 user.passwordHash = try await services.passwords.hash(password)
                 try await storage.users.create(user)
@@ -120,7 +128,8 @@ package struct ScenarioLoader: Sendable {
             case .befriend(let a, let b): try await storage.friendships.befriend(a, b, at: services.clock.now())
             case .saveGrant(let grant): try await storage.grants.save(grant)
             case .insertToken(let token): try await storage.tokens.insert(token)
-            case .setTokenExpiry(let id, let expiresAt): try await storage.tokens.setExpiry(id: id, expiresAt: expiresAt)
+            case .setTokenExpiry(let id, let expiresAt):
+                try await storage.tokens.setExpiry(id: id, expiresAt: expiresAt)
             case .putInjection(let injection):
                 _ = try await storage.emulator.deleteInjection(id: injection.id)
                 try await storage.emulator.insertInjection(injection)

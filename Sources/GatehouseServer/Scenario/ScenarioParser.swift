@@ -22,17 +22,20 @@ package struct ScenarioParser {
     package static func reading(path: String) -> ScenarioParser {
         let folder = (path as NSString).deletingLastPathComponent
         return ScenarioParser(file: path) { relative in
-            FileManager.default.contents(atPath: relative.hasPrefix("/") ? relative : (folder as NSString).appendingPathComponent(relative))
+            FileManager.default.contents(
+                atPath: relative.hasPrefix("/") ? relative : (folder as NSString).appendingPathComponent(relative))
         }
     }
 
     static let topKeys: Set<String> = ["apps", "people", "friendships", "grants", "tokens", "errors", "clock_offset"]
     static let appKeys: Set<String> = [
-        "id", "name", "secret", "client_token", "redirect_uris", "approved_permissions", "require_app_secret", "require_pkce",
+        "id", "name", "secret", "client_token", "redirect_uris", "approved_permissions", "require_app_secret",
+        "require_pkce",
         "roles", "callbacks", "js_sdk_domains",
     ]
     static let personKeys = Set<String>([
-        "id", "email", "password", "first_name", "middle_name", "last_name", "birthday", "gender", "location", "hometown",
+        "id", "email", "password", "first_name", "middle_name", "last_name", "birthday", "gender", "location",
+        "hometown",
         "quotes", "picture", "test_user_of", "scoped_ids", "account_state", "two_factor_secret",
     ]).union(UserFieldValue.editable.map(\.field.name))
 
@@ -84,7 +87,8 @@ package struct ScenarioParser {
     private static func rank(_ key: String) -> Int { ["apps": 0, "people": 1][key] ?? 2 }
 
     static func inFileOrder(_ a: ScenarioError, _ b: ScenarioError) -> Bool {
-        let x = a.location ?? ScenarioLocation(line: .max, column: 0), y = b.location ?? ScenarioLocation(line: .max, column: 0)
+        let x = a.location ?? ScenarioLocation(line: .max, column: 0),
+            y = b.location ?? ScenarioLocation(line: .max, column: 0)
         return (x.line, x.column) < (y.line, y.column)
     }
 
@@ -93,13 +97,16 @@ package struct ScenarioParser {
         func at(_ mark: Mark) -> ScenarioLocation { ScenarioLocation(line: mark.line, column: mark.column) }
         switch error as? YamlError {
         case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
-             .composer(let context, let problem, let mark, _):
+            .composer(let context, let problem, let mark, _):
             // libYAML's context names where the broken construct began, which is often the line to fix.
             let begun = context.map { ", \($0.text) that starts at \($0.mark.line):\($0.mark.column)" } ?? ""
-            return ScenarioError(file: file, location: at(mark), path: "", message: "not valid YAML: \(problem)\(begun)")
+            return ScenarioError(
+                file: file, location: at(mark), path: "", message: "not valid YAML: \(problem)\(begun)")
         case .duplicatedKeysInMapping(let duplicates, let context):
             // Yams marks the first occurrence; the later one is the likelier mistake, but it is not reported.
-            return ScenarioError(file: file, location: at(context.mark), path: "", message: "\(duplicates.joined(separator: ", ")) appears more than once in this mapping (first here)")
+            return ScenarioError(
+                file: file, location: at(context.mark), path: "",
+                message: "\(duplicates.joined(separator: ", ")) appears more than once in this mapping (first here)")
         default:
             return ScenarioError(file: file, location: nil, path: "", message: "not valid YAML: \(error)")
         }
@@ -107,7 +114,10 @@ package struct ScenarioParser {
 
     /// Keys name apps and people inside the file, so they are kept to what reads well in a reference.
     static func isKey(_ key: String) -> Bool {
-        !key.isEmpty && key.count <= 64 && key.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) && $0.isASCII || $0 == "_" || $0 == "-" }
+        !key.isEmpty && key.count <= 64
+            && key.unicodeScalars.allSatisfy {
+                CharacterSet.alphanumerics.contains($0) && $0.isASCII || $0 == "_" || $0 == "-"
+            }
     }
 
     static func isDigits(_ text: String, _ range: ClosedRange<Int>) -> Bool {

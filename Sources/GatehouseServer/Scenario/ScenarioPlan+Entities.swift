@@ -8,17 +8,23 @@ extension ScenarioPlanBuilder {
         for app in scenario.apps {
             guard var record = server.apps[app.id] else {
                 let created = AppRecord(
-                    id: app.id, secret: app.secret ?? newSecret(), clientToken: app.clientToken ?? newSecret(), name: app.name,
-                    redirectURIs: app.redirectURIs, requireAppSecret: app.requireAppSecret, requirePKCE: app.requirePKCE,
+                    id: app.id, secret: app.secret ?? newSecret(), clientToken: app.clientToken ?? newSecret(),
+                    name: app.name,
+                    redirectURIs: app.redirectURIs, requireAppSecret: app.requireAppSecret,
+                    requirePKCE: app.requirePKCE,
                     approvedPermissions: app.approvedPermissions, deauthorizeCallbackURL: app.deauthorizeCallbackURL,
-                    dataDeletionCallbackURL: app.dataDeletionCallbackURL, createdAt: now, jsSDKDomains: app.jsSDKDomains)
+                    dataDeletionCallbackURL: app.dataDeletionCallbackURL, createdAt: now, jsSDKDomains: app.jsSDKDomains
+                )
                 change(.createApp(created), "apps.\(app.key): no app \(app.id) on the server")
                 continue
             }
             var differs: [String] = []
-            func compare<T: Equatable>(_ field: String, _ path: WritableKeyPath<AppRecord, T>, _ wanted: T, _ shown: (T) -> String) {
+            func compare<T: Equatable>(
+                _ field: String, _ path: WritableKeyPath<AppRecord, T>, _ wanted: T, _ shown: (T) -> String
+            ) {
                 guard record[keyPath: path] != wanted else { return }
-                differs.append("\(field) is \(shown(record[keyPath: path])) on the server, \(shown(wanted)) in the file")
+                differs.append(
+                    "\(field) is \(shown(record[keyPath: path])) on the server, \(shown(wanted)) in the file")
                 record[keyPath: path] = wanted
             }
             compare("name", \.name, app.name) { Self.show($0) }
@@ -46,18 +52,29 @@ extension ScenarioPlanBuilder {
             let owner = person.testUserOf.flatMap { appIDs[$0] }
             guard var record = server.users[person.id] else {
                 var created = UserRecord(
-                    id: person.id, email: person.email, passwordHash: "", firstName: person.firstName, middleName: person.middleName,
-                    lastName: person.lastName, birthday: person.birthday, gender: person.gender, location: person.location.map(place),
-                    hometown: person.hometown.map(place), picture: person.picture, testUserOfAppID: owner, quotes: person.quotes,
+                    id: person.id, email: person.email, passwordHash: "", firstName: person.firstName,
+                    middleName: person.middleName,
+                    lastName: person.lastName, birthday: person.birthday, gender: person.gender,
+                    location: person.location.map(place),
+                    hometown: person.hometown.map(place), picture: person.picture, testUserOfAppID: owner,
+                    quotes: person.quotes,
                     createdAt: now, accountState: person.accountState ?? .active)
-                for (name, text) in person.profile { UserFieldValue.named(name)?.assign(text, to: &created, place: place) }
+                for (name, text) in person.profile {
+                    UserFieldValue.named(name)?.assign(text, to: &created, place: place)
+                }
                 change(.createUser(created, password: person.password), "\(path): no person \(person.id) on the server")
-                if let secret = person.twoFactorSecret { change(.setTwoFactor(userID: person.id, secret: secret), "\(path): two-factor login with the file's secret") }
+                if let secret = person.twoFactorSecret {
+                    change(
+                        .setTwoFactor(userID: person.id, secret: secret),
+                        "\(path): two-factor login with the file's secret")
+                }
                 planScopedIDs(person, existing: [:])
                 continue
             }
             var differs: [String] = []
-            func compare<T: Equatable>(_ field: String, _ key: WritableKeyPath<UserRecord, T>, _ wanted: T?, _ shown: (T) -> String) {
+            func compare<T: Equatable>(
+                _ field: String, _ key: WritableKeyPath<UserRecord, T>, _ wanted: T?, _ shown: (T) -> String
+            ) {
                 guard let wanted, record[keyPath: key] != wanted else { return }
                 differs.append("\(field) is \(shown(record[keyPath: key])) on the server, \(shown(wanted)) in the file")
                 record[keyPath: key] = wanted
@@ -82,10 +99,20 @@ extension ScenarioPlanBuilder {
             compare("test_user_of", \.testUserOfAppID, owner.map(Optional.some)) { Self.show($0) }
             compare("account_state", \.accountState, person.accountState) { $0.rawValue }
             let passwordDiffers = person.statesPassword && server.passwordMatches[person.key] == false
-            if passwordDiffers { differs.append("password differs (the new one signs \(person.key) out: tokens answer 190/460)") }
-            if !differs.isEmpty { change(.updateUser(record, password: passwordDiffers ? person.password : nil), "\(path): " + differs.joined(separator: "; ")) }
+            if passwordDiffers {
+                differs.append("password differs (the new one signs \(person.key) out: tokens answer 190/460)")
+            }
+            if !differs.isEmpty {
+                change(
+                    .updateUser(record, password: passwordDiffers ? person.password : nil),
+                    "\(path): " + differs.joined(separator: "; "))
+            }
             if let secret = person.twoFactorSecret, server.twoFactorSecrets[person.id] != secret {
-                change(.setTwoFactor(userID: person.id, secret: secret), "\(path): " + (server.twoFactorSecrets[person.id] == nil ? "no two-factor login on the server" : "another two-factor secret on the server"))
+                change(
+                    .setTwoFactor(userID: person.id, secret: secret),
+                    "\(path): "
+                        + (server.twoFactorSecrets[person.id] == nil
+                            ? "no two-factor login on the server" : "another two-factor secret on the server"))
             }
             planScopedIDs(person, existing: server.scopedIDs[person.id] ?? [:])
         }
@@ -97,14 +124,20 @@ extension ScenarioPlanBuilder {
             guard let appID = appIDs[appKey] else { continue }
             let path = "people.\(person.key).scoped_ids.\(appKey)"
             if let current = existing[appID] {
-                if current != scoped { problem(person.at, path, "the server already gave \(person.key) app-scoped id \(current) in \(appKey); it cannot change") }
+                if current != scoped {
+                    problem(
+                        person.at, path,
+                        "the server already gave \(person.key) app-scoped id \(current) in \(appKey); it cannot change")
+                }
                 continue
             }
             if let holder = server.scopedIDOwners[appID + "/" + scoped], holder != person.id {
                 problem(person.at, path, "\(scoped) is person \(holder)'s app-scoped id on the server")
                 continue
             }
-            change(.assignScopedID(appID: appID, userID: person.id, scopedID: scoped), "\(path): \(person.key) has no app-scoped id \(scoped) on the server")
+            change(
+                .assignScopedID(appID: appID, userID: person.id, scopedID: scoped),
+                "\(path): \(person.key) has no app-scoped id \(scoped) on the server")
         }
     }
 }

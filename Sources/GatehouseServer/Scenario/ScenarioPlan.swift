@@ -51,7 +51,9 @@ package struct ScenarioPlan: Sendable {
             if !server.emulatorControls {
                 plan.problem(scenario.clockOffsetAt, "clock_offset", "the clock can only be moved in development mode")
             } else if offset != server.clockOffsetSeconds {
-                plan.change(.setClockOffset(offset), "clock_offset: \(server.clockOffsetSeconds) s on the server, \(offset) s in the file")
+                plan.change(
+                    .setClockOffset(offset),
+                    "clock_offset: \(server.clockOffsetSeconds) s on the server, \(offset) s in the file")
             }
         }
         plan.planApps(newSecret: newSecret)
@@ -59,11 +61,16 @@ package struct ScenarioPlan: Sendable {
         for app in scenario.apps {
             for (person, role) in app.roles {
                 guard let userID = plan.userIDs[person], server.roles[app.id]?[userID] != role else { continue }
-                plan.change(.setRole(appID: app.id, userID: userID, role: role), "apps.\(app.key).roles.\(person): \(server.roles[app.id]?[userID]?.rawValue ?? "none") on the server, \(role.rawValue) in the file")
+                plan.change(
+                    .setRole(appID: app.id, userID: userID, role: role),
+                    "apps.\(app.key).roles.\(person): \(server.roles[app.id]?[userID]?.rawValue ?? "none") on the server, \(role.rawValue) in the file"
+                )
             }
         }
         for pair in scenario.friendships {
-            guard let a = plan.userIDs[pair.a], let b = plan.userIDs[pair.b], !server.friendships.contains([a, b].sorted()) else { continue }
+            guard let a = plan.userIDs[pair.a], let b = plan.userIDs[pair.b],
+                !server.friendships.contains([a, b].sorted())
+            else { continue }
             plan.change(.befriend(a, b), "friendships: \(pair.a) and \(pair.b) are not friends on the server")
         }
         plan.planGrantsAndTokens()
@@ -94,7 +101,9 @@ final class ScenarioPlanBuilder {
         userIDs = Dictionary(scenario.people.map { ($0.key, $0.id) }, uniquingKeysWith: { a, _ in a })
     }
 
-    func change(_ action: ScenarioChange.Action, _ text: String) { changes.append(ScenarioChange(action: action, description: text)) }
+    func change(_ action: ScenarioChange.Action, _ text: String) {
+        changes.append(ScenarioChange(action: action, description: text))
+    }
 
     func problem(_ at: ScenarioLocation?, _ path: String, _ message: String) {
         problems.append(ScenarioError(file: file, location: at, path: path, message: message))

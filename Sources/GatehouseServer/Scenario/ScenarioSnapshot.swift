@@ -45,36 +45,51 @@ package struct ScenarioSnapshot: Sendable {
         let apps = try await storage.apps.list()
         snapshot.isEmpty = apps.isEmpty ? try await storage.users.list().isEmpty : false
         snapshot.emulatorControls = services.configuration.errorInjectionEnabled && services.clockControl != nil
-        snapshot.clockOffsetSeconds = try await storage.emulator.setting(ClockControl.offsetSetting).flatMap { Int64($0) } ?? 0
+        snapshot.clockOffsetSeconds =
+            try await storage.emulator.setting(ClockControl.offsetSetting).flatMap { Int64($0) } ?? 0
         for app in apps { snapshot.apps[app.id] = app }
         let appIDs = Dictionary(scenario.apps.map { ($0.key, $0.id) }, uniquingKeysWith: { a, _ in a })
         for app in scenario.apps where snapshot.apps[app.id] != nil {
-            snapshot.roles[app.id] = Dictionary(try await storage.apps.roles(appID: app.id).map { ($0.userID, $0.role) }, uniquingKeysWith: { a, _ in a })
+            snapshot.roles[app.id] = Dictionary(
+                try await storage.apps.roles(appID: app.id).map { ($0.userID, $0.role) },
+                uniquingKeysWith: { a, _ in a })
         }
         for person in scenario.people {
-            if let other = try await storage.users.find(email: person.email) { snapshot.userIDsByEmail[person.email.lowercased()] = other.id }
+            if let other = try await storage.users.find(email: person.email) {
+                snapshot.userIDsByEmail[person.email.lowercased()] = other.id
+            }
             for (appKey, scoped) in person.scopedIDs {
                 guard let appID = appIDs[appKey], snapshot.apps[appID] != nil else { continue }
-                if let owner = try await storage.users.userID(appID: appID, scopedID: scoped) { snapshot.scopedIDOwners[appID + "/" + scoped] = owner }
+                if let owner = try await storage.users.userID(appID: appID, scopedID: scoped) {
+                    snapshot.scopedIDOwners[appID + "/" + scoped] = owner
+                }
             }
             guard let user = try await storage.users.find(id: person.id) else { continue }
             snapshot.users[user.id] = user
             if person.statesPassword {
-                snapshot.passwordMatches[person.key] = try await services.passwords.verify(person.password, hash: user.passwordHash)
+                snapshot.passwordMatches[person.key] = try await services.passwords.verify(
+                    person.password, hash: user.passwordHash)
             }
-            if person.twoFactorSecret != nil, let record = try await storage.twoFactor?.find(userID: user.id), record.isEnabled {
+            if person.twoFactorSecret != nil, let record = try await storage.twoFactor?.find(userID: user.id),
+                record.isEnabled
+            {
                 snapshot.twoFactorSecrets[user.id] = record.secret
             }
-            snapshot.scopedIDs[user.id] = Dictionary(try await storage.users.scopedIDs(userID: user.id).map { ($0.appID, $0.scopedID) }, uniquingKeysWith: { a, _ in a })
+            snapshot.scopedIDs[user.id] = Dictionary(
+                try await storage.users.scopedIDs(userID: user.id).map { ($0.appID, $0.scopedID) },
+                uniquingKeysWith: { a, _ in a })
         }
         let userIDs = Dictionary(scenario.people.map { ($0.key, $0.id) }, uniquingKeysWith: { a, _ in a })
         for pair in scenario.friendships {
-            guard let a = userIDs[pair.a], let b = userIDs[pair.b], snapshot.users[a] != nil, snapshot.users[b] != nil else { continue }
+            guard let a = userIDs[pair.a], let b = userIDs[pair.b], snapshot.users[a] != nil, snapshot.users[b] != nil
+            else { continue }
             if try await storage.friendships.areFriends(a, b) { snapshot.friendships.insert([a, b].sorted()) }
         }
         for grant in scenario.grants {
             guard let appID = appIDs[grant.app], let userID = userIDs[grant.person] else { continue }
-            if let record = try await storage.grants.find(appID: appID, userID: userID) { snapshot.grants[appID + "/" + userID] = record }
+            if let record = try await storage.grants.find(appID: appID, userID: userID) {
+                snapshot.grants[appID + "/" + userID] = record
+            }
         }
         for token in scenario.tokens {
             let hash = SecretHash.sha256Hex(token.value)

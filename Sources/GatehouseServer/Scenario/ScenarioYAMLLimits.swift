@@ -25,7 +25,8 @@ enum ScenarioYAMLLimits {
             return "the file is \(bytes) bytes; a scenario may be at most \(maxBytes) bytes (1 MiB)"
         }
         if aliasCount(yaml) > maxAliases {
-            return "the file uses more than \(maxAliases) YAML aliases (*name); a scenario may use at most \(maxAliases)"
+            return
+                "the file uses more than \(maxAliases) YAML aliases (*name); a scenario may use at most \(maxAliases)"
         }
         return nil
     }
@@ -46,7 +47,8 @@ enum ScenarioYAMLLimits {
             }
             remaining -= children
             if remaining < 0 {
-                return "the file expands to more than \(maxExpandedNodes) YAML nodes once its aliases (*name) are repeated"
+                return
+                    "the file expands to more than \(maxExpandedNodes) YAML nodes once its aliases (*name) are repeated"
             }
             if case .mapping(let mapping) = node {
                 for pair in mapping { stack.append(pair.key); stack.append(pair.value) }
@@ -78,7 +80,7 @@ enum ScenarioYAMLLimits {
     private static func opensNode(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "-"), UInt8(ascii: "?"), UInt8(ascii: ":"),
-             UInt8(ascii: "["), UInt8(ascii: "{"), UInt8(ascii: ","):
+            UInt8(ascii: "["), UInt8(ascii: "{"), UInt8(ascii: ","):
             return true
         default: return false
         }

@@ -62,7 +62,8 @@ package struct AccountService: Sendable {
     package func createApp(
         name: String, redirectURIs: [String], requireAppSecret: Bool = false, requirePKCE: Bool = false,
         approvedPermissions: [String] = [],
-        deauthorizeCallbackURL: String? = nil, dataDeletionCallbackURL: String? = nil, id: String? = nil, secret: String? = nil,
+        deauthorizeCallbackURL: String? = nil, dataDeletionCallbackURL: String? = nil, id: String? = nil,
+        secret: String? = nil,
         jsSDKDomains: [String] = []
     ) async throws -> AppRecord {
         let name = name.trimmingCharacters(in: .whitespaces)
@@ -87,14 +88,20 @@ package struct AccountService: Sendable {
     /// Creates a person with a bcrypt-hashed password.
     package func createUser(_ new: NewUser) async throws -> UserRecord {
         let email = new.email.trimmingCharacters(in: .whitespaces)
-        guard email.contains("@"), email.count <= 254 else { throw AccountError("\"\(new.email)\" is not an email address") }
+        guard email.contains("@"), email.count <= 254 else {
+            throw AccountError("\"\(new.email)\" is not an email address")
+        }
         guard new.password.count >= 6 else { throw AccountError("passwords need at least 6 characters") }
-        guard !new.firstName.isEmpty, !new.lastName.isEmpty else { throw AccountError("first and last name are required") }
+        guard !new.firstName.isEmpty, !new.lastName.isEmpty else {
+            throw AccountError("first and last name are required")
+        }
         if let birthday = new.birthday, !Self.isValidBirthday(birthday) {
             throw AccountError("birthday must be MM/DD/YYYY, MM/DD or YYYY")
         }
         if let picture = new.picture {
-            guard picture.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else { throw AccountError("the picture must be a PNG file") }
+            guard picture.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else {
+                throw AccountError("the picture must be a PNG file")
+            }
             guard picture.count <= 2 << 20 else { throw AccountError("the picture must be at most 2 MiB") }
         }
         if let appID = new.testUserOfAppID, try await services.storage.apps.find(id: appID) == nil {
@@ -106,7 +113,8 @@ package struct AccountService: Sendable {
             id: new.id ?? services.random.numericID(digits: 15), email: email,
             passwordHash: hash, firstName: new.firstName,
             middleName: new.middleName, lastName: new.lastName, birthday: new.birthday, gender: new.gender,
-            link: nil, location: new.location, hometown: new.hometown, picture: new.picture, testUserOfAppID: new.testUserOfAppID,
+            link: nil, location: new.location, hometown: new.hometown, picture: new.picture,
+            testUserOfAppID: new.testUserOfAppID,
             createdAt: services.clock.now(), profileText: new.profileText)
         do {
             try await services.storage.users.create(user)

@@ -15,7 +15,9 @@ extension AccountService {
     /// changes nothing.
     /// - Parameter at: when; nil is the clock's now.
     @discardableResult
-    package func setAccountState(of user: UserRecord, to state: AccountState, at: Date? = nil) async throws -> UserRecord {
+    package func setAccountState(of user: UserRecord, to state: AccountState, at: Date? = nil) async throws
+        -> UserRecord
+    {
         guard user.accountState != state else { return user }
         var changed = user
         changed.accountState = state

@@ -33,7 +33,8 @@ package struct CallbackOutbox: Sendable {
     static let lease: TimeInterval = 120
 
     package init(
-        storage: Storage, clock: any GatehouseClock, random: any RandomSource = SystemRandomSource(), transport: any CallbackTransport,
+        storage: Storage, clock: any GatehouseClock, random: any RandomSource = SystemRandomSource(),
+        transport: any CallbackTransport,
         logger: Logger
     ) {
         self.random = random
@@ -51,7 +52,9 @@ package struct CallbackOutbox: Sendable {
 
     /// Queues a callback of `kind` for `app` about one person; nil when the app registered no URL for it.
     @discardableResult
-    package func enqueue(_ kind: AppCallbackKind, app: AppRecord, userID: String, scopedUserID: String, at: Date) async throws -> AppCallbackRecord? {
+    package func enqueue(_ kind: AppCallbackKind, app: AppRecord, userID: String, scopedUserID: String, at: Date)
+        async throws -> AppCallbackRecord?
+    {
         let url = kind == .deauthorize ? app.deauthorizeCallbackURL : app.dataDeletionCallbackURL
         guard let url, !url.isEmpty else { return nil }
         let issued = Int64(at.timeIntervalSince1970)
@@ -62,7 +65,8 @@ package struct CallbackOutbox: Sendable {
         payload["user_id"] = .string(scopedUserID)
         let body = FormEncoding.encode([("signed_request", SignedRequest.make(payload: payload, secret: app.secret))])
         let record = AppCallbackRecord(
-            id: random.uuidString(), appID: app.id, kind: kind, userID: userID, url: url, body: body, nextAttemptAt: at, createdAt: at)
+            id: random.uuidString(), appID: app.id, kind: kind, userID: userID, url: url, body: body, nextAttemptAt: at,
+            createdAt: at)
         try await storage.appCallbacks.insert(record)
         return record
     }
@@ -82,7 +86,8 @@ package struct CallbackOutbox: Sendable {
     package func attempt(_ record: AppCallbackRecord) async -> AppCallbackRecord? {
         let now = clock.now()
         guard let due = record.nextAttemptAt, due <= now,
-              (try? await storage.appCallbacks.claim(id: record.id, expectedNextAttemptAt: due, leaseUntil: now.addingTimeInterval(Self.lease))) == true
+            (try? await storage.appCallbacks.claim(
+                id: record.id, expectedNextAttemptAt: due, leaseUntil: now.addingTimeInterval(Self.lease))) == true
         else { return nil }
         var next = record
         next.attempts += 1
@@ -104,7 +109,11 @@ package struct CallbackOutbox: Sendable {
                         next.lastError = "the app's reply had no url and confirmation_code"
                     }
                 }
-                logger.info("app callback delivered", metadata: ["app": "\(record.appID)", "kind": "\(record.kind.rawValue)", "attempt": "\(next.attempts)"])
+                logger.info(
+                    "app callback delivered",
+                    metadata: [
+                        "app": "\(record.appID)", "kind": "\(record.kind.rawValue)", "attempt": "\(next.attempts)",
+                    ])
             } else {
                 fail(&next, reason: "HTTP \(status)")
             }
@@ -121,27 +130,38 @@ package struct CallbackOutbox: Sendable {
 
     /// One journal entry per attempt: the app, the callback URL (without its query), the app's status (502 when
     /// there was no answer) and, for a failure, what happened and what comes next.
-    private func journalAttempt(_ callback: AppCallbackRecord, status: Int?, in journal: RequestJournal, at time: Date, started: ContinuousClock.Instant) {
+    private func journalAttempt(
+        _ callback: AppCallbackRecord, status: Int?, in journal: RequestJournal, at time: Date,
+        started: ContinuousClock.Instant
+    ) {
         guard journal.isEnabled else { return }
         let elapsed = ContinuousClock.now - started
         let url = String(callback.url.split(separator: "?", maxSplits: 1).first ?? "")
         var explanation: String?
         if callback.deliveredAt == nil || callback.lastError != nil {
-            let what = status.map { "the app's \(callback.kind.rawValue) callback URL answered HTTP \($0)" }
+            let what =
+                status.map { "the app's \(callback.kind.rawValue) callback URL answered HTTP \($0)" }
                 ?? "the \(callback.kind.rawValue) callback could not be delivered: \(callback.lastError ?? "no answer")"
             if let next = callback.nextAttemptAt {
-                explanation = what + "; attempt \(callback.attempts) of \(Self.backoff.count + 1), next at \(JournalExplanation.clockTime(next))"
+                explanation =
+                    what
+                    + "; attempt \(callback.attempts) of \(Self.backoff.count + 1), next at \(JournalExplanation.clockTime(next))"
             } else if callback.gaveUpAt != nil {
                 explanation = what + "; Gatehouse gave up after \(callback.attempts) attempts"
             } else {
                 explanation = what + (callback.lastError.map { ": \($0)" } ?? "")
             }
         }
-        journal.record(JournalEntry(
-            time: time, kind: .callback, method: "POST", route: String(url.prefix(200)), status: status ?? 502,
-            durationMilliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15,
-            appID: callback.appID, explanation: explanation,
-            parameters: [.init(name: "kind", value: callback.kind.rawValue), .init(name: "attempt", value: "\(callback.attempts)")]))
+        journal.record(
+            JournalEntry(
+                time: time, kind: .callback, method: "POST", route: String(url.prefix(200)), status: status ?? 502,
+                durationMilliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds)
+                    / 1e15,
+                appID: callback.appID, explanation: explanation,
+                parameters: [
+                    .init(name: "kind", value: callback.kind.rawValue),
+                    .init(name: "attempt", value: "\(callback.attempts)"),
+                ]))
     }
 
     private func fail(_ record: inout AppCallbackRecord, reason: String) {
@@ -149,9 +169,12 @@ package struct CallbackOutbox: Sendable {
         record.lastError = reason
         record.nextAttemptAt = Self.nextAttempt(afterFailedAttempts: record.attempts, now: now)
         if record.nextAttemptAt == nil { record.gaveUpAt = now }
-        logger.warning("app callback failed", metadata: [
-            "app": "\(record.appID)", "kind": "\(record.kind.rawValue)", "attempt": "\(record.attempts)", "reason": "\(reason)",
-        ])
+        logger.warning(
+            "app callback failed",
+            metadata: [
+                "app": "\(record.appID)", "kind": "\(record.kind.rawValue)", "attempt": "\(record.attempts)",
+                "reason": "\(reason)",
+            ])
     }
 
 }
@@ -170,7 +193,10 @@ package struct OutboxAppCallbackNotifier: AppCallbackNotifier {
     package func appRemoved(app: AppRecord, scopedUserID: String, at: Date) async {
         do {
             let userID = try await outbox.storage.users.userID(appID: app.id, scopedID: scopedUserID) ?? ""
-            guard try await outbox.enqueue(.deauthorize, app: app, userID: userID, scopedUserID: scopedUserID, at: at) != nil else { return }
+            guard
+                try await outbox.enqueue(.deauthorize, app: app, userID: userID, scopedUserID: scopedUserID, at: at)
+                    != nil
+            else { return }
             // The person's request never waits on the app's server: the worker makes the attempt.
             doorbell.ring()
         } catch {
@@ -185,15 +211,20 @@ package enum DataDeletionReply {
     package static func parse(_ body: [UInt8]) -> (url: String, confirmationCode: String)? {
         guard let text = String(validating: body, as: UTF8.self) else { return nil }
         if case .object(let object)? = try? JSONValue.parse(Data(text.utf8)) {
-            guard let url = object["url"]?.stringValue, let code = object["confirmation_code"]?.stringValue else { return nil }
+            guard let url = object["url"]?.stringValue, let code = object["confirmation_code"]?.stringValue else {
+                return nil
+            }
             return clean(url, code)
         }
-        guard let url = looseValue("url", in: text), let code = looseValue("confirmation_code", in: text) else { return nil }
+        guard let url = looseValue("url", in: text), let code = looseValue("confirmation_code", in: text) else {
+            return nil
+        }
         return clean(url, code)
     }
 
     private static func clean(_ url: String, _ code: String) -> (String, String)? {
-        guard !code.isEmpty, code.count <= 256, url.count <= 2048, url.hasPrefix("https://") || url.hasPrefix("http://") else { return nil }
+        guard !code.isEmpty, code.count <= 256, url.count <= 2048, url.hasPrefix("https://") || url.hasPrefix("http://")
+        else { return nil }
         return (url, code)
     }
 
@@ -207,7 +238,8 @@ package enum DataDeletionReply {
             if chars[j] == "'" || chars[j] == "\"" { j += 1 }
             let keyChars = Array(key)
             if j + keyChars.count <= chars.count, Array(chars[j..<j + keyChars.count]) == keyChars,
-               i == 0 || !(chars[i - 1].isLetter || chars[i - 1] == "_") {
+                i == 0 || !(chars[i - 1].isLetter || chars[i - 1] == "_")
+            {
                 var k = j + keyChars.count
                 if k < chars.count, chars[k] == "'" || chars[k] == "\"" { k += 1 }
                 while k < chars.count, chars[k].isWhitespace { k += 1 }

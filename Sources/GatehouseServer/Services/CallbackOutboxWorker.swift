@@ -54,7 +54,7 @@ package final class OutboxDoorbell: @unchecked Sendable {
             group.addTask { await self.nextRing() }
             await group.next()
             group.cancelAll()
-            self.ring() // releases `nextRing` if the sleep won; the stored ring is cleared below
+            self.ring()  // releases `nextRing` if the sleep won; the stored ring is cleared below
             await group.waitForAll()
             lock.withLock { rung = false }
         }

@@ -38,7 +38,8 @@ extension AccountService {
         changed.secret = secret
         try await services.storage.apps.update(changed)
         let now = services.clock.now()
-        for token in try await services.storage.tokens.live(appID: app.id, userID: nil, now: now) where token.kind == .app {
+        for token in try await services.storage.tokens.live(appID: app.id, userID: nil, now: now)
+        where token.kind == .app {
             try await services.storage.tokens.revoke(id: token.id, at: now)
         }
         services.logger.info("app secret changed; app tokens revoked", metadata: ["app": "\(app.id)"])

@@ -39,7 +39,8 @@ package struct DevSeeder: Sendable {
     package init(services: GatehouseServices) { self.services = services }
 
     static let people: [(first: String, last: String, birthday: String, gender: String)] = [
-        ("Alice", "Anders", "04/12/1990", "female"), ("Bob", "Brown", "11/03/1985", "male"), ("Carol", "Chen", "07/30/2001", "female"),
+        ("Alice", "Anders", "04/12/1990", "female"), ("Bob", "Brown", "11/03/1985", "male"),
+        ("Carol", "Chen", "07/30/2001", "female"),
     ]
 
     /// Seeds when the database has no apps; otherwise reads the earlier seed file. Returns nil when there is neither.
@@ -55,7 +56,8 @@ package struct DevSeeder: Sendable {
         }
         let accounts = services.accounts
         let base = services.configuration.baseURL
-        let created = try await accounts.createApp(name: "Gatehouse Demo", redirectURIs: [base + "/dev/callback", "http://127.0.0.1/callback"])
+        let created = try await accounts.createApp(
+            name: "Gatehouse Demo", redirectURIs: [base + "/dev/callback", "http://127.0.0.1/callback"])
         // The demo app opts in to plain tokens at its URL scheme, so SDK experiments with response_type=token work.
         var optedIn = created
         optedIn.redirectURIs.append("fb\(created.id)://authorize/")
@@ -75,7 +77,8 @@ package struct DevSeeder: Sendable {
         var users: [DevSeed.User] = []
         for (i, p) in Self.people.enumerated() {
             var new = NewUser(
-                email: "\(p.first.lowercased())@gatehouse.test", password: passwords[i], firstName: p.first, lastName: p.last,
+                email: "\(p.first.lowercased())@gatehouse.test", password: passwords[i], firstName: p.first,
+                lastName: p.last,
                 birthday: p.birthday, gender: p.gender, testUserOfAppID: app.id)
             new.passwordHash = hashes[i]
             let user = try await accounts.createUser(new)
@@ -83,10 +86,14 @@ package struct DevSeeder: Sendable {
         }
         let now = services.clock.now()
         for i in users.indices {
-            for j in users.indices where j > i { try await services.storage.friendships.befriend(users[i].id, users[j].id, at: now) }
+            for j in users.indices where j > i {
+                try await services.storage.friendships.befriend(users[i].id, users[j].id, at: now)
+            }
         }
         let seed = DevSeed(
-            app: .init(id: app.id, name: app.name, secret: app.secret, clientToken: app.clientToken, redirectURIs: app.redirectURIs),
+            app: .init(
+                id: app.id, name: app.name, secret: app.secret, clientToken: app.clientToken,
+                redirectURIs: app.redirectURIs),
             users: users, dialogURL: dialogURL(appID: app.id), server: base)
         return seed
     }
@@ -97,18 +104,23 @@ package struct DevSeeder: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let path = services.configuration.devSeedPath
-        try FileManager.default.createDirectory(atPath: services.configuration.dataDirectory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: services.configuration.dataDirectory, withIntermediateDirectories: true)
         let partial = path + ".partial"
-        guard FileManager.default.createFile(atPath: partial, contents: try encoder.encode(seed), attributes: [.posixPermissions: 0o600]),
-              rename(partial, path) == 0
+        guard
+            FileManager.default.createFile(
+                atPath: partial, contents: try encoder.encode(seed), attributes: [.posixPermissions: 0o600]),
+            rename(partial, path) == 0
         else { throw CocoaError(.fileWriteUnknown) }
     }
 
     func dialogURL(appID: String) -> String {
         let base = services.configuration.baseURL
-        return "\(base)/v21.0/dialog/oauth?" + FormEncoding.encode([
-            ("client_id", appID), ("redirect_uri", base + "/dev/callback"), ("scope", "email,user_friends,user_birthday"),
-            ("state", "walkthrough"), ("response_type", "code"),
-        ])
+        return "\(base)/v21.0/dialog/oauth?"
+            + FormEncoding.encode([
+                ("client_id", appID), ("redirect_uri", base + "/dev/callback"),
+                ("scope", "email,user_friends,user_birthday"),
+                ("state", "walkthrough"), ("response_type", "code"),
+            ])
     }
 }

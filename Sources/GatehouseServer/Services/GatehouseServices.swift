@@ -45,13 +45,16 @@ package final class GatehouseServices: Sendable {
     ) {
         let doorbell = OutboxDoorbell()
         // With --journal-table the entries also gather for ``JournalTableWriter``.
-        let buffer = configuration.journalTable && configuration.journalEnabled && storage.journal != nil ? JournalBuffer() : nil
+        let buffer =
+            configuration.journalTable && configuration.journalEnabled && storage.journal != nil ? JournalBuffer() : nil
         self.journalBuffer = buffer
-        let journal = RequestJournal(capacity: configuration.journalSize, enabled: configuration.journalEnabled, sink: journalSink ?? buffer)
+        let journal = RequestJournal(
+            capacity: configuration.journalSize, enabled: configuration.journalEnabled, sink: journalSink ?? buffer)
         self.journal = journal
         // Production callbacks: https only, public addresses only, no redirects (``GuardedCallbackTransport``).
         let callbackTransport = callbackTransport ?? GuardedCallbackTransport(rules: .forMode(configuration))
-        var outbox = CallbackOutbox(storage: storage, clock: clock, random: random, transport: callbackTransport, logger: logger)
+        var outbox = CallbackOutbox(
+            storage: storage, clock: clock, random: random, transport: callbackTransport, logger: logger)
         outbox.journal = journal
         let callbacks = callbacks ?? OutboxAppCallbackNotifier(outbox: outbox, doorbell: doorbell)
         self.outboxDoorbell = doorbell
@@ -71,7 +74,8 @@ package final class GatehouseServices: Sendable {
     package var tokens: TokenService { TokenService(services: self) }
     /// The persistent outbox of callbacks to apps (deauthorize, data deletion).
     package var outbox: CallbackOutbox {
-        var outbox = CallbackOutbox(storage: storage, clock: clock, random: random, transport: callbackTransport, logger: logger)
+        var outbox = CallbackOutbox(
+            storage: storage, clock: clock, random: random, transport: callbackTransport, logger: logger)
         outbox.journal = journal
         return outbox
     }
@@ -80,7 +84,8 @@ package final class GatehouseServices: Sendable {
     /// The service that writes the journal to its table and prunes it, when `--journal-table` is on.
     package var journalTableWriter: JournalTableWriter? {
         guard let journalBuffer, let store = storage.journal else { return nil }
-        return JournalTableWriter(buffer: journalBuffer, store: store, configuration: configuration, clock: clock, logger: logger)
+        return JournalTableWriter(
+            buffer: journalBuffer, store: store, configuration: configuration, clock: clock, logger: logger)
     }
     /// App and people management shared by the CLI, seeding and the test-user API.
     package var accounts: AccountService { AccountService(services: self) }
@@ -91,10 +96,12 @@ package final class GatehouseServices: Sendable {
     package var mail: MailOutbox? {
         guard let store = storage.mail else { return nil }
         let transport = configuration.mail.sendmailArguments.map {
-            SendmailTransport(arguments: $0, envelopeFrom: MailMessageFormat.address(configuration.mail.from)) as any MailTransport
+            SendmailTransport(arguments: $0, envelopeFrom: MailMessageFormat.address(configuration.mail.from))
+                as any MailTransport
         }
         return MailOutbox(
-            store: store, clock: clock, random: random, transport: transport, configuration: configuration.mail, logger: logger,
+            store: store, clock: clock, random: random, transport: transport, configuration: configuration.mail,
+            logger: logger,
             journal: journal)
     }
 }

@@ -34,7 +34,8 @@ package struct CallbackDestinationRules: Sendable {
     static let internalRanges: [IPRange] = [
         "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12", "192.0.0.0/24",
         "192.168.0.0/16", "198.18.0.0/15", "224.0.0.0/4", "240.0.0.0/4",
-        "::/128", "::1/128", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8", "64:ff9b::/96", "64:ff9b:1::/48", "2002::/16",
+        "::/128", "::1/128", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8", "64:ff9b::/96", "64:ff9b:1::/48",
+        "2002::/16",
     ].compactMap { IPRange($0) }
 
     /// Whether an address (textual) is internal. IPv4-mapped IPv6 addresses are judged as IPv4.
@@ -60,17 +61,22 @@ package struct GuardedCallbackTransport: CallbackTransport {
     /// Trust roots and verification; nil means the system's defaults (tests pass a self-signed root).
     package var tlsConfiguration: TLSConfiguration?
 
-    package init(rules: CallbackDestinationRules, timeout: TimeAmount = .seconds(10), tlsConfiguration: TLSConfiguration? = nil) {
+    package init(
+        rules: CallbackDestinationRules, timeout: TimeAmount = .seconds(10), tlsConfiguration: TLSConfiguration? = nil
+    ) {
         self.rules = rules
         self.timeout = timeout
         self.tlsConfiguration = tlsConfiguration
     }
 
     package func post(url: String, form: String) async throws -> (status: Int, body: [UInt8]) {
-        guard let parts = URLComponents(string: url), let scheme = parts.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              var host = parts.host, !host.isEmpty, parts.user == nil, parts.password == nil
+        guard let parts = URLComponents(string: url), let scheme = parts.scheme?.lowercased(),
+            ["http", "https"].contains(scheme),
+            var host = parts.host, !host.isEmpty, parts.user == nil, parts.password == nil
         else { throw CallbackRefused(description: "the callback URL is not an http(s) URL") }
-        if rules.requireHTTPS, scheme != "https" { throw CallbackRefused(description: "callback URLs must be https:// in production mode") }
+        if rules.requireHTTPS, scheme != "https" {
+            throw CallbackRefused(description: "callback URLs must be https:// in production mode")
+        }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let port = parts.port ?? (scheme == "https" ? 443 : 80)
         let address = try await Self.resolve(host, port: port)
@@ -100,8 +106,12 @@ package struct GuardedCallbackTransport: CallbackTransport {
     /// The address a connection to `host` would use (getaddrinfo, off the event loops), as text.
     static func resolve(_ host: String, port: Int) async throws -> String {
         if IPRange.parse(host) != nil { return host }
-        let address = try await NIOThreadPool.singleton.runIfActive { try SocketAddress.makeAddressResolvingHost(host, port: port) }
-        guard let ip = address.ipAddress else { throw CallbackRefused(description: "the callback host did not resolve") }
+        let address = try await NIOThreadPool.singleton.runIfActive {
+            try SocketAddress.makeAddressResolvingHost(host, port: port)
+        }
+        guard let ip = address.ipAddress else {
+            throw CallbackRefused(description: "the callback host did not resolve")
+        }
         return ip
     }
 }

@@ -17,7 +17,10 @@ package struct JournalTableWriter: Service {
     var period: Duration = .seconds(1)
     var prunePeriod: Duration = .seconds(60)
 
-    package init(buffer: JournalBuffer, store: any JournalStore, configuration: GatehouseConfiguration, clock: any GatehouseClock, logger: Logger) {
+    package init(
+        buffer: JournalBuffer, store: any JournalStore, configuration: GatehouseConfiguration,
+        clock: any GatehouseClock, logger: Logger
+    ) {
         self.buffer = buffer
         self.store = store
         self.clock = clock
@@ -45,12 +48,15 @@ package struct JournalTableWriter: Service {
     /// Writes what has gathered; on failure the batch is lost (the in-memory journal still has it) and logged.
     func flush() async {
         let (entries, dropped) = buffer.drain()
-        if dropped > 0 { logger.warning("request journal table fell behind; entries dropped", metadata: ["dropped": "\(dropped)"]) }
+        if dropped > 0 {
+            logger.warning("request journal table fell behind; entries dropped", metadata: ["dropped": "\(dropped)"])
+        }
         guard !entries.isEmpty else { return }
         do {
             try await store.append(entries, node: node)
         } catch {
-            logger.error("request journal entries not stored", metadata: ["count": "\(entries.count)", "error": "\(error)"])
+            logger.error(
+                "request journal entries not stored", metadata: ["count": "\(entries.count)", "error": "\(error)"])
         }
     }
 

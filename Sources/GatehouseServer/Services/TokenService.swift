@@ -12,7 +12,8 @@ package struct TokenService: Sendable {
         authType: String? = nil, authNonce: String? = nil, origin: String, into tokens: (any TokenStore)? = nil
     ) async throws -> (String, TokenRecord) {
         let (text, record) = newUserToken(
-            app: app, userID: userID, lifetime: lifetime, codeID: codeID, authType: authType, authNonce: authNonce, origin: origin)
+            app: app, userID: userID, lifetime: lifetime, codeID: codeID, authType: authType, authNonce: authNonce,
+            origin: origin)
         try await (tokens ?? services.storage.tokens).insert(record)
         services.metrics.tokenIssued("user")
         return (text, record)
@@ -27,7 +28,8 @@ package struct TokenService: Sendable {
         let now = services.clock.now()
         let text = "EAAG" + services.random.alphanumeric(bits: 192)
         let record = TokenRecord(
-            id: services.random.uuidString(), tokenHash: SecretHash.sha256Hex(text), kind: .user, appID: app.id, userID: userID,
+            id: services.random.uuidString(), tokenHash: SecretHash.sha256Hex(text), kind: .user, appID: app.id,
+            userID: userID,
             issuedAt: now, expiresAt: now.addingTimeInterval(lifetime), codeID: codeID, authType: authType,
             authNonce: authNonce, origin: origin)
         return (text, record)
@@ -37,7 +39,8 @@ package struct TokenService: Sendable {
     func mintAppToken(app: AppRecord) async throws -> String {
         let text = "\(app.id)|" + services.random.alphanumeric(bits: 160)
         let record = TokenRecord(
-            id: services.random.uuidString(), tokenHash: SecretHash.sha256Hex(text), kind: .app, appID: app.id, userID: nil,
+            id: services.random.uuidString(), tokenHash: SecretHash.sha256Hex(text), kind: .app, appID: app.id,
+            userID: nil,
             issuedAt: services.clock.now(), expiresAt: nil, origin: "client_credentials")
         try await services.storage.tokens.insert(record)
         services.metrics.tokenIssued("app")
@@ -55,7 +58,9 @@ package struct TokenService: Sendable {
         let cache = services.storage.callerCache
         let (hit, generation) = cache?.beginCaller(hash) ?? (nil, nil)
         if let hit, let verdict = CallerRules.evaluate(hit, text: text, now: services.clock.now()) {
-            if case .failure(let error) = verdict, let note = JournalNote.current, case .user(let token, let user, _, let scopedID) = hit.kind {
+            if case .failure(let error) = verdict, let note = JournalNote.current,
+                case .user(let token, let user, _, let scopedID) = hit.kind
+            {
                 note.identify(appID: hit.app.id, appName: hit.app.name)
                 note.identify(personID: scopedID, personName: user.fullName)
                 note.explain(explanation(error, token: token, user: user, app: hit.app))
@@ -69,11 +74,15 @@ package struct TokenService: Sendable {
 
     /// The database's answer, and the facts behind it when the caller is valid: the rows are read, made into
     /// ``CallerFacts`` and judged by the same ``CallerRules`` a cache hit is.
-    private func resolveFromDatabase(_ text: String, hash: String) async throws -> (Result<Caller, GraphError>, CallerFacts?) {
+    private func resolveFromDatabase(_ text: String, hash: String) async throws -> (
+        Result<Caller, GraphError>, CallerFacts?
+    ) {
         let storage = services.storage
         let now = services.clock.now()
         if let bar = text.firstIndex(of: "|") {
-            guard let app = try await storage.apps.find(id: String(text[..<bar])) else { return (.failure(.invalidTokenFormat), nil) }
+            guard let app = try await storage.apps.find(id: String(text[..<bar])) else {
+                return (.failure(.invalidTokenFormat), nil)
+            }
             // The secret and the client token need no further read; a minted app token is looked up only then.
             let bare = CallerFacts(app: app, kind: .app(token: nil))
             if let verdict = CallerRules.evaluate(bare, text: text, now: now) { return (verdict, bare) }
@@ -84,7 +93,8 @@ package struct TokenService: Sendable {
         guard let records = try await storage.callerRecords.callerRecords(tokenHash: hash) else {
             return (try await deletedAccountAnswer(hash: hash, now: now) ?? .failure(.invalidTokenFormat), nil)
         }
-        guard records.token.kind == .user, let userID = records.token.userID, let app = records.app, let user = records.user
+        guard records.token.kind == .user, let userID = records.token.userID, let app = records.app,
+            let user = records.user
         else { return (.failure(.invalidTokenFormat), nil) }
         var record = records.token
         // The cache's key is this same hash: one buffer for both (64 bytes for each cached caller).
@@ -103,9 +113,13 @@ package struct TokenService: Sendable {
         }
         guard let grant = records.grant else { return refuse(.appNotAuthorized(appID: app.id)) }
         // Created on first use, so a person who never got one has none to join yet.
-        let scoped = try await records.scopedID.asyncOr { try await storage.users.scopedID(appID: app.id, userID: userID) }
+        let scoped = try await records.scopedID.asyncOr {
+            try await storage.users.scopedID(appID: app.id, userID: userID)
+        }
         // The miss answers with the person as a hit will, so the two answers cannot differ.
-        let facts = CallerFacts(app: app, kind: .user(token: record, user: CallerFacts.cachedForm(of: user), grant: grant, scopedID: scoped))
+        let facts = CallerFacts(
+            app: app, kind: .user(token: record, user: CallerFacts.cachedForm(of: user), grant: grant, scopedID: scoped)
+        )
         switch CallerRules.evaluate(facts, text: text, now: now) {
         case .success(let caller)?: return (.success(caller), facts)
         case .failure(let error)?: return refuse(error)
@@ -122,11 +136,15 @@ extension TokenService {
     /// lists no subcode of its own for a deleted person; 458 is its "app not installed", and 465 ("the session user
     /// is invalid") already means disabled here. nil when the token was never a deleted account's.
     func deletedAccountAnswer(hash: String, now: Date) async throws -> Result<Caller, GraphError>? {
-        guard let gone = try await services.storage.deletedAccounts?.find(key: DeletedAccountRecord.tokenKey(tokenHash: hash), now: now),
-              let appID = gone.appID
+        guard
+            let gone = try await services.storage.deletedAccounts?.find(
+                key: DeletedAccountRecord.tokenKey(tokenHash: hash), now: now),
+            let appID = gone.appID
         else { return nil }
         if let note = JournalNote.current {
-            if let app = try await services.storage.apps.find(id: appID) { note.identify(appID: app.id, appName: app.name) }
+            if let app = try await services.storage.apps.find(id: appID) {
+                note.identify(appID: app.id, appName: app.name)
+            }
             note.explain(JournalExplanation.accountDeleted(at: gone.deletedAt))
         }
         return .failure(.appNotAuthorized(appID: appID))
@@ -137,7 +155,8 @@ extension TokenService {
         let now = services.clock.now()
         switch error.errorSubcode {
         case 460 where user.passwordChangedAt != nil:
-            return JournalExplanation.passwordChanged(user.fullName, at: user.passwordChangedAt!, issuedAt: token.issuedAt)
+            return JournalExplanation.passwordChanged(
+                user.fullName, at: user.passwordChangedAt!, issuedAt: token.issuedAt)
         case 458: return JournalExplanation.appRemoved(user.fullName, appName: app.name)
         // 459, 464 and 465 come only from an account state; 467 also from a revoked token (below).
         case 459, 464, 465:
@@ -146,7 +165,8 @@ extension TokenService {
             return stateExplanation(error, user: user)
         case 467 where token.revokedAt != nil: return JournalExplanation.revoked(at: token.revokedAt!)
         case 463 where token.expiresAt != nil:
-            return JournalExplanation.tokenExpired(at: token.expiresAt!, now: now, clockOffset: services.clockControl?.currentOffset ?? 0)
+            return JournalExplanation.tokenExpired(
+                at: token.expiresAt!, now: now, clockOffset: services.clockControl?.currentOffset ?? 0)
         default: return JournalExplanation.forError(error)
         }
     }

@@ -21,7 +21,8 @@ struct AccountDeletion: Sendable {
         for grant in try await storage.grants.grants(userID: user.id) {
             guard let app = try await storage.apps.find(id: grant.appID) else { continue }
             let scoped = try await storage.users.scopedID(appID: app.id, userID: user.id)
-            _ = try await services.outbox.enqueue(.dataDeletion, app: app, userID: user.id, scopedUserID: scoped, at: services.clock.now())
+            _ = try await services.outbox.enqueue(
+                .dataDeletion, app: app, userID: user.id, scopedUserID: scoped, at: services.clock.now())
             try await AppRemoval(services: services).remove(appID: app.id, userID: user.id, scopedID: scoped)
             told.append(app.name)
         }
@@ -40,14 +41,18 @@ struct AccountDeletion: Sendable {
     func rememberDeleted(_ user: UserRecord) async throws {
         guard let store = services.storage.deletedAccounts else { return }
         let now = services.clock.now()
-        var rows = try await services.storage.tokens.live(appID: nil, userID: user.id, now: now).filter { $0.kind == .user }.map { token in
+        var rows = try await services.storage.tokens.live(appID: nil, userID: user.id, now: now).filter {
+            $0.kind == .user
+        }.map { token in
             DeletedAccountRecord(
                 key: DeletedAccountRecord.tokenKey(tokenHash: token.tokenHash), appID: token.appID, deletedAt: now,
                 forgetAt: token.expiresAt ?? now.addingTimeInterval(Lifetimes.longLivedToken))
         }
         if let email = EmailAddress.normalised(user.email) {
-            rows.append(DeletedAccountRecord(
-                key: DeletedAccountRecord.emailKey(email), appID: nil, deletedAt: now, forgetAt: now.addingTimeInterval(DeletedAccountRecord.addressKeptFor)))
+            rows.append(
+                DeletedAccountRecord(
+                    key: DeletedAccountRecord.emailKey(email), appID: nil, deletedAt: now,
+                    forgetAt: now.addingTimeInterval(DeletedAccountRecord.addressKeptFor)))
         }
         try await store.remember(rows)
         try await store.forget(before: now)

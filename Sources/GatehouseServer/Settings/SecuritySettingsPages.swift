@@ -27,11 +27,14 @@ struct SecuritySettingsPages: Sendable {
     }
 
     /// The page, with an optional notice (`?notice=`) or an error for one of its forms.
-    func show(_ request: Request, error: (form: String, message: String)? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
+    func show(_ request: Request, error: (form: String, message: String)? = nil, status: HTTPResponse.Status = .ok)
+        async throws -> Response
+    {
         guard let (current, user) = try await sessions.current(request) else { return Self.logIn() }
         let (csrf, cookie) = sessions.csrfToken(request)
         var rows: [[String: Any]] = []
-        for entry in try await services.storage.sessionActivity?.list(userID: user.id) ?? [] where entry.session.expiresAt > services.clock.now() {
+        for entry in try await services.storage.sessionActivity?.list(userID: user.id) ?? []
+        where entry.session.expiresAt > services.clock.now() {
             var row: [String: Any] = [
                 "id": entry.session.id, "device": DeviceDescription.describe(userAgent: entry.userAgent),
                 "lastUsed": PageDates.utc(entry.lastUsedAt ?? entry.session.createdAt, "d MMM yyyy, HH:mm 'UTC'"),
@@ -50,7 +53,9 @@ struct SecuritySettingsPages: Sendable {
             values["recoveryLeft"] = try await services.storage.twoFactor?.recoveryCodesLeft(userID: user.id) ?? 0
         }
         if let error { values[error.form + "Error"] = error.message }
-        return PageRenderer.htmlResponse(status: status, html: pages.render("settings-security", values), secureCookies: secure, cookies: cookie.map { [$0] } ?? [])
+        return PageRenderer.htmlResponse(
+            status: status, html: pages.render("settings-security", values), secureCookies: secure,
+            cookies: cookie.map { [$0] } ?? [])
     }
 
     func logOutOne(_ request: Request) async throws -> Response {
@@ -59,12 +64,14 @@ struct SecuritySettingsPages: Sendable {
         let id = form["session_id"] ?? ""
         let mine = try await services.storage.sessionActivity?.list(userID: user.id).map(\.session.id) ?? []
         guard mine.contains(id) else {
-            JournalNote.current?.explain("the session to log out is not one of \(user.fullName)'s sessions (already ended?)")
+            JournalNote.current?.explain(
+                "the session to log out is not one of \(user.fullName)'s sessions (already ended?)")
             return PageRenderer.seeOther(Self.home)
         }
         try await services.storage.sessions.delete(id: id)
         JournalNote.current?.explain("\(user.fullName) logged out one of their sessions from the settings")
-        return PageRenderer.seeOther(id == current.id ? "/login?next=%2Fsettings%2Fsecurity" : Self.home + "?notice=logged-out")
+        return PageRenderer.seeOther(
+            id == current.id ? "/login?next=%2Fsettings%2Fsecurity" : Self.home + "?notice=logged-out")
     }
 
     /// "Log out of all sessions": every other browser session of the person ends; this one stays, as Facebook keeps
@@ -76,7 +83,8 @@ struct SecuritySettingsPages: Sendable {
             // A storage that cannot list sessions: end them all and start this browser a new one.
             try await services.storage.sessions.deleteAll(userID: user.id)
             let (_, cookie) = try await sessions.start(userID: user.id)
-            JournalNote.current?.explain("\(user.fullName) logged out of every other session from the settings; this browser got a new one")
+            JournalNote.current?.explain(
+                "\(user.fullName) logged out of every other session from the settings; this browser got a new one")
             return PageRenderer.seeOther(Self.home + "?notice=logged-out-all", cookies: [cookie])
         }
         var ended = 0
@@ -84,7 +92,9 @@ struct SecuritySettingsPages: Sendable {
             try await services.storage.sessions.delete(id: entry.session.id)
             ended += 1
         }
-        JournalNote.current?.explain("\(user.fullName) logged out of every other session from the settings (\(ended) ended); this browser stays logged in")
+        JournalNote.current?.explain(
+            "\(user.fullName) logged out of every other session from the settings (\(ended) ended); this browser stays logged in"
+        )
         return PageRenderer.seeOther(Self.home + "?notice=logged-out-all")
     }
 
@@ -99,14 +109,19 @@ struct SecuritySettingsPages: Sendable {
         }
         guard new.count >= 6, new.utf8.count <= 1024 else {
             JournalNote.current?.explain("the new password is shorter than 6 characters (or over 1024 bytes)")
-            return try await show(request, error: ("password", "Your new password must be at least 6 characters long."), status: .badRequest)
+            return try await show(
+                request, error: ("password", "Your new password must be at least 6 characters long."),
+                status: .badRequest)
         }
         guard new == (form["confirm_password"] ?? "") else {
             JournalNote.current?.explain("the new password and its confirmation differ")
-            return try await show(request, error: ("password", "The passwords you entered don't match."), status: .badRequest)
+            return try await show(
+                request, error: ("password", "The passwords you entered don't match."), status: .badRequest)
         }
         try await services.accounts.changePassword(of: user, to: new)
-        JournalNote.current?.explain("\(user.fullName) changed their password: every token answers 190/460 and every session ended; this browser got a new one")
+        JournalNote.current?.explain(
+            "\(user.fullName) changed their password: every token answers 190/460 and every session ended; this browser got a new one"
+        )
         let (_, cookie) = try await sessions.start(userID: user.id)
         return PageRenderer.seeOther(Self.home + "?notice=password", cookies: [cookie])
     }
@@ -118,26 +133,39 @@ struct SecuritySettingsPages: Sendable {
             return try await show(request, error: ("delete", refusal.message), status: refusal.status)
         }
         let told = try await AccountDeletion(services: services).delete(user)
-        JournalNote.current?.explain("\(user.fullName) deleted their account; deauthorize and data-deletion callbacks queued for \(told.count) app\(told.count == 1 ? "" : "s")")
+        JournalNote.current?.explain(
+            "\(user.fullName) deleted their account; deauthorize and data-deletion callbacks queued for \(told.count) app\(told.count == 1 ? "" : "s")"
+        )
         let cleared = sessions.cookie(sessions.sessionCookieName, "", maxAge: 0)
-        let html = pages.render("error", [
-            "headline": "Your account was deleted",
-            "detail": told.isEmpty ? "Your information is gone." : "Your information is gone. The apps you used were told to delete what they have: \(told.joined(separator: ", ")).",
-        ])
+        let html = pages.render(
+            "error",
+            [
+                "headline": "Your account was deleted",
+                "detail": told.isEmpty
+                    ? "Your information is gone."
+                    : "Your information is gone. The apps you used were told to delete what they have: \(told.joined(separator: ", "))."
+                    ,
+            ])
         return PageRenderer.htmlResponse(status: .ok, html: html, secureCookies: secure, cookies: [cleared])
     }
 
     struct Refusal { var message: String; var status: HTTPResponse.Status }
 
     /// nil when `password` is the person's, through ``PasswordCheck`` (throttled like the login form).
-    func provePassword(_ user: UserRecord, _ password: String, _ context: GatehouseRequestContext) async throws -> Refusal? {
-        switch try await PasswordCheck.people(services).person(email: user.email, password: password, ip: context.client.ip) {
+    func provePassword(_ user: UserRecord, _ password: String, _ context: GatehouseRequestContext) async throws
+        -> Refusal?
+    {
+        switch try await PasswordCheck.people(services).person(
+            email: user.email, password: password, ip: context.client.ip)
+        {
         case .accepted: return nil
         case .refused:
             JournalNote.current?.explain("the current password entered on the settings form is wrong")
             return Refusal(message: "The password you entered is incorrect.", status: .unauthorized)
         case .throttled(_, let minutes):
-            JournalNote.current?.explain("too many wrong passwords for this account or client; the settings form refuses for \(minutes) minute\(minutes == 1 ? "" : "s")")
+            JournalNote.current?.explain(
+                "too many wrong passwords for this account or client; the settings form refuses for \(minutes) minute\(minutes == 1 ? "" : "s")"
+            )
             return Refusal(message: PasswordCheck.throttledMessage(minutes: minutes), status: .tooManyRequests)
         }
     }
@@ -155,21 +183,27 @@ struct SecuritySettingsPages: Sendable {
     func checkedForm(_ request: Request) async throws -> [String: String]? {
         var body = request
         guard let buffer = try? await body.collectBody(upTo: services.configuration.maxBodyBytes),
-              let pairs = FormEncoding.decode(String(buffer: buffer))
+            let pairs = FormEncoding.decode(String(buffer: buffer))
         else {
             JournalNote.current?.explain("the settings form could not be read (too large or not form data)")
             return nil
         }
         let form = Dictionary(pairs, uniquingKeysWith: { a, _ in a })
         guard sessions.csrfValid(request, formToken: form["csrf_token"]) else {
-            JournalNote.current?.explain("the settings form's CSRF token does not match the gh_csrf cookie bound to this session")
+            JournalNote.current?.explain(
+                "the settings form's CSRF token does not match the gh_csrf cookie bound to this session")
             return nil
         }
         return form
     }
 
     func expired() -> Response {
-        let html = pages.render("error", ["headline": "This form has expired", "detail": "For your security the form could not be accepted. Go back, reload the page and try again."])
+        let html = pages.render(
+            "error",
+            [
+                "headline": "This form has expired",
+                "detail": "For your security the form could not be accepted. Go back, reload the page and try again.",
+            ])
         return PageRenderer.htmlResponse(status: .forbidden, html: html, secureCookies: secure)
     }
 }

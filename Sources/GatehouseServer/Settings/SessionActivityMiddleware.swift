@@ -21,20 +21,27 @@ struct SessionActivityMiddleware: RouterMiddleware {
         /// True (and remembered) when `key` was not recorded within the interval before `now`.
         func due(_ key: String, now: Date) -> Bool {
             seen.withLockedValue { seen in
-                if let last = seen[key], now.timeIntervalSince(last) < SessionActivityMiddleware.interval { return false }
+                if let last = seen[key], now.timeIntervalSince(last) < SessionActivityMiddleware.interval {
+                    return false
+                }
                 // Keep the table small: forget entries older than the interval when it grows.
-                if seen.count > 10_000 { seen = seen.filter { now.timeIntervalSince($0.value) < SessionActivityMiddleware.interval } }
+                if seen.count > 10_000 {
+                    seen = seen.filter { now.timeIntervalSince($0.value) < SessionActivityMiddleware.interval }
+                }
                 seen[key] = now
                 return true
             }
         }
     }
 
-    func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
         let response = try await next(request, context)
         guard let activity = services.storage.sessionActivity else { return response }
         let name = SessionCookie.name(BrowserSessions.sessionCookie, services.configuration)
-        let started = response.headers[values: .setCookie].lazy.compactMap { Self.value(of: name, inSetCookie: $0) }.first
+        let started = response.headers[values: .setCookie].lazy.compactMap { Self.value(of: name, inSetCookie: $0) }
+            .first
         let secret = started ?? SessionCookie.single(name, in: request)
         guard let secret, !secret.isEmpty, secret.count <= 128 else { return response }
         let now = services.clock.now()
@@ -43,7 +50,8 @@ struct SessionActivityMiddleware: RouterMiddleware {
         // Best effort: the page is answered whatever happens here.
         do {
             if let session = try await services.storage.sessions.find(secretHash: hash) {
-                try await activity.touch(sessionID: session.id, userAgent: request.headers[.userAgent], ip: context.client.ip, at: now)
+                try await activity.touch(
+                    sessionID: session.id, userAgent: request.headers[.userAgent], ip: context.client.ip, at: now)
             }
         } catch {
             services.logger.debug("session activity not recorded", metadata: ["error": "\(error)"])

@@ -32,16 +32,24 @@ struct TwoFactorSettingsPages: Sendable {
         guard try await settings.checkedForm(request) != nil else { return settings.expired() }
         guard let (_, user) = try await sessions.current(request) else { return SecuritySettingsPages.logIn() }
         guard let store = services.storage.twoFactor else { return PageRenderer.seeOther(SecuritySettingsPages.home) }
-        if try await store.find(userID: user.id)?.isEnabled == true { return PageRenderer.seeOther(SecuritySettingsPages.home) }
-        try await store.save(TwoFactorRecord(userID: user.id, secret: Base32.encode(services.random.bytes(20)), createdAt: services.clock.now()))
-        JournalNote.current?.explain("\(user.fullName) started turning on two-factor login; logins ask for codes once the first code is confirmed")
+        if try await store.find(userID: user.id)?.isEnabled == true {
+            return PageRenderer.seeOther(SecuritySettingsPages.home)
+        }
+        try await store.save(
+            TwoFactorRecord(
+                userID: user.id, secret: Base32.encode(services.random.bytes(20)), createdAt: services.clock.now()))
+        JournalNote.current?.explain(
+            "\(user.fullName) started turning on two-factor login; logins ask for codes once the first code is confirmed"
+        )
         return PageRenderer.seeOther(Self.setupPath)
     }
 
     /// The secret to add to the authenticator app, and the form for its first code.
     func setup(_ request: Request, error: String?, status: HTTPResponse.Status = .ok) async throws -> Response {
         guard let (_, user) = try await sessions.current(request) else { return SecuritySettingsPages.logIn() }
-        guard let record = try await services.storage.twoFactor?.find(userID: user.id), !record.isEnabled, let totp = record.totp else {
+        guard let record = try await services.storage.twoFactor?.find(userID: user.id), !record.isEnabled,
+            let totp = record.totp
+        else {
             return PageRenderer.seeOther(SecuritySettingsPages.home)
         }
         let (csrf, cookie) = sessions.csrfToken(request)
@@ -50,7 +58,9 @@ struct TwoFactorSettingsPages: Sendable {
             "secret": Self.grouped(record.secret), "error": error ?? "",
         ]
         if services.configuration.isDevelopment { values["developmentCode"] = totp.code(at: services.clock.now()) }
-        var response = PageRenderer.htmlResponse(status: status, html: pages.render("settings-two-factor", values), secureCookies: secure, cookies: cookie.map { [$0] } ?? [])
+        var response = PageRenderer.htmlResponse(
+            status: status, html: pages.render("settings-two-factor", values), secureCookies: secure,
+            cookies: cookie.map { [$0] } ?? [])
         // The QR code's two same-origin scripts (``TwoFactorQRCode``); other pages keep the script-less CSP.
         response.headers[.contentSecurityPolicy] = TwoFactorQRCode.pageCSP
         return response
@@ -59,13 +69,22 @@ struct TwoFactorSettingsPages: Sendable {
     func confirm(_ request: Request) async throws -> Response {
         guard let form = try await settings.checkedForm(request) else { return settings.expired() }
         guard let (_, user) = try await sessions.current(request) else { return SecuritySettingsPages.logIn() }
-        guard let store = services.storage.twoFactor, var record = try await store.find(userID: user.id), !record.isEnabled,
-              let totp = record.totp
+        guard let store = services.storage.twoFactor, var record = try await store.find(userID: user.id),
+            !record.isEnabled,
+            let totp = record.totp
         else { return PageRenderer.seeOther(SecuritySettingsPages.home) }
         let now = services.clock.now()
-        guard let step = SecondFactorCheckpoint.confirmEnrolment(secret: totp, typed: String((form["code"] ?? "").prefix(64)), now: now) else {
-            JournalNote.current?.explain("the first code from the authenticator app does not match the new secret (within one 30-second step); two-factor login stays off")
-            return try await setup(request, error: "The code you entered isn't correct. Check that your app shows Gatehouse's code and try again.", status: .unauthorized)
+        guard
+            let step = SecondFactorCheckpoint.confirmEnrolment(
+                secret: totp, typed: String((form["code"] ?? "").prefix(64)), now: now)
+        else {
+            JournalNote.current?.explain(
+                "the first code from the authenticator app does not match the new secret (within one 30-second step); two-factor login stays off"
+            )
+            return try await setup(
+                request,
+                error: "The code you entered isn't correct. Check that your app shows Gatehouse's code and try again.",
+                status: .unauthorized)
         }
         record.confirmedAt = now
         record.lastUsedStep = step
@@ -73,7 +92,8 @@ struct TwoFactorSettingsPages: Sendable {
         let random = services.random
         let codes = RecoveryCodes.make { random.bytes(1)[0] }
         try await store.replaceRecoveryCodes(userID: user.id, hashes: codes.compactMap(RecoveryCodes.hash))
-        JournalNote.current?.explain("\(user.fullName) turned on two-factor login; ten recovery codes were shown once (stored hashed)")
+        JournalNote.current?.explain(
+            "\(user.fullName) turned on two-factor login; ten recovery codes were shown once (stored hashed)")
         services.logger.info("two-factor login on", metadata: ["user": "\(user.id)"])
         let html = pages.render("settings-two-factor", ["showCodes": true, "recoveryCodes": codes])
         return PageRenderer.htmlResponse(status: .ok, html: html, secureCookies: secure)
@@ -86,7 +106,8 @@ struct TwoFactorSettingsPages: Sendable {
             return try await settings.show(request, error: ("twoFactor", refusal.message), status: refusal.status)
         }
         try await services.storage.twoFactor?.delete(userID: user.id)
-        JournalNote.current?.explain("\(user.fullName) turned off two-factor login; the secret and recovery codes are deleted")
+        JournalNote.current?.explain(
+            "\(user.fullName) turned off two-factor login; the secret and recovery codes are deleted")
         services.logger.info("two-factor login off", metadata: ["user": "\(user.id)"])
         return PageRenderer.seeOther(SecuritySettingsPages.home + "?notice=two-factor-off")
     }

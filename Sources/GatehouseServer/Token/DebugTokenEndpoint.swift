@@ -10,7 +10,8 @@ import GatehouseProtocol
 struct DebugTokenEndpoint: Sendable {
     /// Facebook's answer when the input token belongs to another app than the caller's.
     static let appMismatch = GraphError(
-        message: "(#100) The App_id in the input_token did not match the Viewing App", type: "OAuthException", code: 100)
+        message: "(#100) The App_id in the input_token did not match the Viewing App", type: "OAuthException", code: 100
+    )
 
     let services: GatehouseServices
 
@@ -47,25 +48,33 @@ struct DebugTokenEndpoint: Sendable {
             return userData(user.token, app: user.app, scopedID: user.scopedID, grant: user.grant, error: nil)
         case .failure(let error):
             // A token we know (revoked, expired, app removed) still describes itself; garbage does not.
-            guard !input.utf8.contains(UInt8(ascii: "|")), let record = try await storage.tokens.find(tokenHash: SecretHash.sha256Hex(input)),
-                  let app = try await storage.apps.find(id: record.appID), let userID = record.userID
+            guard !input.utf8.contains(UInt8(ascii: "|")),
+                let record = try await storage.tokens.find(tokenHash: SecretHash.sha256Hex(input)),
+                let app = try await storage.apps.find(id: record.appID), let userID = record.userID
             else {
-                return DebugTokenData(isValid: false, scopes: [], error: DebugTokenError(code: error.code, message: error.message, subcode: error.errorSubcode))
+                return DebugTokenData(
+                    isValid: false, scopes: [],
+                    error: DebugTokenError(code: error.code, message: error.message, subcode: error.errorSubcode))
             }
             try sameApp(app.id)
             let scoped = try await storage.users.scopedID(appID: app.id, userID: userID)
             let grant = try await storage.grants.find(appID: app.id, userID: userID)
-            return userData(record, app: app, scopedID: scoped, grant: grant,
-                            error: DebugTokenError(code: error.code, message: error.message, subcode: error.errorSubcode))
+            return userData(
+                record, app: app, scopedID: scoped, grant: grant,
+                error: DebugTokenError(code: error.code, message: error.message, subcode: error.errorSubcode))
         }
     }
 
-    private func userData(_ token: TokenRecord, app: AppRecord, scopedID: String, grant: GrantRecord?, error: DebugTokenError?) -> DebugTokenData {
+    private func userData(
+        _ token: TokenRecord, app: AppRecord, scopedID: String, grant: GrantRecord?, error: DebugTokenError?
+    ) -> DebugTokenData {
         let scopes = error == nil ? (grant?.granted ?? []) : []
         var metadata = ["sso": token.origin ?? "dialog"]
         if let authType = token.authType { metadata["auth_type"] = authType }
         // Gatehouse reports the audience chosen on the publish step here (Facebook showed it nowhere in the API).
-        if error == nil, let grant, let audience = grant.defaultAudience, grant.granted.contains(where: Permission.isPublish) {
+        if error == nil, let grant, let audience = grant.defaultAudience,
+            grant.granted.contains(where: Permission.isPublish)
+        {
             metadata["default_audience"] = audience.wireName
         }
         return DebugTokenData(
@@ -73,7 +82,9 @@ struct DebugTokenEndpoint: Sendable {
             dataAccessExpiresAt: grant.map { Int($0.dataAccessExpiresAt.timeIntervalSince1970) },
             expiresAt: token.expiresAt.map { Int($0.timeIntervalSince1970) } ?? 0, isValid: error == nil,
             issuedAt: Int(token.issuedAt.timeIntervalSince1970), metadata: metadata, scopes: scopes,
-            granularScopes: scopes.filter { $0 != Permission.publicProfile }.map { GranularScope(scope: $0, targetIDs: nil) },
+            granularScopes: scopes.filter { $0 != Permission.publicProfile }.map {
+                GranularScope(scope: $0, targetIDs: nil)
+            },
             userID: scopedID, error: error)
     }
 }

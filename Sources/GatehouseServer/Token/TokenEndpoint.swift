@@ -20,17 +20,21 @@ struct TokenEndpoint: Sendable {
 
     /// The app named by `client_id` (or the Basic credentials), and whether a presented secret matched.
     private func client(_ call: GraphCall) async throws -> (AppRecord, secretValid: Bool?) {
-        guard let id = call.param("client_id") ?? call.basicCredentials?.id else { throw GraphFailure(.missingClientID) }
+        guard let id = call.param("client_id") ?? call.basicCredentials?.id else {
+            throw GraphFailure(.missingClientID)
+        }
         guard id.count <= 32, let app = try await services.storage.apps.find(id: id) else {
             JournalNote.current?.explain("no app has the client_id `\(id.prefix(40))`")
             throw GraphFailure(.invalidApplicationID)
         }
         JournalNote.current?.identify(appID: app.id, appName: app.name)
-        let secret = call.param("client_secret") ?? (call.basicCredentials?.id == id ? call.basicCredentials?.secret : nil)
+        let secret =
+            call.param("client_secret") ?? (call.basicCredentials?.id == id ? call.basicCredentials?.secret : nil)
         let valid = secret.map { constantTimeEquals($0, app.secret) }
         if valid == false, let secret {
             JournalNote.current?.explain(
-                "client_secret …\(secret.suffix(4)) does not match \(app.name)'s secret …\(app.secret.suffix(4)) (reset in the console?)")
+                "client_secret …\(secret.suffix(4)) does not match \(app.name)'s secret …\(app.secret.suffix(4)) (reset in the console?)"
+            )
         }
         return (app, valid)
     }
@@ -49,8 +53,12 @@ struct TokenEndpoint: Sendable {
         let decision = CodeExchange.decide(code: record, presented: presented, now: now)
         if let note = JournalNote.current {
             // The person's name is read only for a refusal: a successful exchange costs no extra statement.
-            if let record, decision.isRefusal { note.identify(personID: nil, personName: try? await storage.users.find(id: record.userID)?.fullName) }
-            if let reason = JournalExplanation.codeExchange(decision, code: record, presented: presented, found: found != nil, now: now) {
+            if let record, decision.isRefusal {
+                note.identify(personID: nil, personName: try? await storage.users.find(id: record.userID)?.fullName)
+            }
+            if let reason = JournalExplanation.codeExchange(
+                decision, code: record, presented: presented, found: found != nil, now: now)
+            {
                 note.explain(reason)
             }
         }
@@ -59,7 +67,8 @@ struct TokenEndpoint: Sendable {
             throw GraphFailure(error)
         case .rejectAndRevokeFamily(let error):
             if let record { try await storage.tokens.revokeAll(codeID: record.id, at: now) }
-            services.logger.warning("authorization code replayed; tokens from it revoked", metadata: ["app": "\(app.id)"])
+            services.logger.warning(
+                "authorization code replayed; tokens from it revoked", metadata: ["app": "\(app.id)"])
             throw GraphFailure(error)
         case .issue(let confidential):
             guard let record else { throw GraphFailure(.codeUsed) }
@@ -75,8 +84,10 @@ struct TokenEndpoint: Sendable {
                 try await storage.tokens.revokeAll(codeID: record.id, at: now)
                 throw GraphFailure(.codeUsed)
             }
-            return .encodable(AccessTokenResponse(
-                accessToken: token, tokenType: "bearer", expiresIn: Int(lifetime), idToken: try await idToken(for: record, app: app)))
+            return .encodable(
+                AccessTokenResponse(
+                    accessToken: token, tokenType: "bearer", expiresIn: Int(lifetime),
+                    idToken: try await idToken(for: record, app: app)))
         }
     }
 
@@ -91,7 +102,9 @@ struct TokenEndpoint: Sendable {
         let (token, _) = try await services.tokens.mintUserToken(
             app: app, userID: user.user.id, lifetime: Lifetimes.longLivedToken, codeID: user.token.codeID,
             authType: user.token.authType, authNonce: user.token.authNonce, origin: "exchange")
-        return .encodable(AccessTokenResponse(accessToken: token, tokenType: "bearer", expiresIn: Int(Lifetimes.longLivedToken), idToken: nil))
+        return .encodable(
+            AccessTokenResponse(
+                accessToken: token, tokenType: "bearer", expiresIn: Int(Lifetimes.longLivedToken), idToken: nil))
     }
 
     private func clientCredentials(_ call: GraphCall) async throws -> GraphReply {
@@ -106,11 +119,13 @@ struct TokenEndpoint: Sendable {
     private func exchangeNonce(_ call: GraphCall) async throws -> GraphReply {
         let (app, secretValid) = try await client(call)
         if secretValid == false { throw GraphFailure(.invalidClientSecret) }
-        guard let nonce = call.param("fb_exchange_nonce") else { throw GraphFailure(.invalidParameter("Missing fb_exchange_nonce parameter")) }
+        guard let nonce = call.param("fb_exchange_nonce") else {
+            throw GraphFailure(.invalidParameter("Missing fb_exchange_nonce parameter"))
+        }
         let storage = services.storage
         let now = services.clock.now()
         guard nonce.utf8.count <= 256, let record = try await storage.codes.find(codeHash: SecretHash.sha256Hex(nonce)),
-              record.redirectURI == AuthCodeRecord.nonceExchangeMarker, record.appID == app.id
+            record.redirectURI == AuthCodeRecord.nonceExchangeMarker, record.appID == app.id
         else { throw GraphFailure(.invalidCodeFormat) }
         if record.usedAt != nil {
             try await storage.tokens.revokeAll(codeID: record.id, at: now)
@@ -120,7 +135,7 @@ struct TokenEndpoint: Sendable {
         // A dialog that was sent a code challenge hands out a nonce only its verifier can redeem.
         if let challenge = record.codeChallenge {
             guard let verifier = call.param("code_verifier"), PKCE.isValidVerifier(verifier),
-                  PKCE.verify(verifier: verifier, challenge: challenge, method: record.codeChallengeMethod ?? "S256")
+                PKCE.verify(verifier: verifier, challenge: challenge, method: record.codeChallengeMethod ?? "S256")
             else { throw GraphFailure(.invalidCodeVerifier) }
         } else if app.requirePKCE {
             throw GraphFailure(.codeChallengeRequired)
@@ -130,18 +145,23 @@ struct TokenEndpoint: Sendable {
             guard try await tx.codes.consume(id: record.id, at: now) else { return nil }
             return try await tokens.mintUserToken(
                 app: app, userID: record.userID, lifetime: Lifetimes.shortLivedToken, codeID: record.id,
-                authType: record.authType, authNonce: record.authNonce, origin: "nonce", into: tx.tokens).0
+                authType: record.authType, authNonce: record.authNonce, origin: "nonce", into: tx.tokens
+            ).0
         }
         guard let token = minted else { throw GraphFailure(.codeUsed) }
-        return .encodable(AccessTokenResponse(
-            accessToken: token, tokenType: "bearer", expiresIn: Int(Lifetimes.shortLivedToken), idToken: try await idToken(for: record, app: app)))
+        return .encodable(
+            AccessTokenResponse(
+                accessToken: token, tokenType: "bearer", expiresIn: Int(Lifetimes.shortLivedToken),
+                idToken: try await idToken(for: record, app: app)))
     }
 
     /// The id_token for a redeemed code or nonce that was issued with `openid`, carrying its nonce.
     private func idToken(for record: AuthCodeRecord, app: AppRecord) async throws -> String? {
-        guard record.scopes.contains("openid"), let user = try await services.storage.users.find(id: record.userID) else { return nil }
+        guard record.scopes.contains("openid"), let user = try await services.storage.users.find(id: record.userID)
+        else { return nil }
         let granted = try await services.storage.grants.find(appID: app.id, userID: user.id)?.granted ?? []
-        return try await IDTokenIssuer(services: services).issue(app: app, user: user, granted: granted, nonce: record.nonce)
+        return try await IDTokenIssuer(services: services).issue(
+            app: app, user: user, granted: granted, nonce: record.nonce)
     }
 
     /// The mobile SDKs' daily refresh: the same token, its life extended.
@@ -152,7 +172,9 @@ struct TokenEndpoint: Sendable {
     /// answered with its current expiry.
     private func extendSSO(_ call: GraphCall) async throws -> GraphReply {
         guard let text = call.accessToken else { throw GraphFailure(.tokenRequired) }
-        guard case .user(let user) = try await services.tokens.resolve(text).orThrow() else { throw GraphFailure(.activeTokenRequired) }
+        guard case .user(let user) = try await services.tokens.resolve(text).orThrow() else {
+            throw GraphFailure(.activeTokenRequired)
+        }
         guard let clientID = call.param("client_id") else { throw GraphFailure(.missingClientID) }
         guard clientID == user.app.id else { throw GraphFailure(.invalidApplicationID) }
         let now = services.clock.now()
@@ -161,10 +183,11 @@ struct TokenEndpoint: Sendable {
             expires = now.addingTimeInterval(Lifetimes.longLivedToken)
             try await services.storage.tokens.setExpiry(id: user.token.id, expiresAt: expires)
         }
-        return .encodable(ExtendSSOTokenResponse(
-            accessToken: text, expiresAt: Int(expires.timeIntervalSince1970),
-            dataAccessExpirationTime: Int(user.dataAccessExpiresAt.timeIntervalSince1970),
-            expiresIn: max(0, Int(expires.timeIntervalSince(now))), graphDomain: "facebook"))
+        return .encodable(
+            ExtendSSOTokenResponse(
+                accessToken: text, expiresAt: Int(expires.timeIntervalSince1970),
+                dataAccessExpirationTime: Int(user.dataAccessExpiresAt.timeIntervalSince1970),
+                expiresIn: max(0, Int(expires.timeIntervalSince(now))), graphDomain: "facebook"))
     }
 
     /// Whether `fb_extend_sso_token` may give a token 60 more days: every kind but the web dialog's fragment tokens.
@@ -173,10 +196,14 @@ struct TokenEndpoint: Sendable {
     /// `/oauth/access_token_info`: the token's remaining life and its `auth_nonce`.
     func info(_ call: GraphCall) async throws -> GraphReply {
         guard let text = call.accessToken else { throw GraphFailure(.tokenRequired) }
-        guard case .user(let user) = try await services.tokens.resolve(text).orThrow() else { throw GraphFailure(.activeTokenRequired) }
+        guard case .user(let user) = try await services.tokens.resolve(text).orThrow() else {
+            throw GraphFailure(.activeTokenRequired)
+        }
         if let clientID = call.param("client_id"), clientID != user.app.id { throw GraphFailure(.invalidApplicationID) }
         let remaining = user.token.expiresAt.map { Int($0.timeIntervalSince(services.clock.now())) }
-        return .encodable(AccessTokenInfoResponse(accessToken: text, tokenType: "bearer", expiresIn: remaining, authNonce: user.token.authNonce))
+        return .encodable(
+            AccessTokenInfoResponse(
+                accessToken: text, tokenType: "bearer", expiresIn: remaining, authNonce: user.token.authNonce))
     }
 
     private func userToken(_ text: String, app: AppRecord) async throws -> UserCaller {

@@ -31,11 +31,13 @@ struct TokenCacheEndpoint: Sendable {
             throw Failure(.unsupportedMethod, "Unsupported method: \(call.method.rawValue)", status: 405)
         }
         let app = try await authenticate(call, appID: appID)
-        guard let sessionKey = call.param("session_key"), TokenCacheWire.sessionKeyLength.contains(sessionKey.utf8.count) else {
+        guard let sessionKey = call.param("session_key"),
+            TokenCacheWire.sessionKeyLength.contains(sessionKey.utf8.count)
+        else {
             throw Failure(.invalidInput, "Invalid data input.", status: 400)
         }
         guard let proof = call.param("session_proof"), proof.utf8.count <= 128,
-              TokenCacheWire.proofMatches(proof, sessionKey: sessionKey, appSecret: app.secret)
+            TokenCacheWire.proofMatches(proof, sessionKey: sessionKey, appSecret: app.secret)
         else { throw Failure(.invalidSessionProof, "Invalid session_proof for this session_key.", status: 403) }
 
         let crypto = try await TokenCacheCrypto.load(services.storage.serverKeys, random: services.random)
@@ -44,14 +46,15 @@ struct TokenCacheEndpoint: Sendable {
         switch call.method {
         case .post:
             guard let info = call.param("token_info"), info.utf8.count <= TokenCacheWire.maxTokenInfoBytes,
-                  case .object(_)? = try? JSONValue.parse(Data(info.utf8))
+                case .object(_)? = try? JSONValue.parse(Data(info.utf8))
             else { throw Failure(.invalidInput, "Invalid data input.", status: 400) }
             let sealed = try crypto.seal(info, appID: app.id, sessionKey: sessionKey, slot: slot)
-            try await store.put(TokenCacheSlotRecord(appID: app.id, slot: slot, sealed: sealed, updatedAt: services.clock.now()))
+            try await store.put(
+                TokenCacheSlotRecord(appID: app.id, slot: slot, sealed: sealed, updatedAt: services.clock.now()))
             return .json(["status": true])
         case .get:
             guard let record = try await store.find(appID: app.id, slot: slot),
-                  let info = crypto.open(record.sealed, appID: app.id, sessionKey: sessionKey, slot: slot)
+                let info = crypto.open(record.sealed, appID: app.id, sessionKey: sessionKey, slot: slot)
             else { throw Failure(.noData, "No token data is cached for this session.", status: 404) }
             return .json(["status": true, "token_info": .string(info)])
         case .delete:
@@ -62,8 +65,12 @@ struct TokenCacheEndpoint: Sendable {
 
     /// The app's client token or an app token, for the app named in the path.
     private func authenticate(_ call: GraphCall, appID: String) async throws -> AppRecord {
-        let invalid = Failure(.invalidCredentials, "Invalid app credentials: send access_token=APPID|CLIENT_TOKEN or an app access token.", status: 401)
-        guard let token = call.accessToken, case .success(let caller) = try await services.tokens.resolve(token) else { throw invalid }
+        let invalid = Failure(
+            .invalidCredentials,
+            "Invalid app credentials: send access_token=APPID|CLIENT_TOKEN or an app access token.", status: 401)
+        guard let token = call.accessToken, case .success(let caller) = try await services.tokens.resolve(token) else {
+            throw invalid
+        }
         switch caller {
         case .client(let app) where app.id == appID, .app(let app) where app.id == appID: return app
         default: throw invalid
@@ -83,6 +90,8 @@ struct TokenCacheEndpoint: Sendable {
 
     static func failure(_ code: TokenCacheWire.ErrorCode, _ message: String, status: Int) -> GraphReply {
         JournalNote.current?.explain(JournalExplanation.tokenCache(code.rawValue, message: message))
-        return .json(["status": false, "errorCode": .int(Int64(code.rawValue)), "errorMessage": .string(message)], status: status)
+        return .json(
+            ["status": false, "errorCode": .int(Int64(code.rawValue)), "errorMessage": .string(message)], status: status
+        )
     }
 }

@@ -35,7 +35,9 @@ struct SecondFactorGate: Sendable {
     func afterPassword(_ user: UserRecord, next: String, request: Request) async throws -> AccountGate.Outcome {
         let record = try await services.storage.twoFactor?.find(userID: user.id)
         guard LoginAttempt.afterPassword(secondFactor: record) == .askLoginCode else { return .proceed(user) }
-        JournalNote.current?.explain("\(user.fullName) has two-factor login: the login stops at the login code checkpoint; no session until the code is right")
+        JournalNote.current?.explain(
+            "\(user.fullName) has two-factor login: the login stops at the login code checkpoint; no session until the code is right"
+        )
         let challenge = SecondFactorChallenge(userID: user.id, issuedAt: services.clock.now())
         let value = challenge.sealed(key: try await key(), passwordChangedAt: user.passwordChangedAt)
         let cookie = sessions.cookie(cookieName, value, maxAge: Int(SecondFactorChallenge.lifetime))
@@ -46,43 +48,59 @@ struct SecondFactorGate: Sendable {
     func submit(_ request: Request) async throws -> Response {
         var body = request
         guard let buffer = try? await body.collectBody(upTo: services.configuration.maxBodyBytes),
-              let pairs = FormEncoding.decode(String(buffer: buffer))
-        else { return errorPage(.badRequest, "The form could not be read", "The request was too large or not valid form data.") }
+            let pairs = FormEncoding.decode(String(buffer: buffer))
+        else {
+            return errorPage(
+                .badRequest, "The form could not be read", "The request was too large or not valid form data.")
+        }
         let form = Dictionary(pairs, uniquingKeysWith: { a, _ in a })
         guard sessions.csrfValid(request, formToken: form["csrf_token"]) else {
             JournalNote.current?.explain("the login code form's CSRF token does not match the gh_csrf cookie")
-            return errorPage(.forbidden, "This form has expired", "For your security the form could not be accepted. Go back, reload the page and try again.")
+            return errorPage(
+                .forbidden, "This form has expired",
+                "For your security the form could not be accepted. Go back, reload the page and try again.")
         }
         guard let next = AccountGate.safeNext(form["next"]) else {
             JournalNote.current?.explain("the login code form's next page is not one of Gatehouse's own login pages")
             return errorPage(.badRequest, "This login link is no longer valid", "Go back to the app and start again.")
         }
         guard let challenge = try await openChallenge(request),
-              let user = try await services.storage.users.find(id: challenge.userID),
-              let record = try await services.storage.twoFactor?.find(userID: user.id)
+            let user = try await services.storage.users.find(id: challenge.userID),
+            let record = try await services.storage.twoFactor?.find(userID: user.id)
         else {
-            JournalNote.current?.explain("the login code came without a valid gh_2fa challenge (expired after 10 minutes, the password changed, or the form was posted from another browser): log in again")
+            JournalNote.current?.explain(
+                "the login code came without a valid gh_2fa challenge (expired after 10 minutes, the password changed, or the form was posted from another browser): log in again"
+            )
             return PageRenderer.seeOther(Self.loginAgain(next))
         }
         JournalNote.current?.identify(personID: nil, personName: user.fullName)
         let key = "2fa:user:\(user.id)"
         let within = try await throttle.allow(key, limit: Self.attemptsPerWindow, windowSeconds: Self.windowSeconds)
-        let facts = SecondFactorCheckpoint.Facts(record: record, typed: String((form["code"] ?? "").prefix(64)), now: services.clock.now(), throttled: !within)
+        let facts = SecondFactorCheckpoint.Facts(
+            record: record, typed: String((form["code"] ?? "").prefix(64)), now: services.clock.now(),
+            throttled: !within)
         var verdict = SecondFactorCheckpoint.decide(facts)
         switch verdict {
         case .acceptCode(let step):
-            if try await !(services.storage.twoFactor?.useStep(userID: user.id, step: step) ?? false) { verdict = .refuse(.alreadyUsed) }
+            if try await !(services.storage.twoFactor?.useStep(userID: user.id, step: step) ?? false) {
+                verdict = .refuse(.alreadyUsed)
+            }
         case .acceptRecoveryCode(let hash):
-            if try await !(services.storage.twoFactor?.useRecoveryCode(userID: user.id, hash: hash) ?? false) { verdict = .refuse(.wrong) }
+            if try await !(services.storage.twoFactor?.useRecoveryCode(userID: user.id, hash: hash) ?? false) {
+                verdict = .refuse(.wrong)
+            }
         case .refuse: break
         }
         if case .refuse(let refusal) = verdict {
             JournalNote.current?.explain("login code refused: \(refusal.explanation)")
             services.logger.info("login code refused", metadata: ["user": "\(user.id)", "reason": "\(refusal)"])
             services.metrics.login(refusal == .throttled ? .limited : .failure)
-            var response = page(user: user, record: record, next: next, error: refusal.message, request: request, cookies: [],
-                                status: refusal == .throttled ? .tooManyRequests : .unauthorized)
-            if refusal == .throttled { response.headers[.retryAfter] = "\(throttle.secondsLeft(windowSeconds: Self.windowSeconds))" }
+            var response = page(
+                user: user, record: record, next: next, error: refusal.message, request: request, cookies: [],
+                status: refusal == .throttled ? .tooManyRequests : .unauthorized)
+            if refusal == .throttled {
+                response.headers[.retryAfter] = "\(throttle.secondsLeft(windowSeconds: Self.windowSeconds))"
+            }
             return response
         }
         if case .acceptRecoveryCode = verdict {
@@ -91,7 +109,9 @@ struct SecondFactorGate: Sendable {
             JournalNote.current?.explain("\(user.fullName)'s login code was right; the session starts")
         }
         try await throttle.reset(key)
-        if let old = try await sessions.current(request, anyState: true) { try await services.storage.sessions.delete(id: old.0.id) }
+        if let old = try await sessions.current(request, anyState: true) {
+            try await services.storage.sessions.delete(id: old.0.id)
+        }
         let (session, cookie) = try await sessions.start(userID: user.id)
         services.logger.info("login", metadata: ["user": "\(user.id)", "second_factor": "yes"])
         services.metrics.login(.success)
@@ -108,11 +128,14 @@ struct SecondFactorGate: Sendable {
         var values: [String: Any] = [
             "csrf": csrf, "next": next, "error": error ?? "", "firstName": user.firstName, "formAction": Self.path,
         ]
-        if services.configuration.isDevelopment, let record, let code = Self.usableCode(record, now: services.clock.now()) {
+        if services.configuration.isDevelopment, let record,
+            let code = Self.usableCode(record, now: services.clock.now())
+        {
             values["developmentCode"] = code
         }
         return PageRenderer.htmlResponse(
-            status: status, html: pages.render("login-code", values), secureCookies: services.configuration.usesSecureCookies,
+            status: status, html: pages.render("login-code", values),
+            secureCookies: services.configuration.usesSecureCookies,
             cookies: cookies + (csrfCookie.map { [$0] } ?? []))
     }
 
@@ -145,15 +168,19 @@ struct SecondFactorGate: Sendable {
     /// form does when no checkpoint comes between).
     static func continuing(_ next: String, session: BrowserSessionRecord) -> String {
         guard next.hasPrefix("/dialog/") else { return next }
-        return next + (next.contains("?") ? "&" : "?") + "gh_reauth=\(Int(session.authenticatedAt.timeIntervalSince1970))"
+        return next + (next.contains("?") ? "&" : "?")
+            + "gh_reauth=\(Int(session.authenticatedAt.timeIntervalSince1970))"
     }
 
     /// Where to log in again when the challenge is gone: the dialog itself shows its login form.
     static func loginAgain(_ next: String) -> String {
-        next.hasPrefix("/dialog/") || next.hasPrefix("/device") ? next : "/login?next=" + (next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        next.hasPrefix("/dialog/") || next.hasPrefix("/device")
+            ? next : "/login?next=" + (next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
     }
 
     private func errorPage(_ status: HTTPResponse.Status, _ headline: String, _ detail: String) -> Response {
-        PageRenderer.htmlResponse(status: status, html: pages.render("error", ["headline": headline, "detail": detail]), secureCookies: services.configuration.usesSecureCookies)
+        PageRenderer.htmlResponse(
+            status: status, html: pages.render("error", ["headline": headline, "detail": detail]),
+            secureCookies: services.configuration.usesSecureCookies)
     }
 }

@@ -22,7 +22,9 @@ extension AccountService {
         let bytes: [UInt8]
         if let secret {
             guard let decoded = Base32.decode(secret), decoded.count >= 10, decoded.count <= 64 else {
-                throw AccountError("the two-factor secret must be base32 (RFC 4648) of 10 to 64 bytes, e.g. 32 letters A-Z and digits 2-7")
+                throw AccountError(
+                    "the two-factor secret must be base32 (RFC 4648) of 10 to 64 bytes, e.g. 32 letters A-Z and digits 2-7"
+                )
             }
             bytes = decoded
         } else {
@@ -36,7 +38,9 @@ extension AccountService {
         try await store.replaceRecoveryCodes(userID: user.id, hashes: codes.compactMap(RecoveryCodes.hash))
         services.logger.info("two-factor login on", metadata: ["user": "\(user.id)"])
         return TwoFactorEnabled(
-            secret: text, provisioningURI: TOTP(secret: bytes).provisioningURI(issuer: "Gatehouse", account: user.email), recoveryCodes: codes)
+            secret: text,
+            provisioningURI: TOTP(secret: bytes).provisioningURI(issuer: "Gatehouse", account: user.email),
+            recoveryCodes: codes)
     }
 
     /// Turns two-factor login off for `user` (the secret and recovery codes are deleted).
@@ -52,8 +56,9 @@ extension AccountService {
 
     /// The code the checkpoint accepts now, in development mode only (nil otherwise, or without a second factor).
     package func developmentLoginCode(for user: UserRecord) async throws -> String? {
-        guard services.configuration.isDevelopment, let record = try await services.storage.twoFactor?.find(userID: user.id),
-              record.isEnabled
+        guard services.configuration.isDevelopment,
+            let record = try await services.storage.twoFactor?.find(userID: user.id),
+            record.isEnabled
         else { return nil }
         return SecondFactorGate.usableCode(record, now: services.clock.now())
     }

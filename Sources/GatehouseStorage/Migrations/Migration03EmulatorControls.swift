@@ -13,7 +13,8 @@ package enum Migration03EmulatorControls {
             .column("remaining", type: .bigint)
             .column("created_at", type: .bigint, .notNull)
             .run()
-        try await SQLSchemaTypes.createIndex(db, "injected_errors_target", on: "injected_errors", ["target_kind", "target_id"])
+        try await SQLSchemaTypes.createIndex(
+            db, "injected_errors_target", on: "injected_errors", ["target_kind", "target_id"])
         try await db.create(table: "emulator_settings").ifNotExists()
             .column("name", type: .text, .primaryKey(autoIncrement: false))
             .column("value", type: .text, .notNull)

@@ -11,7 +11,9 @@ package enum Migration05AudienceAndPosts {
         if db.dialect.name == "postgresql" {
             try await db.raw("ALTER TABLE grants ADD COLUMN IF NOT EXISTS default_audience TEXT").run()
         } else {
-            let columns = try await db.raw("PRAGMA table_info(grants)").all().map { try $0.decode(column: "name", as: String.self) }
+            let columns = try await db.raw("PRAGMA table_info(grants)").all().map {
+                try $0.decode(column: "name", as: String.self)
+            }
             if !columns.contains("default_audience") {
                 try await db.alter(table: "grants").column("default_audience", type: .text).run()
             }
@@ -46,6 +48,7 @@ package enum Migration05AudienceAndPosts {
             .column("created_at", type: .bigint, .notNull)
             .unique("request_id", "recipient_id")
             .run()
-        try await SQLSchemaTypes.createIndex(db, "app_requests_recipient_idx", on: "app_requests", ["app_id", "recipient_id"])
+        try await SQLSchemaTypes.createIndex(
+            db, "app_requests_recipient_idx", on: "app_requests", ["app_id", "recipient_id"])
     }
 }

@@ -3,7 +3,8 @@ import SQLKit
 
 /// Migration 6: device-login codes, the remote token cache and server key material.
 package enum Migration06DeviceLoginAndTokenCache {
-    package static let migration = SQLMigration(version: 6, name: "device login, remote token cache, server keys") { db in
+    package static let migration = SQLMigration(version: 6, name: "device login, remote token cache, server keys") {
+        db in
         let cascadeApp = SQLColumnConstraintAlgorithm.references("apps", "id", onDelete: .cascade)
         let cascadeUser = SQLColumnConstraintAlgorithm.references("users", "id", onDelete: .cascade)
 

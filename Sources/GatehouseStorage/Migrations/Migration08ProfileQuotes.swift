@@ -8,7 +8,9 @@ package enum Migration08ProfileQuotes {
         if db.dialect.name == "postgresql" {
             try await db.raw("ALTER TABLE users ADD COLUMN IF NOT EXISTS quotes TEXT").run()
         } else {
-            let columns = try await db.raw("PRAGMA table_info(users)").all().map { try $0.decode(column: "name", as: String.self) }
+            let columns = try await db.raw("PRAGMA table_info(users)").all().map {
+                try $0.decode(column: "name", as: String.self)
+            }
             if !columns.contains("quotes") {
                 try await db.alter(table: "users").column("quotes", type: .text).run()
             }

@@ -8,11 +8,16 @@ package enum Migration14AppRequestNotifications {
         for (column, type) in [("notification_text", "TEXT"), ("accepted_at", "BIGINT")] {
             // `ADD COLUMN` has no `IF NOT EXISTS` in SQLite: look first, so a re-run stays harmless.
             if db.dialect.name == "postgresql" {
-                try await db.raw("ALTER TABLE app_requests ADD COLUMN IF NOT EXISTS \(unsafeRaw: column) \(unsafeRaw: type)").run()
+                try await db.raw(
+                    "ALTER TABLE app_requests ADD COLUMN IF NOT EXISTS \(unsafeRaw: column) \(unsafeRaw: type)"
+                ).run()
             } else {
-                let columns = try await db.raw("PRAGMA table_info(app_requests)").all().map { try $0.decode(column: "name", as: String.self) }
+                let columns = try await db.raw("PRAGMA table_info(app_requests)").all().map {
+                    try $0.decode(column: "name", as: String.self)
+                }
                 if !columns.contains(column) {
-                    try await db.raw("ALTER TABLE app_requests ADD COLUMN \(unsafeRaw: column) \(unsafeRaw: type)").run()
+                    try await db.raw("ALTER TABLE app_requests ADD COLUMN \(unsafeRaw: column) \(unsafeRaw: type)")
+                        .run()
                 }
             }
         }

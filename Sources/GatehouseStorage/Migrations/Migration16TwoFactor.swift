@@ -19,7 +19,9 @@ package enum Migration16TwoFactor {
             .column("user_id", type: .text, .notNull, cascadeUser)
             .column("code_hash", type: .text, .notNull)
             .run()
-        try await SQLSchemaTypes.createIndex(db, "two_factor_recovery_codes_idx", on: "two_factor_recovery_codes", ["user_id", "code_hash"], unique: true)
+        try await SQLSchemaTypes.createIndex(
+            db, "two_factor_recovery_codes_idx", on: "two_factor_recovery_codes", ["user_id", "code_hash"], unique: true
+        )
         try await db.create(table: "session_activity").ifNotExists()
             .column("session_id", type: .text, .primaryKey(autoIncrement: false), .notNull, cascadeSession)
             .column("user_agent", type: .text)

@@ -28,10 +28,14 @@ package struct SQLMigration: Sendable {
 package enum SQLMigrator {
     /// Every migration, oldest first.
     package static let all: [SQLMigration] = [
-        Migration01InitialSchema.migration, Migration02SigningKeys.migration, Migration03EmulatorControls.migration, Migration04AdminAccountsAndRateLimits.migration, Migration05AudienceAndPosts.migration, Migration06DeviceLoginAndTokenCache.migration, Migration07CallbackOutbox.migration,
+        Migration01InitialSchema.migration, Migration02SigningKeys.migration, Migration03EmulatorControls.migration,
+        Migration04AdminAccountsAndRateLimits.migration, Migration05AudienceAndPosts.migration,
+        Migration06DeviceLoginAndTokenCache.migration, Migration07CallbackOutbox.migration,
         Migration08ProfileQuotes.migration, Migration09RequirePKCE.migration, Migration10RequestJournal.migration,
-        Migration11AdminTokensAndAudit.migration, Migration12AccountStates.migration, Migration13JavaScriptSDKDomains.migration,
-        Migration14AppRequestNotifications.migration, Migration15AccountMail.migration, Migration16TwoFactor.migration, Migration17ProfileLocale.migration, Migration18DeletedAccounts.migration,
+        Migration11AdminTokensAndAudit.migration, Migration12AccountStates.migration,
+        Migration13JavaScriptSDKDomains.migration,
+        Migration14AppRequestNotifications.migration, Migration15AccountMail.migration, Migration16TwoFactor.migration,
+        Migration17ProfileLocale.migration, Migration18DeletedAccounts.migration,
     ]
 
     package static let table = "gatehouse_migrations"
@@ -51,7 +55,7 @@ package enum SQLMigrator {
                     .column("applied_at", type: .bigint, .notNull)
                     .run()
                 break
-            } catch where attempt < 3 {
+            } catch  where attempt < 3 {
                 try await Task.sleep(nanoseconds: 100_000_000)
             }
         }
@@ -64,7 +68,7 @@ package enum SQLMigrator {
                 do {
                     try await apply(migration, to: db)
                     break
-                } catch where attempt < 5 {
+                } catch  where attempt < 5 {
                     attempt += 1
                     try await Task.sleep(nanoseconds: 200_000_000)
                 }
@@ -84,7 +88,8 @@ package enum SQLMigrator {
                     // version recorded. The lock ends with the transaction.
                     try await session.raw("SELECT pg_advisory_xact_lock(\(bind: Self.advisoryLockKey))").run()
                 }
-                let done = try await session.select().column("version").from(table)
+                let done =
+                    try await session.select().column("version").from(table)
                     .where("version", .equal, Int64(migration.version))
                     .first() != nil
                 if !done {
@@ -98,9 +103,11 @@ package enum SQLMigrator {
                 }
                 try await session.raw("COMMIT").run()
                 if !done {
-                    db.logger.info("Applied storage migration", metadata: [
-                        "version": "\(migration.version)", "name": "\(migration.name)",
-                    ])
+                    db.logger.info(
+                        "Applied storage migration",
+                        metadata: [
+                            "version": "\(migration.version)", "name": "\(migration.name)",
+                        ])
                 }
             } catch {
                 try? await session.raw("ROLLBACK").run()
@@ -130,7 +137,8 @@ package enum SQLSchemaTypes {
     package static func createIndex(
         _ db: any SQLDatabase, _ name: String, on table: String, _ columns: [String], unique: Bool = false
     ) async throws {
-        var index = SQLCreateIndex(name: SQLList([SQLRaw("IF NOT EXISTS"), SQLIdentifier(name)], separator: SQLRaw(" ")))
+        var index = SQLCreateIndex(
+            name: SQLList([SQLRaw("IF NOT EXISTS"), SQLIdentifier(name)], separator: SQLRaw(" ")))
         index.modifier = unique ? SQLRaw("UNIQUE") : nil
         index.table = SQLIdentifier(table)
         index.columns = columns.map(SQLIdentifier.init(_:))

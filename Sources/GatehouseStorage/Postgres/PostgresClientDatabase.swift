@@ -34,7 +34,9 @@ package struct PostgresClientDatabase: PostgresPreparing {
     package var dialect: any SQLDialect { PostgresDialect() }
     package var queryLogLevel: Logger.Level? { nil }
 
-    package func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
+    package func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void)
+        -> EventLoopFuture<Void>
+    {
         let promise = eventLoop.makePromise(of: Void.self)
         promise.completeWithTask { try await self.execute(sql: query, onRow) }
         return promise.futureResult
@@ -59,7 +61,9 @@ package struct PostgresClientDatabase: PostgresPreparing {
         }.value
     }
 
-    package func withSession<R>(_ closure: @escaping @Sendable @concurrent (any SQLDatabase) async throws -> R) async throws -> R {
+    package func withSession<R>(_ closure: @escaping @Sendable @concurrent (any SQLDatabase) async throws -> R)
+        async throws -> R
+    {
         let box = try await leased { connection in
             UncheckedResult(try await closure(PostgresSessionDatabase(connection: connection, logger: logger)))
         }
@@ -111,7 +115,9 @@ package struct PostgresClientDatabase: PostgresPreparing {
     }
 
     /// Runs `body` on a leased connection; waiting longer than ``leaseTimeout`` for one is `unavailable`.
-    private func leased<R: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> R) async throws -> R {
+    private func leased<R: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> R) async throws
+        -> R
+    {
         let lease = LeaseDeadline(timeout: leaseTimeout)
         return try await withThrowingTaskGroup(of: R?.self) { group in
             group.addTask {
@@ -155,9 +161,17 @@ private final class LeaseDeadline: Sendable {
     private let state = NIOLockedValueBox<Bool?>(Bool?.none)
     init(timeout: Duration) { self.timeout = timeout }
     /// True when the lease came first.
-    func claim() -> Bool { state.withLockedValue { if $0 == nil { $0 = true }; return $0 == true } }
+    func claim() -> Bool {
+        state.withLockedValue {
+            if $0 == nil { $0 = true }; return $0 == true
+        }
+    }
     /// True when the deadline came first.
-    func expire() -> Bool { state.withLockedValue { if $0 == nil { $0 = false }; return $0 == false } }
+    func expire() -> Bool {
+        state.withLockedValue {
+            if $0 == nil { $0 = false }; return $0 == false
+        }
+    }
 }
 
 /// A session's result crosses the lease's closure; the closure has finished with it by then.

@@ -25,7 +25,9 @@ package struct PostgresInvalidationListener: CacheInvalidationFeed {
     let caches: any CacheInvalidationTarget
     let logger: Logger
 
-    package init(configuration: SQLPostgresConfiguration, channel: String, caches: any CacheInvalidationTarget, logger: Logger) {
+    package init(
+        configuration: SQLPostgresConfiguration, channel: String, caches: any CacheInvalidationTarget, logger: Logger
+    ) {
         self.configuration = configuration
         self.channel = channel
         self.caches = caches
@@ -56,7 +58,7 @@ package struct PostgresInvalidationListener: CacheInvalidationFeed {
                 on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration.coreConfiguration,
                 id: 0, logger: quiet)
         } catch {
-            return // PostgreSQL is down or unreachable; the caller retries.
+            return  // PostgreSQL is down or unreachable; the caller retries.
         }
         // The caches are switched off by the event loop the moment the channel closes, not when this task next
         // runs: on a busy node the cooperative threads may be taken for seconds, and the cache must not outlive
@@ -94,9 +96,11 @@ package struct PostgresInvalidationListener: CacheInvalidationFeed {
         } catch {
             caches.setEnabled(false)
             if !Task.isCancelled {
-                logger.warning("token invalidation listener lost its connection; token caching paused", metadata: [
-                    "error": "\(SQLErrorClassifier.postgres.describe(error))",
-                ])
+                logger.warning(
+                    "token invalidation listener lost its connection; token caching paused",
+                    metadata: [
+                        "error": "\(SQLErrorClassifier.postgres.describe(error))"
+                    ])
             }
         }
         caches.setEnabled(false)

@@ -42,7 +42,9 @@ extension PostgresConnection {
         return try await run(key, bindings: bindings, logger: logger)
     }
 
-    private func run<Key: SQLPreparedKey>(_: Key.Type, bindings: PostgresBindings, logger: Logger) async throws -> [any SQLRow] {
+    private func run<Key: SQLPreparedKey>(_: Key.Type, bindings: PostgresBindings, logger: Logger) async throws
+        -> [any SQLRow]
+    {
         var rows: [any SQLRow] = []
         // The rows go through PostgresKit's adapter, so every column decodes as it does for an unprepared
         // statement (the stores' decoders read names; the adapter finds them by position in the row).
@@ -66,8 +68,10 @@ private enum PreparedBind {
             try bindings.append(value, context: .default)
         } else {
             // Every store binds strings, integers and booleans; anything else is a new bind to teach this path.
-            throw EncodingError.invalidValue(value, .init(
-                codingPath: [], debugDescription: "\(type(of: value)) cannot be bound to a prepared statement"))
+            throw EncodingError.invalidValue(
+                value,
+                .init(
+                    codingPath: [], debugDescription: "\(type(of: value)) cannot be bound to a prepared statement"))
         }
     }
 }
@@ -102,7 +106,9 @@ package struct PostgresSessionDatabase: PostgresPreparing {
     package var dialect: any SQLDialect { base.dialect }
     package var queryLogLevel: Logger.Level? { nil }
 
-    package func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
+    package func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void)
+        -> EventLoopFuture<Void>
+    {
         base.execute(sql: query, onRow)
     }
 

@@ -58,7 +58,9 @@ package enum PostgresStorage {
         // The pool logs every failed connection attempt; while PostgreSQL is down the server already answers 503
         // and logs once per request.
         poolLogger.logLevel = .critical
-        return PostgresClient(configuration: clientConfiguration, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, backgroundLogger: poolLogger)
+        return PostgresClient(
+            configuration: clientConfiguration, eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+            backgroundLogger: poolLogger)
     }
 
     /// Connects to the database at `url` (`postgres://user[:password]@host[:port]/database[?sslmode=…]`) and
@@ -70,7 +72,8 @@ package enum PostgresStorage {
     /// - Throws: `StorageError.unavailable` when the URL is invalid or the database cannot be reached or
     ///   migrated; the message never contains the password.
     package static func open(
-        url: String, logger: Logger, random: any RandomSource = SystemRandomSource(), clock: any GatehouseClock = SystemClock(),
+        url: String, logger: Logger, random: any RandomSource = SystemRandomSource(),
+        clock: any GatehouseClock = SystemClock(),
         options: Options = Options(), client: PostgresClient? = nil
     ) async throws -> Storage {
         let configuration = try configuration(url: url)
@@ -88,8 +91,10 @@ package enum PostgresStorage {
         let publisher = PostgresNotifyPublisher(db: db, channel: options.notificationChannel, logger: logger)
         let caches = NodeCacheSet(clock: clock)
         var storage = SQLStorage.make(
-            database: db, random: random, clock: clock, errors: .postgres, tokenCache: caches.tokens, keyCache: caches.keys,
-            callerCache: caches.callers, injectionCache: caches.injections, appCache: caches.apps, invalidations: publisher
+            database: db, random: random, clock: clock, errors: .postgres, tokenCache: caches.tokens,
+            keyCache: caches.keys,
+            callerCache: caches.callers, injectionCache: caches.injections, appCache: caches.apps,
+            invalidations: publisher
         ) { await owned?.stop() }
         // Without a feed the caches are never enabled: this node reads everything from the database, but its
         // writes still reach the nodes that do cache.
@@ -100,7 +105,9 @@ package enum PostgresStorage {
     }
 
     /// The pool's settings for what a URL describes (the translation PostgresKit's documentation gives).
-    private static func clientConfiguration(_ connection: PostgresConnection.Configuration) throws -> PostgresClient.Configuration {
+    private static func clientConfiguration(_ connection: PostgresConnection.Configuration) throws
+        -> PostgresClient.Configuration
+    {
         let tls: PostgresClient.Configuration.TLS =
             switch (connection.tls.isEnforced, connection.tls.isAllowed, connection.tls.sslContext) {
             case (true, _, let context?): .require(context.configuration)
@@ -110,12 +117,14 @@ package enum PostgresStorage {
         guard let host = connection.host, let port = connection.port else {
             if let socket = connection.unixSocketPath {
                 return .init(
-                    unixSocketPath: socket, username: connection.username, password: connection.password, database: connection.database)
+                    unixSocketPath: socket, username: connection.username, password: connection.password,
+                    database: connection.database)
             }
             throw StorageError.unavailable("a PostgreSQL URL needs a host or a socket path")
         }
         return .init(
-            host: host, port: port, username: connection.username, password: connection.password, database: connection.database,
+            host: host, port: port, username: connection.username, password: connection.password,
+            database: connection.database,
             tls: tls)
     }
 
@@ -193,13 +202,16 @@ package struct PostgresNotifyPublisher: SessionAnnouncing {
         do {
             try await Self.notify([event], channel: channel, on: db)
         } catch {
-            logger.warning("could not announce a cache invalidation to other nodes", metadata: [
-                "error": "\(SQLErrorClassifier.postgres.describe(error))",
-            ])
+            logger.warning(
+                "could not announce a cache invalidation to other nodes",
+                metadata: [
+                    "error": "\(SQLErrorClassifier.postgres.describe(error))"
+                ])
         }
     }
 
-    private static func notify(_ events: [TokenInvalidation], channel: String, on session: any SQLDatabase) async throws {
+    private static func notify(_ events: [TokenInvalidation], channel: String, on session: any SQLDatabase) async throws
+    {
         for event in events {
             try await session.raw("SELECT pg_notify(\(bind: channel), \(bind: event.payload))").run()
         }

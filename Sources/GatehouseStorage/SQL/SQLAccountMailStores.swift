@@ -25,14 +25,18 @@ package struct SQLMailOutboxStore: MailOutboxStore {
 
     package func find(id: String) async throws -> MailMessageRecord? {
         try await context.run {
-            try await db.select().columns(Self.columns).from("mail_messages").where("id", .equal, id).first().map(Self.decode)
+            try await db.select().columns(Self.columns).from("mail_messages").where("id", .equal, id).first().map(
+                Self.decode)
         }
     }
 
     package func list(to: String?, limit: Int) async throws -> [MailMessageRecord] {
         try await context.run {
             var query = db.select().columns(Self.columns).from("mail_messages")
-            if let to { query = query.where(SQLFunction("lower", args: SQLIdentifier("to_address")), .equal, SQLBind(to.lowercased())) }
+            if let to {
+                query = query.where(
+                    SQLFunction("lower", args: SQLIdentifier("to_address")), .equal, SQLBind(to.lowercased()))
+            }
             return try await query.orderBy("seq", .descending).limit(max(0, limit)).all().map(Self.decode)
         }
     }
@@ -59,8 +63,12 @@ package struct SQLMailOutboxStore: MailOutboxStore {
     package func update(_ message: MailMessageRecord) async throws {
         try await context.run {
             var update = db.update("mail_messages")
-            for (column, value) in zip(Self.columns, Self.values(message)).dropFirst() { update = update.set(column, to: value) }
-            guard !(try await update.where("id", .equal, message.id).returning("id").all().isEmpty) else { throw StorageError.notFound }
+            for (column, value) in zip(Self.columns, Self.values(message)).dropFirst() {
+                update = update.set(column, to: value)
+            }
+            guard !(try await update.where("id", .equal, message.id).returning("id").all().isEmpty) else {
+                throw StorageError.notFound
+            }
         }
     }
 
@@ -79,14 +87,16 @@ package struct SQLMailOutboxStore: MailOutboxStore {
     static func values(_ m: MailMessageRecord) -> [any Encodable & Sendable] {
         [
             m.id, m.kind, m.userID, m.to, m.subject, m.text, m.html, SQLCodec.seconds(m.createdAt), Int64(m.attempts),
-            SQLCodec.seconds(m.nextAttemptAt), SQLCodec.seconds(m.deliveredAt), SQLCodec.seconds(m.gaveUpAt), m.lastError,
+            SQLCodec.seconds(m.nextAttemptAt), SQLCodec.seconds(m.deliveredAt), SQLCodec.seconds(m.gaveUpAt),
+            m.lastError,
         ]
     }
 
     static func decode(_ row: any SQLRow) throws -> MailMessageRecord {
         let r = RowReader(row)
         return MailMessageRecord(
-            id: try r.string("id"), kind: try r.string("kind"), userID: try r.optionalString("user_id"), to: try r.string("to_address"),
+            id: try r.string("id"), kind: try r.string("kind"), userID: try r.optionalString("user_id"),
+            to: try r.string("to_address"),
             subject: try r.string("subject"), text: try r.string("text_body"), html: try r.string("html_body"),
             createdAt: try r.date("created_at"), attempts: Int(try row.decode(column: "attempts", as: Int64.self)),
             nextAttemptAt: try r.optionalDate("next_attempt_at"), deliveredAt: try r.optionalDate("delivered_at"),
@@ -109,16 +119,19 @@ package struct SQLAccountCodeStore: AccountCodeStore {
     /// Throws `.conflict` for a hash that exists, `.notFound` for an unknown person.
     package func insert(_ code: AccountCodeRecord) async throws {
         try await context.run(uniqueConflict: { _ in "code_hash" }) {
-            try await db.insert(into: "account_codes").columns(Self.columns).values([
-                code.codeHash, code.purpose.rawValue, code.userID, code.email, SQLCodec.seconds(code.createdAt),
-                SQLCodec.seconds(code.expiresAt), SQLCodec.seconds(code.usedAt),
-            ] as [any Encodable & Sendable]).run()
+            try await db.insert(into: "account_codes").columns(Self.columns).values(
+                [
+                    code.codeHash, code.purpose.rawValue, code.userID, code.email, SQLCodec.seconds(code.createdAt),
+                    SQLCodec.seconds(code.expiresAt), SQLCodec.seconds(code.usedAt),
+                ] as [any Encodable & Sendable]
+            ).run()
         }
     }
 
     package func find(codeHash: String) async throws -> AccountCodeRecord? {
         try await context.run {
-            try await db.select().columns(Self.columns).from("account_codes").where("code_hash", .equal, codeHash).first().map(Self.decode)
+            try await db.select().columns(Self.columns).from("account_codes").where("code_hash", .equal, codeHash)
+                .first().map(Self.decode)
         }
     }
 
@@ -152,7 +165,8 @@ package struct SQLAccountCodeStore: AccountCodeStore {
     static func decode(_ row: any SQLRow) throws -> AccountCodeRecord {
         let r = RowReader(row)
         return AccountCodeRecord(
-            codeHash: try r.string("code_hash"), purpose: AccountCodePurpose(rawValue: try r.string("purpose")) ?? .invitation,
+            codeHash: try r.string("code_hash"),
+            purpose: AccountCodePurpose(rawValue: try r.string("purpose")) ?? .invitation,
             userID: try r.optionalString("user_id"), email: try r.string("email"), createdAt: try r.date("created_at"),
             expiresAt: try r.date("expires_at"), usedAt: try r.optionalDate("used_at"))
     }

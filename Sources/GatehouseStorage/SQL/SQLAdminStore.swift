@@ -19,7 +19,10 @@ package struct SQLAdminStore: AdminStore {
         try await context.run(uniqueConflict: { $0.contains("email") ? "email" : "id" }) {
             try await db.insert(into: "admin_accounts")
                 .columns("id", "email", "email_key", "password_hash", "created_at")
-                .values(admin.id, admin.email, admin.email.lowercased(), admin.passwordHash, SQLCodec.seconds(admin.createdAt))
+                .values(
+                    admin.id, admin.email, admin.email.lowercased(), admin.passwordHash,
+                    SQLCodec.seconds(admin.createdAt)
+                )
                 .run()
         }
     }
@@ -33,7 +36,8 @@ package struct SQLAdminStore: AdminStore {
 
     package func find(id: String) async throws -> AdminAccountRecord? {
         try await context.run {
-            try await db.select().columns(Self.columns).from("admin_accounts").where("id", .equal, id).first().map(Self.admin)
+            try await db.select().columns(Self.columns).from("admin_accounts").where("id", .equal, id).first().map(
+                Self.admin)
         }
     }
 
@@ -46,7 +50,10 @@ package struct SQLAdminStore: AdminStore {
     package func insertSession(_ session: AdminSessionRecord) async throws {
         try await context.run {
             try await db.insert(into: "admin_sessions").columns(Self.sessionColumns)
-                .values(session.id, session.secretHash, session.adminID, SQLCodec.seconds(session.createdAt), SQLCodec.seconds(session.expiresAt))
+                .values(
+                    session.id, session.secretHash, session.adminID, SQLCodec.seconds(session.createdAt),
+                    SQLCodec.seconds(session.expiresAt)
+                )
                 .run()
         }
     }
@@ -58,7 +65,8 @@ package struct SQLAdminStore: AdminStore {
                 .map { row in
                     let r = RowReader(row)
                     return AdminSessionRecord(
-                        id: try r.string("id"), secretHash: try r.string("secret_hash"), adminID: try r.string("admin_id"),
+                        id: try r.string("id"), secretHash: try r.string("secret_hash"),
+                        adminID: try r.string("admin_id"),
                         createdAt: try r.date("created_at"), expiresAt: try r.date("expires_at"))
                 }
         }
@@ -95,8 +103,10 @@ package struct SQLRateLimitStore: RateLimitStore {
                 .columns("key", "window_start", "count", "expires_at")
                 .values(key, windowStart, Int64(amount), SQLCodec.seconds(expiresAt))
                 .onConflict(with: ["key", "window_start"]) { update in
-                    update.set(SQLColumn("count"), to: SQLBinaryExpression(
-                        SQLColumn("count", table: "rate_limits"), .add, SQLExcludedColumn("count")))
+                    update.set(
+                        SQLColumn("count"),
+                        to: SQLBinaryExpression(
+                            SQLColumn("count", table: "rate_limits"), .add, SQLExcludedColumn("count")))
                 }
                 .returning("count")
                 .first(decodingColumn: "count", as: Int64.self)

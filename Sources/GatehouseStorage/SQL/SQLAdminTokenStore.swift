@@ -7,13 +7,17 @@ import SQLKit
 extension SQLAdminStore {
     private var database: any SQLDatabase { context.db }
     static let tokenColumns = ["id", "name", "display_prefix", "token_hash", "read_only", "created_at", "revoked_at"]
-    static let auditColumns = ["seq", "time", "actor_kind", "actor_id", "actor_name", "method", "route", "target", "status"]
+    static let auditColumns = [
+        "seq", "time", "actor_kind", "actor_id", "actor_name", "method", "route", "target", "status",
+    ]
 
     package func insertToken(_ token: AdminTokenRecord) async throws {
         try await context.run(uniqueConflict: { $0.contains("hash") ? "token_hash" : "id" }) {
             try await database.insert(into: "admin_tokens").columns(Self.tokenColumns)
-                .values(token.id, token.name, token.displayPrefix, token.tokenHash, token.readOnly,
-                        SQLCodec.seconds(token.createdAt), SQLCodec.seconds(token.revokedAt))
+                .values(
+                    token.id, token.name, token.displayPrefix, token.tokenHash, token.readOnly,
+                    SQLCodec.seconds(token.createdAt), SQLCodec.seconds(token.revokedAt)
+                )
                 .run()
         }
     }
@@ -27,7 +31,8 @@ extension SQLAdminStore {
 
     package func listTokens() async throws -> [AdminTokenRecord] {
         try await context.run {
-            try await database.select().columns(Self.tokenColumns).from("admin_tokens").orderBy("seq").all().map(Self.token)
+            try await database.select().columns(Self.tokenColumns).from("admin_tokens").orderBy("seq").all().map(
+                Self.token)
         }
     }
 
@@ -44,8 +49,10 @@ extension SQLAdminStore {
     package func appendAudit(_ entry: AuditEntryRecord) async throws {
         try await context.run {
             try await database.insert(into: "admin_audit").columns(Array(Self.auditColumns.dropFirst()))
-                .values(SQLCodec.seconds(entry.time), entry.actorKind, entry.actorID, entry.actorName, entry.method,
-                        entry.route, entry.target, Int64(entry.status))
+                .values(
+                    SQLCodec.seconds(entry.time), entry.actorKind, entry.actorID, entry.actorName, entry.method,
+                    entry.route, entry.target, Int64(entry.status)
+                )
                 .run()
         }
     }
@@ -59,8 +66,10 @@ extension SQLAdminStore {
                 return AuditEntryRecord(
                     sequence: try row.decode(column: "seq", as: Int64.self), time: try r.date("time"),
                     actorKind: try r.string("actor_kind"), actorID: try r.optionalString("actor_id"),
-                    actorName: try r.optionalString("actor_name"), method: try r.string("method"), route: try r.string("route"),
-                    target: try r.optionalString("target"), status: Int(try row.decode(column: "status", as: Int64.self)))
+                    actorName: try r.optionalString("actor_name"), method: try r.string("method"),
+                    route: try r.string("route"),
+                    target: try r.optionalString("target"),
+                    status: Int(try row.decode(column: "status", as: Int64.self)))
             }
         }
     }
@@ -69,7 +78,8 @@ extension SQLAdminStore {
         let r = RowReader(row)
         return AdminTokenRecord(
             id: try r.string("id"), name: try r.string("name"), displayPrefix: try r.string("display_prefix"),
-            tokenHash: try r.string("token_hash"), readOnly: try r.bool("read_only"), createdAt: try r.date("created_at"),
+            tokenHash: try r.string("token_hash"), readOnly: try r.bool("read_only"),
+            createdAt: try r.date("created_at"),
             revokedAt: try r.optionalDate("revoked_at"))
     }
 }

@@ -25,7 +25,8 @@ package struct SQLAppCallbackStore: AppCallbackStore {
 
     package func find(id: String) async throws -> AppCallbackRecord? {
         try await context.run {
-            try await db.select().columns(Self.columns).from("app_callbacks").where("id", .equal, id).first().map(Self.decode)
+            try await db.select().columns(Self.columns).from("app_callbacks").where("id", .equal, id).first().map(
+                Self.decode)
         }
     }
 
@@ -51,8 +52,12 @@ package struct SQLAppCallbackStore: AppCallbackStore {
     package func update(_ callback: AppCallbackRecord) async throws {
         try await context.run {
             var update = db.update("app_callbacks")
-            for (column, value) in zip(Self.columns, Self.values(callback)).dropFirst() { update = update.set(column, to: value) }
-            guard !(try await update.where("id", .equal, callback.id).returning("id").all().isEmpty) else { throw StorageError.notFound }
+            for (column, value) in zip(Self.columns, Self.values(callback)).dropFirst() {
+                update = update.set(column, to: value)
+            }
+            guard !(try await update.where("id", .equal, callback.id).returning("id").all().isEmpty) else {
+                throw StorageError.notFound
+            }
         }
     }
 
@@ -67,7 +72,8 @@ package struct SQLAppCallbackStore: AppCallbackStore {
 
     package static func values(_ c: AppCallbackRecord) -> [any Encodable & Sendable] {
         [
-            c.id, c.appID, c.kind.rawValue, c.userID, c.url, c.body, Int64(c.attempts), SQLCodec.seconds(c.nextAttemptAt),
+            c.id, c.appID, c.kind.rawValue, c.userID, c.url, c.body, Int64(c.attempts),
+            SQLCodec.seconds(c.nextAttemptAt),
             SQLCodec.seconds(c.createdAt), SQLCodec.seconds(c.deliveredAt), SQLCodec.seconds(c.gaveUpAt), c.lastError,
             c.confirmationCode, c.statusURL,
         ]
@@ -78,7 +84,8 @@ package struct SQLAppCallbackStore: AppCallbackStore {
         return AppCallbackRecord(
             id: try r.string("id"), appID: try r.string("app_id"),
             kind: AppCallbackKind(rawValue: try r.string("kind")) ?? .deauthorize, userID: try r.string("user_id"),
-            url: try r.string("url"), body: try r.string("body"), attempts: Int(try row.decode(column: "attempts", as: Int64.self)),
+            url: try r.string("url"), body: try r.string("body"),
+            attempts: Int(try row.decode(column: "attempts", as: Int64.self)),
             nextAttemptAt: try r.optionalDate("next_attempt_at"), createdAt: try r.date("created_at"),
             deliveredAt: try r.optionalDate("delivered_at"), gaveUpAt: try r.optionalDate("gave_up_at"),
             lastError: try r.optionalString("last_error"), confirmationCode: try r.optionalString("confirmation_code"),

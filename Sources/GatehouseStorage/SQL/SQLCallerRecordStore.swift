@@ -71,7 +71,9 @@ package struct PrefixedRow: SQLRow {
 
     package func contains(column: String) -> Bool { base.contains(column: prefix + column) }
     package func decodeNil(column: String) throws -> Bool { try base.decodeNil(column: prefix + column) }
-    package func decode<D: Decodable>(column: String, as type: D.Type) throws -> D { try base.decode(column: prefix + column, as: type) }
+    package func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
+        try base.decode(column: prefix + column, as: type)
+    }
 }
 
 /// The names PostgreSQL keeps these statements under (``SQLPreparedKey``).

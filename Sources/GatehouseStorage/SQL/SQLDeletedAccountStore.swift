@@ -19,9 +19,11 @@ package struct SQLDeletedAccountStore: DeletedAccountStore {
         guard !records.isEmpty else { return }
         try await context.run {
             for record in records {
-                try await db.insert(into: "deleted_accounts").columns(Self.columns).values([
-                    record.key, record.appID, SQLCodec.seconds(record.deletedAt), SQLCodec.seconds(record.forgetAt),
-                ] as [any Encodable & Sendable]).ignoringConflicts().run()
+                try await db.insert(into: "deleted_accounts").columns(Self.columns).values(
+                    [
+                        record.key, record.appID, SQLCodec.seconds(record.deletedAt), SQLCodec.seconds(record.forgetAt),
+                    ] as [any Encodable & Sendable]
+                ).ignoringConflicts().run()
             }
         }
     }
@@ -33,7 +35,8 @@ package struct SQLDeletedAccountStore: DeletedAccountStore {
                 .first().map { row in
                     let r = RowReader(row)
                     return DeletedAccountRecord(
-                        key: try r.string("key"), appID: try r.optionalString("app_id"), deletedAt: try r.date("deleted_at"),
+                        key: try r.string("key"), appID: try r.optionalString("app_id"),
+                        deletedAt: try r.date("deleted_at"),
                         forgetAt: try r.date("forget_at"))
                 }
         }
@@ -42,8 +45,10 @@ package struct SQLDeletedAccountStore: DeletedAccountStore {
     @discardableResult
     package func forget(before: Date) async throws -> Int {
         try await context.run {
-            try await db.delete(from: "deleted_accounts").where("forget_at", .lessThanOrEqual, SQLBind(SQLCodec.seconds(before)))
-                .returning("key").all().count
+            try await db.delete(from: "deleted_accounts").where(
+                "forget_at", .lessThanOrEqual, SQLBind(SQLCodec.seconds(before))
+            )
+            .returning("key").all().count
         }
     }
 }

@@ -13,7 +13,8 @@ package struct SQLDeviceCodeStore: DeviceCodeStore {
     private var db: any SQLDatabase { context.db }
 
     package static let columns = [
-        "id", "code_hash", "user_code", "app_id", "scopes", "created_at", "expires_at", "poll_interval", "last_polled_at",
+        "id", "code_hash", "user_code", "app_id", "scopes", "created_at", "expires_at", "poll_interval",
+        "last_polled_at",
         "status", "user_id", "decided_at",
     ]
 
@@ -39,7 +40,9 @@ package struct SQLDeviceCodeStore: DeviceCodeStore {
     }
 
     /// One conditional `UPDATE … WHERE id = ? AND status = ? AND last_polled_at IS ? RETURNING id`.
-    package func update(_ record: DeviceCodeRecord, expecting expected: DeviceCodeStatus, expectedPolledAt: Date?) async throws -> Bool {
+    package func update(_ record: DeviceCodeRecord, expecting expected: DeviceCodeStatus, expectedPolledAt: Date?)
+        async throws -> Bool
+    {
         try await context.run {
             var update = db.update("device_codes")
                 .set("last_polled_at", to: SQLCodec.seconds(record.lastPolledAt))
@@ -60,7 +63,8 @@ package struct SQLDeviceCodeStore: DeviceCodeStore {
     package static func values(_ c: DeviceCodeRecord) throws -> [any Encodable & Sendable] {
         [
             c.id, c.codeHash, c.userCode, c.appID, try SQLCodec.json(c.scopes), SQLCodec.seconds(c.createdAt),
-            SQLCodec.seconds(c.expiresAt), Int64(c.interval), SQLCodec.seconds(c.lastPolledAt), c.status.rawValue, c.userID,
+            SQLCodec.seconds(c.expiresAt), Int64(c.interval), SQLCodec.seconds(c.lastPolledAt), c.status.rawValue,
+            c.userID,
             SQLCodec.seconds(c.decidedAt),
         ]
     }

@@ -20,7 +20,9 @@ package struct SQLEmulatorStore: EmulatorStore {
             try await db.insert(into: "injected_errors").columns(Self.columns)
                 .values(
                     injection.id, injection.targetKind.rawValue, injection.targetID, Int64(injection.code),
-                    injection.subcode.map(Int64.init), injection.remaining.map(Int64.init), SQLCodec.seconds(injection.createdAt))
+                    injection.subcode.map(Int64.init), injection.remaining.map(Int64.init),
+                    SQLCodec.seconds(injection.createdAt)
+                )
                 .run()
         }
     }
@@ -50,7 +52,10 @@ package struct SQLEmulatorStore: EmulatorStore {
     /// database picks the winner when two requests race for the last failure.
     package func consumeInjection(id: String) async throws -> Bool {
         try await context.run {
-            guard let row = try await db.select().column("remaining").from("injected_errors").where("id", .equal, id).first() else {
+            guard
+                let row = try await db.select().column("remaining").from("injected_errors").where("id", .equal, id)
+                    .first()
+            else {
                 return false
             }
             guard try row.decode(column: "remaining", as: Int64?.self) != nil else { return true }

@@ -16,7 +16,9 @@ package struct SQLGrantStore: GrantStore {
 
     private var db: any SQLDatabase { context.db }
 
-    package static let columns = ["app_id", "user_id", "granted", "declined", "created_at", "updated_at", "last_login_at", "default_audience"]
+    package static let columns = [
+        "app_id", "user_id", "granted", "declined", "created_at", "updated_at", "last_login_at", "default_audience",
+    ]
 
     package func find(appID: String, userID: String) async throws -> GrantRecord? {
         try await context.run {
@@ -52,7 +54,9 @@ package struct SQLGrantStore: GrantStore {
 
     /// PostgreSQL only: saves `grant`, inserts `code` and notifies `channel` of `payload` in one statement
     /// (``consentStatement``), committed before it returns. Throws `.conflict` as ``SQLAuthCodeStore/insert(_:)``.
-    package func save(_ grant: GrantRecord, storing code: AuthCodeRecord, notifying channel: String, of payload: String) async throws {
+    package func save(_ grant: GrantRecord, storing code: AuthCodeRecord, notifying channel: String, of payload: String)
+        async throws
+    {
         try await context.run(uniqueConflict: { $0.contains("code_hash") ? "code_hash" : "id" }) {
             let values = try Self.values(grant) + (try SQLAuthCodeStore.values(code)) + [channel, payload]
             _ = try await db.rows(Self.consentStatement.on(db, values))

@@ -35,10 +35,13 @@ package struct SQLJournalStore: JournalStore {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .millisecondsSince1970
         return try await context.run {
-            try await db.select().columns("entry").from("request_journal").orderBy("seq", .descending).limit(max(0, limit))
-                .all().compactMap { row in
-                    try? decoder.decode(JournalEntry.self, from: Data(try row.decode(column: "entry", as: String.self).utf8))
-                }
+            try await db.select().columns("entry").from("request_journal").orderBy("seq", .descending).limit(
+                max(0, limit)
+            )
+            .all().compactMap { row in
+                try? decoder.decode(
+                    JournalEntry.self, from: Data(try row.decode(column: "entry", as: String.self).utf8))
+            }
         }
     }
 
@@ -51,7 +54,9 @@ package struct SQLJournalStore: JournalStore {
             let boundary = try await db.select().column("seq").from("request_journal").orderBy("seq", .descending)
                 .offset(max(0, maximumRows)).limit(1).first()
             guard let boundary, let seq = try? boundary.decode(column: "seq", as: Int64.self) else { return old }
-            let extra = try await db.delete(from: "request_journal").where("seq", .lessThanOrEqual, seq).returning("seq").all().count
+            let extra = try await db.delete(from: "request_journal").where("seq", .lessThanOrEqual, seq).returning(
+                "seq"
+            ).all().count
             return old + extra
         }
     }

@@ -11,13 +11,17 @@ package struct SQLSigningKeyStore: SigningKeyStore {
     }
 
     private var db: any SQLDatabase { context.db }
-    package static let columns = ["kid", "private_key_pem", "certificate_pem", "created_at", "retired_at", "publish_until"]
+    package static let columns = [
+        "kid", "private_key_pem", "certificate_pem", "created_at", "retired_at", "publish_until",
+    ]
 
     package func insert(_ key: SigningKeyRecord) async throws {
         try await context.run(uniqueConflict: { _ in "kid" }) {
             try await db.insert(into: "signing_keys").columns(Self.columns)
-                .values(key.kid, key.privateKeyPEM, key.certificatePEM, SQLCodec.seconds(key.createdAt),
-                        SQLCodec.seconds(key.retiredAt), SQLCodec.seconds(key.publishUntil))
+                .values(
+                    key.kid, key.privateKeyPEM, key.certificatePEM, SQLCodec.seconds(key.createdAt),
+                    SQLCodec.seconds(key.retiredAt), SQLCodec.seconds(key.publishUntil)
+                )
                 .run()
         }
     }

@@ -13,14 +13,19 @@ package struct SQLPostStore: PostStore {
     }
 
     private var db: any SQLDatabase { context.db }
-    package static let columns = ["id", "app_id", "author_id", "message", "link", "name", "caption", "description", "picture", "audience", "created_at"]
+    package static let columns = [
+        "id", "app_id", "author_id", "message", "link", "name", "caption", "description", "picture", "audience",
+        "created_at",
+    ]
 
     package func insert(_ post: PostRecord) async throws {
         try await context.run(uniqueConflict: { _ in "post id" }) {
             try await db.insert(into: "posts").columns(Self.columns)
                 .values(
-                    post.id, post.appID, post.authorID, post.message, post.link, post.name, post.caption, post.description,
-                    post.picture, post.audience.rawValue, SQLCodec.seconds(post.createdAt))
+                    post.id, post.appID, post.authorID, post.message, post.link, post.name, post.caption,
+                    post.description,
+                    post.picture, post.audience.rawValue, SQLCodec.seconds(post.createdAt)
+                )
                 .run()
         }
     }
@@ -56,7 +61,8 @@ package struct SQLPostStore: PostStore {
         let audienceName = try r.string("audience")
         return PostRecord(
             id: try r.string("id"), appID: try r.string("app_id"), authorID: try r.string("author_id"),
-            message: try r.optionalString("message"), link: try r.optionalString("link"), name: try r.optionalString("name"),
+            message: try r.optionalString("message"), link: try r.optionalString("link"),
+            name: try r.optionalString("name"),
             caption: try r.optionalString("caption"), description: try r.optionalString("description"),
             picture: try r.optionalString("picture"),
             // An unknown stored audience reads as the narrowest one, never as more public.
@@ -75,7 +81,8 @@ package struct SQLAppRequestStore: AppRequestStore {
 
     private var db: any SQLDatabase { context.db }
     package static let columns = [
-        "request_id", "app_id", "sender_id", "recipient_id", "message", "data", "title", "created_at", "notification_text", "accepted_at",
+        "request_id", "app_id", "sender_id", "recipient_id", "message", "data", "title", "created_at",
+        "notification_text", "accepted_at",
     ]
 
     package func insert(_ requests: [AppRequestRecord]) async throws {
@@ -84,7 +91,8 @@ package struct SQLAppRequestStore: AppRequestStore {
             var insert = db.insert(into: "app_requests").columns(Self.columns)
             for r in requests {
                 insert = insert.values(
-                    r.requestID, r.appID, r.senderID, r.recipientID, r.message, r.data, r.title, SQLCodec.seconds(r.createdAt),
+                    r.requestID, r.appID, r.senderID, r.recipientID, r.message, r.data, r.title,
+                    SQLCodec.seconds(r.createdAt),
                     r.notificationText, SQLCodec.seconds(r.acceptedAt))
             }
             try await insert.run()
@@ -144,7 +152,8 @@ package struct SQLAppRequestStore: AppRequestStore {
         let r = RowReader(row)
         return AppRequestRecord(
             requestID: try r.string("request_id"), appID: try r.string("app_id"), senderID: try r.string("sender_id"),
-            recipientID: try r.string("recipient_id"), message: try r.string("message"), data: try r.optionalString("data"),
+            recipientID: try r.string("recipient_id"), message: try r.string("message"),
+            data: try r.optionalString("data"),
             title: try r.optionalString("title"), createdAt: try r.date("created_at"),
             notificationText: try r.optionalString("notification_text"), acceptedAt: try r.optionalDate("accepted_at"))
     }

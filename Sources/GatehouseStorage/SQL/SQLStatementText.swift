@@ -52,7 +52,8 @@ package final class SQLStatementText: Sendable {
         if let known = texts.withLockedValue({ $0[dialect] }) { return known }
         var serializer = SQLSerializer(database: database)
         shape(database).serialize(to: &serializer)
-        precondition(serializer.binds.count == binds, "the statement's shape has \(serializer.binds.count) binds, not \(binds)")
+        precondition(
+            serializer.binds.count == binds, "the statement's shape has \(serializer.binds.count) binds, not \(binds)")
         let text = serializer.sql
         let known = (text, text.utf8.starts(with: "SELECT".utf8) && !text.contains("RETURNING"))
         texts.withLockedValue { $0[dialect] = known }

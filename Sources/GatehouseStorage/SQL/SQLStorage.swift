@@ -21,7 +21,8 @@ package enum SQLStorage {
     ///
     /// - Throws: `StorageError.unavailable` when the file cannot be created, opened or migrated.
     package static func openSQLite(
-        path: String, logger: Logger, random: any RandomSource = SystemRandomSource(), clock: any GatehouseClock = SystemClock()
+        path: String, logger: Logger, random: any RandomSource = SystemRandomSource(),
+        clock: any GatehouseClock = SystemClock()
     ) async throws -> Storage {
         let connection = try await SQLiteDatabaseFactory.open(path: path, logger: logger)
         let writer = connection.sql(queryLogLevel: nil)
@@ -94,17 +95,26 @@ package enum SQLStorage {
         // need no announcing.
         let announces = callerCache != nil
         var storage = Storage(
-            apps: announces ? InvalidatingAppStore(base: apps, cache: appCache, caches: caches, publisher: invalidations) as any AppStore : apps,
-            users: announces ? InvalidatingUserStore(base: users, caches: caches, publisher: invalidations) as any UserStore : users,
+            apps: announces
+                ? InvalidatingAppStore(base: apps, cache: appCache, caches: caches, publisher: invalidations)
+                    as any AppStore : apps,
+            users: announces
+                ? InvalidatingUserStore(base: users, caches: caches, publisher: invalidations) as any UserStore : users,
             friendships: SQLFriendshipStore(database: database, errors: errors),
-            grants: announces ? InvalidatingGrantStore(base: grants, caches: caches, publisher: invalidations) as any GrantStore : grants,
+            grants: announces
+                ? InvalidatingGrantStore(base: grants, caches: caches, publisher: invalidations) as any GrantStore
+                : grants,
             codes: SQLAuthCodeStore(database: database, errors: errors),
-            tokens: tokenCache.map { CachingTokenStore(base: tokens, cache: $0, publisher: invalidations, alsoInvalidating: caches) } ?? tokens,
+            tokens: tokenCache.map {
+                CachingTokenStore(base: tokens, cache: $0, publisher: invalidations, alsoInvalidating: caches)
+            } ?? tokens,
             sessions: SQLBrowserSessionStore(database: database, errors: errors),
-            signingKeys: keyCache.map { CachingSigningKeyStore(base: keys, cache: $0, publisher: invalidations) } ?? keys,
+            signingKeys: keyCache.map { CachingSigningKeyStore(base: keys, cache: $0, publisher: invalidations) }
+                ?? keys,
             emulator: caches.targets.isEmpty
                 ? emulator as any EmulatorStore
-                : CachingEmulatorStore(base: emulator, injectionCache: injectionCache, caches: caches, publisher: invalidations),
+                : CachingEmulatorStore(
+                    base: emulator, injectionCache: injectionCache, caches: caches, publisher: invalidations),
             deviceCodes: SQLDeviceCodeStore(database: database, errors: errors),
             tokenCache: SQLTokenCacheStore(database: database, errors: errors),
             serverKeys: SQLServerKeyStore(database: database, clock: clock, errors: errors),
@@ -147,4 +157,3 @@ package enum SQLStorage {
         SQLMigrator.all.map(\.version).max() ?? 0
     }
 }
-

@@ -17,7 +17,9 @@ package struct SQLTokenCacheStore: TokenCacheStore {
             try await db.insert(into: "token_cache_slots")
                 .columns("app_id", "slot", "sealed", "updated_at")
                 .values(slot.appID, slot.slot, slot.sealed, SQLCodec.seconds(slot.updatedAt))
-                .onConflict(with: ["app_id", "slot"]) { $0.set(excludedValueOf: "sealed").set(excludedValueOf: "updated_at") }
+                .onConflict(with: ["app_id", "slot"]) {
+                    $0.set(excludedValueOf: "sealed").set(excludedValueOf: "updated_at")
+                }
                 .run()
         }
     }
@@ -28,7 +30,9 @@ package struct SQLTokenCacheStore: TokenCacheStore {
                 .where("app_id", .equal, appID).where("slot", .equal, slot)
                 .first().map { row in
                     let r = RowReader(row)
-                    return TokenCacheSlotRecord(appID: try r.string("app_id"), slot: try r.string("slot"), sealed: try r.string("sealed"), updatedAt: try r.date("updated_at"))
+                    return TokenCacheSlotRecord(
+                        appID: try r.string("app_id"), slot: try r.string("slot"), sealed: try r.string("sealed"),
+                        updatedAt: try r.date("updated_at"))
                 }
         }
     }
@@ -47,7 +51,9 @@ package struct SQLServerKeyStore: ServerKeyStore {
     package let context: SQLStoreContext
     package let clock: any GatehouseClock
 
-    package init(database: any SQLDatabase, clock: any GatehouseClock = SystemClock(), errors: SQLErrorClassifier = .sqlite) {
+    package init(
+        database: any SQLDatabase, clock: any GatehouseClock = SystemClock(), errors: SQLErrorClassifier = .sqlite
+    ) {
         self.context = SQLStoreContext(db: database, errors: errors)
         self.clock = clock
     }
@@ -63,13 +69,17 @@ package struct SQLServerKeyStore: ServerKeyStore {
                 .values(name, Data(make()).base64EncodedString(), SQLCodec.seconds(clock.now()))
                 .ignoringConflicts(with: ["name"])
                 .run()
-            guard let stored = try await read(name) else { throw StorageError.unavailable("server key \(name) missing after insert") }
+            guard let stored = try await read(name) else {
+                throw StorageError.unavailable("server key \(name) missing after insert")
+            }
             return stored
         }
     }
 
     private func read(_ name: String) async throws -> [UInt8]? {
-        guard let row = try await db.select().column("key_base64").from("server_keys").where("name", .equal, name).first() else { return nil }
+        guard
+            let row = try await db.select().column("key_base64").from("server_keys").where("name", .equal, name).first()
+        else { return nil }
         guard let data = Data(base64Encoded: try row.decode(column: "key_base64", as: String.self)) else {
             throw StorageError.unavailable("server key \(name) is not valid base64")
         }

@@ -81,7 +81,8 @@ package struct SQLTokenStore: TokenStore {
                 })
             if let appID { query.where("app_id", .equal, appID) }
             if let userID { query.where("user_id", .equal, userID) }
-            return try await query
+            return
+                try await query
                 .orderBy("issued_at", .descending).orderBy("seq", .descending)
                 .all().map(Self.decode)
         }

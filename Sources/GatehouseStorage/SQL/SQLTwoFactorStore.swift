@@ -15,10 +15,12 @@ package struct SQLTwoFactorStore: TwoFactorStore {
 
     package func find(userID: String) async throws -> TwoFactorRecord? {
         try await context.run {
-            try await db.select().columns(Self.columns).from("two_factor").where("user_id", .equal, userID).first().map { row in
+            try await db.select().columns(Self.columns).from("two_factor").where("user_id", .equal, userID).first().map
+            { row in
                 let r = RowReader(row)
                 return TwoFactorRecord(
-                    userID: try r.string("user_id"), secret: try r.string("secret"), createdAt: try r.date("created_at"),
+                    userID: try r.string("user_id"), secret: try r.string("secret"),
+                    createdAt: try r.date("created_at"),
                     confirmedAt: try r.optionalDate("confirmed_at"),
                     lastUsedStep: try row.decode(column: "last_used_step", as: Int64?.self))
             }
@@ -30,8 +32,10 @@ package struct SQLTwoFactorStore: TwoFactorStore {
         try await context.run {
             try await db.insert(into: "two_factor").columns(Self.columns)
                 .values(
-                    record.userID, record.secret, SQLCodec.seconds(record.createdAt), SQLCodec.seconds(record.confirmedAt),
-                    record.lastUsedStep)
+                    record.userID, record.secret, SQLCodec.seconds(record.createdAt),
+                    SQLCodec.seconds(record.confirmedAt),
+                    record.lastUsedStep
+                )
                 .onConflict(with: ["user_id"]) { update in
                     try update.set(excludedValueOf: "secret").set(excludedValueOf: "created_at")
                         .set(excludedValueOf: "confirmed_at").set(excludedValueOf: "last_used_step")
@@ -54,7 +58,8 @@ package struct SQLTwoFactorStore: TwoFactorStore {
             try await !db.update("two_factor").set("last_used_step", to: SQLBind(step))
                 .where("user_id", .equal, SQLBind(userID))
                 .where { group in
-                    group.where("last_used_step", .is, SQLLiteral.null).orWhere("last_used_step", .lessThan, SQLBind(step))
+                    group.where("last_used_step", .is, SQLLiteral.null).orWhere(
+                        "last_used_step", .lessThan, SQLBind(step))
                 }
                 .returning("user_id").all().isEmpty
         }
@@ -79,8 +84,10 @@ package struct SQLTwoFactorStore: TwoFactorStore {
 
     package func recoveryCodesLeft(userID: String) async throws -> Int {
         try await context.run {
-            try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("two_factor_recovery_codes")
-                .where("user_id", .equal, userID).first()?.decode(column: "n", as: Int.self) ?? 0
+            try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from(
+                "two_factor_recovery_codes"
+            )
+            .where("user_id", .equal, userID).first()?.decode(column: "n", as: Int.self) ?? 0
         }
     }
 }
@@ -100,9 +107,13 @@ package struct SQLSessionActivityStore: SessionActivityStore {
         do {
             try await context.run {
                 try await db.insert(into: "session_activity").columns("session_id", "user_agent", "ip", "last_used_at")
-                    .values(sessionID, userAgent.map { String($0.prefix(512)) }, ip.map { String($0.prefix(64)) }, SQLCodec.seconds(at))
+                    .values(
+                        sessionID, userAgent.map { String($0.prefix(512)) }, ip.map { String($0.prefix(64)) },
+                        SQLCodec.seconds(at)
+                    )
                     .onConflict(with: ["session_id"]) { update in
-                        try update.set(excludedValueOf: "user_agent").set(excludedValueOf: "ip").set(excludedValueOf: "last_used_at")
+                        try update.set(excludedValueOf: "user_agent").set(excludedValueOf: "ip").set(
+                            excludedValueOf: "last_used_at")
                     }
                     .run()
             }
@@ -111,12 +122,20 @@ package struct SQLSessionActivityStore: SessionActivityStore {
 
     package func list(userID: String) async throws -> [SessionActivityRecord] {
         try await context.run {
-            let columns = SQLBrowserSessionStore.columns.map { SQLColumn($0, table: "browser_sessions") as any SQLExpression }
+            let columns = SQLBrowserSessionStore.columns.map {
+                SQLColumn($0, table: "browser_sessions") as any SQLExpression
+            }
             return try await db.select().columns(columns)
-                .columns(SQLColumn("user_agent", table: "session_activity"), SQLColumn("ip", table: "session_activity"),
-                         SQLColumn("last_used_at", table: "session_activity"))
+                .columns(
+                    SQLColumn("user_agent", table: "session_activity"), SQLColumn("ip", table: "session_activity"),
+                    SQLColumn("last_used_at", table: "session_activity")
+                )
                 .from("browser_sessions")
-                .join("session_activity", method: SQLJoinMethod.left, on: SQLColumn("session_id", table: "session_activity"), .equal, SQLColumn("id", table: "browser_sessions"))
+                .join(
+                    "session_activity", method: SQLJoinMethod.left,
+                    on: SQLColumn("session_id", table: "session_activity"), .equal,
+                    SQLColumn("id", table: "browser_sessions")
+                )
                 .where(SQLColumn("user_id", table: "browser_sessions"), .equal, SQLBind(userID))
                 .all()
                 .map { row in

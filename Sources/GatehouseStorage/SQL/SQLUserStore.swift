@@ -15,7 +15,8 @@ package struct SQLUserStore: UserStore {
     /// Creates the store over a migrated database.
     /// - Parameter random: where new app-scoped ids come from.
     package init(
-        database: any SQLDatabase, random: any RandomSource = SystemRandomSource(), clock: any GatehouseClock = SystemClock(),
+        database: any SQLDatabase, random: any RandomSource = SystemRandomSource(),
+        clock: any GatehouseClock = SystemClock(),
         errors: SQLErrorClassifier = .sqlite
     ) {
         self.clock = clock
@@ -133,7 +134,12 @@ package struct SQLUserStore: UserStore {
         try await context.run {
             try await db.select().columns("app_id", "scoped_id").from("app_scoped_ids")
                 .where("user_id", .equal, userID).orderBy("app_id").all()
-                .map { (try $0.decode(column: "app_id", as: String.self), try $0.decode(column: "scoped_id", as: String.self)) }
+                .map {
+                    (
+                        try $0.decode(column: "app_id", as: String.self),
+                        try $0.decode(column: "scoped_id", as: String.self)
+                    )
+                }
         }
     }
 

@@ -19,7 +19,8 @@ package struct SQLWriteTransactions: WriteTransactions {
     /// This node's caches and the channel to the other nodes; nil when nothing reads through a cache.
     package var announce: (caches: any CacheInvalidationTarget, publisher: any TokenInvalidationPublisher)?
 
-    package func write<R: Sendable>(_ body: @escaping @Sendable (TransactionStores) async throws -> R) async throws -> R {
+    package func write<R: Sendable>(_ body: @escaping @Sendable (TransactionStores) async throws -> R) async throws -> R
+    {
         let begin: SQLQueryString = database.dialect.name == "sqlite" ? "BEGIN IMMEDIATE" : "BEGIN"
         let errors = self.errors
         let context = SQLStoreContext(db: database, errors: errors)
@@ -65,7 +66,7 @@ package struct SQLWriteTransactions: WriteTransactions {
                 if let announce { for event in held.events { announce.caches.invalidate(event) } }
                 return result
             }
-        } catch where !entered.withLockedValue({ $0 }) {
+        } catch  where !entered.withLockedValue({ $0 }) {
             // No connection for the session (PostgreSQL down, pool exhausted): the stores' usual error.
             return try await context.run { throw error }
         }
@@ -82,7 +83,8 @@ extension SQLWriteTransactions {
     /// the two statements in a ``write(_:)``.
     package func consumeCode(id: String, at: Date, storing token: TokenRecord) async throws -> Bool {
         if database is any PostgresPreparing {
-            return try await SQLAuthCodeStore(database: database, errors: errors).consume(id: id, at: at, storing: token)
+            return try await SQLAuthCodeStore(database: database, errors: errors).consume(
+                id: id, at: at, storing: token)
         }
         return try await write { tx in
             guard try await tx.codes.consume(id: id, at: at) else { return false }
@@ -95,7 +97,9 @@ extension SQLWriteTransactions {
     /// (``SQLGrantStore/save(_:storing:notifying:of:)``), this node's caches dropped before and after it as
     /// ``InvalidatingGrantStore`` drops them; elsewhere the two statements in a ``write(_:)``.
     package func saveGrant(_ grant: GrantRecord, storing code: AuthCodeRecord) async throws {
-        if database is any PostgresPreparing, let announce, let publisher = announce.publisher as? PostgresNotifyPublisher {
+        if database is any PostgresPreparing, let announce,
+            let publisher = announce.publisher as? PostgresNotifyPublisher
+        {
             let event = TokenInvalidation.appUser(appID: grant.appID, userID: grant.userID)
             announce.caches.invalidate(event)
             try await SQLGrantStore(database: database, errors: errors)
@@ -112,11 +116,14 @@ extension SQLWriteTransactions {
     /// The stores a transaction's body writes through, all on `session`.
     fileprivate static func stores(
         _ session: any SQLDatabase, errors: SQLErrorClassifier,
-        announce: (caches: any CacheInvalidationTarget, publisher: any TokenInvalidationPublisher)?, held: HeldInvalidations
+        announce: (caches: any CacheInvalidationTarget, publisher: any TokenInvalidationPublisher)?,
+        held: HeldInvalidations
     ) -> TransactionStores {
-        let grants: any GrantStore = announce.map {
-            InvalidatingGrantStore(base: SQLGrantStore(database: session, errors: errors), caches: $0.caches, publisher: held)
-        } ?? SQLGrantStore(database: session, errors: errors)
+        let grants: any GrantStore =
+            announce.map {
+                InvalidatingGrantStore(
+                    base: SQLGrantStore(database: session, errors: errors), caches: $0.caches, publisher: held)
+            } ?? SQLGrantStore(database: session, errors: errors)
         return TransactionStores(
             codes: SQLAuthCodeStore(database: session, errors: errors),
             tokens: SQLTokenStore(database: session, errors: errors),

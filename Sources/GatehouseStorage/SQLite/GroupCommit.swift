@@ -89,16 +89,20 @@ package final class GroupCommit: Sendable {
         }
         if leads { await lead(with: entry) }
         if let failure = entry.failure { throw failure }
-        guard let result = value.withLockedValue({ $0 }) else { throw StorageError.unavailable("a grouped write returned nothing") }
+        guard let result = value.withLockedValue({ $0 }) else {
+            throw StorageError.unavailable("a grouped write returned nothing")
+        }
         return result
     }
 
     /// Commits `first` with everyone waiting now, then hands the lead on (or gives it up when nobody waits).
     private func lead(with first: Entry) async {
-        let group = [first] + state.withLockedValue { state in
-            defer { state.waiting.removeAll(keepingCapacity: true) }
-            return state.waiting
-        }
+        let group =
+            [first]
+            + state.withLockedValue { state in
+                defer { state.waiting.removeAll(keepingCapacity: true) }
+                return state.waiting
+            }
         do {
             try await gate.exclusively { try await self.commit(group) }
         } catch {
@@ -201,7 +205,9 @@ package final class GroupCommit: Sendable {
             return
         }
         // Savepoint names are the entry's place in the group: `w0`, `w1`, …
-        func savepoint(_ verb: String) async throws { try await db.raw(SQLQueryString("\(unsafeRaw: verb) w\(unsafeRaw: String(index))")).run() }
+        func savepoint(_ verb: String) async throws {
+            try await db.raw(SQLQueryString("\(unsafeRaw: verb) w\(unsafeRaw: String(index))")).run()
+        }
         do { try await savepoint("SAVEPOINT") } catch { throw GroupStopped(error: error) }
         do {
             try await entry.work(db)

@@ -19,7 +19,9 @@ package struct SQLiteChangeWatcher: CacheInvalidationFeed {
 
     /// - Parameter db: asked through the routing database, whose pragmas run on the writer: there this
     ///   process's own commits do not move `data_version`.
-    package init(db: any SQLDatabase, caches: any CacheInvalidationTarget, interval: Duration = SQLiteChangeWatcher.interval) {
+    package init(
+        db: any SQLDatabase, caches: any CacheInvalidationTarget, interval: Duration = SQLiteChangeWatcher.interval
+    ) {
         self.db = db
         self.caches = caches
         self.interval = interval
@@ -35,7 +37,11 @@ package struct SQLiteChangeWatcher: CacheInvalidationFeed {
             let current = try? await Self.version(db)
             if current == nil || current != last {
                 // Unreadable: off until a poll succeeds again. Changed: drop everything.
-                if (current == nil) != (last == nil) { caches.setEnabled(current != nil) } else { caches.invalidate(.all) }
+                if (current == nil) != (last == nil) {
+                    caches.setEnabled(current != nil)
+                } else {
+                    caches.invalidate(.all)
+                }
             }
             last = current
         }

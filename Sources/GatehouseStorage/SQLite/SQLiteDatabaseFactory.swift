@@ -39,7 +39,9 @@ package enum SQLiteDatabaseFactory {
     package static func openReaders(path: String, logger: Logger) async throws -> [SQLiteConnection] {
         var readers: [SQLiteConnection] = []
         do {
-            for _ in 0..<readerCount { readers.append(try await open(path: path, pragmas: readerPragmas, logger: logger)) }
+            for _ in 0..<readerCount {
+                readers.append(try await open(path: path, pragmas: readerPragmas, logger: logger))
+            }
         } catch {
             for reader in readers { try? await reader.close() }
             throw error

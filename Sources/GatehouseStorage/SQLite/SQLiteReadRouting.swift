@@ -40,7 +40,9 @@ package struct SQLiteReadRouting: SQLDatabase {
     }
 
     /// Runs `body` in a transaction on the writer, committed with whatever other writes are waiting then.
-    package func transaction<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+    package func transaction<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws
+        -> R
+    {
         try await group.write(body)
     }
 
@@ -50,7 +52,9 @@ package struct SQLiteReadRouting: SQLDatabase {
     package var dialect: any SQLDialect { writer.dialect }
     package var queryLogLevel: Logger.Level? { writer.queryLogLevel }
 
-    package func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
+    package func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void)
+        -> EventLoopFuture<Void>
+    {
         if let reader = reader(for: query) { return reader.execute(sql: query, onRow) }
         return eventLoop.makeFutureWithTask { try await self.onWriter(query, onRow) }
     }
@@ -60,7 +64,9 @@ package struct SQLiteReadRouting: SQLDatabase {
         try await onWriter(query, onRow)
     }
 
-    package func withSession<R>(_ closure: @escaping @Sendable @concurrent (any SQLDatabase) async throws -> R) async throws -> R {
+    package func withSession<R>(_ closure: @escaping @Sendable @concurrent (any SQLDatabase) async throws -> R)
+        async throws -> R
+    {
         let writer = self.writer
         // `R` need not be Sendable here (SQLKit's signature); it only travels back to this caller.
         let box = try await gate.exclusively { UncheckedBox(try await writer.withSession(closure)) }

@@ -8,14 +8,21 @@ import Testing
 /// matches its documented schema, status code and content type (so problem responses have their documented shape).
 /// In production mode, with an admin token, it also checks that every operation refuses a request without one.
 @Suite(.serialized, .tags(.process)) struct AdminAPIContractTests {
-    static let checks = ["not_a_server_error", "response_schema_conformance", "content_type_conformance", "status_code_conformance"]
+    static let checks = [
+        "not_a_server_error", "response_schema_conformance", "content_type_conformance", "status_code_conformance",
+    ]
 
-    static func schemathesis(_ base: String, checks: [String], extra: [String] = []) async throws -> (output: String, status: Int32) {
-        let arguments = [
-            "-m", "schemathesis.cli", "run", base + "/admin/api/v1/openapi.json", "--checks", checks.joined(separator: ","),
-            "--max-examples", "10", "--seed", "1", "--phases", "examples,coverage,fuzzing", "--workers", "1", "--no-color",
-            "--generation-database", "none",
-        ] + extra
+    static func schemathesis(_ base: String, checks: [String], extra: [String] = []) async throws -> (
+        output: String, status: Int32
+    ) {
+        let arguments =
+            [
+                "-m", "schemathesis.cli", "run", base + "/admin/api/v1/openapi.json", "--checks",
+                checks.joined(separator: ","),
+                "--max-examples", "10", "--seed", "1", "--phases", "examples,coverage,fuzzing", "--workers", "1",
+                "--no-color",
+                "--generation-database", "none",
+            ] + extra
         let done = try await ChildProcess.run("python3", arguments: arguments, mergingStandardError: true)
         return (done.standardOutput, done.status)
     }
@@ -39,9 +46,11 @@ import Testing
     @Test func productionModeMatchesTheDocumentAndRefusesEveryOperationWithoutAToken() async throws {
         let p = try await RemoteCLITests.startProduction()
         defer { p.server.stop(); try? FileManager.default.removeItem(atPath: p.dir) }
-        let (output, status) = try await Self.schemathesis(p.base, checks: Self.checks + ["ignored_auth"], extra: [
-            "--header", "Authorization: Bearer \(p.token)", "--exclude-operation-id", "revokeAdminToken",
-        ])
+        let (output, status) = try await Self.schemathesis(
+            p.base, checks: Self.checks + ["ignored_auth"],
+            extra: [
+                "--header", "Authorization: Bearer \(p.token)", "--exclude-operation-id", "revokeAdminToken",
+            ])
         #expect(status == 0, "\(output)")
         #expect(output.contains("Selected: 50/51"), "\(output)")
         #expect(!output.contains("Authentication failed"), "the token stopped working during the run:\n\(output)")

@@ -7,12 +7,17 @@ import Testing
 /// Rules that hold for every login, checked over generated requests, earlier grants, roles and choices.
 @Suite struct LoginAttemptInvariantTests {
     /// Read and publish permissions, reviewed and not, and `public_profile` itself.
-    static let pool = ["public_profile", "email", "user_friends", "user_birthday", "user_location", "publish_actions", "manage_pages", "user_posts"]
+    static let pool = [
+        "public_profile", "email", "user_friends", "user_birthday", "user_location", "publish_actions", "manage_pages",
+        "user_posts",
+    ]
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
     static let app = AppRecord(
         id: "1234567890123456", secret: "s", clientToken: "c", name: "A", redirectURIs: ["https://a/cb"],
         approvedPermissions: ["email", "user_friends", "publish_actions"], createdAt: Date(timeIntervalSince1970: 0))
-    static let user = UserRecord(id: "100000000000001", email: "a@b.c", passwordHash: "x", firstName: "A", lastName: "B", createdAt: Date(timeIntervalSince1970: 0))
+    static let user = UserRecord(
+        id: "100000000000001", email: "a@b.c", passwordHash: "x", firstName: "A", lastName: "B",
+        createdAt: Date(timeIntervalSince1970: 0))
 
     /// The permissions whose bit is set in `mask`.
     static func subset(_ mask: Int) -> [String] { pool.indices.filter { mask & (1 << $0) != 0 }.map { pool[$0] } }
@@ -22,29 +27,36 @@ import Testing
     static func facts(requested: Int, granted: Int, declined: Int, flags: Int) -> LoginAttempt.Facts {
         let authTypes: [AuthType?] = [nil, .rerequest, .reauthorize, .reauthenticate]
         let request = DialogRequest(
-            clientID: app.id, redirectURI: "https://a/cb", permissions: ["public_profile"] + subset(requested).filter { $0 != "public_profile" },
-            openID: false, responseType: ResponseType.parse("code"), authType: authTypes[flags % 4], returnScopes: false, isLimited: false,
+            clientID: app.id, redirectURI: "https://a/cb",
+            permissions: ["public_profile"] + subset(requested).filter { $0 != "public_profile" },
+            openID: false, responseType: ResponseType.parse("code"), authType: authTypes[flags % 4],
+            returnScopes: false, isLimited: false,
             droppedByLimitedLogin: [], answersWithNonce: false, rawQuery: "")
         let hasGrant = flags & 4 != 0
         let expired = flags & 8 != 0
         let grant = GrantRecord(
-            appID: app.id, userID: user.id, granted: subset(granted), declined: subset(declined & ~granted), createdAt: now, updatedAt: now,
+            appID: app.id, userID: user.id, granted: subset(granted), declined: subset(declined & ~granted),
+            createdAt: now, updatedAt: now,
             lastLoginAt: expired ? now.addingTimeInterval(-91 * 86400) : now)
         var person = user
         if flags & 16 != 0 { person.testUserOfAppID = app.id }
         return LoginAttempt.Facts(
-            request: request, app: app, user: person, authenticatedAt: now, justAuthenticated: true, grant: hasGrant ? grant : nil,
+            request: request, app: app, user: person, authenticatedAt: now, justAuthenticated: true,
+            grant: hasGrant ? grant : nil,
             role: flags & 32 != 0 ? .developer : nil, now: now)
     }
 
     static let masks = Gen.int(in: 0...(1 << 8) - 1)
 
     @Test func grantedAndDeclinedNeverOverlapAndPublicProfileIsAlwaysGranted() async {
-        await propertyCheck(count: 2000, input: Self.masks, Self.masks, Self.masks, Self.masks, Gen.int(in: 0...63)) { requested, granted, declined, selected, flags in
+        await propertyCheck(count: 2000, input: Self.masks, Self.masks, Self.masks, Self.masks, Gen.int(in: 0...63)) {
+            requested, granted, declined, selected, flags in
             let facts = Self.facts(requested: requested, granted: granted, declined: declined, flags: flags)
             let plan = LoginAttempt.consentPlan(facts)
             let decision = LoginAttempt.decide(facts, plan: plan, selected: Self.subset(selected))
-            #expect(Set(decision.granted).isDisjoint(with: decision.declined), "granted \(decision.granted), declined \(decision.declined)")
+            #expect(
+                Set(decision.granted).isDisjoint(with: decision.declined),
+                "granted \(decision.granted), declined \(decision.declined)")
             #expect(decision.granted.contains("public_profile"))
             #expect(!decision.declined.contains("public_profile"))
             #expect(Set(decision.granted).count == decision.granted.count)
@@ -58,7 +70,8 @@ import Testing
     }
 
     @Test func thePlanAsksEachPermissionOnceAndNeverWhatItRefuses() async {
-        await propertyCheck(count: 2000, input: Self.masks, Self.masks, Self.masks, Gen.int(in: 0...63)) { requested, granted, declined, flags in
+        await propertyCheck(count: 2000, input: Self.masks, Self.masks, Self.masks, Gen.int(in: 0...63)) {
+            requested, granted, declined, flags in
             let facts = Self.facts(requested: requested, granted: granted, declined: declined, flags: flags)
             let plan = LoginAttempt.consentPlan(facts)
             let groups = [plan.ask, plan.unavailable, plan.alreadyGranted, plan.publish]
@@ -73,7 +86,8 @@ import Testing
     }
 
     @Test func ticksOutsideThePlanChangeNothing() async {
-        await propertyCheck(count: 1000, input: Self.masks, Self.masks, Self.masks, Gen.int(in: 0...63)) { requested, granted, declined, flags in
+        await propertyCheck(count: 1000, input: Self.masks, Self.masks, Self.masks, Gen.int(in: 0...63)) {
+            requested, granted, declined, flags in
             let facts = Self.facts(requested: requested, granted: granted, declined: declined, flags: flags)
             let plan = LoginAttempt.consentPlan(facts)
             let offered = plan.ask + plan.publish

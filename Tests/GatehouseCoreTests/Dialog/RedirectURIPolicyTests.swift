@@ -3,9 +3,10 @@ import Foundation
 import Testing
 
 @Suite struct RedirectURIPolicyTests {
-    let app = AppRecord(id: "1234567890123456", secret: "s", clientToken: "c", name: "A",
-                        redirectURIs: ["https://app.example.com/callback", "http://127.0.0.1/cb", "http://localhost:3000/auth?x=1"],
-                        createdAt: Date(timeIntervalSince1970: 0))
+    let app = AppRecord(
+        id: "1234567890123456", secret: "s", clientToken: "c", name: "A",
+        redirectURIs: ["https://app.example.com/callback", "http://127.0.0.1/cb", "http://localhost:3000/auth?x=1"],
+        createdAt: Date(timeIntervalSince1970: 0))
 
     @Test(arguments: [
         "https://app.example.com/callback", "fb1234567890123456://authorize/", "fb1234567890123456://authorize",
@@ -16,9 +17,12 @@ import Testing
 
     @Test(arguments: [
         "https://app.example.com/callback/", "https://APP.example.com/callback", "https://app.example.com/callback?x=1",
-        "https://app.example.com/Callback", "https://app.example.com/callback#frag", "https://evil.example.com/callback",
-        "fb999://authorize/", "fb1234567890123456://other/", "fb1234567890123456SUFFIX://authorize/", "http://127.0.0.1:5555/other",
-        "https://127.0.0.1:5555/cb", "http://127.0.0.2/cb", "http://user@127.0.0.1/cb", "http://127.0.0.1:8080/auth?x=2", "",
+        "https://app.example.com/Callback", "https://app.example.com/callback#frag",
+        "https://evil.example.com/callback",
+        "fb999://authorize/", "fb1234567890123456://other/", "fb1234567890123456SUFFIX://authorize/",
+        "http://127.0.0.1:5555/other",
+        "https://127.0.0.1:5555/cb", "http://127.0.0.2/cb", "http://user@127.0.0.1/cb",
+        "http://127.0.0.1:8080/auth?x=2", "",
         // Issue 12, finding 13: the loopback host must match the registration's (only the port may vary).
         "http://127.0.0.1:8080/auth?x=1", "http://localhost:5555/cb", "http://localhost:9/cb", "http://[::1]:5555/cb",
     ])

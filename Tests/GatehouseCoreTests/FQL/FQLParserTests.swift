@@ -6,14 +6,28 @@ import Testing
 /// The FQL tokenizer and recursive-descent parser: the accepted grammar, Facebook's 601 messages, and a fuzz run.
 @Suite struct FQLParserTests {
     @Test func parsesTheThreeSupportedShapes() throws {
-        #expect(try FQLParser.parse("SELECT uid, name FROM user WHERE uid = me()") == FQLQuery(
-            columns: ["uid", "name"], table: "user", condition: FQLCondition(column: "uid", predicate: .equals(.me))))
-        let nested = try FQLParser.parse("select name from USER where uid in (SELECT uid2 FROM friend WHERE uid1 = me())")
+        #expect(
+            try FQLParser.parse("SELECT uid, name FROM user WHERE uid = me()")
+                == FQLQuery(
+                    columns: ["uid", "name"], table: "user",
+                    condition: FQLCondition(column: "uid", predicate: .equals(.me))))
+        let nested = try FQLParser.parse(
+            "select name from USER where uid in (SELECT uid2 FROM friend WHERE uid1 = me())")
         #expect(nested.table == "user")
-        #expect(nested.condition.predicate == .inQuery(FQLCondition.Box(FQLQuery(
-            columns: ["uid2"], table: "friend", condition: FQLCondition(column: "uid1", predicate: .equals(.me))))))
-        #expect(try FQLParser.parse("SELECT email,user_friends FROM permissions WHERE uid=me()").columns == ["email", "user_friends"])
-        #expect(try FQLParser.parse("SELECT name FROM user WHERE uid IN (1, '2')").condition.predicate == .inList([.number("1"), .string("2")]))
+        #expect(
+            nested.condition.predicate
+                == .inQuery(
+                    FQLCondition.Box(
+                        FQLQuery(
+                            columns: ["uid2"], table: "friend",
+                            condition: FQLCondition(column: "uid1", predicate: .equals(.me))))))
+        #expect(
+            try FQLParser.parse("SELECT email,user_friends FROM permissions WHERE uid=me()").columns == [
+                "email", "user_friends",
+            ])
+        #expect(
+            try FQLParser.parse("SELECT name FROM user WHERE uid IN (1, '2')").condition.predicate
+                == .inList([.number("1"), .string("2")]))
     }
 
     @Test(arguments: [
@@ -49,22 +63,34 @@ import Testing
             "SELECT name FROM user WHERE uid IN (SELECT uid2 FROM friend WHERE uid1 = me())",
             "SELECT email FROM permissions WHERE uid = me()",
         ]
-        let words = ["SELECT", "FROM", "WHERE", "IN", "me", "(", ")", ",", "=", "uid", "user", "'x'", "42", "*", "\"", ";", "\u{0}", "é", "--"]
+        let words = [
+            "SELECT", "FROM", "WHERE", "IN", "me", "(", ")", ",", "=", "uid", "user", "'x'", "42", "*", "\"", ";",
+            "\u{0}", "é", "--",
+        ]
         var parsed = 0, rejected = 0
         for i in 0..<3000 {
             let input: String
             switch i % 3 {
             case 0:
-                input = String((0..<Int.random(in: 0...60, using: &rng)).map { _ in Character(Unicode.Scalar(UInt8.random(in: 0...127, using: &rng))) })
+                input = String(
+                    (0..<Int.random(in: 0...60, using: &rng)).map { _ in
+                        Character(Unicode.Scalar(UInt8.random(in: 0...127, using: &rng)))
+                    })
             case 1:
                 var chars = Array(valid[Int.random(in: 0..<valid.count, using: &rng)])
                 for _ in 0..<Int.random(in: 1...4, using: &rng) where !chars.isEmpty {
                     let at = Int.random(in: 0..<chars.count, using: &rng)
-                    if Bool.random(using: &rng) { chars.remove(at: at) } else { chars.insert(Character(Unicode.Scalar(UInt8.random(in: 32...126, using: &rng))), at: at) }
+                    if Bool.random(using: &rng) {
+                        chars.remove(at: at)
+                    } else {
+                        chars.insert(Character(Unicode.Scalar(UInt8.random(in: 32...126, using: &rng))), at: at)
+                    }
                 }
                 input = String(chars)
             default:
-                input = (0..<Int.random(in: 0...20, using: &rng)).map { _ in words[Int.random(in: 0..<words.count, using: &rng)] }.joined(separator: " ")
+                input = (0..<Int.random(in: 0...20, using: &rng)).map { _ in
+                    words[Int.random(in: 0..<words.count, using: &rng)]
+                }.joined(separator: " ")
             }
             do {
                 _ = try FQLParser.parse(input)
@@ -78,4 +104,3 @@ import Testing
         #expect(rejected > 0)
     }
 }
-

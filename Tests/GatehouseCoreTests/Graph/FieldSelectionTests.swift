@@ -18,7 +18,9 @@ struct FieldSelectionTests {
     }
 
     @Test func plainNames() throws {
-        #expect(try parse("id,name,email,first_name,field2") == ["id", "name", "email", "first_name", "field2"].map { FieldSelection(name: $0) })
+        #expect(
+            try parse("id,name,email,first_name,field2")
+                == ["id", "name", "email", "first_name", "field2"].map { FieldSelection(name: $0) })
     }
 
     @Test func facebookExampleFromTheDocs() throws {
@@ -29,7 +31,10 @@ struct FieldSelectionTests {
             FieldSelection(name: "picture", modifiers: [("type", "large"), ("width", "200"), ("height", "200")]),
             FieldSelection(
                 name: "friends", modifiers: [("limit", "5")],
-                subfields: [FieldSelection(name: "name"), FieldSelection(name: "picture", subfields: [FieldSelection(name: "url")])]
+                subfields: [
+                    FieldSelection(name: "name"),
+                    FieldSelection(name: "picture", subfields: [FieldSelection(name: "url")]),
+                ]
             ),
             FieldSelection(name: "email"),
         ]
@@ -51,11 +56,14 @@ struct FieldSelectionTests {
 
     @Test func whitespaceAroundTokensIsIgnored() throws {
         let fields = try parse("  id ,\tpicture . type ( large ) { url , height } ,\nname  ")
-        #expect(fields == [
-            FieldSelection(name: "id"),
-            FieldSelection(name: "picture", modifiers: [("type", "large")], subfields: [FieldSelection(name: "url"), FieldSelection(name: "height")]),
-            FieldSelection(name: "name"),
-        ])
+        #expect(
+            fields == [
+                FieldSelection(name: "id"),
+                FieldSelection(
+                    name: "picture", modifiers: [("type", "large")],
+                    subfields: [FieldSelection(name: "url"), FieldSelection(name: "height")]),
+                FieldSelection(name: "name"),
+            ])
     }
 
     @Test func emptyItemsAreSkipped() throws {
@@ -77,17 +85,31 @@ struct FieldSelectionTests {
     }
 
     @Test func duplicatesMergeIntoTheFirstOccurrence() throws {
-        #expect(try parse("id,picture{url},name,picture.type(small){height,url}") == [
-            FieldSelection(name: "id"),
-            FieldSelection(name: "picture", modifiers: [("type", "small")], subfields: [FieldSelection(name: "url"), FieldSelection(name: "height")]),
-            FieldSelection(name: "name"),
-        ])
+        #expect(
+            try parse("id,picture{url},name,picture.type(small){height,url}") == [
+                FieldSelection(name: "id"),
+                FieldSelection(
+                    name: "picture", modifiers: [("type", "small")],
+                    subfields: [FieldSelection(name: "url"), FieldSelection(name: "height")]),
+                FieldSelection(name: "name"),
+            ])
         // A repeated key keeps its first value, whether repeated in one item or across items.
-        #expect(try parse("picture.type(large),picture.type(small)") == [FieldSelection(name: "picture", modifiers: [("type", "large")])])
-        #expect(try parse("picture.type(large).type(small)") == [FieldSelection(name: "picture", modifiers: [("type", "large")])])
-        #expect(try parse("a{b.x(1)},a{b{c}}") == [
-            FieldSelection(name: "a", subfields: [FieldSelection(name: "b", modifiers: [("x", "1")], subfields: [FieldSelection(name: "c")])]),
-        ])
+        #expect(
+            try parse("picture.type(large),picture.type(small)") == [
+                FieldSelection(name: "picture", modifiers: [("type", "large")])
+            ])
+        #expect(
+            try parse("picture.type(large).type(small)") == [
+                FieldSelection(name: "picture", modifiers: [("type", "large")])
+            ])
+        #expect(
+            try parse("a{b.x(1)},a{b{c}}") == [
+                FieldSelection(
+                    name: "a",
+                    subfields: [
+                        FieldSelection(name: "b", modifiers: [("x", "1")], subfields: [FieldSelection(name: "c")])
+                    ])
+            ])
     }
 
     @Test func syntaxErrorsCarryFacebookStyleMessages() {
@@ -118,7 +140,9 @@ struct FieldSelectionTests {
         #expect(try parse(longest) == [FieldSelection(name: longest)])
         #expect(throws: FieldSelectionError.tooLong) { try FieldSelectionParser.parse(longest + "a") }
         // 2,049 two-byte scalars: under the limit in characters, over it in bytes.
-        #expect(throws: FieldSelectionError.tooLong) { try FieldSelectionParser.parse(String(repeating: "é", count: 2049)) }
+        #expect(throws: FieldSelectionError.tooLong) {
+            try FieldSelectionParser.parse(String(repeating: "é", count: 2049))
+        }
     }
 
     @Test func depthLimitCountsBraceLevels() throws {
@@ -128,9 +152,13 @@ struct FieldSelectionTests {
         var expected = FieldSelection(name: "b")
         for _ in 0..<FieldSelectionParser.maxDepth { expected = FieldSelection(name: "a", subfields: [expected]) }
         #expect(try parse(nested(FieldSelectionParser.maxDepth)) == [expected])
-        #expect(throws: FieldSelectionError.tooDeep) { try FieldSelectionParser.parse(nested(FieldSelectionParser.maxDepth + 1)) }
+        #expect(throws: FieldSelectionError.tooDeep) {
+            try FieldSelectionParser.parse(nested(FieldSelectionParser.maxDepth + 1))
+        }
         // Depth is checked as braces open, before the missing closers are noticed.
-        #expect(throws: FieldSelectionError.tooDeep) { try FieldSelectionParser.parse(String(repeating: "a{", count: 40)) }
+        #expect(throws: FieldSelectionError.tooDeep) {
+            try FieldSelectionParser.parse(String(repeating: "a{", count: 40))
+        }
     }
 
     @Test func errorMessagesForResponses() {
@@ -142,7 +170,8 @@ struct FieldSelectionTests {
     @Test func fuzzedInputNeverCrashesAndSuccessesRoundTrip() throws {
         var rng = SplitMix64(seed: 0x6A7E_4005E)
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz.,(){}_0123456789 ".unicodeScalars)
-        let seed = "id,name,picture.type(large),picture.width(200).height(200),friends.limit(5){name,picture{url}},email"
+        let seed =
+            "id,name,picture.type(large),picture.width(200).height(200),friends.limit(5){name,picture{url}},email"
         let exotic: [Unicode.Scalar] = ["é", "\u{301}", "中", "😀", "\u{0}", "\u{FEFF}", "\u{2028}", "\u{A0}"]
         var successes = 0
         var failures = 0
@@ -180,7 +209,9 @@ struct FieldSelectionTests {
                 #expect(try FieldSelectionParser.parse(canonical(fields)) == fields, "\(raw)")
             case .failure(let error):
                 failures += 1
-                #expect(throws: error, "errors must be deterministic for \(raw)") { try FieldSelectionParser.parse(raw) }
+                #expect(throws: error, "errors must be deterministic for \(raw)") {
+                    try FieldSelectionParser.parse(raw)
+                }
             }
         }
         #expect(successes + failures == 2_000)
@@ -213,7 +244,9 @@ struct FieldSelectionTests {
             #expect(Result { () throws(FieldSelectionError) in try FieldSelectionParser.parse(raw) } == full, "\(raw)")
         }
         #expect(taken >= 1_900)
-        #expect(FieldSelectionParser.plainNames("id,name,id,,email,") == ["id", "name", "email"].map { FieldSelection(name: $0) })
+        #expect(
+            FieldSelectionParser.plainNames("id,name,id,,email,")
+                == ["id", "name", "email"].map { FieldSelection(name: $0) })
         #expect(FieldSelectionParser.plainNames("id, name") == nil)
     }
 

@@ -38,7 +38,9 @@ import Testing
     func routes(row: Int) {
         let (method, path, expected) = Self.rows[row]
         let segments = path.isEmpty ? [] : path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        #expect(GraphRoute.parse(method: method, path: segments, batch: false, ids: nil) == expected, "\(method.rawValue) /\(path)")
+        #expect(
+            GraphRoute.parse(method: method, path: segments, batch: false, ids: nil) == expected,
+            "\(method.rawValue) /\(path)")
     }
 
     @Test func theRootIsABatchOrAMultipleIDRead() {
@@ -49,8 +51,14 @@ import Testing
     }
 
     @Test func onlyTokenAndBatchRoutesSkipAuthentication() {
-        let open: [GraphRoute] = [.batch, .multipleIDs(""), .rootUnsupported(.get), .accessToken, .accessTokenInfo, .debugToken, .tokenCache(appID: "1"), .tooLong]
-        let guarded: [GraphRoute] = [.fql, .fqlREST, .deviceLogin, .deviceLoginStatus, .testUsers(appID: "1"), .testUsersUnknown, .object(id: "me", rest: [])]
+        let open: [GraphRoute] = [
+            .batch, .multipleIDs(""), .rootUnsupported(.get), .accessToken, .accessTokenInfo, .debugToken,
+            .tokenCache(appID: "1"), .tooLong,
+        ]
+        let guarded: [GraphRoute] = [
+            .fql, .fqlREST, .deviceLogin, .deviceLoginStatus, .testUsers(appID: "1"), .testUsersUnknown,
+            .object(id: "me", rest: []),
+        ]
         #expect(open.allSatisfy { $0.isPublic })
         #expect(!guarded.contains { $0.isPublic })
     }
@@ -86,6 +94,8 @@ import Testing
     func userNodeRoutes(row: Int) {
         let (method, rest, parameter, expected) = Self.userRows[row]
         let segments = rest.isEmpty ? [] : rest.split(separator: "/").map(String.init)
-        #expect(UserNodeRoute.parse(method: method, rest: segments, permissionParameter: parameter) == expected, "\(method.rawValue) /me/\(rest)")
+        #expect(
+            UserNodeRoute.parse(method: method, rest: segments, permissionParameter: parameter) == expected,
+            "\(method.rawValue) /me/\(rest)")
     }
 }

@@ -19,7 +19,8 @@ import Testing
         let kept = JournalRedaction.parameters([
             ("client_id", "1000000001"), ("client_secret", "s3cr3t-value-9f2a"), ("code", "AQDcode"),
             ("access_token", "EAAGtoken"), ("appsecret_proof", "deadbeefcafe1234"), ("password", "hunter2"),
-            ("csrf_token", "xyz"), ("message", "hello"), ("redirect_uri", "http://localhost:3000/cb"), ("client_id", "other"),
+            ("csrf_token", "xyz"), ("message", "hello"), ("redirect_uri", "http://localhost:3000/cb"),
+            ("client_id", "other"),
         ])
         let byName = Dictionary(uniqueKeysWithValues: kept.map { ($0.name, $0.value) })
         #expect(byName["client_id"] == "1000000001")

@@ -7,9 +7,10 @@ import Testing
     let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 
     func refused(_ route: String, message: String) -> JournalEntry {
-        JournalEntry(time: t0, kind: .graph, method: "GET", route: route, status: 400, durationMilliseconds: 1,
-                     errorCode: 2500, errorMessage: message, explanation: message,
-                     parameters: [JournalEntry.Parameter(name: "fields", value: message)])
+        JournalEntry(
+            time: t0, kind: .graph, method: "GET", route: route, status: 400, durationMilliseconds: 1,
+            errorCode: 2500, errorMessage: message, explanation: message,
+            parameters: [JournalEntry.Parameter(name: "fields", value: message)])
     }
 
     @Test func eachKeptTextIsCut() throws {
@@ -44,10 +45,14 @@ import Testing
         #expect(journal.entry(sequence: 1) == nil)
         #expect(journal.lastSequence == 100)
         // Small entries fill the room the large ones leave.
-        for i in 101...200 { journal.record(JournalEntry(time: t0, kind: .graph, method: "GET", route: "/\(i)", status: 200, durationMilliseconds: 1)) }
+        for i in 101...200 {
+            journal.record(
+                JournalEntry(
+                    time: t0, kind: .graph, method: "GET", route: "/\(i)", status: 200, durationMilliseconds: 1))
+        }
         let after = journal.entries(limit: 1000)
         #expect(Array(after.prefix(100).map(\.route)) == (101...200).reversed().map { "/\($0)" })
-        #expect(after.dropFirst(100).count <= 1) // what room is left holds at most one of the large ones
+        #expect(after.dropFirst(100).count <= 1)  // what room is left holds at most one of the large ones
         journal.clear()
         #expect(journal.bytes == 0)
     }

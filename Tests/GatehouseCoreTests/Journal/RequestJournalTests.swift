@@ -6,9 +6,14 @@ import Testing
 @Suite struct RequestJournalTests {
     let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 
-    func entry(_ route: String, status: Int = 200, app: String? = "1", person: String? = nil, error: Int? = nil, token: String? = nil) -> JournalEntry {
-        JournalEntry(time: t0, kind: .graph, method: "GET", route: route, status: status, durationMilliseconds: 1,
-                     appID: app, personID: person.map { "9\($0.count)" }, personName: person, errorCode: error, tokenHashPrefix: token)
+    func entry(
+        _ route: String, status: Int = 200, app: String? = "1", person: String? = nil, error: Int? = nil,
+        token: String? = nil
+    ) -> JournalEntry {
+        JournalEntry(
+            time: t0, kind: .graph, method: "GET", route: route, status: status, durationMilliseconds: 1,
+            appID: app, personID: person.map { "9\($0.count)" }, personName: person, errorCode: error,
+            tokenHashPrefix: token)
     }
 
     @Test func numbersEntriesAndReadsNewestFirst() {
@@ -100,7 +105,9 @@ import Testing
         note.explain("code already used at 10:02:11 by this app")
         note.answered(with: .codeUsed)
         note.explain("something later")
-        let (entry, _) = note.entry(time: Date(), kind: .token, method: "GET", route: "/oauth/access_token", status: 400, durationMilliseconds: 1)
+        let (entry, _) = note.entry(
+            time: Date(), kind: .token, method: "GET", route: "/oauth/access_token", status: 400,
+            durationMilliseconds: 1)
         #expect(entry.explanation == "code already used at 10:02:11 by this app")
         #expect(entry.errorCode == 100 && entry.errorSubcode == 36009)
         #expect(entry.errorMessage == GraphError.codeUsed.message)
@@ -109,11 +116,18 @@ import Testing
     @Test func anUnexplainedRefusalGetsTheCatalogueOrTheStatus() {
         let graph = JournalNote()
         graph.answered(with: .tokenRequired)
-        #expect(graph.entry(time: Date(), kind: .graph, method: "GET", route: "/me", status: 400, durationMilliseconds: 0).0.explanation?.contains("no access token") == true)
+        #expect(
+            graph.entry(time: Date(), kind: .graph, method: "GET", route: "/me", status: 400, durationMilliseconds: 0).0
+                .explanation?.contains("no access token") == true)
         let page = JournalNote()
-        #expect(page.entry(time: Date(), kind: .page, method: "GET", route: "/nowhere", status: 404, durationMilliseconds: 0).0.explanation == "there is no page or route at /nowhere")
+        #expect(
+            page.entry(
+                time: Date(), kind: .page, method: "GET", route: "/nowhere", status: 404, durationMilliseconds: 0
+            ).0.explanation == "there is no page or route at /nowhere")
         let fine = JournalNote()
-        #expect(fine.entry(time: Date(), kind: .graph, method: "GET", route: "/me", status: 200, durationMilliseconds: 0).0.explanation == nil)
+        #expect(
+            fine.entry(time: Date(), kind: .graph, method: "GET", route: "/me", status: 200, durationMilliseconds: 0).0
+                .explanation == nil)
     }
 
     @Test func taskLocalIsNilWithoutAJournal() {

@@ -7,7 +7,9 @@ import Testing
 /// profile claim under its `UserField`'s claim name.
 @Suite struct IDTokenClaimsTests {
     static func claims(nonce: String? = "n-1") -> IDTokenClaims {
-        IDTokenClaims(iss: "http://gatehouse.test", aud: "42", sub: "9", iat: 1_800_000_000, exp: 1_800_003_600, jti: "j", nonce: nonce)
+        IDTokenClaims(
+            iss: "http://gatehouse.test", aud: "42", sub: "9", iat: 1_800_000_000, exp: 1_800_003_600, jti: "j",
+            nonce: nonce)
     }
 
     @Test func thePayloadIsRegisteredClaimsThenProfileClaimsInTheOrderSet() throws {
@@ -16,7 +18,10 @@ import Testing
         claims[.hometown] = ["id": "7", "name": "Porto"]
         claims[.ageRange] = ["min": 21]
         let json = try JSONValue(encoding: claims)
-        #expect(json.objectValue?.keys == ["iss", "aud", "sub", "iat", "exp", "jti", "nonce", "name", "user_hometown", "user_age_range"])
+        #expect(
+            json.objectValue?.keys == [
+                "iss", "aud", "sub", "iat", "exp", "jti", "nonce", "name", "user_hometown", "user_age_range",
+            ])
         #expect(json["user_hometown"] == ["id": "7", "name": "Porto"])
         #expect(json["iat"] == 1_800_000_000)
         #expect(claims[.hometown] == ["id": "7", "name": "Porto"])

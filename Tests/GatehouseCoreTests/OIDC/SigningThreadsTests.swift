@@ -28,9 +28,11 @@ import Testing
         let tokens = try await withThrowingTaskGroup(of: String.self) { group in
             for index in 0..<16 {
                 group.addTask {
-                    try await ring.sign(IDTokenClaims(
-                        iss: "http://gatehouse.test", aud: "A", sub: "\(index)", iat: 1_800_000_000, exp: 4_000_000_000,
-                        jti: "j\(index)", nonce: nil))
+                    try await ring.sign(
+                        IDTokenClaims(
+                            iss: "http://gatehouse.test", aud: "A", sub: "\(index)", iat: 1_800_000_000,
+                            exp: 4_000_000_000,
+                            jti: "j\(index)", nonce: nil))
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }

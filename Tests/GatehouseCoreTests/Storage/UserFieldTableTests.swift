@@ -54,7 +54,9 @@ import Testing
         for folder in coveredFolders {
             let url = root.appendingPathComponent(folder)
             let enumerator = try #require(FileManager.default.enumerator(atPath: url.path))
-            for case let path as String in enumerator where path.hasSuffix(".swift") { files.insert(folder + "/" + path) }
+            for case let path as String in enumerator where path.hasSuffix(".swift") {
+                files.insert(folder + "/" + path)
+            }
         }
         return files.subtracting(allowlist).sorted()
     }
@@ -63,7 +65,9 @@ import Testing
     /// Names that are also ordinary words in these files (`id`, `name`, `email`, `picture`, …) are left out:
     /// they are spelled for other things too (a place's `name`, an account's `email` column).
     static var spellings: Set<String> {
-        let common: Set<String> = ["id", "name", "email", "picture", "link", "friends", "permissions", "first_name", "last_name"]
+        let common: Set<String> = [
+            "id", "name", "email", "picture", "link", "friends", "permissions", "first_name", "last_name",
+        ]
         var out = Set<String>()
         for field in UserField.all {
             out.insert(field.name)
@@ -79,7 +83,9 @@ import Testing
         #expect(files.count > Self.readers.count)
         for file in files {
             let source = try String(contentsOf: Self.root.appendingPathComponent(file), encoding: .utf8)
-            if Self.readers.contains(file) { #expect(source.contains("UserField"), "\(file) does not read the field table") }
+            if Self.readers.contains(file) {
+                #expect(source.contains("UserField"), "\(file) does not read the field table")
+            }
             // Code only: a comment may show the wire form (`{"scope":"pages_show_list",…}`) as documentation.
             let text = source.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }
                 .joined(separator: "\n")
@@ -91,7 +97,10 @@ import Testing
 
     /// The check above must see a spelled name: a reader that spelled `"hometown"` or `"user_hometown"` fails.
     @Test func theSpellingsIncludeTheFieldsClaimsAndPermissions() {
-        for name in ["hometown", "quotes", "locale", "birthday", "hometown_location", "user_hometown", "given_name", "user_link", "openid"] {
+        for name in [
+            "hometown", "quotes", "locale", "birthday", "hometown_location", "user_hometown", "given_name", "user_link",
+            "openid",
+        ] {
             #expect(Self.spellings.union(Self.permissionSpellings).contains(name), "\(name)")
         }
     }
@@ -112,9 +121,15 @@ import Testing
         #expect(locale.fqlColumn == "locale")
         // Limited Login's id_token has no locale claim.
         #expect(locale.idTokenClaim == nil)
-        var user = UserRecord(id: "1", email: "a@example.com", passwordHash: "x", firstName: "A", lastName: "B", createdAt: Date(timeIntervalSince1970: 0))
+        var user = UserRecord(
+            id: "1", email: "a@example.com", passwordHash: "x", firstName: "A", lastName: "B",
+            createdAt: Date(timeIntervalSince1970: 0))
         let entry = try #require(UserFieldValue.named("locale"))
-        let context = { UserFieldContext(user: user, scopedID: "9", appID: "1", baseURL: "http://gatehouse.test", now: Date(timeIntervalSince1970: 0)) }
+        let context = {
+            UserFieldContext(
+                user: user, scopedID: "9", appID: "1", baseURL: "http://gatehouse.test",
+                now: Date(timeIntervalSince1970: 0))
+        }
         #expect(entry.read(context()) == nil)
         user.profileText["locale"] = "en_US"
         #expect(entry.read(context()) == .string("en_US"))
@@ -123,9 +138,12 @@ import Testing
 
     @Test func theDerivedFieldsReadTheRecord() throws {
         let user = UserRecord(
-            id: "1", email: "a@example.com", passwordHash: "x", firstName: "Ann", middleName: "B", lastName: "Cole", birthday: "01/02/1990",
+            id: "1", email: "a@example.com", passwordHash: "x", firstName: "Ann", middleName: "B", lastName: "Cole",
+            birthday: "01/02/1990",
             hometown: Place(id: "7", name: "Porto"), createdAt: Date(timeIntervalSince1970: 0))
-        let context = UserFieldContext(user: user, scopedID: "9", appID: "42", baseURL: "http://gatehouse.test", now: Date(timeIntervalSince1970: 1_800_000_000))
+        let context = UserFieldContext(
+            user: user, scopedID: "9", appID: "42", baseURL: "http://gatehouse.test",
+            now: Date(timeIntervalSince1970: 1_800_000_000))
         func read(_ field: UserField) -> JSONValue? { UserFieldValue.named(field.name)?.read(context) }
         #expect(read(.id) == .string("9"))
         #expect(read(.name) == .string("Ann B Cole"))

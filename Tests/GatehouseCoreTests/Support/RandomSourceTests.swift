@@ -48,7 +48,9 @@ import Testing
         }
         #expect(seen.allSatisfy { $0 })
         let text = SystemRandomSource().alphanumeric(bits: 192)
-        #expect(text.count == 33 && text.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) })
+        #expect(
+            text.count == 33
+                && text.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) })
         #expect(SystemRandomSource().hex(16).count == 32)
     }
 }

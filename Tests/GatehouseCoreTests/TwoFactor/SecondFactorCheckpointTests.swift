@@ -9,10 +9,13 @@ import Testing
     static let step = totp.step(at: now)
 
     static func record(confirmed: Bool = true, lastUsed: Int64? = nil) -> TwoFactorRecord {
-        TwoFactorRecord(userID: "1", secret: secret, createdAt: now, confirmedAt: confirmed ? now : nil, lastUsedStep: lastUsed)
+        TwoFactorRecord(
+            userID: "1", secret: secret, createdAt: now, confirmedAt: confirmed ? now : nil, lastUsedStep: lastUsed)
     }
 
-    static func decide(_ typed: String, record: TwoFactorRecord = record(), throttled: Bool = false) -> SecondFactorCheckpoint.Verdict {
+    static func decide(_ typed: String, record: TwoFactorRecord = record(), throttled: Bool = false)
+        -> SecondFactorCheckpoint.Verdict
+    {
         SecondFactorCheckpoint.decide(.init(record: record, typed: typed, now: now, throttled: throttled))
     }
 
@@ -35,7 +38,9 @@ import Testing
     @Test("throttled: the code is not even looked at; not enrolled or unconfirmed: refused")
     func throttledAndUnconfirmed() {
         #expect(Self.decide(Self.totp.code(step: Self.step), throttled: true) == .refuse(.throttled))
-        #expect(Self.decide(Self.totp.code(step: Self.step), record: Self.record(confirmed: false)) == .refuse(.notEnrolled))
+        #expect(
+            Self.decide(Self.totp.code(step: Self.step), record: Self.record(confirmed: false)) == .refuse(.notEnrolled)
+        )
     }
 
     @Test("a recovery code's shape is spent by its hash, whatever the case and dashes")
@@ -47,7 +52,9 @@ import Testing
         #expect(Set(codes).count == 3)
         let hash = RecoveryCodes.hash(codes[0])!
         #expect(Self.decide(codes[0]) == .acceptRecoveryCode(hash: hash))
-        #expect(Self.decide(codes[0].lowercased().replacingOccurrences(of: "-", with: "")) == .acceptRecoveryCode(hash: hash))
+        #expect(
+            Self.decide(codes[0].lowercased().replacingOccurrences(of: "-", with: ""))
+                == .acceptRecoveryCode(hash: hash))
         #expect(RecoveryCodes.hash("0000-1111-OO") == nil)
     }
 
@@ -62,8 +69,11 @@ import Testing
     func challenge() async {
         let key = Array(repeating: UInt8(7), count: 32)
         let changed = Date(timeIntervalSince1970: 1_700_000_000)
-        let value = SecondFactorChallenge(userID: "100", issuedAt: Self.now).sealed(key: key, passwordChangedAt: changed)
-        func open(_ text: String, at now: Date = Self.now, changedNow: Date? = changed, key: [UInt8] = key) async -> SecondFactorChallenge? {
+        let value = SecondFactorChallenge(userID: "100", issuedAt: Self.now).sealed(
+            key: key, passwordChangedAt: changed)
+        func open(_ text: String, at now: Date = Self.now, changedNow: Date? = changed, key: [UInt8] = key) async
+            -> SecondFactorChallenge?
+        {
             await SecondFactorChallenge.open(text, key: key, now: now) { $0 == "100" ? .some(changedNow) : .none }
         }
         #expect(await open(value) == SecondFactorChallenge(userID: "100", issuedAt: Self.now))

@@ -8,7 +8,10 @@ import Testing
 
     @Test("RFC 4648 §10 base32 vectors, padded and not, and back")
     func base32Vectors() {
-        let vectors = ["": "", "f": "MY======", "fo": "MZXQ====", "foo": "MZXW6===", "foob": "MZXW6YQ=", "fooba": "MZXW6YTB", "foobar": "MZXW6YTBOI======"]
+        let vectors = [
+            "": "", "f": "MY======", "fo": "MZXQ====", "foo": "MZXW6===", "foob": "MZXW6YQ=", "fooba": "MZXW6YTB",
+            "foobar": "MZXW6YTBOI======",
+        ]
         for (plain, encoded) in vectors {
             #expect(Base32.encode(Array(plain.utf8), padded: true) == encoded)
             #expect(Base32.encode(Array(plain.utf8)) == encoded.replacingOccurrences(of: "=", with: ""))
@@ -22,7 +25,9 @@ import Testing
 
     @Test("RFC 4226 appendix D: HOTP values for counters 0 to 9")
     func hotpVectors() {
-        let expected = ["755224", "287082", "359152", "969429", "338314", "254676", "287922", "162583", "399871", "520489"]
+        let expected = [
+            "755224", "287082", "359152", "969429", "338314", "254676", "287922", "162583", "399871", "520489",
+        ]
         let totp = TOTP(secret: Self.rfcSecret)
         for (counter, code) in expected.enumerated() { #expect(totp.code(step: Int64(counter)) == code) }
     }
@@ -61,6 +66,9 @@ import Testing
     @Test("the otpauth URI names the issuer and account and carries the base32 secret")
     func provisioningURI() {
         let uri = TOTP(secret: Array("foobar".utf8)).provisioningURI(issuer: "Gatehouse", account: "ada@example.com")
-        #expect(uri == "otpauth://totp/Gatehouse:ada%40example.com?secret=MZXW6YTBOI&issuer=Gatehouse&algorithm=SHA1&digits=6&period=30")
+        #expect(
+            uri
+                == "otpauth://totp/Gatehouse:ada%40example.com?secret=MZXW6YTBOI&issuer=Gatehouse&algorithm=SHA1&digits=6&period=30"
+        )
     }
 }

@@ -63,16 +63,20 @@ struct AppleLayerTypeCheck {
             guard stub.status == 0 else { return (stub.status, "stub module \(module):\n" + stub.output) }
         }
         let kit = sources.appendingPathComponent("GatehouseKit")
-        return try await swiftc([
-            "-typecheck", "-parse-as-library", "-swift-version", "6", "-module-name", "GatehouseKit",
-            // Every file's errors, not only those of the first batch that failed.
-            "-continue-building-after-errors",
-            // SwiftPM's package name is the root package's identity: its folder name, lowercased.
-            "-package-name", repository.lastPathComponent.lowercased(),
-            "-D", "SWIFT_PACKAGE", "-D", "DEBUG", "-D", "GATEHOUSE_APPLE_STUBS",
-            "-I", stubOutput.path, "-I", builtModules.path, "-module-cache-path", moduleCache,
-        ] + moduleMaps.flatMap { ["-Xcc", "-fmodule-map-file=\($0.path)", "-Xcc", "-I", "-Xcc", $0.deletingLastPathComponent().path] }
-            + swiftFiles(in: kit).map(\.path))
+        return try await swiftc(
+            [
+                "-typecheck", "-parse-as-library", "-swift-version", "6", "-module-name", "GatehouseKit",
+                // Every file's errors, not only those of the first batch that failed.
+                "-continue-building-after-errors",
+                // SwiftPM's package name is the root package's identity: its folder name, lowercased.
+                "-package-name", repository.lastPathComponent.lowercased(),
+                "-D", "SWIFT_PACKAGE", "-D", "DEBUG", "-D", "GATEHOUSE_APPLE_STUBS",
+                "-I", stubOutput.path, "-I", builtModules.path, "-module-cache-path", moduleCache,
+            ]
+                + moduleMaps.flatMap {
+                    ["-Xcc", "-fmodule-map-file=\($0.path)", "-Xcc", "-I", "-Xcc", $0.deletingLastPathComponent().path]
+                }
+                + swiftFiles(in: kit).map(\.path))
     }
 
     func remove() { folder.remove() }
@@ -85,11 +89,15 @@ struct AppleLayerTypeCheck {
         for module in Self.stubModules {
             let folder = sources.appendingPathComponent(module)
             try files.createDirectory(at: folder, withIntermediateDirectories: true)
-            try files.copyItem(at: stubs.appendingPathComponent("\(module).swift"), to: folder.appendingPathComponent("\(module).swift"))
+            try files.copyItem(
+                at: stubs.appendingPathComponent("\(module).swift"),
+                to: folder.appendingPathComponent("\(module).swift"))
         }
         let kit = sources.appendingPathComponent("GatehouseKit")
         try files.copyItem(at: repository.appendingPathComponent("Sources/GatehouseKit"), to: kit)
-        try files.copyItem(at: stubs.appendingPathComponent("AppleLayerProbe.swift"), to: kit.appendingPathComponent("AppleLayerProbe.swift"))
+        try files.copyItem(
+            at: stubs.appendingPathComponent("AppleLayerProbe.swift"),
+            to: kit.appendingPathComponent("AppleLayerProbe.swift"))
     }
 
     private func swiftFiles(in folder: URL) -> [URL] {
@@ -107,7 +115,9 @@ struct AppleLayerTypeCheck {
         var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for _ in 0..<4 {
             let modules = folder.appendingPathComponent("Modules")
-            if FileManager.default.fileExists(atPath: modules.appendingPathComponent("GatehouseProtocol.swiftmodule").path) {
+            if FileManager.default.fileExists(
+                atPath: modules.appendingPathComponent("GatehouseProtocol.swiftmodule").path)
+            {
                 return modules
             }
             folder = folder.deletingLastPathComponent()

@@ -25,7 +25,9 @@ import FoundationNetworking
             request.httpMethod = "GET"
             let (_, response) = try await URLSession.shared.data(for: request)
             #expect((response as? HTTPURLResponse)?.statusCode == 400)
-            let live = try await rig.driver.waitForText("#activity-rows tr td.why", timeout: .seconds(60)) { $0.contains("is not registered") }
+            let live = try await rig.driver.waitForText("#activity-rows tr td.why", timeout: .seconds(60)) {
+                $0.contains("is not registered")
+            }
             #expect(live.contains("redirect_uri `\(wrong)` is not registered for app Gatehouse Demo; registered:"))
 
             // The person's side: the same login in the browser shows the refusal page, not the journal's explanation.

@@ -53,13 +53,19 @@ struct BrowserRig {
 
     /// A `LoginManager` whose dialog opens in the driven browser (RFC 8252 loopback redirect).
     func manager() -> LoginManager {
-        LoginManager(presenter: LoopbackLoginPresenter(browser: WebDriverOpener(driver: driver), output: { _ in }), environment: environment)
+        LoginManager(
+            presenter: LoopbackLoginPresenter(browser: WebDriverOpener(driver: driver), output: { _ in }),
+            environment: environment)
     }
 
     /// Starts an SDK login in the background; the test then plays the person in the browser.
     func startLogin(_ permissions: [String]) -> Task<LoginResult, Never> {
         let manager = manager()
-        return Task { await manager.logIn(configuration: LoginConfiguration(permissions: Set(permissions.map { GatehouseKit.Permission(stringLiteral: $0) }))!) }
+        return Task {
+            await manager.logIn(
+                configuration: LoginConfiguration(
+                    permissions: Set(permissions.map { GatehouseKit.Permission(stringLiteral: $0) }))!)
+        }
     }
 
     /// Types the person's email and password on the login page.

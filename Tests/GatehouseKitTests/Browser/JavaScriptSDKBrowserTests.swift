@@ -150,7 +150,9 @@ import ChildProcesses
             try await driver.screenshot("popup-rerequest")
             try await rig.finishInPopup("button[value=continue]", main: main)
             let rerequested = try await rig.response()
-            #expect(rerequested.contains(#""grantedScopes":"public_profile,user_friends,email""#) || rerequested.contains(#""grantedScopes":"public_profile,email,user_friends""#), "\(rerequested)")
+            #expect(
+                rerequested.contains(#""grantedScopes":"public_profile,user_friends,email""#)
+                    || rerequested.contains(#""grantedScopes":"public_profile,email,user_friends""#), "\(rerequested)")
 
             // A reload: connected from the session, without a popup; the status answer sets a fresh cookie.
             let reloaded = try await rig.openPage()
@@ -216,9 +218,11 @@ import ChildProcesses
             #expect(shared.hasPrefix(#"{"post_id":""#), "\(shared)")
 
             // An app that does not list the page's origin: no status, and the dialog refuses the page.
-            let (status, created) = try await QuickStartSite.adminV1(rig.server, "POST", "/apps", #"{"name":"Elsewhere","redirect_uris":["https://elsewhere.example/cb"]}"#)
+            let (status, created) = try await QuickStartSite.adminV1(
+                rig.server, "POST", "/apps", #"{"name":"Elsewhere","redirect_uris":["https://elsewhere.example/cb"]}"#)
             #expect(status == 201)
-            let other = try #require((try JSONSerialization.jsonObject(with: Data(created.utf8)) as? [String: Any])?["id"] as? String)
+            let other = try #require(
+                (try JSONSerialization.jsonObject(with: Data(created.utf8)) as? [String: Any])?["id"] as? String)
             #expect(try await rig.openPage("?app_id=\(other)") == Self.unknown)
             try await rig.clearResponse()
             _ = try await rig.clickOpeningPopup("#scopes")

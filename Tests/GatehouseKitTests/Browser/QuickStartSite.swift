@@ -15,7 +15,8 @@ struct QuickStartSite {
     var origin: String { url.hasSuffix("/") ? String(url.dropLast()) : url }
 
     static var folder: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("examples/javascript")
     }
 
@@ -26,11 +27,18 @@ struct QuickStartSite {
         for _ in 0..<3 {
             let port = try FreeTCPPort.find()
             let process = try await ChildProcess.start(
-                "python3", arguments: [folder.appendingPathComponent("server.py").path, "\(port)", server.baseURL.absoluteString, server.appID, server.appSecret])
+                "python3",
+                arguments: [
+                    folder.appendingPathComponent("server.py").path, "\(port)", server.baseURL.absoluteString,
+                    server.appID, server.appSecret,
+                ])
             if await process.waitForOutput(containing: "quick-start page on", timeout: .seconds(30)) != nil {
                 let site = QuickStartSite(process: process, url: "http://127.0.0.1:\(port)/")
-                let (status, body) = try await adminV1(server, "PATCH", "/apps/\(server.appID)", #"{"js_sdk_domains":["\#(site.origin)"]}"#)
-                guard status == 200 else { await process.kill(); throw QuickStartError(description: "PATCH js_sdk_domains: \(status) \(body)") }
+                let (status, body) = try await adminV1(
+                    server, "PATCH", "/apps/\(server.appID)", #"{"js_sdk_domains":["\#(site.origin)"]}"#)
+                guard status == 200 else {
+                    await process.kill(); throw QuickStartError(description: "PATCH js_sdk_domains: \(status) \(body)")
+                }
                 return site
             }
             problem = process.output
@@ -44,7 +52,9 @@ struct QuickStartSite {
     struct QuickStartError: Error, CustomStringConvertible { var description: String }
 
     /// A request to the live server's admin API v1.
-    static func adminV1(_ server: LiveServer, _ method: String, _ path: String, _ body: String) async throws -> (Int, String) {
+    static func adminV1(_ server: LiveServer, _ method: String, _ path: String, _ body: String) async throws -> (
+        Int, String
+    ) {
         var request = URLRequest(url: URL(string: server.baseURL.absoluteString + "/admin/api/v1" + path)!)
         request.httpMethod = method
         request.httpBody = Data(body.utf8)

@@ -23,10 +23,14 @@ import FoundationNetworking
             // The CLI opens the dialog with `$BROWSER`; ours hands the URL to the driven Chromium.
             let opened = scratch.appendingPathComponent("opened-url")
             let opener = scratch.appendingPathComponent("browser.sh")
-            try "#!/bin/sh\nprintf '%s' \"$1\" > '\(opened.path)'\n".write(to: opener, atomically: true, encoding: .utf8)
+            try "#!/bin/sh\nprintf '%s' \"$1\" > '\(opened.path)'\n".write(
+                to: opener, atomically: true, encoding: .utf8)
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: opener.path)
-            let login = CLIRun(["login", "--permissions", "email,user_friends", "--server", rig.base, "--app-id", rig.server.appID,
-                                "--cache-dir", scratch.path, "--timeout", "60"], environment: ["BROWSER": opener.path])
+            let login = CLIRun(
+                [
+                    "login", "--permissions", "email,user_friends", "--server", rig.base, "--app-id", rig.server.appID,
+                    "--cache-dir", scratch.path, "--timeout", "60",
+                ], environment: ["BROWSER": opener.path])
             var url: String?
             for _ in 0..<600 {
                 if let text = try? String(contentsOf: opened, encoding: .utf8), !text.isEmpty { url = text; break }
@@ -47,7 +51,9 @@ import FoundationNetworking
             #expect(status == 0)
             #expect(output.contains("Logged in as \(rig.server.users[0].name)"))
             #expect(output.contains("Granted: email, public_profile, user_friends"))
-            let whoami = await CLIRun(["whoami", "--server", rig.base, "--app-id", rig.server.appID, "--cache-dir", scratch.path]).finish()
+            let whoami = await CLIRun([
+                "whoami", "--server", rig.base, "--app-id", rig.server.appID, "--cache-dir", scratch.path,
+            ]).finish()
             #expect(whoami.0 == 0)
             #expect(whoami.1.contains(rig.server.users[0].name))
         }
@@ -58,10 +64,12 @@ import FoundationNetworking
             let login = rig.startLogin(["email", "user_friends"])
             try await rig.typePassword(rig.server.users[0])
             _ = try await rig.driver.find("#perm-user_friends")
-            try await rig.driver.click("#perm-user_friends") // un-tick "Friends list" under Edit access
+            try await rig.driver.click("#perm-user_friends")  // un-tick "Friends list" under Edit access
             try await rig.driver.screenshot("consent-edited")
             try await rig.driver.click("button[value=continue]")
-            guard case .success(let granted, let declined, let token) = await login.value else { Issue.record("login did not succeed"); return }
+            guard case .success(let granted, let declined, let token) = await login.value else {
+                Issue.record("login did not succeed"); return
+            }
             #expect(granted == [.publicProfile, .email])
             #expect(declined == [.userFriends])
             #expect(token?.declinedPermissions == [.userFriends])
@@ -87,15 +95,19 @@ import FoundationNetworking
             try await rig.driver.click("button[value=continue]")
             guard case .success = await first.value else { Issue.record("first login failed"); return }
 
-            let created = await CLIRun(["apps", "create", "--data-dir", rig.server.directory, "--name", "Second App",
-                                        "--redirect-uri", "http://127.0.0.1/callback", "--json"]).finish()
+            let created = await CLIRun([
+                "apps", "create", "--data-dir", rig.server.directory, "--name", "Second App",
+                "--redirect-uri", "http://127.0.0.1/callback", "--json",
+            ]).finish()
             #expect(created.0 == 0)
             let secondID = try #require(try JSONValue.parse(Data(created.1.utf8))["id"]?.stringValue)
             let settings = rig.server.settings()
             settings.appID = secondID
             settings.displayName = "Second App"
             let environment = GatehouseKitEnvironment(settings: settings, tokenCache: LoginTestTokenCache())
-            let manager = LoginManager(presenter: LoopbackLoginPresenter(browser: WebDriverOpener(driver: rig.driver), output: { _ in }), environment: environment)
+            let manager = LoginManager(
+                presenter: LoopbackLoginPresenter(browser: WebDriverOpener(driver: rig.driver), output: { _ in }),
+                environment: environment)
             let second = Task { await manager.logIn(configuration: LoginConfiguration(permissions: [.email])!) }
             // Straight to consent: the browser session from the first app's login is reused.
             _ = try await rig.driver.find("button[value=continue]", timeout: .seconds(60))
@@ -103,7 +115,9 @@ import FoundationNetworking
             #expect(try await rig.driver.text("h1").contains("Second App is requesting access to:"))
             try await rig.driver.screenshot("second-app-consent")
             try await rig.driver.click("button[value=continue]")
-            guard case .success(_, _, let token) = await second.value else { Issue.record("second login failed"); return }
+            guard case .success(_, _, let token) = await second.value else {
+                Issue.record("second login failed"); return
+            }
             #expect(token?.appID == secondID)
         }
     }
@@ -112,7 +126,11 @@ import FoundationNetworking
         try await BrowserRig.with("pick-test-user") { rig in
             var request = URLRequest(url: URL(string: rig.base + "/\(rig.server.appID)/accounts/test-users")!)
             request.httpMethod = "POST"
-            request.httpBody = Data(FormEncoding.encode([("name", "Tess Tester"), ("installed", "false"), ("access_token", "\(rig.server.appID)|\(rig.server.appSecret)")]).utf8)
+            request.httpBody = Data(
+                FormEncoding.encode([
+                    ("name", "Tess Tester"), ("installed", "false"),
+                    ("access_token", "\(rig.server.appID)|\(rig.server.appSecret)"),
+                ]).utf8)
             let (data, _) = try await URLSession.shared.data(for: request)
             let testUser = try JSONValue.parse(data)
             let email = try #require(testUser["email"]?.stringValue)
@@ -134,7 +152,9 @@ import FoundationNetworking
             let login = rig.startLogin(["email", "user_friends"])
             try await rig.typePassword(rig.server.users[0])
             try await rig.driver.click("button[value=continue]")
-            guard case .success(_, _, let token) = await login.value, token != nil else { Issue.record("login failed"); return }
+            guard case .success(_, _, let token) = await login.value, token != nil else {
+                Issue.record("login failed"); return
+            }
             #expect(try await rig.graphMe()["name"]?.stringValue == rig.server.users[0].name)
 
             try await rig.driver.open(rig.base + "/settings/apps")
@@ -143,7 +163,8 @@ import FoundationNetworking
             #expect(try await rig.driver.text("#app-\(rig.server.appID)") == "Gatehouse Demo")
             try await rig.driver.click("#remove-\(rig.server.appID)")
             _ = try await rig.driver.find("p.note")
-            #expect(try await rig.driver.text("p.note") == "The app was removed. It can no longer see your information.")
+            #expect(
+                try await rig.driver.text("p.note") == "The app was removed. It can no longer see your information.")
             try await rig.driver.screenshot("settings-removed")
 
             do {
@@ -223,7 +244,7 @@ import FoundationNetworking
         try await BrowserRig.with("keyboard") { rig in
             let login = rig.startLogin(["email"])
             _ = try await rig.driver.find("#email", timeout: .seconds(60))
-            #expect(try await rig.driver.focused() == "email") // autofocus
+            #expect(try await rig.driver.focused() == "email")  // autofocus
             let user = rig.server.users[1]
             try await rig.driver.keys(user.email + WebDriver.tab)
             #expect(try await rig.driver.focused() == "password")
@@ -239,7 +260,9 @@ import FoundationNetworking
             }
             #expect(order == ["perm-email", "action", "action"])
             try await rig.driver.keys(WebDriver.enter)
-            guard case .success(let granted, _, _) = await login.value else { Issue.record("keyboard login failed"); return }
+            guard case .success(let granted, _, _) = await login.value else {
+                Issue.record("keyboard login failed"); return
+            }
             #expect(granted.contains(.email))
         }
     }
@@ -255,7 +278,8 @@ final class CLIRun: Sendable {
         let binary = LiveServer.binary
         done = Task {
             do {
-                let run = try await ChildProcess.run(binary, arguments: arguments, environment: changes, mergingStandardError: true)
+                let run = try await ChildProcess.run(
+                    binary, arguments: arguments, environment: changes, mergingStandardError: true)
                 return (run.status, run.standardOutput)
             } catch {
                 return (-1, "could not run \(binary): \(error)")

@@ -35,7 +35,9 @@ import ChildProcesses
             try await rig.driver.screenshot("console-mail")
             try await rig.driver.click(".mail-link")
             try await rig.driver.click("#confirm")
-            #expect(try await rig.driver.waitForText("h1") { $0 == "Your account is confirmed" } == "Your account is confirmed")
+            #expect(
+                try await rig.driver.waitForText("h1") { $0 == "Your account is confirmed" }
+                    == "Your account is confirmed")
 
             // Its Log in goes back to the app's dialog (carried as next through the form and the mailed link): log in
             // and allow.
@@ -43,11 +45,17 @@ import ChildProcesses
             _ = try await rig.driver.find("#email")
             let back = try await rig.driver.currentURL()
             #expect(back.hasPrefix(rig.base + "/dialog/oauth?"), "\(back)")
-            #expect(back.split(separator: "?", maxSplits: 1).last == dialog.split(separator: "?", maxSplits: 1).last, "\(back) vs \(dialog)")
-            try await rig.typePassword(.init(id: "", name: "Carol Cho", email: "carol.cho@example.com", password: "carol-first-pass"), shot: "login-new-account")
+            #expect(
+                back.split(separator: "?", maxSplits: 1).last == dialog.split(separator: "?", maxSplits: 1).last,
+                "\(back) vs \(dialog)")
+            try await rig.typePassword(
+                .init(id: "", name: "Carol Cho", email: "carol.cho@example.com", password: "carol-first-pass"),
+                shot: "login-new-account")
             try await rig.driver.click("button[value=continue]")
             _ = try await rig.waitForLoopbackPage()
-            guard case .success(_, _, let token?) = await login.value else { Issue.record("the new account's login failed"); return }
+            guard case .success(_, _, let token?) = await login.value else {
+                Issue.record("the new account's login failed"); return
+            }
             #expect(try await rig.graphMe()["name"]?.stringValue == "Carol Cho")
 
             // Forgotten password: the link from the mail, a new password, and the old token is dead.
@@ -62,7 +70,9 @@ import ChildProcesses
             try await rig.driver.type("#password", "carol-second-pass")
             try await rig.driver.screenshot("reset-password")
             try await rig.driver.click("#reset-password")
-            #expect(try await rig.driver.waitForText("h1") { $0 == "Your password has been changed" } == "Your password has been changed")
+            #expect(
+                try await rig.driver.waitForText("h1") { $0 == "Your password has been changed" }
+                    == "Your password has been changed")
 
             var request = URLRequest(url: URL(string: rig.base + "/v21.0/me?access_token=\(token.tokenString)")!)
             request.httpMethod = "GET"

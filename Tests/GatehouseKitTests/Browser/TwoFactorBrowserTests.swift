@@ -43,7 +43,9 @@ import ChildProcesses
             let qr = try await rig.driver.find("#otpauth-qr-image", timeout: .seconds(10))
             let rect = try await rig.driver.command("GET", "element/\(qr)/rect") as? [String: Any]
             #expect((rect?["width"] as? Double ?? 0) >= 200 && (rect?["height"] as? Double ?? 0) >= 200)
-            let drawn = try await rig.driver.command("POST", "execute/async", ["script": Self.qrCheck, "args": []]) as? [String: Any]
+            let drawn =
+                try await rig.driver.command("POST", "execute/async", ["script": Self.qrCheck, "args": []])
+                as? [String: Any]
             #expect(drawn?["loaded"] as? Bool == true)
             #expect(drawn?["svg"] as? Bool == true)
             #expect(drawn?["naturalWidth"] as? Int ?? 0 > 0)
@@ -67,14 +69,17 @@ import ChildProcesses
             _ = try await rig.driver.find("#login-code", timeout: .seconds(30))
             try await rig.driver.screenshot("login-code-checkpoint")
             #expect(try await rig.driver.text("h1") == "Enter login code")
-            try await rig.driver.type("#login-code", "000000" == (try await rig.driver.text("#development-code")) ? "111111" : "000000")
+            try await rig.driver.type(
+                "#login-code", "000000" == (try await rig.driver.text("#development-code")) ? "111111" : "000000")
             try await rig.driver.click("#login-code-continue")
             _ = try await rig.driver.find("#login-code-error")
             try await rig.driver.screenshot("login-code-wrong")
             try await rig.driver.type("#login-code", try await rig.driver.text("#development-code"))
             try await rig.driver.click("#login-code-continue")
             _ = try await rig.waitForLoopbackPage()
-            guard case .success(_, _, let token) = await second.value, token != nil else { Issue.record("the login through the checkpoint failed"); return }
+            guard case .success(_, _, let token) = await second.value, token != nil else {
+                Issue.record("the login through the checkpoint failed"); return
+            }
             #expect(try await rig.graphMe()["name"]?.stringValue == person.name)
         }
     }

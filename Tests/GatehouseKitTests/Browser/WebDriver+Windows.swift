@@ -31,7 +31,9 @@ extension WebDriver {
     func waitForWindows(_ remaining: [String], timeout: Duration = .seconds(15)) async throws {
         let deadline = ContinuousClock.now + timeout
         while Set(try await windowHandles()) != Set(remaining) {
-            if ContinuousClock.now > deadline { throw Failure(description: "windows still open: \(try await windowHandles())") }
+            if ContinuousClock.now > deadline {
+                throw Failure(description: "windows still open: \(try await windowHandles())")
+            }
             try await Task.sleep(for: .milliseconds(50))
         }
     }

@@ -28,7 +28,10 @@ final class WebDriver: @unchecked Sendable {
 
     static func executable(_ name: String, _ candidates: [String]) throws -> String {
         for path in candidates where FileManager.default.isExecutableFile(atPath: path) { return path }
-        throw Failure(description: "\(name) is not installed (looked in \(candidates.joined(separator: ", "))); scripts/test installs Debian's chromium and chromium-driver")
+        throw Failure(
+            description:
+                "\(name) is not installed (looked in \(candidates.joined(separator: ", "))); scripts/test installs Debian's chromium and chromium-driver"
+        )
     }
 
     /// Starts chromedriver on a free port and opens a headless Chromium session with its own profile.
@@ -61,18 +64,28 @@ final class WebDriver: @unchecked Sendable {
                 await process.kill()
             }
         }
-        guard let (process, base) = started else { throw Failure(description: "chromedriver did not start: \(problem)") }
-        let profile = ScratchDirectory("chromium") // Chromium creates it
-        var chromeOptions: [String: Any] = ["binary": chromium, "args": [
-            "--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1100,1000",
-            "--user-data-dir=\(profile.path)", "--no-first-run", "--password-store=basic", "--lang=en-US",
-        ]]
+        guard let (process, base) = started else {
+            throw Failure(description: "chromedriver did not start: \(problem)")
+        }
+        let profile = ScratchDirectory("chromium")  // Chromium creates it
+        var chromeOptions: [String: Any] = [
+            "binary": chromium,
+            "args": [
+                "--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1100,1000",
+                "--user-data-dir=\(profile.path)", "--no-first-run", "--password-store=basic", "--lang=en-US",
+            ],
+        ]
         if blockPopups { chromeOptions["excludeSwitches"] = ["disable-popup-blocking"] }
-        let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
-            "browserName": "chrome", "pageLoadStrategy": "normal", "goog:chromeOptions": chromeOptions,
-        ]]]
+        let capabilities: [String: Any] = [
+            "capabilities": [
+                "alwaysMatch": [
+                    "browserName": "chrome", "pageLoadStrategy": "normal", "goog:chromeOptions": chromeOptions,
+                ]
+            ]
+        ]
         let (status, reply) = try await request("POST", base.appendingPathComponent("session"), capabilities)
-        guard status == 200, let value = reply["value"] as? [String: Any], let session = value["sessionId"] as? String else {
+        guard status == 200, let value = reply["value"] as? [String: Any], let session = value["sessionId"] as? String
+        else {
             await process.kill()
             await removeWhenChromiumHasExited(profile)
             throw Failure(description: "chromium did not start: \(reply)")
@@ -85,8 +98,10 @@ final class WebDriver: @unchecked Sendable {
         self.sessionID = session
         self.profile = profile
         self.testName = testName
-        let root = ProcessInfo.processInfo.environment["GATEHOUSE_ARTIFACTS"].map { URL(fileURLWithPath: $0) }
-            ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("artifacts")
+        let root =
+            ProcessInfo.processInfo.environment["GATEHOUSE_ARTIFACTS"].map { URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("artifacts")
         screenshotDirectory = root.appendingPathComponent("screenshots")
         try? FileManager.default.createDirectory(at: screenshotDirectory, withIntermediateDirectories: true)
         self.process = process
@@ -102,7 +117,8 @@ final class WebDriver: @unchecked Sendable {
         let (status, reply) = try await Self.request(method, url, method == "GET" || method == "DELETE" ? nil : body)
         guard status == 200 else {
             let value = reply["value"] as? [String: Any]
-            throw Failure(description: "WebDriver \(method) \(path): \(value?["error"] ?? status) \(value?["message"] ?? "")")
+            throw Failure(
+                description: "WebDriver \(method) \(path): \(value?["error"] ?? status) \(value?["message"] ?? "")")
         }
         return reply["value"]
     }
@@ -121,9 +137,15 @@ final class WebDriver: @unchecked Sendable {
     func find(_ css: String, timeout: Duration = .seconds(5)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while true {
-            if let value = try? await command("POST", "element", ["using": "css selector", "value": css]) as? [String: Any],
-               let id = value[Self.elementKey] as? String { return id }
-            if ContinuousClock.now > deadline { throw Failure(description: "no element matches \(css) on \(try await currentURL())") }
+            if let value = try? await command("POST", "element", ["using": "css selector", "value": css])
+                as? [String: Any],
+                let id = value[Self.elementKey] as? String
+            {
+                return id
+            }
+            if ContinuousClock.now > deadline {
+                throw Failure(description: "no element matches \(css) on \(try await currentURL())")
+            }
             try await Task.sleep(for: .milliseconds(50))
         }
     }
@@ -134,7 +156,9 @@ final class WebDriver: @unchecked Sendable {
     }
 
     func click(_ css: String) async throws { try await command("POST", "element/\(try await find(css))/click") }
-    func text(_ css: String) async throws -> String { try await command("GET", "element/\(try await find(css))/text") as? String ?? "" }
+    func text(_ css: String) async throws -> String {
+        try await command("GET", "element/\(try await find(css))/text") as? String ?? ""
+    }
 
     func type(_ css: String, _ text: String) async throws {
         let element = try await find(css)
@@ -144,9 +168,21 @@ final class WebDriver: @unchecked Sendable {
 
     /// Sends real key presses to the focused element (Tab, Enter and Space move and act like a keyboard user).
     func keys(_ text: String) async throws {
-        try await command("POST", "actions", ["actions": [["type": "key", "id": "keyboard", "actions": text.unicodeScalars.flatMap { scalar in
-            [["type": "keyDown", "value": String(scalar)], ["type": "keyUp", "value": String(scalar)]]
-        }]]])
+        try await command(
+            "POST", "actions",
+            [
+                "actions": [
+                    [
+                        "type": "key", "id": "keyboard",
+                        "actions": text.unicodeScalars.flatMap { scalar in
+                            [
+                                ["type": "keyDown", "value": String(scalar)],
+                                ["type": "keyUp", "value": String(scalar)],
+                            ]
+                        },
+                    ]
+                ]
+            ])
     }
 
     static let tab = "\u{E004}", enter = "\u{E007}", space = "\u{E00D}"
@@ -171,7 +207,9 @@ final class WebDriver: @unchecked Sendable {
     }
 
     /// Waits until the first element matching `css` exists and its text satisfies `predicate`; returns the text.
-    func waitForText(_ css: String, timeout: Duration = .seconds(10), _ predicate: (String) -> Bool) async throws -> String {
+    func waitForText(_ css: String, timeout: Duration = .seconds(10), _ predicate: (String) -> Bool) async throws
+        -> String
+    {
         let deadline = ContinuousClock.now + timeout
         var last = ""
         while true {
@@ -179,7 +217,9 @@ final class WebDriver: @unchecked Sendable {
                 last = (try? await text(css)) ?? ""
                 if predicate(last) { return last }
             }
-            if ContinuousClock.now > deadline { throw Failure(description: "\(css) never showed the expected text (last: \(last))") }
+            if ContinuousClock.now > deadline {
+                throw Failure(description: "\(css) never showed the expected text (last: \(last))")
+            }
             try await Task.sleep(for: .milliseconds(100))
         }
     }
@@ -187,11 +227,13 @@ final class WebDriver: @unchecked Sendable {
     /// Saves a PNG of the page as `artifacts/screenshots/<test>-<n>-<name>.png`.
     @discardableResult
     func screenshot(_ name: String) async throws -> URL {
-        guard let base64 = try await command("GET", "screenshot") as? String, let data = Data(base64Encoded: base64) else {
+        guard let base64 = try await command("GET", "screenshot") as? String, let data = Data(base64Encoded: base64)
+        else {
             throw Failure(description: "no screenshot")
         }
         shots += 1
-        let file = screenshotDirectory.appendingPathComponent("\(testName)-\(String(format: "%02d", shots))-\(name).png")
+        let file = screenshotDirectory.appendingPathComponent(
+            "\(testName)-\(String(format: "%02d", shots))-\(name).png")
         try data.write(to: file)
         return file
     }
@@ -219,7 +261,8 @@ final class WebDriver: @unchecked Sendable {
 
     /// Whether any process has `text` in its command line.
     static func processesExist(mentioning text: String) -> Bool {
-        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.filter { $0.allSatisfy(\.isNumber) } ?? []
+        let pids =
+            (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.filter { $0.allSatisfy(\.isNumber) } ?? []
         return pids.contains { pid in
             guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
             return String(decoding: data, as: UTF8.self).contains(text)

@@ -25,7 +25,7 @@ struct AccessTokenNotificationTests {
         #expect(all[0][AccessTokenDidChangeUserIDKey] as? Bool == true)
         #expect(all[1][AccessTokenChangeOldKey] as? AccessToken == first)
         #expect(all[1][AccessTokenChangeNewKey] as? AccessToken == second)
-        #expect(all[1][AccessTokenDidChangeUserIDKey] == nil) // same person, old token still active
+        #expect(all[1][AccessTokenDidChangeUserIDKey] == nil)  // same person, old token still active
         #expect(all[2][AccessTokenDidChangeUserIDKey] as? Bool == true)
         #expect(all[3][AccessTokenChangeNewKey] == nil)
         #expect((all[3][AccessTokenChangeOldKey] as? AccessToken)?.tokenString == "EAA-3")
@@ -34,7 +34,7 @@ struct AccessTokenNotificationTests {
 
     @Test("replacing an expired token of the same person counts as a user change")
     func replacingExpiredToken() {
-        let clock = F.Clock(Date(timeIntervalSince1970: 1_800_000_000)) // after the fixtures' expiry
+        let clock = F.Clock(Date(timeIntervalSince1970: 1_800_000_000))  // after the fixtures' expiry
         let environment = F.environment(clock: clock)
         environment.setCurrentAccessToken(F.token(user: "1", string: "EAA-1"))
         let changes = F.Recorder(.AccessTokenDidChange, on: environment)
@@ -47,7 +47,7 @@ struct AccessTokenNotificationTests {
         let environment = F.environment()
         environment.setCurrentAccessToken(F.token())
         let changes = F.Recorder(.AccessTokenDidChange, on: environment)
-        environment.setCurrentAccessToken(F.token()) // a different instance, equal fields
+        environment.setCurrentAccessToken(F.token())  // a different instance, equal fields
         environment.setCurrentAccessToken(nil)
         environment.setCurrentAccessToken(nil)
         #expect(changes.count == 1)
@@ -73,7 +73,7 @@ struct AccessTokenNotificationTests {
         #expect(info[AccessTokenDidExpireKey] as? Bool == true)
         #expect(info[AccessTokenChangeOldKey] as? AccessToken == token)
         #expect(info[AccessTokenChangeNewKey] as? AccessToken == token)
-        #expect(environment.currentAccessToken == token) // expiry does not clear the token
+        #expect(environment.currentAccessToken == token)  // expiry does not clear the token
     }
 
     @Test("the expiry timer fires on its own for a token that expires in 0.3 s")
@@ -82,7 +82,7 @@ struct AccessTokenNotificationTests {
         let changes = F.Recorder(.AccessTokenDidChange, on: environment)
         let started = Date()
         environment.setCurrentAccessToken(F.token(expires: Date().addingTimeInterval(0.3)))
-        #expect(await changes.wait(for: 2, timeout: 20)) // generous: the whole suite shares two cores
+        #expect(await changes.wait(for: 2, timeout: 20))  // generous: the whole suite shares two cores
         let expiry = try #require(changes.all.last)
         #expect(expiry[AccessTokenDidExpireKey] as? Bool == true)
         #expect(Date().timeIntervalSince(started) >= 0.29)
@@ -120,7 +120,7 @@ struct AccessTokenNotificationTests {
             #expect(AccessToken.current == token)
             #expect(AccessToken.current?.hasGranted(.email) == true)
         }
-        #expect(changes.count == 0) // restoring is not a change
+        #expect(changes.count == 0)  // restoring is not a change
         #expect(await changes.wait(for: 1, timeout: 20))
         #expect(changes.all.first?[AccessTokenDidExpireKey] as? Bool == true)
 

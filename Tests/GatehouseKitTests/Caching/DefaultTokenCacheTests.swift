@@ -10,9 +10,15 @@ struct DefaultTokenCacheTests {
 
     @Test("Linux's default cache is a FileTokenCache under XDG_DATA_HOME, else ~/.local/share")
     func defaultCacheLocation() throws {
-        #expect(FileTokenCache.defaultDataDirectory(environment: ["XDG_DATA_HOME": "/srv/data", "HOME": "/home/a"]).path == "/srv/data/gatehouse")
-        #expect(FileTokenCache.defaultDataDirectory(environment: ["HOME": "/home/a"]).path == "/home/a/.local/share/gatehouse")
-        #expect(FileTokenCache.defaultDataDirectory(environment: ["XDG_DATA_HOME": "rel", "HOME": "/home/a"]).path == "/home/a/.local/share/gatehouse")
+        #expect(
+            FileTokenCache.defaultDataDirectory(environment: ["XDG_DATA_HOME": "/srv/data", "HOME": "/home/a"]).path
+                == "/srv/data/gatehouse")
+        #expect(
+            FileTokenCache.defaultDataDirectory(environment: ["HOME": "/home/a"]).path
+                == "/home/a/.local/share/gatehouse")
+        #expect(
+            FileTokenCache.defaultDataDirectory(environment: ["XDG_DATA_HOME": "rel", "HOME": "/home/a"]).path
+                == "/home/a/.local/share/gatehouse")
         #if !canImport(Security) || os(Linux)
         let root = F.directory()
         defer { try? FileManager.default.removeItem(at: root) }
@@ -48,7 +54,8 @@ struct DefaultTokenCacheTests {
         #expect(FileTokenCache(directory: directory, keyName: FileTokenCache.v4KeyName).accessToken == nil)
         // A per-user key (UserSwitcher's `FBAccessTokenInformationKey.2`) migrates from `…v4….2` the same way.
         FileTokenCache(directory: directory, keyName: FileTokenCache.v4KeyName + ".2").accessToken = F.token(user: "2")
-        #expect(FileTokenCache(directory: directory, keyName: "FBAccessTokenInformationKey.2").accessToken?.userID == "2")
+        #expect(
+            FileTokenCache(directory: directory, keyName: "FBAccessTokenInformationKey.2").accessToken?.userID == "2")
     }
 
     @Test("extra data is cached beside the token (the seeds' cacheTokenInformation:) and survives a relaunch")

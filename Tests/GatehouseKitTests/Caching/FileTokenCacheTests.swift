@@ -23,7 +23,9 @@ struct FileTokenCacheTests {
         #expect(try F.mode(of: cache.fileURL) == 0o600)
         #expect(try F.mode(of: directory) == 0o700)
         #expect(try F.mode(of: directory.appendingPathComponent("install-id")) == 0o600)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".tmp") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasSuffix(".tmp")
+        }
         #expect(leftovers.isEmpty)
     }
 
@@ -40,10 +42,11 @@ struct FileTokenCacheTests {
         let token = entry?["accessToken"] as? [String: Any]
         #expect(token?["userID"] as? String == "100")
         #expect(token?["permissions"] as? [String] == ["public_profile"])
-        #expect(Set(token?.keys.map { $0 } ?? []) == [
-            "tokenString", "permissions", "declinedPermissions", "expiredPermissions", "appID", "userID",
-            "expirationDate", "refreshDate", "dataAccessExpirationDate", "loginType",
-        ])
+        #expect(
+            Set(token?.keys.map { $0 } ?? []) == [
+                "tokenString", "permissions", "declinedPermissions", "expiredPermissions", "appID", "userID",
+                "expirationDate", "refreshDate", "dataAccessExpirationDate", "loginType",
+            ])
     }
 
     @Test("key names keep several people's tokens apart in one file")
@@ -135,16 +138,21 @@ struct FileTokenCacheTests {
         #expect(cache.accessToken == nil)
         cache.accessToken = F.token(user: "400")
         #expect(cache.accessToken?.userID == "400")
-        let marker = try String(contentsOf: cache.installMarkerURL, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let marker = try String(contentsOf: cache.installMarkerURL, encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         #expect(UUID(uuidString: marker) != nil)
     }
 
     @Test("the default folder follows XDG_CONFIG_HOME, else ~/.config")
     func defaultDirectory() {
-        #expect(FileTokenCache.defaultDirectory(environment: ["XDG_CONFIG_HOME": "/srv/cfg", "HOME": "/home/a"]).path == "/srv/cfg/gatehouse")
+        #expect(
+            FileTokenCache.defaultDirectory(environment: ["XDG_CONFIG_HOME": "/srv/cfg", "HOME": "/home/a"]).path
+                == "/srv/cfg/gatehouse")
         #expect(FileTokenCache.defaultDirectory(environment: ["HOME": "/home/a"]).path == "/home/a/.config/gatehouse")
         // The XDG spec ignores relative paths.
-        #expect(FileTokenCache.defaultDirectory(environment: ["XDG_CONFIG_HOME": "cfg", "HOME": "/home/a"]).path == "/home/a/.config/gatehouse")
+        #expect(
+            FileTokenCache.defaultDirectory(environment: ["XDG_CONFIG_HOME": "cfg", "HOME": "/home/a"]).path
+                == "/home/a/.config/gatehouse")
         #expect(FileTokenCache(directory: URL(fileURLWithPath: "/tmp/x")).keyName == "FBAccessTokenInformationKey")
     }
 }

@@ -13,7 +13,10 @@ import Testing
 
         var rules: InstallBoundTokenItem {
             InstallBoundTokenItem(
-                read: { self.item }, write: { self.item = $0 }, delete: { self.item = nil; self.deletions += 1 },
+                read: { self.item }, write: { self.item = $0 },
+                delete: {
+                    self.item = nil; self.deletions += 1
+                },
                 installID: { self.installID }, setInstallID: { self.installID = $0 })
         }
     }
@@ -47,7 +50,9 @@ import Testing
 
     @Test func aWriteAfterAReinstallStartsAFreshEntry() throws {
         let storage = Storage()
-        storage.rules.modify { $0.accessToken = Self.token; $0.tokenInformation = ["appUser": "1"] }
+        storage.rules.modify {
+            $0.accessToken = Self.token; $0.tokenInformation = ["appUser": "1"]
+        }
         storage.installID = "00000000-0000-0000-0000-000000000001"
         storage.rules.modify { $0.tokenInformation = ["appUser": "2"] }
         let entry = try #require(storage.rules.entry())

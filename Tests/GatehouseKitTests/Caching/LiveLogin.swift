@@ -16,11 +16,14 @@ extension SessionKitFixtures {
         let dialog = URL(string: "\(server.baseURL.absoluteString)/v21.0/dialog/oauth?\(query)")!
         let callbackURL = try await DialogBrowser().complete(dialog, email: user.email, password: user.password)
         guard let callback = LoginCallback(url: callbackURL), callback.outcome == .success, callback.state == "x",
-              let tokenString = callback.accessToken else { throw LiveLoginError.noToken }
+            let tokenString = callback.accessToken
+        else { throw LiveLoginError.noToken }
         let transport = GraphTransport(environment: environment)
-        let me = try await transport.send(method: "GET", path: "me", parameters: ["fields": "id"], tokenString: tokenString)
+        let me = try await transport.send(
+            method: "GET", path: "me", parameters: ["fields": "id"], tokenString: tokenString)
         guard let userID = me.json?["id"]?.stringValue else { throw LiveLoginError.noUserID }
-        let granted = try await transport.send(method: "GET", path: "me/permissions", parameters: [:], tokenString: tokenString)
+        let granted = try await transport.send(
+            method: "GET", path: "me/permissions", parameters: [:], tokenString: tokenString)
         let entries = granted.json?["data"]?.arrayValue ?? []
         func names(_ status: String) -> [String] {
             entries.filter { $0["status"]?.stringValue == status }.compactMap { $0["permission"]?.stringValue }

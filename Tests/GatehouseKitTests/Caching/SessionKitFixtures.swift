@@ -32,7 +32,8 @@ enum SessionKitFixtures {
 
     /// A fresh folder under the temporary directory (not created).
     static func directory() -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-k3-\(UUID().uuidString)", isDirectory: true)
+        FileManager.default.temporaryDirectory.appendingPathComponent(
+            "gatehouse-k3-\(UUID().uuidString)", isDirectory: true)
     }
 
     static func environment(
@@ -40,7 +41,8 @@ enum SessionKitFixtures {
         profileCache: (any ProfileCaching)? = nil, settings: Settings = Settings()
     ) -> GatehouseKitEnvironment {
         if settings.appID == nil { settings.appID = appID }
-        return GatehouseKitEnvironment(settings: settings, clock: clock, tokenCache: tokenCache, profileCache: profileCache)
+        return GatehouseKitEnvironment(
+            settings: settings, clock: clock, tokenCache: tokenCache, profileCache: profileCache)
     }
 
     /// Runs `body` with `environment` as `GatehouseKitEnvironment.current` for this task only.

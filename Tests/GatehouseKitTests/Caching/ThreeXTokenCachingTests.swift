@@ -21,7 +21,8 @@ import Testing
         #expect(dictionary["com.facebook.sdk:TokenInformationTokenKey"] as? String == "EAA-3x")
         #expect(dictionary["com.facebook.sdk:TokenInformationExpirationDateKey"] as? Date == Self.expiry)
         #expect(dictionary["com.facebook.sdk:TokenInformationRefreshDateKey"] as? Date == Self.refresh)
-        #expect(dictionary["com.facebook.sdk:TokenInformationPermissionsKey"] as? [String] == ["email", "public_profile"])
+        #expect(
+            dictionary["com.facebook.sdk:TokenInformationPermissionsKey"] as? [String] == ["email", "public_profile"])
         #expect(dictionary["com.facebook.sdk:TokenInformationDeclinedPermissionsKey"] as? [String] == ["user_friends"])
         #expect((dictionary["com.facebook.sdk:TokenInformationLoginTypeLoginKey"] as? NSNumber)?.intValue == 3)
         #expect(dictionary["com.facebook.sdk:TokenInformationUserFBIDKey"] as? String == "77")
@@ -46,7 +47,8 @@ import Testing
         // What a 3.x app wrote: no app id, user id or declined list, the login type as a number.
         let token = FBAccessTokenData.createTokenFromDictionary([
             FBTokenInformationTokenKey: "EAA-old", FBTokenInformationExpirationDateKey: Self.expiry,
-            FBTokenInformationPermissionsKey: ["email", "publish_stream"], FBTokenInformationLoginTypeLoginKey: NSNumber(value: 3),
+            FBTokenInformationPermissionsKey: ["email", "publish_stream"],
+            FBTokenInformationLoginTypeLoginKey: NSNumber(value: 3),
             FBTokenInformationRefreshDateKey: Self.refresh,
         ])
         #expect(token?.tokenString == "EAA-old")
@@ -59,7 +61,9 @@ import Testing
     @Test func loginTypesKeepTheThreeXNumbers() {
         let numbers = LoginType.allCases.map { ($0, $0.sessionLoginTypeNumber) }
         #expect(numbers.map(\.1) == [0, 1, 2, 3, 4, 5, 0])
-        for type in LoginType.allCases where type != .device { #expect(LoginType(sessionLoginTypeNumber: type.sessionLoginTypeNumber) == type) }
+        for type in LoginType.allCases where type != .device {
+            #expect(LoginType(sessionLoginTypeNumber: type.sessionLoginTypeNumber) == type)
+        }
         #expect(LoginType(sessionLoginTypeNumber: 99) == LoginType.none)
     }
 
@@ -104,13 +108,18 @@ import Testing
     }
 
     @Test func graphErrorsCarryTheThreeXKeysAndCategories() throws {
-        let body = try JSONValue.parse(Data(#"{"error":{"message":"(#200) Requires extended permission: publish_actions","type":"OAuthException","code":200}}"#.utf8))
+        let body = try JSONValue.parse(
+            Data(
+                #"{"error":{"message":"(#200) Requires extended permission: publish_actions","type":"OAuthException","code":200}}"#
+                    .utf8))
         let error = try #require(GraphAPIError(body: body, httpStatusCode: 403))
         let info = (error as NSError).userInfo
         #expect(info["com.facebook.sdk:HTTPStatusCode"] as? Int == 403)
         let parsed = try #require(info["com.facebook.sdk:ParsedJSONResponseKey"] as? [String: Any])
         #expect(parsed["code"] as? Int == 403)
-        #expect(((parsed["body"] as? [String: Any])?["error"] as? [String: Any])?["message"] as? String == "(#200) Requires extended permission: publish_actions")
+        #expect(
+            ((parsed["body"] as? [String: Any])?["error"] as? [String: Any])?["message"] as? String
+                == "(#200) Requires extended permission: publish_actions")
         #expect(FBErrorUtility.errorCategoryForError(error) == .permissions)
         #expect(FBErrorUtility.shouldNotifyUserForError(error) == false)
 
@@ -119,9 +128,17 @@ import Testing
         let removed = GraphAPIError(code: 190, subcode: 458, message: "gone", httpStatusCode: 400, body: .null)
         #expect(FBErrorUtility.errorCategoryForError(removed) == .authenticationReopenSession)
         #expect(FBErrorUtility.shouldNotifyUserForError(removed))
-        #expect(FBErrorUtility.userMessageForError(removed) == "The app was removed from your account. Please log in again.")
-        #expect(FBErrorUtility.errorCategoryForError(GraphAPIError(code: 4, message: "slow", httpStatusCode: 400, body: .null)) == .throttling)
-        #expect(FBErrorUtility.errorCategoryForError(GraphAPIError(code: 2, message: "later", httpStatusCode: 503, body: .null)) == .retry)
-        #expect(FBErrorUtility.errorCategoryForError(GraphAPIError(code: 100, message: "bad", httpStatusCode: 400, body: .null)) == .facebookOther)
+        #expect(
+            FBErrorUtility.userMessageForError(removed) == "The app was removed from your account. Please log in again."
+        )
+        #expect(
+            FBErrorUtility.errorCategoryForError(
+                GraphAPIError(code: 4, message: "slow", httpStatusCode: 400, body: .null)) == .throttling)
+        #expect(
+            FBErrorUtility.errorCategoryForError(
+                GraphAPIError(code: 2, message: "later", httpStatusCode: 503, body: .null)) == .retry)
+        #expect(
+            FBErrorUtility.errorCategoryForError(
+                GraphAPIError(code: 100, message: "bad", httpStatusCode: 400, body: .null)) == .facebookOther)
     }
 }

@@ -17,7 +17,7 @@ struct UserSwitcherTests {
         let bob = F.token(user: "2", string: "EAA-bob")
 
         switcher.switchToNewUser()
-        environment.setCurrentAccessToken(alice) // the login
+        environment.setCurrentAccessToken(alice)  // the login
         #expect(switcher.saveCurrentToken() == "1")
         #expect(switcher.activeUserID == "1")
 
@@ -50,7 +50,7 @@ struct UserSwitcherTests {
         #expect(switcher.switchTo(userID: "2") == bob)
         #expect(environment.currentAccessToken == bob)
         #expect(switcher.switchTo(userID: "2") == bob)
-        #expect(changes.count == before + 3) // switching to the active person posts nothing
+        #expect(changes.count == before + 3)  // switching to the active person posts nothing
     }
 
     @Test("slots survive a relaunch and removing the active person logs them out")

@@ -19,7 +19,9 @@ import Testing
             onStart?(codeInfo)
         }
 
-        func deviceLoginManager(_ loginManager: DeviceLoginManager, completedWith result: DeviceLoginManagerResult?, error: (any Error)?) {
+        func deviceLoginManager(
+            _ loginManager: DeviceLoginManager, completedWith result: DeviceLoginManagerResult?, error: (any Error)?
+        ) {
             lock.withLock { completed = (result, error) }
         }
 
@@ -35,19 +37,31 @@ import Testing
     }
 
     /// The person: opens the verification URL, logs in, types the code, and continues or cancels.
-    static func person(_ info: DeviceLoginCodeInfo, user: LiveServer.SeedUser, grant: [String]?, cancel: Bool = false) async throws {
+    static func person(_ info: DeviceLoginCodeInfo, user: LiveServer.SeedUser, grant: [String]?, cancel: Bool = false)
+        async throws
+    {
         let browser = DialogBrowser()
         let base = info.verificationURL
         let login = try await browser.get(base)
-        _ = try await browser.post(URL(string: "/device/signin", relativeTo: base)!, form: [
-            ("csrf_token", DialogBrowser.hidden("csrf_token", login.html)), ("dialog", DialogBrowser.hidden("dialog", login.html)),
-            ("email", user.email), ("password", user.password),
-        ])
+        _ = try await browser.post(
+            URL(string: "/device/signin", relativeTo: base)!,
+            form: [
+                ("csrf_token", DialogBrowser.hidden("csrf_token", login.html)),
+                ("dialog", DialogBrowser.hidden("dialog", login.html)),
+                ("email", user.email), ("password", user.password),
+            ])
         let consent = try await browser.get(URL(string: "/device?user_code=\(info.loginCode)", relativeTo: base)!)
-        guard consent.html.contains("action=\"/device/consent\"") else { throw DialogBrowser.BrowserError.unexpected("no consent page (\(consent.status))") }
-        let offered = consent.html.components(separatedBy: "name=\"permission\" value=\"").dropFirst().compactMap { $0.split(separator: "\"").first.map(String.init) }
-        var form: [(String, String)] = [("csrf_token", DialogBrowser.hidden("csrf_token", consent.html)), ("dialog", DialogBrowser.hidden("dialog", consent.html)),
-                                        ("action", cancel ? "cancel" : "continue")]
+        guard consent.html.contains("action=\"/device/consent\"") else {
+            throw DialogBrowser.BrowserError.unexpected("no consent page (\(consent.status))")
+        }
+        let offered = consent.html.components(separatedBy: "name=\"permission\" value=\"").dropFirst().compactMap {
+            $0.split(separator: "\"").first.map(String.init)
+        }
+        var form: [(String, String)] = [
+            ("csrf_token", DialogBrowser.hidden("csrf_token", consent.html)),
+            ("dialog", DialogBrowser.hidden("dialog", consent.html)),
+            ("action", cancel ? "cancel" : "continue"),
+        ]
         for p in grant ?? offered { form.append(("permission", p)) }
         let done = try await browser.post(URL(string: "/device/consent", relativeTo: base)!, form: form)
         guard done.status == 200 else { throw DialogBrowser.BrowserError.unexpected("consent answered \(done.status)") }
@@ -57,7 +71,8 @@ import Testing
         let server = try await LiveServer(environment: ["GATEHOUSE_DEVICE_POLL_INTERVAL": "1"])
         defer { server.stop() }
         let environment = LiveLogin.environment(server)
-        let manager = DeviceLoginManager(permissions: ["email", "user_friends"], enableSmartLogin: false, environment: environment)
+        let manager = DeviceLoginManager(
+            permissions: ["email", "user_friends"], enableSmartLogin: false, environment: environment)
         let recorder = Recorder()
         let alice = server.users[0]
         recorder.onStart = { info in
@@ -101,7 +116,8 @@ import Testing
         defer { server.stop() }
         let settings = server.settings()
         settings.clientToken = "wrong"
-        let manager = DeviceLoginManager(permissions: [], enableSmartLogin: false, environment: GatehouseKitEnvironment(settings: settings))
+        let manager = DeviceLoginManager(
+            permissions: [], enableSmartLogin: false, environment: GatehouseKitEnvironment(settings: settings))
         await #expect(throws: GraphAPIError.self) { _ = try await manager.login { _ in } }
     }
 }

@@ -10,14 +10,26 @@ import Testing
 @Suite struct AccountStateRecoveryTests {
     /// The bodies `AccountStateTests` (GatehouseServerTests) receives from the server, byte for byte.
     static let bodies: [(subcode: Int, body: String, message: String)] = [
-        (459, #"{"error":{"message":"Error validating access token: You cannot access the app till you log in to www.facebook.com and follow the instructions given.","type":"OAuthException","code":190,"error_subcode":459}}"#,
-         "Your account needs attention. Please log in on the website and follow the instructions given."),
-        (464, #"{"error":{"message":"Error validating access token: Sessions for the user  are not allowed because the user is not a confirmed user.","type":"OAuthException","code":190,"error_subcode":464}}"#,
-         "Your account is not confirmed yet. Please log in on the website and follow the instructions given."),
-        (465, #"{"error":{"message":"Error validating access token: The session user is invalid.","type":"OAuthException","code":190,"error_subcode":465}}"#,
-         "Your account is disabled. Please log in on the website to find out more."),
-        (467, #"{"error":{"message":"Error validating access token: The session is invalid because the user logged out.","type":"OAuthException","code":190,"error_subcode":467}}"#,
-         "You have been logged out. Please log in again."),
+        (
+            459,
+            #"{"error":{"message":"Error validating access token: You cannot access the app till you log in to www.facebook.com and follow the instructions given.","type":"OAuthException","code":190,"error_subcode":459}}"#,
+            "Your account needs attention. Please log in on the website and follow the instructions given."
+        ),
+        (
+            464,
+            #"{"error":{"message":"Error validating access token: Sessions for the user  are not allowed because the user is not a confirmed user.","type":"OAuthException","code":190,"error_subcode":464}}"#,
+            "Your account is not confirmed yet. Please log in on the website and follow the instructions given."
+        ),
+        (
+            465,
+            #"{"error":{"message":"Error validating access token: The session user is invalid.","type":"OAuthException","code":190,"error_subcode":465}}"#,
+            "Your account is disabled. Please log in on the website to find out more."
+        ),
+        (
+            467,
+            #"{"error":{"message":"Error validating access token: The session is invalid because the user logged out.","type":"OAuthException","code":190,"error_subcode":467}}"#,
+            "You have been logged out. Please log in again."
+        ),
     ]
 
     @Test(arguments: bodies.indices) func eachStatesErrorIsALoginErrorThePersonIsToldAbout(index: Int) throws {
@@ -32,10 +44,15 @@ import Testing
 
     /// The recovery policy offers a new login for them, as for any login error on the current token.
     @Test func recoveryOffersALogin() throws {
-        let error = try #require(GraphAPIError(body: try JSONValue.parse(Data(Self.bodies[2].body.utf8)), httpStatusCode: 400))
-        let token = AccessToken(tokenString: "t", permissions: ["email"], declinedPermissions: [], expiredPermissions: [], appID: "1", userID: "2",
-                                expirationDate: nil, refreshDate: nil, dataAccessExpirationDate: nil)
+        let error = try #require(
+            GraphAPIError(body: try JSONValue.parse(Data(Self.bodies[2].body.utf8)), httpStatusCode: 400))
+        let token = AccessToken(
+            tokenString: "t", permissions: ["email"], declinedPermissions: [], expiredPermissions: [], appID: "1",
+            userID: "2",
+            expirationDate: nil, refreshDate: nil, dataAccessExpirationDate: nil)
         let policy = GraphRecoveryPolicy(recoveryEnabledCount: 1, attempterInstalled: true)
-        #expect(policy.action(for: error, flags: [], requestToken: "t", current: token, isClientToken: false) == .attemptLogin(permissions: ["email"]))
+        #expect(
+            policy.action(for: error, flags: [], requestToken: "t", current: token, isClientToken: false)
+                == .attemptLogin(permissions: ["email"]))
     }
 }

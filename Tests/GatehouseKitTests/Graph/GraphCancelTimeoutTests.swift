@@ -29,10 +29,12 @@ extension GraphSerialTests {
                 try await Task.sleep(for: .milliseconds(200))
                 connection.cancel()
             }
-            let outcomes = await GraphTestSupport.run(connection, [
-                (GraphRequest(graphPath: "me", parameters: ["fields": "id"]), nil),
-                (GraphRequest(graphPath: "1234", parameters: ["fields": "name"]), nil),
-            ])
+            let outcomes = await GraphTestSupport.run(
+                connection,
+                [
+                    (GraphRequest(graphPath: "me", parameters: ["fields": "id"]), nil),
+                    (GraphRequest(graphPath: "1234", parameters: ["fields": "name"]), nil),
+                ])
             // No wall-clock bound: on a loaded machine the cancel itself may run seconds late. What shows the
             // cancel worked is the error: the silent listener never answers, so only a cancel ends these calls
             // with URLError.cancelled (a timeout would end them with CoreError .network).
@@ -67,7 +69,8 @@ extension GraphSerialTests {
             #expect(connection.timeout == 60)
             connection.timeout = 1
             let started = Date()
-            let outcomes = await GraphTestSupport.run(connection, [(GraphRequest(graphPath: "me", parameters: ["fields": "id"]), nil)])
+            let outcomes = await GraphTestSupport.run(
+                connection, [(GraphRequest(graphPath: "me", parameters: ["fields": "id"]), nil)])
             let elapsed = Date().timeIntervalSince(started)
             #expect(elapsed >= 0.9)
             // The 1 s timeout, not the 60 s default, ended it; anything shorter than the default shows that, even
@@ -82,7 +85,9 @@ extension GraphSerialTests {
             GraphTestSupport.install(server)
             let connection = GraphRequestConnection()
             let outcome: (any Error)? = await withCheckedContinuation { continuation in
-                connection.add(GraphRequest(graphPath: server.appID)) { _, _, error in continuation.resume(returning: error) }
+                connection.add(GraphRequest(graphPath: server.appID)) { _, _, error in
+                    continuation.resume(returning: error)
+                }
                 connection.start()
                 connection.cancel()
             }

@@ -8,13 +8,23 @@ import Testing
     let resolver = GraphTokenResolver(appID: "1234", clientToken: "ct", currentToken: "current")
 
     @Test func tokenChoiceFollowsFacebooksOrder() throws {
-        #expect(try resolver.choose(tokenString: "explicit", parameterToken: "param", flags: []) == .init(token: "explicit", source: .request))
-        #expect(try resolver.choose(tokenString: nil, parameterToken: "param", flags: []) == .init(token: "param", source: .parameter))
-        #expect(try resolver.choose(tokenString: "", parameterToken: nil, flags: []) == .init(token: "current", source: .current))
+        #expect(
+            try resolver.choose(tokenString: "explicit", parameterToken: "param", flags: [])
+                == .init(token: "explicit", source: .request))
+        #expect(
+            try resolver.choose(tokenString: nil, parameterToken: "param", flags: [])
+                == .init(token: "param", source: .parameter))
+        #expect(
+            try resolver.choose(tokenString: "", parameterToken: nil, flags: [])
+                == .init(token: "current", source: .current))
         var anonymous = resolver
         anonymous.currentToken = nil
-        #expect(try anonymous.choose(tokenString: nil, parameterToken: nil, flags: []) == .init(token: "1234|ct", source: .client))
-        #expect(try anonymous.choose(tokenString: nil, parameterToken: nil, flags: .skipClientToken) == .init(token: nil, source: .none))
+        #expect(
+            try anonymous.choose(tokenString: nil, parameterToken: nil, flags: [])
+                == .init(token: "1234|ct", source: .client))
+        #expect(
+            try anonymous.choose(tokenString: nil, parameterToken: nil, flags: .skipClientToken)
+                == .init(token: nil, source: .none))
         anonymous.clientToken = nil
         #expect(throws: CoreError.self) { try anonymous.choose(tokenString: nil, parameterToken: nil, flags: []) }
         #expect(resolver.isClientToken("1234|ct"))
@@ -24,25 +34,42 @@ import Testing
 
     @Test func batchBodyCarriesPerEntryTokensOnlyWhenTheyDiffer() {
         let entries = [
-            GraphBatch.Entry(method: .get, path: "1234", parameters: ["fields": "name"], token: "1234|ct", version: "v21.0", batchParameters: [:]),
-            GraphBatch.Entry(method: .post, path: "me/feed", parameters: ["message": "hi there"], token: "user", version: "v21.0",
-                             batchParameters: ["name": "post"]),
-            GraphBatch.Entry(method: .delete, path: "me/permissions/email", parameters: [:], token: "user", version: "v20.0",
-                             batchParameters: ["depends_on": "post", "omit_response_on_success": false]),
+            GraphBatch.Entry(
+                method: .get, path: "1234", parameters: ["fields": "name"], token: "1234|ct", version: "v21.0",
+                batchParameters: [:]),
+            GraphBatch.Entry(
+                method: .post, path: "me/feed", parameters: ["message": "hi there"], token: "user", version: "v21.0",
+                batchParameters: ["name": "post"]),
+            GraphBatch.Entry(
+                method: .delete, path: "me/permissions/email", parameters: [:], token: "user", version: "v20.0",
+                batchParameters: ["depends_on": "post", "omit_response_on_success": false]),
         ]
-        let body = GraphBatch.body(for: entries, batchVersion: "v21.0", appID: "1234", isClientToken: resolver.isClientToken)
+        let body = GraphBatch.body(
+            for: entries, batchVersion: "v21.0", appID: "1234", isClientToken: resolver.isClientToken)
         #expect(body.accessToken == "user")
-        #expect(body.entries == [
-            ["method": "GET", "relative_url": "1234?access_token=1234%7Cct&fields=name&format=json&include_headers=false&sdk=ios"],
-            ["method": "POST", "relative_url": "me/feed?format=json&include_headers=false&message=hi+there&sdk=ios", "name": "post"],
-            ["method": "DELETE", "relative_url": "v20.0/me/permissions/email?format=json&include_headers=false&sdk=ios",
-             "depends_on": "post", "omit_response_on_success": false],
-        ])
+        #expect(
+            body.entries == [
+                [
+                    "method": "GET",
+                    "relative_url": "1234?access_token=1234%7Cct&fields=name&format=json&include_headers=false&sdk=ios",
+                ],
+                [
+                    "method": "POST",
+                    "relative_url": "me/feed?format=json&include_headers=false&message=hi+there&sdk=ios",
+                    "name": "post",
+                ],
+                [
+                    "method": "DELETE",
+                    "relative_url": "v20.0/me/permissions/email?format=json&include_headers=false&sdk=ios",
+                    "depends_on": "post", "omit_response_on_success": false,
+                ],
+            ])
         #expect(body.formParameters["batch_app_id"] == "1234")
         #expect(body.formParameters["access_token"] == "user")
         #expect(body.formParameters["batch"] == JSONValue.array(body.entries).serialized())
 
-        let anonymous = GraphBatch.body(for: [entries[0], entries[0]], batchVersion: "v21.0", appID: nil, isClientToken: resolver.isClientToken)
+        let anonymous = GraphBatch.body(
+            for: [entries[0], entries[0]], batchVersion: "v21.0", appID: nil, isClientToken: resolver.isClientToken)
         #expect(anonymous.accessToken == nil)
         #expect(anonymous.formParameters.keys.sorted() == ["batch"])
     }
@@ -65,7 +92,8 @@ import Testing
 
         let mismatch = GraphBatch.split(statusCode: 200, json: [nil], count: 2)
         #expect(mismatch.map { ($0.error as? CoreError)?.code } == [.protocolMismatch, .protocolMismatch])
-        let topLevel = GraphBatch.split(statusCode: 400, json: ["error": ["message": "Invalid", "code": 190]], count: 2)
+        let topLevel = GraphBatch.split(
+            statusCode: 400, json: ["error": ["message": "Invalid", "code": 190]], count: 2)
         #expect(topLevel.map { ($0.error as? GraphAPIError)?.code } == [190, 190])
         let notJSON = GraphBatch.split(statusCode: 502, json: nil, count: 1)
         #expect((notJSON[0].error as? CoreError)?.code == .protocolMismatch)
@@ -76,14 +104,23 @@ import Testing
         func error(_ code: Int, _ subcode: Int? = nil) -> GraphAPIError {
             GraphAPIError(code: code, subcode: subcode, message: "m", httpStatusCode: 400, body: [:])
         }
-        #expect(TokenInvalidation.action(for: error(190, 460), requestToken: "t", currentToken: "t", flags: []) == .clearCurrent)
-        #expect(TokenInvalidation.action(for: error(102), requestToken: "t", currentToken: "t", flags: []) == .clearCurrent)
-        #expect(TokenInvalidation.action(for: error(190, 493), requestToken: "t", currentToken: "t", flags: []) == .expireCurrent)
+        #expect(
+            TokenInvalidation.action(for: error(190, 460), requestToken: "t", currentToken: "t", flags: [])
+                == .clearCurrent)
+        #expect(
+            TokenInvalidation.action(for: error(102), requestToken: "t", currentToken: "t", flags: []) == .clearCurrent)
+        #expect(
+            TokenInvalidation.action(for: error(190, 493), requestToken: "t", currentToken: "t", flags: [])
+                == .expireCurrent)
         #expect(TokenInvalidation.action(for: error(190), requestToken: "t", currentToken: "u", flags: []) == .none)
         #expect(TokenInvalidation.action(for: error(190), requestToken: nil, currentToken: nil, flags: []) == .none)
-        #expect(TokenInvalidation.action(for: error(190), requestToken: "t", currentToken: "t", flags: .doNotInvalidateTokenOnError) == .none)
+        #expect(
+            TokenInvalidation.action(
+                for: error(190), requestToken: "t", currentToken: "t", flags: .doNotInvalidateTokenOnError) == .none)
         #expect(TokenInvalidation.action(for: error(200), requestToken: "t", currentToken: "t", flags: []) == .none)
-        #expect(TokenInvalidation.action(for: CoreError(.network), requestToken: "t", currentToken: "t", flags: []) == .none)
+        #expect(
+            TokenInvalidation.action(for: CoreError(.network), requestToken: "t", currentToken: "t", flags: []) == .none
+        )
     }
 
     @Test func parametersBecomeWireStrings() {
@@ -92,7 +129,9 @@ import Testing
         #expect(GraphParameterEncoding.string(for: 42) == "42")
         #expect(GraphParameterEncoding.string(for: 2.0) == "2")
         #expect(GraphParameterEncoding.string(for: 2.5) == "2.5")
-        #expect(GraphParameterEncoding.string(for: ["b": 1, "a": [true, "x"]] as [String: Any]) == #"{"a":[true,"x"],"b":1}"#)
+        #expect(
+            GraphParameterEncoding.string(for: ["b": 1, "a": [true, "x"]] as [String: Any])
+                == #"{"a":[true,"x"],"b":1}"#)
         let split = GraphParameterEncoding.components(graphPath: "/me?fields=id&limit=5", parameters: ["limit": 10])
         #expect(split.path == "me")
         #expect(split.parameters == ["fields": "id", "limit": "5"])
@@ -107,6 +146,9 @@ import Testing
         #expect(object["ok"] as? Bool == false)
         #expect(object["none"] is NSNull)
         #expect((object["list"] as? [Any])?.count == 2)
-        #expect(JSONValue(foundationObject: object) == ["d": 1.5, "id": "1", "list": [1, "two"], "n": 3, "none": nil, "ok": false])
+        #expect(
+            JSONValue(foundationObject: object) == [
+                "d": 1.5, "id": "1", "list": [1, "two"], "n": 3, "none": nil, "ok": false,
+            ])
     }
 }

@@ -33,7 +33,9 @@ extension GraphSerialTests {
             defer { server.stop() }
             GraphTestSupport.install(server)
             AccessToken.current = try await GraphTestSupport.logIn(server)
-            await #expect(throws: GraphAPIError.self) { try await GraphRequest(restFQLQuery: "SELECT nope FROM user WHERE uid = me()").startJSON() }
+            await #expect(throws: GraphAPIError.self) {
+                try await GraphRequest(restFQLQuery: "SELECT nope FROM user WHERE uid = me()").startJSON()
+            }
             do {
                 _ = try await GraphRequest(restFQLQuery: "SELECT nope FROM user WHERE uid = me()").startJSON()
             } catch let error as GraphAPIError {
@@ -47,8 +49,10 @@ extension GraphSerialTests {
             GraphTestSupport.install(server)
             let token = try await GraphTestSupport.logIn(server)
             AccessToken.current = token
-            let both = try await GraphRequest(graphPath: "", parameters: ["ids": "\(token.userID),\(server.appID)", "fields": "id,name"],
-                                              tokenString: token.tokenString, version: nil, httpMethod: .get).startJSON()
+            let both = try await GraphRequest(
+                graphPath: "", parameters: ["ids": "\(token.userID),\(server.appID)", "fields": "id,name"],
+                tokenString: token.tokenString, version: nil, httpMethod: .get
+            ).startJSON()
             #expect(both.objectValue?.keys == [token.userID, server.appID])
             #expect(both[token.userID]?["name"]?.stringValue == server.users[0].name)
             #expect(both[server.appID]?["id"]?.stringValue == server.appID)
@@ -56,17 +60,22 @@ extension GraphSerialTests {
             // The root without a version answers the same.
             var components = URLComponents(url: server.baseURL, resolvingAgainstBaseURL: false)!
             components.path = "/"
-            components.queryItems = [URLQueryItem(name: "ids", value: token.userID), URLQueryItem(name: "fields", value: "id"),
-                                     URLQueryItem(name: "access_token", value: token.tokenString)]
+            components.queryItems = [
+                URLQueryItem(name: "ids", value: token.userID), URLQueryItem(name: "fields", value: "id"),
+                URLQueryItem(name: "access_token", value: token.tokenString),
+            ]
             let (data, response) = try await URLSession.shared.data(from: components.url!)
             #expect((response as? HTTPURLResponse)?.statusCode == 200)
-            let expected = JSONValue.object(JSONObject([(token.userID, JSONValue.object(JSONObject([("id", .string(token.userID))])))]))
+            let expected = JSONValue.object(
+                JSONObject([(token.userID, JSONValue.object(JSONObject([("id", .string(token.userID))])))]))
             #expect(try JSONValue.parse(data) == expected)
 
             // Unknown ids (and ids the caller may not see) fail the call with (#803).
             do {
-                _ = try await GraphRequest(graphPath: "", parameters: ["ids": "\(token.userID),99999999999", "fields": "id"],
-                                           tokenString: token.tokenString, version: nil, httpMethod: .get).startJSON()
+                _ = try await GraphRequest(
+                    graphPath: "", parameters: ["ids": "\(token.userID),99999999999", "fields": "id"],
+                    tokenString: token.tokenString, version: nil, httpMethod: .get
+                ).startJSON()
                 Issue.record("expected (#803)")
             } catch let error as GraphAPIError {
                 #expect(error.code == 803)

@@ -40,27 +40,47 @@ extension GraphSerialTests {
             let appToken = "\(server.appID)|\(server.appSecret)"
 
             let created = try await GraphRequest(
-                graphPath: "\(server.appID)/accounts/test-users", parameters: ["installed": true, "permissions": "email"],
-                tokenString: appToken, version: nil, httpMethod: .post).startJSON()
+                graphPath: "\(server.appID)/accounts/test-users",
+                parameters: ["installed": true, "permissions": "email"],
+                tokenString: appToken, version: nil, httpMethod: .post
+            ).startJSON()
             let userID = try #require(created["id"]?.stringValue)
             let userToken = try #require(created["access_token"]?.stringValue)
             #expect(created["email"]?.stringValue?.hasSuffix("@tfbnw.net") == true)
 
-            let permissions = try await GraphRequest(graphPath: "me/permissions", parameters: [:], tokenString: userToken,
-                                                     version: nil, httpMethod: .get).startJSON()
-            #expect(permissions == ["data": [["permission": "public_profile", "status": "granted"],
-                                             ["permission": "email", "status": "granted"]]])
+            let permissions = try await GraphRequest(
+                graphPath: "me/permissions", parameters: [:], tokenString: userToken,
+                version: nil, httpMethod: .get
+            ).startJSON()
+            #expect(
+                permissions == [
+                    "data": [
+                        ["permission": "public_profile", "status": "granted"],
+                        ["permission": "email", "status": "granted"],
+                    ]
+                ])
 
-            let revoked = try await GraphRequest(graphPath: "me/permissions/email", parameters: [:], tokenString: userToken,
-                                                 version: nil, httpMethod: .delete).startJSON()
+            let revoked = try await GraphRequest(
+                graphPath: "me/permissions/email", parameters: [:], tokenString: userToken,
+                version: nil, httpMethod: .delete
+            ).startJSON()
             #expect(revoked == ["success": true])
-            let after = try await GraphRequest(graphPath: "me/permissions", parameters: [:], tokenString: userToken,
-                                               version: nil, httpMethod: .get).startJSON()
-            #expect(after == ["data": [["permission": "public_profile", "status": "granted"],
-                                       ["permission": "email", "status": "declined"]]])
+            let after = try await GraphRequest(
+                graphPath: "me/permissions", parameters: [:], tokenString: userToken,
+                version: nil, httpMethod: .get
+            ).startJSON()
+            #expect(
+                after == [
+                    "data": [
+                        ["permission": "public_profile", "status": "granted"],
+                        ["permission": "email", "status": "declined"],
+                    ]
+                ])
 
-            let deleted = try await GraphRequest(graphPath: userID, parameters: [:], tokenString: appToken, version: nil,
-                                                 httpMethod: .delete).startJSON()
+            let deleted = try await GraphRequest(
+                graphPath: userID, parameters: [:], tokenString: appToken, version: nil,
+                httpMethod: .delete
+            ).startJSON()
             #expect(deleted == ["success": true])
         }
 
@@ -79,12 +99,14 @@ extension GraphSerialTests {
                 Issue.record("me answered a client token")
             } catch let error as GraphAPIError {
                 #expect(error.code == 2500)
-                #expect(error.message == "An active access token must be used to query information about the current user.")
+                #expect(
+                    error.message == "An active access token must be used to query information about the current user.")
                 #expect(error.httpStatusCode == 400)
             }
             // `.skipClientToken` sends no token at all, which the server refuses with 104.
             do {
-                _ = try await GraphRequest(graphPath: server.appID, parameters: ["fields": ""], flags: .skipClientToken).startJSON()
+                _ = try await GraphRequest(graphPath: server.appID, parameters: ["fields": ""], flags: .skipClientToken)
+                    .startJSON()
                 Issue.record("answered without a token")
             } catch let error as GraphAPIError {
                 #expect(error.code == 104)
@@ -92,8 +114,13 @@ extension GraphSerialTests {
             }
             // No client token configured: a local error, Facebook's exception.
             environment.settings.clientToken = nil
-            await #expect(throws: CoreError(.accessTokenRequired, message:
-                "No access token: log in, pass a token, or configure Settings.appID and Settings.clientToken for anonymous calls")) {
+            await #expect(
+                throws: CoreError(
+                    .accessTokenRequired,
+                    message:
+                        "No access token: log in, pass a token, or configure Settings.appID and Settings.clientToken for anonymous calls"
+                )
+            ) {
                 try await GraphRequest(graphPath: server.appID).startJSON()
             }
         }
@@ -108,11 +135,13 @@ extension GraphSerialTests {
             let connection = GraphRequestConnection()
             let delegate = GraphRecordingDelegate()
             connection.delegate = delegate
-            let outcomes = await GraphTestSupport.run(connection, [
-                (GraphRequest(graphPath: "me", parameters: ["fields": "id"]), nil),
-                (GraphRequest(graphPath: "me", parameters: ["fields": "id,bogus"]), nil),
-                (GraphRequest(graphPath: "me/permissions"), nil),
-            ])
+            let outcomes = await GraphTestSupport.run(
+                connection,
+                [
+                    (GraphRequest(graphPath: "me", parameters: ["fields": "id"]), nil),
+                    (GraphRequest(graphPath: "me", parameters: ["fields": "id,bogus"]), nil),
+                    (GraphRequest(graphPath: "me/permissions"), nil),
+                ])
             #expect(outcomes.count == 3)
             #expect(outcomes[0].result == ["id": .string(token.userID)])
             let error = try #require(outcomes[1].error as? GraphAPIError)
@@ -131,10 +160,15 @@ extension GraphSerialTests {
             GraphTestSupport.install(server)
             AccessToken.current = try await GraphTestSupport.logIn(server, user: 1)
 
-            let outcomes = await GraphTestSupport.run(GraphRequestConnection(), [
-                (GraphRequest(graphPath: "me", parameters: ["fields": "id"]), ["name": "self"]),
-                (GraphRequest(graphPath: "{result=self:$.id}", parameters: ["fields": "name"]), ["depends_on": "self"]),
-            ])
+            let outcomes = await GraphTestSupport.run(
+                GraphRequestConnection(),
+                [
+                    (GraphRequest(graphPath: "me", parameters: ["fields": "id"]), ["name": "self"]),
+                    (
+                        GraphRequest(graphPath: "{result=self:$.id}", parameters: ["fields": "name"]),
+                        ["depends_on": "self"]
+                    ),
+                ])
             // The server omits a depended-on entry's reply: no result and no error.
             #expect(outcomes[0].result == nil)
             #expect(outcomes[0].error == nil)
@@ -152,8 +186,11 @@ extension GraphSerialTests {
                 Issue.record("no error")
             } catch let error as GraphAPIError {
                 let message = "(#100) Tried accessing nonexisting field (bogus) on node type (User)"
-                #expect(error == GraphAPIError(code: 100, type: "OAuthException", message: message, httpStatusCode: 400,
-                                                   body: ["error": ["message": .string(message), "type": "OAuthException", "code": 100]]))
+                #expect(
+                    error
+                        == GraphAPIError(
+                            code: 100, type: "OAuthException", message: message, httpStatusCode: 400,
+                            body: ["error": ["message": .string(message), "type": "OAuthException", "code": 100]]))
                 #expect(ErrorRecovery.category(for: error) == .other)
                 #expect(!ErrorRecovery.shouldNotifyUser(for: error))
             }

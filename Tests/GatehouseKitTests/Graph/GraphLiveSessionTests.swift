@@ -12,12 +12,15 @@ extension GraphSerialTests {
             let environment = GraphTestSupport.install(server)
             let token = try await GraphTestSupport.logIn(server)
             AccessToken.current = token
-            let removed = try await GraphRequest(graphPath: "me/permissions", parameters: [:], httpMethod: .delete).startJSON()
+            let removed = try await GraphRequest(graphPath: "me/permissions", parameters: [:], httpMethod: .delete)
+                .startJSON()
             #expect(removed == ["success": true])
 
             // With `.doNotInvalidateTokenOnError` the token stays.
             await #expect(throws: GraphAPIError.self) {
-                try await GraphRequest(graphPath: "me", parameters: ["fields": "id"], flags: .doNotInvalidateTokenOnError).startJSON()
+                try await GraphRequest(
+                    graphPath: "me", parameters: ["fields": "id"], flags: .doNotInvalidateTokenOnError
+                ).startJSON()
             }
             #expect(AccessToken.current == token)
 
@@ -28,10 +31,14 @@ extension GraphSerialTests {
             } catch let error as GraphAPIError {
                 #expect(error.code == 190)
                 #expect(error.subcode == 458)
-                #expect(error.message == "Error validating access token: The user has not authorized application \(server.appID).")
+                #expect(
+                    error.message
+                        == "Error validating access token: The user has not authorized application \(server.appID).")
                 #expect(ErrorRecovery.category(for: error) == .loginRequired)
                 #expect(ErrorRecovery.shouldNotifyUser(for: error))
-                #expect(ErrorRecovery.userMessage(for: error) == "The app was removed from your account. Please log in again.")
+                #expect(
+                    ErrorRecovery.userMessage(for: error)
+                        == "The app was removed from your account. Please log in again.")
             }
             #expect(AccessToken.current == nil)
             let change = try #require(posted.notifications.first)
@@ -49,12 +56,15 @@ extension GraphSerialTests {
                 try await AccessToken.refreshCurrentAccessToken()
             }
             let live = try await GraphTestSupport.logIn(server)
-            _ = try await GraphRequest(graphPath: "me/permissions/user_friends", parameters: [:], tokenString: live.tokenString,
-                                       version: nil, httpMethod: .delete).startJSON()
+            _ = try await GraphRequest(
+                graphPath: "me/permissions/user_friends", parameters: [:], tokenString: live.tokenString,
+                version: nil, httpMethod: .delete
+            ).startJSON()
             // A stale local copy: expiring in a minute, believing only public_profile is granted.
-            let stale = AccessToken(tokenString: live.tokenString, permissions: ["public_profile"], declinedPermissions: [],
-                                    expiredPermissions: [], appID: server.appID, userID: live.userID,
-                                    expirationDate: clock.now() + 60, refreshDate: clock.now() - 3600, dataAccessExpirationDate: nil)
+            let stale = AccessToken(
+                tokenString: live.tokenString, permissions: ["public_profile"], declinedPermissions: [],
+                expiredPermissions: [], appID: server.appID, userID: live.userID,
+                expirationDate: clock.now() + 60, refreshDate: clock.now() - 3600, dataAccessExpirationDate: nil)
             AccessToken.current = stale
             clock.advance(by: 5)
 
@@ -86,9 +96,10 @@ extension GraphSerialTests {
             let clock = GraphTestClock(Date())
             let environment = GraphTestSupport.install(server, clock: clock)
             let live = try await GraphTestSupport.logIn(server)
-            let stale = AccessToken(tokenString: live.tokenString, permissions: ["email"], declinedPermissions: [], expiredPermissions: [],
-                                    appID: server.appID, userID: live.userID, expirationDate: clock.now() + 3600,
-                                    refreshDate: clock.now(), dataAccessExpirationDate: nil)
+            let stale = AccessToken(
+                tokenString: live.tokenString, permissions: ["email"], declinedPermissions: [], expiredPermissions: [],
+                appID: server.appID, userID: live.userID, expirationDate: clock.now() + 3600,
+                refreshDate: clock.now(), dataAccessExpirationDate: nil)
             AccessToken.current = stale
 
             // A fresh token: no refresh.
@@ -123,7 +134,8 @@ extension GraphSerialTests {
             GraphTestSupport.install(server)
             let first = try await GraphTestSupport.logIn(server)
             AccessToken.current = first
-            _ = try await GraphRequest(graphPath: "me/permissions/user_friends", parameters: [:], httpMethod: .delete).startJSON()
+            _ = try await GraphRequest(graphPath: "me/permissions/user_friends", parameters: [:], httpMethod: .delete)
+                .startJSON()
 
             // Declining again: the attempter reports failure and the original error comes back.
             let attempter = GraphReLoginAttempter(server: server, grant: false)
@@ -165,9 +177,12 @@ actor GraphReLoginAttempter: GraphErrorRecoveryAttempting {
 
     func attemptRecovery(from error: GraphAPIError, permissions: [String]) async -> Bool {
         calls.append(permissions)
-        guard let token = try? await GraphTestSupport.logIn(server, scope: permissions.joined(separator: ","),
-                                                            extra: [("auth_type", "rerequest")], choice: .grant(grant ? permissions : [])),
-              permissions.allSatisfy({ token.hasGranted(Permission($0)) }) else { return false }
+        guard
+            let token = try? await GraphTestSupport.logIn(
+                server, scope: permissions.joined(separator: ","),
+                extra: [("auth_type", "rerequest")], choice: .grant(grant ? permissions : [])),
+            permissions.allSatisfy({ token.hasGranted(Permission($0)) })
+        else { return false }
         AccessToken.current = token
         return true
     }
@@ -182,7 +197,8 @@ final class GraphNotificationLog: @unchecked Sendable {
 
     init(_ environment: GatehouseKitEnvironment) {
         self.center = environment.notificationCenter
-        observer = center.addObserver(forName: .AccessTokenDidChange, object: environment, queue: nil) { [weak self] note in
+        observer = center.addObserver(forName: .AccessTokenDidChange, object: environment, queue: nil) {
+            [weak self] note in
             self?.lock.withLock { self?.items.append(note) }
         }
     }

@@ -37,24 +37,32 @@ enum GraphTestSupport {
 
     /// Logs `server.users[user]` in through the real dialog (`response_type=token`, redirect to the app
     /// scheme) and builds the `AccessToken` the SDK would.
-    static func logIn(_ server: LiveServer, user: Int = 0, scope: String = "email,user_friends",
-                      extra: [(String, String)] = [], choice: DialogBrowser.Choice = .grant(nil)) async throws -> AccessToken {
-        let query = FormEncoding.encode([
-            ("client_id", server.appID), ("redirect_uri", "fb\(server.appID)://authorize/"), ("response_type", "token"),
-            ("scope", scope), ("state", "x"), ("return_scopes", "true"),
-        ] + extra)
+    static func logIn(
+        _ server: LiveServer, user: Int = 0, scope: String = "email,user_friends",
+        extra: [(String, String)] = [], choice: DialogBrowser.Choice = .grant(nil)
+    ) async throws -> AccessToken {
+        let query = FormEncoding.encode(
+            [
+                ("client_id", server.appID), ("redirect_uri", "fb\(server.appID)://authorize/"),
+                ("response_type", "token"),
+                ("scope", scope), ("state", "x"), ("return_scopes", "true"),
+            ] + extra)
         let url = URL(string: server.baseURL.absoluteString + "/v21.0/dialog/oauth?" + query)!
         let person = server.users[user]
-        let redirect = try await DialogBrowser().complete(url, email: person.email, password: person.password, choice: choice)
+        let redirect = try await DialogBrowser().complete(
+            url, email: person.email, password: person.password, choice: choice)
         let callback = try #require(LoginCallback(url: redirect))
         let tokenString = try #require(callback.accessToken)
         let now = GatehouseKitEnvironment.current.clock.now()
         // The dialog's redirect has no user id; the app-scoped id comes from `me`.
-        let me = try await GraphRequest(graphPath: "me", parameters: ["fields": "id"], tokenString: tokenString, version: nil,
-                                        httpMethod: .get).startJSON()
+        let me = try await GraphRequest(
+            graphPath: "me", parameters: ["fields": "id"], tokenString: tokenString, version: nil,
+            httpMethod: .get
+        ).startJSON()
         let userID = try #require(me["id"]?.stringValue)
         return AccessToken(
-            tokenString: tokenString, permissions: callback.grantedScopes ?? [], declinedPermissions: callback.deniedScopes ?? [],
+            tokenString: tokenString, permissions: callback.grantedScopes ?? [],
+            declinedPermissions: callback.deniedScopes ?? [],
             expiredPermissions: [], appID: server.appID, userID: userID,
             expirationDate: callback.expiresAt ?? callback.expiresIn.map { now.addingTimeInterval($0) },
             refreshDate: now, dataAccessExpirationDate: callback.dataAccessExpirationTime)
@@ -70,18 +78,27 @@ enum GraphTestSupport {
     }
 
     /// Starts a connection whose completions (in order) append to a list, and waits for all of them.
-    static func run(_ connection: GraphRequestConnection, _ requests: [(GraphRequest, [String: Any]?)]) async -> [Outcome] {
+    static func run(_ connection: GraphRequestConnection, _ requests: [(GraphRequest, [String: Any]?)]) async
+        -> [Outcome]
+    {
         let recorder = Recorder()
         let total = requests.count
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             for (request, parameters) in requests {
                 let completion: GraphRequestCompletion = { _, result, error in
-                    if recorder.append(Outcome(result: result.flatMap { JSONValue(foundationObject: $0) }, rawResult: GraphUncheckedBox(result), error: error)) == total {
+                    if recorder.append(
+                        Outcome(
+                            result: result.flatMap { JSONValue(foundationObject: $0) },
+                            rawResult: GraphUncheckedBox(result), error: error)) == total
+                    {
                         continuation.resume()
                     }
                 }
-                if let parameters { connection.add(request, parameters: parameters, completion: completion) }
-                else { connection.add(request, completion: completion) }
+                if let parameters {
+                    connection.add(request, parameters: parameters, completion: completion)
+                } else {
+                    connection.add(request, completion: completion)
+                }
             }
             connection.start()
         }
@@ -97,7 +114,11 @@ enum GraphTestSupport {
     final class Recorder: @unchecked Sendable {
         private let lock = NSLock()
         private var items: [Outcome] = []
-        func append(_ outcome: Outcome) -> Int { lock.withLock { items.append(outcome); return items.count } }
+        func append(_ outcome: Outcome) -> Int {
+            lock.withLock {
+                items.append(outcome); return items.count
+            }
+        }
         var outcomes: [Outcome] { lock.withLock { items } }
     }
 }
@@ -125,7 +146,9 @@ final class GraphSilentListener: @unchecked Sendable {
         address.sin_port = 0
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) } }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+        }
         guard descriptor >= 0, bound == 0, listen(descriptor, 16) == 0 else {
             close(descriptor)
             throw ListenerError.failed

@@ -8,9 +8,10 @@ import Testing
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
 
     static func token(refreshedAt date: Date, permissions: [String] = ["email"]) -> AccessToken {
-        AccessToken(tokenString: "t", permissions: permissions, declinedPermissions: ["user_friends"], expiredPermissions: [],
-                    appID: "1234", userID: "42", expirationDate: start + 3600, refreshDate: date,
-                    dataAccessExpirationDate: start + 7200)
+        AccessToken(
+            tokenString: "t", permissions: permissions, declinedPermissions: ["user_friends"], expiredPermissions: [],
+            appID: "1234", userID: "42", expirationDate: start + 3600, refreshDate: date,
+            dataAccessExpirationDate: start + 7200)
     }
 
     @Test func piggybackAfterADayAtMostHourly() {
@@ -19,29 +20,47 @@ import Testing
         #expect(!TokenRefreshPolicy.shouldPiggyback(token: nil, now: Self.start + 2 * day, lastAttempt: nil))
         #expect(!TokenRefreshPolicy.shouldPiggyback(token: token, now: Self.start + day, lastAttempt: nil))
         #expect(TokenRefreshPolicy.shouldPiggyback(token: token, now: Self.start + day + 1, lastAttempt: nil))
-        #expect(!TokenRefreshPolicy.shouldPiggyback(token: token, now: Self.start + 2 * day, lastAttempt: Self.start + 2 * day - 3600))
-        #expect(TokenRefreshPolicy.shouldPiggyback(token: token, now: Self.start + 2 * day, lastAttempt: Self.start + 2 * day - 3601))
+        #expect(
+            !TokenRefreshPolicy.shouldPiggyback(
+                token: token, now: Self.start + 2 * day, lastAttempt: Self.start + 2 * day - 3600))
+        #expect(
+            TokenRefreshPolicy.shouldPiggyback(
+                token: token, now: Self.start + 2 * day, lastAttempt: Self.start + 2 * day - 3601))
     }
 
     @Test func mergeTakesNewDatesAndLivePermissions() {
         let token = Self.token(refreshedAt: Self.start)
         let now = Self.start + 90000
         let merged = TokenRefreshPolicy.merge(
-            token, extendResult: ["access_token": "t2", "expires_at": 1_805_184_000, "data_access_expiration_time": 1_807_776_000],
-            permissionsResult: ["data": [["permission": "public_profile", "status": "granted"],
-                                         ["permission": "email", "status": "declined"],
-                                         ["permission": "user_birthday", "status": "expired"]]],
+            token,
+            extendResult: [
+                "access_token": "t2", "expires_at": 1_805_184_000, "data_access_expiration_time": 1_807_776_000,
+            ],
+            permissionsResult: [
+                "data": [
+                    ["permission": "public_profile", "status": "granted"],
+                    ["permission": "email", "status": "declined"],
+                    ["permission": "user_birthday", "status": "expired"],
+                ]
+            ],
             now: now)
-        #expect(merged == AccessToken(tokenString: "t2", permissions: ["public_profile"], declinedPermissions: ["email"],
-                                      expiredPermissions: ["user_birthday"], appID: "1234", userID: "42",
-                                      expirationDate: Date(timeIntervalSince1970: 1_805_184_000), refreshDate: now,
-                                      dataAccessExpirationDate: Date(timeIntervalSince1970: 1_807_776_000)))
+        #expect(
+            merged
+                == AccessToken(
+                    tokenString: "t2", permissions: ["public_profile"], declinedPermissions: ["email"],
+                    expiredPermissions: ["user_birthday"], appID: "1234", userID: "42",
+                    expirationDate: Date(timeIntervalSince1970: 1_805_184_000), refreshDate: now,
+                    dataAccessExpirationDate: Date(timeIntervalSince1970: 1_807_776_000)))
 
         // Missing pieces keep the old values; only the refresh date moves.
         let kept = TokenRefreshPolicy.merge(token, extendResult: ["expires_at": 0], permissionsResult: nil, now: now)
-        #expect(kept == AccessToken(tokenString: "t", permissions: ["email"], declinedPermissions: ["user_friends"], expiredPermissions: [],
-                                    appID: "1234", userID: "42", expirationDate: Self.start + 3600, refreshDate: now,
-                                    dataAccessExpirationDate: Self.start + 7200))
+        #expect(
+            kept
+                == AccessToken(
+                    tokenString: "t", permissions: ["email"], declinedPermissions: ["user_friends"],
+                    expiredPermissions: [],
+                    appID: "1234", userID: "42", expirationDate: Self.start + 3600, refreshDate: now,
+                    dataAccessExpirationDate: Self.start + 7200))
     }
 
     @Test func attemptsAreClaimedOncePerEnvironmentAndHour() {
@@ -79,11 +98,15 @@ extension GraphSerialTests {
             #expect(plain.tokenString == "t")
             #expect(plain.flags == [])
             #expect(GraphRequest(graphPath: "me", parameters: ["a": "b"], httpMethod: .post).httpMethod == .post)
-            let explicit = GraphRequest(graphPath: "x", parameters: nil, tokenString: nil, version: "v2.8", httpMethod: "delete")
+            let explicit = GraphRequest(
+                graphPath: "x", parameters: nil, tokenString: nil, version: "v2.8", httpMethod: "delete")
             #expect(explicit.tokenString == nil && explicit.version == "v2.8" && explicit.httpMethod == .delete)
-            let flagged = GraphRequest(graphPath: "x", parameters: [:], tokenString: "u", httpMethod: .get, flags: .skipClientToken)
+            let flagged = GraphRequest(
+                graphPath: "x", parameters: [:], tokenString: "u", httpMethod: .get, flags: .skipClientToken)
             #expect(flagged.flags == .skipClientToken && flagged.version == "v19.0")
-            #expect(GraphRequestFlags.skipClientToken.rawValue == 2 && GraphRequestFlags.doNotInvalidateTokenOnError.rawValue == 4
+            #expect(
+                GraphRequestFlags.skipClientToken.rawValue == 2
+                    && GraphRequestFlags.doNotInvalidateTokenOnError.rawValue == 4
                     && GraphRequestFlags.disableErrorRecovery.rawValue == 8)
 
             settings.isGraphErrorRecoveryEnabled = false
@@ -100,7 +123,10 @@ extension GraphSerialTests {
             let token = TokenRefreshPolicyTests.token(refreshedAt: TokenRefreshPolicyTests.start)
             let extend = TokenRefreshPolicy.extendRequest(for: token, version: "v21.0")
             #expect(extend.graphPath == "oauth/access_token")
-            #expect(extend.wireComponents.parameters == ["grant_type": "fb_extend_sso_token", "fields": "", "client_id": "1234"])
+            #expect(
+                extend.wireComponents.parameters == [
+                    "grant_type": "fb_extend_sso_token", "fields": "", "client_id": "1234",
+                ])
             #expect(extend.tokenString == "t" && extend.flags == .disableErrorRecovery)
             let permissions = TokenRefreshPolicy.permissionsRequest(for: token, version: "v21.0")
             #expect(permissions.graphPath == "me/permissions")

@@ -6,7 +6,8 @@ import Testing
 /// Issue 30, item 5: the Info.plist checks Facebook's SDK makes before a login, with its messages.
 @Suite struct InfoPlistCheckTests {
     static func refusal(_ settings: Settings) async -> String? {
-        let manager = LoginManagerTests.manager(LoginManagerTests.granting(), environment: LoginTest.environment(settings: settings))
+        let manager = LoginManagerTests.manager(
+            LoginManagerTests.granting(), environment: LoginTest.environment(settings: settings))
         do {
             _ = try await manager.logIn(permissions: ["email"])
             return nil
@@ -18,45 +19,57 @@ import Testing
     }
 
     @Test func aMissingAppIDRefusesTheLoginWithFacebooksMessage() async {
-        #expect(await Self.refusal(LoginTest.settings(appID: nil)) == "App ID not found. Add a string value with your app ID for the key "
-            + "FacebookAppID to the Info.plist or call Settings.shared.appID.")
+        #expect(
+            await Self.refusal(LoginTest.settings(appID: nil))
+                == "App ID not found. Add a string value with your app ID for the key "
+                + "FacebookAppID to the Info.plist or call Settings.shared.appID.")
     }
 
     @Test func aMissingURLSchemeRefusesTheLoginWithFacebooksMessage() async {
         let settings = LoginTest.settings(suffix: "lite")
         settings.load(infoDictionary: ["CFBundleURLTypes": [["CFBundleURLSchemes": ["fb\(LoginTest.appID)", "myapp"]]]])
         #expect(settings.registeredURLSchemes == ["fb\(LoginTest.appID)", "myapp"])
-        #expect(await Self.refusal(settings) == "fb\(LoginTest.appID)lite is not registered as a URL scheme. Please add it in your Info.plist")
+        #expect(
+            await Self.refusal(settings)
+                == "fb\(LoginTest.appID)lite is not registered as a URL scheme. Please add it in your Info.plist")
         // An Info.plist with CFBundleURLTypes but no entries registers nothing.
         let empty = LoginTest.settings()
         empty.registeredURLSchemes = []
-        #expect(await Self.refusal(empty) == "fb\(LoginTest.appID) is not registered as a URL scheme. Please add it in your Info.plist")
+        #expect(
+            await Self.refusal(empty)
+                == "fb\(LoginTest.appID) is not registered as a URL scheme. Please add it in your Info.plist")
     }
 
     @Test func theRegisteredSchemeLetsTheLoginGoAhead() async {
         let settings = LoginTest.settings(suffix: "lite")
         settings.load(infoDictionary: ["CFBundleURLTypes": [["CFBundleURLSchemes": ["FB\(LoginTest.appID)LITE"]]]])
-        #expect(await Self.refusal(settings) == nil) // schemes compare case-insensitively, as URL schemes do
-        #expect(await Self.refusal(LoginTest.settings()) == nil) // schemes unknown (no Info.plist): not checked
+        #expect(await Self.refusal(settings) == nil)  // schemes compare case-insensitively, as URL schemes do
+        #expect(await Self.refusal(LoginTest.settings()) == nil)  // schemes unknown (no Info.plist): not checked
     }
 
     @Test func aDisplayNameDifferentFromTheServersIsAWarningNotARefusal() async throws {
         #expect(InfoPlistCheck.displayNameWarning(displayName: "My App", serverAppName: "My App") == nil)
         #expect(InfoPlistCheck.displayNameWarning(displayName: nil, serverAppName: "My App") == nil)
-        #expect(InfoPlistCheck.displayNameWarning(displayName: "Old Name", serverAppName: "My App")
-            == "FacebookDisplayName \"Old Name\" in the Info.plist does not match the app's name \"My App\" on the server. "
-            + "Set FacebookDisplayName to the name in the app's settings.")
+        #expect(
+            InfoPlistCheck.displayNameWarning(displayName: "Old Name", serverAppName: "My App")
+                == "FacebookDisplayName \"Old Name\" in the Info.plist does not match the app's name \"My App\" on the server. "
+                + "Set FacebookDisplayName to the name in the app's settings.")
 
         let server = try await LiveServer()
         defer { server.stop() }
         let environment = SessionKitFixtures.environment(settings: server.settings())
-        let token = try await SessionKitFixtures.liveToken(server, user: server.users[0], scope: [], environment: environment)
+        let token = try await SessionKitFixtures.liveToken(
+            server, user: server.users[0], scope: [], environment: environment)
         let reply = try await GraphTransport(environment: environment).send(
-            method: "GET", path: "debug_token", parameters: ["input_token": token.tokenString], tokenString: token.tokenString)
-        guard case .string(let appName)? = reply.json?["data"]?["application"] else { Issue.record("no application name"); return }
+            method: "GET", path: "debug_token", parameters: ["input_token": token.tokenString],
+            tokenString: token.tokenString)
+        guard case .string(let appName)? = reply.json?["data"]?["application"] else {
+            Issue.record("no application name"); return
+        }
         environment.settings.displayName = "Old Name"
-        #expect(await InfoPlistCheck.displayNameWarning(token: token, environment: environment)
-            == InfoPlistCheck.displayNameWarning(displayName: "Old Name", serverAppName: appName))
+        #expect(
+            await InfoPlistCheck.displayNameWarning(token: token, environment: environment)
+                == InfoPlistCheck.displayNameWarning(displayName: "Old Name", serverAppName: appName))
         environment.settings.displayName = appName
         #expect(await InfoPlistCheck.displayNameWarning(token: token, environment: environment) == nil)
     }

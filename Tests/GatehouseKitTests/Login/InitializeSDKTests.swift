@@ -17,7 +17,9 @@ extension GraphSerialTests {
             Session.defaultLoginProvider = nil
             Session.defaultTokenRefresher = nil
             // An environment with its own cache, so no default cache is written under the real $HOME.
-            await GatehouseKitEnvironment.$taskOverride.withValue(GatehouseKitEnvironment(tokenCache: InMemoryTokenCache())) {
+            await GatehouseKitEnvironment.$taskOverride.withValue(
+                GatehouseKitEnvironment(tokenCache: InMemoryTokenCache())
+            ) {
                 ApplicationDelegate.shared.initializeSDK(processEnvironment: [:])
                 #expect(ErrorRecovery.loginAttempter is LoginRecoveryAttempter)
             }
@@ -27,8 +29,9 @@ extension GraphSerialTests {
             #expect(Session.defaultTokenRefresher is CurrentTokenRefresher)
 
             let environment = GatehouseKitEnvironment()
-            let stale = AccessToken(tokenString: "EAA-stale", permissions: [], declinedPermissions: [], expiredPermissions: [],
-                                    appID: "1", userID: "2", expirationDate: nil, refreshDate: nil, dataAccessExpirationDate: nil)
+            let stale = AccessToken(
+                tokenString: "EAA-stale", permissions: [], declinedPermissions: [], expiredPermissions: [],
+                appID: "1", userID: "2", expirationDate: nil, refreshDate: nil, dataAccessExpirationDate: nil)
             await GatehouseKitEnvironment.$taskOverride.withValue(environment) {
                 await #expect(throws: CoreError(.accessTokenRequired, message: "the token is no longer current")) {
                     try await CurrentTokenRefresher().refresh(stale)

@@ -73,9 +73,12 @@ final class DialogBrowserPresenter: LoginDialogPresenting, @unchecked Sendable {
         lock.withLock { _dialogURLs.append(dialog) }
         let callback: URL
         if url.path.hasSuffix("/dialog/feed") || url.path.hasSuffix("/dialog/apprequests") {
-            callback = try await browser.completeSocial(dialog, email: user.email, password: user.password, choice: social)
+            callback = try await browser.completeSocial(
+                dialog, email: user.email, password: user.password, choice: social)
         } else {
-            callback = try await browser.complete(dialog, email: user.email, password: user.password, choice: choice, audience: audience, skipPublish: skip)
+            callback = try await browser.complete(
+                dialog, email: user.email, password: user.password, choice: choice, audience: audience,
+                skipPublish: skip)
         }
         lock.withLock { _callbacks.append(callback) }
         return callback
@@ -106,7 +109,9 @@ enum LiveLogin {
     /// `url` with one query parameter replaced.
     static func replacing(_ name: String, with value: String, in url: URL) -> URL {
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
-        let pairs = (FormEncoding.decode(components.percentEncodedQuery ?? "") ?? []).map { $0.0 == name ? ($0.0, value) : $0 }
+        let pairs = (FormEncoding.decode(components.percentEncodedQuery ?? "") ?? []).map {
+            $0.0 == name ? ($0.0, value) : $0
+        }
         components.percentEncodedQuery = FormEncoding.encode(pairs)
         return components.url!
     }

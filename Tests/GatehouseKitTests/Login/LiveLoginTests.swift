@@ -43,7 +43,8 @@ import Testing
         let rig = try await Rig()
         defer { rig.server.stop() }
         rig.presenter.choice = .cancel
-        guard case .cancelled = await rig.manager.logIn(configuration: LoginConfiguration(permissions: [.email])!) else {
+        guard case .cancelled = await rig.manager.logIn(configuration: LoginConfiguration(permissions: [.email])!)
+        else {
             Issue.record("expected cancelled"); return
         }
         #expect(rig.environment.currentAccessToken == nil)
@@ -58,7 +59,8 @@ import Testing
 
         // Without rerequest the dialog does not ask again and reports the permission declined.
         let noRerequest = try #require(LoginConfiguration(permissions: [.userFriends], authType: nil))
-        guard case .success(let granted, let declined, let token) = await rig.manager.logIn(configuration: noRerequest) else {
+        guard case .success(let granted, let declined, let token) = await rig.manager.logIn(configuration: noRerequest)
+        else {
             Issue.record("expected success"); return
         }
         #expect(granted.isEmpty)
@@ -67,7 +69,10 @@ import Testing
 
         rig.presenter.choice = .grant(nil)
         let rerequest = try #require(LoginConfiguration(permissions: [.userFriends], authType: .rerequest))
-        guard case .success(let regranted, let redeclined, let retoken) = await rig.manager.logIn(configuration: rerequest) else {
+        guard
+            case .success(let regranted, let redeclined, let retoken) = await rig.manager.logIn(
+                configuration: rerequest)
+        else {
             Issue.record("expected success"); return
         }
         #expect(regranted == [.userFriends])
@@ -137,7 +142,9 @@ import Testing
         let browser = DialogBrowser()
         let presenter = URLSchemeLoginPresenter(environment: environment, applicationDelegate: .shared) { url in
             // The browser finishes the dialog; the system then opens the app with the redirect.
-            guard let redirect = try? await browser.complete(url, email: alice.email, password: alice.password) else { return false }
+            guard let redirect = try? await browser.complete(url, email: alice.email, password: alice.password) else {
+                return false
+            }
             Task { ApplicationDelegate.shared.handleOpen(url: redirect) }
             return true
         }

@@ -31,14 +31,18 @@ final class LoopbackDialogBrowser: BrowserOpening, @unchecked Sendable {
         let dialog = responseType.map { LiveLogin.replacing("response_type", with: $0, in: url) } ?? url
         lock.withLock { _dialogs.append(dialog) }
         do {
-            let redirect = try await DialogBrowser().complete(dialog, email: user.email, password: user.password, choice: choice)
+            let redirect = try await DialogBrowser().complete(
+                dialog, email: user.email, password: user.password, choice: choice)
             var components = URLComponents(url: redirect, resolvingAgainstBaseURL: false)!
             let fragment = components.percentEncodedFragment
             components.fragment = nil
             try await load(components.url!)
             if let fragment, fragment != "_=_", pages.last?.contains("location.hash") == true {
                 // What the relay page's script does with `location.hash`.
-                try await load(URL(string: components.url!.absoluteString.components(separatedBy: "?")[0] + "/complete?" + fragment)!)
+                try await load(
+                    URL(
+                        string: components.url!.absoluteString.components(separatedBy: "?")[0] + "/complete?" + fragment
+                    )!)
             }
             return true
         } catch {
@@ -68,7 +72,8 @@ final class LoopbackOutput: @unchecked Sendable {
         let environment = LiveLogin.environment(server)
         let browser = LoopbackDialogBrowser(user: server.users[0])
         let output = LoopbackOutput()
-        let manager = LoginManager(presenter: LoopbackLoginPresenter(browser: browser, output: output.append), environment: environment)
+        let manager = LoginManager(
+            presenter: LoopbackLoginPresenter(browser: browser, output: output.append), environment: environment)
         let result = try await manager.logIn(permissions: ["email"])
         let token = try #require(result.token)
         #expect(result.grantedPermissions == ["public_profile", "email"])
@@ -88,7 +93,8 @@ final class LoopbackOutput: @unchecked Sendable {
         defer { server.stop() }
         let environment = LiveLogin.environment(server)
         let browser = LoopbackDialogBrowser(user: server.users[1], responseType: LiveLogin.codeResponseType)
-        let manager = LoginManager(presenter: LoopbackLoginPresenter(browser: browser, output: { _ in }), environment: environment)
+        let manager = LoginManager(
+            presenter: LoopbackLoginPresenter(browser: browser, output: { _ in }), environment: environment)
         let result = try await manager.logIn(permissions: ["email"])
         let token = try #require(result.token)
         #expect(try await LiveLogin.meID(token, environment: environment) == token.userID)
@@ -101,7 +107,8 @@ final class LoopbackOutput: @unchecked Sendable {
         defer { server.stop() }
         let environment = LiveLogin.environment(server)
         let browser = LoopbackDialogBrowser(user: server.users[0], choice: .cancel)
-        let manager = LoginManager(presenter: LoopbackLoginPresenter(browser: browser, output: { _ in }), environment: environment)
+        let manager = LoginManager(
+            presenter: LoopbackLoginPresenter(browser: browser, output: { _ in }), environment: environment)
         guard case .cancelled = await manager.logIn(configuration: LoginConfiguration(permissions: [.email])!) else {
             Issue.record("expected cancelled"); return
         }

@@ -24,21 +24,26 @@ import Testing
                 + "&signed_request=\(signed)&graph_domain=facebook&granted_scopes=public_profile,email"
                 + "&denied_scopes=user_friends&user_token_nonce=utn&\(Self.stateParam)")
         guard case .complete(let parameters) = step else { Issue.record("got \(step)"); return }
-        #expect(parameters == LoginTokenParameters(
-            accessToken: "EAAtok", userID: "4242", expirationDate: Self.now.addingTimeInterval(3600),
-            dataAccessExpirationDate: Date(timeIntervalSince1970: 1_757_776_000), grantedPermissions: ["public_profile", "email"],
-            declinedPermissions: ["user_friends"], graphDomain: "facebook", userTokenNonce: "utn"))
+        #expect(
+            parameters
+                == LoginTokenParameters(
+                    accessToken: "EAAtok", userID: "4242", expirationDate: Self.now.addingTimeInterval(3600),
+                    dataAccessExpirationDate: Date(timeIntervalSince1970: 1_757_776_000),
+                    grantedPermissions: ["public_profile", "email"],
+                    declinedPermissions: ["user_friends"], graphDomain: "facebook", userTokenNonce: "utn"))
     }
 
     @Test func fragmentWinsOverQuery() throws {
-        let step = Self.interpret("fb1://authorize/?access_token=fromQuery&granted_scopes=email&\(Self.stateParam)#access_token=fromFragment")
+        let step = Self.interpret(
+            "fb1://authorize/?access_token=fromQuery&granted_scopes=email&\(Self.stateParam)#access_token=fromFragment")
         guard case .complete(let parameters) = step else { Issue.record("got \(step)"); return }
         #expect(parameters.accessToken == "fromFragment")
         #expect(parameters.grantedPermissions == ["email"])
     }
 
     @Test func absoluteExpiryWinsOverRelative() throws {
-        let step = Self.interpret("fb1://authorize/#access_token=t&expires_at=1760000000&expires_in=60&\(Self.stateParam)")
+        let step = Self.interpret(
+            "fb1://authorize/#access_token=t&expires_at=1760000000&expires_in=60&\(Self.stateParam)")
         guard case .complete(let parameters) = step else { Issue.record("got \(step)"); return }
         #expect(parameters.expirationDate == Date(timeIntervalSince1970: 1_760_000_000))
         #expect(parameters.dataAccessExpirationDate == nil)
@@ -55,7 +60,8 @@ import Testing
     }
 
     @Test func errorMessageMakesAGraphErrorWithFacebooksDeveloperMessageOrder() throws {
-        let step = Self.interpret("fb1://authorize/#error=server_error&error_code=190&error_message=Bad+things&error_reason=why&state=forged")
+        let step = Self.interpret(
+            "fb1://authorize/#error=server_error&error_code=190&error_message=Bad+things&error_reason=why&state=forged")
         guard case .failed(let error) = step else { Issue.record("got \(step)"); return }
         let graph = try #require(error as? GraphAPIError)
         #expect(graph.code == 190)
@@ -105,7 +111,8 @@ import Testing
     }
 
     @Test func idTokenAloneCompletes() {
-        let step = Self.interpret("fb1://authorize/#id_token=h.p.s&graph_domain=facebook&granted_scopes=email&\(Self.stateParam)")
+        let step = Self.interpret(
+            "fb1://authorize/#id_token=h.p.s&graph_domain=facebook&granted_scopes=email&\(Self.stateParam)")
         guard case .complete(let parameters) = step else { Issue.record("got \(step)"); return }
         #expect(parameters.idToken == "h.p.s")
         #expect(parameters.accessToken == nil)

@@ -20,7 +20,9 @@ import Testing
         return URL(string: "fb1://authorize/" + (query ? "?" : "#") + parameters + "&" + state)!
     }
 
-    static func complete(_ graph: FakeLoginGraph, _ url: URL?, tracking: LoginTracking = .enabled, previous: AccessToken? = nil) async -> LoginCompletion {
+    static func complete(
+        _ graph: FakeLoginGraph, _ url: URL?, tracking: LoginTracking = .enabled, previous: AccessToken? = nil
+    ) async -> LoginCompletion {
         await LoginCompleter(graph: graph, appID: "1", clientToken: "ct").complete(
             callbackURL: url, expectations: expectations(tracking: tracking), previousToken: previous, now: now)
     }
@@ -32,13 +34,24 @@ import Testing
     }
 
     @Test func codeIsExchangedWithTheVerifierAndClientToken() async throws {
-        let graph = FakeLoginGraph(["oauth/access_token": (200, ["access_token": "EAAcode", "token_type": "bearer", "expires_in": 5184000])])
+        let graph = FakeLoginGraph([
+            "oauth/access_token": (200, ["access_token": "EAAcode", "token_type": "bearer", "expires_in": 5184000])
+        ])
         let completion = await Self.complete(
-            graph, Self.url("code=AQc&granted_scopes=public_profile,email&signed_request=\(LoginTest.signedRequest(userID: "9"))", query: true))
-        #expect(graph.calls == [FakeLoginGraph.Call(
-            path: "oauth/access_token",
-            parameters: ["client_id": "1", "redirect_uri": "fb1://authorize/", "code_verifier": Self.verifier.value, "code": "AQc"],
-            tokenString: "1|ct")])
+            graph,
+            Self.url(
+                "code=AQc&granted_scopes=public_profile,email&signed_request=\(LoginTest.signedRequest(userID: "9"))",
+                query: true))
+        #expect(
+            graph.calls == [
+                FakeLoginGraph.Call(
+                    path: "oauth/access_token",
+                    parameters: [
+                        "client_id": "1", "redirect_uri": "fb1://authorize/", "code_verifier": Self.verifier.value,
+                        "code": "AQc",
+                    ],
+                    tokenString: "1|ct")
+            ])
         let token = try #require(completion.result?.token)
         #expect(token.tokenString == "EAAcode")
         #expect(token.userID == "9")
@@ -48,7 +61,11 @@ import Testing
     }
 
     @Test func refusedCodeIsCoreError2() async {
-        let graph = FakeLoginGraph(["oauth/access_token": (400, ["error": ["message": "Invalid code verifier", "type": "OAuthException", "code": 100]])])
+        let graph = FakeLoginGraph([
+            "oauth/access_token": (
+                400, ["error": ["message": "Invalid code verifier", "type": "OAuthException", "code": 100]]
+            )
+        ])
         let completion = await Self.complete(graph, Self.url("code=AQc&granted_scopes=email", query: true))
         #expect(completion.result == nil)
         #expect((completion.error as? CoreError)?.code == .invalidArgument)
@@ -60,11 +77,15 @@ import Testing
             "me": (200, ["id": "31"]),
         ])
         let completion = await Self.complete(graph, Self.url("nonce=n1&granted_scopes=email"))
-        #expect(graph.calls.first == FakeLoginGraph.Call(
-            path: "oauth/access_token",
-            parameters: ["grant_type": "fb_exchange_nonce", "fb_exchange_nonce": "n1", "client_id": "1", "fields": "",
-                         "code_verifier": Self.verifier.value],
-            tokenString: "1|ct"))
+        #expect(
+            graph.calls.first
+                == FakeLoginGraph.Call(
+                    path: "oauth/access_token",
+                    parameters: [
+                        "grant_type": "fb_exchange_nonce", "fb_exchange_nonce": "n1", "client_id": "1", "fields": "",
+                        "code_verifier": Self.verifier.value,
+                    ],
+                    tokenString: "1|ct"))
         #expect(completion.result?.token?.expirationDate == Date(timeIntervalSince1970: 1_760_000_000))
         #expect(completion.result?.token?.userID == "31")
     }
@@ -79,7 +100,8 @@ import Testing
     @Test func knownUserIDNeedsNoCallWithoutAPreviousToken() async {
         let graph = FakeLoginGraph([:])
         let completion = await Self.complete(
-            graph, Self.url("access_token=EAAx&granted_scopes=email&signed_request=\(LoginTest.signedRequest(userID: "8"))"))
+            graph,
+            Self.url("access_token=EAAx&granted_scopes=email&signed_request=\(LoginTest.signedRequest(userID: "8"))"))
         #expect(graph.calls.isEmpty)
         #expect(completion.result?.token?.userID == "8")
     }
@@ -87,7 +109,9 @@ import Testing
     @Test func sameUserAsThePreviousTokenIsAccepted() async {
         let graph = FakeLoginGraph(["me": (200, ["id": "111"])])
         let completion = await Self.complete(
-            graph, Self.url("access_token=EAAnew&granted_scopes=email&signed_request=\(LoginTest.signedRequest(userID: "111"))"),
+            graph,
+            Self.url(
+                "access_token=EAAnew&granted_scopes=email&signed_request=\(LoginTest.signedRequest(userID: "111"))"),
             previous: LoginTest.token(userID: "111"))
         #expect(graph.calls == [FakeLoginGraph.Call(path: "me", parameters: ["fields": ""], tokenString: "EAAnew")])
         #expect(completion.result?.token?.tokenString == "EAAnew")

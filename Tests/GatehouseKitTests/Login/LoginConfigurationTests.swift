@@ -16,9 +16,10 @@ import Testing
 
     @Test func designatedInitKeepsEveryValue() throws {
         let verifier = try #require(CodeVerifier(string: String(repeating: "a", count: 43)))
-        let configuration = try #require(LoginConfiguration(
-            permissions: ["email", "user_friends"], tracking: .enabled, nonce: "n-1", messengerPageId: "page9",
-            authType: .reauthorize, appSwitch: .disabled, codeVerifier: verifier))
+        let configuration = try #require(
+            LoginConfiguration(
+                permissions: ["email", "user_friends"], tracking: .enabled, nonce: "n-1", messengerPageId: "page9",
+                authType: .reauthorize, appSwitch: .disabled, codeVerifier: verifier))
         #expect(configuration.requestedPermissions == [.email, .userFriends])
         #expect(configuration.nonce == "n-1")
         #expect(configuration.messengerPageId == "page9")
@@ -28,7 +29,8 @@ import Testing
     }
 
     @Test func swiftInitTakesTypedPermissions() throws {
-        let configuration = try #require(LoginConfiguration(permissions: [.publicProfile, .custom("user_posts")], tracking: .enabled))
+        let configuration = try #require(
+            LoginConfiguration(permissions: [.publicProfile, .custom("user_posts")], tracking: .enabled))
         #expect(configuration.requestedPermissions.map(\.name).sorted() == ["public_profile", "user_posts"])
     }
 

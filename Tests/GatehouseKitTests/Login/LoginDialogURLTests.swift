@@ -12,7 +12,8 @@ import Testing
         _ configuration: LoginConfiguration, audience: DefaultAudience = .friends, userTokenNonce: String? = nil
     ) -> LoginDialogURLBuilder.Request {
         .init(
-            configuration: configuration, redirectURI: "fb1234567890://authorize/", defaultAudience: audience, state: state,
+            configuration: configuration, redirectURI: "fb1234567890://authorize/", defaultAudience: audience,
+            state: state,
             now: Date(timeIntervalSince1970: 1_718_000_000.123), uptime: 4321.5, userTokenNonce: userTokenNonce)
     }
 
@@ -26,26 +27,28 @@ import Testing
         let url = Self.builder.url(for: Self.request(Self.enabled()))
         #expect(url.absoluteString.hasPrefix("http://127.0.0.1:8080/v21.0/dialog/oauth?"))
         let params = LoginTest.query(url)
-        #expect(params == [
-            "auth_type": "rerequest",
-            "cbt": "1718000000123.0",
-            "client_id": "1234567890",
-            "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-            "code_challenge_method": "S256",
-            "default_audience": "friends",
-            "display": "touch",
-            "e2e": "{\"init\":4321.5}",
-            "fbapp_pres": "0",
-            "ies": "0",
-            "nonce": "nonce-1",
-            "redirect_uri": "fb1234567890://authorize/",
-            "response_type": "id_token,token_or_nonce,signed_request,graph_domain,user_token_nonce",
-            "return_scopes": "true",
-            "scope": "email,openid,user_friends",
-            "sdk": "ios",
-            "sdk_version": "18.1.0",
-            "state": "{\"challenge\":\"ab%2Fcd%2Bef%3D\",\"0_auth_logger_id\":\"6F1A6E1B-0000-4000-8000-000000000001\",\"3_method\":\"sfvc_auth\",\"com.facebook.sdk_client_state\":true}",
-        ])
+        #expect(
+            params == [
+                "auth_type": "rerequest",
+                "cbt": "1718000000123.0",
+                "client_id": "1234567890",
+                "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+                "code_challenge_method": "S256",
+                "default_audience": "friends",
+                "display": "touch",
+                "e2e": "{\"init\":4321.5}",
+                "fbapp_pres": "0",
+                "ies": "0",
+                "nonce": "nonce-1",
+                "redirect_uri": "fb1234567890://authorize/",
+                "response_type": "id_token,token_or_nonce,signed_request,graph_domain,user_token_nonce",
+                "return_scopes": "true",
+                "scope": "email,openid,user_friends",
+                "sdk": "ios",
+                "sdk_version": "18.1.0",
+                "state":
+                    "{\"challenge\":\"ab%2Fcd%2Bef%3D\",\"0_auth_logger_id\":\"6F1A6E1B-0000-4000-8000-000000000001\",\"3_method\":\"sfvc_auth\",\"com.facebook.sdk_client_state\":true}",
+            ])
     }
 
     @Test func keysAreSortedAndValuesPercentEscaped() {
@@ -56,14 +59,16 @@ import Testing
         #expect(query.contains("redirect_uri=fb1234567890%3A%2F%2Fauthorize%2F"))
         #expect(query.contains("scope=email%2Copenid%2Cuser_friends"))
         for raw in [":", "!", "*", "(", ")", ";", "@", "/", "?", "+", "$", ",", "'", "\""] {
-            #expect(!query.split(separator: "&").contains { $0.split(separator: "=", maxSplits: 1).last!.contains(raw) })
+            #expect(
+                !query.split(separator: "&").contains { $0.split(separator: "=", maxSplits: 1).last!.contains(raw) })
         }
     }
 
     @Test func limitedLoginAsksForIDTokenOnlyWithoutPKCE() throws {
-        let configuration = try #require(LoginConfiguration(
-            permissions: ["email"], tracking: .limited, nonce: "nonce-2", messengerPageId: nil, authType: nil,
-            appSwitch: .enabled, codeVerifier: Self.verifier))
+        let configuration = try #require(
+            LoginConfiguration(
+                permissions: ["email"], tracking: .limited, nonce: "nonce-2", messengerPageId: nil, authType: nil,
+                appSwitch: .enabled, codeVerifier: Self.verifier))
         let params = LoginTest.query(Self.builder.url(for: Self.request(configuration)))
         #expect(params["response_type"] == "id_token,graph_domain,user_token_nonce")
         #expect(params["tp"] == "ios_14_do_not_track")
@@ -81,21 +86,27 @@ import Testing
     @Test func optionalParametersAppearOnlyWhenSet() {
         var builder = Self.builder
         builder.urlSchemeSuffix = "lite"
-        let params = LoginTest.query(builder.url(for: Self.request(
-            Self.enabled(authType: .reauthorize, pageID: "page-7"), audience: .onlyMe, userTokenNonce: "utn-1")))
+        let params = LoginTest.query(
+            builder.url(
+                for: Self.request(
+                    Self.enabled(authType: .reauthorize, pageID: "page-7"), audience: .onlyMe, userTokenNonce: "utn-1"))
+        )
         #expect(params["local_client_id"] == "lite")
         #expect(params["messenger_page_id"] == "page-7")
         #expect(params["user_token_nonce"] == "utn-1")
         #expect(params["auth_type"] == "reauthorize")
         #expect(params["default_audience"] == "only_me")
         let plain = LoginTest.query(Self.builder.url(for: Self.request(Self.enabled(authType: nil))))
-        #expect(plain["local_client_id"] == nil && plain["messenger_page_id"] == nil && plain["user_token_nonce"] == nil)
+        #expect(
+            plain["local_client_id"] == nil && plain["messenger_page_id"] == nil && plain["user_token_nonce"] == nil)
         #expect(plain["auth_type"] == nil)
     }
 
     @Test func audienceNames() {
         for (audience, name) in [(DefaultAudience.friends, "friends"), (.onlyMe, "only_me"), (.everyone, "everyone")] {
-            #expect(LoginTest.query(Self.builder.url(for: Self.request(Self.enabled(), audience: audience)))["default_audience"] == name)
+            #expect(
+                LoginTest.query(Self.builder.url(for: Self.request(Self.enabled(), audience: audience)))[
+                    "default_audience"] == name)
         }
     }
 

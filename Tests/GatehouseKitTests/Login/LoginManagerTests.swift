@@ -28,7 +28,9 @@ import Testing
     @Test func successStoresTheTokenAndReportsThisRequest() async throws {
         let environment = LoginTest.environment()
         let presenter = Self.granting()
-        let result = try await Self.manager(presenter, environment: environment).logIn(permissions: ["email", "user_friends"])
+        let result = try await Self.manager(presenter, environment: environment).logIn(permissions: [
+            "email", "user_friends",
+        ])
         #expect(!result.isCancelled)
         #expect(result.grantedPermissions == ["public_profile", "email"])
         #expect(result.declinedPermissions == ["user_friends"])
@@ -81,7 +83,9 @@ import Testing
         }
         let manager = Self.manager(presenter)
         let first = LoginRecorder<Bool>()
-        manager.logIn(permissions: ["email"]) { result, error in first.record(result?.isCancelled == true && error == nil) }
+        manager.logIn(permissions: ["email"]) { result, error in
+            first.record(result?.isCancelled == true && error == nil)
+        }
         await Self.eventually { presenter.dialogURLs.count == 1 }
         let second = try await manager.logIn(permissions: ["email", "user_friends"])
         await first.waitFor(1)
@@ -110,15 +114,20 @@ import Testing
         manager.logIn(configuration: nil) { result in
             if case .failed(let error) = result { results.record("\((error as? CoreError)?.code.rawValue ?? -1)") }
         }
-        manager.logIn(permissions: ["Bad.Name"]) { result, error in results.record("\((error as? CoreError)?.code.rawValue ?? -1) \(result == nil)") }
-        manager.logIn(from: nil, configuration: nil) { _, error in results.record("\((error as? CoreError)?.code.rawValue ?? -1)") }
+        manager.logIn(permissions: ["Bad.Name"]) { result, error in
+            results.record("\((error as? CoreError)?.code.rawValue ?? -1) \(result == nil)")
+        }
+        manager.logIn(from: nil, configuration: nil) { _, error in
+            results.record("\((error as? CoreError)?.code.rawValue ?? -1)")
+        }
         await results.waitFor(3)
         #expect(results.values == ["2", "2 true", "2"])
     }
 
     @Test func missingAppIDFailsBeforeAnyDialog() async {
         let presenter = Self.granting()
-        let manager = Self.manager(presenter, environment: LoginTest.environment(settings: LoginTest.settings(appID: nil)))
+        let manager = Self.manager(
+            presenter, environment: LoginTest.environment(settings: LoginTest.settings(appID: nil)))
         guard case .failed(let error) = await manager.logIn(configuration: LoginConfiguration()!) else {
             Issue.record("expected failure"); return
         }
@@ -130,8 +139,10 @@ import Testing
         let environment = LoginTest.environment()
         environment.setCurrentAccessToken(LoginTest.token())
         environment.setCurrentAuthenticationToken(AuthenticationToken(tokenString: "h.p.s", nonce: "n"))
-        environment.replaceCurrentProfile(Profile(
-            userID: "111", firstName: "A", middleName: nil, lastName: "B", name: "A B", linkURL: nil, refreshDate: LoginTest.now))
+        environment.replaceCurrentProfile(
+            Profile(
+                userID: "111", firstName: "A", middleName: nil, lastName: "B", name: "A B", linkURL: nil,
+                refreshDate: LoginTest.now))
         Self.manager(Self.granting(), environment: environment).logOut()
         #expect(environment.currentAccessToken == nil)
         #expect(environment.currentAuthenticationToken == nil)
@@ -167,8 +178,13 @@ import Testing
         let environment = LoginTest.environment()
         let old = LoginTest.token()
         environment.setCurrentAccessToken(old)
-        let presenter = ScriptedLoginPresenter { LoginTest.callback(to: $0, [("error", "e"), ("error_message", "Broken")]) }
-        guard case .failed = await Self.manager(presenter, environment: environment).logIn(configuration: LoginConfiguration()!) else {
+        let presenter = ScriptedLoginPresenter {
+            LoginTest.callback(to: $0, [("error", "e"), ("error_message", "Broken")])
+        }
+        guard
+            case .failed = await Self.manager(presenter, environment: environment).logIn(
+                configuration: LoginConfiguration()!)
+        else {
             Issue.record("expected failure"); return
         }
         #expect(environment.currentAccessToken == old)
@@ -180,9 +196,14 @@ import Testing
         let environment = LoginTest.environment()
         let old = LoginTest.token()
         environment.setCurrentAccessToken(old)
-        let presenter = ScriptedLoginPresenter { LoginTest.callback(to: $0, [("id_token", "h.p.s"), ("granted_scopes", "public_profile,email")]) }
+        let presenter = ScriptedLoginPresenter {
+            LoginTest.callback(to: $0, [("id_token", "h.p.s"), ("granted_scopes", "public_profile,email")])
+        }
         let configuration = try #require(LoginConfiguration(permissions: [.email], tracking: .limited, nonce: "n-lim"))
-        guard case .failed(let error) = await Self.manager(presenter, environment: environment).logIn(configuration: configuration) else {
+        guard
+            case .failed(let error) = await Self.manager(presenter, environment: environment).logIn(
+                configuration: configuration)
+        else {
             Issue.record("expected failure"); return
         }
         #expect((error as? LoginError)?.code == .invalidIDToken)
@@ -222,7 +243,10 @@ import Testing
         let environment = LoginTest.environment()
         let presenter = Self.granting()
         let provider: any SessionLoginProviding = Self.manager(presenter, environment: environment)
-        guard case .success(let token) = await provider.logIn(permissions: ["email"], authType: nil, defaultAudience: .everyone) else {
+        guard
+            case .success(let token) = await provider.logIn(
+                permissions: ["email"], authType: nil, defaultAudience: .everyone)
+        else {
             Issue.record("expected success"); return
         }
         #expect(token.tokenString == "EAAfresh")
@@ -231,22 +255,36 @@ import Testing
         #expect(dialog["auth_type"] == nil)
         #expect(dialog["default_audience"] == "everyone")
 
-        guard case .success = await provider.logIn(permissions: ["email"], authType: "rerequest", defaultAudience: .friends) else {
+        guard
+            case .success = await provider.logIn(
+                permissions: ["email"], authType: "rerequest", defaultAudience: .friends)
+        else {
             Issue.record("expected success"); return
         }
         #expect(LoginTest.query(presenter.dialogURLs[1])["auth_type"] == "rerequest")
-        guard case .failed = await provider.logIn(permissions: ["email"], authType: "reauthenticate", defaultAudience: .friends) else {
+        guard
+            case .failed = await provider.logIn(
+                permissions: ["email"], authType: "reauthenticate", defaultAudience: .friends)
+        else {
             Issue.record("an auth type outside rerequest/reauthorize must fail"); return
         }
     }
 
     @Test func sessionLoginReportsCancelAndFailure() async {
         let cancelling = ScriptedLoginPresenter { _ in nil }
-        guard case .cancelled = await Self.manager(cancelling).logIn(permissions: ["email"], authType: nil, defaultAudience: .friends) else {
+        guard
+            case .cancelled = await Self.manager(cancelling).logIn(
+                permissions: ["email"], authType: nil, defaultAudience: .friends)
+        else {
             Issue.record("expected cancelled"); return
         }
-        let failing = ScriptedLoginPresenter { LoginTest.callback(to: $0, [("error", "x"), ("error_message", "Nope")]) }
-        guard case .failed(let error) = await Self.manager(failing).logIn(permissions: ["email"], authType: nil, defaultAudience: .friends) else {
+        let failing = ScriptedLoginPresenter {
+            LoginTest.callback(to: $0, [("error", "x"), ("error_message", "Nope")])
+        }
+        guard
+            case .failed(let error) = await Self.manager(failing).logIn(
+                permissions: ["email"], authType: nil, defaultAudience: .friends)
+        else {
             Issue.record("expected failure"); return
         }
         #expect((error as? GraphAPIError)?.message == "x")
@@ -261,9 +299,15 @@ import Testing
     }
 
     @Test func loginResultBridge() {
-        guard case .failed(let error) = LoginResult(result: nil, error: nil) else { Issue.record("expected failure"); return }
+        guard case .failed(let error) = LoginResult(result: nil, error: nil) else {
+            Issue.record("expected failure"); return
+        }
         #expect(error as? LoginError == LoginError(.unknown))
-        guard case .cancelled = LoginResult(result: .cancelled, error: nil) else { Issue.record("expected cancel"); return }
-        guard case .failed = LoginResult(result: .cancelled, error: CoreError(.network)) else { Issue.record("error wins"); return }
+        guard case .cancelled = LoginResult(result: .cancelled, error: nil) else {
+            Issue.record("expected cancel"); return
+        }
+        guard case .failed = LoginResult(result: .cancelled, error: CoreError(.network)) else {
+            Issue.record("error wins"); return
+        }
     }
 }

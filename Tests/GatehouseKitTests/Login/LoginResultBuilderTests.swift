@@ -5,7 +5,9 @@ import Testing
 @Suite struct LoginResultBuilderTests {
     static let now = Date(timeIntervalSince1970: 1_750_000_000)
 
-    static func expectations(tracking: LoginTracking = .enabled, requested: Set<String> = ["email", "user_friends"]) -> LoginExpectations {
+    static func expectations(tracking: LoginTracking = .enabled, requested: Set<String> = ["email", "user_friends"])
+        -> LoginExpectations
+    {
         LoginExpectations(
             challenge: "c", nonce: "nonce-9", codeVerifier: CodeVerifier(), redirectURI: "fb1://authorize/",
             tracking: tracking, requestedPermissions: requested)
@@ -17,11 +19,13 @@ import Testing
         declinedPermissions: ["user_friends", "user_birthday"], graphDomain: "facebook")
 
     static func build(
-        _ parameters: LoginTokenParameters = parameters, tracking: LoginTracking = .enabled, requested: Set<String> = ["email", "user_friends"],
+        _ parameters: LoginTokenParameters = parameters, tracking: LoginTracking = .enabled,
+        requested: Set<String> = ["email", "user_friends"],
         previous: AccessToken? = nil
     ) -> LoginManagerLoginResult {
         LoginResultBuilder.result(
-            parameters: parameters, expectations: expectations(tracking: tracking, requested: requested), previousToken: previous,
+            parameters: parameters, expectations: expectations(tracking: tracking, requested: requested),
+            previousToken: previous,
             appID: "app-1", now: now)
     }
 

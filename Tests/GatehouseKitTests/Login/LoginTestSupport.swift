@@ -40,21 +40,27 @@ enum LoginTest {
         return settings
     }
 
-    static func environment(settings: Settings = LoginTest.settings(), clock: (any SDKClock)? = LoginTestClock(instant: LoginTest.now)) -> GatehouseKitEnvironment {
+    static func environment(
+        settings: Settings = LoginTest.settings(), clock: (any SDKClock)? = LoginTestClock(instant: LoginTest.now)
+    ) -> GatehouseKitEnvironment {
         GatehouseKitEnvironment(settings: settings, clock: clock ?? SystemSDKClock(), tokenCache: LoginTestTokenCache())
     }
 
     /// The decoded query parameters of a URL (last value wins).
     static func query(_ url: URL) -> [String: String] {
         var result: [String: String] = [:]
-        for (key, value) in FormEncoding.decode(URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? "") ?? [] {
+        for (key, value) in FormEncoding.decode(
+            URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? "") ?? []
+        {
             result[key] = value
         }
         return result
     }
 
     /// A callback to `redirectURI` carrying `parameters` and echoing the dialog's `state`.
-    static func callback(to dialogURL: URL, _ parameters: [(String, String)], inFragment: Bool = true, echoState: Bool = true) -> URL {
+    static func callback(
+        to dialogURL: URL, _ parameters: [(String, String)], inFragment: Bool = true, echoState: Bool = true
+    ) -> URL {
         let dialog = query(dialogURL)
         var pairs = parameters
         if echoState, let state = dialog["state"] { pairs.append(("state", state)) }
@@ -67,10 +73,14 @@ enum LoginTest {
         SignedRequest.make(payload: ["user_id": .string(userID), "issued_at": 1_750_000_000], secret: "secret")
     }
 
-    static func token(userID: String = "111", permissions: [String] = ["public_profile", "email"], tokenString: String = "EAA-old") -> AccessToken {
+    static func token(
+        userID: String = "111", permissions: [String] = ["public_profile", "email"], tokenString: String = "EAA-old"
+    ) -> AccessToken {
         AccessToken(
-            tokenString: tokenString, permissions: permissions, declinedPermissions: [], expiredPermissions: [], appID: appID,
-            userID: userID, expirationDate: now.addingTimeInterval(3600), refreshDate: now, dataAccessExpirationDate: nil)
+            tokenString: tokenString, permissions: permissions, declinedPermissions: [], expiredPermissions: [],
+            appID: appID,
+            userID: userID, expirationDate: now.addingTimeInterval(3600), refreshDate: now,
+            dataAccessExpirationDate: nil)
     }
 }
 
@@ -83,8 +93,10 @@ final class ScriptedLoginPresenter: LoginDialogPresenting, @unchecked Sendable {
     private let respond: @Sendable (URL) async throws -> URL?
     private let prepareGate: LoginTestGate?
 
-    init(redirectURI: String = "fb\(LoginTest.appID)://authorize/", prepareGate: LoginTestGate? = nil,
-         respond: @escaping @Sendable (URL) async throws -> URL?) {
+    init(
+        redirectURI: String = "fb\(LoginTest.appID)://authorize/", prepareGate: LoginTestGate? = nil,
+        respond: @escaping @Sendable (URL) async throws -> URL?
+    ) {
         self.redirectURI = redirectURI
         self.prepareGate = prepareGate
         self.respond = respond

@@ -8,20 +8,24 @@ import Testing
 @Suite struct RelaunchLoginTests {
     /// The first process: starts a login whose dialog never returns, and hands back its dialog URL.
     static func startLoginThatDies(cache: any TokenCaching) async -> (URL, Task<LoginManagerLoginResult, any Error>) {
-        let first = GatehouseKitEnvironment(settings: LoginTest.settings(), clock: LoginTestClock(instant: LoginTest.now), tokenCache: cache)
+        let first = GatehouseKitEnvironment(
+            settings: LoginTest.settings(), clock: LoginTestClock(instant: LoginTest.now), tokenCache: cache)
         let dialogs = LoginRecorder<URL>()
         let presenter = ScriptedLoginPresenter { url in
             dialogs.record(url)
             try await Task.sleep(for: .seconds(3600))
             return nil
         }
-        let manager = LoginManager(defaultAudience: .friends, presenter: presenter, environment: first, graphClient: FakeLoginGraph([:]))
+        let manager = LoginManager(
+            defaultAudience: .friends, presenter: presenter, environment: first, graphClient: FakeLoginGraph([:]))
         let task = Task { try await manager.logIn(permissions: ["email"]) }
         await dialogs.waitFor(1)
         return (dialogs.values[0], task)
     }
 
-    static func secondProcess(cache: any TokenCaching, clock: any SDKClock = LoginTestClock(instant: LoginTest.now.addingTimeInterval(60))) -> GatehouseKitEnvironment {
+    static func secondProcess(
+        cache: any TokenCaching, clock: any SDKClock = LoginTestClock(instant: LoginTest.now.addingTimeInterval(60))
+    ) -> GatehouseKitEnvironment {
         GatehouseKitEnvironment(settings: LoginTest.settings(), clock: clock, tokenCache: cache)
     }
 
@@ -51,7 +55,9 @@ import Testing
         session.setStateChangeHandler(log.handler)
         let callback = LoginTest.callback(to: dialogURL, LoginManagerTests.grant)
         let result = try #require(await ApplicationDelegate().completePendingLogin(url: callback, environment: second))
-        guard case .success(let granted, let declined, let token) = result else { Issue.record("expected success, got \(result)"); return }
+        guard case .success(let granted, let declined, let token) = result else {
+            Issue.record("expected success, got \(result)"); return
+        }
         #expect(granted == [.publicProfile, .email])
         #expect(declined == [])
         #expect(token?.userID == "500")
@@ -70,7 +76,9 @@ import Testing
         defer { task.cancel() }
         let second = Self.secondProcess(cache: cache)
         let callback = LoginTest.callback(to: dialogURL, LoginManagerTests.grant)
-        let handled = GatehouseKitEnvironment.$taskOverride.withValue(second) { ApplicationDelegate().handleOpen(url: callback) }
+        let handled = GatehouseKitEnvironment.$taskOverride.withValue(second) {
+            ApplicationDelegate().handleOpen(url: callback)
+        }
         #expect(handled)
         #expect(await SessionKitFixtures.eventually { second.currentAccessToken?.tokenString == "EAAfresh" })
     }
@@ -89,19 +97,23 @@ import Testing
         #expect(second.currentAccessToken == nil)
         // Older than an hour: dropped.
         cache.pendingLogin = saved
-        let late = Self.secondProcess(cache: cache, clock: LoginTestClock(instant: LoginTest.now.addingTimeInterval(3601)))
+        let late = Self.secondProcess(
+            cache: cache, clock: LoginTestClock(instant: LoginTest.now.addingTimeInterval(3601)))
         let callback = LoginTest.callback(to: dialogURL, LoginManagerTests.grant)
         #expect(await ApplicationDelegate().completePendingLogin(url: callback, environment: late) == nil)
         #expect(late.currentAccessToken == nil)
         // Not a login callback: ignored.
         cache.pendingLogin = saved
-        #expect(await ApplicationDelegate().completePendingLogin(url: URL(string: "https://example.com/authorize")!, environment: second) == nil)
+        #expect(
+            await ApplicationDelegate().completePendingLogin(
+                url: URL(string: "https://example.com/authorize")!, environment: second) == nil)
         #expect(cache.pendingLogin == saved)
     }
 
     @Test func aFinishedLoginLeavesNothingPending() async throws {
         let cache = InMemoryTokenCache()
-        let environment = GatehouseKitEnvironment(settings: LoginTest.settings(), clock: LoginTestClock(instant: LoginTest.now), tokenCache: cache)
+        let environment = GatehouseKitEnvironment(
+            settings: LoginTest.settings(), clock: LoginTestClock(instant: LoginTest.now), tokenCache: cache)
         let seenWhileShowing = LoginRecorder<Bool>()
         let presenter = ScriptedLoginPresenter { url in
             seenWhileShowing.record(cache.pendingLogin != nil)

@@ -7,14 +7,18 @@ import Testing
     static let dialog = URL(string: "http://127.0.0.1:9/v21.0/dialog/oauth?client_id=1")!
 
     static func presenter(
-        suffix: String? = nil, delegate: ApplicationDelegate = ApplicationDelegate(), opener: @escaping URLSchemeLoginPresenter.Opener = { _ in true }
+        suffix: String? = nil, delegate: ApplicationDelegate = ApplicationDelegate(),
+        opener: @escaping URLSchemeLoginPresenter.Opener = { _ in true }
     ) -> URLSchemeLoginPresenter {
         URLSchemeLoginPresenter(
-            environment: LoginTest.environment(settings: LoginTest.settings(suffix: suffix)), applicationDelegate: delegate, opener: opener)
+            environment: LoginTest.environment(settings: LoginTest.settings(suffix: suffix)),
+            applicationDelegate: delegate, opener: opener)
     }
 
     /// Starts `present` and waits until the opener ran.
-    static func presenting(_ presenter: URLSchemeLoginPresenter, opened: LoginRecorder<URL>) async -> Task<URL?, any Error> {
+    static func presenting(_ presenter: URLSchemeLoginPresenter, opened: LoginRecorder<URL>) async -> Task<
+        URL?, any Error
+    > {
         let task = Task { try await presenter.present(dialog) }
         await opened.waitFor(1)
         return task
@@ -23,14 +27,17 @@ import Testing
     @Test func redirectURIUsesTheAppSchemeAndSuffix() async throws {
         #expect(try await Self.presenter().prepare() == "fb\(LoginTest.appID)://authorize/")
         #expect(try await Self.presenter(suffix: "lite").prepare() == "fb\(LoginTest.appID)lite://authorize/")
-        let noApp = URLSchemeLoginPresenter(environment: LoginTest.environment(settings: LoginTest.settings(appID: nil)))
+        let noApp = URLSchemeLoginPresenter(
+            environment: LoginTest.environment(settings: LoginTest.settings(appID: nil)))
         await #expect(throws: CoreError.self) { try await noApp.prepare() }
     }
 
     @Test func callbackOnTheAppSchemeResumesTheLogin() async throws {
         let opened = LoginRecorder<URL>()
         let delegate = ApplicationDelegate()
-        let presenter = Self.presenter(suffix: "lite", delegate: delegate) { url in opened.record(url); return true }
+        let presenter = Self.presenter(suffix: "lite", delegate: delegate) { url in
+            opened.record(url); return true
+        }
         let task = await Self.presenting(presenter, opened: opened)
         #expect(opened.values == [Self.dialog])
         #expect(delegate.isLoginPending)
@@ -45,7 +52,9 @@ import Testing
 
     @Test func otherSchemesAndHostsAreNotCallbacks() async throws {
         let opened = LoginRecorder<URL>()
-        let presenter = Self.presenter { url in opened.record(url); return true }
+        let presenter = Self.presenter { url in
+            opened.record(url); return true
+        }
         #expect(!presenter.handleOpen(url: URL(string: "fb\(LoginTest.appID)://authorize/")!))
         let task = await Self.presenting(presenter, opened: opened)
         // A scheme that only starts with the app's, without the suffix match, is someone else's.
@@ -102,7 +111,9 @@ import Testing
 
     @Test func newerPresentEndsTheOlderOne() async throws {
         let opened = LoginRecorder<URL>()
-        let presenter = Self.presenter { url in opened.record(url); return true }
+        let presenter = Self.presenter { url in
+            opened.record(url); return true
+        }
         let first = await Self.presenting(presenter, opened: opened)
         let second = Task { try await presenter.present(Self.dialog) }
         #expect(try await first.value == nil)
@@ -114,7 +125,9 @@ import Testing
 
     @Test func cancellingThePresentingTaskReturnsNil() async throws {
         let opened = LoginRecorder<URL>()
-        let presenter = Self.presenter { url in opened.record(url); return true }
+        let presenter = Self.presenter { url in
+            opened.record(url); return true
+        }
         let task = await Self.presenting(presenter, opened: opened)
         task.cancel()
         #expect(try await task.value == nil)
@@ -128,9 +141,12 @@ import Testing
         let answer: LoginResult
         let calls = LoginRecorder<String>()
         init(_ answer: LoginResult) { self.answer = answer }
-        func logIn(viewController: AnyObject?, configuration: LoginConfiguration?, completion: @escaping LoginResultBlock) {
+        func logIn(
+            viewController: AnyObject?, configuration: LoginConfiguration?, completion: @escaping LoginResultBlock
+        ) {
             let names = configuration?.requestedPermissions.map(\.name).sorted() ?? []
-            calls.record("\(names) \(configuration?.authType?.rawValue ?? "nil") \(configuration?.tracking == .enabled)")
+            calls.record(
+                "\(names) \(configuration?.authType?.rawValue ?? "nil") \(configuration?.tracking == .enabled)")
             completion(answer)
         }
         func logOut() {}
@@ -152,15 +168,20 @@ import Testing
     }
 
     @Test func declinesCancelsAndErrorsAreNotRecovery() async {
-        for answer in [LoginResult.success(granted: [], declined: [.email], token: nil), .cancelled, .failed(CoreError(.network))] {
-            let attempter = LoginRecoveryAttempter(loginProvider: FakeLoginProvider(answer), environment: Self.environment(withToken: true))
+        for answer in [
+            LoginResult.success(granted: [], declined: [.email], token: nil), .cancelled, .failed(CoreError(.network)),
+        ] {
+            let attempter = LoginRecoveryAttempter(
+                loginProvider: FakeLoginProvider(answer), environment: Self.environment(withToken: true))
             #expect(await attempter.attemptRecovery() == false)
         }
     }
 
     @Test func withoutPermissionsNothingIsAsked() async {
         let fake = FakeLoginProvider(.cancelled)
-        #expect(await LoginRecoveryAttempter(loginProvider: fake, environment: Self.environment(withToken: false)).attemptRecovery() == false)
+        #expect(
+            await LoginRecoveryAttempter(loginProvider: fake, environment: Self.environment(withToken: false))
+                .attemptRecovery() == false)
         #expect(await LoginRecoveryAttempter(loginProvider: fake).attemptRecovery(permissions: []) == false)
         #expect(fake.calls.values.isEmpty)
     }

@@ -24,7 +24,8 @@ final class FakeDialog: LoginBehaviorPresenting, @unchecked Sendable {
         return available
     }
 
-    func logIn(permissions: [String], authType: String?, defaultAudience: DefaultAudience) async -> SessionLoginOutcome {
+    func logIn(permissions: [String], authType: String?, defaultAudience: DefaultAudience) async -> SessionLoginOutcome
+    {
         lock.withLock { _shown += 1 }
         return outcome
     }
@@ -40,8 +41,10 @@ final class StepLog: @unchecked Sendable {
 
 enum BehaviorFixtures {
     static func token(userID: String = "42") -> AccessToken {
-        AccessToken(tokenString: "EAA-behavior", permissions: ["public_profile"], declinedPermissions: [], expiredPermissions: [],
-                    appID: "1", userID: userID, expirationDate: Date().addingTimeInterval(3600), refreshDate: nil,
-                    dataAccessExpirationDate: nil)
+        AccessToken(
+            tokenString: "EAA-behavior", permissions: ["public_profile"], declinedPermissions: [],
+            expiredPermissions: [],
+            appID: "1", userID: userID, expirationDate: Date().addingTimeInterval(3600), refreshDate: nil,
+            dataAccessExpirationDate: nil)
     }
 }

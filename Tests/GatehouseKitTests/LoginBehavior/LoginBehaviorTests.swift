@@ -18,7 +18,8 @@ import Testing
         let browser = FakeDialog(.browser, outcome: .success(BehaviorFixtures.token()))
         let device = FakeDialog(.device, outcome: .cancelled)
         let log = StepLog()
-        let login = LoginBehaviorLogin(behavior: .withNoFallbackToWebView, presenters: [native, browser, device], onStep: log.record)
+        let login = LoginBehaviorLogin(
+            behavior: .withNoFallbackToWebView, presenters: [native, browser, device], onStep: log.record)
         let outcome = await login.logIn(permissions: ["email"], authType: nil, defaultAudience: .friends)
         guard case .success(let token) = outcome else { Issue.record("expected success, got \(outcome)"); return }
         #expect(token.loginType == .facebookViaSafari)
@@ -32,7 +33,8 @@ import Testing
         let native = FakeDialog(.nativeApp, outcome: .cancelled)
         let browser = FakeDialog(.browser, outcome: .success(BehaviorFixtures.token()))
         let log = StepLog()
-        let login = LoginBehaviorLogin(behavior: .withFallbackToWebView, presenters: [native, browser], onStep: log.record)
+        let login = LoginBehaviorLogin(
+            behavior: .withFallbackToWebView, presenters: [native, browser], onStep: log.record)
         let outcome = await login.logIn(permissions: [], authType: nil, defaultAudience: .friends)
         guard case .cancelled = outcome else { Issue.record("expected cancelled, got \(outcome)"); return }
         #expect(browser.shown == 0)
@@ -54,13 +56,19 @@ import Testing
         let webView = FakeDialog(.webView, outcome: .success(BehaviorFixtures.token()))
         let device = FakeDialog(.device, outcome: .success(BehaviorFixtures.token()))
         let noWebView = LoginBehaviorLogin(behavior: .withNoFallbackToWebView, presenters: [webView, device])
-        guard case .success(let viaDevice) = await noWebView.logIn(permissions: [], authType: nil, defaultAudience: .friends) else {
+        guard
+            case .success(let viaDevice) = await noWebView.logIn(
+                permissions: [], authType: nil, defaultAudience: .friends)
+        else {
             Issue.record("expected success"); return
         }
         #expect(viaDevice.loginType == .device)
         #expect(webView.shown == 0)
         let forcing = LoginBehaviorLogin(behavior: .forcingWebView, presenters: [webView, device])
-        guard case .success(let viaWebView) = await forcing.logIn(permissions: [], authType: nil, defaultAudience: .friends) else {
+        guard
+            case .success(let viaWebView) = await forcing.logIn(
+                permissions: [], authType: nil, defaultAudience: .friends)
+        else {
             Issue.record("expected success"); return
         }
         #expect(viaWebView.loginType == .webView)
@@ -70,7 +78,8 @@ import Testing
     @Test func nothingAvailableFailsWithDialogUnavailable() async {
         let native = FakeDialog(.nativeApp, available: false, outcome: .cancelled)
         let login = LoginBehaviorLogin(behavior: .forcingSafari, presenters: [native])
-        guard case .failed(let error) = await login.logIn(permissions: [], authType: nil, defaultAudience: .friends) else {
+        guard case .failed(let error) = await login.logIn(permissions: [], authType: nil, defaultAudience: .friends)
+        else {
             Issue.record("expected failure"); return
         }
         #expect((error as? CoreError)?.code == .dialogUnavailable)

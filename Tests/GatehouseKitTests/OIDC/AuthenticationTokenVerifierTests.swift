@@ -17,17 +17,23 @@ import Testing
     static func idToken(_ server: LiveServer, nonce: String = "nonce-42") async throws -> String {
         let query = FormEncoding.encode([
             ("client_id", server.appID), ("redirect_uri", "fb\(server.appID)://authorize/"),
-            ("response_type", "id_token,graph_domain,user_token_nonce"), ("tp", "ios_14_do_not_track"), ("nonce", nonce),
+            ("response_type", "id_token,graph_domain,user_token_nonce"), ("tp", "ios_14_do_not_track"),
+            ("nonce", nonce),
             ("scope", "openid,email"), ("state", "s"),
         ])
         let url = URL(string: server.baseURL.absoluteString + "/v21.0/dialog/oauth?" + query)!
-        let redirect = try await DialogBrowser().complete(url, email: server.users[0].email, password: server.users[0].password)
+        let redirect = try await DialogBrowser().complete(
+            url, email: server.users[0].email, password: server.users[0].password)
         return try #require(LoginCallback(url: redirect)?.idToken)
     }
 
-    static func segments(_ token: String) -> [String] { token.split(separator: ".", omittingEmptySubsequences: false).map(String.init) }
+    static func segments(_ token: String) -> [String] {
+        token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    }
 
-    static func expectInvalid(_ verifier: AuthenticationTokenVerifier, _ token: String, nonce: String = "nonce-42", _ reason: String) async {
+    static func expectInvalid(
+        _ verifier: AuthenticationTokenVerifier, _ token: String, nonce: String = "nonce-42", _ reason: String
+    ) async {
         do {
             _ = try await verifier.verify(token, nonce: nonce)
             Issue.record("accepted a forged or invalid id_token: \(reason)")
@@ -45,7 +51,8 @@ import Testing
         let environment = LiveLogin.environment(server)
         let presenter = DialogBrowserPresenter(server: server, user: server.users[0])
         let manager = LoginManager(presenter: presenter, environment: environment)
-        let configuration = try #require(LoginConfiguration(permissions: ["email"], tracking: .limited, nonce: "limited-nonce"))
+        let configuration = try #require(
+            LoginConfiguration(permissions: ["email"], tracking: .limited, nonce: "limited-nonce"))
         let result = await manager.logIn(configuration: configuration)
         guard case .success = result else { Issue.record("limited login failed: \(result)"); return }
         #expect(environment.currentAccessToken == nil)
@@ -72,7 +79,7 @@ import Testing
         GatehouseKitEnvironment.$taskOverride.withValue(environment) {
             #expect(verified.claims() == claims)
             clock.lock.withLock { clock.instant = Date().addingTimeInterval(601) }
-            #expect(verified.claims() == nil) // Facebook's claims() gives nil for tokens older than 10 minutes
+            #expect(verified.claims() == nil)  // Facebook's claims() gives nil for tokens older than 10 minutes
             clock.lock.withLock { clock.instant = Date() }
         }
 
@@ -83,23 +90,31 @@ import Testing
         // Tampered signature, tampered payload.
         var signature = Array(Base64URL.decode(parts[2])!)
         signature[10] ^= 0x01
-        await Self.expectInvalid(verifier, parts[0] + "." + parts[1] + "." + Base64URL.encode(signature), "tampered signature")
+        await Self.expectInvalid(
+            verifier, parts[0] + "." + parts[1] + "." + Base64URL.encode(signature), "tampered signature")
         if case .object(var object) = payload { object["email"] = "mallory@example.com"; payload = .object(object) }
-        await Self.expectInvalid(verifier, parts[0] + "." + Base64URL.encode(Array(payload.serialized().utf8)) + "." + parts[2], "tampered payload")
+        await Self.expectInvalid(
+            verifier, parts[0] + "." + Base64URL.encode(Array(payload.serialized().utf8)) + "." + parts[2],
+            "tampered payload")
         await Self.expectInvalid(verifier, parts[0] + "." + parts[1], "two segments")
 
         // alg none, and HS256 keyed with the public key (algorithm confusion).
         let kid = try #require(header["kid"]?.stringValue)
         let none = Base64URL.encode(Array(#"{"alg":"none","kid":"\#(kid)","typ":"JWT"}"#.utf8))
         await Self.expectInvalid(verifier, none + "." + parts[1] + ".", "alg none")
-        let keys = try await GraphTransport(environment: environment).send(method: "GET", path: ".well-known/oauth/openid/keys/", parameters: [:], tokenString: nil, version: "")
+        let keys = try await GraphTransport(environment: environment).send(
+            method: "GET", path: ".well-known/oauth/openid/keys/", parameters: [:], tokenString: nil, version: "")
         let publicPEM = try #require(keys.json?[kid]?.stringValue)
         let hsHeader = Base64URL.encode(Array(#"{"alg":"HS256","kid":"\#(kid)","typ":"JWT"}"#.utf8))
-        let mac = HMAC<SHA256>.authenticationCode(for: Data((hsHeader + "." + parts[1]).utf8), using: SymmetricKey(data: Data(publicPEM.utf8)))
-        await Self.expectInvalid(verifier, hsHeader + "." + parts[1] + "." + Base64URL.encode(Array(mac)), "HS256 with the public key as secret")
+        let mac = HMAC<SHA256>.authenticationCode(
+            for: Data((hsHeader + "." + parts[1]).utf8), using: SymmetricKey(data: Data(publicPEM.utf8)))
+        await Self.expectInvalid(
+            verifier, hsHeader + "." + parts[1] + "." + Base64URL.encode(Array(mac)),
+            "HS256 with the public key as secret")
 
         // Unknown kid.
-        let otherKid = Base64URL.encode(Array(#"{"alg":"RS256","kid":"0000000000000000000000000000000000000000","typ":"JWT"}"#.utf8))
+        let otherKid = Base64URL.encode(
+            Array(#"{"alg":"RS256","kid":"0000000000000000000000000000000000000000","typ":"JWT"}"#.utf8))
         await Self.expectInvalid(verifier, otherKid + "." + parts[1] + "." + parts[2], "unknown kid")
 
         // Nonce: wrong and missing.
@@ -109,10 +124,15 @@ import Testing
         // Wrong audience and wrong issuer (the same server under another name).
         let otherApp = server.settings()
         otherApp.appID = "999"
-        await Self.expectInvalid(AuthenticationTokenVerifier(environment: GatehouseKitEnvironment(settings: otherApp, clock: clock)), token, "wrong aud")
+        await Self.expectInvalid(
+            AuthenticationTokenVerifier(environment: GatehouseKitEnvironment(settings: otherApp, clock: clock)), token,
+            "wrong aud")
         let otherIssuer = server.settings()
-        otherIssuer.serverURL = URL(string: server.baseURL.absoluteString.replacingOccurrences(of: "127.0.0.1", with: "localhost"))!
-        await Self.expectInvalid(AuthenticationTokenVerifier(environment: GatehouseKitEnvironment(settings: otherIssuer, clock: clock)), token, "wrong iss")
+        otherIssuer.serverURL = URL(
+            string: server.baseURL.absoluteString.replacingOccurrences(of: "127.0.0.1", with: "localhost"))!
+        await Self.expectInvalid(
+            AuthenticationTokenVerifier(environment: GatehouseKitEnvironment(settings: otherIssuer, clock: clock)),
+            token, "wrong iss")
 
         // Stale iat (older than 10 minutes), then expired.
         clock.lock.withLock { clock.instant = Date().addingTimeInterval(601) }
@@ -132,7 +152,8 @@ import Testing
         func prepare() async throws -> String { "fb\(server.appID)://authorize/" }
         func present(_ url: URL) async throws -> URL? {
             let appSwitch = URL(string: url.absoluteString + "&ios_fast_app_switch=true")!
-            return try await DialogBrowser().complete(appSwitch, email: server.users[1].email, password: server.users[1].password)
+            return try await DialogBrowser().complete(
+                appSwitch, email: server.users[1].email, password: server.users[1].password)
         }
     }
 
@@ -147,7 +168,8 @@ import Testing
         #expect(token.tokenString.hasPrefix("EAAG"))
         #expect(token.hasGranted(.email))
         #expect(environment.currentAuthenticationToken != nil)
-        let me = try await GraphTransport(environment: environment).send(method: "GET", path: "me", parameters: ["fields": "name"], tokenString: token.tokenString)
+        let me = try await GraphTransport(environment: environment).send(
+            method: "GET", path: "me", parameters: ["fields": "name"], tokenString: token.tokenString)
         #expect(me.json?["name"]?.stringValue == server.users[1].name)
     }
 }

@@ -23,14 +23,16 @@ import Testing
 
     /// An RS256 JWS naming `kid`, with a signature that never matters (the kid is unknown).
     static func token(kid: String) -> String {
-        Base64URL.encode(Array(#"{"alg":"RS256","kid":"\#(kid)","typ":"JWT"}"#.utf8)) + "." + Base64URL.encode(Array("{}".utf8)) + ".c2ln"
+        Base64URL.encode(Array(#"{"alg":"RS256","kid":"\#(kid)","typ":"JWT"}"#.utf8)) + "."
+            + Base64URL.encode(Array("{}".utf8)) + ".c2ln"
     }
 
     static func verifier(server: String, clock: Clock, counter: Counter) -> AuthenticationTokenVerifier {
         let settings = Settings()
         settings.serverURL = URL(string: server)!
         settings.appID = "1"
-        return AuthenticationTokenVerifier(environment: GatehouseKitEnvironment(settings: settings, clock: clock)) { _ in
+        return AuthenticationTokenVerifier(environment: GatehouseKitEnvironment(settings: settings, clock: clock)) {
+            _ in
             counter.count()
             return [:]
         }
@@ -56,7 +58,9 @@ import Testing
         #expect(counter.value == 1)
         // A thousand made-up kids within the interval: not one more request.
         for i in 2...1001 {
-            #expect(await Self.refusal(verifier, kid: "kid-\(i)")?.hasPrefix("no published key has kid kid-\(i) (the certificates were fetched less than 60 s ago)") == true)
+            #expect(
+                await Self.refusal(verifier, kid: "kid-\(i)")?.hasPrefix(
+                    "no published key has kid kid-\(i) (the certificates were fetched less than 60 s ago)") == true)
         }
         #expect(counter.value == 1)
         clock.advance(by: AuthenticationTokenVerifier.refetchInterval - 1)
@@ -70,15 +74,23 @@ import Testing
     @Test func certificatesComeOverHTTPSOrFromLoopbackOnly() async throws {
         let clock = Clock(), counter = Counter()
         let plain = Self.verifier(server: "http://gatehouse.example", clock: clock, counter: counter)
-        #expect(await Self.refusal(plain, kid: "k")
-            == "the certificates must come over https (plain http only from a loopback server), not from http://gatehouse.example")
+        #expect(
+            await Self.refusal(plain, kid: "k")
+                == "the certificates must come over https (plain http only from a loopback server), not from http://gatehouse.example"
+        )
         #expect(counter.value == 0)
 
-        for allowed in ["https://gatehouse.example", "http://127.0.0.1:8080", "http://127.1.2.3", "http://localhost:8080", "http://LOCALHOST", "http://[::1]:8080"] {
+        for allowed in [
+            "https://gatehouse.example", "http://127.0.0.1:8080", "http://127.1.2.3", "http://localhost:8080",
+            "http://LOCALHOST", "http://[::1]:8080",
+        ] {
             #expect(AuthenticationTokenVerifier.mayFetchCertificates(from: URL(string: allowed)!), "\(allowed)")
         }
-        for refused in ["http://gatehouse.example", "http://10.0.0.1", "http://127.0.0.1.evil.example", "http://localhost.evil.example",
-                        "http://[::2]", "ftp://127.0.0.1", "http://128.0.0.1"] {
+        for refused in [
+            "http://gatehouse.example", "http://10.0.0.1", "http://127.0.0.1.evil.example",
+            "http://localhost.evil.example",
+            "http://[::2]", "ftp://127.0.0.1", "http://128.0.0.1",
+        ] {
             #expect(!AuthenticationTokenVerifier.mayFetchCertificates(from: URL(string: refused)!), "\(refused)")
         }
         // A loopback server is fetched from.

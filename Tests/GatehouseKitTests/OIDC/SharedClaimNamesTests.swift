@@ -8,11 +8,15 @@ import Testing
 /// the server's `IDTokenClaims`, every profile claim set, fills every property of `AuthenticationTokenClaims`.
 @Suite struct SharedClaimNamesTests {
     @Test func everyClaimTheServerWritesTheSDKReads() throws {
-        var server = IDTokenClaims(iss: "http://gatehouse.test", aud: "42", sub: "9", iat: 1_800_000_000, exp: 1_800_003_600, jti: "j", nonce: "n")
+        var server = IDTokenClaims(
+            iss: "http://gatehouse.test", aud: "42", sub: "9", iat: 1_800_000_000, exp: 1_800_003_600, jti: "j",
+            nonce: "n")
         let values: [UserField: JSONValue] = [
-            .name: "Ada King Lovelace", .firstName: "Ada", .middleName: "King", .lastName: "Lovelace", .picture: "http://p/9",
+            .name: "Ada King Lovelace", .firstName: "Ada", .middleName: "King", .lastName: "Lovelace",
+            .picture: "http://p/9",
             .email: "ada@example.com", .birthday: "12/10/1815", .gender: "female", .link: "http://l/9",
-            .location: ["id": "111", "name": "Marylebone"], .hometown: ["id": "110", "name": "London"], .ageRange: ["min": 21],
+            .location: ["id": "111", "name": "Marylebone"], .hometown: ["id": "110", "name": "London"],
+            .ageRange: ["min": 21],
             .friends: ["1", "2"],
         ]
         // The table's claims and this test's values are the same set: a new claim must be read by the SDK too.
@@ -25,7 +29,9 @@ import Testing
         #expect(claims.name == "Ada King Lovelace" && claims.givenName == "Ada" && claims.middleName == "King")
         #expect(claims.familyName == "Lovelace" && claims.picture == "http://p/9" && claims.email == "ada@example.com")
         #expect(claims.userBirthday == "12/10/1815" && claims.userGender == "female" && claims.userLink == "http://l/9")
-        #expect(claims.userLocation == ["id": "111", "name": "Marylebone"] && claims.userHometown == ["id": "110", "name": "London"])
+        #expect(
+            claims.userLocation == ["id": "111", "name": "Marylebone"]
+                && claims.userHometown == ["id": "110", "name": "London"])
         #expect(claims.userAgeRange == ["min": 21] && claims.userFriends == ["1", "2"])
     }
 }

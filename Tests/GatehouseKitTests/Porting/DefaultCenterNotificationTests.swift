@@ -15,9 +15,10 @@ import Testing
         init(_ names: [Notification.Name]) {
             for name in names {
                 // Seed 003's registration, with `queue: nil` for `.main` (no main run loop in the test runner).
-                tokens.append(NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { [weak self] note in
-                    self?.lock.withLock { self?.heard.append(note) }
-                })
+                tokens.append(
+                    NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { [weak self] note in
+                        self?.lock.withLock { self?.heard.append(note) }
+                    })
             }
         }
 
@@ -35,14 +36,21 @@ import Testing
 
         let result = try await manager.logIn(permissions: ["email"])
         let token = try #require(result.token)
-        let profile = Profile(userID: "500", firstName: "Ada", middleName: nil, lastName: nil, name: "Ada", linkURL: nil, refreshDate: LoginTest.now)
+        let profile = Profile(
+            userID: "500", firstName: "Ada", middleName: nil, lastName: nil, name: "Ada", linkURL: nil,
+            refreshDate: LoginTest.now)
         await GatehouseKitEnvironment.$taskOverride.withValue(environment) { Profile.current = profile }
         manager.logOut()
 
         let notes = observer.heard(from: environment)
-        #expect(notes.map(\.name) == [.AccessTokenDidChange, .ProfileDidChange, .AccessTokenDidChange, .ProfileDidChange])
-        #expect(Notification.Name.AccessTokenDidChange.rawValue == "com.facebook.sdk.FBSDKAccessTokenData.FBSDKAccessTokenDidChangeNotification")
-        #expect(Notification.Name.ProfileDidChange.rawValue == "com.facebook.sdk.FBSDKProfile.FBSDKProfileDidChangeNotification")
+        #expect(
+            notes.map(\.name) == [.AccessTokenDidChange, .ProfileDidChange, .AccessTokenDidChange, .ProfileDidChange])
+        #expect(
+            Notification.Name.AccessTokenDidChange.rawValue
+                == "com.facebook.sdk.FBSDKAccessTokenData.FBSDKAccessTokenDidChangeNotification")
+        #expect(
+            Notification.Name.ProfileDidChange.rawValue
+                == "com.facebook.sdk.FBSDKProfile.FBSDKProfileDidChangeNotification")
         try #require(notes.count == 4)
         // Facebook's key strings (FBSDKAccessToken.m, FBSDKProfileNotifications.m), written out as an app's
         // Objective-C-era code may have them.
@@ -60,7 +68,11 @@ import Testing
         let profileCleared = notes[3].userInfo ?? [:]
         #expect(profileCleared["FBSDKProfileOld"] as? Profile == profile)
         #expect(profileCleared["FBSDKProfileNew"] == nil)
-        #expect([AccessTokenChangeNewKey, AccessTokenChangeOldKey, AccessTokenDidChangeUserIDKey, AccessTokenDidExpireKey]
-            == ["FBSDKAccessToken", "FBSDKAccessTokenOld", "FBSDKAccessTokenDidChangeUserIDKey", "FBSDKAccessTokenDidExpireKey"])
+        #expect(
+            [AccessTokenChangeNewKey, AccessTokenChangeOldKey, AccessTokenDidChangeUserIDKey, AccessTokenDidExpireKey]
+                == [
+                    "FBSDKAccessToken", "FBSDKAccessTokenOld", "FBSDKAccessTokenDidChangeUserIDKey",
+                    "FBSDKAccessTokenDidExpireKey",
+                ])
     }
 }

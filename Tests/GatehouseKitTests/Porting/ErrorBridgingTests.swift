@@ -6,9 +6,11 @@ import Testing
 /// Item 13: errors reach `NSError`-reading code exactly as Facebook's do.
 @Suite struct ErrorBridgingTests {
     static let body: JSONValue = [
-        "error": ["message": "(#200) Requires extended permission: user_friends", "type": "OAuthException", "code": 200,
-                  "error_subcode": 33, "error_user_title": "Permission needed", "error_user_msg": "Allow friends first.",
-                  "fbtrace_id": "Atrace"],
+        "error": [
+            "message": "(#200) Requires extended permission: user_friends", "type": "OAuthException", "code": 200,
+            "error_subcode": 33, "error_user_title": "Permission needed", "error_user_msg": "Allow friends first.",
+            "fbtrace_id": "Atrace",
+        ]
     ]
 
     @Test func graphErrorBridgesToCoreErrorEightWithFacebooksKeys() throws {
@@ -19,7 +21,8 @@ import Testing
         #expect(ns.userInfo[GraphRequestErrorGraphErrorCodeKey] as? NSNumber == 200)
         #expect(ns.userInfo[GraphRequestErrorGraphErrorSubcodeKey] as? NSNumber == 33)
         #expect(ns.userInfo[GraphRequestErrorHTTPStatusCodeKey] as? NSNumber == 403)
-        #expect(ns.userInfo[GraphRequestErrorKey] as? NSNumber == NSNumber(value: GraphRequestError.recoverable.rawValue))
+        #expect(
+            ns.userInfo[GraphRequestErrorKey] as? NSNumber == NSNumber(value: GraphRequestError.recoverable.rawValue))
         #expect(ns.userInfo[ErrorDeveloperMessageKey] as? String == "(#200) Requires extended permission: user_friends")
         #expect(ns.userInfo[ErrorLocalizedDescriptionKey] as? String == "Allow friends first.")
         #expect(ns.userInfo[ErrorLocalizedTitleKey] as? String == "Permission needed")
@@ -36,15 +39,20 @@ import Testing
         #expect(GraphRequestErrorGraphErrorCodeKey == "com.facebook.sdk:FBSDKGraphRequestErrorGraphErrorCodeKey")
         #expect(GraphRequestErrorGraphErrorSubcodeKey == "com.facebook.sdk:FBSDKGraphRequestErrorGraphErrorSubcodeKey")
         #expect(GraphRequestErrorHTTPStatusCodeKey == "com.facebook.sdk:FBSDKGraphRequestErrorHTTPStatusCodeKey")
-        #expect(GraphRequestErrorParsedJSONResponseKey == "com.facebook.sdk:FBSDKGraphRequestErrorParsedJSONResponseKey")
+        #expect(
+            GraphRequestErrorParsedJSONResponseKey == "com.facebook.sdk:FBSDKGraphRequestErrorParsedJSONResponseKey")
         #expect(ErrorDeveloperMessageKey == "com.facebook.sdk:FBSDKErrorDeveloperMessageKey")
         #expect(ErrorLocalizedDescriptionKey == "com.facebook.sdk:FBSDKErrorLocalizedDescriptionKey")
     }
 
     @Test func categoryEnumHasFacebooksValuesAndMapping() throws {
-        #expect(GraphRequestError.other.rawValue == 0 && GraphRequestError.transient.rawValue == 1 && GraphRequestError.recoverable.rawValue == 2)
+        #expect(
+            GraphRequestError.other.rawValue == 0 && GraphRequestError.transient.rawValue == 1
+                && GraphRequestError.recoverable.rawValue == 2)
         func category(_ code: Int, _ transient: Bool = false) throws -> NSNumber? {
-            let body: JSONValue = ["error": ["message": "m", "code": .int(Int64(code)), "is_transient": .bool(transient)]]
+            let body: JSONValue = [
+                "error": ["message": "m", "code": .int(Int64(code)), "is_transient": .bool(transient)]
+            ]
             let error: any Error = try #require(GraphAPIError(body: body, httpStatusCode: 400))
             return (error as NSError).userInfo[GraphRequestErrorKey] as? NSNumber
         }

@@ -12,7 +12,8 @@ import Testing
         let environment = LoginTest.environment()
         await GatehouseKitEnvironment.$taskOverride.withValue(environment) {
             let token = AccessToken(
-                tokenString: "EAA-surface", permissions: ["email"], declinedPermissions: ["user_friends"], expiredPermissions: [],
+                tokenString: "EAA-surface", permissions: ["email"], declinedPermissions: ["user_friends"],
+                expiredPermissions: [],
                 appID: Self.appID, userID: "9", expirationDate: nil, refreshDate: nil, dataAccessExpirationDate: nil)
             #expect(token.hasGranted(permission: "email"))
             #expect(token.hasGranted(.email))
@@ -26,12 +27,12 @@ import Testing
             let idToken = AuthenticationToken(tokenString: "a.b.c", nonce: "n", graphDomain: "gaming")
             let shorter = AuthenticationToken(tokenString: "a.b.c", nonce: "n")
             #expect(shorter.graphDomain == "facebook" && idToken.graphDomain == "gaming")
-            #expect(idToken.claims() == nil) // not a readable JWT
+            #expect(idToken.claims() == nil)  // not a readable JWT
             AuthenticationToken.current = idToken
             #expect(AuthenticationToken.tokenCache?.authenticationToken == idToken)
             AuthenticationToken.resetCurrentAuthenticationTokenCache()
             #expect(AuthenticationToken.tokenCache?.authenticationToken == nil)
-            AccessToken.refreshCurrentAccessToken(completion: nil) // fails against the closed port; must not crash
+            AccessToken.refreshCurrentAccessToken(completion: nil)  // fails against the closed port; must not crash
         }
     }
 
@@ -47,26 +48,44 @@ import Testing
                 GraphRequest(graphPath: "me", parameters: p),
                 GraphRequest(graphPath: "me", parameters: p, useAlternativeDefaultDomainPrefix: true),
                 GraphRequest(graphPath: "me", parameters: p, httpMethod: .post),
-                GraphRequest(graphPath: "me", parameters: p, httpMethod: .post, useAlternativeDefaultDomainPrefix: true),
+                GraphRequest(
+                    graphPath: "me", parameters: p, httpMethod: .post, useAlternativeDefaultDomainPrefix: true),
                 GraphRequest(graphPath: "me", parameters: p, tokenString: "T", version: "v2.0", httpMethod: .get),
-                GraphRequest(graphPath: "me", parameters: p, tokenString: "T", version: nil, httpMethod: .get, forAppEvents: true),
-                GraphRequest(graphPath: "me", parameters: p, tokenString: "T", version: "v2.0", httpMethod: .get, forAppEvents: true,
-                             useAlternativeDefaultDomainPrefix: true),
+                GraphRequest(
+                    graphPath: "me", parameters: p, tokenString: "T", version: nil, httpMethod: .get, forAppEvents: true
+                ),
+                GraphRequest(
+                    graphPath: "me", parameters: p, tokenString: "T", version: "v2.0", httpMethod: .get,
+                    forAppEvents: true,
+                    useAlternativeDefaultDomainPrefix: true),
                 GraphRequest(graphPath: "me", parameters: p, flags: .skipClientToken),
                 GraphRequest(graphPath: "me", parameters: nil, flags: [], useAlternativeDefaultDomainPrefix: true),
                 GraphRequest(graphPath: "me", parameters: p, tokenString: nil, httpMethod: nil, flags: []),
-                GraphRequest(graphPath: "me", parameters: p, tokenString: "T", httpMethod: "POST", flags: [], useAlternativeDefaultDomainPrefix: true),
-                GraphRequest(graphPath: "me", parameters: p, tokenString: "T", httpMethod: .get, flags: [], forAppEvents: true),
-                GraphRequest(graphPath: "me", parameters: p, tokenString: "T", httpMethod: .get, flags: [], forAppEvents: true,
-                             useAlternativeDefaultDomainPrefix: true),
+                GraphRequest(
+                    graphPath: "me", parameters: p, tokenString: "T", httpMethod: "POST", flags: [],
+                    useAlternativeDefaultDomainPrefix: true),
+                GraphRequest(
+                    graphPath: "me", parameters: p, tokenString: "T", httpMethod: .get, flags: [], forAppEvents: true),
+                GraphRequest(
+                    graphPath: "me", parameters: p, tokenString: "T", httpMethod: .get, flags: [], forAppEvents: true,
+                    useAlternativeDefaultDomainPrefix: true),
             ]
-            #expect(requests.map(\.tokenString) == ["EAA-current", "EAA-current", "EAA-current", "EAA-current", "EAA-current",
-                                                    "EAA-current", "EAA-current", "T", "T", "T", "EAA-current", "EAA-current",
-                                                    nil, "T", "T", "T"])
-            #expect(requests.map(\.httpMethod.rawValue) == ["GET", "GET", "DELETE", "GET", "GET", "POST", "POST", "GET", "GET",
-                                                            "GET", "GET", "GET", "GET", "POST", "GET", "GET"])
-            #expect(requests.map(\.forAppEvents) == [false, false, false, false, false, false, false, false, true, true,
-                                                     false, false, false, false, true, true])
+            #expect(
+                requests.map(\.tokenString) == [
+                    "EAA-current", "EAA-current", "EAA-current", "EAA-current", "EAA-current",
+                    "EAA-current", "EAA-current", "T", "T", "T", "EAA-current", "EAA-current",
+                    nil, "T", "T", "T",
+                ])
+            #expect(
+                requests.map(\.httpMethod.rawValue) == [
+                    "GET", "GET", "DELETE", "GET", "GET", "POST", "POST", "GET", "GET",
+                    "GET", "GET", "GET", "GET", "POST", "GET", "GET",
+                ])
+            #expect(
+                requests.map(\.forAppEvents) == [
+                    false, false, false, false, false, false, false, false, true, true,
+                    false, false, false, false, true, true,
+                ])
             #expect(requests[1].useAlternativeDefaultDomainPrefix && !requests[0].useAlternativeDefaultDomainPrefix)
             #expect(requests[7].version == "v2.0" && requests[8].version == environment.settings.graphAPIVersion)
             requests[0].setGraphErrorRecovery(disabled: true)
@@ -79,7 +98,8 @@ import Testing
     @Test func graphRequestConnectionMembers() async {
         let environment = LoginTest.environment()
         let connection = GraphRequestConnection(environment: environment)
-        let request = GraphRequest(graphPath: "me", parameters: [:], tokenString: "T", version: "v21.0", httpMethod: .get)
+        let request = GraphRequest(
+            graphPath: "me", parameters: [:], tokenString: "T", version: "v21.0", httpMethod: .get)
         connection.add(request) { _, _, _ in }
         connection.add(request, name: "first") { _, _, _ in }
         connection.add(request, parameters: ["depends_on": "first"]) { _, _, _ in }
@@ -90,40 +110,52 @@ import Testing
         #expect(connection.delegateQueue != nil && connection.timeout == 5 && connection.urlResponse == nil)
         #expect(GraphRequestConnection.defaultConnectionTimeout == 60)
         connection.cancel()
-        connection.start() // after cancel: does nothing
+        connection.start()  // after cancel: does nothing
     }
 
     @Test func loginConfigurationInitialisers() {
         let nonce = "nonce-1"
         let all: [LoginConfiguration?] = [
             LoginConfiguration(permissions: ["email"], tracking: .enabled, nonce: nonce, messengerPageId: "7"),
-            LoginConfiguration(permissions: ["email"], tracking: .enabled, nonce: nonce, messengerPageId: "7", appSwitch: .disabled),
-            LoginConfiguration(permissions: ["email"], tracking: .enabled, nonce: nonce, messengerPageId: "7", authType: .reauthorize),
-            LoginConfiguration(permissions: ["email"], tracking: .enabled, nonce: nonce, messengerPageId: "7", authType: nil,
-                               appSwitch: .disabled),
+            LoginConfiguration(
+                permissions: ["email"], tracking: .enabled, nonce: nonce, messengerPageId: "7", appSwitch: .disabled),
+            LoginConfiguration(
+                permissions: ["email"], tracking: .enabled, nonce: nonce, messengerPageId: "7", authType: .reauthorize),
+            LoginConfiguration(
+                permissions: ["email"], tracking: .enabled, nonce: nonce, messengerPageId: "7", authType: nil,
+                appSwitch: .disabled),
             LoginConfiguration(permissions: ["email"], tracking: .enabled, nonce: nonce),
             LoginConfiguration(permissions: ["email"], tracking: .enabled, nonce: nonce, appSwitch: .disabled),
             LoginConfiguration(permissions: ["email"], tracking: .enabled, messengerPageId: "7"),
             LoginConfiguration(permissions: ["email"], tracking: .enabled, messengerPageId: "7", appSwitch: .disabled),
             LoginConfiguration(permissions: ["email"], tracking: .enabled, messengerPageId: "7", authType: nil),
-            LoginConfiguration(permissions: ["email"], tracking: .enabled, messengerPageId: "7", authType: nil, appSwitch: .disabled),
-            LoginConfiguration(permissions: ["email"], tracking: .enabled, nonce: nonce, messengerPageId: nil, authType: .rerequest,
-                               appSwitch: .enabled, codeVerifier: CodeVerifier()),
+            LoginConfiguration(
+                permissions: ["email"], tracking: .enabled, messengerPageId: "7", authType: nil, appSwitch: .disabled),
+            LoginConfiguration(
+                permissions: ["email"], tracking: .enabled, nonce: nonce, messengerPageId: nil, authType: .rerequest,
+                appSwitch: .enabled, codeVerifier: CodeVerifier()),
             LoginConfiguration(permissions: ["email"], tracking: .enabled),
             LoginConfiguration(permissions: ["email"], tracking: .limited, appSwitch: .disabled),
             LoginConfiguration(tracking: .limited),
             LoginConfiguration(tracking: .enabled, appSwitch: .disabled),
-            LoginConfiguration(permissions: [.email], tracking: .enabled, nonce: nonce, messengerPageId: nil, authType: nil,
-                               appSwitch: .enabled, codeVerifier: CodeVerifier()),
+            LoginConfiguration(
+                permissions: [.email], tracking: .enabled, nonce: nonce, messengerPageId: nil, authType: nil,
+                appSwitch: .enabled, codeVerifier: CodeVerifier()),
             // seed 003's call
             LoginConfiguration(permissions: [], tracking: .enabled, messengerPageId: nil, authType: nil),
         ]
         let made = all.compactMap { $0 }
         #expect(made.count == all.count)
-        #expect(made.map { $0.nonce == nonce } == [true, true, true, true, true, true, false, false, false, false, true,
-                                                    false, false, false, false, true, false])
-        #expect(made.map(\.authType) == [.rerequest, .rerequest, .reauthorize, nil, .rerequest, .rerequest, .rerequest, .rerequest,
-                                         nil, nil, .rerequest, .rerequest, .rerequest, .rerequest, .rerequest, nil, nil])
+        #expect(
+            made.map { $0.nonce == nonce } == [
+                true, true, true, true, true, true, false, false, false, false, true,
+                false, false, false, false, true, false,
+            ])
+        #expect(
+            made.map(\.authType) == [
+                .rerequest, .rerequest, .reauthorize, nil, .rerequest, .rerequest, .rerequest, .rerequest,
+                nil, nil, .rerequest, .rerequest, .rerequest, .rerequest, .rerequest, nil, nil,
+            ])
         #expect(made[1].appSwitch == .disabled && made[0].appSwitch == .enabled && made[0].messengerPageId == "7")
         // Facebook's nonce rule
         #expect(LoginConfiguration(permissions: ["email"], tracking: .enabled, nonce: " ") == nil)
@@ -134,22 +166,39 @@ import Testing
         let manager = LoginManagerTests.manager(LoginManagerTests.granting(), environment: environment)
         manager.defaultAudience = .everyone
         let results = LoginRecorder<String>()
-        manager.logIn(permissions: ["email"], from: nil) { result, error in results.record(result?.token?.tokenString ?? "\(String(describing: error))") }
+        manager.logIn(permissions: ["email"], from: nil) { result, error in
+            results.record(result?.token?.tokenString ?? "\(String(describing: error))")
+        }
         await results.waitFor(1)
-        manager.logIn(from: nil, configuration: LoginConfiguration(permissions: ["email"], tracking: .enabled)) { result, _ in
+        manager.logIn(from: nil, configuration: LoginConfiguration(permissions: ["email"], tracking: .enabled)) {
+            result, _ in
             results.record(result?.token?.tokenString ?? "nil")
         }
         await results.waitFor(2)
-        manager.logIn(viewController: nil, configuration: LoginConfiguration(permissions: ["email"], tracking: .enabled)) { result in
-            if case .success(_, _, let token) = result { results.record(token?.tokenString ?? "nil") } else { results.record("\(result)") }
+        manager.logIn(
+            viewController: nil, configuration: LoginConfiguration(permissions: ["email"], tracking: .enabled)
+        ) { result in
+            if case .success(_, _, let token) = result {
+                results.record(token?.tokenString ?? "nil")
+            } else {
+                results.record("\(result)")
+            }
         }
         await results.waitFor(3)
         manager.logIn(configuration: LoginConfiguration(permissions: ["email"], tracking: .enabled)) { result in
-            if case .success(_, _, let token) = result { results.record(token?.tokenString ?? "nil") } else { results.record("\(result)") }
+            if case .success(_, _, let token) = result {
+                results.record(token?.tokenString ?? "nil")
+            } else {
+                results.record("\(result)")
+            }
         }
         await results.waitFor(4)
         manager.logIn(permissions: [.email], viewController: nil) { result in
-            if case .success(_, _, let token) = result { results.record(token?.tokenString ?? "nil") } else { results.record("\(result)") }
+            if case .success(_, _, let token) = result {
+                results.record(token?.tokenString ?? "nil")
+            } else {
+                results.record("\(result)")
+            }
         }
         await results.waitFor(5)
         manager.reauthorizeDataAccess(from: nil) { result, _ in results.record(result?.token?.tokenString ?? "nil") }
@@ -161,7 +210,9 @@ import Testing
         #expect(!manager.isAuthenticationURL(URL(string: "fb999://authorize/")!))
         #expect(manager.shouldStopPropagation(of: callback))
         #expect(manager.canOpen(callback, for: nil, sourceApplication: nil, annotation: nil))
-        #expect(!manager.application(nil, open: URL(string: "https://example.test/")!, sourceApplication: nil, annotation: nil))
+        #expect(
+            !manager.application(
+                nil, open: URL(string: "https://example.test/")!, sourceApplication: nil, annotation: nil))
         // Would end any login waiting on `ApplicationDelegate.shared` in a parallel test: named, not called.
         let becameActive: (AnyObject?) -> Void = manager.applicationDidBecomeActive(_:)
         _ = becameActive
@@ -174,12 +225,16 @@ import Testing
         let environment = LoginTest.environment()
         await GatehouseKitEnvironment.$taskOverride.withValue(environment) {
             let short = Profile(userID: "1")
-            let classic = Profile(userID: "1", firstName: "A", middleName: nil, lastName: "B", name: "A B", linkURL: nil,
-                                  refreshDate: nil, permissions: ["email"])
-            let full = Profile(userID: "1", firstName: nil, middleName: nil, lastName: nil, name: nil, linkURL: nil, refreshDate: nil,
-                               imageURL: nil, email: "a@b.test", friendIDs: ["2"], birthday: nil, ageRange: nil, hometown: nil,
-                               location: nil, gender: nil, isLimited: true, permissions: ["email"])
-            #expect(short.refreshDate == LoginTest.now && classic.permissions == ["email"] && full.isLimited && !classic.isLimited)
+            let classic = Profile(
+                userID: "1", firstName: "A", middleName: nil, lastName: "B", name: "A B", linkURL: nil,
+                refreshDate: nil, permissions: ["email"])
+            let full = Profile(
+                userID: "1", firstName: nil, middleName: nil, lastName: nil, name: nil, linkURL: nil, refreshDate: nil,
+                imageURL: nil, email: "a@b.test", friendIDs: ["2"], birthday: nil, ageRange: nil, hometown: nil,
+                location: nil, gender: nil, isLimited: true, permissions: ["email"])
+            #expect(
+                short.refreshDate == LoginTest.now && classic.permissions == ["email"] && full.isLimited
+                    && !classic.isLimited)
             Profile.enableUpdatesOnAccessTokenChange(true)
             #expect(Profile.isUpdatedWithAccessTokenChange)
             Profile.isUpdatedWithAccessTokenChange = false
@@ -206,7 +261,9 @@ import Testing
 
         final class Observer: FBSDKApplicationObserving, @unchecked Sendable {
             var opened: [URL] = [], activations = 0
-            func application(_ application: AnyObject?, open url: URL?, sourceApplication: String?, annotation: Any?) -> Bool {
+            func application(_ application: AnyObject?, open url: URL?, sourceApplication: String?, annotation: Any?)
+                -> Bool
+            {
                 url.map { opened.append($0) }
                 return true
             }

@@ -18,7 +18,9 @@ import Testing
             #expect(GatehouseProtocol.Permission.isKnown(permission.name), "\(permission)")
             // Reading the name back gives the case, not `.custom`.
             #expect(GatehouseKit.Permission(permission.name) == permission)
-            if case .custom = GatehouseKit.Permission(permission.name) { Issue.record("\(permission.name) read as custom") }
+            if case .custom = GatehouseKit.Permission(permission.name) {
+                Issue.record("\(permission.name) read as custom")
+            }
         }
         #expect(Set(Self.cases.map(\.name)).count == Self.cases.count)
     }
@@ -43,12 +45,18 @@ import Testing
 
     @Test func theProfileRequestAsksForTheTablesFields() {
         // A permission renamed in the table would otherwise stop the SDK asking for its field, silently.
-        for permission in ProfileLoadPolicy.optionalPermissions { #expect(!permission.userFields.isEmpty, "\(permission)") }
-        #expect(ProfileLoadPolicy.basicFields.allSatisfy { $0.permission == GatehouseProtocol.Permission.publicProfile })
+        for permission in ProfileLoadPolicy.optionalPermissions {
+            #expect(!permission.userFields.isEmpty, "\(permission)")
+        }
+        #expect(
+            ProfileLoadPolicy.basicFields.allSatisfy { $0.permission == GatehouseProtocol.Permission.publicProfile })
     }
 
     @Test func limitedLoginPermissionsAreTheCataloguesLessOpenID() {
-        #expect(LoginConfiguration.limitedLoginPermissions
-            == Set(GatehouseProtocol.Permission.catalogue.filter(\.allowedInLimitedLogin).map(\.name)).subtracting(["openid"]))
+        #expect(
+            LoginConfiguration.limitedLoginPermissions
+                == Set(GatehouseProtocol.Permission.catalogue.filter(\.allowedInLimitedLogin).map(\.name)).subtracting([
+                    "openid"
+                ]))
     }
 }

@@ -8,10 +8,12 @@ import Testing
 @Suite struct ProfileClaimsTests {
     static let payload: JSONValue = [
         "jti": "j-1", "iss": "http://127.0.0.1:9", "aud": "1234", "nonce": "n-1", "sub": "9001", "exp": 1_750_003_600,
-        "iat": 1_750_000_000, "name": "Ada Lovelace", "given_name": "Ada", "middle_name": "King", "family_name": "Lovelace",
+        "iat": 1_750_000_000, "name": "Ada Lovelace", "given_name": "Ada", "middle_name": "King",
+        "family_name": "Lovelace",
         "email": "ada@example.com", "picture": "http://127.0.0.1:9/pic/9001.png", "user_friends": ["9002", "9003"],
         "user_birthday": "12/10/1815", "user_age_range": ["min": 21], "user_hometown": ["id": "110", "name": "London"],
-        "user_location": ["id": "111", "name": "Marylebone"], "user_gender": "female", "user_link": "http://127.0.0.1:9/9001",
+        "user_location": ["id": "111", "name": "Marylebone"], "user_gender": "female",
+        "user_link": "http://127.0.0.1:9/9001",
     ]
 
     @Test func claimsHaveFacebooksTypes() throws {

@@ -8,9 +8,11 @@ import Testing
     @Test func infoDictionaryKeys() {
         let settings = Settings()
         settings.load(infoDictionary: [
-            "FacebookAppID": "321", "FacebookClientToken": "ct", "FacebookDisplayName": "Demo", "FacebookUrlSchemeSuffix": "lite",
+            "FacebookAppID": "321", "FacebookClientToken": "ct", "FacebookDisplayName": "Demo",
+            "FacebookUrlSchemeSuffix": "lite",
             "GatehouseServerURL": "http://127.0.0.1:9999", "FacebookAutoLogAppEventsEnabled": false,
-            "FacebookAdvertiserIDCollectionEnabled": NSNumber(value: false), "FacebookLoggingBehavior": ["network_requests", "app_events"],
+            "FacebookAdvertiserIDCollectionEnabled": NSNumber(value: false),
+            "FacebookLoggingBehavior": ["network_requests", "app_events"],
             "CFBundleName": "ignored",
         ])
         #expect(settings.appID == "321")
@@ -26,11 +28,16 @@ import Testing
 
     @Test func linuxReadsTheJSONFileThenTheEnvironment() throws {
         #if !canImport(Darwin)
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-settings-\(UUID().uuidString).json")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "gatehouse-settings-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }
-        try Data(#"{"FacebookAppID": "111", "FacebookClientToken": "from-file", "FacebookDisplayName": "File"}"#.utf8).write(to: file)
+        try Data(
+            #"{"FacebookAppID": "111", "FacebookClientToken": "from-file", "FacebookDisplayName": "File"}"#.utf8
+        ).write(to: file)
         let settings = Settings()
-        settings.loadPlatformDefaults(environment: ["GATEHOUSE_CONFIG_FILE": file.path, "GATEHOUSE_CLIENT_TOKEN": "from-env"])
+        settings.loadPlatformDefaults(environment: [
+            "GATEHOUSE_CONFIG_FILE": file.path, "GATEHOUSE_CLIENT_TOKEN": "from-env",
+        ])
         #expect(settings.appID == "111")
         #expect(settings.displayName == "File")
         #expect(settings.clientToken == "from-env")
@@ -62,15 +69,19 @@ import Testing
             #if !canImport(UIKit)
             // Nothing pending: not a login's URL.
             #expect(!delegate.application(nil, open: URL(string: "fb1://authorize/#access_token=x")!, options: [:]))
-            #expect(!delegate.application(nil, open: URL(string: "fb1://authorize/")!, sourceApplication: nil, annotation: nil))
+            #expect(
+                !delegate.application(
+                    nil, open: URL(string: "fb1://authorize/")!, sourceApplication: nil, annotation: nil))
             #endif
         }
-        let presenter = URLSchemeLoginPresenter(environment: LoginTest.environment(), applicationDelegate: delegate, opener: { _ in true })
+        let presenter = URLSchemeLoginPresenter(
+            environment: LoginTest.environment(), applicationDelegate: delegate, opener: { _ in true })
         let waiting = Task { try await presenter.present(URL(string: "https://example.com/dialog/oauth")!) }
         #expect(await SessionKitFixtures.eventually { delegate.isLoginPending })
         let callback = URL(string: "fb\(LoginTest.appID)://authorize/#state=x")!
         #if !canImport(UIKit)
-        #expect(delegate.application(nil, open: callback, sourceApplication: "com.apple.mobilesafari", annotation: nil))
+        #expect(
+            delegate.application(nil, open: callback, sourceApplication: "com.apple.mobilesafari", annotation: nil))
         #endif
         #expect(try await waiting.value == callback)
     }

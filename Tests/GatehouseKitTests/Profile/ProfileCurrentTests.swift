@@ -7,7 +7,9 @@ struct ProfileCurrentTests {
     typealias F = SessionKitFixtures
 
     static func profile(_ user: String, refreshed: Date = Date(timeIntervalSince1970: 1_749_999_000)) -> Profile {
-        Profile(userID: user, firstName: "First", middleName: nil, lastName: "Last", name: "First Last", linkURL: nil, refreshDate: refreshed)
+        Profile(
+            userID: user, firstName: "First", middleName: nil, lastName: "Last", name: "First Last", linkURL: nil,
+            refreshDate: refreshed)
     }
 
     /// Settings whose server refuses connections: any request the test did not expect fails loudly.
@@ -34,7 +36,9 @@ struct ProfileCurrentTests {
         #expect(all[1][ProfileChangeOldKey] as? Profile == Self.profile("1"))
         #expect(all[1][ProfileChangeNewKey] as? Profile == Self.profile("2"))
         #expect(all[2][ProfileChangeNewKey] == nil)
-        #expect(Notification.Name.ProfileDidChange.rawValue == "com.facebook.sdk.FBSDKProfile.FBSDKProfileDidChangeNotification")
+        #expect(
+            Notification.Name.ProfileDidChange.rawValue
+                == "com.facebook.sdk.FBSDKProfile.FBSDKProfileDidChangeNotification")
         #expect(ProfileChangeNewKey == "FBSDKProfileNew" && ProfileChangeOldKey == "FBSDKProfileOld")
     }
 
@@ -42,7 +46,9 @@ struct ProfileCurrentTests {
     func cachedAcrossLaunches() async throws {
         let directory = F.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        await F.with(F.environment(profileCache: FileProfileCache(directory: directory))) { Profile.current = Self.profile("1") }
+        await F.with(F.environment(profileCache: FileProfileCache(directory: directory))) {
+            Profile.current = Self.profile("1")
+        }
         await F.with(F.environment(profileCache: FileProfileCache(directory: directory))) {
             #expect(Profile.current == Self.profile("1"))
             Profile.current = nil
@@ -64,7 +70,7 @@ struct ProfileCurrentTests {
             let answered = F.Recorder(.ProfileDidChange, on: environment)
             let result = Answer()
             Profile.loadCurrentProfile { profile, error in result.set(profile, error) }
-            #expect(result.calls == 1) // synchronously
+            #expect(result.calls == 1)  // synchronously
             #expect(result.profile == Self.profile("100"))
             #expect(result.error == nil)
             #expect(answered.count == 0)
@@ -75,7 +81,9 @@ struct ProfileCurrentTests {
     final class Answer: @unchecked Sendable {
         private let lock = NSLock()
         private var values: (calls: Int, profile: Profile?, error: (any Error)?) = (0, nil, nil)
-        func set(_ profile: Profile?, _ error: (any Error)?) { lock.withLock { values = (values.calls + 1, profile, error) } }
+        func set(_ profile: Profile?, _ error: (any Error)?) {
+            lock.withLock { values = (values.calls + 1, profile, error) }
+        }
         var calls: Int { lock.withLock { values.calls } }
         var profile: Profile? { lock.withLock { values.profile } }
         var error: (any Error)? { lock.withLock { values.error } }
@@ -101,7 +109,7 @@ struct ProfileCurrentTests {
             Profile.current = Self.profile("1")
             AccessToken.current = F.token(user: "1")
             AccessToken.current = nil
-            #expect(Profile.current == Self.profile("1")) // not following yet
+            #expect(Profile.current == Self.profile("1"))  // not following yet
             Profile.enableUpdatesOnAccessTokenChange(true)
             #expect(Profile.isUpdatedWithAccessTokenChange)
         }

@@ -72,7 +72,7 @@ struct ProfileLiveTests {
             let loadedAt = clock.now()
             clock.advance(by: 23 * 3600)
             let again = try await Profile.loadCurrentProfile()
-            #expect(again?.refreshDate == loadedAt) // no second fetch
+            #expect(again?.refreshDate == loadedAt)  // no second fetch
             #expect(again == first)
             clock.advance(by: 3600 + 1)
             let refetched = try #require(try await Profile.loadCurrentProfile())
@@ -86,7 +86,9 @@ struct ProfileLiveTests {
     func pictureIsPNG() async throws {
         let (server, environment, token) = try await Self.setUp(scope: [])
         defer { server.stop() }
-        let profile = Profile(userID: token.userID, firstName: nil, middleName: nil, lastName: nil, name: nil, linkURL: nil, refreshDate: nil)
+        let profile = Profile(
+            userID: token.userID, firstName: nil, middleName: nil, lastName: nil, name: nil, linkURL: nil,
+            refreshDate: nil)
         let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         for withToken in [true, false] {
             let url = try await F.with(environment) { () async throws -> URL in
@@ -96,7 +98,9 @@ struct ProfileLiveTests {
             #expect(url.path == "/v21.0/\(token.userID)/picture")
             let (data, response) = try await URLSession(configuration: .ephemeral).data(from: url)
             #expect((response as? HTTPURLResponse)?.statusCode == 200)
-            #expect((response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type")?.hasPrefix("image/png") == true)
+            #expect(
+                (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type")?.hasPrefix("image/png")
+                    == true)
             #expect(Array(data.prefix(8)) == signature)
         }
     }
@@ -124,15 +128,17 @@ struct ProfileLiveTests {
         let directory = F.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let clock = F.Clock()
-        let (server, first, token) = try await Self.setUp(scope: ["email"], profileCache: FileProfileCache(directory: directory), clock: clock)
+        let (server, first, token) = try await Self.setUp(
+            scope: ["email"], profileCache: FileProfileCache(directory: directory), clock: clock)
         defer { server.stop() }
         let loaded = try await F.with(first) { () async throws -> Profile? in
             AccessToken.current = token
             return try await Profile.loadCurrentProfile()
         }
         clock.advance(by: 3600)
-        let second = F.environment(clock: clock, tokenCache: InMemoryTokenCache(accessToken: token),
-                                   profileCache: FileProfileCache(directory: directory), settings: server.settings())
+        let second = F.environment(
+            clock: clock, tokenCache: InMemoryTokenCache(accessToken: token),
+            profileCache: FileProfileCache(directory: directory), settings: server.settings())
         try await F.with(second) { () async throws in
             #expect(Profile.current == loaded)
             let reloaded = try await Profile.loadCurrentProfile()
@@ -146,10 +152,14 @@ struct ProfileLiveTests {
         let (server, environment, token) = try await Self.setUp(scope: [])
         defer { server.stop() }
         let bogus = AccessToken(
-            tokenString: "EAAnot-a-real-token", permissions: ["public_profile"], declinedPermissions: [], expiredPermissions: [],
-            appID: server.appID, userID: token.userID, expirationDate: nil, refreshDate: nil, dataAccessExpirationDate: nil)
+            tokenString: "EAAnot-a-real-token", permissions: ["public_profile"], declinedPermissions: [],
+            expiredPermissions: [],
+            appID: server.appID, userID: token.userID, expirationDate: nil, refreshDate: nil,
+            dataAccessExpirationDate: nil)
         await F.with(environment) {
-            Profile.current = Profile(userID: "someone-else", firstName: nil, middleName: nil, lastName: nil, name: nil, linkURL: nil, refreshDate: nil)
+            Profile.current = Profile(
+                userID: "someone-else", firstName: nil, middleName: nil, lastName: nil, name: nil, linkURL: nil,
+                refreshDate: nil)
             AccessToken.current = bogus
             do {
                 _ = try await Profile.loadCurrentProfile()

@@ -36,13 +36,14 @@ struct ProfilePictureViewModelTests {
         model.pictureMode = .large
         model.scale = 3
         environment.setCurrentAccessToken(nil)
-        #expect(log.all.map { $0?.absoluteString } == [
-            expected,
-            "http://127.0.0.1:9999/v21.0/me/picture?access_token=EAA-1&height=80&type=large&width=100",
-            "http://127.0.0.1:9999/v21.0/me/picture?access_token=EAA-1&height=120&type=large&width=150",
-            nil,
-        ])
-        model.size = CGSize(width: 50, height: 40) // unchanged: no callback
+        #expect(
+            log.all.map { $0?.absoluteString } == [
+                expected,
+                "http://127.0.0.1:9999/v21.0/me/picture?access_token=EAA-1&height=80&type=large&width=100",
+                "http://127.0.0.1:9999/v21.0/me/picture?access_token=EAA-1&height=120&type=large&width=150",
+                nil,
+            ])
+        model.size = CGSize(width: 50, height: 40)  // unchanged: no callback
         #expect(log.all.count == 4)
     }
 
@@ -50,12 +51,15 @@ struct ProfilePictureViewModelTests {
     func otherProfilesAndLimitedLogin() {
         let environment = Self.environment()
         let model = ProfilePictureViewModel(profileID: "42", pictureMode: .normal, environment: environment)
-        #expect(model.imageURL?.absoluteString
-            == "http://127.0.0.1:9999/v21.0/42/picture?access_token=1000000000001%7Cct&height=50&type=normal&width=50")
+        #expect(
+            model.imageURL?.absoluteString
+                == "http://127.0.0.1:9999/v21.0/42/picture?access_token=1000000000001%7Cct&height=50&type=normal&width=50"
+        )
         let picture = URL(string: "https://cdn.gatehouse.test/42.png")!
         Profile.setCurrent(
-            Profile(userID: "42", firstName: nil, middleName: nil, lastName: nil, name: nil, linkURL: nil, refreshDate: nil,
-                    imageURL: picture, isLimited: true),
+            Profile(
+                userID: "42", firstName: nil, middleName: nil, lastName: nil, name: nil, linkURL: nil, refreshDate: nil,
+                imageURL: picture, isLimited: true),
             in: environment)
         #expect(model.imageURL == picture)
         model.profileID = "me"

@@ -61,12 +61,18 @@ struct SessionBehaviorTests {
         let log = Fakes.HandlerLog()
         session.open(allowLoginUI: false, completion: log.handler)
         #expect(session.state == .open)
-        let body: JSONValue = ["error": ["message": "Error validating access token: password changed", "type": "OAuthException",
-                                         "code": 190, "error_subcode": 460]]
+        let body: JSONValue = [
+            "error": [
+                "message": "Error validating access token: password changed", "type": "OAuthException",
+                "code": 190, "error_subcode": 460,
+            ]
+        ]
         let graphError = try #require(GraphAPIError(body: body, httpStatusCode: 400))
         // The rule GraphRequestConnection applies to a 190 reply for the current person's own token.
-        TokenInvalidation.action(for: graphError, requestToken: token.tokenString, currentToken: token.tokenString, flags: [])
-            .apply(in: environment, cause: graphError)
+        TokenInvalidation.action(
+            for: graphError, requestToken: token.tokenString, currentToken: token.tokenString, flags: []
+        )
+        .apply(in: environment, cause: graphError)
         #expect(session.state == .closed)
         #expect(log.states == [.open, .closed])
         let error = try #require(log.errors.last ?? nil)
@@ -94,7 +100,9 @@ struct SessionBehaviorTests {
         let own = InMemoryTokenCache()
         let provider = Fakes.LoginProvider([.success(F.token(user: "7", permissions: ["public_profile"]))])
         let session = await F.with(environment) {
-            Session(appID: "555", permissions: ["public_profile"], urlSchemeSuffix: "free", tokenCache: own, loginProvider: provider)
+            Session(
+                appID: "555", permissions: ["public_profile"], urlSchemeSuffix: "free", tokenCache: own,
+                loginProvider: provider)
         }
         #expect(session.appID == "555")
         #expect(session.environment.settings.appURLScheme == "fb555free")
@@ -111,7 +119,9 @@ extension GraphSerialTests {
         typealias F = SessionKitFixtures
         typealias Fakes = SessionFakes
 
-        @Test("openActiveSession(withPublishPermissions:) asks for publish permissions with the audience; read ones are refused")
+        @Test(
+            "openActiveSession(withPublishPermissions:) asks for publish permissions with the audience; read ones are refused"
+        )
         func openActiveSessionWithPublishPermissions() async {
             let environment = F.environment()
             let provider = Fakes.LoginProvider([.success(F.token(permissions: ["publish_actions"]))])
@@ -120,13 +130,15 @@ extension GraphSerialTests {
             await F.with(environment) {
                 Session.defaultLoginProvider = provider
                 let log = Fakes.HandlerLog()
-                let refused = Session.openActiveSession(withPublishPermissions: ["email"], defaultAudience: .onlyMe, allowLoginUI: true,
-                                                        completionHandler: log.handler)
+                let refused = Session.openActiveSession(
+                    withPublishPermissions: ["email"], defaultAudience: .onlyMe, allowLoginUI: true,
+                    completionHandler: log.handler)
                 #expect(!refused)
                 #expect((log.errors.first ?? nil) as? SessionError == .readPermissionsInPublishRequest)
                 let opened = Fakes.HandlerLog()
-                Session.openActiveSession(withPublishPermissions: ["publish_actions"], defaultAudience: .onlyMe, allowLoginUI: true,
-                                          completionHandler: opened.handler)
+                Session.openActiveSession(
+                    withPublishPermissions: ["publish_actions"], defaultAudience: .onlyMe, allowLoginUI: true,
+                    completionHandler: opened.handler)
                 #expect(await F.eventually { opened.states.last == .open })
                 #expect(provider.calls == [.init(permissions: ["publish_actions"], authType: nil, audience: .onlyMe)])
                 #expect(Session.activeSession.isOpen)

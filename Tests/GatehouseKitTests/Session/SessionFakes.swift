@@ -28,7 +28,9 @@ enum SessionFakes {
         var calls: [Call] { lock.withLock { _calls } }
         var waitingCount: Int { lock.withLock { waiting.count } }
 
-        func logIn(permissions: [String], authType: String?, defaultAudience: DefaultAudience) async -> SessionLoginOutcome {
+        func logIn(permissions: [String], authType: String?, defaultAudience: DefaultAudience) async
+            -> SessionLoginOutcome
+        {
             let scripted: SessionLoginOutcome? = lock.withLock {
                 _calls.append(Call(permissions: permissions, authType: authType, audience: defaultAudience))
                 return script.isEmpty ? nil : script.removeFirst()
@@ -37,7 +39,8 @@ enum SessionFakes {
             if let scripted {
                 outcome = scripted
             } else {
-                outcome = await withCheckedContinuation { continuation in lock.withLock { waiting.append(continuation) } }
+                outcome = await withCheckedContinuation { continuation in lock.withLock { waiting.append(continuation) }
+                }
             }
             beforeAnswer?(outcome)
             return outcome

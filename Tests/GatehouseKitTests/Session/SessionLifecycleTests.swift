@@ -13,7 +13,8 @@ struct SessionLifecycleTests {
         refresher: Fakes.Refresher? = nil, first: AccessToken = F.token(declined: ["user_birthday"])
     ) async throws -> (Session, Fakes.LoginProvider, Fakes.HandlerLog) {
         let provider = Fakes.LoginProvider([.success(first)] + script)
-        let session = Session(environment: F.environment(tokenCache: cache), loginProvider: provider, tokenRefresher: refresher)
+        let session = Session(
+            environment: F.environment(tokenCache: cache), loginProvider: provider, tokenRefresher: refresher)
         try await session.open()
         let log = Fakes.HandlerLog()
         session.setStateChangeHandler(log.handler)
@@ -24,8 +25,10 @@ struct SessionLifecycleTests {
     func readPermissionsGranted() async throws {
         let directory = F.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let extended = F.token(string: "EAA-extended", permissions: ["public_profile", "email"], declined: ["user_birthday"])
-        let (session, provider, log) = try await Self.openSession(cache: FileTokenCache(directory: directory), script: [.success(extended)])
+        let extended = F.token(
+            string: "EAA-extended", permissions: ["public_profile", "email"], declined: ["user_birthday"])
+        let (session, provider, log) = try await Self.openSession(
+            cache: FileTokenCache(directory: directory), script: [.success(extended)])
         try await session.requestNewReadPermissions(["email"])
         #expect(session.state == .openTokenExtended)
         #expect(log.states == [.openTokenExtended])
@@ -65,7 +68,9 @@ struct SessionLifecycleTests {
 
     @Test("asking again for a declined permission uses auth_type rerequest")
     func rerequest() async throws {
-        let (session, provider, _) = try await Self.openSession(script: [.success(F.token(permissions: ["public_profile", "user_birthday"]))])
+        let (session, provider, _) = try await Self.openSession(script: [
+            .success(F.token(permissions: ["public_profile", "user_birthday"]))
+        ])
         try await session.requestNewReadPermissions(["user_birthday"])
         #expect(provider.calls.last == .init(permissions: ["user_birthday"], authType: "rerequest", audience: .friends))
         #expect(session.state == .openTokenExtended)
@@ -78,7 +83,9 @@ struct SessionLifecycleTests {
         let (session, provider, _) = try await Self.openSession()
         session.requestNewReadPermissions(["email"], completion: nil)
         #expect(await F.eventually { provider.waitingCount == 1 })
-        await #expect(throws: SessionError.loginInProgress) { try await session.requestNewReadPermissions(["user_friends"]) }
+        await #expect(throws: SessionError.loginInProgress) {
+            try await session.requestNewReadPermissions(["user_friends"])
+        }
         provider.answer(.cancelled)
         session.close()
         await #expect(throws: SessionError.sessionClosed) { try await session.requestNewReadPermissions(["email"]) }
@@ -129,7 +136,7 @@ struct SessionLifecycleTests {
         environment.setCurrentAccessToken(F.token(string: "EAA-piggyback-refresh"))
         #expect(session.state == .openTokenExtended)
         #expect(session.accessToken?.tokenString == "EAA-piggyback-refresh")
-        environment.checkAccessTokenExpiry() // not expired: nothing
+        environment.checkAccessTokenExpiry()  // not expired: nothing
         environment.setCurrentAccessToken(nil)
         #expect(session.state == .closed)
         #expect(log.states == [.openTokenExtended, .closed])
@@ -192,21 +199,26 @@ struct SessionLifecycleTests {
             #expect(first === Session.activeSession)
             #expect(first.state == .createdTokenLoaded)
             let log = Fakes.HandlerLog()
-            #expect(Session.openActiveSession(withReadPermissions: ["public_profile"], allowLoginUI: false, completionHandler: log.handler))
+            #expect(
+                Session.openActiveSession(
+                    withReadPermissions: ["public_profile"], allowLoginUI: false, completionHandler: log.handler))
             let opened = Session.activeSession
             #expect(opened !== first)
-            #expect(first.state == .closed) // replaced sessions are closed, their cache kept
+            #expect(first.state == .closed)  // replaced sessions are closed, their cache kept
             #expect(opened.state == .open)
             #expect(log.states == [.open])
             #expect(AccessToken.current == token)
 
-            let async = try await Session.openActiveSession(withReadPermissions: ["public_profile"], allowLoginUI: false)
+            let async = try await Session.openActiveSession(
+                withReadPermissions: ["public_profile"], allowLoginUI: false)
             #expect(Session.activeSession === async)
             #expect(opened.state == .closed)
         }
         await F.with(other) {
             #expect(Session.activeSession.state == .created)
-            #expect(!Session.openActiveSession(withReadPermissions: ["public_profile"], allowLoginUI: false, completionHandler: nil))
+            #expect(
+                !Session.openActiveSession(
+                    withReadPermissions: ["public_profile"], allowLoginUI: false, completionHandler: nil))
             await #expect(throws: SessionError.noCachedToken) {
                 try await Session.openActiveSession(withReadPermissions: ["public_profile"], allowLoginUI: false)
             }

@@ -146,15 +146,20 @@ struct SessionStateMachineTests {
 
     @Test("a cancelled dialog ends in closedLoginFailed, and a late result changes nothing")
     func cancelledLogin() {
-        #expect(Self.run([.openWithUI, .loginCancelled, .loginSucceeded, .close]) == (.closedLoginFailed, [.createdOpening, .closedLoginFailed]))
+        #expect(
+            Self.run([.openWithUI, .loginCancelled, .loginSucceeded, .close]) == (
+                .closedLoginFailed, [.createdOpening, .closedLoginFailed]
+            ))
     }
 
     @Test("state names are Facebook's")
     func names() {
-        #expect(SessionState.allCases.map(\.description) == [
-            "FBSessionStateCreated", "FBSessionStateCreatedTokenLoaded", "FBSessionStateCreatedOpening", "FBSessionStateOpen",
-            "FBSessionStateOpenTokenExtended", "FBSessionStateClosedLoginFailed", "FBSessionStateClosed",
-        ])
+        #expect(
+            SessionState.allCases.map(\.description) == [
+                "FBSessionStateCreated", "FBSessionStateCreatedTokenLoaded", "FBSessionStateCreatedOpening",
+                "FBSessionStateOpen",
+                "FBSessionStateOpenTokenExtended", "FBSessionStateClosedLoginFailed", "FBSessionStateClosed",
+            ])
         #expect(SessionState.allCases.filter(\.isOpen) == [.open, .openTokenExtended])
         #expect(SessionState.allCases.filter(\.isClosed) == [.closedLoginFailed, .closed])
     }

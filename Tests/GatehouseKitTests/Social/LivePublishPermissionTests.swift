@@ -22,7 +22,8 @@ import Testing
         let token = try #require(session.accessToken)
         #expect(try await rig.debug(token.tokenString)["data"]?["metadata"]?["default_audience"] == "only_me")
 
-        let created = try await rig.graph("POST", "me/feed", ["message": "Posted from GatehouseKit"], token: token.tokenString)
+        let created = try await rig.graph(
+            "POST", "me/feed", ["message": "Posted from GatehouseKit"], token: token.tokenString)
         let id = try #require(created["id"]?.stringValue)
         #expect(id.hasPrefix(token.userID + "_"))
         let read = try await rig.graph("GET", id, ["fields": "message,privacy{value}"], token: token.tokenString)
@@ -78,13 +79,19 @@ import Testing
         #expect(rig.presenter.dialogURLs.count == shown)
         #expect(session.state == .open)
         // A session's own (read) permissions may not hold publish ones either.
-        let mixed = Session(permissions: ["public_profile", "publish_actions"], environment: rig.environment, loginProvider: rig.manager)
+        let mixed = Session(
+            permissions: ["public_profile", "publish_actions"], environment: rig.environment, loginProvider: rig.manager
+        )
         await #expect(throws: SessionError.publishPermissionsInReadRequest) { try await mixed.open() }
 
-        await #expect(throws: CoreError(.invalidArgument, message: SessionError.publishPermissionsInReadRequest.description)) {
+        await #expect(
+            throws: CoreError(.invalidArgument, message: SessionError.publishPermissionsInReadRequest.description)
+        ) {
             _ = try await rig.manager.logIn(readPermissions: ["email", "publish_actions"])
         }
-        await #expect(throws: CoreError(.invalidArgument, message: SessionError.readPermissionsInPublishRequest.description)) {
+        await #expect(
+            throws: CoreError(.invalidArgument, message: SessionError.readPermissionsInPublishRequest.description)
+        ) {
             _ = try await rig.manager.logIn(publishPermissions: ["publish_actions", "email"])
         }
         #expect(rig.presenter.dialogURLs.count == shown)
@@ -118,13 +125,18 @@ import Testing
 private extension LiveLoginRig {
     /// An open session for Alice with `email`.
     func openSession() async throws -> Session {
-        let session = Session(permissions: ["public_profile", "email"], environment: environment, loginProvider: manager)
+        let session = Session(
+            permissions: ["public_profile", "email"], environment: environment, loginProvider: manager)
         try await session.open()
         return session
     }
 
-    func graph(_ method: String, _ path: String, _ parameters: [String: String], token: String) async throws -> JSONValue {
-        try await GraphTransport(environment: environment).send(method: method, path: path, parameters: parameters, tokenString: token).json ?? .null
+    func graph(_ method: String, _ path: String, _ parameters: [String: String], token: String) async throws
+        -> JSONValue
+    {
+        try await GraphTransport(environment: environment).send(
+            method: method, path: path, parameters: parameters, tokenString: token
+        ).json ?? .null
     }
 
     /// `debug_token` for `token`, asked with the app's own credentials.

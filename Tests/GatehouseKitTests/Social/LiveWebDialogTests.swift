@@ -10,8 +10,12 @@ final class DialogDelegateLog: WebDialogDelegate, @unchecked Sendable {
     private let lock = NSLock()
     private var _events: [Event] = []
     var events: [Event] { lock.withLock { _events } }
-    func webDialog(_ dialog: WebDialog, didCompleteWithResults results: WebDialogResults) { lock.withLock { _events.append(.completed(results)) } }
-    func webDialog(_ dialog: WebDialog, didFailWithError error: any Error) { lock.withLock { _events.append(.failed("\(error)")) } }
+    func webDialog(_ dialog: WebDialog, didCompleteWithResults results: WebDialogResults) {
+        lock.withLock { _events.append(.completed(results)) }
+    }
+    func webDialog(_ dialog: WebDialog, didFailWithError error: any Error) {
+        lock.withLock { _events.append(.failed("\(error)")) }
+    }
     func webDialogDidCancel(_ dialog: WebDialog) { lock.withLock { _events.append(.cancelled) } }
 }
 
@@ -40,14 +44,19 @@ final class DialogDelegateLog: WebDialogDelegate, @unchecked Sendable {
             return try #require(try await manager.logIn(permissions: permissions).token)
         }
 
-        func graph(_ method: String, _ path: String, _ parameters: [String: String] = [:], token: AccessToken) async throws -> JSONValue {
-            try await GraphTransport(environment: environment).send(method: method, path: path, parameters: parameters, tokenString: token.tokenString).json ?? .null
+        func graph(_ method: String, _ path: String, _ parameters: [String: String] = [:], token: AccessToken)
+            async throws -> JSONValue
+        {
+            try await GraphTransport(environment: environment).send(
+                method: method, path: path, parameters: parameters, tokenString: token.tokenString
+            ).json ?? .null
         }
     }
 
     static let seedParameters = [
         "name": "Testing FacebookSampleApp Feed Dialog", "caption": "Using Feed Dialogs within iOS are great.",
-        "description": "Click to check out my BlockHeadz game on the AppStore", "link": "http://itunes.apple.com/app/blockheadz/id386884355?mt=8#",
+        "description": "Click to check out my BlockHeadz game on the AppStore",
+        "link": "http://itunes.apple.com/app/blockheadz/id386884355?mt=8#",
         "picture": "http://geniesoftstudios.com/blog/wp-content/uploads/2011/03/blockhead.png",
     ]
 
@@ -55,7 +64,9 @@ final class DialogDelegateLog: WebDialogDelegate, @unchecked Sendable {
         let rig = try await Rig()
         defer { rig.server.stop() }
         rig.presenter.social = .post(message: "My new high score", audience: "everyone")
-        guard case .completed(let results) = await rig.feed(Self.seedParameters).present() else { Issue.record("expected completed"); return }
+        guard case .completed(let results) = await rig.feed(Self.seedParameters).present() else {
+            Issue.record("expected completed"); return
+        }
         let postID = try #require(results.postID)
         let dialog = try #require(rig.presenter.dialogURLs.first)
         #expect(dialog.path == "/v21.0/dialog/feed")
@@ -64,12 +75,14 @@ final class DialogDelegateLog: WebDialogDelegate, @unchecked Sendable {
         #expect(query["redirect_uri"] == "fb\(rig.server.appID)://authorize/")
         #expect(query["display"] == "touch")
         #expect(query["link"] == Self.seedParameters["link"])
-        #expect(rig.presenter.callbacks.first?.absoluteString == "fb\(rig.server.appID)://authorize/?post_id=\(postID)#_=_")
+        #expect(
+            rig.presenter.callbacks.first?.absoluteString == "fb\(rig.server.appID)://authorize/?post_id=\(postID)#_=_")
 
         // The app reads it back with the poster's token: the seeds' parameters and the chosen audience.
         let token = try await rig.token(for: rig.server.users[0], ["email"])
         #expect(postID.hasPrefix(token.userID + "_"))
-        let post = try await rig.graph("GET", postID, ["fields": "message,name,caption,link,picture,privacy{value}"], token: token)
+        let post = try await rig.graph(
+            "GET", postID, ["fields": "message,name,caption,link,picture,privacy{value}"], token: token)
         #expect(post["message"] == "My new high score")
         #expect(post["name"] == .string(Self.seedParameters["name"]!))
         #expect(post["link"] == .string(Self.seedParameters["link"]!))
@@ -91,7 +104,9 @@ final class DialogDelegateLog: WebDialogDelegate, @unchecked Sendable {
         failing.show()
         for _ in 0..<500 where log.events.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
         #expect(log.events == [.cancelled, .failed("dialog error 100: link URL is not properly formatted")])
-        guard case .failed(let error) = await rig.feed(["link": "not a link"]).present() else { Issue.record("expected failed"); return }
+        guard case .failed(let error) = await rig.feed(["link": "not a link"]).present() else {
+            Issue.record("expected failed"); return
+        }
         #expect(error as? WebDialogError == WebDialogError(code: 100, message: "link URL is not properly formatted"))
     }
 
@@ -129,18 +144,27 @@ final class DialogDelegateLog: WebDialogDelegate, @unchecked Sendable {
         let bobToken = try await rig.token(for: rig.server.users[1], [])
         rig.presenter.user = rig.server.users[0]
         rig.presenter.social = .send(to: nil)
-        let one = WebDialog.appRequests(message: "your turn", to: [bobToken.userID], presenter: rig.presenter, environment: rig.environment)
+        let one = WebDialog.appRequests(
+            message: "your turn", to: [bobToken.userID], presenter: rig.presenter, environment: rig.environment)
         guard case .completed(let results) = await one.present() else { Issue.record("expected completed"); return }
         #expect(results.recipients == [bobToken.userID])
         // No message: refused before anything is shown.
         let shown = rig.presenter.dialogURLs.count
-        guard case .failed(let error) = await WebDialog.appRequests(message: " ", presenter: rig.presenter, environment: rig.environment).present() else {
+        guard
+            case .failed(let error) = await WebDialog.appRequests(
+                message: " ", presenter: rig.presenter, environment: rig.environment
+            ).present()
+        else {
             Issue.record("expected failed"); return
         }
         #expect(error as? CoreError == CoreError(.invalidArgument, message: "the requests dialog needs a message"))
         #expect(rig.presenter.dialogURLs.count == shown)
         rig.presenter.social = .cancel
-        guard case .cancelled = await WebDialog.appRequests(message: "again", presenter: rig.presenter, environment: rig.environment).present() else {
+        guard
+            case .cancelled = await WebDialog.appRequests(
+                message: "again", presenter: rig.presenter, environment: rig.environment
+            ).present()
+        else {
             Issue.record("expected cancelled"); return
         }
     }
@@ -150,11 +174,21 @@ final class DialogDelegateLog: WebDialogDelegate, @unchecked Sendable {
         guard case .completed(let results) = ok else { Issue.record("expected completed"); return }
         #expect(results.requestID == "9")
         #expect(results.recipients == ["1", "2"])
-        guard case .cancelled = WebDialog.interpret(URL(string: "fb1://authorize/?error_code=4201&error_message=User+canceled+the+Dialog+flow#_=_")!) else {
+        guard
+            case .cancelled = WebDialog.interpret(
+                URL(string: "fb1://authorize/?error_code=4201&error_message=User+canceled+the+Dialog+flow#_=_")!)
+        else {
             Issue.record("expected cancelled"); return
         }
-        guard case .cancelled = WebDialog.interpret(URL(string: "fb1://authorize/")!) else { Issue.record("expected cancelled"); return }
-        let url = WebDialog.url(base: URL(string: "http://h:1/")!, version: "v21.0", name: "feed", appID: "7", redirectURI: "fb7://authorize/", parameters: ["link": "https://x/?a=1&b=2"])
-        #expect(url.absoluteString == "http://h:1/v21.0/dialog/feed?app_id=7&display=touch&link=https%3A%2F%2Fx%2F%3Fa%3D1%26b%3D2&redirect_uri=fb7%3A%2F%2Fauthorize%2F&sdk=ios")
+        guard case .cancelled = WebDialog.interpret(URL(string: "fb1://authorize/")!) else {
+            Issue.record("expected cancelled"); return
+        }
+        let url = WebDialog.url(
+            base: URL(string: "http://h:1/")!, version: "v21.0", name: "feed", appID: "7",
+            redirectURI: "fb7://authorize/", parameters: ["link": "https://x/?a=1&b=2"])
+        #expect(
+            url.absoluteString
+                == "http://h:1/v21.0/dialog/feed?app_id=7&display=touch&link=https%3A%2F%2Fx%2F%3Fa%3D1%26b%3D2&redirect_uri=fb7%3A%2F%2Fauthorize%2F&sdk=ios"
+        )
     }
 }

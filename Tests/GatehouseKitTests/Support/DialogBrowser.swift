@@ -17,8 +17,10 @@ final class DialogBrowser: NSObject, URLSessionTaskDelegate, @unchecked Sendable
     private let lock = NSLock()
     private lazy var session = URLSession(configuration: .ephemeral, delegate: self, delegateQueue: nil)
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
         completionHandler(nil)
     }
 
@@ -44,10 +46,14 @@ final class DialogBrowser: NSObject, URLSessionTaskDelegate, @unchecked Sendable
             for part in setCookie.components(separatedBy: ", ") {
                 let pair = part.split(separator: ";").first.map(String.init) ?? ""
                 let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-                if kv.count == 2, !kv[0].isEmpty, kv[0].allSatisfy({ $0.isLetter || $0 == "_" }) { lock.withLock { cookies[kv[0]] = kv[1] } }
+                if kv.count == 2, !kv[0].isEmpty, kv[0].allSatisfy({ $0.isLetter || $0 == "_" }) {
+                    lock.withLock { cookies[kv[0]] = kv[1] }
+                }
             }
         }
-        return Page(status: http.statusCode, location: http.value(forHTTPHeaderField: "Location"), html: String(decoding: data, as: UTF8.self))
+        return Page(
+            status: http.statusCode, location: http.value(forHTTPHeaderField: "Location"),
+            html: String(decoding: data, as: UTF8.self))
     }
 
     static func hidden(_ name: String, _ html: String) -> String {
@@ -56,7 +62,8 @@ final class DialogBrowser: NSObject, URLSessionTaskDelegate, @unchecked Sendable
         return String(rest[..<(rest.firstIndex(of: "\"") ?? rest.endIndex)])
             .replacingOccurrences(of: "&amp;", with: "&").replacingOccurrences(of: "&#x2F;", with: "/")
             .replacingOccurrences(of: "&#x3D;", with: "=").replacingOccurrences(of: "&quot;", with: "\"")
-            .replacingOccurrences(of: "&#39;", with: "'").replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&#39;", with: "'").replacingOccurrences(of: "&lt;", with: "<")
+            .replacingOccurrences(of: "&gt;", with: ">")
     }
 
     /// Logs in on `page` if it is the login form; returns the page the dialog shows next.
@@ -73,18 +80,25 @@ final class DialogBrowser: NSObject, URLSessionTaskDelegate, @unchecked Sendable
     }
 
     static func offered(_ html: String, name: String = "permission") -> [String] {
-        html.components(separatedBy: "name=\"\(name)\" value=\"").dropFirst().compactMap { $0.split(separator: "\"").first.map(String.init) }
+        html.components(separatedBy: "name=\"\(name)\" value=\"").dropFirst().compactMap {
+            $0.split(separator: "\"").first.map(String.init)
+        }
     }
 
     /// Completes the dialog at `url` as `email` and returns the redirect URL the app receives. `audience` is
     /// picked on the publish step, if the dialog shows one; `skipPublish` presses Skip there.
-    func complete(_ url: URL, email: String, password: String, choice: Choice = .grant(nil), audience: String? = nil, skipPublish: Bool = false) async throws -> URL {
+    func complete(
+        _ url: URL, email: String, password: String, choice: Choice = .grant(nil), audience: String? = nil,
+        skipPublish: Bool = false
+    ) async throws -> URL {
         let origin = URL(string: "/", relativeTo: url)!.absoluteURL
         var page = try await logInIfAsked(try await get(url), origin: origin, email: email, password: password)
         if let location = page.location, page.status == 302 { return URL(string: location)! }
         if page.html.contains("action=\"/dialog/oauth/consent\"") {
             let offered = Self.offered(page.html)
-            var form: [(String, String)] = [("csrf_token", Self.hidden("csrf_token", page.html)), ("dialog", Self.hidden("dialog", page.html))]
+            var form: [(String, String)] = [
+                ("csrf_token", Self.hidden("csrf_token", page.html)), ("dialog", Self.hidden("dialog", page.html)),
+            ]
             switch choice {
             case .cancel: form.append(("action", "cancel"))
             case .grant(let chosen):
@@ -94,16 +108,26 @@ final class DialogBrowser: NSObject, URLSessionTaskDelegate, @unchecked Sendable
             page = try await post(URL(string: "dialog/oauth/consent", relativeTo: origin)!, form: form)
             if let location = page.location, let redirect = URL(string: location) { return redirect }
         }
-        guard page.html.contains("action=\"/dialog/oauth/publish\"") else { throw BrowserError.unexpected("no consent or publish page (\(page.status))") }
-        var form: [(String, String)] = [("csrf_token", Self.hidden("csrf_token", page.html)), ("dialog", Self.hidden("dialog", page.html))]
+        guard page.html.contains("action=\"/dialog/oauth/publish\"") else {
+            throw BrowserError.unexpected("no consent or publish page (\(page.status))")
+        }
+        var form: [(String, String)] = [
+            ("csrf_token", Self.hidden("csrf_token", page.html)), ("dialog", Self.hidden("dialog", page.html)),
+        ]
         for read in Self.offered(page.html, name: "read") { form.append(("read", read)) }
-        if case .cancel = choice { form.append(("action", "skip")) } else { form.append(("action", skipPublish ? "skip" : "continue")) }
+        if case .cancel = choice {
+            form.append(("action", "skip"))
+        } else {
+            form.append(("action", skipPublish ? "skip" : "continue"))
+        }
         if case .grant(let chosen) = choice {
             for p in Self.offered(page.html) where chosen?.contains(p) ?? true { form.append(("permission", p)) }
         }
         if let audience { form.append(("audience", audience)) }
         let done = try await post(URL(string: "dialog/oauth/publish", relativeTo: origin)!, form: form)
-        guard let location = done.location, let redirect = URL(string: location) else { throw BrowserError.unexpected("publish: \(done.status)") }
+        guard let location = done.location, let redirect = URL(string: location) else {
+            throw BrowserError.unexpected("publish: \(done.status)")
+        }
         return redirect
     }
 
@@ -122,8 +146,12 @@ final class DialogBrowser: NSObject, URLSessionTaskDelegate, @unchecked Sendable
         let page = try await logInIfAsked(try await get(url), origin: origin, email: email, password: password)
         if let location = page.location, page.status == 302 { return URL(string: location)! }
         let isFeed = page.html.contains("action=\"/dialog/feed/post\"")
-        guard isFeed || page.html.contains("action=\"/dialog/apprequests/send\"") else { throw BrowserError.unexpected("no dialog page (\(page.status))") }
-        var form: [(String, String)] = [("csrf_token", Self.hidden("csrf_token", page.html)), ("dialog", Self.hidden("dialog", page.html))]
+        guard isFeed || page.html.contains("action=\"/dialog/apprequests/send\"") else {
+            throw BrowserError.unexpected("no dialog page (\(page.status))")
+        }
+        var form: [(String, String)] = [
+            ("csrf_token", Self.hidden("csrf_token", page.html)), ("dialog", Self.hidden("dialog", page.html)),
+        ]
         switch choice {
         case .cancel: form.append(("action", "cancel"))
         case .post(let message, let audience):
@@ -134,8 +162,11 @@ final class DialogBrowser: NSObject, URLSessionTaskDelegate, @unchecked Sendable
             form.append(("action", "send"))
             for id in to ?? Self.offered(page.html, name: "to") { form.append(("to", id)) }
         }
-        let done = try await post(URL(string: isFeed ? "dialog/feed/post" : "dialog/apprequests/send", relativeTo: origin)!, form: form)
-        guard let location = done.location, let redirect = URL(string: location) else { throw BrowserError.unexpected("dialog: \(done.status)") }
+        let done = try await post(
+            URL(string: isFeed ? "dialog/feed/post" : "dialog/apprequests/send", relativeTo: origin)!, form: form)
+        guard let location = done.location, let redirect = URL(string: location) else {
+            throw BrowserError.unexpected("dialog: \(done.status)")
+        }
         return redirect
     }
 

@@ -33,14 +33,17 @@ final class LiveServer: @unchecked Sendable {
         // `GATEHOUSE_LIVE_LOGS=DIR` keeps each server's debug log in DIR, to see what a server saw when a
         // live test failed; without it the servers log errors only, to nowhere.
         let logDirectory = ProcessInfo.processInfo.environment["GATEHOUSE_LIVE_LOGS"]
-        let arguments = ["serve", "--port", "0", "--data-dir", directory, "--log-level", logDirectory == nil ? "error" : "debug"]
+        let arguments = [
+            "serve", "--port", "0", "--data-dir", directory, "--log-level", logDirectory == nil ? "error" : "debug",
+        ]
         var standardError = ChildProcess.StandardError.discarded
         if let logDirectory {
             try FileManager.default.createDirectory(atPath: logDirectory, withIntermediateDirectories: true)
             standardError = .file(logDirectory + "/" + URL(fileURLWithPath: directory).lastPathComponent + ".log")
         }
         do {
-            process = try await ChildProcess.start(Self.binary, arguments: arguments, environment: environment, standardError: standardError)
+            process = try await ChildProcess.start(
+                Self.binary, arguments: arguments, environment: environment, standardError: standardError)
         } catch {
             scratch.remove()
             throw error
@@ -49,11 +52,15 @@ final class LiveServer: @unchecked Sendable {
         var seed: [String: Any]?
         for _ in 0..<1500 {
             if let data = FileManager.default.contents(atPath: seedPath),
-               let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any] { seed = json; break }
+                let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            {
+                seed = json; break
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
         guard let seed, let server = seed["server"] as? String, let app = seed["app"] as? [String: Any],
-              let users = seed["users"] as? [[String: String]] else {
+            let users = seed["users"] as? [[String: String]]
+        else {
             await process.kill()
             scratch.remove()
             throw LiveServerError.didNotStart
@@ -62,7 +69,9 @@ final class LiveServer: @unchecked Sendable {
         appID = app["id"] as! String
         appSecret = app["secret"] as! String
         clientToken = app["client_token"] as! String
-        self.users = users.map { SeedUser(id: $0["id"]!, name: $0["name"]!, email: $0["email"]!, password: $0["password"]!) }
+        self.users = users.map {
+            SeedUser(id: $0["id"]!, name: $0["name"]!, email: $0["email"]!, password: $0["password"]!)
+        }
         // The server writes its seed once it serves requests; the first answer confirms it is this server.
         for _ in 0..<500 {
             if (try? await URLSession.shared.data(from: baseURL.appendingPathComponent("healthz"))) != nil { return }

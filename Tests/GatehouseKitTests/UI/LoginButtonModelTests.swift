@@ -43,9 +43,15 @@ final class RecordingButtonDelegate: LoginButtonModelDelegate, @unchecked Sendab
     var allowsLogin = true
     var lastResult: LoginManagerLoginResult?
 
-    func loginButton(_ loginButton: LoginButtonModel, didCompleteWith result: LoginManagerLoginResult?, error: (any Error)?) {
+    func loginButton(
+        _ loginButton: LoginButtonModel, didCompleteWith result: LoginManagerLoginResult?, error: (any Error)?
+    ) {
         lastResult = result
-        if let error { events.record("error \(error)") } else { events.record("complete cancelled=\(result?.isCancelled == true)") }
+        if let error {
+            events.record("error \(error)")
+        } else {
+            events.record("complete cancelled=\(result?.isCancelled == true)")
+        }
     }
     func loginButtonDidLogOut(_ loginButton: LoginButtonModel) { events.record("logout") }
     func loginButtonWillLogin(_ loginButton: LoginButtonModel) -> Bool {
@@ -57,14 +63,18 @@ final class RecordingButtonDelegate: LoginButtonModelDelegate, @unchecked Sendab
 /// A delegate that leaves out the optional `loginButtonWillLogin`.
 final class MinimalButtonDelegate: LoginButtonModelDelegate, @unchecked Sendable {
     let events = LoginRecorder<String>()
-    func loginButton(_ loginButton: LoginButtonModel, didCompleteWith result: LoginManagerLoginResult?, error: (any Error)?) {
+    func loginButton(
+        _ loginButton: LoginButtonModel, didCompleteWith result: LoginManagerLoginResult?, error: (any Error)?
+    ) {
         events.record("complete")
     }
     func loginButtonDidLogOut(_ loginButton: LoginButtonModel) { events.record("logout") }
 }
 
 @Suite struct LoginButtonModelTests {
-    static func model(_ answer: LoginResult = .cancelled) -> (LoginButtonModel, FakeButtonLoginProvider, GatehouseKitEnvironment) {
+    static func model(_ answer: LoginResult = .cancelled) -> (
+        LoginButtonModel, FakeButtonLoginProvider, GatehouseKitEnvironment
+    ) {
         let environment = LoginTest.environment()
         let provider = FakeButtonLoginProvider(answer, environment: environment)
         return (LoginButtonModel(loginProvider: provider, environment: environment), provider, environment)
@@ -91,11 +101,15 @@ final class MinimalButtonDelegate: LoginButtonModelDelegate, @unchecked Sendable
         #expect(model.logOutConfirmation().title == "Logged in using Facebook")
         #expect(model.logOutConfirmation().logOutTitle == "Log Out")
         #expect(model.logOutConfirmation().cancelTitle == "Cancel")
-        environment.replaceCurrentProfile(Profile(
-            userID: "999", firstName: nil, middleName: nil, lastName: nil, name: "Someone Else", linkURL: nil, refreshDate: LoginTest.now))
+        environment.replaceCurrentProfile(
+            Profile(
+                userID: "999", firstName: nil, middleName: nil, lastName: nil, name: "Someone Else", linkURL: nil,
+                refreshDate: LoginTest.now))
         #expect(model.logOutConfirmation().title == "Logged in using Facebook")
-        environment.replaceCurrentProfile(Profile(
-            userID: "111", firstName: "Ann", middleName: nil, lastName: "Lee", name: "Ann Lee", linkURL: nil, refreshDate: LoginTest.now))
+        environment.replaceCurrentProfile(
+            Profile(
+                userID: "111", firstName: "Ann", middleName: nil, lastName: "Lee", name: "Ann Lee", linkURL: nil,
+                refreshDate: LoginTest.now))
         #expect(model.logOutConfirmation().title == "Logged in as Ann Lee")
         model.userName = "Loaded Name"
         #expect(model.logOutConfirmation().title == "Logged in as Loaded Name")
@@ -127,7 +141,8 @@ final class MinimalButtonDelegate: LoginButtonModelDelegate, @unchecked Sendable
 
     @Test func tapWhenLoggedOutAsksTheDelegateThenLogsIn() async throws {
         let token = LoginTest.token(permissions: ["public_profile", "email"])
-        let (model, provider, environment) = Self.model(.success(granted: [.email], declined: [.userFriends], token: token))
+        let (model, provider, environment) = Self.model(
+            .success(granted: [.email], declined: [.userFriends], token: token))
         let delegate = RecordingButtonDelegate()
         model.delegate = delegate
         model.permissions = ["email", "user_friends"]
@@ -206,7 +221,8 @@ final class MinimalButtonDelegate: LoginButtonModelDelegate, @unchecked Sendable
         let server = try await LiveServer()
         defer { server.stop() }
         let environment = LiveLogin.environment(server)
-        let manager = LoginManager(presenter: DialogBrowserPresenter(server: server, user: server.users[0]), environment: environment)
+        let manager = LoginManager(
+            presenter: DialogBrowserPresenter(server: server, user: server.users[0]), environment: environment)
         let model = LoginButtonModel(loginProvider: manager, environment: environment)
         let delegate = RecordingButtonDelegate()
         model.delegate = delegate

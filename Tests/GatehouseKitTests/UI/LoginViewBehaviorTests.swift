@@ -5,11 +5,15 @@ import Testing
 /// Records the seeds' `FBLoginViewDelegate` calls.
 final class LoginViewRecorder: LoginButtonModelDelegate, @unchecked Sendable {
     let events = LoginRecorder<String>()
-    func loginButton(_ loginButton: LoginButtonModel, didCompleteWith result: LoginManagerLoginResult?, error: (any Error)?) {
+    func loginButton(
+        _ loginButton: LoginButtonModel, didCompleteWith result: LoginManagerLoginResult?, error: (any Error)?
+    ) {
         events.record(error.map { "error \($0)" } ?? "complete")
     }
     func loginButtonDidLogOut(_ loginButton: LoginButtonModel) { events.record("logout") }
-    func loginViewFetchedUserInfo(_ loginView: LoginButtonModel, user: Profile) { events.record("user \(user.userID) \(user.name ?? "")") }
+    func loginViewFetchedUserInfo(_ loginView: LoginButtonModel, user: Profile) {
+        events.record("user \(user.userID) \(user.name ?? "")")
+    }
     func loginViewShowingLoggedInUser(_ loginView: LoginButtonModel) { events.record("showing in") }
     func loginViewShowingLoggedOutUser(_ loginView: LoginButtonModel) { events.record("showing out") }
 }
@@ -70,7 +74,10 @@ extension GraphSerialTests {
             model.readPermissions = ["public_profile", "email"]
             await model.tap()
             let token = try #require(environment.currentAccessToken)
-            #expect(recorder.events.values == ["showing out", "showing in", "complete", "user \(token.userID) \(server.users[0].name)"])
+            #expect(
+                recorder.events.values == [
+                    "showing out", "showing in", "complete", "user \(token.userID) \(server.users[0].name)",
+                ])
             #expect(environment.currentProfile?.userID == token.userID)
             #expect(environment.currentProfile?.email == server.users[0].email)
             #expect(model.userName == server.users[0].name)

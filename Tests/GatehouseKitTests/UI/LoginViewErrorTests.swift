@@ -9,7 +9,9 @@ import GatehouseProtocol
     /// The seeds' `FBLoginViewDelegate` with `loginView:handleError:` implemented.
     final class ErrorRecorder: LoginButtonModelDelegate, @unchecked Sendable {
         let events = LoginRecorder<String>()
-        func loginButton(_ loginButton: LoginButtonModel, didCompleteWith result: LoginManagerLoginResult?, error: (any Error)?) {
+        func loginButton(
+            _ loginButton: LoginButtonModel, didCompleteWith result: LoginManagerLoginResult?, error: (any Error)?
+        ) {
             events.record(error == nil ? "complete" : "complete with error")
         }
         func loginButtonDidLogOut(_ loginButton: LoginButtonModel) { events.record("logout") }
@@ -30,8 +32,9 @@ import GatehouseProtocol
         let recorder = ErrorRecorder()
         model.delegate = recorder
         // What GraphTokenRules does when the server answers 190/460 for the current token (password changed).
-        let refused = GraphAPIError(code: 190, subcode: 460, type: "OAuthException", message: "Error validating access token",
-                                     httpStatusCode: 400, body: .null)
+        let refused = GraphAPIError(
+            code: 190, subcode: 460, type: "OAuthException", message: "Error validating access token",
+            httpStatusCode: 400, body: .null)
         environment.setCurrentAccessToken(nil, cause: refused)
         #expect(recorder.events.values == ["showing in", "error 190/460", "showing out"])
         // A plain log-out elsewhere is no error.
@@ -55,7 +58,7 @@ import GatehouseProtocol
         #expect(model.imageURL != nil)
         model.profileID = nil
         #expect(model.profileID == nil && model.imageURL == nil)
-        model.profileID = environment.currentAccessToken!.userID // seed 003's assignment
+        model.profileID = environment.currentAccessToken!.userID  // seed 003's assignment
         #expect(model.imageURL?.path.contains("/111/picture") == true)
     }
 }

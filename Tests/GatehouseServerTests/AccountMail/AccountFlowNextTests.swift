@@ -13,12 +13,16 @@ import Testing
 @Suite struct AccountFlowNextTests {
     /// The `href` of the link with `id` on a page, unescaped.
     static func href(_ id: String, in html: String) -> String? {
-        guard let range = html.range(of: #"href="([^"]*)" id="\#(id)""#, options: .regularExpression) else { return nil }
+        guard let range = html.range(of: #"href="([^"]*)" id="\#(id)""#, options: .regularExpression) else {
+            return nil
+        }
         let attribute = html[range].dropFirst(6).prefix { $0 != "\"" }
         return Browser.hiddenValue("x", in: #"name="x" value="\#(attribute)""#)
     }
 
-    static func dialog(_ server: TestServer) -> String { "/dialog/oauth?" + DialogFlowTests.query(server, [("state", "s1")]) }
+    static func dialog(_ server: TestServer) -> String {
+        "/dialog/oauth?" + DialogFlowTests.query(server, [("state", "s1")])
+    }
 
     @Test func signUpFromTheDialogConfirmsAndLogsInBackToThatAppsConsent() async throws {
         let server = try await TestServer.make()
@@ -35,21 +39,26 @@ import Testing
             #expect(Browser.hiddenValue("next", in: form.text) == dialog)
             #expect(Self.href("login-link", in: form.text) == dialog)
             let csrf = try #require(Browser.hiddenValue("csrf_token", in: form.text))
-            let done = try await browser.post("/account/signup", form: SignUpAndResetTests.signUpForm(csrf, email: "carol@example.com") + [("next", dialog)])
+            let done = try await browser.post(
+                "/account/signup",
+                form: SignUpAndResetTests.signUpForm(csrf, email: "carol@example.com") + [("next", dialog)])
             #expect(done.status == .ok)
             #expect(Self.href("login-link", in: done.text) == dialog)
 
-            let mail = try #require(try await server.services.storage.mail?.list(to: "carol@example.com", limit: 1).first)
+            let mail = try #require(
+                try await server.services.storage.mail?.list(to: "carol@example.com", limit: 1).first)
             #expect(mail.text.contains("You recently created a Gatehouse account to use Test App."))
             let link = try await SignUpAndResetTests.link(server, to: "carol@example.com", path: "/account/confirm?c=")
             #expect(link.hasSuffix("&" + FormEncoding.encode([("next", dialog)])))
             let page = try await browser.get(link)
             #expect(page.status == .ok)
             #expect(Browser.hiddenValue("next", in: page.text) == dialog)
-            let confirmed = try await browser.post("/account/confirm", form: [
-                ("csrf_token", try #require(Browser.hiddenValue("csrf_token", in: page.text))),
-                ("c", try #require(Browser.hiddenValue("c", in: page.text))), ("next", dialog),
-            ])
+            let confirmed = try await browser.post(
+                "/account/confirm",
+                form: [
+                    ("csrf_token", try #require(Browser.hiddenValue("csrf_token", in: page.text))),
+                    ("c", try #require(Browser.hiddenValue("c", in: page.text))), ("next", dialog),
+                ])
             #expect(confirmed.status == .ok)
             #expect(confirmed.text.contains("Your account is confirmed"))
             let back = try #require(Self.href("login-link", in: confirmed.text))
@@ -57,7 +66,8 @@ import Testing
 
             // Log in there: the consent page of the app the person started from.
             let again = try await browser.get(back)
-            let loggedIn = try await browser.submitLogin(page: again, email: "carol@example.com", password: "Carol-pass-1")
+            let loggedIn = try await browser.submitLogin(
+                page: again, email: "carol@example.com", password: "Carol-pass-1")
             #expect(loggedIn.status == .seeOther)
             let consent = try await browser.get(try #require(loggedIn.location))
             #expect(consent.status == .ok)
@@ -74,9 +84,12 @@ import Testing
             let carried = "?" + FormEncoding.encode([("next", dialog)])
             let form = try await browser.get("/account/recover" + carried)
             #expect(Browser.hiddenValue("next", in: form.text) == dialog)
-            let sent = try await browser.post("/account/recover", form: [
-                ("csrf_token", try #require(Browser.hiddenValue("csrf_token", in: form.text))), ("email", "alice@example.com"), ("next", dialog),
-            ])
+            let sent = try await browser.post(
+                "/account/recover",
+                form: [
+                    ("csrf_token", try #require(Browser.hiddenValue("csrf_token", in: form.text))),
+                    ("email", "alice@example.com"), ("next", dialog),
+                ])
             #expect(sent.status == .ok)
             #expect(Self.href("login-link", in: sent.text) == dialog)
             let link = try await SignUpAndResetTests.link(server, to: "alice@example.com", path: "/account/reset?c=")
@@ -84,15 +97,19 @@ import Testing
             let page = try await browser.get(link)
             #expect(page.status == .ok)
             #expect(Browser.hiddenValue("next", in: page.text) == dialog)
-            let changed = try await browser.post("/account/reset", form: [
-                ("csrf_token", try #require(Browser.hiddenValue("csrf_token", in: page.text))),
-                ("c", try #require(Browser.hiddenValue("c", in: page.text))), ("password", "Alice-new-2"), ("next", dialog),
-            ])
+            let changed = try await browser.post(
+                "/account/reset",
+                form: [
+                    ("csrf_token", try #require(Browser.hiddenValue("csrf_token", in: page.text))),
+                    ("c", try #require(Browser.hiddenValue("c", in: page.text))), ("password", "Alice-new-2"),
+                    ("next", dialog),
+                ])
             #expect(changed.status == .ok)
             #expect(changed.text.contains("Your password has been changed"))
             let back = try #require(Self.href("login-link", in: changed.text))
             #expect(back == dialog)
-            let loggedIn = try await browser.submitLogin(page: try await browser.get(back), email: "alice@example.com", password: "Alice-new-2")
+            let loggedIn = try await browser.submitLogin(
+                page: try await browser.get(back), email: "alice@example.com", password: "Alice-new-2")
             #expect(loggedIn.status == .seeOther)
             let consent = try await browser.get(try #require(loggedIn.location))
             #expect(consent.text.contains(#"action="/dialog/oauth/consent""#))
@@ -106,20 +123,27 @@ import Testing
         let server = try await TestServer.make()
         try await server.run { client in
             let browser = Browser(client)
-            for evil in ["https://evil.example/dialog/oauth", "//evil.example/dialog/oauth", "/console/apps", "/\\evil.example"] {
+            for evil in [
+                "https://evil.example/dialog/oauth", "//evil.example/dialog/oauth", "/console/apps", "/\\evil.example",
+            ] {
                 let carried = "?" + FormEncoding.encode([("next", evil)])
                 for path in ["/account/signup", "/account/recover"] {
                     let page = try await browser.get(path + carried)
                     #expect(page.status == .ok)
                     #expect(Browser.hiddenValue("next", in: page.text) == nil, "\(path) \(evil)")
-                    if path == "/account/signup" { #expect(Self.href("login-link", in: page.text) == "/login", "\(evil)") }
+                    if path == "/account/signup" {
+                        #expect(Self.href("login-link", in: page.text) == "/login", "\(evil)")
+                    }
                 }
             }
             let form = try await browser.get("/account/recover")
-            _ = try await browser.post("/account/recover", form: [
-                ("csrf_token", try #require(Browser.hiddenValue("csrf_token", in: form.text))), ("email", "alice@example.com"),
-                ("next", "https://evil.example/"),
-            ])
+            _ = try await browser.post(
+                "/account/recover",
+                form: [
+                    ("csrf_token", try #require(Browser.hiddenValue("csrf_token", in: form.text))),
+                    ("email", "alice@example.com"),
+                    ("next", "https://evil.example/"),
+                ])
             let link = try await SignUpAndResetTests.link(server, to: "alice@example.com", path: "/account/reset?c=")
             #expect(!link.contains("next"))
             // A forged next added to a real link is dropped too.

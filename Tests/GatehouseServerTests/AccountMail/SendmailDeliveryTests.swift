@@ -12,39 +12,45 @@ import Testing
     /// An SMTP server on 127.0.0.1 that requires STARTTLS and writes each message, with its envelope and whether
     /// TLS was on, to `DIR/in/N.eml`.
     static let sink = #"""
-import os, socket, ssl, sys, time
-from aiosmtpd.controller import Controller
-d = sys.argv[1]
-os.makedirs(os.path.join(d, "in"), exist_ok=True)
-ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-ctx.load_cert_chain(os.path.join(d, "cert.pem"), os.path.join(d, "key.pem"))
-class Sink:
-    async def handle_DATA(self, server, session, envelope):
-        n = len(os.listdir(os.path.join(d, "in")))
-        head = "X-Envelope-From: %s\r\nX-Envelope-To: %s\r\nX-TLS: %s\r\n" % (envelope.mail_from, ",".join(envelope.rcpt_tos), "yes" if session.ssl else "no")
-        with open(os.path.join(d, "in", "%d.eml" % n), "wb") as f:
-            f.write(head.encode() + envelope.original_content)
-        return "250 OK"
-s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
-c = Controller(Sink(), hostname="127.0.0.1", port=port, tls_context=ctx, require_starttls=True)
-c.start()
-print("ready %d" % port, flush=True)
-while True: time.sleep(3600)
-"""#
+        import os, socket, ssl, sys, time
+        from aiosmtpd.controller import Controller
+        d = sys.argv[1]
+        os.makedirs(os.path.join(d, "in"), exist_ok=True)
+        ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        ctx.load_cert_chain(os.path.join(d, "cert.pem"), os.path.join(d, "key.pem"))
+        class Sink:
+            async def handle_DATA(self, server, session, envelope):
+                n = len(os.listdir(os.path.join(d, "in")))
+                head = "X-Envelope-From: %s\r\nX-Envelope-To: %s\r\nX-TLS: %s\r\n" % (envelope.mail_from, ",".join(envelope.rcpt_tos), "yes" if session.ssl else "no")
+                with open(os.path.join(d, "in", "%d.eml" % n), "wb") as f:
+                    f.write(head.encode() + envelope.original_content)
+                return "250 OK"
+        s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
+        c = Controller(Sink(), hostname="127.0.0.1", port=port, tls_context=ctx, require_starttls=True)
+        c.start()
+        print("ready %d" % port, flush=True)
+        while True: time.sleep(3600)
+        """#
 
     @Test func aResetMailReachesARealSMTPServerOverSTARTTLSAndAFailureIsRetriedLater() async throws {
         let scratch = try ScratchDirectory.create("smtp")
         defer { scratch.remove() }
         let dir = scratch.path
-        let cert = try await ChildProcess.run("openssl", arguments: [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(dir)/key.pem", "-out", "\(dir)/cert.pem", "-days", "1",
-            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-        ], mergingStandardError: true)
+        let cert = try await ChildProcess.run(
+            "openssl",
+            arguments: [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(dir)/key.pem", "-out", "\(dir)/cert.pem",
+                "-days", "1",
+                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+            ], mergingStandardError: true)
         #expect(cert.status == 0, "\(cert.standardOutput)")
         let smtp = try await ChildProcess.start("python3", arguments: ["-c", Self.sink, dir])
-        let ready = try #require(await smtp.waitForOutput(containing: "ready ", timeout: .seconds(60)), "aiosmtpd did not start: \(smtp.output)")
+        let ready = try #require(
+            await smtp.waitForOutput(containing: "ready ", timeout: .seconds(60)),
+            "aiosmtpd did not start: \(smtp.output)")
         defer { smtp.terminate() }
-        let port = try #require(ready.split(separator: "\n").first(where: { $0.hasPrefix("ready ") }).flatMap { Int($0.dropFirst(6)) })
+        let port = try #require(
+            ready.split(separator: "\n").first(where: { $0.hasPrefix("ready ") }).flatMap { Int($0.dropFirst(6)) })
 
         let server = try await TestServer.make(mode: .production) { configuration in
             configuration.mail.from = "Gatehouse <no-reply@gatehouse.test>"
@@ -56,8 +62,11 @@ while True: time.sleep(3600)
         let pages = try await PageRenderer.load(devMode: false)
         let mailer = AccountMailer(services: server.services, pages: pages)
         let queued = try await mailer.send(
-            kind: "reset_password", userID: server.alice.id, to: "alice@example.com", subject: "Reset your Gatehouse password",
-            values: ["firstName": "Alice", "link": "http://gatehouse.test/account/reset?c=ABC123", "expiresMinutes": 60])
+            kind: "reset_password", userID: server.alice.id, to: "alice@example.com",
+            subject: "Reset your Gatehouse password",
+            values: [
+                "firstName": "Alice", "link": "http://gatehouse.test/account/reset?c=ABC123", "expiresMinutes": 60,
+            ])
         #expect(queued.nextAttemptAt == server.clock.now())
 
         let sent = await outbox.deliverDue()
@@ -76,7 +85,10 @@ while True: time.sleep(3600)
         #expect(received.contains("Subject: Reset your Gatehouse password\r\n"))
         #expect(received.contains("Content-Type: multipart/alternative"))
         // The plain-text part carries the link.
-        let textPart = try #require(received.components(separatedBy: "Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n").last)
+        let textPart = try #require(
+            received.components(
+                separatedBy: "Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n"
+            ).last)
         let base64 = textPart.components(separatedBy: "\r\n--").first?.replacingOccurrences(of: "\r\n", with: "") ?? ""
         let decoded = String(decoding: Data(base64Encoded: base64) ?? Data(), as: UTF8.self)
         #expect(decoded.contains("http://gatehouse.test/account/reset?c=ABC123"))
@@ -85,7 +97,8 @@ while True: time.sleep(3600)
         smtp.terminate()
         _ = await smtp.waitForExit()
         let second = try await mailer.send(
-            kind: "confirm_email", userID: server.alice.id, to: "alice@example.com", subject: "Confirm", values: ["link": "http://x.test/"])
+            kind: "confirm_email", userID: server.alice.id, to: "alice@example.com", subject: "Confirm",
+            values: ["link": "http://x.test/"])
         let failed = await outbox.deliverDue()
         #expect(failed.first?.id == second.id)
         #expect(failed.first?.deliveredAt == nil)

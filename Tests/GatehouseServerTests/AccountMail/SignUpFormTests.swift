@@ -4,7 +4,7 @@ import Testing
 
 /// The sign-up form's checks and email normalisation (pure).
 @Suite struct SignUpFormTests {
-    static let today = Date(timeIntervalSince1970: 1_800_000_000) // 2027-01-15
+    static let today = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15
 
     static func form(_ changes: [String: String] = [:]) -> [String: String] {
         var form = [
@@ -45,7 +45,10 @@ import Testing
     @Test func addressesAreTrimmedNormalisedAndLowerCased() {
         #expect(EmailAddress.normalised("  Ann.Lee+tag@Mail.Example.ORG\n") == "ann.lee+tag@mail.example.org")
         #expect(EmailAddress.normalised("Ame\u{301}lie@example.com") == "am\u{E9}lie@example.com")
-        for bad in ["", "plain", "@example.com", "a@", "a@example", "a b@example.com", "a..b@example.com", "a@-x.com", "\"a\"@example.com"] {
+        for bad in [
+            "", "plain", "@example.com", "a@", "a@example", "a b@example.com", "a..b@example.com", "a@-x.com",
+            "\"a\"@example.com",
+        ] {
             #expect(EmailAddress.normalised(bad) == nil, "\(bad)")
         }
     }

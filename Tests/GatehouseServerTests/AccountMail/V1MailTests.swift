@@ -9,15 +9,19 @@ import Testing
 
 /// Issue 32: the admin API's mail outbox, sign-up mode and invitations.
 @Suite struct V1MailTests {
-    static func json(_ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ path: String, _ body: String) async throws -> TestResponse {
+    static func json(_ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ path: String, _ body: String)
+        async throws -> TestResponse
+    {
         try await client.execute(
-            uri: "/admin/api/v1" + path, method: method, headers: [.contentType: "application/json"], body: ByteBuffer(string: body))
+            uri: "/admin/api/v1" + path, method: method, headers: [.contentType: "application/json"],
+            body: ByteBuffer(string: body))
     }
 
     @Test func anInvitationIsListedReadAndDeletedAndLetsItsAddressSignUp() async throws {
         let server = try await TestServer.make()
         try await server.run { client in
-            #expect(try await client.execute(uri: "/admin/api/v1/signup", method: .get).json["mode"]?.stringValue == "open")
+            #expect(
+                try await client.execute(uri: "/admin/api/v1/signup", method: .get).json["mode"]?.stringValue == "open")
             let set = try await Self.json(client, .put, "/signup", #"{"mode":"invitation"}"#)
             #expect(set.status == .ok)
             #expect(set.json["mode"]?.stringValue == "invitation")
@@ -45,16 +49,23 @@ import Testing
             #expect(form.status == .ok)
             let csrf = try #require(Browser.hiddenValue("csrf_token", in: form.text))
             let code = try #require(Browser.hiddenValue("invitation", in: form.text))
-            let other = try await browser.post("/account/signup", form: SignUpAndResetTests.signUpForm(csrf, email: "eve@example.com") + [("invitation", code)])
+            let other = try await browser.post(
+                "/account/signup",
+                form: SignUpAndResetTests.signUpForm(csrf, email: "eve@example.com") + [("invitation", code)])
             #expect(other.status == .forbidden)
-            let done = try await browser.post("/account/signup", form: SignUpAndResetTests.signUpForm(csrf, email: "dana@example.com") + [("invitation", code)])
+            let done = try await browser.post(
+                "/account/signup",
+                form: SignUpAndResetTests.signUpForm(csrf, email: "dana@example.com") + [("invitation", code)])
             #expect(done.status == .ok)
-            #expect(try await server.services.storage.users.find(email: "dana@example.com")?.accountState == .unconfirmed)
+            #expect(
+                try await server.services.storage.users.find(email: "dana@example.com")?.accountState == .unconfirmed)
 
             #expect(try await client.execute(uri: "/admin/api/v1/mail/\(id)", method: .delete).status == .noContent)
             #expect(try await client.execute(uri: "/admin/api/v1/mail/\(id)", method: .get).status == .notFound)
             #expect(try await client.execute(uri: "/admin/api/v1/mail", method: .delete).status == .noContent)
-            #expect(try await client.execute(uri: "/admin/api/v1/mail", method: .get).json["data"]?.arrayValue?.isEmpty == true)
+            #expect(
+                try await client.execute(uri: "/admin/api/v1/mail", method: .get).json["data"]?.arrayValue?.isEmpty
+                    == true)
         }
     }
 }

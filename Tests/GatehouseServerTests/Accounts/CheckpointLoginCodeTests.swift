@@ -22,7 +22,8 @@ import Testing
             try await Self.state(server, .checkpointed)
             let browser = Browser(client)
             let dialog = "/dialog/oauth?" + DialogFlowTests.query(server, [("state", "s1")])
-            let checkpoint = try await browser.submitLogin(page: try await browser.get(dialog), email: "alice@example.com", password: "alice-password")
+            let checkpoint = try await browser.submitLogin(
+                page: try await browser.get(dialog), email: "alice@example.com", password: "alice-password")
             #expect(checkpoint.status == .ok)
             #expect(checkpoint.text.contains(#"id="checkpoint-continue""#))
             #expect(browser.cookie("gh_session") == nil)
@@ -30,9 +31,12 @@ import Testing
             let next = try #require(Browser.hiddenValue("next", in: checkpoint.text))
             #expect(next == dialog)
 
-            let passed = try await browser.post("/dialog/account/continue", form: [
-                ("csrf_token", try #require(Browser.hiddenValue("csrf_token", in: checkpoint.text))), ("next", next),
-            ])
+            let passed = try await browser.post(
+                "/dialog/account/continue",
+                form: [
+                    ("csrf_token", try #require(Browser.hiddenValue("csrf_token", in: checkpoint.text))),
+                    ("next", next),
+                ])
             #expect(passed.status == .ok)
             #expect(passed.text.contains("<h1>Enter login code</h1>"))
             #expect(passed.text.contains(#"action="/dialog/login_code""#))
@@ -45,10 +49,12 @@ import Testing
             #expect(try await browser.get(dialog).text.contains(#"action="/dialog/oauth/login""#))
 
             server.clock.advance(by: 30)
-            let code = try await browser.post("/dialog/login_code", form: [
-                ("csrf_token", try #require(Browser.hiddenValue("csrf_token", in: passed.text))), ("next", dialog),
-                ("code", totp.code(at: server.clock.now())),
-            ])
+            let code = try await browser.post(
+                "/dialog/login_code",
+                form: [
+                    ("csrf_token", try #require(Browser.hiddenValue("csrf_token", in: passed.text))), ("next", dialog),
+                    ("code", totp.code(at: server.clock.now())),
+                ])
             #expect(code.status == .seeOther)
             let location = try #require(code.location)
             #expect(location.hasPrefix(dialog + "&gh_reauth="))
@@ -63,18 +69,23 @@ import Testing
         try await server.run { client in
             let browser = Browser(client)
             let dialog = "/dialog/oauth?" + DialogFlowTests.query(server, [("state", "s1")])
-            let checkpoint = try await browser.submitLogin(page: try await browser.get(dialog), email: "alice@example.com", password: "alice-password")
+            let checkpoint = try await browser.submitLogin(
+                page: try await browser.get(dialog), email: "alice@example.com", password: "alice-password")
             #expect(checkpoint.text.contains(#"id="checkpoint-continue""#))
             try await Self.state(server, .active)
             #expect(try await browser.get(dialog).text.contains(#"action="/dialog/oauth/login""#))
             // Its Continue still works, and goes on as a login does (no second factor here: a session, then consent).
-            let passed = try await browser.post("/dialog/account/continue", form: [
-                ("csrf_token", try #require(Browser.hiddenValue("csrf_token", in: checkpoint.text))), ("next", dialog),
-            ])
+            let passed = try await browser.post(
+                "/dialog/account/continue",
+                form: [
+                    ("csrf_token", try #require(Browser.hiddenValue("csrf_token", in: checkpoint.text))),
+                    ("next", dialog),
+                ])
             #expect(passed.status == .seeOther)
             #expect(passed.location?.hasPrefix(dialog + "&gh_reauth=") == true)
             #expect(browser.cookie("gh_session") != nil)
-            #expect(try await browser.get(try #require(passed.location)).text.contains(#"action="/dialog/oauth/consent""#))
+            #expect(
+                try await browser.get(try #require(passed.location)).text.contains(#"action="/dialog/oauth/consent""#))
         }
     }
 
@@ -84,19 +95,23 @@ import Testing
         try await server.run { client in
             let browser = Browser(client)
             let dialog = "/dialog/oauth?" + DialogFlowTests.query(server, [("state", "s1")])
-            let checkpoint = try await browser.submitLogin(page: try await browser.get(dialog), email: "alice@example.com", password: "alice-password")
+            let checkpoint = try await browser.submitLogin(
+                page: try await browser.get(dialog), email: "alice@example.com", password: "alice-password")
             let csrf = try #require(Browser.hiddenValue("csrf_token", in: checkpoint.text))
             let name = browser.cookies["gh_state"] != nil ? "gh_state" : "__Host-gh_state"
             let genuine = try #require(browser.cookie("gh_state"))
-            browser.plantCookie(name: name, value: "\(server.alice.id).\(Int(server.clock.now().timeIntervalSince1970)).forged")
-            let forged = try await browser.post("/dialog/account/continue", form: [("csrf_token", csrf), ("next", dialog)])
+            browser.plantCookie(
+                name: name, value: "\(server.alice.id).\(Int(server.clock.now().timeIntervalSince1970)).forged")
+            let forged = try await browser.post(
+                "/dialog/account/continue", form: [("csrf_token", csrf), ("next", dialog)])
             #expect(forged.status == .seeOther)
             #expect(forged.location == dialog)
             #expect(browser.cookie("gh_session") == nil)
             // After ten minutes the genuine one is void too.
             browser.plantCookie(name: name, value: genuine)
             server.clock.advance(by: 601)
-            let late = try await browser.post("/dialog/account/continue", form: [("csrf_token", csrf), ("next", dialog)])
+            let late = try await browser.post(
+                "/dialog/account/continue", form: [("csrf_token", csrf), ("next", dialog)])
             #expect(late.location == dialog)
             #expect(try await server.services.storage.users.find(id: server.alice.id)?.accountState == .checkpointed)
         }
@@ -109,18 +124,21 @@ import Testing
         try await server.run { client in
             let browser = Browser(client)
             let dialog = "/dialog/oauth?" + DialogFlowTests.query(server, [("state", "s1")])
-            let page = try await browser.submitLogin(page: try await browser.get(dialog), email: "alice@example.com", password: "alice-password")
+            let page = try await browser.submitLogin(
+                page: try await browser.get(dialog), email: "alice@example.com", password: "alice-password")
             #expect(page.text.contains("<h1>Confirm your email</h1>"))
             #expect(!page.text.contains(#"id="confirm-now""#))
             let csrf = try #require(Browser.hiddenValue("csrf_token", in: page.text))
-            let sent = try await browser.post("/account/confirm/resend", form: [("csrf_token", csrf), ("next", dialog)])
+            let sent = try await browser.post(
+                "/account/confirm/resend", form: [("csrf_token", csrf), ("next", dialog)])
             #expect(sent.status == .ok)
             #expect(sent.text.contains("Check your email"))
             let link = try await SignUpAndResetTests.link(server, to: "alice@example.com", path: "/account/confirm?c=")
             #expect(link.hasSuffix("&" + FormEncoding.encode([("next", dialog)])))
             let stranger = Browser(client)
             _ = try await stranger.get(dialog)
-            let refused = try await stranger.post("/account/confirm/resend", form: [("csrf_token", stranger.cookie("gh_csrf") ?? "")])
+            let refused = try await stranger.post(
+                "/account/confirm/resend", form: [("csrf_token", stranger.cookie("gh_csrf") ?? "")])
             #expect(refused.status == .forbidden)
             #expect(refused.text.contains("Log in first"))
         }

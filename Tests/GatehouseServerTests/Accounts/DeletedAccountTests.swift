@@ -24,43 +24,58 @@ import Testing
             #expect(try await client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get).status == .ok)
             let browser = Browser(client)
             let page = try await TwoFactorLoginTests.logInToSettings(browser)
-            let deleted = try await browser.post("/settings/account/delete", form: [
-                ("csrf_token", try #require(Browser.hiddenValue("csrf_token", in: page.text))), ("password", "alice-password"),
-            ])
+            let deleted = try await browser.post(
+                "/settings/account/delete",
+                form: [
+                    ("csrf_token", try #require(Browser.hiddenValue("csrf_token", in: page.text))),
+                    ("password", "alice-password"),
+                ])
             #expect(deleted.status == .ok)
             #expect(try await server.services.storage.users.find(id: server.alice.id) == nil)
 
-            let (me, entry) = try await JournalExplanationPathTests.send(client, server, "/v21.0/me?access_token=\(token)")
+            let (me, entry) = try await JournalExplanationPathTests.send(
+                client, server, "/v21.0/me?access_token=\(token)")
             #expect(me.status == .badRequest)
             #expect(me.text == Self.body458(server.app.id))
-            JournalExplanationPathTests.expectRefusal((me, entry), code: 190, subcode: 458, "belongs to an account that was deleted on ")
+            JournalExplanationPathTests.expectRefusal(
+                (me, entry), code: 190, subcode: 458, "belongs to an account that was deleted on ")
             // Every call, not once.
-            #expect(try await client.execute(uri: "/v21.0/me/friends?access_token=\(token)", method: .get).text == Self.body458(server.app.id))
-            let debug = try await client.execute(uri: "/v21.0/debug_token?input_token=\(token)&access_token=\(server.appToken)", method: .get)
+            #expect(
+                try await client.execute(uri: "/v21.0/me/friends?access_token=\(token)", method: .get).text
+                    == Self.body458(server.app.id))
+            let debug = try await client.execute(
+                uri: "/v21.0/debug_token?input_token=\(token)&access_token=\(server.appToken)", method: .get)
             #expect(debug.json["data"]?["is_valid"]?.boolValue == false)
             #expect(debug.json["data"]?["error"]?["code"]?.intValue == 190)
             #expect(debug.json["data"]?["error"]?["subcode"]?.intValue == 458)
 
             // Nothing of the person is kept: the hashes of the token and the address only.
             let now = server.clock.now()
-            let kept = try #require(try await server.services.storage.deletedAccounts?.find(
-                key: DeletedAccountRecord.tokenKey(tokenHash: SecretHash.sha256Hex(token)), now: now))
+            let kept = try #require(
+                try await server.services.storage.deletedAccounts?.find(
+                    key: DeletedAccountRecord.tokenKey(tokenHash: SecretHash.sha256Hex(token)), now: now))
             #expect(kept.appID == server.app.id)
-            #expect(try await server.services.storage.deletedAccounts?.find(key: DeletedAccountRecord.emailKey("alice@example.com"), now: now) != nil)
+            #expect(
+                try await server.services.storage.deletedAccounts?.find(
+                    key: DeletedAccountRecord.emailKey("alice@example.com"), now: now) != nil)
 
             // The dialog: the deleted address and its password are refused exactly as an unknown address.
             let query = DialogFlowTests.query(server, [("state", "s1")])
             let login = Browser(client)
             let form = try await login.get("/dialog/oauth?" + query)
-            let refused = try await login.submitLogin(page: form, email: "alice@example.com", password: "alice-password")
+            let refused = try await login.submitLogin(
+                page: form, email: "alice@example.com", password: "alice-password")
             let refusedEntry = try #require(JournalExplanationPathTests.last(server))
-            let unknown = try await login.submitLogin(page: form, email: "nobody@example.com", password: "alice-password")
+            let unknown = try await login.submitLogin(
+                page: form, email: "nobody@example.com", password: "alice-password")
             #expect(refused.status == .seeOther)
             #expect(refused.location == "/dialog/oauth?" + query + "&gh_login_error=1")
             #expect(unknown.status == refused.status)
             #expect(unknown.location == refused.location)
             #expect(login.cookie("gh_session") == nil)
-            #expect(refusedEntry.explanation?.contains("the address belonged to an account that was deleted on ") == true, "\(refusedEntry.explanation ?? "")")
+            #expect(
+                refusedEntry.explanation?.contains("the address belonged to an account that was deleted on ") == true,
+                "\(refusedEntry.explanation ?? "")")
             let unknownEntry = try #require(JournalExplanationPathTests.last(server))
             #expect(unknownEntry.explanation == "the email or password was wrong; the login form is shown again")
         }
@@ -78,7 +93,9 @@ import Testing
             // A token that never existed still answers as garbage does.
             let never = try await client.execute(uri: "/v21.0/me?access_token=EAAGnothing", method: .get)
             #expect(never.json["error"]?["error_subcode"] == nil)
-            #expect(never.json["error"]?["message"]?.stringValue == "Invalid OAuth access token - Cannot parse access token")
+            #expect(
+                never.json["error"]?["message"]?.stringValue == "Invalid OAuth access token - Cannot parse access token"
+            )
         }
     }
 

@@ -10,10 +10,15 @@ import NIOCore
 struct V1Client {
     let client: any TestClientProtocol
 
-    func call(_ method: HTTPRequest.Method, _ path: String, _ body: String? = nil, contentType: String? = "application/json") async throws -> TestResponse {
+    func call(
+        _ method: HTTPRequest.Method, _ path: String, _ body: String? = nil, contentType: String? = "application/json"
+    ) async throws -> TestResponse {
         var headers = HTTPFields()
-        if let contentType, method == .post || method == .put || method == .patch { headers[.contentType] = contentType }
-        return try await client.execute(uri: "/admin/api/v1" + path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
+        if let contentType, method == .post || method == .put || method == .patch {
+            headers[.contentType] = contentType
+        }
+        return try await client.execute(
+            uri: "/admin/api/v1" + path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
     }
 
     func get(_ path: String) async throws -> TestResponse { try await call(.get, path) }
@@ -27,13 +32,16 @@ enum V1Problem {
     /// The exact problem document the API sends.
     static func text(_ kind: String, _ status: Int, _ title: String, _ detail: String, field: String? = nil) -> String {
         var object: JSONObject = [
-            "type": .string("https://gatehouse.dev/problems/" + kind), "title": .string(title), "status": .int(Int64(status)), "detail": .string(detail),
+            "type": .string("https://gatehouse.dev/problems/" + kind), "title": .string(title),
+            "status": .int(Int64(status)), "detail": .string(detail),
         ]
         if let field { object["field"] = .string(field) }
         return JSONValue.object(object).serialized()
     }
 
-    static func validation(_ field: String, _ detail: String) -> String { text("validation", 400, "The request is not valid", detail, field: field) }
+    static func validation(_ field: String, _ detail: String) -> String {
+        text("validation", 400, "The request is not valid", detail, field: field)
+    }
     static func notFound(_ detail: String) -> String { text("not-found", 404, "No such resource", detail) }
     static func conflict(_ detail: String, field: String? = nil) -> String {
         text("conflict", 409, "The request conflicts with the current state", detail, field: field)

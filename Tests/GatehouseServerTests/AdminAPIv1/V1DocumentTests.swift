@@ -23,8 +23,11 @@ import Testing
         let server = try await TestServer.make()
         let pages = try await PageRenderer.load(devMode: true)
         let router = GatehouseApp.router(services: server.services, pages: pages)
-        let registered = Set(router.routes.map { Self.normalised($0.method.rawValue, "\($0.path)") }
-            .filter { $0.contains(" /admin/api/v1/") }.map { $0.replacingOccurrences(of: " /admin/api/v1", with: " ") })
+        let registered = Set(
+            router.routes.map { Self.normalised($0.method.rawValue, "\($0.path)") }
+                .filter { $0.contains(" /admin/api/v1/") }.map {
+                    $0.replacingOccurrences(of: " /admin/api/v1", with: " ")
+                })
         try await server.v1 { api in
             let yaml = try await api.get("/openapi.yaml")
             #expect(yaml.status == .ok)
@@ -37,10 +40,11 @@ import Testing
             #expect(json.json == document)
 
             let operations = AdminAPIv1Document.operations(document)
-            let documented = Set(operations.map { operation -> String in
-                let parts = operation.split(separator: " ", maxSplits: 1).map(String.init)
-                return Self.normalised(parts[0], parts[1])
-            })
+            let documented = Set(
+                operations.map { operation -> String in
+                    let parts = operation.split(separator: " ", maxSplits: 1).map(String.init)
+                    return Self.normalised(parts[0], parts[1])
+                })
             #expect(registered.subtracting(documented).sorted() == [], "registered but not documented")
             #expect(documented.subtracting(registered).sorted() == [], "documented but not registered")
             #expect(operations.count >= 15)
@@ -51,7 +55,8 @@ import Testing
                     .map { $0.hasPrefix("{") ? "0" : String($0) }.joined(separator: "/")
                 let response = try await api.call(HTTPRequest.Method(parts[0])!, path, "{}")
                 // A 404 from a handler is a problem document; the router's own 404 and 405 are not.
-                let routed = response.status != .methodNotAllowed
+                let routed =
+                    response.status != .methodNotAllowed
                     && (response.status != .notFound || response.headers[.contentType] == "application/problem+json")
                 #expect(routed, "\(operation) answered \(response.status.code) from the router")
             }

@@ -51,15 +51,24 @@ import Testing
             let seeded = try await api.post("/state/reset", #"{"to":"seed"}"#)
             #expect(seeded.status == .ok)
             #expect(seeded.json["apps"] == 1 && seeded.json["people"] == 3)
-            #expect(seeded.json["seed"]?["users"]?.arrayValue?.compactMap { $0["email"]?.stringValue } == ["alice@gatehouse.test", "bob@gatehouse.test", "carol@gatehouse.test"])
+            #expect(
+                seeded.json["seed"]?["users"]?.arrayValue?.compactMap { $0["email"]?.stringValue } == [
+                    "alice@gatehouse.test", "bob@gatehouse.test", "carol@gatehouse.test",
+                ])
             #expect(try await api.get("/apps").json["data"]?[0]?["name"] == "Gatehouse Demo")
 
-            let body = JSONValue.object(["scenario": .object(["yaml": .string(Self.scenarioYAML), "file": "shop.yaml"])]).serialized()
+            let body = JSONValue.object([
+                "scenario": .object(["yaml": .string(Self.scenarioYAML), "file": "shop.yaml"])
+            ]).serialized()
             let scenario = try await api.post("/state/reset", body)
             #expect(scenario.status == .ok)
             #expect(scenario.json["apps"] == 1 && scenario.json["people"] == 1 && scenario.json["tokens"] == 1)
-            #expect(scenario.json["scenario"]?["people"] == [["key": "dara", "id": "100000000000901", "email": "dara@example.com"]])
-            let me = try await api.client.execute(uri: "/v21.0/me?fields=email&access_token=EAAGsmallDaraToken0000000000000000001", method: .get)
+            #expect(
+                scenario.json["scenario"]?["people"] == [
+                    ["key": "dara", "id": "100000000000901", "email": "dara@example.com"]
+                ])
+            let me = try await api.client.execute(
+                uri: "/v21.0/me?fields=email&access_token=EAAGsmallDaraToken0000000000000000001", method: .get)
             #expect(me.json["email"] == "dara@example.com")
         }
     }
@@ -71,9 +80,15 @@ import Testing
             let refused = try await api.post("/state/reset", bad)
             #expect(refused.status == .badRequest)
             #expect(refused.json["field"] == "scenario.yaml")
-            #expect(try await api.post("/state/reset", #"{"to":"everything"}"#).text == V1Problem.validation("to", "to must be empty or seed (or give a scenario)"))
-            #expect(try await api.post("/state/reset", #"{"to":"empty","scenario":{"yaml":"apps: {}"}}"#).text == V1Problem.validation("to", "give either to or scenario, not both"))
-            #expect(try await api.post("/state/reset", #"{"scenario":{"yaml":"apps: {}","colour":1}}"#).text == V1Problem.validation("scenario.colour", "unknown field scenario.colour"))
+            #expect(
+                try await api.post("/state/reset", #"{"to":"everything"}"#).text
+                    == V1Problem.validation("to", "to must be empty or seed (or give a scenario)"))
+            #expect(
+                try await api.post("/state/reset", #"{"to":"empty","scenario":{"yaml":"apps: {}"}}"#).text
+                    == V1Problem.validation("to", "give either to or scenario, not both"))
+            #expect(
+                try await api.post("/state/reset", #"{"scenario":{"yaml":"apps: {}","colour":1}}"#).text
+                    == V1Problem.validation("scenario.colour", "unknown field scenario.colour"))
             #expect(try await server.services.storage.apps.list().count == 1)
             #expect(try await server.services.storage.users.list().count == 2)
         }

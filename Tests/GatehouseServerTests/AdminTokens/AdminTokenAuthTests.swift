@@ -12,7 +12,9 @@ import Testing
 /// API route (v1 and the older ones) takes an admin session or a live token and nothing else.
 @Suite struct AdminTokenAuthTests {
     static func production() async throws -> TestServer {
-        try await TestServer.make(configure: { $0.mode = .production; $0.publicURL = "https://gatehouse.test" })
+        try await TestServer.make(configure: {
+            $0.mode = .production; $0.publicURL = "https://gatehouse.test"
+        })
     }
 
     static func bearer(_ token: String, json: Bool = false) -> HTTPFields {
@@ -44,24 +46,30 @@ import Testing
             let none = try await client.execute(uri: "/admin/api/v1/admin-tokens", method: .get)
             #expect(none.status == .unauthorized)
             #expect(none.headers[.contentType] == "application/problem+json")
-            #expect(none.json == [
-                "type": "https://gatehouse.dev/problems/unauthorized", "title": "Authentication is required", "status": 401,
-                "detail": "send an admin token (Authorization: Bearer gha_…) or log in at /console/login",
-            ])
+            #expect(
+                none.json == [
+                    "type": "https://gatehouse.dev/problems/unauthorized", "title": "Authentication is required",
+                    "status": 401,
+                    "detail": "send an admin token (Authorization: Bearer gha_…) or log in at /console/login",
+                ])
             for wrong in ["gha_guess", "not-a-token", token + "x", "Basic " + token] {
                 let headers: HTTPFields = [.authorization: wrong.hasPrefix("Basic") ? wrong : "Bearer \(wrong)"]
-                let refused = try await client.execute(uri: "/admin/api/v1/admin-tokens", method: .get, headers: headers)
+                let refused = try await client.execute(
+                    uri: "/admin/api/v1/admin-tokens", method: .get, headers: headers)
                 #expect(refused.status == .unauthorized, "\(wrong)")
                 #expect(refused.json["detail"] == "the admin token is unknown or revoked")
             }
-            let allowed = try await client.execute(uri: "/admin/api/v1/admin-tokens", method: .get, headers: Self.bearer(token))
+            let allowed = try await client.execute(
+                uri: "/admin/api/v1/admin-tokens", method: .get, headers: Self.bearer(token))
             #expect(allowed.status == .ok)
             #expect(allowed.json["data"]?.arrayValue?.first?["name"] == "ci")
             #expect(allowed.json["data"]?.arrayValue?.first?["token"] == nil)
             #expect(allowed.json["next_cursor"] == .null)
             // The older routes take the same token, and refuse without it.
             #expect(try await client.execute(uri: "/admin/api/clock", method: .get).status == .unauthorized)
-            #expect(try await client.execute(uri: "/admin/api/clock", method: .get, headers: Self.bearer("gha_guess")).status == .unauthorized)
+            #expect(
+                try await client.execute(uri: "/admin/api/clock", method: .get, headers: Self.bearer("gha_guess"))
+                    .status == .unauthorized)
             let clock = try await client.execute(uri: "/admin/api/clock", method: .get, headers: Self.bearer(token))
             #expect(clock.status == .ok)
             #expect(clock.json["controllable"] == true)
@@ -76,15 +84,21 @@ import Testing
         let token = try await AdminTokens(services: server.services).create(name: "dashboard", readOnly: true).token
         server.clock.advance(by: 3600)
         try await server.run { client in
-            #expect(try await client.execute(uri: "/admin/api/v1/admin-tokens", method: .get, headers: Self.bearer(token)).status == .ok)
+            #expect(
+                try await client.execute(uri: "/admin/api/v1/admin-tokens", method: .get, headers: Self.bearer(token))
+                    .status == .ok)
             let create = try await client.execute(
-                uri: "/admin/api/v1/admin-tokens", method: .post, headers: Self.bearer(token, json: true), body: ByteBuffer(string: #"{"name":"sneaky"}"#))
+                uri: "/admin/api/v1/admin-tokens", method: .post, headers: Self.bearer(token, json: true),
+                body: ByteBuffer(string: #"{"name":"sneaky"}"#))
             #expect(create.status == .forbidden)
-            #expect(create.json == [
-                "type": "https://gatehouse.dev/problems/forbidden", "title": "Not allowed", "status": 403,
-                "detail": "this admin token is read-only",
-            ])
-            let reset = try await client.execute(uri: "/admin/api/clock/reset", method: .post, headers: Self.bearer(token, json: true), body: ByteBuffer(string: "{}"))
+            #expect(
+                create.json == [
+                    "type": "https://gatehouse.dev/problems/forbidden", "title": "Not allowed", "status": 403,
+                    "detail": "this admin token is read-only",
+                ])
+            let reset = try await client.execute(
+                uri: "/admin/api/clock/reset", method: .post, headers: Self.bearer(token, json: true),
+                body: ByteBuffer(string: "{}"))
             #expect(reset.status == .forbidden)
             #expect(reset.json["error"]?["message"] == "Forbidden: this admin token is read-only.")
             // Nothing changed: no token made, the clock still moved.
@@ -99,14 +113,18 @@ import Testing
         let ci = try await tokens.create(name: "ci", readOnly: false)
         let other = try await tokens.create(name: "other", readOnly: false)
         try await server.run { client in
-            let revoke = try await client.execute(uri: "/admin/api/v1/admin-tokens/\(other.record.id)", method: .delete, headers: Self.bearer(ci.token))
+            let revoke = try await client.execute(
+                uri: "/admin/api/v1/admin-tokens/\(other.record.id)", method: .delete, headers: Self.bearer(ci.token))
             #expect(revoke.status == .noContent)
-            let refused = try await client.execute(uri: "/admin/api/v1/admin-tokens", method: .get, headers: Self.bearer(other.token))
+            let refused = try await client.execute(
+                uri: "/admin/api/v1/admin-tokens", method: .get, headers: Self.bearer(other.token))
             #expect(refused.status == .unauthorized)
-            let again = try await client.execute(uri: "/admin/api/v1/admin-tokens/\(other.record.id)", method: .delete, headers: Self.bearer(ci.token))
+            let again = try await client.execute(
+                uri: "/admin/api/v1/admin-tokens/\(other.record.id)", method: .delete, headers: Self.bearer(ci.token))
             #expect(again.status == .notFound)
             #expect(again.json["type"] == "https://gatehouse.dev/problems/not-found")
-            let list = try await client.execute(uri: "/admin/api/v1/admin-tokens", method: .get, headers: Self.bearer(ci.token))
+            let list = try await client.execute(
+                uri: "/admin/api/v1/admin-tokens", method: .get, headers: Self.bearer(ci.token))
             #expect(list.json["data"]?.arrayValue?.map { $0["revoked_time"] == .null } == [true, false])
         }
     }
@@ -122,11 +140,15 @@ import Testing
             let token = try #require(made.json["token"]?.stringValue)
             #expect(made.json["read_only"] == true)
             #expect(made.json["prefix"]?.stringValue == String(token.prefix(12)))
-            #expect(try await client.execute(uri: "/admin/api/v1/admin-tokens", method: .get, headers: Self.bearer(token)).status == .ok)
-            let listed = try await client.execute(uri: "/admin/api/v1/admin-tokens", method: .get, headers: Self.bearer(ci.token))
+            #expect(
+                try await client.execute(uri: "/admin/api/v1/admin-tokens", method: .get, headers: Self.bearer(token))
+                    .status == .ok)
+            let listed = try await client.execute(
+                uri: "/admin/api/v1/admin-tokens", method: .get, headers: Self.bearer(ci.token))
             #expect(!listed.text.contains(token))
             let unnamed = try await client.execute(
-                uri: "/admin/api/v1/admin-tokens", method: .post, headers: Self.bearer(ci.token, json: true), body: ByteBuffer(string: #"{"name":"  "}"#))
+                uri: "/admin/api/v1/admin-tokens", method: .post, headers: Self.bearer(ci.token, json: true),
+                body: ByteBuffer(string: #"{"name":"  "}"#))
             #expect(unnamed.status == .badRequest)
             #expect(unnamed.json["field"] == "name")
         }

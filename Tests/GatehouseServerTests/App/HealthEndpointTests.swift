@@ -23,7 +23,9 @@ import HTTPTypes
     }
 
     struct UnreachableCallerRecordStore: CallerRecordStore {
-        func callerRecords(tokenHash: String) async throws -> CallerRecords? { throw StorageError.unavailable("PostgreSQL is unreachable") }
+        func callerRecords(tokenHash: String) async throws -> CallerRecords? {
+            throw StorageError.unavailable("PostgreSQL is unreachable")
+        }
     }
 
     /// `server` with its database made unreachable.
@@ -73,7 +75,10 @@ import HTTPTypes
             let r = try await client.execute(uri: "/v21.0/me?access_token=EAAGsomething", method: .get)
             #expect(r.status == .serviceUnavailable)
             #expect(r.headers[.contentType] == "application/json; charset=UTF-8")
-            #expect(r.text == #"{"error":{"message":"(#2) Service temporarily unavailable","type":"OAuthException","code":2,"is_transient":true}}"#)
+            #expect(
+                r.text
+                    == #"{"error":{"message":"(#2) Service temporarily unavailable","type":"OAuthException","code":2,"is_transient":true}}"#
+            )
         }
     }
 }

@@ -26,7 +26,8 @@ import NIOHTTP1
             var logger = Logger(label: "gatehouse.test.startup")
             logger.logLevel = .critical
             try await GatehouseServerRunner.run(
-                configuration: configuration, logger: logger, stopsOnSignals: false, whileStarting: whileStarting, announce: announce)
+                configuration: configuration, logger: logger, stopsOnSignals: false, whileStarting: whileStarting,
+                announce: announce)
         }
     }
 
@@ -41,9 +42,11 @@ import NIOHTTP1
     }
 
     @Test func thePortIsHeldWhileTheServerStartsAndTheSeedNamesThisServer() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-startup-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "gatehouse-startup-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let configuration = GatehouseConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory.path, mode: .development)
+        let configuration = GatehouseConfiguration(
+            host: "127.0.0.1", port: 0, dataDirectory: directory.path, mode: .development)
         let seen = Observations()
         let announced = BoundPort()
         let runner = RunnerService(
@@ -60,7 +63,8 @@ import NIOHTTP1
                     seen.record(takenByOthers: false)
                 }
                 // A client that guessed the port meanwhile is told to come back, not served half-ready.
-                let early = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/healthz"), timeout: .seconds(30))
+                let early = try await HTTPClient.shared.execute(
+                    HTTPClientRequest(url: "http://127.0.0.1:\(port)/healthz"), timeout: .seconds(30))
                 seen.record(answer: early.status.code)
                 #expect(early.headers.first(name: "Retry-After") == "1")
             },
@@ -76,11 +80,15 @@ import NIOHTTP1
             #expect(seen.answerWhileStarting == 503)
 
             // The seed file appears only now, and the server it names is this one: it knows the seed's app.
-            let data = try #require(FileManager.default.contents(atPath: directory.appendingPathComponent("dev-seed.json").path))
+            let data = try #require(
+                FileManager.default.contents(atPath: directory.appendingPathComponent("dev-seed.json").path))
             let seed = try JSONDecoder().decode(DevSeed.self, from: data)
             #expect(seed.server == "http://127.0.0.1:\(port)")
             let app = try await HTTPClient.shared.execute(
-                HTTPClientRequest(url: "\(seed.server)/v21.0/\(seed.app.id)?fields=id&access_token=\(seed.app.id)%7C\(seed.app.secret)"),
+                HTTPClientRequest(
+                    url:
+                        "\(seed.server)/v21.0/\(seed.app.id)?fields=id&access_token=\(seed.app.id)%7C\(seed.app.secret)"
+                ),
                 timeout: .seconds(30))
             #expect(app.status == .ok)
             let body = String(buffer: try await app.body.collect(upTo: 1 << 16))
@@ -92,15 +100,21 @@ import NIOHTTP1
     }
 
     @Test func aPortAlreadyInUseIsReportedAndNoSeedIsWritten() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-startup-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "gatehouse-startup-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let occupant = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
+        let occupant = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(
+            host: "127.0.0.1", port: 0
+        ).get()
         let port = try #require(occupant.localAddress?.port)
-        let configuration = GatehouseConfiguration(host: "127.0.0.1", port: port, dataDirectory: directory.path, mode: .development)
+        let configuration = GatehouseConfiguration(
+            host: "127.0.0.1", port: port, dataDirectory: directory.path, mode: .development)
         var logger = Logger(label: "gatehouse.test.startup")
         logger.logLevel = .critical
         await #expect(throws: IOError.self) {
-            try await GatehouseServerRunner.run(configuration: configuration, logger: logger, stopsOnSignals: false) { _, _ in }
+            try await GatehouseServerRunner.run(configuration: configuration, logger: logger, stopsOnSignals: false) {
+                _, _ in
+            }
         }
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("dev-seed.json").path))
         try await occupant.close()

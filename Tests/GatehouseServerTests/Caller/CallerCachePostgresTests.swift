@@ -12,7 +12,9 @@ struct CallerCachePostgresTests {
     @Test func aNodeThatLosesItsListenerServesNoCachedCaller() async throws {
         let url = try await PostgresTestDatabase.create()
         do {
-            let a = try await PostgresStorage.open(url: url, logger: StorageBackends.logger, options: .init(maximumConnections: 4)).runningFeed()
+            let a = try await PostgresStorage.open(
+                url: url, logger: StorageBackends.logger, options: .init(maximumConnections: 4)
+            ).runningFeed()
             let cache = try #require(a.callerCache)
             try await waitUntil { cache.isEnabled }
             let services = callerServices(a, clock: AdjustableClock(fixed: CallerCacheTests.now))
@@ -23,7 +25,8 @@ struct CallerCachePostgresTests {
             // node's back: no NOTIFY is sent, yet the node must not answer from its cache.
             try await PostgresTestDatabase.withAdminConnection(try PostgresTestDatabase.adminURL()) { db in
                 let name = URL(string: url)!.lastPathComponent
-                try await db.raw("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(bind: name)").run()
+                try await db.raw("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(bind: name)")
+                    .run()
             }
             try await waitUntil { !cache.isEnabled || cache.count == 0 }
             try await PostgresTestDatabase.withAdminConnection(url) { db in

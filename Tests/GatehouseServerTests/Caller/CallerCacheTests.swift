@@ -106,7 +106,9 @@ struct CallerCacheTests {
                 #expect(!change.seen(try await servicesB.tokens.resolve(presented), c), "\(change.name)")
                 // B holds the caller (on SQLite, once its watcher has seen A's set-up writes).
                 let key = SecretHash.sha256Hex(presented)
-                try await waitUntil { _ = try await servicesB.tokens.resolve(presented); return cacheB.contains(key) }
+                try await waitUntil {
+                    _ = try await servicesB.tokens.resolve(presented); return cacheB.contains(key)
+                }
                 try await change.write(a, c, Self.now)
                 try await waitUntil { change.seen(try await servicesB.tokens.resolve(presented), c) }
             }
@@ -145,7 +147,8 @@ struct CallerCacheTests {
             let caller = try await services.tokens.resolve(c.text).get()
             _ = try await services.tokens.resolve(c.text)
             #expect(try await ErrorInjector(services: services).check(caller) == nil)
-            _ = try await ErrorInjector(services: services).add(kind: .token, target: c.text, error: "190/460", times: 1)
+            _ = try await ErrorInjector(services: services).add(
+                kind: .token, target: c.text, error: "190/460", times: 1)
             let cached = try await services.tokens.resolve(c.text).get()
             #expect(try await ErrorInjector(services: services).check(cached)?.errorSubcode == 460)
             #expect(try await ErrorInjector(services: services).check(cached) == nil)

@@ -6,7 +6,9 @@ import Testing
 /// login pages, but those as the SDKs open them, long and under a version segment (found by TwoFactorBrowserTests).
 @Suite struct AccountGateNextTests {
     @Test func theDialogsOwnAddressIsAcceptedLongAndVersioned() {
-        let long = "/v21.0/dialog/oauth?client_id=1&redirect_uri=fb1%3A%2F%2Fauthorize%2F&state=" + String(repeating: "a", count: 900)
+        let long =
+            "/v21.0/dialog/oauth?client_id=1&redirect_uri=fb1%3A%2F%2Fauthorize%2F&state="
+            + String(repeating: "a", count: 900)
         #expect(AccountGate.safeNext(long) == long)
         #expect(AccountGate.safeNext("/dialog/oauth?client_id=1") == "/dialog/oauth?client_id=1")
         #expect(AccountGate.safeNext("/v2.3/dialog/oauth?client_id=1") == "/v2.3/dialog/oauth?client_id=1")

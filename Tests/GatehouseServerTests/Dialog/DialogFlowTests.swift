@@ -8,21 +8,28 @@ import HummingbirdTesting
 import Testing
 
 @Suite struct DialogFlowTests {
-    static func query(_ server: TestServer, _ extra: [(String, String)] = [], redirect: String = TestServer.redirectURI) -> String {
+    static func query(_ server: TestServer, _ extra: [(String, String)] = [], redirect: String = TestServer.redirectURI)
+        -> String
+    {
         FormEncoding.encode([("client_id", server.app.id), ("redirect_uri", redirect)] + extra)
     }
 
     @Test func unknownAppAndBadRedirectGetAnErrorPageNeverARedirect() async throws {
         let server = try await TestServer.make()
         try await server.run { client in
-            let unknown = try await client.execute(uri: "/dialog/oauth?client_id=999&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcallback", method: .get)
+            let unknown = try await client.execute(
+                uri: "/dialog/oauth?client_id=999&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcallback", method: .get)
             #expect(unknown.status == .badRequest)
             #expect(unknown.headers[.location] == nil)
             #expect(unknown.headers[.contentType] == "text/html; charset=utf-8")
             #expect(unknown.text.contains("This app does not exist"))
 
-            for bad in ["https://app.example.com/callback/", "https://evil.example.com/callback", "https://app.example.com/callback?x=1"] {
-                let r = try await client.execute(uri: "/dialog/oauth?" + Self.query(server, redirect: bad), method: .get)
+            for bad in [
+                "https://app.example.com/callback/", "https://evil.example.com/callback",
+                "https://app.example.com/callback?x=1",
+            ] {
+                let r = try await client.execute(
+                    uri: "/dialog/oauth?" + Self.query(server, redirect: bad), method: .get)
                 #expect(r.status == .badRequest)
                 #expect(r.headers[.location] == nil)
                 #expect(r.text.contains("is not registered for app \(server.app.id)"))
@@ -30,7 +37,8 @@ import Testing
             }
             let missing = try await client.execute(uri: "/dialog/oauth?client_id=\(server.app.id)", method: .get)
             #expect(missing.status == .badRequest)
-            let scopes = try await client.execute(uri: "/dialog/oauth?" + Self.query(server, [("scope", "email,not_a_permission")]), method: .get)
+            let scopes = try await client.execute(
+                uri: "/dialog/oauth?" + Self.query(server, [("scope", "email,not_a_permission")]), method: .get)
             #expect(scopes.status == .badRequest)
             #expect(scopes.text.contains("Invalid Scopes: not_a_permission"))
         }
@@ -61,10 +69,16 @@ import Testing
         try await server.run { client in
             let browser = Browser(client)
             _ = try await browser.get("/dialog/oauth?" + Self.query(server))
-            let forged = try await browser.post("/dialog/oauth/login", form: [("csrf_token", "wrong"), ("dialog", Self.query(server)), ("email", "alice@example.com"), ("password", "alice-password")])
+            let forged = try await browser.post(
+                "/dialog/oauth/login",
+                form: [
+                    ("csrf_token", "wrong"), ("dialog", Self.query(server)), ("email", "alice@example.com"),
+                    ("password", "alice-password"),
+                ])
             #expect(forged.status == .forbidden)
             #expect(browser.cookies["__Host-gh_session"] == nil)
-            let consent = try await browser.post("/dialog/oauth/consent", form: [("dialog", Self.query(server)), ("action", "continue")])
+            let consent = try await browser.post(
+                "/dialog/oauth/consent", form: [("dialog", Self.query(server)), ("action", "continue")])
             #expect(consent.status == .forbidden)
         }
     }
@@ -88,8 +102,12 @@ import Testing
         try await server.run { client in
             let browser = Browser(client)
             let state = #"{"challenge":"a+b/c=","x":"é &?"}"#
-            let page = try await browser.get("/dialog/oauth?" + Self.query(server, [("scope", "email,user_friends"), ("state", state), ("return_scopes", "true")]))
-            let posted = try await browser.submitLogin(page: page, email: "ALICE@example.com", password: "alice-password")
+            let page = try await browser.get(
+                "/dialog/oauth?"
+                    + Self.query(
+                        server, [("scope", "email,user_friends"), ("state", state), ("return_scopes", "true")]))
+            let posted = try await browser.submitLogin(
+                page: page, email: "ALICE@example.com", password: "alice-password")
             #expect(posted.status == .seeOther)
             let session = posted.headers[.setCookie] ?? ""
             #expect(session.hasPrefix("__Host-gh_session="))
@@ -121,25 +139,34 @@ import Testing
         try await server.run { client in
             let browser = Browser(client)
             let page = try await browser.get("/dialog/oauth?" + Self.query(server, [("state", "s1")]))
-            let posted = try await browser.submitLogin(page: page, email: "alice@example.com", password: "alice-password")
+            let posted = try await browser.submitLogin(
+                page: page, email: "alice@example.com", password: "alice-password")
             let consent = try await browser.get(posted.location!)
             let cancelled = try await browser.submitConsent(page: consent, permissions: [], cancel: true)
             #expect(cancelled.status == .seeOther)
-            #expect(cancelled.location == TestServer.redirectURI + "?error=access_denied&error_code=200&error_description=Permissions+error&error_reason=user_denied&state=s1#_=_")
+            #expect(
+                cancelled.location == TestServer.redirectURI
+                    + "?error=access_denied&error_code=200&error_description=Permissions+error&error_reason=user_denied&state=s1#_=_"
+            )
             #expect(try await server.services.storage.grants.find(appID: server.app.id, userID: server.alice.id) == nil)
         }
     }
 
     @Test func singleSignOnSkipsThePasswordAndGrantedPermissionsAreNotReasked() async throws {
         let server = try await TestServer.make()
-        let other = try await server.services.accounts.createApp(name: "Second", redirectURIs: ["https://second.example/cb"])
+        let other = try await server.services.accounts.createApp(
+            name: "Second", redirectURIs: ["https://second.example/cb"])
         try await server.run { client in
             let browser = Browser(client)
-            _ = try await browser.logIn(query: Self.query(server, [("scope", "email")]), email: "alice@example.com", password: "alice-password")
-            let second = try await browser.get("/dialog/oauth?" + FormEncoding.encode([("client_id", other.id), ("redirect_uri", "https://second.example/cb")]))
+            _ = try await browser.logIn(
+                query: Self.query(server, [("scope", "email")]), email: "alice@example.com", password: "alice-password")
+            let second = try await browser.get(
+                "/dialog/oauth?"
+                    + FormEncoding.encode([("client_id", other.id), ("redirect_uri", "https://second.example/cb")]))
             #expect(second.text.contains("Second</strong> is requesting access to:"))
             #expect(!second.text.contains("type=\"password\""))
-            let again = try await browser.get("/dialog/oauth?" + Self.query(server, [("scope", "email"), ("state", "x")]))
+            let again = try await browser.get(
+                "/dialog/oauth?" + Self.query(server, [("scope", "email"), ("state", "x")]))
             #expect(again.status == .found)
             #expect(redirectParameters(again.location!)["code"] != nil)
             #expect(again.headers[HTTPField.Name("X-Frame-Options")!] == "DENY")
@@ -150,15 +177,21 @@ import Testing
         let server = try await TestServer.make()
         try await server.run { client in
             let browser = Browser(client)
-            _ = try await browser.logIn(query: Self.query(server, [("scope", "email")]), email: "alice@example.com", password: "alice-password", grant: ["public_profile"])
-            let plain = try await browser.get("/dialog/oauth?" + Self.query(server, [("scope", "email"), ("return_scopes", "true")]))
+            _ = try await browser.logIn(
+                query: Self.query(server, [("scope", "email")]), email: "alice@example.com", password: "alice-password",
+                grant: ["public_profile"])
+            let plain = try await browser.get(
+                "/dialog/oauth?" + Self.query(server, [("scope", "email"), ("return_scopes", "true")]))
             #expect(plain.status == .found)
             #expect(redirectParameters(plain.location!)["denied_scopes"] == "email")
-            let re = try await browser.get("/dialog/oauth?" + Self.query(server, [("scope", "email"), ("auth_type", "rerequest")]))
+            let re = try await browser.get(
+                "/dialog/oauth?" + Self.query(server, [("scope", "email"), ("auth_type", "rerequest")]))
             #expect(Browser.offered(in: re.text).contains("email"))
             let done = try await browser.submitConsent(page: re, permissions: ["email"])
             #expect(redirectParameters(done.location!)["code"] != nil)
-            #expect(try await server.services.storage.grants.find(appID: server.app.id, userID: server.alice.id)?.granted == ["public_profile", "email"])
+            #expect(
+                try await server.services.storage.grants.find(appID: server.app.id, userID: server.alice.id)?.granted
+                    == ["public_profile", "email"])
         }
     }
 
@@ -166,11 +199,14 @@ import Testing
         let server = try await TestServer.make()
         try await server.run { client in
             let browser = Browser(client)
-            _ = try await browser.logIn(query: Self.query(server), email: "alice@example.com", password: "alice-password")
-            let page = try await browser.get("/dialog/oauth?" + Self.query(server, [("auth_type", "reauthenticate"), ("auth_nonce", "n-1")]))
+            _ = try await browser.logIn(
+                query: Self.query(server), email: "alice@example.com", password: "alice-password")
+            let page = try await browser.get(
+                "/dialog/oauth?" + Self.query(server, [("auth_type", "reauthenticate"), ("auth_nonce", "n-1")]))
             #expect(page.text.contains("asks you to enter your password again"))
             #expect(page.text.contains("value=\"alice@example.com\""))
-            let posted = try await browser.submitLogin(page: page, email: "alice@example.com", password: "alice-password")
+            let posted = try await browser.submitLogin(
+                page: page, email: "alice@example.com", password: "alice-password")
             let back = try await browser.get(posted.location!)
             #expect(back.status == .found)
             #expect(redirectParameters(back.location!)["code"] != nil)
@@ -181,12 +217,15 @@ import Testing
         let server = try await TestServer.make()
         try await server.run { client in
             let browser = Browser(client)
-            _ = try await browser.logIn(query: Self.query(server, [("scope", "email")]), email: "alice@example.com", password: "alice-password")
+            _ = try await browser.logIn(
+                query: Self.query(server, [("scope", "email")]), email: "alice@example.com", password: "alice-password")
             server.clock.advance(by: 91 * 86400)
             let old = try await server.services.storage.grants.find(appID: server.app.id, userID: server.alice.id)
             // The browser session (30 days) has lapsed too, so the person logs in again first.
-            let login = try await browser.get("/dialog/oauth?" + Self.query(server, [("scope", "email"), ("auth_type", "reauthorize")]))
-            let posted = try await browser.submitLogin(page: login, email: "alice@example.com", password: "alice-password")
+            let login = try await browser.get(
+                "/dialog/oauth?" + Self.query(server, [("scope", "email"), ("auth_type", "reauthorize")]))
+            let posted = try await browser.submitLogin(
+                page: login, email: "alice@example.com", password: "alice-password")
             let page = try await browser.get(posted.location!)
             #expect(page.text.contains("Your data access for Test App has expired"))
             let done = try await browser.submitConsent(page: page, permissions: ["email"])
@@ -201,11 +240,15 @@ import Testing
         try await server.services.storage.apps.setRole(appID: server.app.id, userID: server.bob.id, role: .tester)
         try await server.run { client in
             let alice = Browser(client)
-            let location = try await alice.logIn(query: Self.query(server, [("scope", "user_birthday"), ("return_scopes", "true")]), email: "alice@example.com", password: "alice-password", grant: ["public_profile", "user_birthday"])
+            let location = try await alice.logIn(
+                query: Self.query(server, [("scope", "user_birthday"), ("return_scopes", "true")]),
+                email: "alice@example.com", password: "alice-password", grant: ["public_profile", "user_birthday"])
             #expect(redirectParameters(location)["granted_scopes"] == "public_profile")
             #expect(redirectParameters(location)["denied_scopes"] == "user_birthday")
             let bob = Browser(client)
-            let bobs = try await bob.logIn(query: Self.query(server, [("scope", "user_birthday"), ("return_scopes", "true")]), email: "bob@example.com", password: "bob-password")
+            let bobs = try await bob.logIn(
+                query: Self.query(server, [("scope", "user_birthday"), ("return_scopes", "true")]),
+                email: "bob@example.com", password: "bob-password")
             #expect(redirectParameters(bobs)["granted_scopes"] == "public_profile,user_birthday")
         }
     }
@@ -214,7 +257,9 @@ import Testing
         let server = try await TestServer.make()
         try await server.run { client in
             let browser = Browser(client)
-            let location = try await browser.logIn(query: Self.query(server, [("response_type", "token"), ("state", "st")]), email: "alice@example.com", password: "alice-password")
+            let location = try await browser.logIn(
+                query: Self.query(server, [("response_type", "token"), ("state", "st")]), email: "alice@example.com",
+                password: "alice-password")
             #expect(location.hasPrefix(TestServer.redirectURI + "#access_token=EAAG"))
             let p = redirectParameters(location)
             #expect(p["expires_in"] == "7200")
@@ -225,17 +270,23 @@ import Testing
             let ios = "id_token,token_or_nonce,signed_request,graph_domain,user_token_nonce"
             let uri = "fb\(server.app.id)://authorize/"
             let verifier = String(repeating: "v", count: 96)
-            let again = try await browser.get("/v21.0/dialog/oauth?" + Self.query(server, [
-                ("response_type", ios), ("scope", "email,openid"), ("sdk", "ios"), ("return_scopes", "true"), ("nonce", "abc"),
-                ("code_challenge", PKCE.challenge(verifier: verifier, method: "S256")!), ("code_challenge_method", "S256"), ("e2e", "{}"),
-            ], redirect: uri))
+            let again = try await browser.get(
+                "/v21.0/dialog/oauth?"
+                    + Self.query(
+                        server,
+                        [
+                            ("response_type", ios), ("scope", "email,openid"), ("sdk", "ios"),
+                            ("return_scopes", "true"), ("nonce", "abc"),
+                            ("code_challenge", PKCE.challenge(verifier: verifier, method: "S256")!),
+                            ("code_challenge_method", "S256"), ("e2e", "{}"),
+                        ], redirect: uri))
             let consent = try await browser.submitConsent(page: again, permissions: ["email"])
             let iosLocation = try #require(consent.location)
             #expect(iosLocation.hasPrefix(uri + "#"))
             let q = redirectParameters(iosLocation)
             #expect(q["access_token"]?.hasPrefix("EAAG") == true)
             #expect(q["graph_domain"] == "facebook")
-            #expect(q["id_token"]?.split(separator: ".").count == 3) // verified in OIDCTests
+            #expect(q["id_token"]?.split(separator: ".").count == 3)  // verified in OIDCTests
             #expect(q["granted_scopes"] == "public_profile,email")
             let payload = SignedRequest.unverifiedPayload(q["signed_request"]!)
             #expect(payload?["user_id"]?.stringValue == (try await server.scopedID(server.alice)))
@@ -248,7 +299,9 @@ import Testing
         let server = try await TestServer.make()
         try await server.run { client in
             let browser = Browser(client)
-            let location = try await browser.logIn(query: Self.query(server, redirect: "http://127.0.0.1:54321/cb"), email: "alice@example.com", password: "alice-password")
+            let location = try await browser.logIn(
+                query: Self.query(server, redirect: "http://127.0.0.1:54321/cb"), email: "alice@example.com",
+                password: "alice-password")
             #expect(location.hasPrefix("http://127.0.0.1:54321/cb?code="))
         }
     }

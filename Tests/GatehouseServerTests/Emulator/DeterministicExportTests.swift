@@ -18,12 +18,14 @@ import Testing
 
     /// Seeds, makes a second app and person, logs them in, injects an error, and exports.
     static func run(seed: UInt64) async throws -> Data {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-determinism-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "gatehouse-determinism-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         let configuration = GatehouseConfiguration(
-            host: "127.0.0.1", port: 0, dataDirectory: directory.path, publicURL: "http://gatehouse.test", mode: .development)
+            host: "127.0.0.1", port: 0, dataDirectory: directory.path, publicURL: "http://gatehouse.test",
+            mode: .development)
         let clock = AdjustableClock(fixed: Date(timeIntervalSince1970: 1_800_000_000))
         let random = SeededRandomSource(seed: seed)
         let storage = try await configuration.databaseLocation.open(logger: logger, random: random, clock: clock)
@@ -32,17 +34,23 @@ import Testing
             logger: logger, clockControl: clock)
         do {
             let seedFile = try #require(try await DevSeeder(services: services).seedIfNeeded())
-            let shop = try await services.accounts.createApp(name: "Shop", redirectURIs: ["https://shop.example/cb"], approvedPermissions: ["email"])
-            let dana = try await services.accounts.createUser(NewUser(email: "dana@example.com", password: "dana-password", firstName: "Dana", lastName: "Diaz"))
+            let shop = try await services.accounts.createApp(
+                name: "Shop", redirectURIs: ["https://shop.example/cb"], approvedPermissions: ["email"])
+            let dana = try await services.accounts.createUser(
+                NewUser(email: "dana@example.com", password: "dana-password", firstName: "Dana", lastName: "Diaz"))
             clock.advance(by: 90)
             for (app, userID) in [(shop, dana.id), (shop, seedFile.users[0].id)] {
                 let now = clock.now()
-                try await storage.grants.save(GrantRecord(
-                    appID: app.id, userID: userID, granted: ["public_profile", "email"], declined: [], createdAt: now, updatedAt: now, lastLoginAt: now))
-                _ = try await services.tokens.mintUserToken(app: app, userID: userID, lifetime: Lifetimes.longLivedToken, origin: "test")
+                try await storage.grants.save(
+                    GrantRecord(
+                        appID: app.id, userID: userID, granted: ["public_profile", "email"], declined: [],
+                        createdAt: now, updatedAt: now, lastLoginAt: now))
+                _ = try await services.tokens.mintUserToken(
+                    app: app, userID: userID, lifetime: Lifetimes.longLivedToken, origin: "test")
                 _ = try await storage.users.scopedID(appID: app.id, userID: userID)
             }
-            _ = try await ErrorInjector(services: services).add(kind: .user, target: dana.id, error: "190/460", times: 2)
+            _ = try await ErrorInjector(services: services).add(
+                kind: .user, target: dana.id, error: "190/460", times: 2)
             _ = try await ClockControl(services: services).advance(by: 3600)
             let exported = try EmulatorState.encoder.encode(try await StateTransfer(services: services).export())
             try await storage.shutdown()

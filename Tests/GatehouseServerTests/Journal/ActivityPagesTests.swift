@@ -13,7 +13,8 @@ import Testing
 @Suite struct ActivityPagesTests {
     /// A refused login dialog and a successful Graph call, for the pages to show.
     static func traffic(_ client: any TestClientProtocol, _ server: TestServer, token: String) async throws {
-        _ = try await client.execute(uri: "/dialog/oauth?client_id=\(server.app.id)&redirect_uri=http://localhost:3000/cb", method: .get)
+        _ = try await client.execute(
+            uri: "/dialog/oauth?client_id=\(server.app.id)&redirect_uri=http://localhost:3000/cb", method: .get)
         _ = try await client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get)
     }
 
@@ -29,7 +30,9 @@ import Testing
             #expect(page.text.contains(#"<script src="/static/activity.js" defer></script>"#))
             // Only this page may run the same-origin script and open the event stream; no inline script anywhere.
             let csp = try #require(page.headers[.contentSecurityPolicy])
-            #expect(csp.contains("script-src 'self'") && csp.contains("connect-src 'self'") && !csp.contains("unsafe-inline"))
+            #expect(
+                csp.contains("script-src 'self'") && csp.contains("connect-src 'self'")
+                    && !csp.contains("unsafe-inline"))
             #expect(!page.text.contains("<script>"))
             let errors = try await client.execute(uri: "/console/activity?errors=1", method: .get)
             #expect(errors.text.contains("is not registered") && !errors.text.contains("GET /v21.0/me"))
@@ -37,12 +40,19 @@ import Testing
             #expect(byApp.text.contains("No requests recorded that match these filters yet."))
             let byPerson = try await client.execute(uri: "/console/activity?person=alice", method: .get)
             #expect(byPerson.text.contains("GET /v21.0/me") && !byPerson.text.contains("is not registered"))
-            let byToken = try await client.execute(uri: "/console/activity?token=\(JournalRedaction.tokenHashPrefix(token))", method: .get)
-            #expect(byToken.text.contains("GET /v21.0/me") && byToken.text.contains("Requests that presented the token"))
+            let byToken = try await client.execute(
+                uri: "/console/activity?token=\(JournalRedaction.tokenHashPrefix(token))", method: .get)
+            #expect(
+                byToken.text.contains("GET /v21.0/me") && byToken.text.contains("Requests that presented the token"))
             let script = try await client.execute(uri: "/static/activity.js", method: .get)
-            #expect(script.status == .ok && script.headers[.contentType] == "text/javascript; charset=utf-8" && script.text.contains("EventSource"))
+            #expect(
+                script.status == .ok && script.headers[.contentType] == "text/javascript; charset=utf-8"
+                    && script.text.contains("EventSource"))
             // The console's own pages are not journaled.
-            #expect(server.services.journal.entries().allSatisfy { !$0.route.hasPrefix("/console") && !$0.route.hasPrefix("/static") })
+            #expect(
+                server.services.journal.entries().allSatisfy {
+                    !$0.route.hasPrefix("/console") && !$0.route.hasPrefix("/static")
+                })
         }
     }
 
@@ -54,7 +64,8 @@ import Testing
             let refused = try #require(server.services.journal.entries(matching: JournalFilter(errorsOnly: true)).first)
             let page = try await client.execute(uri: "/console/activity/\(refused.sequence)", method: .get)
             #expect(page.status == .ok)
-            #expect(page.text.contains(#"id="explanation""#) && page.text.contains("is not registered for app Test App"))
+            #expect(
+                page.text.contains(#"id="explanation""#) && page.text.contains("is not registered for app Test App"))
             #expect(page.text.contains("/console/activity?app=\(server.app.id)"))
             let missing = try await client.execute(uri: "/console/activity/99999", method: .get)
             #expect(missing.status == .notFound)
@@ -72,7 +83,8 @@ import Testing
             let latest = try #require(all.json["latest"]?.intValue)
             let data = try #require(all.json["data"]?.arrayValue)
             #expect(data.count == 2)
-            #expect(data[0]["route"]?.stringValue == "/v21.0/me" && data[0]["person_name"]?.stringValue == "Alice Anders")
+            #expect(
+                data[0]["route"]?.stringValue == "/v21.0/me" && data[0]["person_name"]?.stringValue == "Alice Anders")
             #expect(data[1]["explanation"]?.stringValue?.contains("is not registered") == true)
             let errors = try await client.execute(uri: "/admin/api/journal?errors=1&app=\(server.app.id)", method: .get)
             #expect(errors.json["data"]?.arrayValue?.count == 1)

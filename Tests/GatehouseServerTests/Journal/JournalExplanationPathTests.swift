@@ -20,16 +20,19 @@ import Testing
 
     /// Sends `uri` and returns the response and the entry it left.
     static func send(
-        _ client: any TestClientProtocol, _ server: TestServer, _ uri: String, method: HTTPRequest.Method = .get, body: String? = nil
+        _ client: any TestClientProtocol, _ server: TestServer, _ uri: String, method: HTTPRequest.Method = .get,
+        body: String? = nil
     ) async throws -> (TestResponse, JournalEntry) {
-        let response = try await client.execute(uri: uri, method: method, headers: body == nil ? [:] : form, body: body.map { ByteBuffer(string: $0) })
+        let response = try await client.execute(
+            uri: uri, method: method, headers: body == nil ? [:] : form, body: body.map { ByteBuffer(string: $0) })
         let entry = try #require(last(server))
         return (response, entry)
     }
 
     /// A refusal: the status, the wire error unchanged (no explanation in it), and an explanation containing `reason`.
     static func expectRefusal(
-        _ result: (TestResponse, JournalEntry), code: Int?, subcode: Int? = nil, _ reason: String, sourceLocation: SourceLocation = #_sourceLocation
+        _ result: (TestResponse, JournalEntry), code: Int?, subcode: Int? = nil, _ reason: String,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) {
         let (response, entry) = result
         #expect(response.status.code >= 400, "status \(response.status.code)", sourceLocation: sourceLocation)
@@ -47,27 +50,54 @@ import Testing
 
     @Test func graphRefusals() async throws {
         let server = try await TestServer.make()
-        let alice = try await server.token(for: server.alice, granted: ["public_profile"], declined: ["user_friends", "email"])
-        let (_, revoked) = try await server.services.tokens.mintUserToken(app: server.app, userID: server.bob.id, lifetime: 3600, origin: "test")
-        try await server.services.storage.grants.save(GrantRecord(appID: server.app.id, userID: server.bob.id, granted: ["public_profile"], declined: [], createdAt: server.clock.now(), updatedAt: server.clock.now(), lastLoginAt: server.clock.now()))
-        let (bobText, bobRecord) = try await server.services.tokens.mintUserToken(app: server.app, userID: server.bob.id, lifetime: 3600, origin: "test")
+        let alice = try await server.token(
+            for: server.alice, granted: ["public_profile"], declined: ["user_friends", "email"])
+        let (_, revoked) = try await server.services.tokens.mintUserToken(
+            app: server.app, userID: server.bob.id, lifetime: 3600, origin: "test")
+        try await server.services.storage.grants.save(
+            GrantRecord(
+                appID: server.app.id, userID: server.bob.id, granted: ["public_profile"], declined: [],
+                createdAt: server.clock.now(), updatedAt: server.clock.now(), lastLoginAt: server.clock.now()))
+        let (bobText, bobRecord) = try await server.services.tokens.mintUserToken(
+            app: server.app, userID: server.bob.id, lifetime: 3600, origin: "test")
         try await server.services.storage.tokens.revoke(id: bobRecord.id, at: server.clock.now())
         _ = revoked
         try await server.run { client in
-            Self.expectRefusal(try await Self.send(client, server, "/v21.0/me"), code: 2500, "needs a user access token")
-            Self.expectRefusal(try await Self.send(client, server, "/v21.0/\(server.app.id)/accounts"), code: 104, "no access token was sent")
-            Self.expectRefusal(try await Self.send(client, server, "/v21.0/me?access_token=EAAGnothing"), code: 190, "not one this server issued")
-            Self.expectRefusal(try await Self.send(client, server, "/v21.0/me?access_token=\(bobText)"), code: 190, subcode: 467, "the token was revoked at ")
-            Self.expectRefusal(try await Self.send(client, server, "/v21.0/me?access_token=\(alice)&appsecret_proof=0000"), code: 100,
-                               "appsecret_proof does not match: it was computed with a different secret or token")
-            Self.expectRefusal(try await Self.send(client, server, "/v21.0/me/friends?access_token=\(alice)"), code: 200,
-                               "user_friends was declined by Alice Anders at 08:00")
-            Self.expectRefusal(try await Self.send(client, server, "/v21.0/me?fields=nope&access_token=\(alice)"), code: 100,
-                               "a parameter is invalid: Tried accessing nonexisting field (nope)")
-            Self.expectRefusal(try await Self.send(client, server, "/v21.0/123456789/feed?access_token=\(alice)"), code: 100, subcode: 33, "does not exist")
-            Self.expectRefusal(try await Self.send(client, server, "/v21.0/fql?q=SELECT%20x%20FROM&access_token=\(alice)"), code: 601, "FQL query could not be parsed")
-            Self.expectRefusal(try await Self.send(client, server, "/v21.0/\(server.app.id)/accounts/test-users?access_token=\(alice)"), code: 15, "app access token")
-            Self.expectRefusal(try await Self.send(client, server, "/v21.0/device/login_status?code=nope&access_token=\(server.app.id)|\(server.app.clientToken)", method: .post), code: 100, "Invalid device login code")
+            Self.expectRefusal(
+                try await Self.send(client, server, "/v21.0/me"), code: 2500, "needs a user access token")
+            Self.expectRefusal(
+                try await Self.send(client, server, "/v21.0/\(server.app.id)/accounts"), code: 104,
+                "no access token was sent")
+            Self.expectRefusal(
+                try await Self.send(client, server, "/v21.0/me?access_token=EAAGnothing"), code: 190,
+                "not one this server issued")
+            Self.expectRefusal(
+                try await Self.send(client, server, "/v21.0/me?access_token=\(bobText)"), code: 190, subcode: 467,
+                "the token was revoked at ")
+            Self.expectRefusal(
+                try await Self.send(client, server, "/v21.0/me?access_token=\(alice)&appsecret_proof=0000"), code: 100,
+                "appsecret_proof does not match: it was computed with a different secret or token")
+            Self.expectRefusal(
+                try await Self.send(client, server, "/v21.0/me/friends?access_token=\(alice)"), code: 200,
+                "user_friends was declined by Alice Anders at 08:00")
+            Self.expectRefusal(
+                try await Self.send(client, server, "/v21.0/me?fields=nope&access_token=\(alice)"), code: 100,
+                "a parameter is invalid: Tried accessing nonexisting field (nope)")
+            Self.expectRefusal(
+                try await Self.send(client, server, "/v21.0/123456789/feed?access_token=\(alice)"), code: 100,
+                subcode: 33, "does not exist")
+            Self.expectRefusal(
+                try await Self.send(client, server, "/v21.0/fql?q=SELECT%20x%20FROM&access_token=\(alice)"), code: 601,
+                "FQL query could not be parsed")
+            Self.expectRefusal(
+                try await Self.send(
+                    client, server, "/v21.0/\(server.app.id)/accounts/test-users?access_token=\(alice)"), code: 15,
+                "app access token")
+            Self.expectRefusal(
+                try await Self.send(
+                    client, server,
+                    "/v21.0/device/login_status?code=nope&access_token=\(server.app.id)|\(server.app.clientToken)",
+                    method: .post), code: 100, "Invalid device login code")
 
             // A field left out is noted on the successful call too.
             let (ok, read) = try await Self.send(client, server, "/v21.0/me?fields=id,email&access_token=\(alice)")
@@ -82,45 +112,69 @@ import Testing
         let server = try await TestServer.make()
         let short = try await server.token(for: server.alice, lifetime: 60)
         let long = try await server.token(for: server.bob)
-        _ = try await ErrorInjector(services: server.services).add(kind: .user, target: server.bob.id, error: "190/460", times: 3)
+        _ = try await ErrorInjector(services: server.services).add(
+            kind: .user, target: server.bob.id, error: "190/460", times: 3)
         try await server.run { client in
             server.clock.advance(by: 61 * 86_400)
-            Self.expectRefusal(try await Self.send(client, server, "/v21.0/me?access_token=\(short)"), code: 190, subcode: 463,
-                               "token expired 60 days ago (clock moved +61d)")
+            Self.expectRefusal(
+                try await Self.send(client, server, "/v21.0/me?access_token=\(short)"), code: 190, subcode: 463,
+                "token expired 60 days ago (clock moved +61d)")
             server.clock.advance(by: -61 * 86_400)
-            Self.expectRefusal(try await Self.send(client, server, "/v21.0/me?access_token=\(long)"), code: 190, subcode: 460,
-                               "injected error 190/460 (rule #1, 2 left)")
+            Self.expectRefusal(
+                try await Self.send(client, server, "/v21.0/me?access_token=\(long)"), code: 190, subcode: 460,
+                "injected error 190/460 (rule #1, 2 left)")
             try await server.services.storage.grants.delete(appID: server.app.id, userID: server.bob.id)
-            Self.expectRefusal(try await Self.send(client, server, "/v21.0/me?access_token=\(long)"), code: 190, subcode: 458,
-                               "Bob Brown has no grant for Test App")
+            Self.expectRefusal(
+                try await Self.send(client, server, "/v21.0/me?access_token=\(long)"), code: 190, subcode: 458,
+                "Bob Brown has no grant for Test App")
         }
     }
 
     @Test func tokenEndpointRefusals() async throws {
         let server = try await TestServer.make()
         let now = server.clock.now()
-        func code(_ text: String, used: Bool = false, redirect: String = TestServer.redirectURI, age: TimeInterval = 0) async throws {
-            try await server.services.storage.codes.insert(AuthCodeRecord(
-                id: UUID().uuidString, codeHash: SecretHash.sha256Hex(text), appID: server.app.id, userID: server.alice.id, redirectURI: redirect,
-                createdAt: now.addingTimeInterval(-age), expiresAt: now.addingTimeInterval(600 - age), usedAt: used ? now.addingTimeInterval(-5) : nil))
+        func code(_ text: String, used: Bool = false, redirect: String = TestServer.redirectURI, age: TimeInterval = 0)
+            async throws
+        {
+            try await server.services.storage.codes.insert(
+                AuthCodeRecord(
+                    id: UUID().uuidString, codeHash: SecretHash.sha256Hex(text), appID: server.app.id,
+                    userID: server.alice.id, redirectURI: redirect,
+                    createdAt: now.addingTimeInterval(-age), expiresAt: now.addingTimeInterval(600 - age),
+                    usedAt: used ? now.addingTimeInterval(-5) : nil))
         }
         try await code("used-code", used: true)
         try await code("fresh-code")
         try await code("old-code", age: 900)
         let app = server.app
-        let base = "/v21.0/oauth/access_token?client_id=\(app.id)&client_secret=\(app.secret)&redirect_uri=\(TestServer.redirectURI)"
+        let base =
+            "/v21.0/oauth/access_token?client_id=\(app.id)&client_secret=\(app.secret)&redirect_uri=\(TestServer.redirectURI)"
         try await server.run { client in
-            Self.expectRefusal(try await Self.send(client, server, "/v21.0/oauth/access_token?code=x"), code: 101, "has no client_id")
-            Self.expectRefusal(try await Self.send(client, server, "/v21.0/oauth/access_token?client_id=999&code=x"), code: 101, "no app has the client_id `999`")
-            Self.expectRefusal(try await Self.send(client, server, "/v21.0/oauth/access_token?client_id=\(app.id)&client_secret=wrong-secret-abcd&code=x"), code: 1,
-                               "client_secret …abcd does not match Test App's secret …\(app.secret.suffix(4))")
-            Self.expectRefusal(try await Self.send(client, server, base + "&code=never-issued"), code: 100, "no code with this value was issued")
-            Self.expectRefusal(try await Self.send(client, server, base + "&code=used-code"), code: 100, subcode: 36009,
-                               "code already used at 07:59:55 by this app; the tokens minted from it have been revoked")
-            Self.expectRefusal(try await Self.send(client, server, base + "&code=old-code"), code: 100, subcode: 36007, "5 minutes ago (codes live 10 minutes)")
-            let wrongRedirect = "/v21.0/oauth/access_token?client_id=\(app.id)&client_secret=\(app.secret)&redirect_uri=https://app.example.com/cb&code=fresh-code"
-            Self.expectRefusal(try await Self.send(client, server, wrongRedirect), code: 100, subcode: 36008,
-                               "redirect_uri `https://app.example.com/cb` differs from the dialog's `https://app.example.com/callback` (differs after `https://app.example.com/c`: `b` instead of `allback`)")
+            Self.expectRefusal(
+                try await Self.send(client, server, "/v21.0/oauth/access_token?code=x"), code: 101, "has no client_id")
+            Self.expectRefusal(
+                try await Self.send(client, server, "/v21.0/oauth/access_token?client_id=999&code=x"), code: 101,
+                "no app has the client_id `999`")
+            Self.expectRefusal(
+                try await Self.send(
+                    client, server,
+                    "/v21.0/oauth/access_token?client_id=\(app.id)&client_secret=wrong-secret-abcd&code=x"), code: 1,
+                "client_secret …abcd does not match Test App's secret …\(app.secret.suffix(4))")
+            Self.expectRefusal(
+                try await Self.send(client, server, base + "&code=never-issued"), code: 100,
+                "no code with this value was issued")
+            Self.expectRefusal(
+                try await Self.send(client, server, base + "&code=used-code"), code: 100, subcode: 36009,
+                "code already used at 07:59:55 by this app; the tokens minted from it have been revoked")
+            Self.expectRefusal(
+                try await Self.send(client, server, base + "&code=old-code"), code: 100, subcode: 36007,
+                "5 minutes ago (codes live 10 minutes)")
+            let wrongRedirect =
+                "/v21.0/oauth/access_token?client_id=\(app.id)&client_secret=\(app.secret)&redirect_uri=https://app.example.com/cb&code=fresh-code"
+            Self.expectRefusal(
+                try await Self.send(client, server, wrongRedirect), code: 100, subcode: 36008,
+                "redirect_uri `https://app.example.com/cb` differs from the dialog's `https://app.example.com/callback` (differs after `https://app.example.com/c`: `b` instead of `allback`)"
+            )
             let (refused, entry) = try await Self.send(client, server, base + "&code=used-code")
             // The wire error is Facebook's, byte for byte.
             #expect(refused.text == GraphError.codeUsed.envelopeJSON.serialized())
@@ -130,7 +184,9 @@ import Testing
             #expect(params["client_secret"] == "…" + app.secret.suffix(4))
             #expect(params["code"] == "#" + JournalRedaction.tokenHashPrefix("used-code"))
             #expect(!JournalAPI.json(entry).serialized().contains(app.secret))
-            Self.expectRefusal(try await Self.send(client, server, "/v21.0/debug_token?access_token=\(app.id)|\(app.secret)"), code: 100, "input_token is required")
+            Self.expectRefusal(
+                try await Self.send(client, server, "/v21.0/debug_token?access_token=\(app.id)|\(app.secret)"),
+                code: 100, "input_token is required")
         }
     }
 
@@ -138,16 +194,26 @@ import Testing
         let server = try await TestServer.make()
         try await server.run { client in
             let wrong = "/dialog/oauth?client_id=\(server.app.id)&redirect_uri=https://app.example.com/cb&state=s"
-            Self.expectRefusal(try await Self.send(client, server, wrong), code: nil,
-                "redirect_uri `https://app.example.com/cb` is not registered for app Test App; registered: `https://app.example.com/callback`, `http://127.0.0.1/cb` (differs after `https://app.example.com/c`: `b` instead of `allback`)")
+            Self.expectRefusal(
+                try await Self.send(client, server, wrong), code: nil,
+                "redirect_uri `https://app.example.com/cb` is not registered for app Test App; registered: `https://app.example.com/callback`, `http://127.0.0.1/cb` (differs after `https://app.example.com/c`: `b` instead of `allback`)"
+            )
             let (page, entry) = try await Self.send(client, server, wrong)
             #expect(entry.kind == .dialog && entry.appName == "Test App")
             #expect(!page.text.contains("differs after"))
-            Self.expectRefusal(try await Self.send(client, server, "/v21.0/dialog/oauth?client_id=4242&redirect_uri=x"), code: nil, "no app has the client_id `4242`")
-            Self.expectRefusal(try await Self.send(client, server, "/dialog/oauth?redirect_uri=x"), code: nil, "The login link is missing client_id")
-            Self.expectRefusal(try await Self.send(client, server, "/dialog/oauth/login", method: .post, body: "email=a&password=b&csrf_token=x"), code: nil,
-                               "CSRF token does not match")
-            Self.expectRefusal(try await Self.send(client, server, "/nowhere/at/all.html"), code: 104, "no access token was sent")
+            Self.expectRefusal(
+                try await Self.send(client, server, "/v21.0/dialog/oauth?client_id=4242&redirect_uri=x"), code: nil,
+                "no app has the client_id `4242`")
+            Self.expectRefusal(
+                try await Self.send(client, server, "/dialog/oauth?redirect_uri=x"), code: nil,
+                "The login link is missing client_id")
+            Self.expectRefusal(
+                try await Self.send(
+                    client, server, "/dialog/oauth/login", method: .post, body: "email=a&password=b&csrf_token=x"),
+                code: nil,
+                "CSRF token does not match")
+            Self.expectRefusal(
+                try await Self.send(client, server, "/nowhere/at/all.html"), code: 104, "no access token was sent")
         }
     }
 
@@ -155,9 +221,13 @@ import Testing
         let server = try await TestServer.make()
         let alice = try await server.token(for: server.alice)
         try await server.run { client in
-            let batch = #"[{"method":"GET","relative_url":"me"},{"method":"GET","relative_url":"me/friends?access_token=\#(alice)"},{"method":"GET","relative_url":"me?access_token=EAAGbad"}]"#
-            let body = "access_token=\(alice)&batch=" + (batch.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
-            let response = try await client.execute(uri: "/v21.0/", method: .post, headers: Self.form, body: ByteBuffer(string: body))
+            let batch =
+                #"[{"method":"GET","relative_url":"me"},{"method":"GET","relative_url":"me/friends?access_token=\#(alice)"},{"method":"GET","relative_url":"me?access_token=EAAGbad"}]"#
+            let body =
+                "access_token=\(alice)&batch="
+                + (batch.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+            let response = try await client.execute(
+                uri: "/v21.0/", method: .post, headers: Self.form, body: ByteBuffer(string: body))
             #expect(response.status == .ok)
             let entry = try #require(Self.last(server))
             let parts = server.services.journal.parts(ofBatch: entry.sequence)
@@ -166,9 +236,13 @@ import Testing
             #expect(parts[1].explanation == "user_friends was never granted by Alice Anders to this app")
             #expect(parts[2].explanation?.contains("not one this server issued") == true)
             #expect(parts[0].explanation == nil && parts[0].personName == "Alice Anders")
-            let tooMany = "[" + Array(repeating: #"{"method":"GET","relative_url":"me"}"#, count: 51).joined(separator: ",") + "]"
-            let refused = try await client.execute(uri: "/v21.0/", method: .post, headers: Self.form,
-                body: ByteBuffer(string: "access_token=\(alice)&batch=" + (tooMany.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")))
+            let tooMany =
+                "[" + Array(repeating: #"{"method":"GET","relative_url":"me"}"#, count: 51).joined(separator: ",") + "]"
+            let refused = try await client.execute(
+                uri: "/v21.0/", method: .post, headers: Self.form,
+                body: ByteBuffer(
+                    string: "access_token=\(alice)&batch="
+                        + (tooMany.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")))
             #expect(refused.status == .badRequest)
             #expect(Self.last(server)?.explanation == "a batch may hold at most 50 requests")
         }
@@ -182,11 +256,14 @@ import Testing
         var app = server.app
         app.deauthorizeCallbackURL = "https://app.example.com/deauthorize?secret=1"
         let scoped = try await server.scopedID(server.alice)
-        try await server.services.outbox.enqueue(.deauthorize, app: app, userID: server.alice.id, scopedUserID: scoped, at: server.clock.now())
+        try await server.services.outbox.enqueue(
+            .deauthorize, app: app, userID: server.alice.id, scopedUserID: scoped, at: server.clock.now())
         await server.services.outbox.deliverDue()
         let entry = try #require(server.services.journal.entries().first)
         #expect(entry.kind == .callback && entry.status == 500 && entry.route == "https://app.example.com/deauthorize")
-        #expect(entry.explanation == "the app's deauthorize callback URL answered HTTP 500; attempt 1 of 9, next at 08:00:30")
+        #expect(
+            entry.explanation
+                == "the app's deauthorize callback URL answered HTTP 500; attempt 1 of 9, next at 08:00:30")
         try await server.close()
     }
 
@@ -199,26 +276,37 @@ import Testing
         let appToken = "\(app.id)|\(app.secret)"
         let gets = [
             "/", "/v21.0/me", "/v21.0/me?access_token=", "/v21.0/me?access_token=\(String(repeating: "x", count: 600))",
-            "/v21.0/me?access_token=\(app.id)|wrong", "/v21.0/me?access_token=\(appToken)", "/v21.0/me?fields=a{b{c{d{e{f{g{h{i{j}}}}}}}}}&access_token=\(alice)",
-            "/v21.0/me/nothing/here/at/all/x?access_token=\(alice)", "/v21.0/me/feed?access_token=\(alice)", "/v21.0/me/permissions/email?access_token=\(alice)",
-            "/v21.0/999/picture?access_token=\(alice)", "/v21.0/?ids=1,2&access_token=\(alice)", "/v21.0/fql?q=SELECT%20name%20FROM%20user&access_token=\(alice)",
-            "/v21.0/fql?q=SELECT%20nope%20FROM%20user%20WHERE%20uid=me()&access_token=\(alice)", "/v21.0/fql?q=SELECT%20a%20FROM%20nope&access_token=\(alice)",
-            "/v21.0/oauth/access_token", "/v21.0/oauth/access_token?client_id=\(app.id)", "/v21.0/oauth/access_token?client_id=\(app.id)&grant_type=bogus",
+            "/v21.0/me?access_token=\(app.id)|wrong", "/v21.0/me?access_token=\(appToken)",
+            "/v21.0/me?fields=a{b{c{d{e{f{g{h{i{j}}}}}}}}}&access_token=\(alice)",
+            "/v21.0/me/nothing/here/at/all/x?access_token=\(alice)", "/v21.0/me/feed?access_token=\(alice)",
+            "/v21.0/me/permissions/email?access_token=\(alice)",
+            "/v21.0/999/picture?access_token=\(alice)", "/v21.0/?ids=1,2&access_token=\(alice)",
+            "/v21.0/fql?q=SELECT%20name%20FROM%20user&access_token=\(alice)",
+            "/v21.0/fql?q=SELECT%20nope%20FROM%20user%20WHERE%20uid=me()&access_token=\(alice)",
+            "/v21.0/fql?q=SELECT%20a%20FROM%20nope&access_token=\(alice)",
+            "/v21.0/oauth/access_token", "/v21.0/oauth/access_token?client_id=\(app.id)",
+            "/v21.0/oauth/access_token?client_id=\(app.id)&grant_type=bogus",
             "/v21.0/oauth/access_token?client_id=\(app.id)&client_secret=\(app.secret)&grant_type=fb_exchange_token",
             "/v21.0/oauth/access_token?client_id=\(app.id)&grant_type=fb_exchange_nonce&fb_exchange_nonce=nope",
             "/v21.0/oauth/access_token?grant_type=fb_extend_sso_token&access_token=\(alice)",
             "/v21.0/oauth/access_token_info?access_token=\(alice)&client_id=42",
             "/v21.0/debug_token", "/v21.0/debug_token?access_token=\(app.id)|\(app.clientToken)&input_token=x",
-            "/v21.0/\(app.id)/accounts/test-users?access_token=\(alice)", "/v21.0/\(app.id)/accounts/bogus?access_token=\(appToken)",
-            "/dialog/oauth", "/dialog/oauth?client_id=\(app.id)", "/dialog/oauth?client_id=\(app.id)&redirect_uri=\(TestServer.redirectURI)&scope=nonsense_scope",
+            "/v21.0/\(app.id)/accounts/test-users?access_token=\(alice)",
+            "/v21.0/\(app.id)/accounts/bogus?access_token=\(appToken)",
+            "/dialog/oauth", "/dialog/oauth?client_id=\(app.id)",
+            "/dialog/oauth?client_id=\(app.id)&redirect_uri=\(TestServer.redirectURI)&scope=nonsense_scope",
             "/dialog/oauth?client_id=\(app.id)&redirect_uri=\(TestServer.redirectURI)&code_challenge=short",
             "/dialog/feed?app_id=\(app.id)&redirect_uri=https://elsewhere.example/", "/dialog/apprequests?app_id=nope",
             "/v99x/dialog/oauth", "/device?user_code=NOPE", "/settings/apps/remove", "/no/such/page",
         ]
         try await server.run { client in
             for uri in gets { _ = try await client.execute(uri: uri, method: .get) }
-            for uri in ["/v21.0/me/feed?access_token=\(alice)", "/v21.0/device/login?access_token=\(alice)", "/dialog/oauth/consent", "/v21.0/"] {
-                _ = try await client.execute(uri: uri, method: .post, headers: Self.form, body: ByteBuffer(string: "batch=nope"))
+            for uri in [
+                "/v21.0/me/feed?access_token=\(alice)", "/v21.0/device/login?access_token=\(alice)",
+                "/dialog/oauth/consent", "/v21.0/",
+            ] {
+                _ = try await client.execute(
+                    uri: uri, method: .post, headers: Self.form, body: ByteBuffer(string: "batch=nope"))
             }
             _ = try await client.execute(uri: "/v21.0/me", method: .put)
         }

@@ -13,10 +13,13 @@ import HTTPTypes
 /// retention, and the writer that fills it off the request path.
 @Suite struct JournalTableTests {
     static func entry(_ route: String, at seconds: TimeInterval, status: Int = 200) -> JournalEntry {
-        JournalEntry(sequence: 1, time: Date(timeIntervalSince1970: 1_800_000_000 + seconds), kind: .graph, method: "GET", route: route,
-                     status: status, durationMilliseconds: 1.5, appID: "1", personName: "Alice", errorCode: status == 200 ? nil : 190,
-                     explanation: status == 200 ? nil : "token expired 4 minutes ago", tokenHashPrefix: "abcdef012345",
-                     parameters: [.init(name: "fields", value: "id,name")])
+        JournalEntry(
+            sequence: 1, time: Date(timeIntervalSince1970: 1_800_000_000 + seconds), kind: .graph, method: "GET",
+            route: route,
+            status: status, durationMilliseconds: 1.5, appID: "1", personName: "Alice",
+            errorCode: status == 200 ? nil : 190,
+            explanation: status == 200 ? nil : "token expired 4 minutes ago", tokenHashPrefix: "abcdef012345",
+            parameters: [.init(name: "fields", value: "id,name")])
     }
 
     @Test func storesReadsAndPrunesOnEachBackend() async throws {
@@ -28,7 +31,8 @@ import HTTPTypes
             #expect(recent.map(\.route) == ["/refused", "/249", "/248"])
             #expect(recent[0] == Self.entry("/refused", at: 300, status: 400))
             // Older than /100's time goes, then all but the newest 50.
-            let removed = try await store.prune(olderThan: Date(timeIntervalSince1970: 1_800_000_100), keepingAtMost: 50)
+            let removed = try await store.prune(
+                olderThan: Date(timeIntervalSince1970: 1_800_000_100), keepingAtMost: 50)
             #expect(removed == 201)
             let kept = try await store.recent(limit: 1000)
             #expect(kept.count == 50 && kept.first?.route == "/refused" && kept.last?.route == "/201")
@@ -36,7 +40,11 @@ import HTTPTypes
     }
 
     @Test func theWriterCopiesTheJournalToTheTable() async throws {
-        let server = try await TestServer.make(mode: .production, configure: { $0.journal = true; $0.journalTable = true })
+        let server = try await TestServer.make(
+            mode: .production,
+            configure: {
+                $0.journal = true; $0.journalTable = true
+            })
         let writer = try #require(server.services.journalTableWriter)
         try await server.run { client in
             _ = try await client.execute(uri: "/v21.0/me?access_token=EAAGnothing", method: .get)

@@ -19,15 +19,19 @@ import Testing
             user.hometown = Place(id: "7", name: "Porto")
             user.profileText["locale"] = "en_US"
             let issuer = IDTokenIssuer(services: server.services)
-            let token = try await issuer.issue(app: server.app, user: user, granted: ["user_hometown", "user_age_range", "user_friends"], nonce: "n")
+            let token = try await issuer.issue(
+                app: server.app, user: user, granted: ["user_hometown", "user_age_range", "user_friends"], nonce: "n")
             let claims = try Self.payload(token)
             let scoped = try await server.scopedID(server.alice)
             // jwt-kit's encoder does not keep member order, so the claims compare as a set.
-            #expect(Set(claims.objectValue?.keys ?? []) == [
-                "iss", "aud", "sub", "iat", "exp", "jti", "nonce", "name", "given_name", "family_name", "picture",
-                "user_hometown", "user_age_range", "user_friends",
-            ])
-            #expect(claims["name"] == "Alice Anders" && claims["given_name"] == "Alice" && claims["family_name"] == "Anders")
+            #expect(
+                Set(claims.objectValue?.keys ?? []) == [
+                    "iss", "aud", "sub", "iat", "exp", "jti", "nonce", "name", "given_name", "family_name", "picture",
+                    "user_hometown", "user_age_range", "user_friends",
+                ])
+            #expect(
+                claims["name"] == "Alice Anders" && claims["given_name"] == "Alice" && claims["family_name"] == "Anders"
+            )
             #expect(claims["picture"] == .string("http://gatehouse.test/pictures/\(server.app.id)/\(scoped)?size=100"))
             #expect(claims["user_hometown"]?["id"] == "7" && claims["user_hometown"]?["name"] == "Porto")
             #expect(claims["user_age_range"] == ["min": 21])
@@ -42,7 +46,8 @@ import Testing
             var user = server.alice
             user.birthday = "04/12"
             let token = try await IDTokenIssuer(services: server.services).issue(
-                app: server.app, user: user, granted: ["email", "user_birthday", "user_link", "user_gender", "user_location"], nonce: nil)
+                app: server.app, user: user,
+                granted: ["email", "user_birthday", "user_link", "user_gender", "user_location"], nonce: nil)
             let claims = try Self.payload(token)
             let scoped = try await server.scopedID(server.alice)
             #expect(claims["nonce"] == nil && claims["user_birthday"] == nil)

@@ -54,7 +54,9 @@ struct VerifiedIDToken: JWTPayload {
             #expect(keys.count == 1)
             let kid = try #require(keys[0]["kid"]?.stringValue)
             #expect(kid.count == 40 && kid.allSatisfy(\.isHexDigit))
-            #expect(keys[0]["kty"] == "RSA" && keys[0]["alg"] == "RS256" && keys[0]["use"] == "sig" && keys[0]["e"] == "AQAB")
+            #expect(
+                keys[0]["kty"] == "RSA" && keys[0]["alg"] == "RS256" && keys[0]["use"] == "sig"
+                    && keys[0]["e"] == "AQAB")
             let certs = try await client.execute(uri: "/.well-known/oauth/openid/certs/", method: .get)
             let pem = try #require(certs.json[kid]?.stringValue)
             #expect(pem.hasPrefix("-----BEGIN CERTIFICATE-----"))
@@ -75,11 +77,14 @@ struct VerifiedIDToken: JWTPayload {
             let browser = Browser(client)
             let uri = "fb\(server.app.id)://authorize/"
             let query = FormEncoding.encode([
-                ("client_id", server.app.id), ("redirect_uri", uri), ("response_type", "id_token,graph_domain,user_token_nonce"),
-                ("tp", "ios_14_do_not_track"), ("nonce", "n0nce-123"), ("scope", "openid,email,user_posts,user_birthday"), ("state", "s"),
+                ("client_id", server.app.id), ("redirect_uri", uri),
+                ("response_type", "id_token,graph_domain,user_token_nonce"),
+                ("tp", "ios_14_do_not_track"), ("nonce", "n0nce-123"),
+                ("scope", "openid,email,user_posts,user_birthday"), ("state", "s"),
             ])
             var page = try await browser.get("/v21.0/dialog/oauth?" + query)
-            let posted = try await browser.submitLogin(page: page, email: "alice@example.com", password: "alice-password")
+            let posted = try await browser.submitLogin(
+                page: page, email: "alice@example.com", password: "alice-password")
             page = try await browser.get(posted.location!)
             #expect(Browser.offered(in: page.text) == ["public_profile", "email", "user_birthday"])
             let done = try await browser.submitConsent(page: page, permissions: ["email", "user_birthday"])
@@ -106,7 +111,10 @@ struct VerifiedIDToken: JWTPayload {
             #expect(claims.at_hash == nil)
             #expect(claims.iat == 1_800_000_000)
             #expect(claims.exp.value == Date(timeIntervalSince1970: 1_800_003_600))
-            #expect(try await server.services.storage.tokens.live(appID: server.app.id, userID: server.alice.id, now: server.clock.now()).isEmpty)
+            #expect(
+                try await server.services.storage.tokens.live(
+                    appID: server.app.id, userID: server.alice.id, now: server.clock.now()
+                ).isEmpty)
         }
     }
 
@@ -114,34 +122,50 @@ struct VerifiedIDToken: JWTPayload {
         let server = try await TestServer.make()
         try await server.run { client in
             let browser = Browser(client)
-            let ios = try await browser.logIn(query: FormEncoding.encode([
-                ("client_id", server.app.id), ("redirect_uri", "fb\(server.app.id)://authorize/"),
-                ("response_type", "id_token,token_or_nonce,signed_request,graph_domain,user_token_nonce"), ("scope", "email,openid"), ("nonce", "ios-nonce"),
-            ]), email: "alice@example.com", password: "alice-password")
+            let ios = try await browser.logIn(
+                query: FormEncoding.encode([
+                    ("client_id", server.app.id), ("redirect_uri", "fb\(server.app.id)://authorize/"),
+                    ("response_type", "id_token,token_or_nonce,signed_request,graph_domain,user_token_nonce"),
+                    ("scope", "email,openid"), ("nonce", "ios-nonce"),
+                ]), email: "alice@example.com", password: "alice-password")
             let p = redirectParameters(ios)
             #expect(p["access_token"] != nil)
             let idToken = try #require(p["id_token"])
             #expect(try await Self.jwks(client).verify(idToken, as: VerifiedIDToken.self).nonce == "ios-nonce")
 
             let verifier = String(repeating: "w", count: 60)
-            let web = try await browser.logIn(query: FormEncoding.encode([
-                ("client_id", server.app.id), ("redirect_uri", TestServer.redirectURI), ("response_type", "code"), ("scope", "openid email"),
-                ("nonce", "web-nonce"), ("code_challenge", PKCE.challenge(verifier: verifier, method: "S256")!), ("code_challenge_method", "S256"),
-            ]), email: "alice@example.com", password: "alice-password")
+            let web = try await browser.logIn(
+                query: FormEncoding.encode([
+                    ("client_id", server.app.id), ("redirect_uri", TestServer.redirectURI), ("response_type", "code"),
+                    ("scope", "openid email"),
+                    ("nonce", "web-nonce"), ("code_challenge", PKCE.challenge(verifier: verifier, method: "S256")!),
+                    ("code_challenge_method", "S256"),
+                ]), email: "alice@example.com", password: "alice-password")
             let code = try #require(redirectParameters(web)["code"])
-            let exchange = try await client.execute(uri: "/oauth/access_token?" + FormEncoding.encode([
-                ("client_id", server.app.id), ("redirect_uri", TestServer.redirectURI), ("code", code), ("code_verifier", verifier),
-            ]), method: .get)
-            #expect(exchange.json.objectValue?.pairs.map(\.0) == ["access_token", "token_type", "expires_in", "id_token"])
-            let claims = try await Self.jwks(client).verify(exchange.json["id_token"]!.stringValue!, as: VerifiedIDToken.self)
+            let exchange = try await client.execute(
+                uri: "/oauth/access_token?"
+                    + FormEncoding.encode([
+                        ("client_id", server.app.id), ("redirect_uri", TestServer.redirectURI), ("code", code),
+                        ("code_verifier", verifier),
+                    ]), method: .get)
+            #expect(
+                exchange.json.objectValue?.pairs.map(\.0) == ["access_token", "token_type", "expires_in", "id_token"])
+            let claims = try await Self.jwks(client).verify(
+                exchange.json["id_token"]!.stringValue!, as: VerifiedIDToken.self)
             #expect(claims.nonce == "web-nonce")
             #expect(claims.email == "alice@example.com")
 
-            let plain = try await browser.logIn(query: FormEncoding.encode([("client_id", server.app.id), ("redirect_uri", TestServer.redirectURI), ("scope", "email")]), email: "alice@example.com", password: "alice-password")
+            let plain = try await browser.logIn(
+                query: FormEncoding.encode([
+                    ("client_id", server.app.id), ("redirect_uri", TestServer.redirectURI), ("scope", "email"),
+                ]), email: "alice@example.com", password: "alice-password")
             let plainCode = try #require(redirectParameters(plain)["code"])
-            let noOpenID = try await client.execute(uri: "/oauth/access_token?" + FormEncoding.encode([
-                ("client_id", server.app.id), ("client_secret", server.app.secret), ("redirect_uri", TestServer.redirectURI), ("code", plainCode),
-            ]), method: .get)
+            let noOpenID = try await client.execute(
+                uri: "/oauth/access_token?"
+                    + FormEncoding.encode([
+                        ("client_id", server.app.id), ("client_secret", server.app.secret),
+                        ("redirect_uri", TestServer.redirectURI), ("code", plainCode),
+                    ]), method: .get)
             #expect(noOpenID.json["id_token"] == nil)
         }
     }
@@ -150,7 +174,9 @@ struct VerifiedIDToken: JWTPayload {
         let server = try await TestServer.make()
         try await server.run { client in
             let ring = server.services.keyRing
-            let claims = IDTokenClaims(iss: "http://gatehouse.test", aud: server.app.id, sub: "1", iat: 1_800_000_000, exp: 4_000_000_000, jti: "j", nonce: nil)
+            let claims = IDTokenClaims(
+                iss: "http://gatehouse.test", aud: server.app.id, sub: "1", iat: 1_800_000_000, exp: 4_000_000_000,
+                jti: "j", nonce: nil)
             let before = try await ring.sign(claims)
             let oldKid = try await ring.activeKey().kid
             try await ring.rotate(grace: 7 * 86400)
@@ -174,7 +200,10 @@ struct VerifiedIDToken: JWTPayload {
     @Test func keysAreServedWithAndWithoutTheTrailingSlash() async throws {
         let server = try await TestServer.make()
         try await server.run { client in
-            for path in ["/.well-known/oauth/openid/jwks", "/.well-known/oauth/openid/jwks/", "/.well-known/oauth/openid/certs", "/.well-known/oauth/openid/keys/"] {
+            for path in [
+                "/.well-known/oauth/openid/jwks", "/.well-known/oauth/openid/jwks/", "/.well-known/oauth/openid/certs",
+                "/.well-known/oauth/openid/keys/",
+            ] {
                 let r = try await client.execute(uri: path, method: .get)
                 #expect(r.status == .ok)
                 #expect(r.headers[.contentType] == "application/json; charset=UTF-8")
@@ -188,21 +217,25 @@ struct VerifiedIDToken: JWTPayload {
         let server = try await TestServer.make()
         try await server.run { client in
             let browser = Browser(client)
-            let location = try await browser.logIn(query: FormEncoding.encode([
-                ("client_id", server.app.id), ("redirect_uri", "fb\(server.app.id)://authorize/"),
-                ("response_type", "id_token,token_or_nonce,signed_request,graph_domain,user_token_nonce"), ("scope", "email,openid"),
-                ("nonce", "oidc-nonce"), ("ios_fast_app_switch", "true"),
-            ]), email: "alice@example.com", password: "alice-password")
+            let location = try await browser.logIn(
+                query: FormEncoding.encode([
+                    ("client_id", server.app.id), ("redirect_uri", "fb\(server.app.id)://authorize/"),
+                    ("response_type", "id_token,token_or_nonce,signed_request,graph_domain,user_token_nonce"),
+                    ("scope", "email,openid"),
+                    ("nonce", "oidc-nonce"), ("ios_fast_app_switch", "true"),
+                ]), email: "alice@example.com", password: "alice-password")
             let p = redirectParameters(location)
             #expect(p["access_token"] == nil)
             let nonce = try #require(p["nonce"])
             let clientToken = "\(server.app.id)%7C\(server.app.clientToken)"
-            let exchange = "/v21.0/oauth/access_token?grant_type=fb_exchange_nonce&fb_exchange_nonce=\(nonce)&client_id=\(server.app.id)&fields=&access_token=\(clientToken)"
+            let exchange =
+                "/v21.0/oauth/access_token?grant_type=fb_exchange_nonce&fb_exchange_nonce=\(nonce)&client_id=\(server.app.id)&fields=&access_token=\(clientToken)"
             let first = try await client.execute(uri: exchange, method: .get)
             #expect(first.status == .ok)
             #expect(first.json.objectValue?.pairs.map(\.0) == ["access_token", "token_type", "expires_in", "id_token"])
             let token = try #require(first.json["access_token"]?.stringValue)
-            let claims = try await OIDCTests.jwks(client).verify(first.json["id_token"]!.stringValue!, as: VerifiedIDToken.self)
+            let claims = try await OIDCTests.jwks(client).verify(
+                first.json["id_token"]!.stringValue!, as: VerifiedIDToken.self)
             #expect(claims.nonce == "oidc-nonce")
             let me = try await client.execute(uri: "/me?access_token=\(token)", method: .get)
             #expect(me.json["name"]?.stringValue == "Alice Anders")
@@ -212,7 +245,10 @@ struct VerifiedIDToken: JWTPayload {
             let dead = try await client.execute(uri: "/me?access_token=\(token)", method: .get)
             #expect(dead.json["error"]?["code"]?.intValue == 190)
             // A nonce is not an authorization code.
-            let asCode = try await client.execute(uri: "/oauth/access_token?client_id=\(server.app.id)&client_secret=\(server.app.secret)&redirect_uri=\(AuthCodeRecord.nonceExchangeMarker)&code=\(nonce)", method: .get)
+            let asCode = try await client.execute(
+                uri:
+                    "/oauth/access_token?client_id=\(server.app.id)&client_secret=\(server.app.secret)&redirect_uri=\(AuthCodeRecord.nonceExchangeMarker)&code=\(nonce)",
+                method: .get)
             #expect(asCode.json["error"]?["message"]?.stringValue == "Invalid verification code format.")
         }
     }

@@ -12,7 +12,7 @@ import GatehouseTestSupport
 struct GracefulShutdownTests {
     @Test(arguments: [false, true])
     func sigtermAnswersTheInFlightRequestThenExitsCleanly(onPostgres: Bool) async throws {
-        let scratch = ScratchDirectory("drain") // `gatehouse serve` creates it
+        let scratch = ScratchDirectory("drain")  // `gatehouse serve` creates it
         defer { scratch.remove() }
         let directory = scratch.path
         let database = onPostgres ? try await PostgresTestDatabase.create() : nil
@@ -45,7 +45,8 @@ struct GracefulShutdownTests {
         while ContinuousClock.now < deadline, (try? RawHTTPConnection(port: server.port)) != nil {
             try await Task.sleep(for: .milliseconds(20))
         }
-        #expect((try? RawHTTPConnection(port: server.port)) == nil, "the server still accepts connections after SIGTERM")
+        #expect(
+            (try? RawHTTPConnection(port: server.port)) == nil, "the server still accepts connections after SIGTERM")
         #expect(server.isRunning, "the server must wait for the in-flight request")
 
         try connection.send(String(body[split...]))
@@ -55,11 +56,11 @@ struct GracefulShutdownTests {
 
         let status = await server.exitStatus(timeout: 20)
         #expect(status == 0, "exit status \(String(describing: status)); log: \(server.log)")
-        await server.kill() // only if it did not exit
+        await server.kill()  // only if it did not exit
     }
 
     @Test func sigtermOnAnIdleServerExitsAtOnceWithStatusZero() async throws {
-        let scratch = ScratchDirectory("idle") // `gatehouse serve` creates it
+        let scratch = ScratchDirectory("idle")  // `gatehouse serve` creates it
         defer { scratch.remove() }
         let directory = scratch.path
         let server = try await GatehouseProcess(dataDirectory: directory)

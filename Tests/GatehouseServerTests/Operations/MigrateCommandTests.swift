@@ -34,7 +34,9 @@ struct MigrateCommandTests {
     }
 
     @Test func migrateOnSQLiteUsesTheDataDirectory() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-migrate-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "gatehouse-migrate-\(UUID().uuidString)"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let result = try await gatehouse(["migrate", "--data-dir", directory])
         #expect(result.status == 0, "\(result.text)")
@@ -45,7 +47,10 @@ struct MigrateCommandTests {
     @Test func unreachableOrInvalidDatabasesFailPlainlyWithoutPasswords() async throws {
         let port = try FreeTCPPort.find()
         let url = "postgres://gatehouse:hunter2@127.0.0.1:\(port)/gatehouse?sslmode=disable"
-        for arguments in [["migrate", "--database", url], ["serve", "--port", "0", "--database", url], ["apps", "list", "--database", url]] {
+        for arguments in [
+            ["migrate", "--database", url], ["serve", "--port", "0", "--database", url],
+            ["apps", "list", "--database", url],
+        ] {
             let result = try await gatehouse(arguments)
             #expect(result.status == 1, "\(arguments[0]): \(result.text)")
             #expect(result.text.contains("gatehouse: "), "\(result.text)")

@@ -11,12 +11,17 @@ import NIOHTTP1
 /// the server or any other manual step. Uses a cluster of its own so other tests are not disturbed.
 @Suite("PostgreSQL restart under load", .tags(.process))
 struct PostgresRestartTests {
-    struct Outcome: Sendable { var at: Date; var status: UInt; var errorCode: Int? = nil; var transient: Bool? = nil; var message: String? = nil }
+    struct Outcome: Sendable {
+        var at: Date; var status: UInt; var errorCode: Int? = nil; var transient: Bool? = nil;
+        var message: String? = nil
+    }
 
     @Test func requestsFailWith503WhileDownAndRecover() async throws {
-        _ = try PostgresTestDatabase.adminURL() // the suite needs the PostgreSQL binaries scripts/test provides
+        _ = try PostgresTestDatabase.adminURL()  // the suite needs the PostgreSQL binaries scripts/test provides
         let cluster = try await OwnPostgresCluster()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-restart-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "gatehouse-restart-\(UUID().uuidString)"
+        ).path
         do {
             let server = try await GatehouseProcess(dataDirectory: directory, database: cluster.url)
             do {
@@ -56,8 +61,11 @@ struct PostgresRestartTests {
                             }
                             let error = reply.json["error"] as? [String: Any]
                             outcomes.withLockedValue {
-                                $0.append(Outcome(at: Date(), status: reply.status.code, errorCode: error?["code"] as? Int,
-                                                  transient: error?["is_transient"] as? Bool, message: error?["message"] as? String))
+                                $0.append(
+                                    Outcome(
+                                        at: Date(), status: reply.status.code, errorCode: error?["code"] as? Int,
+                                        transient: error?["is_transient"] as? Bool,
+                                        message: error?["message"] as? String))
                             }
                         }
                     }
@@ -65,13 +73,16 @@ struct PostgresRestartTests {
             }
         }
         try await Task.sleep(for: .milliseconds(500))
-        let down = Date() // from here on (PostgreSQL shutting down) failures are expected
+        let down = Date()  // from here on (PostgreSQL shutting down) failures are expected
         try await cluster.stop()
         try await Task.sleep(for: .seconds(1))
         // While down, a single request shows the exact reply, and readiness follows the database.
         let reply = try await HTTP.get(url)
         #expect(reply.status == .serviceUnavailable, "\(reply.text)")
-        #expect(reply.text == #"{"error":{"message":"(#2) Service temporarily unavailable","type":"OAuthException","code":2,"is_transient":true}}"#)
+        #expect(
+            reply.text
+                == #"{"error":{"message":"(#2) Service temporarily unavailable","type":"OAuthException","code":2,"is_transient":true}}"#
+        )
         let notReady = try await HTTP.get(server.baseURL + "/readyz")
         #expect(notReady.status == .serviceUnavailable)
         #expect(notReady.text == "not ready: the database is unavailable\n")
@@ -82,7 +93,8 @@ struct PostgresRestartTests {
         // Wait for the recovery as an event (the first 200 after the restart), not for a fixed time that a
         // loaded machine may overrun; then keep the load on for a while to see that it stays recovered.
         let recoveryDeadline = Date().addingTimeInterval(60)
-        while Date() < recoveryDeadline, !outcomes.withLockedValue({ $0.contains { $0.at > back && $0.status == 200 } }) {
+        while Date() < recoveryDeadline, !outcomes.withLockedValue({ $0.contains { $0.at > back && $0.status == 200 } })
+        {
             try await Task.sleep(for: .milliseconds(50))
         }
         try await Task.sleep(for: .seconds(7))
@@ -95,16 +107,22 @@ struct PostgresRestartTests {
         #expect(early == 0, "\(early) failures before PostgreSQL was stopped")
         #expect(!failures.isEmpty, "the load saw no outage")
         let unclear = failures.filter {
-            !($0.status == 503 && $0.errorCode == 2 && $0.transient == true && $0.message == "(#2) Service temporarily unavailable")
+            !($0.status == 503 && $0.errorCode == 2 && $0.transient == true
+                && $0.message == "(#2) Service temporarily unavailable")
         }
-        #expect(unclear.isEmpty, "\(unclear.count) failures were not the 503 transient error, e.g. \(String(describing: unclear.first))")
-        let firstSuccess = try #require(all.first { $0.at > back && $0.status == 200 }, "no success after the database returned")
+        #expect(
+            unclear.isEmpty,
+            "\(unclear.count) failures were not the 503 transient error, e.g. \(String(describing: unclear.first))")
+        let firstSuccess = try #require(
+            all.first { $0.at > back && $0.status == 200 }, "no success after the database returned")
         let seconds = firstSuccess.at.timeIntervalSince(back)
         // Pooled connections that died with the database may each fail once more right after the first success;
         // after that, every answer is a success.
         let lateFailures = all.filter { $0.at > firstSuccess.at.addingTimeInterval(5) && $0.status != 200 }
         #expect(lateFailures.isEmpty, "\(lateFailures.count) failures more than 5 s after the first success")
-        print("PostgreSQL restart: \(all.count) requests, \(failures.count) answered 503 while down, first success \(String(format: "%.2f", seconds)) s after the database returned")
+        print(
+            "PostgreSQL restart: \(all.count) requests, \(failures.count) answered 503 while down, first success \(String(format: "%.2f", seconds)) s after the database returned"
+        )
         #expect(try await HTTP.get(server.baseURL + "/readyz").status == .ok)
     }
 }

@@ -21,7 +21,7 @@ struct TwoNodeTests {
 
         static func start() async throws -> Cluster {
             let database = try await PostgresTestDatabase.create()
-            let scratch = ScratchDirectory("nodes") // the first node creates it
+            let scratch = ScratchDirectory("nodes")  // the first node creates it
             var started: [GatehouseProcess] = []
             do {
                 // The first node migrates and seeds; the second finds both done.
@@ -67,7 +67,9 @@ struct TwoNodeTests {
             let before = try await HTTP.get(b.baseURL + debug)
             let oldExpiry = try #require((before.json["data"] as? [String: Any])?["expires_at"] as? Int)
             try await Task.sleep(for: .milliseconds(1100))
-            let extended = try await HTTP.get("\(a.baseURL)/v21.0/oauth/access_token?grant_type=fb_extend_sso_token&client_id=\(appID)&access_token=\(token)")
+            let extended = try await HTTP.get(
+                "\(a.baseURL)/v21.0/oauth/access_token?grant_type=fb_extend_sso_token&client_id=\(appID)&access_token=\(token)"
+            )
             let newExpiry = try #require(extended.json["expires_at"] as? Int, "\(extended.text)")
             #expect(newExpiry > oldExpiry)
             let extendedAt = Date()
@@ -85,7 +87,8 @@ struct TwoNodeTests {
             let expiryAfter = try #require(expirySeenAfter, "node B still showed the old expiry after 30 s")
 
             // Remove the app on node A: its tokens are revoked there…
-            let removed = try await HTTP.post("\(a.baseURL)/v21.0/me/permissions", form: ["access_token": token], method: .DELETE)
+            let removed = try await HTTP.post(
+                "\(a.baseURL)/v21.0/me/permissions", form: ["access_token": token], method: .DELETE)
             #expect(removed.status == .ok, "\(removed.text)")
             let revokedAt = Date()
             // …and node B, which had the token cached, answers 190 once the NOTIFY arrives.
@@ -100,7 +103,9 @@ struct TwoNodeTests {
                 try await Task.sleep(for: .milliseconds(20))
             }
             let after = try #require(seenAfter, "node B still accepted the revoked token after 30 s")
-            print("Two nodes: revocation on node A seen on node B after \(String(format: "%.3f", after)) s, expiry change after \(String(format: "%.3f", expiryAfter)) s")
+            print(
+                "Two nodes: revocation on node A seen on node B after \(String(format: "%.3f", after)) s, expiry change after \(String(format: "%.3f", expiryAfter)) s"
+            )
             #expect(try await HTTP.get(cluster.proxy.baseURL + me).errorCode == 190)
         } catch {
             await cluster.stop()
@@ -133,7 +138,9 @@ struct TwoNodeTests {
                     // Kill node B once the load is established, then keep going for as many requests again
                     // (by count, not time: the machine may be busy with other tests).
                     let deadline = Date().addingTimeInterval(60)
-                    while samples.withLockedValue({ $0.count }) < 40, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+                    while samples.withLockedValue({ $0.count }) < 40, Date() < deadline {
+                        try await Task.sleep(for: .milliseconds(20))
+                    }
                     let kill = Date()
                     killedAt.withLockedValue { $0 = kill }
                     await cluster.nodes[1].kill()
@@ -148,12 +155,16 @@ struct TwoNodeTests {
             let all = samples.withLockedValue { $0 }
             let before = all.filter { $0.end < kill }, inFlight = all.filter { $0.start <= kill && $0.end >= kill }
             let later = all.filter { $0.start > kill }
-            #expect(before.count >= 30 && later.count >= 40, "too little load: \(before.count) before, \(later.count) after")
+            #expect(
+                before.count >= 30 && later.count >= 40, "too little load: \(before.count) before, \(later.count) after"
+            )
             #expect(before.filter { !$0.ok }.isEmpty)
             #expect(inFlight.filter { !$0.ok }.count <= workers)
             let laterFailures = later.filter { !$0.ok }.count
             #expect(laterFailures == 0, "\(laterFailures) of \(later.count) requests after the kill failed")
-            print("Two nodes: \(all.count) requests, \(inFlight.filter { !$0.ok }.count) of \(inFlight.count) in flight failed, \(later.count) after the kill all ok")
+            print(
+                "Two nodes: \(all.count) requests, \(inFlight.filter { !$0.ok }.count) of \(inFlight.count) in flight failed, \(later.count) after the kill all ok"
+            )
         } catch {
             await cluster.stop()
             throw error

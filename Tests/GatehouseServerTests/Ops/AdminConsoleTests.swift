@@ -11,7 +11,9 @@ import Testing
     static let password = "correct horse battery"
 
     static func production() async throws -> TestServer {
-        let server = try await TestServer.make(configure: { $0.mode = .production; $0.publicURL = "https://gatehouse.test" })
+        let server = try await TestServer.make(configure: {
+            $0.mode = .production; $0.publicURL = "https://gatehouse.test"
+        })
         try await AdminAccounts(services: server.services).create(email: "Ops@Example.com", password: password)
         return server
     }
@@ -58,9 +60,14 @@ import Testing
             #expect(root.location == "/console/login?next=%2Fconsole")
             let api = try await client.execute(uri: "/admin/clock", method: .post)
             #expect(api.status == .unauthorized)
-            #expect(api.json == .object(["error": .object([
-                "message": "An admin session is required: log in at /console/login.", "type": "OAuthException", "code": 190,
-            ])]))
+            #expect(
+                api.json
+                    == .object([
+                        "error": .object([
+                            "message": "An admin session is required: log in at /console/login.",
+                            "type": "OAuthException", "code": 190,
+                        ])
+                    ]))
             // Not a prefix match on words: /consoles is not the console.
             let other = try await client.execute(uri: "/consoles", method: .get)
             #expect(other.status != .seeOther)
@@ -78,10 +85,17 @@ import Testing
             let csrf = try #require(Browser.hiddenValue("csrf_token", in: login.text))
             #expect(Browser.hiddenValue("next", in: login.text) == "/console/apps")
 
-            let forged = try await browser.post("/console/login", form: [("csrf_token", "x"), ("email", "ops@example.com"), ("password", Self.password)])
+            let forged = try await browser.post(
+                "/console/login",
+                form: [("csrf_token", "x"), ("email", "ops@example.com"), ("password", Self.password)])
             #expect(forged.status == .forbidden)
 
-            let wrong = try await browser.post("/console/login", form: [("csrf_token", csrf), ("next", "/console/apps"), ("email", "ops@example.com"), ("password", "wrong password!")])
+            let wrong = try await browser.post(
+                "/console/login",
+                form: [
+                    ("csrf_token", csrf), ("next", "/console/apps"), ("email", "ops@example.com"),
+                    ("password", "wrong password!"),
+                ])
             #expect(wrong.status == .seeOther)
             #expect(wrong.location == "/console/login?error=1&next=%2Fconsole%2Fapps")
             #expect(browser.cookies["__Host-gh_admin"] == nil)
@@ -89,7 +103,12 @@ import Testing
             #expect(again.status == .unauthorized)
             #expect(again.text.contains("The email or password you entered is incorrect."))
 
-            let right = try await browser.post("/console/login", form: [("csrf_token", csrf), ("next", "/console/apps"), ("email", "OPS@example.com"), ("password", Self.password)])
+            let right = try await browser.post(
+                "/console/login",
+                form: [
+                    ("csrf_token", csrf), ("next", "/console/apps"), ("email", "OPS@example.com"),
+                    ("password", Self.password),
+                ])
             #expect(right.status == .seeOther)
             #expect(right.location == "/console/apps")
             let cookie = try #require(right.headers[.setCookie])
@@ -115,7 +134,8 @@ import Testing
             let out = try await browser.post("/console/logout", form: [("csrf_token", bound)])
             #expect(out.status == .seeOther)
             #expect(out.location == "/console/login")
-            #expect(try await server.services.storage.admins.findSession(secretHash: SecretHash.sha256Hex(secret)) == nil)
+            #expect(
+                try await server.services.storage.admins.findSession(secretHash: SecretHash.sha256Hex(secret)) == nil)
             #expect(try await browser.get("/console/apps").status == .seeOther)
         }
     }
@@ -123,7 +143,10 @@ import Testing
     @Test func nextNeverLeavesTheConsole() {
         #expect(AdminLoginController.safeNext("/console/users?x=1") == "/console/users?x=1")
         #expect(AdminLoginController.safeNext("/admin/clock") == "/admin/clock")
-        for bad in ["https://evil.example/console", "//evil.example/console", "/dialog/oauth", "/console\\evil", nil, "/console\nSet-Cookie: x"] {
+        for bad in [
+            "https://evil.example/console", "//evil.example/console", "/dialog/oauth", "/console\\evil", nil,
+            "/console\nSet-Cookie: x",
+        ] {
             #expect(AdminLoginController.safeNext(bad) == "/console")
         }
     }
@@ -137,15 +160,21 @@ import Testing
             let browser = Browser(client)
             let csrf = try #require(Browser.hiddenValue("csrf_token", in: try await browser.get("/console/login").text))
             for _ in 0..<2 {
-                let r = try await browser.post("/console/login", form: [("csrf_token", csrf), ("email", "ops@example.com"), ("password", "guess guess guess")])
+                let r = try await browser.post(
+                    "/console/login",
+                    form: [("csrf_token", csrf), ("email", "ops@example.com"), ("password", "guess guess guess")])
                 #expect(r.status == .seeOther)
             }
-            let limited = try await browser.post("/console/login", form: [("csrf_token", csrf), ("email", "ops@example.com"), ("password", Self.password)])
+            let limited = try await browser.post(
+                "/console/login",
+                form: [("csrf_token", csrf), ("email", "ops@example.com"), ("password", Self.password)])
             #expect(limited.status == .tooManyRequests)
             #expect(limited.text.contains("Too many failed attempts."))
             #expect(limited.headers[.retryAfter] != nil)
             server.clock.advance(by: 901)
-            let later = try await browser.post("/console/login", form: [("csrf_token", csrf), ("email", "ops@example.com"), ("password", Self.password)])
+            let later = try await browser.post(
+                "/console/login",
+                form: [("csrf_token", csrf), ("email", "ops@example.com"), ("password", Self.password)])
             #expect(later.status == .seeOther)
             #expect(later.location == "/console")
         }

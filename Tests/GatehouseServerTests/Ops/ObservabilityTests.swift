@@ -71,7 +71,10 @@ struct CapturingLogHandler: LogHandler {
         try await server.run(.live) { client in
             let browser = Browser(client)
             // A failed login first (a password that is never right), then the real one.
-            let query = FormEncoding.encode([("client_id", server.app.id), ("redirect_uri", TestServer.redirectURI), ("scope", "email,openid"), ("nonce", "nonce-abc-123")])
+            let query = FormEncoding.encode([
+                ("client_id", server.app.id), ("redirect_uri", TestServer.redirectURI), ("scope", "email,openid"),
+                ("nonce", "nonce-abc-123"),
+            ])
             let page = try await browser.get("/dialog/oauth?" + query)
             _ = try await browser.submitLogin(page: page, email: "alice@example.com", password: "Wr0ng-Passw0rd-xyz")
             let location = try await browser.logIn(query: query, email: "alice@example.com", password: "alice-password")
@@ -80,9 +83,18 @@ struct CapturingLogHandler: LogHandler {
             #expect(exchanged.status == .ok)
             let token = try #require(exchanged.json["access_token"]?.stringValue)
             let idToken = try #require(exchanged.json["id_token"]?.stringValue)
-            #expect(try await client.execute(uri: "/me?fields=id,name,email&access_token=\(token)", method: .get).status == .ok)
-            #expect(try await client.execute(uri: "/me/permissions", method: .get, headers: [.authorization: "Bearer \(token)"]).status == .ok)
-            #expect(try await client.execute(uri: "/debug_token?input_token=\(token)&access_token=\(server.app.id)%7C\(server.app.secret)", method: .get).status == .ok)
+            #expect(
+                try await client.execute(uri: "/me?fields=id,name,email&access_token=\(token)", method: .get).status
+                    == .ok)
+            #expect(
+                try await client.execute(
+                    uri: "/me/permissions", method: .get, headers: [.authorization: "Bearer \(token)"]
+                ).status == .ok)
+            #expect(
+                try await client.execute(
+                    uri: "/debug_token?input_token=\(token)&access_token=\(server.app.id)%7C\(server.app.secret)",
+                    method: .get
+                ).status == .ok)
             do {
                 let bad = try await client.execute(uri: "/me?access_token=\(token)x", method: .get)
                 #expect(bad.status == .badRequest)
@@ -92,18 +104,27 @@ struct CapturingLogHandler: LogHandler {
                 _ = try await client.execute(uri: "/me?access_token=\(token)&appsecret_proof=\(proof)", method: .get)
             } catch { Issue.record("proof: \(error)") }
             do {
-                _ = try await client.execute(uri: "/oauth/access_token?client_id=\(server.app.id)&client_secret=\(server.app.secret)&code=\(code)&redirect_uri=x", method: .get)
+                _ = try await client.execute(
+                    uri:
+                        "/oauth/access_token?client_id=\(server.app.id)&client_secret=\(server.app.secret)&code=\(code)&redirect_uri=x",
+                    method: .get)
             } catch { Issue.record("replay: \(error)") }
             box.set([
                 "access token": token, "code": code, "id_token": idToken, "app secret": server.app.secret,
-                "client token": server.app.clientToken, "password": "alice-password", "wrong password": "Wr0ng-Passw0rd-xyz",
-                "session cookie": browser.cookies["__Host-gh_session"] ?? "missing", "csrf token": browser.cookies["gh_csrf"] ?? "missing",
+                "client token": server.app.clientToken, "password": "alice-password",
+                "wrong password": "Wr0ng-Passw0rd-xyz",
+                "session cookie": browser.cookies["__Host-gh_session"] ?? "missing",
+                "csrf token": browser.cookies["gh_csrf"] ?? "missing",
             ])
         }
         secrets = box.value
         let lines = logs.all
         #expect(lines.count > 10, "the run should log at trace level")
-        #expect(lines.contains { $0.contains("route: /oauth/access_token") || $0.contains("\"route\": /oauth/access_token") || $0.contains("/oauth/access_token") })
+        #expect(
+            lines.contains {
+                $0.contains("route: /oauth/access_token") || $0.contains("\"route\": /oauth/access_token")
+                    || $0.contains("/oauth/access_token")
+            })
         for (name, secret) in secrets {
             #expect(secret != "missing", "\(name) was not captured")
             let leaking = lines.filter { $0.contains(secret) }
@@ -120,7 +141,9 @@ struct CapturingLogHandler: LogHandler {
             _ = try await client.execute(uri: "/me?access_token=\(token)", method: .get)
             _ = try await client.execute(uri: "/me?access_token=nope", method: .get)
             let browser = Browser(client)
-            _ = try await browser.submitLogin(page: try await browser.get("/dialog/oauth?" + DialogFlowTests.query(server)), email: "bob@example.com", password: "wrong")
+            _ = try await browser.submitLogin(
+                page: try await browser.get("/dialog/oauth?" + DialogFlowTests.query(server)), email: "bob@example.com",
+                password: "wrong")
 
             let metrics = try await client.execute(uri: "/metrics", method: .get)
             #expect(metrics.status == .ok)
@@ -150,8 +173,12 @@ struct CapturingLogHandler: LogHandler {
         let b = try await TestServer.make(configure: { $0.metricsEnabled = false })
         try await a.run { client in
             _ = try await client.execute(uri: "/healthz", method: .get)
-            #expect(try await client.execute(uri: "/metrics", method: .get).text.contains(#"gatehouse_http_requests_total{route="healthz""#) == false)
-            #expect(try await client.execute(uri: "/metrics", method: .get).text.contains(#"gatehouse_http_requests_total{route="/healthz",method="GET",status="200"} 1"#))
+            #expect(
+                try await client.execute(uri: "/metrics", method: .get).text.contains(
+                    #"gatehouse_http_requests_total{route="healthz""#) == false)
+            #expect(
+                try await client.execute(uri: "/metrics", method: .get).text.contains(
+                    #"gatehouse_http_requests_total{route="/healthz",method="GET",status="200"} 1"#))
         }
         try await b.run { client in
             let r = try await client.execute(uri: "/metrics", method: .get)

@@ -10,8 +10,10 @@ import HTTPTypes
     /// `isNormal` is true only where `normalized` returns the path unchanged, so the admin gate decides alike.
     @Test func adminGateFastPathAgreesWithNormalization() {
         let paths = [
-            "/", "", "/console", "/console/", "/console/apps", "//console/apps", "/./console", "/%63onsole", "/a/../console",
-            "/admin/export", "/admin", "/me", "/v21.0/me", "/bench/hello", "/.well-known/openid-configuration", "/console/.",
+            "/", "", "/console", "/console/", "/console/apps", "//console/apps", "/./console", "/%63onsole",
+            "/a/../console",
+            "/admin/export", "/admin", "/me", "/v21.0/me", "/bench/hello", "/.well-known/openid-configuration",
+            "/console/.",
             "console", "/a//b", "/a/b/", "/dialog/oauth", "/x%2Fy", "/..", "/a/.hidden",
         ]
         for path in paths {
@@ -29,7 +31,9 @@ import HTTPTypes
     /// A parameterless route's label is looked up once by route; any other falls back to the path.
     @Test func routeLabelsFromLiteralRoutesMatchClassification() {
         let handles = RouteMetricHandles(metrics: GatehouseMetrics())
-        for route in ["/me", "/bench/hello", "/oauth/access_token", "/", "/.well-known/openid-configuration", "/a/b/c/d/e"] {
+        for route in [
+            "/me", "/bench/hello", "/oauth/access_token", "/", "/.well-known/openid-configuration", "/a/b/c/d/e",
+        ] {
             #expect(RouteMetricHandles.isLiteral(route))
             #expect(handles.label(path: route, endpoint: route) == RouteLabel.classify(route))
             // Asked twice: the remembered label is the same.

@@ -35,9 +35,12 @@ struct SelfSignedCertificate {
                 SubjectAlternativeNames([.dnsName("localhost")])
             },
             issuerPrivateKey: Certificate.PrivateKey(key))
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-tls-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "gatehouse-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let made = SelfSignedCertificate(certificatePEM: try certificate.serializeAsPEM().pemString, keyPEM: key.pemRepresentation, directory: directory)
+        let made = SelfSignedCertificate(
+            certificatePEM: try certificate.serializeAsPEM().pemString, keyPEM: key.pemRepresentation,
+            directory: directory)
         try made.certificatePEM.write(toFile: made.certificatePath, atomically: true, encoding: .utf8)
         try made.keyPEM.write(toFile: made.keyPath, atomically: true, encoding: .utf8)
         return made
@@ -58,21 +61,27 @@ struct SelfSignedCertificate {
             let port = try #require(client.port)
             // A client that trusts only our certificate, with full verification (hostname included).
             var tls = TLSConfiguration.makeClientConfiguration()
-            tls.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(cert.certificatePEM.utf8), format: .pem)])
+            tls.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(cert.certificatePEM.utf8), format: .pem)]
+            )
             tls.certificateVerification = .fullVerification
             let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
             do {
-                let response = try await http.execute(HTTPClientRequest(url: "https://localhost:\(port)/healthz"), timeout: .seconds(120))
+                let response = try await http.execute(
+                    HTTPClientRequest(url: "https://localhost:\(port)/healthz"), timeout: .seconds(120))
                 #expect(response.status == .ok)
                 #expect(response.headers["Strict-Transport-Security"].first == "max-age=31536000; includeSubDomains")
                 let page = try await http.execute(
-                    HTTPClientRequest(url: "https://localhost:\(port)/dialog/oauth?client_id=\(server.app.id)&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcallback"),
+                    HTTPClientRequest(
+                        url:
+                            "https://localhost:\(port)/dialog/oauth?client_id=\(server.app.id)&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcallback"
+                    ),
                     timeout: .seconds(120))
                 #expect(page.status == .ok)
                 // Served over TLS, so cookies are Secure.
                 #expect(page.headers["Set-Cookie"].first?.contains("Secure") == true)
                 // Plain HTTP to the TLS port fails rather than being answered in clear.
-                let plain = try? await http.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/healthz"), timeout: .seconds(5))
+                let plain = try? await http.execute(
+                    HTTPClientRequest(url: "http://127.0.0.1:\(port)/healthz"), timeout: .seconds(5))
                 #expect(plain?.status != .ok)
             } catch {
                 try await http.shutdown()
@@ -85,11 +94,15 @@ struct SelfSignedCertificate {
     @Test func unreadableCertificateOrKeyIsAClearError() throws {
         let cert = try SelfSignedCertificate.make()
         defer { try? FileManager.default.removeItem(at: cert.directory) }
-        #expect(throws: ConfigurationError("tls_cert /nonexistent/cert.pem could not be read as a PEM certificate chain")) {
-            _ = try GatehouseApp.serverBuilder(GatehouseConfiguration(tlsCertificatePath: "/nonexistent/cert.pem", tlsKeyPath: cert.keyPath))
+        #expect(
+            throws: ConfigurationError("tls_cert /nonexistent/cert.pem could not be read as a PEM certificate chain")
+        ) {
+            _ = try GatehouseApp.serverBuilder(
+                GatehouseConfiguration(tlsCertificatePath: "/nonexistent/cert.pem", tlsKeyPath: cert.keyPath))
         }
         #expect(throws: ConfigurationError("tls_key \(cert.certificatePath) could not be read as a PEM private key")) {
-            _ = try GatehouseApp.serverBuilder(GatehouseConfiguration(tlsCertificatePath: cert.certificatePath, tlsKeyPath: cert.certificatePath))
+            _ = try GatehouseApp.serverBuilder(
+                GatehouseConfiguration(tlsCertificatePath: cert.certificatePath, tlsKeyPath: cert.certificatePath))
         }
     }
 }

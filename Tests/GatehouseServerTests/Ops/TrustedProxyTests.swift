@@ -30,24 +30,36 @@ import Testing
     @Test func forwardedHeadersAreBelievedOnlyFromTrustedPeers() {
         let trusted = [IPRange("10.0.0.0/8")!, IPRange("127.0.0.1")!]
         // Untrusted peer: its headers are ignored entirely.
-        #expect(ForwardedClient.resolve(peer: "198.51.100.4", forwardedFor: "1.2.3.4", forwardedProto: "https", servesTLS: false, trusted: trusted)
-            == ForwardedClient(ip: "198.51.100.4", isHTTPS: false))
+        #expect(
+            ForwardedClient.resolve(
+                peer: "198.51.100.4", forwardedFor: "1.2.3.4", forwardedProto: "https", servesTLS: false,
+                trusted: trusted)
+                == ForwardedClient(ip: "198.51.100.4", isHTTPS: false))
         // Trusted proxy: the rightmost untrusted hop is the client; a forged leftmost entry is skipped.
-        #expect(ForwardedClient.resolve(peer: "10.0.0.5", forwardedFor: "6.6.6.6, 203.0.113.9, 10.0.0.7", forwardedProto: "https", servesTLS: false, trusted: trusted)
-            == ForwardedClient(ip: "203.0.113.9", isHTTPS: true))
+        #expect(
+            ForwardedClient.resolve(
+                peer: "10.0.0.5", forwardedFor: "6.6.6.6, 203.0.113.9, 10.0.0.7", forwardedProto: "https",
+                servesTLS: false, trusted: trusted)
+                == ForwardedClient(ip: "203.0.113.9", isHTTPS: true))
         // No header: the proxy itself; proto falls back to the connection's.
-        #expect(ForwardedClient.resolve(peer: "127.0.0.1", forwardedFor: nil, forwardedProto: nil, servesTLS: true, trusted: trusted)
-            == ForwardedClient(ip: "127.0.0.1", isHTTPS: true))
+        #expect(
+            ForwardedClient.resolve(
+                peer: "127.0.0.1", forwardedFor: nil, forwardedProto: nil, servesTLS: true, trusted: trusted)
+                == ForwardedClient(ip: "127.0.0.1", isHTTPS: true))
         // Garbage in the header stops the walk.
-        #expect(ForwardedClient.resolve(peer: "10.0.0.5", forwardedFor: "203.0.113.9, not-an-ip", forwardedProto: "http", servesTLS: false, trusted: trusted)
-            == ForwardedClient(ip: "10.0.0.5", isHTTPS: false))
+        #expect(
+            ForwardedClient.resolve(
+                peer: "10.0.0.5", forwardedFor: "203.0.113.9, not-an-ip", forwardedProto: "http", servesTLS: false,
+                trusted: trusted)
+                == ForwardedClient(ip: "10.0.0.5", isHTTPS: false))
     }
 
     @Test func hstsOnlyWhenAProxyWeTrustSaysHTTPS() async throws {
         for (proxies, expectHSTS) in [(["127.0.0.1"], true), ([String](), false)] {
             let server = try await TestServer.make(configure: { $0.trustedProxies = proxies })
             try await server.run(.live) { client in
-                let r = try await client.execute(uri: "/healthz", method: .get, headers: [HTTPField.Name("X-Forwarded-Proto")!: "https"])
+                let r = try await client.execute(
+                    uri: "/healthz", method: .get, headers: [HTTPField.Name("X-Forwarded-Proto")!: "https"])
                 #expect(r.status == .ok)
                 #expect((r.headers[.strictTransportSecurity] == "max-age=31536000; includeSubDomains") == expectHSTS)
                 let plain = try await client.execute(uri: "/healthz", method: .get)
@@ -73,14 +85,20 @@ import Testing
                     headers[.contentType] = "application/x-www-form-urlencoded"
                     headers[HTTPField.Name("X-Forwarded-For")!] = ip
                     let form = FormEncoding.encode([
-                        ("csrf_token", Browser.hiddenValue("csrf_token", in: page.text) ?? ""), ("dialog", Browser.hiddenValue("dialog", in: page.text) ?? ""),
+                        ("csrf_token", Browser.hiddenValue("csrf_token", in: page.text) ?? ""),
+                        ("dialog", Browser.hiddenValue("dialog", in: page.text) ?? ""),
                         ("email", "alice@example.com"), ("password", "wrong-password"),
                     ])
-                    return try await client.execute(uri: "/dialog/oauth/login", method: .post, headers: headers, body: ByteBuffer(string: form)).status
+                    return try await client.execute(
+                        uri: "/dialog/oauth/login", method: .post, headers: headers, body: ByteBuffer(string: form)
+                    ).status
                 }
                 do { let status = try await attempt(from: "203.0.113.1"); #expect(status == .seeOther) }
                 do { let status = try await attempt(from: "203.0.113.1"); #expect(status == .tooManyRequests) }
-                do { let status = try await attempt(from: "203.0.113.2"); #expect(status == (secondClientLimited ? .tooManyRequests : .seeOther)) }
+                do {
+                    let status = try await attempt(from: "203.0.113.2");
+                    #expect(status == (secondClientLimited ? .tooManyRequests : .seeOther))
+                }
             }
         }
     }

@@ -16,7 +16,12 @@ import Testing
         let page = try await browser.get("/login?next=/settings/apps")
         #expect(page.status == .ok)
         let csrf = try #require(Browser.hiddenValue("csrf_token", in: page.text))
-        let done = try await browser.post("/login", form: [("csrf_token", csrf), ("next", "/settings/apps"), ("email", "alice@example.com"), ("password", "alice-password")])
+        let done = try await browser.post(
+            "/login",
+            form: [
+                ("csrf_token", csrf), ("next", "/settings/apps"), ("email", "alice@example.com"),
+                ("password", "alice-password"),
+            ])
         #expect(done.status == .seeOther)
         #expect(done.location == "/settings/apps")
         return browser
@@ -24,7 +29,8 @@ import Testing
 
     @Test func listsGrantsAndRemovesAPermissionThenTheApp() async throws {
         let server = try await TestServer.make()
-        let token = try await server.token(for: server.alice, granted: ["public_profile", "email", "user_friends"], declined: ["user_birthday"])
+        let token = try await server.token(
+            for: server.alice, granted: ["public_profile", "email", "user_friends"], declined: ["user_birthday"])
         try await server.run { client in
             let browser = try await Self.loggedIn(client)
             let page = try await browser.get("/settings/apps")
@@ -41,14 +47,17 @@ import Testing
             #expect(forged.status == .forbidden)
             #expect(try await client.execute(uri: "/me?access_token=\(token)", method: .get).status == .ok)
 
-            let revoked = try await browser.post("/settings/apps/revoke", form: [("csrf_token", csrf), ("app_id", server.app.id), ("permission", "email")])
+            let revoked = try await browser.post(
+                "/settings/apps/revoke",
+                form: [("csrf_token", csrf), ("app_id", server.app.id), ("permission", "email")])
             #expect(revoked.status == .seeOther)
             #expect(revoked.location == "/settings/apps?notice=revoked")
             let grant = try await server.services.storage.grants.find(appID: server.app.id, userID: server.alice.id)
             #expect(grant?.granted == ["public_profile", "user_friends"])
             #expect(grant?.declined == ["user_birthday", "email"])
 
-            let removed = try await browser.post("/settings/apps/remove", form: [("csrf_token", csrf), ("app_id", server.app.id)])
+            let removed = try await browser.post(
+                "/settings/apps/remove", form: [("csrf_token", csrf), ("app_id", server.app.id)])
             #expect(removed.location == "/settings/apps?notice=removed")
             let me = try await client.execute(uri: "/me?access_token=\(token)", method: .get)
             #expect(me.json["error"]?["error_subcode"]?.intValue == 458)
@@ -72,11 +81,17 @@ import Testing
             let page = try await browser.get("/login?next=https://evil.example/")
             #expect(Browser.hiddenValue("next", in: page.text) == "/settings/apps")
             let csrf = try #require(Browser.hiddenValue("csrf_token", in: page.text))
-            let wrong = try await browser.post("/login", form: [("csrf_token", csrf), ("email", "alice@example.com"), ("password", "nope")])
+            let wrong = try await browser.post(
+                "/login", form: [("csrf_token", csrf), ("email", "alice@example.com"), ("password", "nope")])
             #expect(wrong.status == .unauthorized)
             #expect(wrong.text.contains("The email or password you entered is incorrect."))
             #expect(!wrong.text.contains("nope"))
-            let sneaky = try await browser.post("/login", form: [("csrf_token", csrf), ("next", "//evil.example"), ("email", "alice@example.com"), ("password", "alice-password")])
+            let sneaky = try await browser.post(
+                "/login",
+                form: [
+                    ("csrf_token", csrf), ("next", "//evil.example"), ("email", "alice@example.com"),
+                    ("password", "alice-password"),
+                ])
             #expect(sneaky.location == "/settings/apps")
         }
         #expect(SettingsPages.safeNext("/console") == "/console")

@@ -18,7 +18,7 @@ struct AvatarPNGTests {
 
     @Test func smallImageHasExactLayout() throws {
         let png = PNGEncoder.encode(width: 1, height: 1, rgb: [10, 20, 30])
-        #expect(png.count == 72) // 8 signature + 25 IHDR + 27 IDAT + 12 IEND
+        #expect(png.count == 72)  // 8 signature + 25 IHDR + 27 IDAT + 12 IEND
         #expect(Array(png[0..<8]) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         #expect(Array(png[8..<29]) == [0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0])
         let chunks = try Self.chunks(png)
@@ -29,16 +29,17 @@ struct AvatarPNGTests {
 
     @Test func pythonZlibDecodesPixelsExactly() async throws {
         let rgb: [UInt8] = [255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255, 1, 2, 3, 4, 5, 6]
-        let report = try await Self.validateWithPython(PNGEncoder.encode(width: 3, height: 2, rgb: rgb), dumpPixels: true)
+        let report = try await Self.validateWithPython(
+            PNGEncoder.encode(width: 3, height: 2, rgb: rgb), dumpPixels: true)
         #expect(report == "3 2 20 IHDR,IDAT,IEND ff000000ff000000ffffffff010203040506")
     }
 
     @Test func largeImagesSpanSeveralStoredBlocks() async throws {
-        let (width, height) = (200, 200) // 120,200 bytes of scanlines: one full block and one of 54,665
+        let (width, height) = (200, 200)  // 120,200 bytes of scanlines: one full block and one of 54,665
         let rgb = (0..<(width * height * 3)).map { UInt8(truncatingIfNeeded: $0 &* 31 >> 3) }
         let png = PNGEncoder.encode(width: width, height: height, rgb: rgb)
         let idat = try Self.chunks(png)[1].data
-        let expectedLength: Int = 2 + 2 * 5 + 120_200 + 4 // zlib header, two stored-block headers, scanlines, Adler-32
+        let expectedLength: Int = 2 + 2 * 5 + 120_200 + 4  // zlib header, two stored-block headers, scanlines, Adler-32
         #expect(idat.count == expectedLength)
         #expect(Array(idat[2..<7]) == [0x00, 0xFF, 0xFF, 0x00, 0x00])
         #expect(Array(idat[(7 + 65_535)..<(12 + 65_535)]) == [0x01, 0x89, 0xD5, 0x76, 0x2A])
@@ -47,10 +48,10 @@ struct AvatarPNGTests {
     }
 
     @Test func scanlinesFillingExactlyOneBlockStayInOne() async throws {
-        let (width, height) = (28, 771) // 771 rows × 85 bytes = 65,535
+        let (width, height) = (28, 771)  // 771 rows × 85 bytes = 65,535
         let png = PNGEncoder.encode(width: width, height: height, rgb: [UInt8](repeating: 7, count: width * height * 3))
         let idat = try Self.chunks(png)[1].data
-        let expectedLength: Int = 2 + 5 + 65_535 + 4 // zlib header, one stored-block header, scanlines, Adler-32
+        let expectedLength: Int = 2 + 5 + 65_535 + 4  // zlib header, one stored-block header, scanlines, Adler-32
         #expect(idat.count == expectedLength)
         #expect(Array(idat[2..<7]) == [0x01, 0xFF, 0xFF, 0x00, 0x00])
         #expect(try await Self.validateWithPython(png) == "28 771 65535 IHDR,IDAT,IEND")
@@ -59,7 +60,10 @@ struct AvatarPNGTests {
     @Test(arguments: [(64, 64), (1, 16), (5_000, 1_024), (100, 100)])
     func avatarsDecodeAtClampedSizes(requested: Int, side: Int) async throws {
         let png = AvatarRenderer.render(seed: "100004567890123", initials: "JD", size: requested)
-        #expect(Array(png[16..<24]) == [0, 0, UInt8(side >> 8), UInt8(side & 0xFF), 0, 0, UInt8(side >> 8), UInt8(side & 0xFF)])
+        #expect(
+            Array(png[16..<24]) == [
+                0, 0, UInt8(side >> 8), UInt8(side & 0xFF), 0, 0, UInt8(side >> 8), UInt8(side & 0xFF),
+            ])
         #expect(try await Self.validateWithPython(png) == "\(side) \(side) \(side * (1 + 3 * side)) IHDR,IDAT,IEND")
     }
 
@@ -69,18 +73,24 @@ struct AvatarPNGTests {
         #expect(AvatarRenderer.render(seed: "100004567890124", initials: "JD", size: 96) != first)
         #expect(AvatarRenderer.render(seed: "100004567890123", initials: "jd", size: 96) == first)
         // Only A–Z have glyphs, and only the first two letters are drawn.
-        #expect(AvatarRenderer.render(seed: "s", initials: "é1 ", size: 32) == AvatarRenderer.render(seed: "s", initials: "", size: 32))
-        #expect(AvatarRenderer.render(seed: "s", initials: "ABC", size: 32) == AvatarRenderer.render(seed: "s", initials: "A-B", size: 32))
+        #expect(
+            AvatarRenderer.render(seed: "s", initials: "é1 ", size: 32)
+                == AvatarRenderer.render(seed: "s", initials: "", size: 32))
+        #expect(
+            AvatarRenderer.render(seed: "s", initials: "ABC", size: 32)
+                == AvatarRenderer.render(seed: "s", initials: "A-B", size: 32))
     }
 
     @Test func seedsSpreadAcrossColoursAndPatterns() throws {
-        let images = try (0..<20).map { try Self.pixels(AvatarRenderer.render(seed: "user\($0)", initials: "", size: 20)) }
+        let images = try (0..<20).map {
+            try Self.pixels(AvatarRenderer.render(seed: "user\($0)", initials: "", size: 20))
+        }
         #expect(Set(images).count == 20)
-        #expect(Set(images.map { Array($0[0..<3]) }).count > 10) // corner colours vary, not just patterns
+        #expect(Set(images.map { Array($0[0..<3]) }).count > 10)  // corner colours vary, not just patterns
     }
 
     @Test func patternIsMirroredAndTwoToned() throws {
-        let side = 67 // not a multiple of 5, so cells have uneven widths
+        let side = 67  // not a multiple of 5, so cells have uneven widths
         let rgb = try Self.pixels(AvatarRenderer.render(seed: "mirror", initials: "", size: side))
         for y in 0..<side {
             for x in 0..<side {

@@ -25,14 +25,21 @@ import Testing
         try await server.loader.apply(try ScenarioFixtures.parse(Self.yaml("checkpointed")), file: "test.yaml")
         #expect(try await storage.users.find(id: "100000000000901")?.accountState == .checkpointed)
         // Stated the same: nothing to do. Not stated: the person keeps the state.
-        #expect(try await server.loader.plan(try ScenarioFixtures.parse(Self.yaml("checkpointed")), file: "test.yaml").changes.isEmpty)
-        #expect(try await server.loader.plan(try ScenarioFixtures.parse(Self.yaml(nil)), file: "test.yaml").changes.isEmpty)
+        #expect(
+            try await server.loader.plan(try ScenarioFixtures.parse(Self.yaml("checkpointed")), file: "test.yaml")
+                .changes.isEmpty)
+        #expect(
+            try await server.loader.plan(try ScenarioFixtures.parse(Self.yaml(nil)), file: "test.yaml").changes.isEmpty)
         // A browser session of the person ends when the file moves them into another state.
-        try await storage.sessions.insert(BrowserSessionRecord(
-            id: "s1", secretHash: "h1", userID: "100000000000901", createdAt: server.clock.now(),
-            expiresAt: server.clock.now().addingTimeInterval(3600), authenticatedAt: server.clock.now()))
+        try await storage.sessions.insert(
+            BrowserSessionRecord(
+                id: "s1", secretHash: "h1", userID: "100000000000901", createdAt: server.clock.now(),
+                expiresAt: server.clock.now().addingTimeInterval(3600), authenticatedAt: server.clock.now()))
         let plan = try await server.loader.plan(try ScenarioFixtures.parse(Self.yaml("disabled")), file: "test.yaml")
-        #expect(plan.changes.map(\.description) == ["people.alice: account_state is checkpointed on the server, disabled in the file"])
+        #expect(
+            plan.changes.map(\.description) == [
+                "people.alice: account_state is checkpointed on the server, disabled in the file"
+            ])
         try await server.loader.apply(try ScenarioFixtures.parse(Self.yaml("disabled")), file: "test.yaml")
         #expect(try await storage.users.find(id: "100000000000901")?.accountState == .disabled)
         #expect(try await storage.sessions.find(secretHash: "h1") == nil)
@@ -45,6 +52,9 @@ import Testing
         let errors = ScenarioFixtures.errors(Self.yaml("frozen"))
         #expect(errors.count == 1)
         #expect(errors.first?.hasPrefix("test.yaml:4:") == true, "\(errors)")
-        #expect(errors.first?.contains("people.alice.account_state: account_state must be one of active, checkpointed, unconfirmed, disabled, logged-out") == true, "\(errors)")
+        #expect(
+            errors.first?.contains(
+                "people.alice.account_state: account_state must be one of active, checkpointed, unconfirmed, disabled, logged-out"
+            ) == true, "\(errors)")
     }
 }

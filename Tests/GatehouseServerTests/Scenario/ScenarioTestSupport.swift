@@ -46,7 +46,8 @@ struct ScenarioServer {
     func run(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
         let pages = try await PageRenderer.load(devMode: services.configuration.isDevelopment)
         let application = Application(
-            router: GatehouseApp.router(services: services, pages: pages), server: try GatehouseApp.serverBuilder(services.configuration),
+            router: GatehouseApp.router(services: services, pages: pages),
+            server: try GatehouseApp.serverBuilder(services.configuration),
             configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: services.logger)
         do {
             try await application.test(.router, body)

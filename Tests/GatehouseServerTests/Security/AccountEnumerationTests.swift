@@ -44,7 +44,10 @@ import Testing
             func attempt(_ email: String) async throws -> TestResponse {
                 var headers = browser.cookieHeaders()
                 headers[.contentType] = "application/x-www-form-urlencoded"
-                let body = ByteBuffer(string: FormEncoding.encode([("csrf_token", csrf), ("email", email), ("password", "not the password")]))
+                let body = ByteBuffer(
+                    string: FormEncoding.encode([
+                        ("csrf_token", csrf), ("email", email), ("password", "not the password"),
+                    ]))
                 return try await client.execute(uri: "/login", method: .post, headers: headers, body: body)
             }
             let known = try await attempt("alice@example.com")

@@ -13,15 +13,17 @@ import Testing
 @Suite struct AccountWideThrottlingTests {
     /// 24 client networks, each a different /64: 12 inside one /48, 12 in 12 different /48s. (More only adds
     /// live requests: under the full suite's load each one risks the test client's 20-second read timeout.)
-    static let networks: [String] = (0..<12).map { "2001:db8:aa:\(String($0, radix: 16))::1" }
+    static let networks: [String] =
+        (0..<12).map { "2001:db8:aa:\(String($0, radix: 16))::1" }
         + (0..<12).map { "2001:db8:\(String(0x100 + $0, radix: 16)):1::1" }
 
     static func make(_ hasher: CountingPasswordHasher) async throws -> TestServer {
-        try await TestServer.make(configure: {
-            $0.trustedProxies = ["127.0.0.1"]
-            $0.limits.loginAttemptsPerAccountAllNetworks = 10
-            $0.limits.loginSlowdownMaxSeconds = 600
-        }, passwords: hasher)
+        try await TestServer.make(
+            configure: {
+                $0.trustedProxies = ["127.0.0.1"]
+                $0.limits.loginAttemptsPerAccountAllNetworks = 10
+                $0.limits.loginSlowdownMaxSeconds = 600
+            }, passwords: hasher)
     }
 
     @Test func guessesFromManyNetworksMeetTheAccountBudget() async throws {
@@ -32,7 +34,8 @@ import Testing
             var statuses: [HTTPResponse.Status] = []
             var waits: [String?] = []
             for ip in Self.networks {
-                let r = try await PasswordForm.settings.submit(browser, server: server, email: "alice@example.com", password: "guess", from: ip)
+                let r = try await PasswordForm.settings.submit(
+                    browser, server: server, email: "alice@example.com", password: "guess", from: ip)
                 statuses.append(r.status)
                 waits.append(r.headers[.retryAfter])
             }
@@ -44,19 +47,23 @@ import Testing
 
             // Even the right password from yet another network waits; after the wait it gets its turn, and the
             // delay it leaves behind has doubled past the cap (every early attempt counted).
-            let early = try await PasswordForm.settings.submit(browser, server: server, email: "alice@example.com", password: "alice-password", from: "2001:db8:bb::1")
+            let early = try await PasswordForm.settings.submit(
+                browser, server: server, email: "alice@example.com", password: "alice-password", from: "2001:db8:bb::1")
             #expect(early.status == .tooManyRequests)
             #expect(early.text.contains("Too many failed attempts. Wait 1 minute and try again."))
             server.clock.advance(by: 1)
-            let turn = try await PasswordForm.settings.submit(browser, server: server, email: "alice@example.com", password: "guess", from: "2001:db8:bb::2")
+            let turn = try await PasswordForm.settings.submit(
+                browser, server: server, email: "alice@example.com", password: "guess", from: "2001:db8:bb::2")
             #expect(turn.status == .unauthorized)
-            let next = try await PasswordForm.settings.submit(browser, server: server, email: "alice@example.com", password: "guess", from: "2001:db8:cc::1")
+            let next = try await PasswordForm.settings.submit(
+                browser, server: server, email: "alice@example.com", password: "guess", from: "2001:db8:cc::1")
             #expect(next.status == .tooManyRequests)
             #expect(next.headers[.retryAfter] == "600")
             #expect(hasher.verifications == 12)
 
             // Another account is not slowed.
-            let bob = try await PasswordForm.settings.submit(browser, server: server, email: "bob@example.com", password: "bob-password", from: "2001:db8:cc::2")
+            let bob = try await PasswordForm.settings.submit(
+                browser, server: server, email: "bob@example.com", password: "bob-password", from: "2001:db8:cc::2")
             #expect(bob.status == .seeOther)
         }
     }
@@ -67,23 +74,30 @@ import Testing
         try await server.run(.live) { client in
             let owner = Browser(client), attacker = Browser(client)
             // Alice has logged in from home before the attack.
-            let before = try await PasswordForm.settings.submit(owner, server: server, email: "alice@example.com", password: "alice-password", from: "198.51.100.7")
+            let before = try await PasswordForm.settings.submit(
+                owner, server: server, email: "alice@example.com", password: "alice-password", from: "198.51.100.7")
             #expect(before.status == .seeOther)
             // The budget (10) and its one slowed turn, each from another network: enough to slow the account.
             for ip in Self.networks.prefix(11) {
-                _ = try await PasswordForm.settings.submit(attacker, server: server, email: "alice@example.com", password: "guess", from: ip)
+                _ = try await PasswordForm.settings.submit(
+                    attacker, server: server, email: "alice@example.com", password: "guess", from: ip)
             }
-            let slowed = try await PasswordForm.settings.submit(attacker, server: server, email: "alice@example.com", password: "guess", from: "2001:db8:dd::1")
+            let slowed = try await PasswordForm.settings.submit(
+                attacker, server: server, email: "alice@example.com", password: "guess", from: "2001:db8:dd::1")
             #expect(slowed.status == .tooManyRequests)
 
             // From home, at once: not slowed at all.
-            let home = try await PasswordForm.settings.submit(Browser(client), server: server, email: "alice@example.com", password: "alice-password", from: "198.51.100.7")
+            let home = try await PasswordForm.settings.submit(
+                Browser(client), server: server, email: "alice@example.com", password: "alice-password",
+                from: "198.51.100.7")
             #expect(home.status == .seeOther)
             #expect(home.headers[values: .setCookie].contains { $0.hasPrefix("__Host-gh_session=") })
 
             // From a new network: at most the capped delay, then in.
             server.clock.advance(by: 600)
-            let travelling = try await PasswordForm.settings.submit(Browser(client), server: server, email: "alice@example.com", password: "alice-password", from: "2001:db8:ee::1")
+            let travelling = try await PasswordForm.settings.submit(
+                Browser(client), server: server, email: "alice@example.com", password: "alice-password",
+                from: "2001:db8:ee::1")
             #expect(travelling.status == .seeOther)
         }
     }
@@ -95,22 +109,29 @@ import Testing
         })
         try await server.run(.live) { client in
             let browser = Browser(client)
-            let accounts = ["alice@example.com", "bob@example.com", "carol@example.com", "dan@example.com", "erin@example.com"]
+            let accounts = [
+                "alice@example.com", "bob@example.com", "carol@example.com", "dan@example.com", "erin@example.com",
+            ]
             // Five /64s of one /48, five accounts: each /64 and each account is far from its own budget.
             for (i, email) in accounts.enumerated() {
-                let r = try await PasswordForm.settings.submit(browser, server: server, email: email, password: "guess", from: "2001:db8:77:\(i)::1")
+                let r = try await PasswordForm.settings.submit(
+                    browser, server: server, email: email, password: "guess", from: "2001:db8:77:\(i)::1")
                 #expect(r.status == .unauthorized)
             }
-            let sixth = try await PasswordForm.settings.submit(browser, server: server, email: "frank@example.com", password: "guess", from: "2001:db8:77:99::1")
+            let sixth = try await PasswordForm.settings.submit(
+                browser, server: server, email: "frank@example.com", password: "guess", from: "2001:db8:77:99::1")
             #expect(sixth.status == .tooManyRequests)
             #expect(sixth.headers[.retryAfter] == "900")
             // Even the right password from that /48 waits; the next /48 is another site.
-            let inside = try await PasswordForm.settings.submit(browser, server: server, email: "bob@example.com", password: "bob-password", from: "2001:db8:77:abc::1")
+            let inside = try await PasswordForm.settings.submit(
+                browser, server: server, email: "bob@example.com", password: "bob-password", from: "2001:db8:77:abc::1")
             #expect(inside.status == .tooManyRequests)
-            let outside = try await PasswordForm.settings.submit(browser, server: server, email: "bob@example.com", password: "bob-password", from: "2001:db8:78::1")
+            let outside = try await PasswordForm.settings.submit(
+                browser, server: server, email: "bob@example.com", password: "bob-password", from: "2001:db8:78::1")
             #expect(outside.status == .seeOther)
             // IPv4 clients have no /48.
-            let v4 = try await PasswordForm.settings.submit(browser, server: server, email: "bob@example.com", password: "bob-password", from: "192.0.2.10")
+            let v4 = try await PasswordForm.settings.submit(
+                browser, server: server, email: "bob@example.com", password: "bob-password", from: "192.0.2.10")
             #expect(v4.status == .seeOther)
         }
     }

@@ -12,17 +12,23 @@ import Testing
 /// gates: by an odd spelling of the path, by a cross-site form without a JSON body, or from the network.
 @Suite struct AdminSurfaceTests {
     @Test func oddlySpelledConsolePathsAreGatedLikeTheRealOnes() async throws {
-        let server = try await TestServer.make(configure: { $0.mode = .production; $0.publicURL = "https://gatehouse.test" })
+        let server = try await TestServer.make(configure: {
+            $0.mode = .production; $0.publicURL = "https://gatehouse.test"
+        })
         try await server.run { client in
             for path in ["//console/apps", "///console/users", "/%63onsole/apps", "/./console/apps"] {
                 let r = try await client.execute(uri: path, method: .get)
                 #expect(r.status == .seeOther, "\(path)")
-                #expect(r.location?.hasPrefix("/console/login?next=%2Fconsole%2F") == true, "\(path) → \(r.location ?? "nil")")
+                #expect(
+                    r.location?.hasPrefix("/console/login?next=%2Fconsole%2F") == true,
+                    "\(path) → \(r.location ?? "nil")")
             }
             for path in ["//admin/api/export", "//admin//api/clock"] {
                 let r = try await client.execute(uri: path, method: .get)
                 #expect(r.status == .unauthorized, "\(path)")
-                #expect(r.json["error"]?["message"]?.stringValue == "An admin session is required: log in at /console/login.")
+                #expect(
+                    r.json["error"]?["message"]?.stringValue
+                        == "An admin session is required: log in at /console/login.")
             }
         }
     }
@@ -31,12 +37,20 @@ import Testing
         let server = try await TestServer.make()
         server.clock.advance(by: 3600)
         try await server.run { client in
-            for headers: HTTPFields in [[:], [.contentType: "application/x-www-form-urlencoded"], [.contentType: "text/plain"]] {
-                let r = try await client.execute(uri: "/admin/api/clock/reset", method: .post, headers: headers, body: ByteBuffer(string: ""))
+            for headers: HTTPFields in [
+                [:], [.contentType: "application/x-www-form-urlencoded"], [.contentType: "text/plain"],
+            ] {
+                let r = try await client.execute(
+                    uri: "/admin/api/clock/reset", method: .post, headers: headers, body: ByteBuffer(string: ""))
                 #expect(r.status == .unsupportedMediaType)
-                #expect(r.json == .object(["error": .object([
-                    "message": "send a JSON body with Content-Type: application/json", "type": "GatehouseAdminException", "code": 415,
-                ])]))
+                #expect(
+                    r.json
+                        == .object([
+                            "error": .object([
+                                "message": "send a JSON body with Content-Type: application/json",
+                                "type": "GatehouseAdminException", "code": 415,
+                            ])
+                        ]))
             }
             #expect(server.clock.currentOffset == 3600)
         }

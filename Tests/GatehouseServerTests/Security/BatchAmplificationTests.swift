@@ -11,8 +11,11 @@ import HTTPTypes
 /// failed entries' results were kept for substitution, the "unknown path" error echoed the whole path, and the
 /// journal kept every multi-megabyte message. Each test drives `POST /` as a client would.
 @Suite struct BatchAmplificationTests {
-    static func batch(_ client: any TestClientProtocol, token: String, _ entries: [JSONValue]) async throws -> TestResponse {
-        try await RequestFloodTests.post(client, "/", [("access_token", token), ("batch", JSONValue.array(entries).serialized())])
+    static func batch(_ client: any TestClientProtocol, token: String, _ entries: [JSONValue]) async throws
+        -> TestResponse
+    {
+        try await RequestFloodTests.post(
+            client, "/", [("access_token", token), ("batch", JSONValue.array(entries).serialized())])
     }
 
     static func entryBody(_ item: JSONValue?) -> JSONValue? {
@@ -25,7 +28,10 @@ import HTTPTypes
     static func doublingChain(_ count: Int) -> [JSONValue] {
         (0..<count).map { i in
             let previous = "{result=e\(i - 1):$.error.message}"
-            let url = i == 0 ? "x/" + String(repeating: "a", count: 300) : "x/\(previous)/\(previous)/" + String(repeating: "b", count: 300)
+            let url =
+                i == 0
+                ? "x/" + String(repeating: "a", count: 300)
+                : "x/\(previous)/\(previous)/" + String(repeating: "b", count: 300)
             return ["method": "GET", "relative_url": .string(url), "name": .string("e\(i)")]
         }
     }
@@ -65,19 +71,33 @@ import HTTPTypes
             let reference = "{result=me:$.id}"
             let fits = 4000 / scoped.utf8.count
             let over = 4096 / scoped.utf8.count + 1
-            let r = try await Self.batch(client, token: alice, [
-                ["method": "GET", "relative_url": "me?fields=id", "name": "me", "omit_response_on_success": false],
-                ["method": "GET", "relative_url": .string("me?fields=id&pad=" + String(repeating: reference, count: over))],
-                ["method": "GET", "relative_url": .string("me?fields=id&pad=" + String(repeating: reference, count: fits))],
-                ["method": "POST", "relative_url": "me/feed", "body": .string("message=" + String(repeating: reference, count: over))],
-            ])
+            let r = try await Self.batch(
+                client, token: alice,
+                [
+                    ["method": "GET", "relative_url": "me?fields=id", "name": "me", "omit_response_on_success": false],
+                    [
+                        "method": "GET",
+                        "relative_url": .string("me?fields=id&pad=" + String(repeating: reference, count: over)),
+                    ],
+                    [
+                        "method": "GET",
+                        "relative_url": .string("me?fields=id&pad=" + String(repeating: reference, count: fits)),
+                    ],
+                    [
+                        "method": "POST", "relative_url": "me/feed",
+                        "body": .string("message=" + String(repeating: reference, count: over)),
+                    ],
+                ])
             let items = try #require(r.json.arrayValue)
             #expect(items.count == 4)
             #expect(items[0]["code"]?.intValue == 200)
-            let refused: JSONValue = ["error": [
-                "message": "(#100) The batch entry is longer than 4096 bytes once its {result=…} references are replaced",
-                "type": "OAuthException", "code": 100,
-            ]]
+            let refused: JSONValue = [
+                "error": [
+                    "message":
+                        "(#100) The batch entry is longer than 4096 bytes once its {result=…} references are replaced",
+                    "type": "OAuthException", "code": 100,
+                ]
+            ]
             #expect(items[1]["code"]?.intValue == 400)
             #expect(Self.entryBody(items[1]) == refused)
             #expect(items[2]["code"]?.intValue == 200)
@@ -90,17 +110,21 @@ import HTTPTypes
         let server = try await TestServer.make(configure: { $0.limits.batchAnswerBytes = 2048 })
         let alice = try await server.token(for: server.alice, granted: ["public_profile", "email", "user_birthday"])
         try await server.run { client in
-            let entry: JSONValue = ["method": "GET", "relative_url": "me?fields=id,name,first_name,last_name,email,birthday"]
+            let entry: JSONValue = [
+                "method": "GET", "relative_url": "me?fields=id,name,first_name,last_name,email,birthday",
+            ]
             let r = try await Self.batch(client, token: alice, Array(repeating: entry, count: 20))
             let items = try #require(r.json.arrayValue)
             #expect(items.count == 20)
             let answered = items.filter { $0["code"]?.intValue == 200 }
             let one = try #require(answered.first?["body"]?.stringValue?.utf8.count)
             #expect(answered.count == 2048 / one)
-            let leftOut: JSONValue = ["error": [
-                "message": "(#100) The batch's replies would exceed 2048 bytes; this entry's reply was left out",
-                "type": "OAuthException", "code": 100,
-            ]]
+            let leftOut: JSONValue = [
+                "error": [
+                    "message": "(#100) The batch's replies would exceed 2048 bytes; this entry's reply was left out",
+                    "type": "OAuthException", "code": 100,
+                ]
+            ]
             for item in items.dropFirst(answered.count) {
                 #expect(item["code"]?.intValue == 400)
                 #expect(Self.entryBody(item) == leftOut)
@@ -116,7 +140,9 @@ import HTTPTypes
             let r = try await client.execute(uri: "/v21.0/me/\(long)/x?access_token=\(alice)", method: .get)
             #expect(r.status == .badRequest)
             let message = try #require(r.json["error"]?["message"]?.stringValue)
-            #expect(message == "Unknown path components: /me/" + String(repeating: "b", count: GraphError.echoLimit - 4) + "…")
+            #expect(
+                message == "Unknown path components: /me/" + String(repeating: "b", count: GraphError.echoLimit - 4)
+                    + "…")
         }
     }
 

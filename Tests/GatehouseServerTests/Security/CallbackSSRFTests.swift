@@ -25,7 +25,10 @@ import Testing
     static let quiet = Logger(label: "quiet") { _ in SwiftLogNoOpLogHandler() }
 
     /// Runs `body` with a server on 127.0.0.1 that counts hits and answers 200 (`redirectTo` nil) or 302 to it.
-    static func withServer(tls cert: SelfSignedCertificate? = nil, redirectTo: String? = nil, _ body: @Sendable (Int, Hits) async throws -> Void) async throws {
+    static func withServer(
+        tls cert: SelfSignedCertificate? = nil, redirectTo: String? = nil,
+        _ body: @Sendable (Int, Hits) async throws -> Void
+    ) async throws {
         let hits = Hits()
         let router = Router()
         router.post("/**") { _, _ -> Response in
@@ -38,17 +41,22 @@ import Testing
         configuration.tlsKeyPath = cert?.keyPath
         let serverBuilder = try GatehouseApp.serverBuilder(configuration)
         try await PatientLiveClient.run({ onRunning in
-            Application(router: router, server: serverBuilder, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                        onServerRunning: onRunning, logger: quiet)
+            Application(
+                router: router, server: serverBuilder, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                onServerRunning: onRunning, logger: quiet)
         }) { client in try await body(try #require(client.port), hits) }
     }
 
     /// Queues a deauthorize callback to `url` and attempts it once through `transport`; returns the stored outcome.
-    static func deliver(_ server: TestServer, to url: String, transport: any CallbackTransport) async throws -> AppCallbackRecord? {
+    static func deliver(_ server: TestServer, to url: String, transport: any CallbackTransport) async throws
+        -> AppCallbackRecord?
+    {
         var app = server.app
         app.deauthorizeCallbackURL = url
-        let outbox = CallbackOutbox(storage: server.services.storage, clock: server.services.clock, transport: transport, logger: quiet)
-        _ = try await outbox.enqueue(.deauthorize, app: app, userID: server.alice.id, scopedUserID: "1", at: server.clock.now())
+        let outbox = CallbackOutbox(
+            storage: server.services.storage, clock: server.services.clock, transport: transport, logger: quiet)
+        _ = try await outbox.enqueue(
+            .deauthorize, app: app, userID: server.alice.id, scopedUserID: "1", at: server.clock.now())
         return await outbox.deliverDue().first
     }
 
@@ -58,14 +66,19 @@ import Testing
         let server = try await TestServer.make(mode: .production)
         try await server.run { _ in
             try await Self.withServer { internalPort, internalHits in
-                try await Self.withServer(tls: cert, redirectTo: "http://127.0.0.1:\(internalPort)/internal") { tlsPort, redirectHits in
+                try await Self.withServer(tls: cert, redirectTo: "http://127.0.0.1:\(internalPort)/internal") {
+                    tlsPort, redirectHits in
                     // Production's transport, trusting the test certificate, with the address rule relaxed so the
                     // first (loopback) hop is reachable on one machine: what is left to stop the hop is "no redirects".
                     var tls = TLSConfiguration.makeClientConfiguration()
-                    tls.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(cert.certificatePEM.utf8), format: .pem)])
+                    tls.trustRoots = .certificates([
+                        try NIOSSLCertificate(bytes: Array(cert.certificatePEM.utf8), format: .pem)
+                    ])
                     let transport = GuardedCallbackTransport(
-                        rules: CallbackDestinationRules(requireHTTPS: true, refuseInternalAddresses: false), tlsConfiguration: tls)
-                    let record = try await Self.deliver(server, to: "https://localhost:\(tlsPort)/deauthorize", transport: transport)
+                        rules: CallbackDestinationRules(requireHTTPS: true, refuseInternalAddresses: false),
+                        tlsConfiguration: tls)
+                    let record = try await Self.deliver(
+                        server, to: "https://localhost:\(tlsPort)/deauthorize", transport: transport)
                     #expect(redirectHits.value == 1)
                     #expect(internalHits.value == 0)
                     #expect(record?.deliveredAt == nil)
@@ -81,9 +94,11 @@ import Testing
         let server = try await TestServer.make(mode: .production)
         try await server.run { _ in
             try await Self.withServer(tls: cert) { port, hits in
-                for url in ["https://localhost:\(port)/cb", "https://127.0.0.1:\(port)/cb", "https://[::1]:\(port)/cb",
-                            "https://10.1.2.3/cb", "https://169.254.169.254/latest/meta-data", "https://[fd00::1]/cb",
-                            "https://[::ffff:127.0.0.1]:\(port)/cb", "https://0.0.0.0:\(port)/cb"] {
+                for url in [
+                    "https://localhost:\(port)/cb", "https://127.0.0.1:\(port)/cb", "https://[::1]:\(port)/cb",
+                    "https://10.1.2.3/cb", "https://169.254.169.254/latest/meta-data", "https://[fd00::1]/cb",
+                    "https://[::ffff:127.0.0.1]:\(port)/cb", "https://0.0.0.0:\(port)/cb",
+                ] {
                     await #expect(throws: CallbackRefused.self, "\(url)") {
                         _ = try await server.services.callbackTransport.post(url: url, form: "x=1")
                     }
@@ -97,7 +112,8 @@ import Testing
         let server = try await TestServer.make(mode: .production)
         try await server.run { _ in
             try await Self.withServer { port, hits in
-                let record = try await Self.deliver(server, to: "http://127.0.0.1:\(port)/deauthorize", transport: server.services.callbackTransport)
+                let record = try await Self.deliver(
+                    server, to: "http://127.0.0.1:\(port)/deauthorize", transport: server.services.callbackTransport)
                 #expect(hits.value == 0)
                 #expect(record?.deliveredAt == nil)
             }
@@ -108,8 +124,11 @@ import Testing
         let server = try await TestServer.make(mode: .development)
         try await server.run { _ in
             try await Self.withServer { internalPort, internalHits in
-                try await Self.withServer(redirectTo: "http://127.0.0.1:\(internalPort)/internal") { port, redirectHits in
-                    let record = try await Self.deliver(server, to: "http://127.0.0.1:\(port)/deauthorize", transport: server.services.callbackTransport)
+                try await Self.withServer(redirectTo: "http://127.0.0.1:\(internalPort)/internal") {
+                    port, redirectHits in
+                    let record = try await Self.deliver(
+                        server, to: "http://127.0.0.1:\(port)/deauthorize", transport: server.services.callbackTransport
+                    )
                     #expect(redirectHits.value == 1)
                     #expect(internalHits.value == 0)
                     #expect(record?.deliveredAt == nil)

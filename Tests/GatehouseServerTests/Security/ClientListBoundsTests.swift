@@ -43,18 +43,23 @@ import HTTPTypes
 
     /// Times the 1 MiB list against the 1 MiB pad and a small request; the list may cost at most `bound` times the pad.
     static func expectLinear(
-        _ name: String, bound: Double = 8, small: () async throws -> Void, padded: () async throws -> Void, list: () async throws -> Void
+        _ name: String, bound: Double = 8, small: () async throws -> Void, padded: () async throws -> Void,
+        list: () async throws -> Void
     ) async throws {
-        try await small() // warm up the route
+        try await small()  // warm up the route
         let tSmall = try await median(5, small)
         let tPad = try await median(3, padded)
         let tList = try await median(3, list)
         let ratio = tList / tPad
-        print("\(name): small \(tSmall), 1 MiB pad \(tPad), 1 MiB list \(tList); list/pad \(String(format: "%.2f", ratio)), list/small \(String(format: "%.1f", tList / tSmall))")
+        print(
+            "\(name): small \(tSmall), 1 MiB pad \(tPad), 1 MiB list \(tList); list/pad \(String(format: "%.2f", ratio)), list/small \(String(format: "%.1f", tList / tSmall))"
+        )
         #expect(ratio < bound, "\(name): a 1 MiB list took \(ratio)× a 1 MiB pad")
     }
 
-    static func post(_ client: any TestClientProtocol, _ uri: String, _ form: [(String, String)]) async throws -> TestResponse {
+    static func post(_ client: any TestClientProtocol, _ uri: String, _ form: [(String, String)]) async throws
+        -> TestResponse
+    {
         try await RequestFloodTests.post(client, uri, form)
     }
 
@@ -64,21 +69,35 @@ import HTTPTypes
         let scoped = try await server.scopedID(server.alice)
         try await server.run { client in
             let ids = Self.list { "\(100_000_000 + $0)" }
-            let tooMany: JSONValue = ["error": ["message": "(#100) Too many IDs. Maximum: 50. Provided: more than 50.", "type": "OAuthException", "code": 100]]
-            try await Self.expectLinear("ids", small: {
-                let r = try await Self.post(client, "/v21.0/", [("method", "GET"), ("ids", scoped), ("access_token", alice)])
-                #expect(r.status == .ok)
-            }, padded: {
-                let r = try await Self.post(client, "/v21.0/", [("method", "GET"), ("ids", scoped), ("pad", Self.pad), ("access_token", alice)])
-                #expect(r.status == .ok)
-            }, list: {
-                let r = try await Self.post(client, "/v21.0/", [("method", "GET"), ("ids", ids), ("access_token", alice)])
-                #expect(r.status == .badRequest)
-                #expect(r.json == tooMany)
-            })
+            let tooMany: JSONValue = [
+                "error": [
+                    "message": "(#100) Too many IDs. Maximum: 50. Provided: more than 50.", "type": "OAuthException",
+                    "code": 100,
+                ]
+            ]
+            try await Self.expectLinear(
+                "ids",
+                small: {
+                    let r = try await Self.post(
+                        client, "/v21.0/", [("method", "GET"), ("ids", scoped), ("access_token", alice)])
+                    #expect(r.status == .ok)
+                },
+                padded: {
+                    let r = try await Self.post(
+                        client, "/v21.0/",
+                        [("method", "GET"), ("ids", scoped), ("pad", Self.pad), ("access_token", alice)])
+                    #expect(r.status == .ok)
+                },
+                list: {
+                    let r = try await Self.post(
+                        client, "/v21.0/", [("method", "GET"), ("ids", ids), ("access_token", alice)])
+                    #expect(r.status == .badRequest)
+                    #expect(r.json == tooMany)
+                })
             // Fifty distinct ids, however often repeated, are within the limit.
             let repeated = Array(repeating: scoped, count: 10_000).joined(separator: ",")
-            let r = try await Self.post(client, "/v21.0/", [("method", "GET"), ("ids", repeated), ("access_token", alice)])
+            let r = try await Self.post(
+                client, "/v21.0/", [("method", "GET"), ("ids", repeated), ("access_token", alice)])
             #expect(r.status == .ok)
             #expect(r.json.objectValue?.keys.map { $0 } == [scoped])
         }
@@ -89,15 +108,23 @@ import HTTPTypes
         let alice = try await server.token(for: server.alice)
         try await server.run { client in
             let fields = Self.list { "f\($0)" }
-            try await Self.expectLinear("fields", small: {
-                _ = try await Self.post(client, "/v21.0/me", [("method", "GET"), ("fields", "id"), ("access_token", alice)])
-            }, padded: {
-                _ = try await Self.post(client, "/v21.0/me", [("method", "GET"), ("fields", "id"), ("pad", Self.pad), ("access_token", alice)])
-            }, list: {
-                let r = try await Self.post(client, "/v21.0/me", [("method", "GET"), ("fields", fields), ("access_token", alice)])
-                #expect(r.status == .badRequest)
-                #expect(r.json["error"]?["code"]?.intValue == 100)
-            })
+            try await Self.expectLinear(
+                "fields",
+                small: {
+                    _ = try await Self.post(
+                        client, "/v21.0/me", [("method", "GET"), ("fields", "id"), ("access_token", alice)])
+                },
+                padded: {
+                    _ = try await Self.post(
+                        client, "/v21.0/me",
+                        [("method", "GET"), ("fields", "id"), ("pad", Self.pad), ("access_token", alice)])
+                },
+                list: {
+                    let r = try await Self.post(
+                        client, "/v21.0/me", [("method", "GET"), ("fields", fields), ("access_token", alice)])
+                    #expect(r.status == .badRequest)
+                    #expect(r.json["error"]?["code"]?.intValue == 100)
+                })
         }
     }
 
@@ -107,34 +134,51 @@ import HTTPTypes
         try await server.run { client in
             let entries = "[" + Self.list { #"{"method":"GET","relative_url":"me?x=\#($0)"}"# } + "]"
             let one = #"[{"method":"GET","relative_url":"me"}]"#
-            let tooMany: JSONValue = ["error": ["message": "(#1) Too many requests in batch message. Maximum batch size is 50", "type": "OAuthException", "code": 1]]
-            try await Self.expectLinear("batch entries", small: {
-                _ = try await Self.post(client, "/", [("batch", one), ("access_token", alice)])
-            }, padded: {
-                _ = try await Self.post(client, "/", [("batch", one), ("pad", Self.pad), ("access_token", alice)])
-            }, list: {
-                let r = try await Self.post(client, "/", [("batch", entries), ("access_token", alice)])
-                #expect(r.json == tooMany)
-            })
+            let tooMany: JSONValue = [
+                "error": [
+                    "message": "(#1) Too many requests in batch message. Maximum batch size is 50",
+                    "type": "OAuthException", "code": 1,
+                ]
+            ]
+            try await Self.expectLinear(
+                "batch entries",
+                small: {
+                    _ = try await Self.post(client, "/", [("batch", one), ("access_token", alice)])
+                },
+                padded: {
+                    _ = try await Self.post(client, "/", [("batch", one), ("pad", Self.pad), ("access_token", alice)])
+                },
+                list: {
+                    let r = try await Self.post(client, "/", [("batch", entries), ("access_token", alice)])
+                    #expect(r.json == tooMany)
+                })
         }
     }
 
     @Test func scopesAreSplitOnceAndEchoedBriefly() async throws {
         let server = try await TestServer.make()
         try await server.run { client in
-            let base = "/dialog/oauth?client_id=\(server.app.id)&redirect_uri=\(FormEncoding.escape(TestServer.redirectURI))&state=s"
+            let base =
+                "/dialog/oauth?client_id=\(server.app.id)&redirect_uri=\(FormEncoding.escape(TestServer.redirectURI))&state=s"
             let scopes = Self.list { "nope_\($0)" }
-            try await Self.expectLinear("scope", small: {
-                _ = try await client.execute(uri: base + "&scope=email", method: .get)
-            }, padded: {
-                _ = try await client.execute(uri: base + "&scope=email&pad=" + Self.pad, method: .get)
-            }, list: {
-                let r = try await client.execute(uri: base + "&scope=" + scopes, method: .get)
-                #expect(r.status == .badRequest)
-                // The page names the first ten, not a megabyte of them.
-                #expect(r.text.contains("Invalid Scopes: " + (0..<10).map { "nope_\($0)" }.joined(separator: ", ") + ". Check the permission names."))
-                #expect(r.body.readableBytes < 64 * 1024)
-            })
+            try await Self.expectLinear(
+                "scope",
+                small: {
+                    _ = try await client.execute(uri: base + "&scope=email", method: .get)
+                },
+                padded: {
+                    _ = try await client.execute(uri: base + "&scope=email&pad=" + Self.pad, method: .get)
+                },
+                list: {
+                    let r = try await client.execute(uri: base + "&scope=" + scopes, method: .get)
+                    #expect(r.status == .badRequest)
+                    // The page names the first ten, not a megabyte of them.
+                    #expect(
+                        r.text.contains(
+                            "Invalid Scopes: " + (0..<10).map { "nope_\($0)" }.joined(separator: ", ")
+                                + ". Check the permission names."))
+                    #expect(r.body.readableBytes < 64 * 1024)
+                })
         }
     }
 
@@ -143,15 +187,29 @@ import HTTPTypes
         let alice = try await server.token(for: server.alice)
         try await server.run { client in
             let query = "SELECT uid FROM user WHERE uid IN (" + Self.list { "\($0)" } + ")"
-            try await Self.expectLinear("fql", small: {
-                _ = try await Self.post(client, "/v21.0/fql", [("method", "GET"), ("q", "SELECT uid FROM user WHERE uid = me()"), ("access_token", alice)])
-            }, padded: {
-                _ = try await Self.post(client, "/v21.0/fql", [("method", "GET"), ("q", "SELECT uid FROM user WHERE uid = me()"), ("pad", Self.pad), ("access_token", alice)])
-            }, list: {
-                let r = try await Self.post(client, "/v21.0/fql", [("method", "GET"), ("q", query), ("access_token", alice)])
-                #expect(r.status == .badRequest)
-                #expect(r.json["error"]?["message"]?.stringValue == "(#601) Parser error: the query is longer than 4096 characters.")
-            })
+            try await Self.expectLinear(
+                "fql",
+                small: {
+                    _ = try await Self.post(
+                        client, "/v21.0/fql",
+                        [("method", "GET"), ("q", "SELECT uid FROM user WHERE uid = me()"), ("access_token", alice)])
+                },
+                padded: {
+                    _ = try await Self.post(
+                        client, "/v21.0/fql",
+                        [
+                            ("method", "GET"), ("q", "SELECT uid FROM user WHERE uid = me()"), ("pad", Self.pad),
+                            ("access_token", alice),
+                        ])
+                },
+                list: {
+                    let r = try await Self.post(
+                        client, "/v21.0/fql", [("method", "GET"), ("q", query), ("access_token", alice)])
+                    #expect(r.status == .badRequest)
+                    #expect(
+                        r.json["error"]?["message"]?.stringValue
+                            == "(#601) Parser error: the query is longer than 4096 characters.")
+                })
         }
     }
 
@@ -162,21 +220,40 @@ import HTTPTypes
             let csrf = try #require(Browser.hiddenValue("csrf_token", in: try await browser.get("/console/apps").text))
             let uris = Self.list({ "https://app\($0).example/cb" }, separator: "\n")
             let path = "/console/apps/\(server.app.id)"
-            try await Self.expectLinear("redirect URIs", small: {
-                _ = try await browser.post(path, form: [("csrf_token", csrf), ("name", "Test App"), ("redirect_uris", TestServer.redirectURI)])
-            }, padded: {
-                _ = try await browser.post(path, form: [("csrf_token", csrf), ("name", "Test App"), ("redirect_uris", TestServer.redirectURI), ("pad", Self.pad)])
-            }, list: {
-                let r = try await browser.post(path, form: [("csrf_token", csrf), ("name", "Test App"), ("redirect_uris", uris)])
-                #expect(r.status == .badRequest)
-                #expect(r.text.contains("An app registers at most 100 redirect URIs."))
-            })
-            #expect(try await server.services.storage.apps.find(id: server.app.id)?.redirectURIs == [TestServer.redirectURI])
+            try await Self.expectLinear(
+                "redirect URIs",
+                small: {
+                    _ = try await browser.post(
+                        path,
+                        form: [("csrf_token", csrf), ("name", "Test App"), ("redirect_uris", TestServer.redirectURI)])
+                },
+                padded: {
+                    _ = try await browser.post(
+                        path,
+                        form: [
+                            ("csrf_token", csrf), ("name", "Test App"), ("redirect_uris", TestServer.redirectURI),
+                            ("pad", Self.pad),
+                        ])
+                },
+                list: {
+                    let r = try await browser.post(
+                        path, form: [("csrf_token", csrf), ("name", "Test App"), ("redirect_uris", uris)])
+                    #expect(r.status == .badRequest)
+                    #expect(r.text.contains("An app registers at most 100 redirect URIs."))
+                })
+            #expect(
+                try await server.services.storage.apps.find(id: server.app.id)?.redirectURIs == [TestServer.redirectURI]
+            )
             // A permission repeated a hundred thousand times is approved once.
             let repeated = Array(repeating: ("approved", "user_birthday"), count: 100_000)
-            let saved = try await browser.post(path, form: [("csrf_token", csrf), ("name", "Test App"), ("redirect_uris", TestServer.redirectURI)] + repeated)
+            let saved = try await browser.post(
+                path,
+                form: [("csrf_token", csrf), ("name", "Test App"), ("redirect_uris", TestServer.redirectURI)] + repeated
+            )
             #expect(saved.status == .seeOther)
-            #expect(try await server.services.storage.apps.find(id: server.app.id)?.approvedPermissions == ["user_birthday"])
+            #expect(
+                try await server.services.storage.apps.find(id: server.app.id)?.approvedPermissions == ["user_birthday"]
+            )
         }
     }
 
@@ -186,10 +263,13 @@ import HTTPTypes
     @Test func scenarioListsAreCheckedInLinearTime() async throws {
         let server = try await TestServer.make()
         try await server.run { client in
-            let head = "apps:\n  shop: {name: Shop}\npeople:\n  ann: {first_name: Ann, last_name: Lee, email: ann@example.com}\n"
+            let head =
+                "apps:\n  shop: {name: Shop}\npeople:\n  ann: {first_name: Ann, last_name: Lee, email: ann@example.com}\n"
             func check(_ body: String) async throws -> TestResponse {
                 let json = JSONValue.object(["yaml": .string(head + body), "file": "lists.yaml"]).serialized()
-                return try await client.execute(uri: "/admin/api/scenario?check=1", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: json))
+                return try await client.execute(
+                    uri: "/admin/api/scenario?check=1", method: .post, headers: [.contentType: "application/json"],
+                    body: ByteBuffer(string: json))
             }
             // Just under the scenario's 1 MiB bound: the file's size, not its lists, is what is refused past it.
             func granted(_ size: Int) -> String {
@@ -207,11 +287,12 @@ import HTTPTypes
             let full = 1_000_000 - head.utf8.count
             for (name, list) in [("scenario granted list", granted), ("scenario tokens list", tokens)] {
                 let (quarter, whole) = (list(full / 4), list(full))
-                _ = try await check(quarter) // warm up
+                _ = try await check(quarter)  // warm up
                 let tQuarter = try await Self.median(3) { _ = try await check(quarter) }
                 var refused: TestResponse?
                 let tWhole = try await Self.median(3) { refused = try await check(whole) }
-                print("\(name): 1/4 MiB \(tQuarter), 1 MiB \(tWhole); ratio \(String(format: "%.2f", tWhole / tQuarter))")
+                print(
+                    "\(name): 1/4 MiB \(tQuarter), 1 MiB \(tWhole); ratio \(String(format: "%.2f", tWhole / tQuarter))")
                 #expect(tWhole / tQuarter < 8, "\(name): 4 times the list took \(tWhole / tQuarter) times as long")
                 let r = try #require(refused)
                 #expect(r.status == .badRequest)

@@ -17,16 +17,23 @@ import NIOHTTP1
     /// What `GatehouseServerRunner.run` did within a few seconds: threw, or started listening (then it is stopped).
     enum Outcome { case threw(any Error), listened }
 
-    static func start(_ configure: (inout GatehouseConfiguration) -> Void, logger: Logger = Logger(label: "quiet") { _ in SwiftLogNoOpLogHandler() }) async throws -> Outcome {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-exposure-\(UUID().uuidString)")
+    static func start(
+        _ configure: (inout GatehouseConfiguration) -> Void,
+        logger: Logger = Logger(label: "quiet") { _ in SwiftLogNoOpLogHandler() }
+    ) async throws -> Outcome {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "gatehouse-exposure-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        var configuration = GatehouseConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory.path, mode: .development)
+        var configuration = GatehouseConfiguration(
+            host: "127.0.0.1", port: 0, dataDirectory: directory.path, mode: .development)
         configure(&configuration)
         let listening = ListeningFlag(), ended = EndedBox()
         let server = Task { [configuration] in
             do {
-                try await GatehouseServerRunner.run(configuration: configuration, logger: logger) { _, _ in listening.set() }
+                try await GatehouseServerRunner.run(configuration: configuration, logger: logger) { _, _ in
+                    listening.set()
+                }
                 ended.set(nil)
             } catch {
                 ended.set(error)
@@ -49,7 +56,9 @@ import NIOHTTP1
                 Issue.record("development mode on \(host) was not refused: \(outcome)")
                 continue
             }
-            #expect(refusal.message.hasPrefix("development mode listens on loopback only, and host \(host) is reachable from the network."))
+            #expect(
+                refusal.message.hasPrefix(
+                    "development mode listens on loopback only, and host \(host) is reachable from the network."))
             #expect(refusal.message.contains("--mode production"))
             #expect(refusal.message.contains("--dev-allow-remote"))
         }
@@ -62,10 +71,15 @@ import NIOHTTP1
         var configuration = GatehouseConfiguration(host: "0.0.0.0", mode: .development)
         configuration.devAllowRemote = true
         try GatehouseServerRunner.checkExposure(configuration, logger: logs.logger)
-        #expect(logs.all.contains { $0.hasPrefix("critical ") && $0.contains("DEVELOPMENT MODE IS REACHABLE FROM THE NETWORK on 0.0.0.0") })
+        #expect(
+            logs.all.contains {
+                $0.hasPrefix("critical ") && $0.contains("DEVELOPMENT MODE IS REACHABLE FROM THE NETWORK on 0.0.0.0")
+            })
         // Without the flag the same check refuses (as `run` does, above).
         configuration.devAllowRemote = false
-        #expect(throws: ConfigurationError.self) { try GatehouseServerRunner.checkExposure(configuration, logger: logs.logger) }
+        #expect(throws: ConfigurationError.self) {
+            try GatehouseServerRunner.checkExposure(configuration, logger: logs.logger)
+        }
     }
 
     @Test func aRebindingHostHeaderGets421InDevelopmentMode() async throws {
@@ -81,11 +95,16 @@ import NIOHTTP1
                 return (Int(response.status.code), String(buffer: body))
             }
             do {
-                for evil in ["rebind.evil.example", "rebind.evil.example:\(port)", "127.0.0.1.evil.example", "10.0.0.5"] {
+                for evil in [
+                    "rebind.evil.example", "rebind.evil.example:\(port)", "127.0.0.1.evil.example", "10.0.0.5",
+                ] {
                     for path in ["/console", "/admin/api/export", "/healthz"] {
                         let (status, body) = try await get(path, host: evil)
                         #expect(status == 421, "\(evil)\(path)")
-                        #expect(body == "This development server answers only to localhost, 127.0.0.1, [::1] or its public URL.\n")
+                        #expect(
+                            body
+                                == "This development server answers only to localhost, 127.0.0.1, [::1] or its public URL.\n"
+                        )
                     }
                 }
                 // Loopback names and the configured public URL (http://gatehouse.test) are served.

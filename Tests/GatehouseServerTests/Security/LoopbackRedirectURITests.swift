@@ -14,13 +14,16 @@ import HTTPTypes
         let server = try await TestServer.make()
         try await server.run { client in
             for redirect in ["http://localhost:5555/cb", "http://[::1]:5555/cb", "http://localhost/cb"] {
-                let r = try await client.execute(uri: "/dialog/oauth?" + DialogFlowTests.query(server, redirect: redirect), method: .get)
+                let r = try await client.execute(
+                    uri: "/dialog/oauth?" + DialogFlowTests.query(server, redirect: redirect), method: .get)
                 #expect(r.status == .badRequest, "\(redirect)")
                 #expect(r.headers[.location] == nil)
                 #expect(r.text.contains("is not registered for app \(server.app.id)"))
             }
             // Any port on the registered loopback address is still fine.
-            let ok = try await client.execute(uri: "/dialog/oauth?" + DialogFlowTests.query(server, redirect: "http://127.0.0.1:5555/cb"), method: .get)
+            let ok = try await client.execute(
+                uri: "/dialog/oauth?" + DialogFlowTests.query(server, redirect: "http://127.0.0.1:5555/cb"),
+                method: .get)
             #expect(ok.status == .ok)
         }
     }

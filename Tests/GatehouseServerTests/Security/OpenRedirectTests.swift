@@ -23,7 +23,12 @@ import HTTPTypes
             for next in Self.sneaky {
                 let browser = Browser(client)
                 let csrf = try #require(Browser.hiddenValue("csrf_token", in: try await browser.get("/login").text))
-                let r = try await browser.post("/login", form: [("csrf_token", csrf), ("next", next), ("email", "alice@example.com"), ("password", "alice-password")])
+                let r = try await browser.post(
+                    "/login",
+                    form: [
+                        ("csrf_token", csrf), ("next", next), ("email", "alice@example.com"),
+                        ("password", "alice-password"),
+                    ])
                 #expect(r.status == .seeOther)
                 #expect(r.location == "/settings/apps", "next \(next.debugDescription) led to \(r.location ?? "nil")")
             }
@@ -35,8 +40,11 @@ import HTTPTypes
         try await server.run { client in
             for next in Self.sneaky {
                 let browser = Browser(client)
-                let loginCSRF = try #require(Browser.hiddenValue("csrf_token", in: try await browser.get("/login").text))
-                _ = try await browser.post("/login", form: [("csrf_token", loginCSRF), ("email", "alice@example.com"), ("password", "alice-password")])
+                let loginCSRF = try #require(
+                    Browser.hiddenValue("csrf_token", in: try await browser.get("/login").text))
+                _ = try await browser.post(
+                    "/login",
+                    form: [("csrf_token", loginCSRF), ("email", "alice@example.com"), ("password", "alice-password")])
                 let csrf = try #require(Browser.hiddenValue("csrf_token", in: try await browser.get("/account").text))
                 let r = try await browser.post("/logout", form: [("csrf_token", csrf), ("next", next)])
                 #expect(r.status == .seeOther)
@@ -54,14 +62,20 @@ import HTTPTypes
     }
 
     @Test func consoleLoginRefusesNextWithATab() async throws {
-        let server = try await TestServer.make(configure: { $0.mode = .production; $0.publicURL = "https://gatehouse.test" })
-        try await AdminAccounts(services: server.services).create(email: "ops@example.com", password: "a long admin password")
+        let server = try await TestServer.make(configure: {
+            $0.mode = .production; $0.publicURL = "https://gatehouse.test"
+        })
+        try await AdminAccounts(services: server.services).create(
+            email: "ops@example.com", password: "a long admin password")
         try await server.run { client in
             let browser = Browser(client)
             let csrf = try #require(Browser.hiddenValue("csrf_token", in: try await browser.get("/console/login").text))
-            let r = try await browser.post("/console/login", form: [
-                ("csrf_token", csrf), ("next", "/console\t/../\t/evil.example"), ("email", "ops@example.com"), ("password", "a long admin password"),
-            ])
+            let r = try await browser.post(
+                "/console/login",
+                form: [
+                    ("csrf_token", csrf), ("next", "/console\t/../\t/evil.example"), ("email", "ops@example.com"),
+                    ("password", "a long admin password"),
+                ])
             #expect(r.status == .seeOther)
             #expect(r.location == "/console")
         }

@@ -28,7 +28,9 @@ import Testing
     }
 
     /// A browser with a live Gatehouse session for Alice (logged in through the dialog), and the dialog's query.
-    static func signedInBrowser(_ server: TestServer, _ client: any TestClientProtocol) async throws -> (Browser, String) {
+    static func signedInBrowser(_ server: TestServer, _ client: any TestClientProtocol) async throws -> (
+        Browser, String
+    ) {
         let browser = Browser(client)
         let query = DialogFlowTests.query(server)
         _ = try await browser.logIn(query: query, email: "alice@example.com", password: "alice-password")
@@ -42,19 +44,26 @@ import Testing
         let me = try await client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get)
         #expect(me.status == .badRequest)
         let error = me.json["error"]
-        #expect(error?["message"]?.stringValue == "Error validating access token: The session has been invalidated because the user changed their password or Facebook has changed the session for security reasons.")
+        #expect(
+            error?["message"]?.stringValue
+                == "Error validating access token: The session has been invalidated because the user changed their password or Facebook has changed the session for security reasons."
+        )
         #expect(error?["type"]?.stringValue == "OAuthException")
         #expect(error?["code"]?.intValue == 190 && error?["error_subcode"]?.intValue == 460)
     }
 
     /// What every password change must leave behind, whatever its path.
-    static func expectSignedOut(_ server: TestServer, _ client: any TestClientProtocol, token: String, browser: Browser, query: String,
-                                newPassword: String) async throws {
+    static func expectSignedOut(
+        _ server: TestServer, _ client: any TestClientProtocol, token: String, browser: Browser, query: String,
+        newPassword: String
+    ) async throws {
         let alice = try #require(try await server.services.storage.users.find(id: server.alice.id))
         #expect(alice.passwordChangedAt == server.clock.now())
         #expect(try await server.services.passwords.verify(newPassword, hash: alice.passwordHash))
         try await expectPasswordChanged(client, token)
-        #expect(try await server.services.storage.tokens.live(appID: nil, userID: server.alice.id, now: server.clock.now()).isEmpty)
+        #expect(
+            try await server.services.storage.tokens.live(appID: nil, userID: server.alice.id, now: server.clock.now())
+                .isEmpty)
         // The browser's session ended: the dialog asks for the password again.
         let dialog = try await browser.get("/dialog/oauth?" + query)
         #expect(dialog.status == .ok && dialog.text.contains(#"action="/dialog/oauth/login""#))
@@ -69,10 +78,15 @@ import Testing
             let token = try await server.token(for: server.alice)
             let (browser, query) = try await Self.signedInBrowser(server, client)
             server.clock.advance(by: 5)
-            let applied = try await Self.applyScenario(client, Self.aliceScenario(server, extra: ", password: alice-new-password"))
+            let applied = try await Self.applyScenario(
+                client, Self.aliceScenario(server, extra: ", password: alice-new-password"))
             #expect(applied.status == .ok)
-            #expect(applied.json["changes"] == ["people.alice: password differs (the new one signs alice out: tokens answer 190/460)"])
-            try await Self.expectSignedOut(server, client, token: token, browser: browser, query: query, newPassword: "alice-new-password")
+            #expect(
+                applied.json["changes"] == [
+                    "people.alice: password differs (the new one signs alice out: tokens answer 190/460)"
+                ])
+            try await Self.expectSignedOut(
+                server, client, token: token, browser: browser, query: query, newPassword: "alice-new-password")
         }
     }
 
@@ -85,7 +99,9 @@ import Testing
             lock.withLock { clock }?.advance(by: 2)
             return try await inner.hash(password)
         }
-        func verify(_ password: String, hash: String) async throws -> Bool { try await inner.verify(password, hash: hash) }
+        func verify(_ password: String, hash: String) async throws -> Bool {
+            try await inner.verify(password, hash: hash)
+        }
         func dummyHash() async throws -> String { try await inner.dummyHash() }
     }
 
@@ -101,15 +117,18 @@ import Testing
                   test: {id: "\(server.app.id)", name: Test App, redirect_uris: ["\(TestServer.redirectURI)", "http://127.0.0.1/cb"], approved_permissions: [user_friends]}
                 """ + "\n" + Self.aliceScenario(server, extra: ", password: alice-new-password") + """
 
-                grants:
-                  - {app: test, person: alice, granted: [public_profile]}
-                tokens:
-                  - {app: test, person: alice, value: EAAGtestAliceAfterTheChange0000000001}
-                """
+                    grants:
+                      - {app: test, person: alice, granted: [public_profile]}
+                    tokens:
+                      - {app: test, person: alice, value: EAAGtestAliceAfterTheChange0000000001}
+                    """
             let applied = try await Self.applyScenario(client, yaml)
             #expect(applied.status == .ok, "\(applied.text)")
             // The change is dated when the scenario's token is issued, although hashing took two seconds.
-            #expect(try await client.execute(uri: "/v21.0/me?access_token=EAAGtestAliceAfterTheChange0000000001", method: .get).status == .ok)
+            #expect(
+                try await client.execute(
+                    uri: "/v21.0/me?access_token=EAAGtestAliceAfterTheChange0000000001", method: .get
+                ).status == .ok)
             try await Self.expectPasswordChanged(client, old)
         }
     }
@@ -124,14 +143,24 @@ import Testing
             let changed = try await server.services.accounts.changePassword(of: server.alice, to: "chosen-by-alice")
             let fresh = try await server.token(for: server.alice)
             server.clock.advance(by: 5)
-            let applied = try await Self.applyScenario(client, Self.aliceScenario(server).replacingOccurrences(of: "first_name: Alice", with: "first_name: Alicia"))
-            #expect(applied.json["changes"] == [#"people.alice: first_name is "Alice" on the server, "Alicia" in the file"#])
+            let applied = try await Self.applyScenario(
+                client,
+                Self.aliceScenario(server).replacingOccurrences(of: "first_name: Alice", with: "first_name: Alicia"))
+            #expect(
+                applied.json["changes"] == [#"people.alice: first_name is "Alice" on the server, "Alicia" in the file"#]
+            )
             let alice = try #require(try await server.services.storage.users.find(id: server.alice.id))
-            #expect(alice.firstName == "Alicia" && alice.passwordHash == changed.passwordHash && alice.passwordChangedAt == changed.passwordChangedAt)
+            #expect(
+                alice.firstName == "Alicia" && alice.passwordHash == changed.passwordHash
+                    && alice.passwordChangedAt == changed.passwordChangedAt)
             #expect(try await client.execute(uri: "/v21.0/me?access_token=\(fresh)", method: .get).status == .ok)
             try await Self.expectPasswordChanged(client, token)
             // Applying the same file again finds nothing to do.
-            #expect(try await Self.applyScenario(client, Self.aliceScenario(server).replacingOccurrences(of: "first_name: Alice", with: "first_name: Alicia")).json["changes"] == [])
+            #expect(
+                try await Self.applyScenario(
+                    client,
+                    Self.aliceScenario(server).replacingOccurrences(of: "first_name: Alice", with: "first_name: Alicia")
+                ).json["changes"] == [])
         }
     }
 
@@ -146,15 +175,20 @@ import Testing
             #expect(page.text.contains(#"action="/console/users/\#(server.alice.id)/password""#))
             let csrf = try #require(Browser.hiddenValue("csrf_token", in: page.text))
             // Without the form's CSRF token nothing changes.
-            let forged = try await console.post("/console/users/\(server.alice.id)/password", form: [("password", "mallory-password")])
+            let forged = try await console.post(
+                "/console/users/\(server.alice.id)/password", form: [("password", "mallory-password")])
             #expect(forged.status == .forbidden)
             #expect(try await server.services.storage.users.find(id: server.alice.id)?.passwordChangedAt == nil)
-            let short = try await console.post("/console/users/\(server.alice.id)/password", form: [("csrf_token", csrf), ("password", "abc")])
+            let short = try await console.post(
+                "/console/users/\(server.alice.id)/password", form: [("csrf_token", csrf), ("password", "abc")])
             #expect(short.status == .badRequest && short.text.contains("passwords need at least 6 characters"))
 
-            let changed = try await console.post("/console/users/\(server.alice.id)/password", form: [("csrf_token", csrf), ("password", "alice-console-password")])
+            let changed = try await console.post(
+                "/console/users/\(server.alice.id)/password",
+                form: [("csrf_token", csrf), ("password", "alice-console-password")])
             #expect(changed.status == .seeOther && changed.location == "/console/users/\(server.alice.id)?notice=saved")
-            try await Self.expectSignedOut(server, client, token: token, browser: browser, query: query, newPassword: "alice-console-password")
+            try await Self.expectSignedOut(
+                server, client, token: token, browser: browser, query: query, newPassword: "alice-console-password")
         }
     }
 
@@ -171,7 +205,8 @@ import Testing
             #expect(try await server.services.storage.users.find(id: server.alice.id)?.passwordChangedAt == nil)
             let changed = try await api.patch("/people/\(server.alice.id)", #"{"password":"alice-api-password"}"#)
             #expect(changed.status == .ok)
-            try await Self.expectSignedOut(server, client, token: token, browser: browser, query: query, newPassword: "alice-api-password")
+            try await Self.expectSignedOut(
+                server, client, token: token, browser: browser, query: query, newPassword: "alice-api-password")
         }
     }
 
@@ -181,25 +216,36 @@ import Testing
         try await server.run { client in
             let (before, after) = ("code-issued-before-the-change", "code-issued-after-the-change")
             func insert(_ code: String, _ id: String) async throws {
-                try await server.services.storage.codes.insert(AuthCodeRecord(
-                    id: id, codeHash: SecretHash.sha256Hex(code), appID: server.app.id, userID: server.alice.id,
-                    redirectURI: TestServer.redirectURI, scopes: ["public_profile"], createdAt: server.clock.now(),
-                    expiresAt: server.clock.now().addingTimeInterval(600)))
+                try await server.services.storage.codes.insert(
+                    AuthCodeRecord(
+                        id: id, codeHash: SecretHash.sha256Hex(code), appID: server.app.id, userID: server.alice.id,
+                        redirectURI: TestServer.redirectURI, scopes: ["public_profile"], createdAt: server.clock.now(),
+                        expiresAt: server.clock.now().addingTimeInterval(600)))
             }
             func exchange(_ code: String) async throws -> TestResponse {
-                try await client.execute(uri: "/v21.0/oauth/access_token?" + FormEncoding.encode([
-                    ("client_id", server.app.id), ("client_secret", server.app.secret),
-                    ("redirect_uri", TestServer.redirectURI), ("code", code),
-                ]), method: .get)
+                try await client.execute(
+                    uri: "/v21.0/oauth/access_token?"
+                        + FormEncoding.encode([
+                            ("client_id", server.app.id), ("client_secret", server.app.secret),
+                            ("redirect_uri", TestServer.redirectURI), ("code", code),
+                        ]), method: .get)
             }
             try await insert(before, "c-before")
             server.clock.advance(by: 5)
-            _ = try await server.services.accounts.changePassword(of: try #require(try await server.services.storage.users.find(id: server.alice.id)), to: "alice-new-password")
+            _ = try await server.services.accounts.changePassword(
+                of: try #require(try await server.services.storage.users.find(id: server.alice.id)),
+                to: "alice-new-password")
             server.clock.advance(by: 5)
             try await insert(after, "c-after")
             let refused = try await exchange(before)
             #expect(refused.status == .badRequest)
-            #expect(refused.json == ["error": ["message": "This authorization code has expired.", "type": "OAuthException", "code": 100, "error_subcode": 36007]])
+            #expect(
+                refused.json == [
+                    "error": [
+                        "message": "This authorization code has expired.", "type": "OAuthException", "code": 100,
+                        "error_subcode": 36007,
+                    ]
+                ])
             #expect(try await exchange(after).status == .ok)
         }
     }
@@ -208,20 +254,39 @@ import Testing
         let server = try await TestServer.make()
         try await server.run { client in
             let minted = try await client.execute(
-                uri: "/v21.0/oauth/access_token?client_id=\(server.app.id)&client_secret=\(server.app.secret)&grant_type=client_credentials", method: .get)
+                uri:
+                    "/v21.0/oauth/access_token?client_id=\(server.app.id)&client_secret=\(server.app.secret)&grant_type=client_credentials",
+                method: .get)
             let appToken = try #require(minted.json["access_token"]?.stringValue)
-            let before = try await client.execute(uri: "/v21.0/\(server.app.id)?access_token=\(appToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)", method: .get)
+            let before = try await client.execute(
+                uri:
+                    "/v21.0/\(server.app.id)?access_token=\(appToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)",
+                method: .get)
             #expect(before.status == .ok)
-            #expect(try await server.services.storage.tokens.live(appID: server.app.id, userID: nil, now: server.clock.now()).contains { $0.kind == .app })
+            #expect(
+                try await server.services.storage.tokens.live(
+                    appID: server.app.id, userID: nil, now: server.clock.now()
+                ).contains { $0.kind == .app })
             let yaml = """
                 apps:
                   test: {id: "\(server.app.id)", name: Test App, secret: a-new-secret-0123456789abcdef, redirect_uris: ["\(TestServer.redirectURI)", "http://127.0.0.1/cb"], approved_permissions: [user_friends]}
                 """
             let applied = try await Self.applyScenario(client, yaml)
-            #expect(applied.json["changes"] == ["apps.test: secret is another value on the server, another value in the file"])
-            #expect(try await server.services.storage.apps.find(id: server.app.id)?.secret == "a-new-secret-0123456789abcdef")
-            #expect(try await server.services.storage.tokens.live(appID: server.app.id, userID: nil, now: server.clock.now()).filter { $0.kind == .app }.isEmpty)
-            let after = try await client.execute(uri: "/v21.0/\(server.app.id)?access_token=\(appToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)", method: .get)
+            #expect(
+                applied.json["changes"] == [
+                    "apps.test: secret is another value on the server, another value in the file"
+                ])
+            #expect(
+                try await server.services.storage.apps.find(id: server.app.id)?.secret
+                    == "a-new-secret-0123456789abcdef")
+            #expect(
+                try await server.services.storage.tokens.live(
+                    appID: server.app.id, userID: nil, now: server.clock.now()
+                ).filter { $0.kind == .app }.isEmpty)
+            let after = try await client.execute(
+                uri:
+                    "/v21.0/\(server.app.id)?access_token=\(appToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)",
+                method: .get)
             #expect(after.status == .badRequest)
             #expect(after.json["error"]?["code"]?.intValue == 190)
         }

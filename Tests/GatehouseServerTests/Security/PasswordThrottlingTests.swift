@@ -13,15 +13,19 @@ import Testing
 @Suite struct PasswordThrottlingTests {
     @Test(arguments: [PasswordForm.settings, .device])
     func formsOutsideTheDialogRefuseGuessingPastTheBudget(_ form: PasswordForm) async throws {
-        let server = try await TestServer.make(configure: { $0.limits.loginAttemptsPerAccount = 3; $0.limits.loginWindowSeconds = 600 })
+        let server = try await TestServer.make(configure: {
+            $0.limits.loginAttemptsPerAccount = 3; $0.limits.loginWindowSeconds = 600
+        })
         try await server.run { client in
             let browser = Browser(client)
             for _ in 0..<3 {
-                let wrong = try await form.submit(browser, server: server, email: "alice@example.com", password: "guess")
+                let wrong = try await form.submit(
+                    browser, server: server, email: "alice@example.com", password: "guess")
                 #expect(wrong.status == .unauthorized)
             }
             // Even the right password is refused now, without being checked.
-            let limited = try await form.submit(browser, server: server, email: "alice@example.com", password: "alice-password")
+            let limited = try await form.submit(
+                browser, server: server, email: "alice@example.com", password: "alice-password")
             #expect(limited.status == .tooManyRequests)
             #expect(limited.headers[.retryAfter] == "600")
             #expect(limited.headers[.contentType] == "text/html; charset=utf-8")
@@ -34,10 +38,14 @@ import Testing
         let server = try await TestServer.make(configure: { $0.limits.loginAttemptsPerAccount = 3 })
         try await server.run { client in
             let browser = Browser(client)
-            _ = try await PasswordForm.settings.submit(browser, server: server, email: "bob@example.com", password: "guess 1")
-            _ = try await PasswordForm.device.submit(browser, server: server, email: "bob@example.com", password: "guess 2")
-            _ = try await PasswordForm.settings.submit(browser, server: server, email: "bob@example.com", password: "guess 3")
-            let dialog = try await PasswordForm.dialog.submit(browser, server: server, email: "bob@example.com", password: "bob-password")
+            _ = try await PasswordForm.settings.submit(
+                browser, server: server, email: "bob@example.com", password: "guess 1")
+            _ = try await PasswordForm.device.submit(
+                browser, server: server, email: "bob@example.com", password: "guess 2")
+            _ = try await PasswordForm.settings.submit(
+                browser, server: server, email: "bob@example.com", password: "guess 3")
+            let dialog = try await PasswordForm.dialog.submit(
+                browser, server: server, email: "bob@example.com", password: "bob-password")
             #expect(dialog.status == .tooManyRequests)
             #expect(dialog.text.contains("Too many failed attempts."))
         }
@@ -56,8 +64,12 @@ import Testing
                     group.addTask {
                         var headers = cookies
                         headers[.contentType] = "application/x-www-form-urlencoded"
-                        let body = FormEncoding.encode([("csrf_token", csrf), ("email", "alice@example.com"), ("password", "parallel guess \(i)")])
-                        return try await client.execute(uri: "/login", method: .post, headers: headers, body: ByteBuffer(string: body)).status
+                        let body = FormEncoding.encode([
+                            ("csrf_token", csrf), ("email", "alice@example.com"), ("password", "parallel guess \(i)"),
+                        ])
+                        return try await client.execute(
+                            uri: "/login", method: .post, headers: headers, body: ByteBuffer(string: body)
+                        ).status
                     }
                 }
                 return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
@@ -76,12 +88,15 @@ import Testing
         try await server.run(.live) { client in
             let attacker = Browser(client), owner = Browser(client)
             for _ in 0..<3 {
-                _ = try await PasswordForm.dialog.submit(attacker, server: server, email: "alice@example.com", password: "guess", from: "203.0.113.66")
+                _ = try await PasswordForm.dialog.submit(
+                    attacker, server: server, email: "alice@example.com", password: "guess", from: "203.0.113.66")
             }
-            let spent = try await PasswordForm.dialog.submit(attacker, server: server, email: "alice@example.com", password: "guess", from: "203.0.113.66")
+            let spent = try await PasswordForm.dialog.submit(
+                attacker, server: server, email: "alice@example.com", password: "guess", from: "203.0.113.66")
             #expect(spent.status == .tooManyRequests)
             // The owner, elsewhere, still gets in with the right password.
-            let mine = try await PasswordForm.dialog.submit(owner, server: server, email: "alice@example.com", password: "alice-password", from: "198.51.100.7")
+            let mine = try await PasswordForm.dialog.submit(
+                owner, server: server, email: "alice@example.com", password: "alice-password", from: "198.51.100.7")
             #expect(mine.status == .seeOther)
             #expect(mine.location?.contains("gh_reauth=") == true)
         }
@@ -95,12 +110,17 @@ import Testing
         try await server.run(.live) { client in
             let browser = Browser(client)
             // Different addresses in one /64, different accounts: only the network budget applies.
-            _ = try await PasswordForm.settings.submit(browser, server: server, email: "alice@example.com", password: "guess", from: "2001:db8:1:2::1")
-            _ = try await PasswordForm.settings.submit(browser, server: server, email: "bob@example.com", password: "guess", from: "2001:db8:1:2::2")
-            let third = try await PasswordForm.settings.submit(browser, server: server, email: "nobody@example.com", password: "guess", from: "2001:db8:1:2:ffff::3")
+            _ = try await PasswordForm.settings.submit(
+                browser, server: server, email: "alice@example.com", password: "guess", from: "2001:db8:1:2::1")
+            _ = try await PasswordForm.settings.submit(
+                browser, server: server, email: "bob@example.com", password: "guess", from: "2001:db8:1:2::2")
+            let third = try await PasswordForm.settings.submit(
+                browser, server: server, email: "nobody@example.com", password: "guess", from: "2001:db8:1:2:ffff::3")
             #expect(third.status == .tooManyRequests)
             // The next /64 is another subscriber.
-            let neighbour = try await PasswordForm.settings.submit(browser, server: server, email: "alice@example.com", password: "alice-password", from: "2001:db8:1:3::1")
+            let neighbour = try await PasswordForm.settings.submit(
+                browser, server: server, email: "alice@example.com", password: "alice-password", from: "2001:db8:1:3::1"
+            )
             #expect(neighbour.status == .seeOther)
         }
     }

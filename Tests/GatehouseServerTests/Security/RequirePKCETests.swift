@@ -22,7 +22,8 @@ import HTTPTypes
     @Test func theSettingIsOffForNewAppsAndStoredWhenTurnedOn() async throws {
         let server = try await TestServer.make()
         #expect(server.app.requirePKCE == false)
-        let created = try await server.services.accounts.createApp(name: "Public", redirectURIs: [TestServer.redirectURI], requirePKCE: true)
+        let created = try await server.services.accounts.createApp(
+            name: "Public", redirectURIs: [TestServer.redirectURI], requirePKCE: true)
         #expect(try await server.services.storage.apps.find(id: created.id)?.requirePKCE == true)
         try await requirePKCE(server)
         #expect(try await server.services.storage.apps.find(id: server.app.id)?.requirePKCE == true)
@@ -35,9 +36,13 @@ import HTTPTypes
         let server = try await TestServer.make()
         try await requirePKCE(server)
         try await server.run { client in
-            for responseType in ["code", "token", "token_or_nonce", "id_token,token_or_nonce,signed_request,graph_domain"] {
+            for responseType in [
+                "code", "token", "token_or_nonce", "id_token,token_or_nonce,signed_request,graph_domain",
+            ] {
                 let refused = try await client.execute(
-                    uri: "/dialog/oauth?" + DialogFlowTests.query(server, [("response_type", responseType), ("state", "s1")]), method: .get)
+                    uri: "/dialog/oauth?"
+                        + DialogFlowTests.query(server, [("response_type", responseType), ("state", "s1")]),
+                    method: .get)
                 #expect(refused.status == .badRequest, "\(responseType)")
                 #expect(refused.headers[.location] == nil)
                 #expect(refused.text.contains("This app requires PKCE"))
@@ -45,12 +50,16 @@ import HTTPTypes
             }
             // With a challenge the same dialog shows the login page.
             let allowed = try await client.execute(
-                uri: "/dialog/oauth?" + DialogFlowTests.query(server, [("code_challenge", Self.challenge), ("code_challenge_method", "S256")]),
+                uri: "/dialog/oauth?"
+                    + DialogFlowTests.query(
+                        server, [("code_challenge", Self.challenge), ("code_challenge_method", "S256")]),
                 method: .get)
             #expect(allowed.status == .ok)
             // Limited Login's id_token carries no credential to redeem: its nonce binds it, so it still opens.
             let limited = try await client.execute(
-                uri: "/dialog/oauth?" + DialogFlowTests.query(server, [("response_type", "id_token"), ("scope", "openid"), ("nonce", "n-1")]),
+                uri: "/dialog/oauth?"
+                    + DialogFlowTests.query(
+                        server, [("response_type", "id_token"), ("scope", "openid"), ("nonce", "n-1")]),
                 method: .get)
             #expect(limited.status == .ok)
         }
@@ -62,7 +71,8 @@ import HTTPTypes
         try await server.run { client in
             let code = try await TokenEndpointTests.code(
                 server, client, extra: [("code_challenge", Self.challenge), ("code_challenge_method", "S256")])
-            let token = try await TokenEndpointTests.exchange(server, client, code: code, secret: "", extra: [("code_verifier", Self.verifier)])
+            let token = try await TokenEndpointTests.exchange(
+                server, client, code: code, secret: "", extra: [("code_verifier", Self.verifier)])
             #expect(token.status == .ok)
             #expect(token.json["token_type"]?.stringValue == "bearer")
             #expect(token.json["expires_in"]?.intValue == 7200)
@@ -88,18 +98,27 @@ import HTTPTypes
     @Test func theDecisionRefusesAChallengeFreeCodeOnlyWhenRequired() {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let code = AuthCodeRecord(
-            id: "c1", codeHash: "h", appID: "111", userID: "u", redirectURI: "https://a/cb", createdAt: now, expiresAt: now.addingTimeInterval(600))
+            id: "c1", codeHash: "h", appID: "111", userID: "u", redirectURI: "https://a/cb", createdAt: now,
+            expiresAt: now.addingTimeInterval(600))
         func presented(requirePKCE: Bool) -> CodeExchange.Presented {
-            .init(clientID: "111", redirectURI: "https://a/cb", codeVerifier: nil, secretValid: true, requirePKCE: requirePKCE)
+            .init(
+                clientID: "111", redirectURI: "https://a/cb", codeVerifier: nil, secretValid: true,
+                requirePKCE: requirePKCE)
         }
-        #expect(CodeExchange.decide(code: code, presented: presented(requirePKCE: false), now: now) == .issue(confidential: true))
-        #expect(CodeExchange.decide(code: code, presented: presented(requirePKCE: true), now: now) == .reject(.codeChallengeRequired))
+        #expect(
+            CodeExchange.decide(code: code, presented: presented(requirePKCE: false), now: now)
+                == .issue(confidential: true))
+        #expect(
+            CodeExchange.decide(code: code, presented: presented(requirePKCE: true), now: now)
+                == .reject(.codeChallengeRequired))
         // A wrong secret is still reported first, and a replay still revokes the family.
         var wrongSecret = presented(requirePKCE: true)
         wrongSecret.secretValid = false
         #expect(CodeExchange.decide(code: code, presented: wrongSecret, now: now) == .reject(.invalidClientSecret))
         var used = code
         used.usedAt = now
-        #expect(CodeExchange.decide(code: used, presented: presented(requirePKCE: true), now: now) == .rejectAndRevokeFamily(.codeUsed))
+        #expect(
+            CodeExchange.decide(code: used, presented: presented(requirePKCE: true), now: now)
+                == .rejectAndRevokeFamily(.codeUsed))
     }
 }

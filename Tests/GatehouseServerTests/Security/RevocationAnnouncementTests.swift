@@ -27,15 +27,20 @@ struct RevocationAnnouncementTests {
                     try await settle(b.cache, c.text, b.services)
 
                     // A cannot announce: the revocation must not happen at all.
-                    try await database.sql { try await $0.raw("REVOKE EXECUTE ON FUNCTION pg_notify(text, text) FROM PUBLIC").run() }
-                    let refused = try await nodeA.execute(uri: "/me/permissions?access_token=\(c.text)", method: .delete)
+                    try await database.sql {
+                        try await $0.raw("REVOKE EXECUTE ON FUNCTION pg_notify(text, text) FROM PUBLIC").run()
+                    }
+                    let refused = try await nodeA.execute(
+                        uri: "/me/permissions?access_token=\(c.text)", method: .delete)
                     #expect(refused.status == .serviceUnavailable)
                     #expect(refused.json["error"]?["code"]?.intValue == 2)
                     #expect(refused.json["error"]?["message"]?.stringValue == "(#2) Service temporarily unavailable")
                     #expect(refused.json["error"]?["is_transient"]?.boolValue == true)
                     // Nor may a transaction's write (the consent path) commit without its announcement.
                     await #expect(throws: StorageError.self) {
-                        try await a.storage.transaction { tx in try await tx.grants.delete(appID: c.app.id, userID: c.user.id) }
+                        try await a.storage.transaction { tx in
+                            try await tx.grants.delete(appID: c.app.id, userID: c.user.id)
+                        }
                     }
                     let stored = try await database.state(token: c.token.id, app: c.app.id, user: c.user.id)
                     #expect(stored.revoked == false, "the revocation committed although no node was told")
@@ -45,8 +50,11 @@ struct RevocationAnnouncementTests {
                     #expect(stillServed.text == served.text)
 
                     // Once A can announce again, its revocation reaches B's cache through the notification.
-                    try await database.sql { try await $0.raw("GRANT EXECUTE ON FUNCTION pg_notify(text, text) TO PUBLIC").run() }
-                    let removed = try await nodeA.execute(uri: "/me/permissions?access_token=\(c.text)", method: .delete)
+                    try await database.sql {
+                        try await $0.raw("GRANT EXECUTE ON FUNCTION pg_notify(text, text) TO PUBLIC").run()
+                    }
+                    let removed = try await nodeA.execute(
+                        uri: "/me/permissions?access_token=\(c.text)", method: .delete)
                     #expect(removed.status == .ok)
                     #expect(removed.json["success"]?.boolValue == true)
                     let revokedAt = ContinuousClock.now
@@ -60,7 +68,9 @@ struct RevocationAnnouncementTests {
                         refusedAfter = ContinuousClock.now - revokedAt
                         return true
                     }
-                    print("issue 27 finding 3: node B refused the token \(refusedAfter.map { "\($0)" } ?? "never") after node A's revocation")
+                    print(
+                        "issue 27 finding 3: node B refused the token \(refusedAfter.map { "\($0)" } ?? "never") after node A's revocation"
+                    )
                     #expect(try #require(refusedAfter) < .seconds(1))
                     #expect(try await database.state(token: c.token.id, app: c.app.id, user: c.user.id).revoked)
                 }
@@ -92,7 +102,10 @@ extension RevocationAnnouncementTests {
                 let revokedAt = try await db.raw("SELECT revoked_at FROM tokens WHERE id = \(bind: token)")
                     .first(decodingColumn: "revoked_at", as: Int64?.self)
                 state.revoked = (revokedAt ?? nil) != nil
-                state.granted = try await db.raw("SELECT 1 AS one FROM grants WHERE app_id = \(bind: app) AND user_id = \(bind: user)")
+                state.granted =
+                    try await db.raw(
+                        "SELECT 1 AS one FROM grants WHERE app_id = \(bind: app) AND user_id = \(bind: user)"
+                    )
                     .first() != nil
             }
             return state
@@ -113,7 +126,9 @@ extension RevocationAnnouncementTests {
         let admin = try PostgresTestDatabase.adminURL()
         func cleanUp() async {
             try? await PostgresTestDatabase.drop(url)
-            try? await PostgresTestDatabase.withAdminConnection(admin) { try await $0.raw("DROP ROLE IF EXISTS \(ident: role)").run() }
+            try? await PostgresTestDatabase.withAdminConnection(admin) {
+                try await $0.raw("DROP ROLE IF EXISTS \(ident: role)").run()
+            }
         }
         do {
             try await PostgresTestDatabase.withAdminConnection(admin) { db in
@@ -122,10 +137,14 @@ extension RevocationAnnouncementTests {
             }
             try await Database(url: url).sql { try await $0.raw("GRANT ALL ON SCHEMA public TO \(ident: role)").run() }
             let options = PostgresStorage.Options(maximumConnections: 4)
-            let a = try await PostgresStorage.open(url: roleURL, logger: StorageBackends.logger, options: options).runningFeed()
-            let b = try await PostgresStorage.open(url: url, logger: StorageBackends.logger, options: options).runningFeed()
+            let a = try await PostgresStorage.open(url: roleURL, logger: StorageBackends.logger, options: options)
+                .runningFeed()
+            let b = try await PostgresStorage.open(url: url, logger: StorageBackends.logger, options: options)
+                .runningFeed()
             do {
-                let nodes = [a, b].map { Node(storage: $0, services: callerServices($0, clock: AdjustableClock(fixed: CallerCacheTests.now))) }
+                let nodes = [a, b].map {
+                    Node(storage: $0, services: callerServices($0, clock: AdjustableClock(fixed: CallerCacheTests.now)))
+                }
                 for node in nodes { try await waitUntil { node.cache.isEnabled } }
                 try await body(nodes[0], nodes[1], Database(url: url))
             } catch {
@@ -148,7 +167,8 @@ extension RevocationAnnouncementTests {
     ) async throws {
         let pages = try await PageRenderer.load(devMode: services.configuration.isDevelopment)
         let application = Application(
-            router: GatehouseApp.router(services: services, pages: pages), server: try GatehouseApp.serverBuilder(services.configuration),
+            router: GatehouseApp.router(services: services, pages: pages),
+            server: try GatehouseApp.serverBuilder(services.configuration),
             configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: services.logger)
         try await application.test(.router, body)
     }

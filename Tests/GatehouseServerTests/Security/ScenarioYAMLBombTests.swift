@@ -12,10 +12,13 @@ import Testing
 @Suite struct ScenarioYAMLBombTests {
     static let json: HTTPFields = [.contentType: "application/json"]
 
-    static func check(_ client: any TestClientProtocol, _ yaml: String, file: String = "bomb.yaml") async throws -> (TestResponse, Duration) {
+    static func check(_ client: any TestClientProtocol, _ yaml: String, file: String = "bomb.yaml") async throws -> (
+        TestResponse, Duration
+    ) {
         let body = ByteBuffer(string: JSONValue.object(["yaml": .string(yaml), "file": .string(file)]).serialized())
         let started = ContinuousClock.now
-        let response = try await client.execute(uri: "/admin/api/scenario?check=1", method: .post, headers: json, body: body)
+        let response = try await client.execute(
+            uri: "/admin/api/scenario?check=1", method: .post, headers: json, body: body)
         return (response, ContinuousClock.now - started)
     }
 
@@ -24,7 +27,8 @@ import Testing
     static let billionLaughs: String = {
         var lines = ["a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
         for level in 1...8 {
-            lines.append("a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]")
+            lines.append(
+                "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]")
         }
         lines.append("? *a8\n: boom")
         return lines.joined(separator: "\n")
@@ -39,7 +43,10 @@ import Testing
             #expect(ok.status == .ok)
             let (refused, bombTime) = try await Self.check(client, Self.billionLaughs)
             #expect(refused.status == .badRequest)
-            #expect(refused.json["errors"] == ["bomb.yaml: the file uses more than 10 YAML aliases (*name); a scenario may use at most 10"])
+            #expect(
+                refused.json["errors"] == [
+                    "bomb.yaml: the file uses more than 10 YAML aliases (*name); a scenario may use at most 10"
+                ])
             // A bounded answer: no slower than a few small requests (the bomb is refused before Yams composes it).
             #expect(bombTime < smallTime * 20 + .milliseconds(50), "bomb \(bombTime), small \(smallTime)")
         }
@@ -47,10 +54,14 @@ import Testing
 
     @Test func fewAliasesThatExpandTooFarAreRefused() async throws {
         // Ten aliases: 30,000 scalars repeated 5 × 5 times is 750,000 nodes.
-        let wide = "x: &a [" + Array(repeating: "y", count: 30_000).joined(separator: ",") + "]\n"
+        let wide =
+            "x: &a [" + Array(repeating: "y", count: 30_000).joined(separator: ",") + "]\n"
             + "z: &b [*a, *a, *a, *a, *a]\nw: [*b, *b, *b, *b, *b]\n"
         #expect(ScenarioYAMLLimits.aliasCount(wide) == 10)
-        #expect(ScenarioFixtures.errors(wide) == ["test.yaml: the file expands to more than 250000 YAML nodes once its aliases (*name) are repeated"])
+        #expect(
+            ScenarioFixtures.errors(wide) == [
+                "test.yaml: the file expands to more than 250000 YAML nodes once its aliases (*name) are repeated"
+            ])
     }
 
     @Test func theFileSizeIsBounded() async throws {
@@ -59,7 +70,12 @@ import Testing
             let big = "apps:\n  shop: {name: Shop}\n#" + String(repeating: "x", count: 1 << 20)
             let (refused, _) = try await Self.check(client, big, file: "big.yaml")
             #expect(refused.status == .badRequest)
-            #expect(refused.json["errors"] == [.string("big.yaml: the file is \(big.utf8.count) bytes; a scenario may be at most 1048576 bytes (1 MiB)")])
+            #expect(
+                refused.json["errors"] == [
+                    .string(
+                        "big.yaml: the file is \(big.utf8.count) bytes; a scenario may be at most 1048576 bytes (1 MiB)"
+                    )
+                ])
         }
     }
 
@@ -72,7 +88,10 @@ import Testing
               alice: {email: alice@shop.test, first_name: Alice, last_name: Anders, quotes: "*not an alias*"}
             """
         let scenario = try ScenarioFixtures.parse(yaml)
-        #expect(scenario.apps.map(\.redirectURIs) == [["https://shop.example/cb", "http://127.0.0.1/cb"], ["https://shop.example/cb", "http://127.0.0.1/cb"]])
+        #expect(
+            scenario.apps.map(\.redirectURIs) == [
+                ["https://shop.example/cb", "http://127.0.0.1/cb"], ["https://shop.example/cb", "http://127.0.0.1/cb"],
+            ])
         #expect(ScenarioYAMLLimits.aliasCount(yaml) == 1)
     }
 }

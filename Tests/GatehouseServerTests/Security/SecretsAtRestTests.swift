@@ -14,19 +14,24 @@ import NIOFoundationEssentialsCompat
     static let quiet = Logger(label: "quiet") { _ in SwiftLogNoOpLogHandler() }
 
     @Test func signingKeysAreSealedInTheDatabase() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-sealed-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "gatehouse-sealed-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let keyFile = directory.appendingPathComponent("master.key").path
-        try Data((0..<32).map { UInt8($0 * 7 % 256) }).base64EncodedString().write(toFile: keyFile, atomically: true, encoding: .utf8)
+        try Data((0..<32).map { UInt8($0 * 7 % 256) }).base64EncodedString().write(
+            toFile: keyFile, atomically: true, encoding: .utf8)
         var configuration = GatehouseConfiguration(dataDirectory: directory.path, mode: .production)
         configuration.masterKeyFile = keyFile
         let services = try await GatehouseServerRunner.services(configuration: configuration, logger: Self.quiet)
         let active = try await services.keyRing.activeKey()
         #expect(active.privateKeyPEM.hasPrefix("-----BEGIN"))
-        let master = try await services.storage.serverKeys.key(named: "token_cache_master_v1") { Array(repeating: 9, count: 32) }
+        let master = try await services.storage.serverKeys.key(named: "token_cache_master_v1") {
+            Array(repeating: 9, count: 32)
+        }
         #expect(master == Array(repeating: 9, count: 32))
-        _ = try await services.keyRing.sign(IDTokenClaims(iss: "x", aud: "y", sub: "1", iat: 0, exp: 1, jti: "j", nonce: nil))
+        _ = try await services.keyRing.sign(
+            IDTokenClaims(iss: "x", aud: "y", sub: "1", iat: 0, exp: 1, jti: "j", nonce: nil))
         try await services.storage.shutdown()
 
         // What the database itself holds.
@@ -44,7 +49,11 @@ import NIOFoundationEssentialsCompat
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("short-\(UUID().uuidString).key").path
         try "too short".write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        #expect(throws: ConfigurationError("master_key_file \(path) must hold 32 bytes (raw, base64 or 64 hex digits); make one with `openssl rand -base64 32`")) {
+        #expect(
+            throws: ConfigurationError(
+                "master_key_file \(path) must hold 32 bytes (raw, base64 or 64 hex digits); make one with `openssl rand -base64 32`"
+            )
+        ) {
             _ = try SecretSealer.load(path: path)
         }
     }

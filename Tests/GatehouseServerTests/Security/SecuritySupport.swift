@@ -33,19 +33,28 @@ enum PasswordForm: String, CaseIterable, Sendable {
     case dialog, settings, device
 
     /// GETs the form and POSTs the credentials, optionally as a client behind the trusted proxy.
-    func submit(_ browser: Browser, server: TestServer, email: String, password: String, from ip: String? = nil) async throws -> TestResponse {
+    func submit(_ browser: Browser, server: TestServer, email: String, password: String, from ip: String? = nil)
+        async throws -> TestResponse
+    {
         let (page, action): (TestResponse, String)
         switch self {
-        case .dialog: (page, action) = (try await browser.get("/dialog/oauth?" + DialogFlowTests.query(server)), "/dialog/oauth/login")
+        case .dialog:
+            (page, action) = (
+                try await browser.get("/dialog/oauth?" + DialogFlowTests.query(server)), "/dialog/oauth/login"
+            )
         case .settings: (page, action) = (try await browser.get("/login"), "/login")
         case .device: (page, action) = (try await browser.get("/device"), "/device/signin")
         }
-        var form = [("csrf_token", Browser.hiddenValue("csrf_token", in: page.text) ?? ""), ("email", email), ("password", password)]
+        var form = [
+            ("csrf_token", Browser.hiddenValue("csrf_token", in: page.text) ?? ""), ("email", email),
+            ("password", password),
+        ]
         if let dialog = Browser.hiddenValue("dialog", in: page.text) { form.append(("dialog", dialog)) }
         var headers = browser.cookieHeaders()
         headers[.contentType] = "application/x-www-form-urlencoded"
         if let ip { headers[HTTPField.Name("X-Forwarded-For")!] = ip }
-        let response = try await browser.client.execute(uri: action, method: .post, headers: headers, body: ByteBuffer(string: FormEncoding.encode(form)))
+        let response = try await browser.client.execute(
+            uri: action, method: .post, headers: headers, body: ByteBuffer(string: FormEncoding.encode(form)))
         browser.absorb(response)
         return response
     }

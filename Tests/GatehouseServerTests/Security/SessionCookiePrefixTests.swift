@@ -17,10 +17,14 @@ import Testing
     }
 
     @Test func productionLoginsSetHostPrefixedSessionCookies() async throws {
-        let server = try await TestServer.make(configure: { $0.mode = .production; $0.publicURL = "https://gatehouse.test" })
-        try await AdminAccounts(services: server.services).create(email: "ops@example.com", password: "a long admin password")
+        let server = try await TestServer.make(configure: {
+            $0.mode = .production; $0.publicURL = "https://gatehouse.test"
+        })
+        try await AdminAccounts(services: server.services).create(
+            email: "ops@example.com", password: "a long admin password")
         try await server.run { client in
-            let person = try await PasswordForm.settings.submit(Browser(client), server: server, email: "alice@example.com", password: "alice-password")
+            let person = try await PasswordForm.settings.submit(
+                Browser(client), server: server, email: "alice@example.com", password: "alice-password")
             #expect(person.status == .seeOther)
             let session = try #require(Self.setCookie(person, named: "__Host-gh_session"))
             #expect(session.contains("; Secure"))
@@ -31,7 +35,9 @@ import Testing
             let browser = Browser(client)
             let page = try await browser.get("/console/login")
             let csrf = try #require(Browser.hiddenValue("csrf_token", in: page.text))
-            let admin = try await browser.post("/console/login", form: [("csrf_token", csrf), ("email", "ops@example.com"), ("password", "a long admin password")])
+            let admin = try await browser.post(
+                "/console/login",
+                form: [("csrf_token", csrf), ("email", "ops@example.com"), ("password", "a long admin password")])
             #expect(admin.status == .seeOther)
             let console = try #require(Self.setCookie(admin, named: "__Host-gh_admin"))
             #expect(console.contains("; Secure"))
@@ -46,8 +52,10 @@ import Testing
         let server = try await TestServer.make(configure: { $0.publicURL = "http://127.0.0.1:8080" })
         try await server.run { client in
             let victim = Browser(client), attacker = Browser(client)
-            _ = try await PasswordForm.settings.submit(victim, server: server, email: "alice@example.com", password: "alice-password")
-            _ = try await PasswordForm.settings.submit(attacker, server: server, email: "bob@example.com", password: "bob-password")
+            _ = try await PasswordForm.settings.submit(
+                victim, server: server, email: "alice@example.com", password: "alice-password")
+            _ = try await PasswordForm.settings.submit(
+                attacker, server: server, email: "bob@example.com", password: "bob-password")
             let alice = try #require(victim.cookies["gh_session"])
             let bob = try #require(attacker.cookies["gh_session"])
             let dialog = "/dialog/oauth?" + DialogFlowTests.query(server)
@@ -71,17 +79,25 @@ import Testing
     }
 
     @Test func twoConsoleSessionCookiesAreNoConsoleSession() async throws {
-        let server = try await TestServer.make(configure: { $0.mode = .production; $0.publicURL = "https://gatehouse.test" })
-        try await AdminAccounts(services: server.services).create(email: "ops@example.com", password: "a long admin password")
+        let server = try await TestServer.make(configure: {
+            $0.mode = .production; $0.publicURL = "https://gatehouse.test"
+        })
+        try await AdminAccounts(services: server.services).create(
+            email: "ops@example.com", password: "a long admin password")
         try await server.run { client in
             let browser = Browser(client)
             let page = try await browser.get("/console/login")
             let csrf = try #require(Browser.hiddenValue("csrf_token", in: page.text))
-            _ = try await browser.post("/console/login", form: [("csrf_token", csrf), ("email", "ops@example.com"), ("password", "a long admin password")])
+            _ = try await browser.post(
+                "/console/login",
+                form: [("csrf_token", csrf), ("email", "ops@example.com"), ("password", "a long admin password")])
             let secret = try #require(browser.cookies["__Host-gh_admin"])
-            let one = try await client.execute(uri: "/console/apps", method: .get, headers: [.cookie: "__Host-gh_admin=\(secret)"])
+            let one = try await client.execute(
+                uri: "/console/apps", method: .get, headers: [.cookie: "__Host-gh_admin=\(secret)"])
             #expect(one.location?.hasPrefix("/console/login") != true)
-            let two = try await client.execute(uri: "/console/apps", method: .get, headers: [.cookie: "__Host-gh_admin=planted; __Host-gh_admin=\(secret)"])
+            let two = try await client.execute(
+                uri: "/console/apps", method: .get,
+                headers: [.cookie: "__Host-gh_admin=planted; __Host-gh_admin=\(secret)"])
             #expect(two.status == .seeOther)
             #expect(two.location == "/console/login?next=%2Fconsole%2Fapps")
         }

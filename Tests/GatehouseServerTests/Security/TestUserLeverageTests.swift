@@ -11,8 +11,12 @@ import Testing
 /// Issue 27, finding 7: an app token holder cannot create test users without bound, mint listing tokens without
 /// bound, or make logins wait behind test-user creation.
 @Suite struct TestUserLeverageTests {
-    static func create(_ client: any TestClientProtocol, _ server: TestServer, installed: Bool = false) async throws -> TestResponse {
-        try await client.execute(uri: "/v21.0/\(server.app.id)/accounts/test-users?installed=\(installed)&access_token=\(server.appToken)", method: .post)
+    static func create(_ client: any TestClientProtocol, _ server: TestServer, installed: Bool = false) async throws
+        -> TestResponse
+    {
+        try await client.execute(
+            uri: "/v21.0/\(server.app.id)/accounts/test-users?installed=\(installed)&access_token=\(server.appToken)",
+            method: .post)
     }
 
     static func expectError(_ r: TestResponse, status: HTTPResponse.Status, message: String, code: Int) {
@@ -42,8 +46,11 @@ import Testing
     }
 
     @Test func creationIsRateLimitedPerApp() async throws {
-        let server = try await TestServer.make(configure: { $0.limits.testUserCreationsPerApp = 2; $0.limits.testUserWindowSeconds = 3600 })
-        let other = try await server.services.accounts.createApp(name: "Other App", redirectURIs: ["https://other.example/cb"])
+        let server = try await TestServer.make(configure: {
+            $0.limits.testUserCreationsPerApp = 2; $0.limits.testUserWindowSeconds = 3600
+        })
+        let other = try await server.services.accounts.createApp(
+            name: "Other App", redirectURIs: ["https://other.example/cb"])
         try await server.run { client in
             #expect(try await Self.create(client, server).status == .ok)
             #expect(try await Self.create(client, server).status == .ok)
@@ -51,7 +58,8 @@ import Testing
             Self.expectError(third, status: .forbidden, message: "(#4) Application request limit reached", code: 4)
             #expect(try await server.services.storage.users.testUsers(appID: server.app.id).count == 2)
             // Another app has its own budget; the next window a fresh one.
-            let elsewhere = try await client.execute(uri: "/\(other.id)/accounts/test-users?access_token=\(other.id)%7C\(other.secret)", method: .post)
+            let elsewhere = try await client.execute(
+                uri: "/\(other.id)/accounts/test-users?access_token=\(other.id)%7C\(other.secret)", method: .post)
             #expect(elsewhere.status == .ok)
             server.clock.advance(by: 3600)
             #expect(try await Self.create(client, server).status == .ok)
@@ -86,7 +94,8 @@ import Testing
 
             let clock = ContinuousClock()
             var start = clock.now
-            let alone = try await PasswordForm.settings.submit(Browser(client), server: server, email: "alice@example.com", password: "alice-password")
+            let alone = try await PasswordForm.settings.submit(
+                Browser(client), server: server, email: "alice@example.com", password: "alice-password")
             let unloaded = clock.now - start
             #expect(alone.status == .seeOther)
             let hashesBefore = hasher.hashes
@@ -94,7 +103,8 @@ import Testing
                 for _ in 0..<40 { group.addTask { _ = try await Self.create(client, server) } }
                 try await Task.sleep(for: .milliseconds(20))
                 start = clock.now
-                let during = try await PasswordForm.settings.submit(Browser(client), server: server, email: "bob@example.com", password: "bob-password")
+                let during = try await PasswordForm.settings.submit(
+                    Browser(client), server: server, email: "bob@example.com", password: "bob-password")
                 let elapsed = clock.now - start
                 #expect(during.status == .seeOther)
                 try await group.waitForAll()

@@ -11,7 +11,8 @@ import HTTPTypes
 /// do that), expires after an hour, and does nothing at all in production mode.
 @Suite struct TestUserLoginLinkTests {
     static func loginURL(_ server: TestServer, _ client: any TestClientProtocol) async throws -> String {
-        let created = try await client.execute(uri: "/\(server.app.id)/accounts/test-users?access_token=\(server.appToken)", method: .post)
+        let created = try await client.execute(
+            uri: "/\(server.app.id)/accounts/test-users?access_token=\(server.appToken)", method: .post)
         return Browser.relative(try #require(created.json["login_url"]?.stringValue))
     }
 
@@ -32,7 +33,9 @@ import HTTPTypes
         try await server.run { client in
             let browser = Browser(client)
             let page = try await browser.get(try await Self.loginURL(server, client))
-            let fields = ["app_id", "user_id", "expires", "sig"].map { ($0, Browser.hiddenValue($0, in: page.text) ?? "") }
+            let fields = ["app_id", "user_id", "expires", "sig"].map {
+                ($0, Browser.hiddenValue($0, in: page.text) ?? "")
+            }
             let r = try await browser.post("/testuser/login", form: fields)
             #expect(r.status == .forbidden)
             #expect(r.headers[.setCookie]?.contains("gh_session=") != true)

@@ -20,14 +20,21 @@ import GatehouseTestSupport
                 // The server's worker, as its service group runs it; cancelled at the end of the test.
                 let worker = Task { try await env.services.outboxWorker.run() }
                 defer { worker.cancel() }
-                let notifier = OutboxAppCallbackNotifier(outbox: env.services.outbox, doorbell: env.services.outboxDoorbell)
+                let notifier = OutboxAppCallbackNotifier(
+                    outbox: env.services.outbox, doorbell: env.services.outboxDoorbell)
                 await notifier.appRemoved(app: env.app, scopedUserID: env.scopedID, at: env.clock.now())
                 // The worker's first attempt, woken by the doorbell, fails; the outbox schedules the retry 30 s
                 // later by the injected clock.
                 var first: [String] = []
                 for _ in 0..<300 {
                     first = await inbox.bodies
-                    if first.count == 1, try await env.services.storage.appCallbacks.due(now: env.clock.now().addingTimeInterval(30), limit: 5).count == 1 { break }
+                    if first.count == 1,
+                        try await env.services.storage.appCallbacks.due(
+                            now: env.clock.now().addingTimeInterval(30), limit: 5
+                        ).count == 1
+                    {
+                        break
+                    }
                     try await Task.sleep(for: .milliseconds(20))
                 }
                 #expect(first.count == 1)
@@ -38,8 +45,12 @@ import GatehouseTestSupport
                 let forms = await inbox.forms()
                 #expect(forms.count == 2)
                 let payload = try SignedRequest.parse(forms.last?["signed_request"] ?? "", secret: env.app.secret)
-                #expect(payload.serialized() == #"{"algorithm":"HMAC-SHA256","issued_at":1800000000,"user_id":"\#(env.scopedID)"}"#)
-                #expect(throws: SignedRequestError.self) { try SignedRequest.parse(forms.last?["signed_request"] ?? "", secret: "other") }
+                #expect(
+                    payload.serialized()
+                        == #"{"algorithm":"HMAC-SHA256","issued_at":1800000000,"user_id":"\#(env.scopedID)"}"#)
+                #expect(throws: SignedRequestError.self) {
+                    try SignedRequest.parse(forms.last?["signed_request"] ?? "", secret: "other")
+                }
             } catch {
                 try? await env.services.storage.shutdown()
                 throw error
@@ -60,22 +71,32 @@ struct OutboxTestEnvironment {
     let scratch: ScratchDirectory
 
     /// - Parameter scratch: an earlier environment's directory, to open its database again (a restart).
-    static func make(deauthorizeURL: String?, dataDeletionURL: String?, scratch: ScratchDirectory? = nil, clock: AdjustableClock? = nil) async throws -> OutboxTestEnvironment {
+    static func make(
+        deauthorizeURL: String?, dataDeletionURL: String?, scratch: ScratchDirectory? = nil,
+        clock: AdjustableClock? = nil
+    ) async throws -> OutboxTestEnvironment {
         let scratch = try scratch ?? ScratchDirectory.create("outbox")
         var logger = Logger(label: "test")
         logger.logLevel = .critical
-        let configuration = GatehouseConfiguration(port: 0, dataDirectory: scratch.path, publicURL: "http://gatehouse.test")
+        let configuration = GatehouseConfiguration(
+            port: 0, dataDirectory: scratch.path, publicURL: "http://gatehouse.test")
         let storage = try await SQLStorage.openSQLite(path: configuration.databasePath, logger: logger)
         let clock = clock ?? AdjustableClock(fixed: Date(timeIntervalSince1970: 1_800_000_000))
-        let services = GatehouseServices(configuration: configuration, storage: storage, clock: clock, passwords: BcryptPasswordHasher(cost: 4), logger: logger)
+        let services = GatehouseServices(
+            configuration: configuration, storage: storage, clock: clock, passwords: BcryptPasswordHasher(cost: 4),
+            logger: logger)
         if let app = try await storage.apps.list().first, let user = try await storage.users.list().first {
-            return OutboxTestEnvironment(services: services, clock: clock, app: app, user: user,
-                                         scopedID: try await storage.users.scopedID(appID: app.id, userID: user.id), scratch: scratch)
+            return OutboxTestEnvironment(
+                services: services, clock: clock, app: app, user: user,
+                scopedID: try await storage.users.scopedID(appID: app.id, userID: user.id), scratch: scratch)
         }
-        let app = try await services.accounts.createApp(name: "Callback App", redirectURIs: ["https://app.example.com/cb"],
-                                                        deauthorizeCallbackURL: deauthorizeURL, dataDeletionCallbackURL: dataDeletionURL)
-        let user = try await services.accounts.createUser(NewUser(email: "carol@example.com", password: "carol-password", firstName: "Carol", lastName: "Cole"))
-        return OutboxTestEnvironment(services: services, clock: clock, app: app, user: user,
-                                     scopedID: try await storage.users.scopedID(appID: app.id, userID: user.id), scratch: scratch)
+        let app = try await services.accounts.createApp(
+            name: "Callback App", redirectURIs: ["https://app.example.com/cb"],
+            deauthorizeCallbackURL: deauthorizeURL, dataDeletionCallbackURL: dataDeletionURL)
+        let user = try await services.accounts.createUser(
+            NewUser(email: "carol@example.com", password: "carol-password", firstName: "Carol", lastName: "Cole"))
+        return OutboxTestEnvironment(
+            services: services, clock: clock, app: app, user: user,
+            scopedID: try await storage.users.scopedID(appID: app.id, userID: user.id), scratch: scratch)
     }
 }

@@ -22,7 +22,9 @@ import HTTPTypes
             // Removed only after `second`, which reopens the same database, is done with it.
             defer { first.scratch.remove() }
             let t0 = clock.now()
-            let queued = try #require(try await first.services.outbox.enqueue(.dataDeletion, app: first.app, userID: first.user.id, scopedUserID: first.scopedID, at: t0))
+            let queued = try #require(
+                try await first.services.outbox.enqueue(
+                    .dataDeletion, app: first.app, userID: first.user.id, scopedUserID: first.scopedID, at: t0))
             #expect(queued.nextAttemptAt == t0)
 
             let attempt1 = await first.services.outbox.deliverDue()
@@ -38,7 +40,8 @@ import HTTPTypes
             try await first.services.storage.shutdown()
 
             // A new process over the same database picks the retry up when it is due.
-            let second = try await OutboxTestEnvironment.make(deauthorizeURL: nil, dataDeletionURL: url, scratch: first.scratch, clock: clock)
+            let second = try await OutboxTestEnvironment.make(
+                deauthorizeURL: nil, dataDeletionURL: url, scratch: first.scratch, clock: clock)
             clock.advance(by: 120)
             let attempt3 = await second.services.outbox.deliverDue()
             try await second.services.storage.shutdown()
@@ -52,7 +55,10 @@ import HTTPTypes
             let forms = await inbox.forms()
             #expect(forms.count == 3)
             let payload = try SignedRequest.parse(forms[2]["signed_request"] ?? "", secret: first.app.secret)
-            #expect(payload.serialized() == #"{"algorithm":"HMAC-SHA256","expires":1800003600,"issued_at":1800000000,"user_id":"\#(first.scopedID)"}"#)
+            #expect(
+                payload.serialized()
+                    == #"{"algorithm":"HMAC-SHA256","expires":1800003600,"issued_at":1800000000,"user_id":"\#(first.scopedID)"}"#
+            )
         }
     }
 
@@ -65,8 +71,13 @@ import HTTPTypes
     }
 
     @Test func readsBothReplyForms() {
-        func parse(_ text: String) -> [String]? { DataDeletionReply.parse(Array(text.utf8)).map { [$0.url, $0.confirmationCode] } }
-        #expect(parse(#"{"url":"https://a.example/s?id=1","confirmation_code":"c1"}"#) == ["https://a.example/s?id=1", "c1"])
+        func parse(_ text: String) -> [String]? {
+            DataDeletionReply.parse(Array(text.utf8)).map { [$0.url, $0.confirmationCode] }
+        }
+        #expect(
+            parse(#"{"url":"https://a.example/s?id=1","confirmation_code":"c1"}"#) == [
+                "https://a.example/s?id=1", "c1",
+            ])
         #expect(parse("{ url: 'https://a.example/s', confirmation_code: 'c2' }") == ["https://a.example/s", "c2"])
         #expect(parse(#"{"url":"javascript:alert(1)","confirmation_code":"c"}"#) == nil)
         #expect(parse(#"{"confirmation_code":"c"}"#) == nil)
@@ -75,7 +86,8 @@ import HTTPTypes
     }
 
     @Test func personDeletesTheirDataAndSeesTheConfirmationCode() async throws {
-        let inbox = AppBackendInbox(failFirst: 0, reply: #"{"url":"https://app.example.com/deletion?id=7","confirmation_code":"CONF-7"}"#)
+        let inbox = AppBackendInbox(
+            failFirst: 0, reply: #"{"url":"https://app.example.com/deletion?id=7","confirmation_code":"CONF-7"}"#)
         try await AppBackendInbox.serve(inbox) { url in
             let server = try await TestServer.make()
             var updated = server.app
@@ -91,13 +103,15 @@ import HTTPTypes
                 #expect(list.status == .ok)
                 #expect(list.text.contains("and delete my data from it</button>"))
                 let csrf = Browser.hiddenValue("csrf_token", in: list.text) ?? ""
-                let posted = try await browser.post("/settings/apps/delete-data", form: [("csrf_token", csrf), ("app_id", app.id)])
+                let posted = try await browser.post(
+                    "/settings/apps/delete-data", form: [("csrf_token", csrf), ("app_id", app.id)])
                 #expect(posted.status == .seeOther)
                 #expect(posted.location == "/settings/apps?notice=deletion")
                 let after = try await browser.get("/settings/apps?notice=deletion")
                 #expect(after.text.contains("asked to delete your data"))
                 #expect(after.text.contains("<code class=\"confirmation-code\">CONF-7</code>"))
-                let decoded = after.text.replacingOccurrences(of: "&#x2F;", with: "/").replacingOccurrences(of: "&#x3D;", with: "=")
+                let decoded = after.text.replacingOccurrences(of: "&#x2F;", with: "/").replacingOccurrences(
+                    of: "&#x3D;", with: "=")
                 #expect(decoded.contains("<a class=\"status-url\" href=\"https://app.example.com/deletion?id=7\""))
                 #expect(after.text.contains("Received by the app"))
                 #expect(!after.text.contains("action=\"/settings/apps/remove\""))

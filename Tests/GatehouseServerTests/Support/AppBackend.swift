@@ -24,24 +24,32 @@ actor AppBackendInbox {
     }
 
     /// Runs the backend for the duration of `body`, passing its base URL.
-    static func serve<T: Sendable>(_ inbox: AppBackendInbox, _ body: @Sendable (String) async throws -> T) async throws -> T {
+    static func serve<T: Sendable>(_ inbox: AppBackendInbox, _ body: @Sendable (String) async throws -> T) async throws
+        -> T
+    {
         let router = Router()
         router.post("/callback") { request, _ -> Response in
             var request = request
             let text = String(buffer: try await request.collectBody(upTo: 1 << 16))
             guard await inbox.receive(text) else { return Response(status: .internalServerError) }
-            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: inbox.reply)))
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(string: inbox.reply)))
         }
         let port = PortBox()
         var quiet = Logger(label: "gatehouse.test.backend")
         quiet.logLevel = .critical
-        let backend = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                                  onServerRunning: { await port.set($0.localAddress?.port ?? 0) }, logger: quiet)
+        let backend = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { await port.set($0.localAddress?.port ?? 0) }, logger: quiet)
         // Stopped by a graceful shutdown, never by cancelling its task: cancelling closed the listening channel
         // under Hummingbird's own shutdown handler, which then logged "Server shutdown error: Already closed".
-        let services = ServiceGroup(configuration: .init(services: [backend], gracefulShutdownSignals: [], logger: quiet))
+        let services = ServiceGroup(
+            configuration: .init(services: [backend], gracefulShutdownSignals: [], logger: quiet))
         return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await services.run(); return nil }
+            group.addTask {
+                try await services.run(); return nil
+            }
             do {
                 let value = try await body("http://127.0.0.1:\(try await port.wait())/callback")
                 await services.triggerGracefulShutdown()

@@ -22,7 +22,8 @@ final class Browser: @unchecked Sendable {
     func post(_ uri: String, form: [(String, String)]) async throws -> TestResponse {
         var headers = cookieHeaders()
         headers[.contentType] = "application/x-www-form-urlencoded"
-        let response = try await client.execute(uri: uri, method: .post, headers: headers, body: ByteBuffer(string: FormEncoding.encode(form)))
+        let response = try await client.execute(
+            uri: uri, method: .post, headers: headers, body: ByteBuffer(string: FormEncoding.encode(form)))
         absorb(response)
         return response
     }
@@ -32,7 +33,9 @@ final class Browser: @unchecked Sendable {
 
     func cookieHeaders() -> HTTPFields {
         var headers = HTTPFields()
-        if !cookies.isEmpty { headers[.cookie] = cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; ") }
+        if !cookies.isEmpty {
+            headers[.cookie] = cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; ")
+        }
         return headers
     }
 
@@ -50,9 +53,13 @@ final class Browser: @unchecked Sendable {
         guard let nameRange = html.range(of: "name=\"\(name)\" value=\"") else { return nil }
         let rest = html[nameRange.upperBound...]
         guard let end = rest.firstIndex(of: "\"") else { return nil }
-        return String(rest[..<end]).replacingOccurrences(of: "&amp;", with: "&").replacingOccurrences(of: "&#39;", with: "'")
-            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-            .replacingOccurrences(of: "&#x2F;", with: "/").replacingOccurrences(of: "&#x3D;", with: "=").replacingOccurrences(of: "&#x60;", with: "`")
+        return String(rest[..<end]).replacingOccurrences(of: "&amp;", with: "&").replacingOccurrences(
+            of: "&#39;", with: "'"
+        )
+        .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&lt;", with: "<")
+        .replacingOccurrences(of: "&gt;", with: ">")
+        .replacingOccurrences(of: "&#x2F;", with: "/").replacingOccurrences(of: "&#x3D;", with: "=")
+        .replacingOccurrences(of: "&#x60;", with: "`")
     }
 
     /// Path and query of an absolute or relative Location.
@@ -66,17 +73,21 @@ final class Browser: @unchecked Sendable {
     /// Submits the login form on `page` with the given credentials; returns the 303.
     func submitLogin(page: TestResponse, email: String, password: String) async throws -> TestResponse {
         let html = page.text
-        return try await post("/dialog/oauth/login", form: [
-            ("csrf_token", Self.hiddenValue("csrf_token", in: html) ?? ""), ("dialog", Self.hiddenValue("dialog", in: html) ?? ""),
-            ("email", email), ("password", password),
-        ])
+        return try await post(
+            "/dialog/oauth/login",
+            form: [
+                ("csrf_token", Self.hiddenValue("csrf_token", in: html) ?? ""),
+                ("dialog", Self.hiddenValue("dialog", in: html) ?? ""),
+                ("email", email), ("password", password),
+            ])
     }
 
     /// Submits the consent form on `page`, ticking exactly `permissions`; returns the 303.
     func submitConsent(page: TestResponse, permissions: [String], cancel: Bool = false) async throws -> TestResponse {
         let html = page.text
         var form: [(String, String)] = [
-            ("csrf_token", Self.hiddenValue("csrf_token", in: html) ?? ""), ("dialog", Self.hiddenValue("dialog", in: html) ?? ""),
+            ("csrf_token", Self.hiddenValue("csrf_token", in: html) ?? ""),
+            ("dialog", Self.hiddenValue("dialog", in: html) ?? ""),
             ("action", cancel ? "cancel" : "continue"),
         ]
         for p in permissions { form.append(("permission", p)) }
@@ -86,11 +97,15 @@ final class Browser: @unchecked Sendable {
     /// Runs the whole dialog: open, log in if asked, consent with `grant` (nil = everything offered), and on the
     /// publish step (if shown) keep the granted publish permissions with `audience` (nil: the preselected one).
     /// Returns the final redirect to the app.
-    func logIn(query: String, email: String, password: String, grant: [String]? = nil, audience: String? = nil) async throws -> String {
+    func logIn(query: String, email: String, password: String, grant: [String]? = nil, audience: String? = nil)
+        async throws -> String
+    {
         var page = try await get("/dialog/oauth?" + query)
         if page.text.contains("action=\"/dialog/oauth/login\"") {
             let posted = try await submitLogin(page: page, email: email, password: password)
-            guard posted.status == .seeOther, let next = posted.location else { throw BrowserError.unexpected("login answered \(posted.status)") }
+            guard posted.status == .seeOther, let next = posted.location else {
+                throw BrowserError.unexpected("login answered \(posted.status)")
+            }
             page = try await get(next)
         }
         if page.status == .found, let location = page.location { return location }
@@ -99,18 +114,25 @@ final class Browser: @unchecked Sendable {
             page = try await submitConsent(page: page, permissions: grant ?? offered)
             if page.status == .seeOther, let location = page.location { return location }
         }
-        guard page.text.contains("action=\"/dialog/oauth/publish\"") else { throw BrowserError.unexpected("no consent or publish page: \(page.status)") }
+        guard page.text.contains("action=\"/dialog/oauth/publish\"") else {
+            throw BrowserError.unexpected("no consent or publish page: \(page.status)")
+        }
         let publish = Self.offered(in: page.text).filter { grant?.contains($0) ?? true }
         let done = try await submitPublish(page: page, permissions: publish, audience: audience)
-        guard done.status == .seeOther, let location = done.location else { throw BrowserError.unexpected("publish answered \(done.status)") }
+        guard done.status == .seeOther, let location = done.location else {
+            throw BrowserError.unexpected("publish answered \(done.status)")
+        }
         return location
     }
 
     /// Submits the publish step on `page`: the carried read choices, `permissions`, `audience`, or Skip.
-    func submitPublish(page: TestResponse, permissions: [String], audience: String?, skip: Bool = false) async throws -> TestResponse {
+    func submitPublish(page: TestResponse, permissions: [String], audience: String?, skip: Bool = false) async throws
+        -> TestResponse
+    {
         let html = page.text
         var form: [(String, String)] = [
-            ("csrf_token", Self.hiddenValue("csrf_token", in: html) ?? ""), ("dialog", Self.hiddenValue("dialog", in: html) ?? ""),
+            ("csrf_token", Self.hiddenValue("csrf_token", in: html) ?? ""),
+            ("dialog", Self.hiddenValue("dialog", in: html) ?? ""),
             ("action", skip ? "skip" : "continue"),
         ]
         for read in Self.values(named: "read", in: html) { form.append(("read", read)) }
@@ -121,12 +143,16 @@ final class Browser: @unchecked Sendable {
 
     /// Every `value` of inputs called `name` on a page.
     static func values(named name: String, in html: String) -> [String] {
-        html.components(separatedBy: "name=\"\(name)\" value=\"").dropFirst().compactMap { $0.split(separator: "\"").first.map(String.init) }
+        html.components(separatedBy: "name=\"\(name)\" value=\"").dropFirst().compactMap {
+            $0.split(separator: "\"").first.map(String.init)
+        }
     }
 
     /// The permission checkboxes a consent page offers.
     static func offered(in html: String) -> [String] {
-        html.components(separatedBy: "name=\"permission\" value=\"").dropFirst().compactMap { $0.split(separator: "\"").first.map(String.init) }
+        html.components(separatedBy: "name=\"permission\" value=\"").dropFirst().compactMap {
+            $0.split(separator: "\"").first.map(String.init)
+        }
     }
 
     enum BrowserError: Error { case unexpected(String) }

@@ -24,11 +24,15 @@ struct PatientLiveClient: TestClientProtocol {
     let client: TestClient
     let port: Int?
 
-    func executeRequest(uri: String, method: HTTPRequest.Method, headers: HTTPFields, body: ByteBuffer?) async throws -> TestResponse {
+    func executeRequest(uri: String, method: HTTPRequest.Method, headers: HTTPFields, body: ByteBuffer?) async throws
+        -> TestResponse
+    {
         var headers = headers
         headers[.connection] = "keep-alive"
-        let response = try await client.execute(TestClient.Request(uri, method: method, authority: "localhost", headers: headers, body: body))
-        return TestResponse(head: response.head, body: response.body ?? ByteBuffer(), trailerHeaders: response.trailerHeaders)
+        let response = try await client.execute(
+            TestClient.Request(uri, method: method, authority: "localhost", headers: headers, body: body))
+        return TestResponse(
+            head: response.head, body: response.body ?? ByteBuffer(), trailerHeaders: response.trailerHeaders)
     }
 
     /// Starts `makeApplication`'s server, runs `body` against it, then shuts both down, whether `body` threw or not.

@@ -55,23 +55,29 @@ struct TestServer {
         let clock = AdjustableClock(fixed: Date(timeIntervalSince1970: 1_800_000_000))
         let notifier = RecordingNotifier()
         let services = GatehouseServices(
-            configuration: configuration, storage: storage, clock: clock, passwords: passwords ?? BcryptPasswordHasher(cost: 4),
+            configuration: configuration, storage: storage, clock: clock,
+            passwords: passwords ?? BcryptPasswordHasher(cost: 4),
             callbacks: notifier, logger: logger, clockControl: clock, callbackTransport: callbackTransport)
         let app = try await services.accounts.createApp(
             name: "Test App", redirectURIs: [redirectURI, "http://127.0.0.1/cb"], requireAppSecret: requireAppSecret,
             approvedPermissions: approved)
-        let alice = try await services.accounts.createUser(NewUser(
-            email: "alice@example.com", password: "alice-password", firstName: "Alice", lastName: "Anders",
-            birthday: "04/12/1990", gender: "female", location: Place(id: "110", name: "Lisbon, Portugal")))
-        let bob = try await services.accounts.createUser(NewUser(
-            email: "bob@example.com", password: "bob-password", firstName: "Bob", lastName: "Brown"))
+        let alice = try await services.accounts.createUser(
+            NewUser(
+                email: "alice@example.com", password: "alice-password", firstName: "Alice", lastName: "Anders",
+                birthday: "04/12/1990", gender: "female", location: Place(id: "110", name: "Lisbon, Portugal")))
+        let bob = try await services.accounts.createUser(
+            NewUser(
+                email: "bob@example.com", password: "bob-password", firstName: "Bob", lastName: "Brown"))
         try await storage.friendships.befriend(alice.id, bob.id, at: clock.now())
-        return TestServer(services: services, clock: clock, notifier: notifier, app: app, alice: alice, bob: bob, scratch: scratch)
+        return TestServer(
+            services: services, clock: clock, notifier: notifier, app: app, alice: alice, bob: bob, scratch: scratch)
     }
 
     /// Runs `body` against the application in-process (`.router`) or over a real socket (`.live`), then
     /// closes the database and removes the data directory, whether `body` passed or failed.
-    func run(_ mode: TestServerMode = .router, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+    func run(
+        _ mode: TestServerMode = .router, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+    ) async throws {
         let pages = try await PageRenderer.load(devMode: services.configuration.isDevelopment)
         let router = GatehouseApp.router(services: services, pages: pages)
         let serverBuilder = try GatehouseApp.serverBuilder(services.configuration)
@@ -80,14 +86,17 @@ struct TestServer {
             switch mode {
             case .router:
                 let application = Application(
-                    router: router, server: serverBuilder, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
+                    router: router, server: serverBuilder,
+                    configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
                 try await application.test(.router, body)
             case .live:
-                try await PatientLiveClient.run({ onRunning in
-                    Application(
-                        router: router, server: serverBuilder, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                        onServerRunning: onRunning, logger: logger)
-                }, body)
+                try await PatientLiveClient.run(
+                    { onRunning in
+                        Application(
+                            router: router, server: serverBuilder,
+                            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                            onServerRunning: onRunning, logger: logger)
+                    }, body)
             }
         } catch {
             // Close the database even when the test fails, so the failure is reported rather than
@@ -106,9 +115,15 @@ struct TestServer {
     }
 
     /// A user token minted directly, after saving a grant (skips the dialog for Graph tests).
-    func token(for user: UserRecord, granted: [String] = ["public_profile"], declined: [String] = [], lifetime: TimeInterval = Lifetimes.longLivedToken) async throws -> String {
+    func token(
+        for user: UserRecord, granted: [String] = ["public_profile"], declined: [String] = [],
+        lifetime: TimeInterval = Lifetimes.longLivedToken
+    ) async throws -> String {
         let now = clock.now()
-        try await services.storage.grants.save(GrantRecord(appID: app.id, userID: user.id, granted: granted, declined: declined, createdAt: now, updatedAt: now, lastLoginAt: now))
+        try await services.storage.grants.save(
+            GrantRecord(
+                appID: app.id, userID: user.id, granted: granted, declined: declined, createdAt: now, updatedAt: now,
+                lastLoginAt: now))
         return try await services.tokens.mintUserToken(app: app, userID: user.id, lifetime: lifetime, origin: "test").0
     }
 

@@ -13,7 +13,8 @@ import HTTPTypes
         let token = try await server.token(for: server.alice, granted: ["public_profile", "email"])
         let scoped = try await server.scopedID(server.alice)
         try await server.run { client in
-            let r = try await client.execute(uri: "/v21.0/debug_token?input_token=\(token)&access_token=\(server.appToken)", method: .get)
+            let r = try await client.execute(
+                uri: "/v21.0/debug_token?input_token=\(token)&access_token=\(server.appToken)", method: .get)
             #expect(r.status == .ok)
             let d = try #require(r.json["data"])
             #expect(d["app_id"] == .string(server.app.id))
@@ -36,14 +37,17 @@ import HTTPTypes
         let token = try await server.token(for: server.alice, lifetime: 10)
         server.clock.advance(by: 11)
         try await server.run { client in
-            let r = try await client.execute(uri: "/debug_token?input_token=\(token)&access_token=\(server.appToken)", method: .get)
+            let r = try await client.execute(
+                uri: "/debug_token?input_token=\(token)&access_token=\(server.appToken)", method: .get)
             #expect(r.status == .ok)
             let d = try #require(r.json["data"])
             #expect(d["is_valid"] == false)
             #expect(d["app_id"] == .string(server.app.id))
             #expect(d["error"]?["code"]?.intValue == 190)
             #expect(d["error"]?["subcode"]?.intValue == 463)
-            #expect(d["error"]?["message"]?.stringValue?.hasPrefix("Error validating access token: Session has expired on") == true)
+            #expect(
+                d["error"]?["message"]?.stringValue?.hasPrefix("Error validating access token: Session has expired on")
+                    == true)
             #expect(d["scopes"] == [])
         }
     }
@@ -51,14 +55,20 @@ import HTTPTypes
     @Test func garbageAndAppTokens() async throws {
         let server = try await TestServer.make()
         try await server.run { client in
-            let garbage = try await client.execute(uri: "/debug_token?input_token=nonsense&access_token=\(server.appToken)", method: .get)
+            let garbage = try await client.execute(
+                uri: "/debug_token?input_token=nonsense&access_token=\(server.appToken)", method: .get)
             #expect(garbage.status == .ok)
-            #expect(garbage.text == #"{"data":{"error":{"code":190,"message":"Invalid OAuth access token - Cannot parse access token"},"is_valid":false,"scopes":[]}}"#)
-            let app = try await client.execute(uri: "/debug_token?input_token=\(server.appToken)&access_token=\(server.appToken)", method: .get)
+            #expect(
+                garbage.text
+                    == #"{"data":{"error":{"code":190,"message":"Invalid OAuth access token - Cannot parse access token"},"is_valid":false,"scopes":[]}}"#
+            )
+            let app = try await client.execute(
+                uri: "/debug_token?input_token=\(server.appToken)&access_token=\(server.appToken)", method: .get)
             #expect(app.json["data"]?["type"] == "APP")
             #expect(app.json["data"]?["app_id"] == .string(server.app.id))
             #expect(app.json["data"]?["scopes"] == [])
-            let badCaller = try await client.execute(uri: "/debug_token?input_token=x&access_token=\(server.app.id)%7Cwrong", method: .get)
+            let badCaller = try await client.execute(
+                uri: "/debug_token?input_token=x&access_token=\(server.app.id)%7Cwrong", method: .get)
             #expect(badCaller.status == .badRequest)
             #expect(badCaller.json["error"]?["code"]?.intValue == 190)
             let missing = try await client.execute(uri: "/debug_token?access_token=\(server.appToken)", method: .get)

@@ -21,7 +21,10 @@ import SQLiteNIO
             for method in [HTTPRequest.Method.put, .patch] {
                 let r = try await client.execute(uri: "/v21.0/\(server.app.id)/token_cache", method: method)
                 #expect(r.status == .methodNotAllowed)
-                #expect(r.text == #"{"status":false,"errorCode":50003,"errorMessage":"Unsupported method: \#(method.rawValue)"}"#)
+                #expect(
+                    r.text
+                        == #"{"status":false,"errorCode":50003,"errorMessage":"Unsupported method: \#(method.rawValue)"}"#
+                )
             }
             // Elsewhere such a method stays the Graph API's own error.
             let graph = try await client.execute(uri: "/v21.0/me", method: .put)
@@ -32,19 +35,26 @@ import SQLiteNIO
     @Test func aFailedWriteIs50001() async throws {
         let server = try await TestServer.make()
         // Break the table under the running server, the way a full disk or a lost database would fail the write.
-        let side = try await SQLiteDatabaseFactory.open(path: server.services.configuration.databasePath, logger: StorageBackends.logger)
+        let side = try await SQLiteDatabaseFactory.open(
+            path: server.services.configuration.databasePath, logger: StorageBackends.logger)
         try await side.sql().raw("DROP TABLE token_cache_slots").run()
         try await side.close()
         let key = "sess_" + String(repeating: "x9Z1", count: 10)
-        let form = [("access_token", "\(server.app.id)|\(server.app.clientToken)"), ("session_key", key),
-                    ("session_proof", TokenCacheWire.sessionProof(sessionKey: key, appSecret: server.app.secret)),
-                    ("token_info", #"{"accessToken":{"tokenString":"EAAx"}}"#)]
+        let form = [
+            ("access_token", "\(server.app.id)|\(server.app.clientToken)"), ("session_key", key),
+            ("session_proof", TokenCacheWire.sessionProof(sessionKey: key, appSecret: server.app.secret)),
+            ("token_info", #"{"accessToken":{"tokenString":"EAAx"}}"#),
+        ]
         try await server.run { client in
-            let r = try await client.execute(uri: "/v21.0/\(server.app.id)/token_cache", method: .post,
-                                             headers: [.contentType: "application/x-www-form-urlencoded"],
-                                             body: ByteBuffer(string: FormEncoding.encode(form)))
+            let r = try await client.execute(
+                uri: "/v21.0/\(server.app.id)/token_cache", method: .post,
+                headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: FormEncoding.encode(form)))
             #expect(r.status == .serviceUnavailable)
-            #expect(r.text == #"{"status":false,"errorCode":50001,"errorMessage":"The token cache is unavailable. Try again later."}"#)
+            #expect(
+                r.text
+                    == #"{"status":false,"errorCode":50001,"errorMessage":"The token cache is unavailable. Try again later."}"#
+            )
         }
     }
 }

@@ -22,9 +22,15 @@ import Testing
             #expect(sessions.count == 2)
             let csrf = try #require(Browser.hiddenValue("csrf_token", in: page.text))
             // Log the first browser out from the second.
-            let firstID = try #require(sessions.first { $0.session.secretHash == SecretHash.sha256Hex(first.cookie("gh_session") ?? "") }?.session.id)
-            #expect(try await second.post("/settings/sessions/logout", form: [("csrf_token", "forged"), ("session_id", firstID)]).status == .forbidden)
-            let out = try await second.post("/settings/sessions/logout", form: [("csrf_token", csrf), ("session_id", firstID)])
+            let firstID = try #require(
+                sessions.first { $0.session.secretHash == SecretHash.sha256Hex(first.cookie("gh_session") ?? "") }?
+                    .session.id)
+            #expect(
+                try await second.post(
+                    "/settings/sessions/logout", form: [("csrf_token", "forged"), ("session_id", firstID)]
+                ).status == .forbidden)
+            let out = try await second.post(
+                "/settings/sessions/logout", form: [("csrf_token", csrf), ("session_id", firstID)])
             #expect(out.location == "/settings/security?notice=logged-out")
             #expect(try await first.get("/settings/security").location == "/login?next=%2Fsettings%2Fsecurity")
             #expect(try await second.get("/settings/security").status == .ok)
@@ -40,13 +46,18 @@ import Testing
             _ = try await TwoFactorLoginTests.logInToSettings(other)
             let page = try await TwoFactorLoginTests.logInToSettings(this)
             let bobForm = try await bob.get("/login?next=%2Fsettings%2Fsecurity")
-            _ = try await bob.post("/login", form: [
-                ("csrf_token", Browser.hiddenValue("csrf_token", in: bobForm.text) ?? ""), ("next", "/settings/security"),
-                ("email", "bob@example.com"), ("password", "bob-password"),
-            ])
+            _ = try await bob.post(
+                "/login",
+                form: [
+                    ("csrf_token", Browser.hiddenValue("csrf_token", in: bobForm.text) ?? ""),
+                    ("next", "/settings/security"),
+                    ("email", "bob@example.com"), ("password", "bob-password"),
+                ])
             #expect(try await server.services.storage.sessionActivity?.list(userID: server.alice.id).count == 2)
             let csrf = try #require(Browser.hiddenValue("csrf_token", in: page.text))
-            #expect(try await this.post("/settings/sessions/logout-all", form: [("csrf_token", "forged")]).status == .forbidden)
+            #expect(
+                try await this.post("/settings/sessions/logout-all", form: [("csrf_token", "forged")]).status
+                    == .forbidden)
             #expect(try await server.services.storage.sessionActivity?.list(userID: server.alice.id).count == 2)
 
             let all = try await this.post("/settings/sessions/logout-all", form: [("csrf_token", csrf)])
@@ -65,7 +76,8 @@ import Testing
 
             // This browser's own Log out still ends it.
             let own = try #require(remaining.first?.session.id)
-            let out = try await this.post("/settings/sessions/logout", form: [("csrf_token", csrf), ("session_id", own)])
+            let out = try await this.post(
+                "/settings/sessions/logout", form: [("csrf_token", csrf), ("session_id", own)])
             #expect(out.location == "/login?next=%2Fsettings%2Fsecurity")
             #expect(try await this.get("/settings/security").location == "/login?next=%2Fsettings%2Fsecurity")
             #expect(try await server.services.storage.sessionActivity?.list(userID: server.alice.id).isEmpty == true)
@@ -80,20 +92,30 @@ import Testing
             _ = try await TwoFactorLoginTests.logInToSettings(elsewhere)
             let page = try await TwoFactorLoginTests.logInToSettings(browser)
             let csrf = try #require(Browser.hiddenValue("csrf_token", in: page.text))
-            let wrong = try await browser.post("/settings/password", form: [
-                ("csrf_token", csrf), ("current_password", "nope"), ("new_password", "new-password"), ("confirm_password", "new-password"),
-            ])
+            let wrong = try await browser.post(
+                "/settings/password",
+                form: [
+                    ("csrf_token", csrf), ("current_password", "nope"), ("new_password", "new-password"),
+                    ("confirm_password", "new-password"),
+                ])
             #expect(wrong.status == .unauthorized)
             #expect(wrong.text.contains("The password you entered is incorrect."))
-            let mismatch = try await browser.post("/settings/password", form: [
-                ("csrf_token", csrf), ("current_password", "alice-password"), ("new_password", "new-password"), ("confirm_password", "other-password"),
-            ])
+            let mismatch = try await browser.post(
+                "/settings/password",
+                form: [
+                    ("csrf_token", csrf), ("current_password", "alice-password"), ("new_password", "new-password"),
+                    ("confirm_password", "other-password"),
+                ])
             #expect(mismatch.status == .badRequest)
-            let changed = try await browser.post("/settings/password", form: [
-                ("csrf_token", csrf), ("current_password", "alice-password"), ("new_password", "new-password"), ("confirm_password", "new-password"),
-            ])
+            let changed = try await browser.post(
+                "/settings/password",
+                form: [
+                    ("csrf_token", csrf), ("current_password", "alice-password"), ("new_password", "new-password"),
+                    ("confirm_password", "new-password"),
+                ])
             #expect(changed.location == "/settings/security?notice=password")
-            #expect(try await browser.get("/settings/security?notice=password").text.contains("Your password was changed."))
+            #expect(
+                try await browser.get("/settings/security?notice=password").text.contains("Your password was changed."))
             #expect(try await elsewhere.get("/settings/security").status == .seeOther)
             let me = try await client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get)
             #expect(me.status == .badRequest)
@@ -108,14 +130,20 @@ import Testing
             _ = try await TwoFactorLoginTests.enrol(server, browser)
             let page = try await browser.get("/settings/security")
             let csrf = try #require(Browser.hiddenValue("csrf_token", in: page.text))
-            #expect(try await browser.post("/settings/two-factor/disable", form: [("csrf_token", csrf), ("password", "wrong")]).status == .unauthorized)
+            #expect(
+                try await browser.post(
+                    "/settings/two-factor/disable", form: [("csrf_token", csrf), ("password", "wrong")]
+                ).status == .unauthorized)
             #expect(try await server.services.storage.twoFactor?.find(userID: server.alice.id)?.isEnabled == true)
-            let off = try await browser.post("/settings/two-factor/disable", form: [("csrf_token", csrf), ("password", "alice-password")])
+            let off = try await browser.post(
+                "/settings/two-factor/disable", form: [("csrf_token", csrf), ("password", "alice-password")])
             #expect(off.location == "/settings/security?notice=two-factor-off")
             #expect(try await server.services.storage.twoFactor?.find(userID: server.alice.id) == nil)
             // The login goes straight on again.
             let login = Browser(client)
-            let done = try await login.submitLogin(page: try await login.get("/dialog/oauth?" + DialogFlowTests.query(server)), email: "alice@example.com", password: "alice-password")
+            let done = try await login.submitLogin(
+                page: try await login.get("/dialog/oauth?" + DialogFlowTests.query(server)), email: "alice@example.com",
+                password: "alice-password")
             #expect(done.status == .seeOther)
             #expect(login.cookie("gh_session") != nil)
         }
@@ -131,13 +159,17 @@ import Testing
             let browser = Browser(client)
             let page = try await TwoFactorLoginTests.logInToSettings(browser)
             let csrf = try #require(Browser.hiddenValue("csrf_token", in: page.text))
-            #expect(try await browser.post("/settings/account/delete", form: [("csrf_token", csrf), ("password", "wrong")]).status == .unauthorized)
-            let deleted = try await browser.post("/settings/account/delete", form: [("csrf_token", csrf), ("password", "alice-password")])
+            #expect(
+                try await browser.post("/settings/account/delete", form: [("csrf_token", csrf), ("password", "wrong")])
+                    .status == .unauthorized)
+            let deleted = try await browser.post(
+                "/settings/account/delete", form: [("csrf_token", csrf), ("password", "alice-password")])
             #expect(deleted.status == .ok)
             #expect(deleted.text.contains("Your account was deleted"))
             #expect(try await server.services.storage.users.find(id: server.alice.id) == nil)
             #expect(server.notifier.removed.map(\.appID) == [server.app.id])
-            let queued = try await server.services.storage.appCallbacks.list(userID: server.alice.id, kind: .dataDeletion)
+            let queued = try await server.services.storage.appCallbacks.list(
+                userID: server.alice.id, kind: .dataDeletion)
             #expect(queued.map(\.appID) == [server.app.id])
         }
     }

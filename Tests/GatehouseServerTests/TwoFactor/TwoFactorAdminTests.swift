@@ -18,12 +18,16 @@ import Testing
             let path = "/admin/api/v1/people/\(server.alice.id)/two_factor"
             let json: HTTPFields = [.contentType: "application/json"]
             #expect(try await client.execute(uri: path, method: .get).json["enabled"]?.boolValue == false)
-            let bad = try await client.execute(uri: path, method: .put, headers: json, body: ByteBuffer(string: #"{"secret":"not base32!"}"#))
+            let bad = try await client.execute(
+                uri: path, method: .put, headers: json, body: ByteBuffer(string: #"{"secret":"not base32!"}"#))
             #expect(bad.status == .badRequest)
-            let on = try await client.execute(uri: path, method: .put, headers: json, body: ByteBuffer(string: #"{"secret":"\#(Self.secret)"}"#))
+            let on = try await client.execute(
+                uri: path, method: .put, headers: json, body: ByteBuffer(string: #"{"secret":"\#(Self.secret)"}"#))
             #expect(on.status == .ok, "\(on.text)")
             #expect(on.json["secret"]?.stringValue == Self.secret)
-            #expect(on.json["otpauth_uri"]?.stringValue?.hasPrefix("otpauth://totp/Gatehouse:alice%40example.com?secret=\(Self.secret)") == true)
+            #expect(
+                on.json["otpauth_uri"]?.stringValue?.hasPrefix(
+                    "otpauth://totp/Gatehouse:alice%40example.com?secret=\(Self.secret)") == true)
             let totp = TOTP(secret: try #require(Base32.decode(Self.secret)))
             let shown = try await client.execute(uri: path, method: .get)
             #expect(shown.json["enabled"]?.boolValue == true)
@@ -32,12 +36,17 @@ import Testing
             // The dialog now asks, and the code from the API passes.
             let browser = Browser(client)
             let query = DialogFlowTests.query(server, [("state", "s1")])
-            let page = try await browser.submitLogin(page: try await browser.get("/dialog/oauth?" + query), email: "alice@example.com", password: "alice-password")
+            let page = try await browser.submitLogin(
+                page: try await browser.get("/dialog/oauth?" + query), email: "alice@example.com",
+                password: "alice-password")
             #expect(page.text.contains("<h1>Enter login code</h1>"))
-            let passed = try await browser.post("/dialog/login_code", form: [
-                ("csrf_token", Browser.hiddenValue("csrf_token", in: page.text) ?? ""), ("next", Browser.hiddenValue("next", in: page.text) ?? ""),
-                ("code", try #require(shown.json["current_code"]?.stringValue)),
-            ])
+            let passed = try await browser.post(
+                "/dialog/login_code",
+                form: [
+                    ("csrf_token", Browser.hiddenValue("csrf_token", in: page.text) ?? ""),
+                    ("next", Browser.hiddenValue("next", in: page.text) ?? ""),
+                    ("code", try #require(shown.json["current_code"]?.stringValue)),
+                ])
             #expect(passed.status == .seeOther)
 
             #expect(try await client.execute(uri: path, method: .delete).status == .noContent)
@@ -59,7 +68,8 @@ import Testing
         #expect(record?.isEnabled == true && record?.secret == Self.secret)
         #expect(try await loader.apply(scenario, file: "t.yaml").changes.isEmpty)
         #expect(throws: ScenarioErrors.self) {
-            try ScenarioParser(file: "t.yaml", readFile: { _ in nil }).parse(yaml.replacingOccurrences(of: Self.secret, with: "x1"))
+            try ScenarioParser(file: "t.yaml", readFile: { _ in nil }).parse(
+                yaml.replacingOccurrences(of: Self.secret, with: "x1"))
         }
         try await server.close()
     }

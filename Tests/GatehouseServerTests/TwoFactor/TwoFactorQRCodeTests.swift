@@ -20,13 +20,17 @@ import Testing
             // Same-origin only: not offered to other sites as sdk.js is.
             #expect(library.headers[.accessControlAllowOrigin] == nil)
             // Unmodified, with its licence header.
-            #expect(library.text.hasPrefix("//---------------------------------------------------------------------\n//\n// QR Code Generator for JavaScript\n//\n// Copyright (c) 2009 Kazuhiko Arase"))
+            #expect(
+                library.text.hasPrefix(
+                    "//---------------------------------------------------------------------\n//\n// QR Code Generator for JavaScript\n//\n// Copyright (c) 2009 Kazuhiko Arase"
+                ))
             #expect(library.text.contains("Licensed under the MIT license"))
             #expect(library.text.contains("_this.createSvgTag = function"))
             let etag = try #require(library.headers[.eTag])
             var conditional = HTTPFields()
             conditional[.ifNoneMatch] = etag
-            let again = try await client.execute(uri: "/static/vendor/qrcode-generator/qrcode.js", method: .get, headers: conditional)
+            let again = try await client.execute(
+                uri: "/static/vendor/qrcode-generator/qrcode.js", method: .get, headers: conditional)
             #expect(again.status == .notModified)
             #expect(again.headers[.eTag] == etag)
             #expect(again.body.readableBytes == 0)
@@ -51,8 +55,10 @@ import Testing
             _ = try await browser.post("/settings/two-factor/start", form: [("csrf_token", csrf)])
             let setup = try await browser.get("/settings/two-factor")
             #expect(setup.status == .ok)
-            #expect(setup.headers[.contentSecurityPolicy]
-                == "default-src 'none'; style-src 'self'; img-src 'self' data:; script-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+            #expect(
+                setup.headers[.contentSecurityPolicy]
+                    == "default-src 'none'; style-src 'self'; img-src 'self' data:; script-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+            )
             #expect(setup.text.contains(#"<script src="/static/vendor/qrcode-generator/qrcode.js" defer></script>"#))
             #expect(setup.text.contains(#"<script src="/static/two-factor-qr.js" defer></script>"#))
             #expect(!setup.text.contains("<script>"))

@@ -29,8 +29,10 @@ final class CustomLoginFlow: @unchecked Sendable {
                 let nsError = error as NSError
                 outcome = .failed(domain: nsError.domain, code: nsError.code)
             case .success(let grantedPermissions, let declinedPermissions, let accessToken):
-                outcome = .loggedIn(userID: accessToken?.userID ?? "",
-                                    granted: grantedPermissions.map(\.name).sorted(), declined: declinedPermissions.map(\.name).sorted())
+                outcome = .loggedIn(
+                    userID: accessToken?.userID ?? "",
+                    granted: grantedPermissions.map(\.name).sorted(), declined: declinedPermissions.map(\.name).sorted()
+                )
             }
             done(outcome)
         }

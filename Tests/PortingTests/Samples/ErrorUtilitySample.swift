@@ -16,13 +16,17 @@ final class ErrorUtilitySample: LoginButtonModelDelegate, @unchecked Sendable {
     private(set) var log: [String] = []
     private(set) var loggedOut = 0
 
-    func showMessage(_ text: String?, withTitle title: String?) { alerts.append(SampleAlert(title: title, message: text)) }
+    func showMessage(_ text: String?, withTitle title: String?) {
+        alerts.append(SampleAlert(title: title, message: text))
+    }
     func userLoggedIn() {}
     func userLoggedOut() { loggedOut += 1 }
     func NSLog(_ text: String) { log.append(text) }
 
     // LoginButtonDelegate's two required methods (FBLoginViewDelegate's were all optional).
-    func loginButton(_ loginButton: LoginButtonModel, didCompleteWith result: LoginManagerLoginResult?, error: (any Error)?) {}
+    func loginButton(
+        _ loginButton: LoginButtonModel, didCompleteWith result: LoginManagerLoginResult?, error: (any Error)?
+    ) {}
     func loginButtonDidLogOut(_ loginButton: LoginButtonModel) {}
 
     // Handle possible errors that can occur during login
@@ -36,9 +40,9 @@ final class ErrorUtilitySample: LoginButtonModelDelegate, @unchecked Sendable {
             alertTitle = "Facebook error"
             alertMessage = FBErrorUtility.userMessageForError(error)
 
-        // This code will handle session closures that happen outside of the app
-        // You can take a look at our error handling guide to know more about it
-        // https://developers.facebook.com/docs/ios/errors
+            // This code will handle session closures that happen outside of the app
+            // You can take a look at our error handling guide to know more about it
+            // https://developers.facebook.com/docs/ios/errors
         } else if FBErrorUtility.errorCategoryForError(error) == .authenticationReopenSession {
             alertTitle = "Session Error"
             alertMessage = "Your current session is no longer valid. Please log in again."
@@ -96,22 +100,26 @@ final class ErrorUtilitySample: LoginButtonModelDelegate, @unchecked Sendable {
                 if FBErrorUtility.errorCategoryForError(error) == .userCancelled {
                     NSLog("User cancelled login")
 
-                // Handle session closures that happen outside of the app
+                    // Handle session closures that happen outside of the app
                 } else if FBErrorUtility.errorCategoryForError(error) == .authenticationReopenSession {
                     alertTitle = "Session Error"
                     alertText = "Your current session is no longer valid. Please log in again."
                     self.showMessage(alertText, withTitle: alertTitle)
 
-                // Here we will handle all other errors with a generic error message.
-                // We recommend you check our Handling Errors guide for more information
-                // https://developers.facebook.com/docs/ios/errors/
+                    // Here we will handle all other errors with a generic error message.
+                    // We recommend you check our Handling Errors guide for more information
+                    // https://developers.facebook.com/docs/ios/errors/
                 } else {
                     //Get more error information from the error
-                    let errorInformation = (((error as NSError).userInfo["com.facebook.sdk:ParsedJSONResponseKey"] as? [String: Any])?["body"] as? [String: Any])?["error"] as? [String: Any]
+                    let errorInformation =
+                        (((error as NSError).userInfo["com.facebook.sdk:ParsedJSONResponseKey"] as? [String: Any])?[
+                            "body"] as? [String: Any])?["error"] as? [String: Any]
 
                     // Show the user an error message
                     alertTitle = "Something went wrong"
-                    alertText = String(format: "Please retry. \n\n If the problem persists contact us and mention this error code: %@", errorInformation?["message"] as? String ?? "")
+                    alertText = String(
+                        format: "Please retry. \n\n If the problem persists contact us and mention this error code: %@",
+                        errorInformation?["message"] as? String ?? "")
                     self.showMessage(alertText, withTitle: alertTitle)
                 }
             }

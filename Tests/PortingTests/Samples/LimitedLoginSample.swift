@@ -17,7 +17,9 @@ enum LimitedLoginSample {
             case .failed(let error): done("failed: \((error as NSError).domain) \((error as NSError).code)")
             case .success:
                 let claims = AuthenticationToken.current?.claims()
-                done("limited: \(Profile.current?.name ?? claims?.name ?? "?"), access token \(AccessToken.current == nil ? "none" : "present")")
+                done(
+                    "limited: \(Profile.current?.name ?? claims?.name ?? "?"), access token \(AccessToken.current == nil ? "none" : "present")"
+                )
             }
         }
     }

@@ -31,7 +31,9 @@ final class LoginButtonStatus: LoginButtonModelDelegate, @unchecked Sendable {
     private(set) var fetchedName: String?
     private(set) var shown: [String] = []
 
-    func loginButton(_ loginButton: LoginButtonModel, didCompleteWith result: LoginManagerLoginResult?, error: (any Error)?) {
+    func loginButton(
+        _ loginButton: LoginButtonModel, didCompleteWith result: LoginManagerLoginResult?, error: (any Error)?
+    ) {
         if let error { status = "error: \((error as NSError).domain)"; return }
         status = result?.isCancelled == true ? "cancelled" : "logged in as \(result?.token?.userID ?? "?")"
     }

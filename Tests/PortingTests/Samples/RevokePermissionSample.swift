@@ -7,37 +7,42 @@ import GatehouseKit
 
 enum RevokePermissionSample {
     static func revokePublishActions(showAlert: @escaping @Sendable (SampleAlert) -> Void) {
-        GraphRequest(graphPath: "/me/permissions/publish_actions",
-                     parameters: [:],
-                     httpMethod: .delete)
-            .start { connection, result, error in
-                var alertText: String?
-                var alertTitle: String?
-                if error == nil && result as? Bool == true {
-                    // Revoking the permission worked
-                    alertTitle = "Permission successfully revoked"
-                    alertText = "This app will no longer post to Facebook on your behalf."
+        GraphRequest(
+            graphPath: "/me/permissions/publish_actions",
+            parameters: [:],
+            httpMethod: .delete
+        )
+        .start { connection, result, error in
+            var alertText: String?
+            var alertTitle: String?
+            if error == nil && result as? Bool == true {
+                // Revoking the permission worked
+                alertTitle = "Permission successfully revoked"
+                alertText = "This app will no longer post to Facebook on your behalf."
 
-                } else {
-                    // There was an error, handle it
-                    // See https://developers.facebook.com/docs/ios/errors/
-                }
-
-                showAlert(SampleAlert(title: alertTitle, message: alertText))
+            } else {
+                // There was an error, handle it
+                // See https://developers.facebook.com/docs/ios/errors/
             }
+
+            showAlert(SampleAlert(title: alertTitle, message: alertText))
+        }
     }
 }
 
 // Seed 002, "Requesting additional Facebook permissions": the 2.x `Facebook` class is absent, so
 // `[self.facebook authorize:permissions]` becomes a LoginManager login (docs/PORTING.md lists the rewrite).
 enum ExtendedPermissionsSample {
-    static func authorize(loginManager: LoginManager, completion: @escaping @Sendable (LoginManagerLoginResult?, (any Error)?) -> Void) {
+    static func authorize(
+        loginManager: LoginManager, completion: @escaping @Sendable (LoginManagerLoginResult?, (any Error)?) -> Void
+    ) {
         // Set up the permissions to use for this App
         let permissions = [
             "user_likes",
             "user_birthday",
             "user_interests",
-            "read_stream"]
+            "read_stream",
+        ]
 
         // Check to ensure that we have a valid session object
         if !AccessToken.isCurrentAccessTokenActive {
@@ -58,11 +63,14 @@ final class RequestsDialogSample: WebDialogDelegate, @unchecked Sendable {
     func sendNotificationRequest(presenter: any LoginDialogPresenting, environment: GatehouseKitEnvironment) {
         let params = [
             "message": "invites you to check out some great stuff.",
-            "notification_text": "Check this out"]
+            "notification_text": "Check this out",
+        ]
 
         // Display the Facebook Request Notifications DialogBox
-        WebDialog(name: "apprequests",
-                  parameters: params, delegate: self, presenter: presenter, environment: environment).show()
+        WebDialog(
+            name: "apprequests",
+            parameters: params, delegate: self, presenter: presenter, environment: environment
+        ).show()
     }
 
     // FBDialogDelegate

@@ -10,7 +10,8 @@ struct SessionStateReport: Equatable {
 
 enum SessionStateSample {
     /// The seeds' handler, with `FBErrorUtility` spelled `ErrorRecovery`.
-    static func sessionStateChanged(_ session: Session, state: SessionState, error: (any Error)?) -> SessionStateReport {
+    static func sessionStateChanged(_ session: Session, state: SessionState, error: (any Error)?) -> SessionStateReport
+    {
         if error == nil && state == .open {
             return SessionStateReport(loggedIn: true)
         }
@@ -19,17 +20,21 @@ enum SessionStateSample {
         }
         guard let error else { return SessionStateReport(loggedIn: session.isOpen) }
         if ErrorRecovery.shouldNotifyUser(for: error) {
-            return SessionStateReport(loggedIn: false, alertTitle: "Something went wrong", alertMessage: ErrorRecovery.userMessage(for: error))
+            return SessionStateReport(
+                loggedIn: false, alertTitle: "Something went wrong", alertMessage: ErrorRecovery.userMessage(for: error)
+            )
         }
         switch ErrorRecovery.category(for: error) {
         case .userCancelled:
             return SessionStateReport(loggedIn: false)
         case .loginRequired:
-            return SessionStateReport(loggedIn: false, alertTitle: "Session Error",
-                                      alertMessage: "Your current session is no longer valid. Please log in again.")
+            return SessionStateReport(
+                loggedIn: false, alertTitle: "Session Error",
+                alertMessage: "Your current session is no longer valid. Please log in again.")
         default:
-            return SessionStateReport(loggedIn: false, alertTitle: "Something went wrong",
-                                      alertMessage: "Please retry. If the problem persists contact us.")
+            return SessionStateReport(
+                loggedIn: false, alertTitle: "Something went wrong",
+                alertMessage: "Please retry. If the problem persists contact us.")
         }
     }
 }

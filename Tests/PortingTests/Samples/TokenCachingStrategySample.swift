@@ -17,8 +17,9 @@ class MyTokenCachingStrategy: FBSessionTokenCachingStrategy, @unchecked Sendable
 
     func filePath() -> String {
         let paths =
-            NSSearchPathForDirectoriesInDomains(.documentDirectory,
-                                                .userDomainMask, true)
+            NSSearchPathForDirectoriesInDomains(
+                .documentDirectory,
+                .userDomainMask, true)
         let documentsDirectory = paths.last!
         return (documentsDirectory as NSString).appendingPathComponent(kFilename)
     }
@@ -32,8 +33,9 @@ class MyTokenCachingStrategy: FBSessionTokenCachingStrategy, @unchecked Sendable
     }
 
     func readData() -> [String: Any]? {
-        let data = (try? PropertyListSerialization.propertyList(
-            from: Data(contentsOf: URL(fileURLWithPath: self.tokenFilePath)), format: nil)) as? [String: Any]
+        let data =
+            (try? PropertyListSerialization.propertyList(
+                from: Data(contentsOf: URL(fileURLWithPath: self.tokenFilePath)), format: nil)) as? [String: Any]
         NSLog("File = %@ and data = %@", self.tokenFilePath, "\(String(describing: data))")
         return data
     }
@@ -71,10 +73,11 @@ final class TokenCacheAppDelegate: @unchecked Sendable {
             tokenCaching = MyTokenCachingStrategy()
         }
         // Initialize a session object with the tokenCacheStrategy
-        let session = Session(appID: nil,
-                              permissions: ["public_profile"],
-                              urlSchemeSuffix: nil,
-                              tokenCache: tokenCaching)
+        let session = Session(
+            appID: nil,
+            permissions: ["public_profile"],
+            urlSchemeSuffix: nil,
+            tokenCache: tokenCaching)
         // If showing the login UI, or if a cached token is available,
         // then open the session.
         if allowLoginUI || session.state == .createdTokenLoaded {

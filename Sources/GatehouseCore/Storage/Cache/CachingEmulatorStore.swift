@@ -40,7 +40,9 @@ package struct CachingEmulatorStore: EmulatorStore {
     }
 
     package func insertInjection(_ injection: InjectedErrorRecord) async throws {
-        try await invalidating(.injections, local: caches, publisher: publisher) { try await base.insertInjection(injection) }
+        try await invalidating(.injections, local: caches, publisher: publisher) {
+            try await base.insertInjection(injection)
+        }
     }
 
     /// An injection without a count is never written to when used, so using it leaves every copy current.
@@ -49,18 +51,24 @@ package struct CachingEmulatorStore: EmulatorStore {
             return try await base.consumeInjection(id: id)
         }
         var consumed = false
-        try await invalidating(.injections, local: caches, publisher: publisher) { consumed = try await base.consumeInjection(id: id) }
+        try await invalidating(.injections, local: caches, publisher: publisher) {
+            consumed = try await base.consumeInjection(id: id)
+        }
         return consumed
     }
 
     package func deleteInjection(id: String) async throws -> Bool {
         var deleted = false
-        try await invalidating(.injections, local: caches, publisher: publisher) { deleted = try await base.deleteInjection(id: id) }
+        try await invalidating(.injections, local: caches, publisher: publisher) {
+            deleted = try await base.deleteInjection(id: id)
+        }
         return deleted
     }
 
     package func deleteAllInjections() async throws {
-        try await invalidating(.injections, local: caches, publisher: publisher) { try await base.deleteAllInjections() }
+        try await invalidating(.injections, local: caches, publisher: publisher) {
+            try await base.deleteAllInjections()
+        }
     }
 
     package func setting(_ name: String) async throws -> String? { try await base.setting(name) }

@@ -12,7 +12,8 @@ package struct InvalidatingAppStore: AppStore {
 
     /// Wraps `base`; `caches` are this node's (`cache` among them), `publisher` reaches the other nodes.
     package init(
-        base: any AppStore, cache: AppCache? = nil, caches: any CacheInvalidationTarget, publisher: any TokenInvalidationPublisher
+        base: any AppStore, cache: AppCache? = nil, caches: any CacheInvalidationTarget,
+        publisher: any TokenInvalidationPublisher
     ) {
         self.base = base
         self.cache = cache
@@ -37,8 +38,12 @@ package struct InvalidatingAppStore: AppStore {
             try await base.setRole(appID: appID, userID: userID, role: role)
         }
     }
-    package func role(appID: String, userID: String) async throws -> AppRole? { try await base.role(appID: appID, userID: userID) }
-    package func roles(appID: String) async throws -> [(userID: String, role: AppRole)] { try await base.roles(appID: appID) }
+    package func role(appID: String, userID: String) async throws -> AppRole? {
+        try await base.role(appID: appID, userID: userID)
+    }
+    package func roles(appID: String) async throws -> [(userID: String, role: AppRole)] {
+        try await base.roles(appID: appID)
+    }
 }
 
 /// A `UserStore` that announces every change to a person (profile fields, picture, password, deletion) and to
@@ -98,9 +103,12 @@ package struct InvalidatingGrantStore: GrantStore {
         self.publisher = publisher
     }
 
-    package func find(appID: String, userID: String) async throws -> GrantRecord? { try await base.find(appID: appID, userID: userID) }
+    package func find(appID: String, userID: String) async throws -> GrantRecord? {
+        try await base.find(appID: appID, userID: userID)
+    }
     package func save(_ grant: GrantRecord) async throws {
-        try await invalidating(.appUser(appID: grant.appID, userID: grant.userID), local: caches, publisher: publisher) {
+        try await invalidating(.appUser(appID: grant.appID, userID: grant.userID), local: caches, publisher: publisher)
+        {
             try await base.save(grant)
         }
     }

@@ -63,7 +63,9 @@ package final class SnapshotCache<Value: Sendable>: CacheInvalidationTarget {
         let now = clock.now()
         return state.withLockedValue { state -> (Value?, UInt64?) in
             guard state.enabled else { return (nil, nil) }
-            if let value = state.value, timeToLive.holds(from: state.storedAt, at: now) { return (value, state.generation) }
+            if let value = state.value, timeToLive.holds(from: state.storedAt, at: now) {
+                return (value, state.generation)
+            }
             state.value = nil
             return (nil, state.generation)
         }
@@ -97,7 +99,9 @@ package typealias SigningKeyCache = SnapshotCache<[SigningKeyRecord]>
 
 extension SnapshotCache where Value == [SigningKeyRecord] {
     /// A signing-key cache: dropped by ``TokenInvalidation/signingKeys``; an empty table is never kept.
-    package convenience init(timeToLive: Duration = .seconds(300), enabled: Bool = true, clock: any GatehouseClock = SystemClock()) {
+    package convenience init(
+        timeToLive: Duration = .seconds(300), enabled: Bool = true, clock: any GatehouseClock = SystemClock()
+    ) {
         self.init(event: .signingKeys, timeToLive: timeToLive, enabled: enabled, clock: clock, keeps: { !$0.isEmpty })
     }
 
@@ -113,7 +117,9 @@ package typealias InjectionCache = SnapshotCache<[InjectedErrorRecord]>
 
 extension SnapshotCache where Value == [InjectedErrorRecord] {
     /// An injection cache: dropped by ``TokenInvalidation/injections``.
-    package convenience init(timeToLive: Duration = .seconds(300), enabled: Bool = true, clock: any GatehouseClock = SystemClock()) {
+    package convenience init(
+        timeToLive: Duration = .seconds(300), enabled: Bool = true, clock: any GatehouseClock = SystemClock()
+    ) {
         self.init(event: .injections, timeToLive: timeToLive, enabled: enabled, clock: clock)
     }
 }

@@ -26,14 +26,17 @@ final class GatehouseProcess: @unchecked Sendable {
         // A postgres:// database implies production mode, which refuses the dev seed these tests log in with;
         // production mode's own rules are covered by ProductionSafetyTests and CLIOpsTests.
         if let database { arguments += ["--database", database, "--mode", "development"] }
-        process = try await ChildProcess.start(Self.binary, arguments: arguments, environment: ["GATEHOUSE_DATABASE_URL": nil])
+        process = try await ChildProcess.start(
+            Self.binary, arguments: arguments, environment: ["GATEHOUSE_DATABASE_URL": nil])
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(60)
         while clock.now < deadline {
             if !isRunning { throw Failure.exited(log) }
             if let announced = Self.announcedPort(in: log) {
                 port = announced
-                if let status = try? await HTTP.get("http://127.0.0.1:\(announced)/healthz").status, status == .ok { return }
+                if let status = try? await HTTP.get("http://127.0.0.1:\(announced)/healthz").status, status == .ok {
+                    return
+                }
             }
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -65,7 +68,9 @@ final class GatehouseProcess: @unchecked Sendable {
         let reply = try await HTTP.post(
             "\(baseURL)/v21.0/\(appID)/accounts/test-users",
             form: ["installed": "true", "permissions": permissions, "access_token": "\(appID)|\(secret)"])
-        guard reply.status == .ok, let token = reply.json["access_token"] as? String else { throw Failure.noToken(reply.text) }
+        guard reply.status == .ok, let token = reply.json["access_token"] as? String else {
+            throw Failure.noToken(reply.text)
+        }
         return token
     }
 
@@ -104,8 +109,10 @@ enum HTTP {
         var request = HTTPClientRequest(url: url)
         request.method = method
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        let body = form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
-            .joined(separator: "&")
+        let body = form.map {
+            "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
+        }
+        .joined(separator: "&")
         request.body = .bytes(ByteBuffer(string: body))
         return try await send(request, timeout: .seconds(30))
     }

@@ -18,7 +18,8 @@ final class NginxProxy: @unchecked Sendable {
         guard let nginx = Shell.which("nginx") else {
             throw Shell.Failure(message: "nginx is not installed: run the suite with ./scripts/test, which installs it")
         }
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-nginx-\(UUID().uuidString)").path
+        directory =
+            FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-nginx-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory + "/logs", withIntermediateDirectories: true)
         // nginx binds a port picked here; another process can take it first, so a failed bind tries another.
         for _ in 0..<3 {
@@ -32,48 +33,52 @@ final class NginxProxy: @unchecked Sendable {
 
     /// Starts nginx on `port`; false if it exited (a port taken meanwhile) or did not answer within 15 s.
     private func start(_ nginx: String, upstreamPorts: [Int]) async throws -> Bool {
-        let servers = upstreamPorts.map { "    server 127.0.0.1:\($0) max_fails=1 fail_timeout=10s;" }.joined(separator: "\n")
+        let servers = upstreamPorts.map { "    server 127.0.0.1:\($0) max_fails=1 fail_timeout=10s;" }.joined(
+            separator: "\n")
         // As root nginx would hand its workers to `nobody`, who cannot write into this folder.
         let user = getuid() == 0 ? "user root;" : ""
         let config = """
-        \(user)
-        worker_processes 1;
-        pid \(directory)/nginx.pid;
-        error_log \(directory)/logs/error.log warn;
-        events { worker_connections 256; }
-        http {
-          access_log off;
-          client_body_temp_path \(directory)/client_body;
-          proxy_temp_path \(directory)/proxy;
-          fastcgi_temp_path \(directory)/fastcgi;
-          uwsgi_temp_path \(directory)/uwsgi;
-          scgi_temp_path \(directory)/scgi;
-          upstream gatehouse {
-        \(servers)
-          }
-          server {
-            listen 127.0.0.1:\(port);
-            location / {
-              proxy_pass http://gatehouse;
-              proxy_http_version 1.1;
-              proxy_set_header Connection "";
-              proxy_set_header Host $http_host;
-              proxy_connect_timeout 2s;
-              proxy_next_upstream error timeout http_502 http_504;
-              proxy_next_upstream_tries 2;
+            \(user)
+            worker_processes 1;
+            pid \(directory)/nginx.pid;
+            error_log \(directory)/logs/error.log warn;
+            events { worker_connections 256; }
+            http {
+              access_log off;
+              client_body_temp_path \(directory)/client_body;
+              proxy_temp_path \(directory)/proxy;
+              fastcgi_temp_path \(directory)/fastcgi;
+              uwsgi_temp_path \(directory)/uwsgi;
+              scgi_temp_path \(directory)/scgi;
+              upstream gatehouse {
+            \(servers)
+              }
+              server {
+                listen 127.0.0.1:\(port);
+                location / {
+                  proxy_pass http://gatehouse;
+                  proxy_http_version 1.1;
+                  proxy_set_header Connection "";
+                  proxy_set_header Host $http_host;
+                  proxy_connect_timeout 2s;
+                  proxy_next_upstream error timeout http_502 http_504;
+                  proxy_next_upstream_tries 2;
+                }
+              }
             }
-          }
-        }
-        """
+            """
         try config.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
         let process = try await ChildProcess.start(
-            nginx, arguments: ["-p", directory, "-c", directory + "/nginx.conf", "-g", "daemon off;"], standardError: .discarded)
+            nginx, arguments: ["-p", directory, "-c", directory + "/nginx.conf", "-g", "daemon off;"],
+            standardError: .discarded)
         self.process = process
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(15)
         while clock.now < deadline {
             if !process.isRunning { return false }
-            if (try? await HTTP.get("http://127.0.0.1:\(port)/healthz", timeout: .seconds(2)))?.status == .ok { return true }
+            if (try? await HTTP.get("http://127.0.0.1:\(port)/healthz", timeout: .seconds(2)))?.status == .ok {
+                return true
+            }
             try await Task.sleep(for: .milliseconds(50))
         }
         await process.kill()

@@ -15,7 +15,8 @@ final class OwnPostgresCluster: @unchecked Sendable {
     }
 
     init() async throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-pg-\(UUID().uuidString)").path
+        directory =
+            FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-pg-\(UUID().uuidString)").path
         let output: (status: Int32, text: String)
         do {
             output = try await Shell.run(Self.script, ["create", directory])
@@ -23,7 +24,9 @@ final class OwnPostgresCluster: @unchecked Sendable {
             await Self.destroy(directory)
             throw error
         }
-        guard output.status == 0, let line = output.text.split(separator: "\n").last(where: { $0.hasPrefix("postgres://") }) else {
+        guard output.status == 0,
+            let line = output.text.split(separator: "\n").last(where: { $0.hasPrefix("postgres://") })
+        else {
             // A half-made cluster (initdb done, start failed) would otherwise keep its folder, or a server.
             await Self.destroy(directory)
             throw Shell.Failure(message: "could not create a PostgreSQL cluster: \(output.text)")
@@ -76,7 +79,9 @@ final class RawHTTPConnection: @unchecked Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = UInt16(port).bigEndian
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
         }
         guard connected else { close(fd); throw POSIXError(.ECONNREFUSED) }
         var timeout = timeval(tv_sec: 20, tv_usec: 0)
