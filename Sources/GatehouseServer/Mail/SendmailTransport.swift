@@ -64,7 +64,7 @@ package struct SendmailTransport: MailTransport {
                 case .exited(let code): status = Int32(code)
                 case .signaled(let signal): status = 128 + Int32(signal)
                 }
-                return (status, result.standardError ?? "")
+                return (status, result.standardError)
             }
             group.addTask {
                 try await Task.sleep(for: timeout); return nil

@@ -63,7 +63,7 @@ package final class SQLStatementText: Sendable {
 
 /// The name a statement is prepared under on PostgreSQL, and the statement: postgres-nio reads both from a type
 /// (`PostgresPreparedStatement`'s static `name` and `sql`), so each prepared statement has a key type of its own.
-package protocol SQLPreparedKey {
+package protocol SQLPreparedKey: SendableMetatype {
     /// The prepared statement's name on each connection (short: every Bind message carries it).
     static var name: String { get }
     /// The statement; its PostgreSQL text is built the first time it runs there.

@@ -37,7 +37,7 @@ package struct SQLTwoFactorStore: TwoFactorStore {
                     record.lastUsedStep
                 )
                 .onConflict(with: ["user_id"]) { update in
-                    try update.set(excludedValueOf: "secret").set(excludedValueOf: "created_at")
+                    update.set(excludedValueOf: "secret").set(excludedValueOf: "created_at")
                         .set(excludedValueOf: "confirmed_at").set(excludedValueOf: "last_used_step")
                 }
                 .run()
@@ -112,7 +112,7 @@ package struct SQLSessionActivityStore: SessionActivityStore {
                         SQLCodec.seconds(at)
                     )
                     .onConflict(with: ["session_id"]) { update in
-                        try update.set(excludedValueOf: "user_agent").set(excludedValueOf: "ip").set(
+                        update.set(excludedValueOf: "user_agent").set(excludedValueOf: "ip").set(
                             excludedValueOf: "last_used_at")
                     }
                     .run()

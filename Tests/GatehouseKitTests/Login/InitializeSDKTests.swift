@@ -17,7 +17,7 @@ extension GraphSerialTests {
             Session.defaultLoginProvider = nil
             Session.defaultTokenRefresher = nil
             // An environment with its own cache, so no default cache is written under the real $HOME.
-            await GatehouseKitEnvironment.$taskOverride.withValue(
+            GatehouseKitEnvironment.$taskOverride.withValue(
                 GatehouseKitEnvironment(tokenCache: InMemoryTokenCache())
             ) {
                 ApplicationDelegate.shared.initializeSDK(processEnvironment: [:])
@@ -51,7 +51,7 @@ extension GraphSerialTests {
             let environment = GatehouseKitEnvironment(tokenCache: cache)
             Session.defaultLoginProvider = nil
             #if !canImport(UIKit)
-            await GatehouseKitEnvironment.$taskOverride.withValue(environment) {
+            GatehouseKitEnvironment.$taskOverride.withValue(environment) {
                 #expect(ApplicationDelegate().application(nil, didFinishLaunchingWithOptions: nil))
             }
             #expect(environment.tokenCache === cache)

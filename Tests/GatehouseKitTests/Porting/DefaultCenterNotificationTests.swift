@@ -39,7 +39,7 @@ import Testing
         let profile = Profile(
             userID: "500", firstName: "Ada", middleName: nil, lastName: nil, name: "Ada", linkURL: nil,
             refreshDate: LoginTest.now)
-        await GatehouseKitEnvironment.$taskOverride.withValue(environment) { Profile.current = profile }
+        GatehouseKitEnvironment.$taskOverride.withValue(environment) { Profile.current = profile }
         manager.logOut()
 
         let notes = observer.heard(from: environment)

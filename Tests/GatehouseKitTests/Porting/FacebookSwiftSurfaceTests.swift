@@ -10,7 +10,7 @@ import Testing
 
     @Test func accessTokenAndAuthenticationToken() async {
         let environment = LoginTest.environment()
-        await GatehouseKitEnvironment.$taskOverride.withValue(environment) {
+        GatehouseKitEnvironment.$taskOverride.withValue(environment) {
             let token = AccessToken(
                 tokenString: "EAA-surface", permissions: ["email"], declinedPermissions: ["user_friends"],
                 expiredPermissions: [],
@@ -39,7 +39,7 @@ import Testing
     @Test func everyGraphRequestInitialiser() async {
         let environment = LoginTest.environment()
         environment.setCurrentAccessToken(LoginTest.token(tokenString: "EAA-current"))
-        await GatehouseKitEnvironment.$taskOverride.withValue(environment) {
+        GatehouseKitEnvironment.$taskOverride.withValue(environment) {
             let p: [String: Any] = ["fields": "id"]
             let requests: [GraphRequest] = [
                 GraphRequest(graphPath: "me"),
@@ -223,7 +223,7 @@ import Testing
 
     @Test func profileInitialisersAndStatics() async {
         let environment = LoginTest.environment()
-        await GatehouseKitEnvironment.$taskOverride.withValue(environment) {
+        GatehouseKitEnvironment.$taskOverride.withValue(environment) {
             let short = Profile(userID: "1")
             let classic = Profile(
                 userID: "1", firstName: "A", middleName: nil, lastName: "B", name: "A B", linkURL: nil,
