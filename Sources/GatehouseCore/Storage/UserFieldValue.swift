@@ -142,7 +142,11 @@ extension UserFieldValue {
     }
 
     private static let birthdayRule = Rule(accepts: isValidBirthday, message: "must be MM/DD/YYYY, MM/DD or YYYY")
-    private static let quotesRule = Rule(accepts: { $0.count <= 1000 }, message: "may be at most 1000 characters")
+    private static let quotesRule = length(1000)
+    /// The lengths the admin API's document (admin-v1.yaml) states for the field.
+    private static func length(_ limit: Int) -> Rule {
+        Rule(accepts: { $0.count <= limit }, message: "may be at most \(limit) characters")
+    }
     /// Facebook's locales are a language and a country, `en_US`.
     private static let localeRule = Rule(
         accepts: { text in
@@ -157,14 +161,14 @@ extension UserFieldValue {
         derived(.id) { .string($0.scopedID) },
         derived(.name) { .string($0.user.fullName) },
         derived(.firstName) { .string($0.user.firstName) },
-        text(.middleName, \.middleName, column: "middle_name", title: "Middle name"),
+        text(.middleName, \.middleName, column: "middle_name", title: "Middle name", rule: length(100)),
         derived(.lastName) { .string($0.user.lastName) },
         derived(.nameFormat) { .string($0.user.middleName == nil ? "{first} {last}" : "{first} {middle} {last}") },
         derived(.shortName) { .string($0.user.firstName) },
         UserFieldValue(field: .picture, kind: .edge),
         derived(.email) { .string($0.user.email) },
         text(.birthday, \.birthday, column: "birthday", title: "Birthday (MM/DD/YYYY)", rule: birthdayRule),
-        text(.gender, \.gender, column: "gender", title: "Gender"),
+        text(.gender, \.gender, column: "gender", title: "Gender", rule: length(50)),
         text(.link, \.link, column: "link", title: "Profile link") {
             .string("\($0.baseURL)/profile/\($0.appID)/\($0.scopedID)")
         },

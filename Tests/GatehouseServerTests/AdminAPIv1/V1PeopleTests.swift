@@ -123,6 +123,14 @@ import Testing
                 "/people/\(server.alice.id)", #"{"first_name":"Alicia","locale":"english"}"#)
             #expect(
                 badLocale.text == V1Problem.validation("locale", "locale must be a language and a country, as en_US"))
+            // The lengths admin-v1.yaml states are the ones the field table enforces.
+            for (field, limit) in [("middle_name", 100), ("gender", 50), ("quotes", 1000)] {
+                let long = try await api.patch(
+                    "/people/\(server.alice.id)",
+                    #"{"first_name":"Alicia",""# + field + #"":""#
+                        + String(repeating: "x", count: limit + 1) + #""}"#)
+                #expect(long.text == V1Problem.validation(field, "\(field) may be at most \(limit) characters"))
+            }
             let badPicture = try await api.patch(
                 "/people/\(server.alice.id)", #"{"first_name":"Alicia","picture_base64":"aGVsbG8="}"#)
             #expect(badPicture.text == V1Problem.validation("picture_base64", "the picture must be a PNG file"))
