@@ -81,15 +81,9 @@ package struct Scenario: Sendable, Equatable {
         /// keeps theirs, so an apply never resets (and signs out) someone whose password was changed elsewhere.
         package var statesPassword = false
         package var firstName: String
-        package var middleName: String?
         package var lastName: String
-        package var birthday: String?
-        package var gender: String?
-        /// Place names; ids are derived from them as `AccountService.place(named:)` does.
-        package var location: String?
-        package var hometown: String?
-        package var quotes: String?
-        /// The field table's other profile fields the file states (`locale`), by field name.
+        /// The field table's profile fields the file states (`UserFieldValue.editable`), by field name. Places
+        /// are names; ids are derived from them as `AccountService.place(named:)` does.
         package var profile: [String: String] = [:]
         /// The PNG read from the file's `picture` path.
         package var picture: Data?
@@ -176,4 +170,14 @@ package enum ScenarioIDs {
         let hex = SecretHash.sha256Hex("gatehouse-scenario:" + seed)
         return String(hex.compactMap { $0.hexDigitValue }.map { String($0 % 10) }.joined().prefix(count))
     }
+}
+
+extension Scenario.Person {
+    /// The text a field of the table states for this person, nil when the file leaves it out.
+    package subscript(field: UserField) -> String? { profile[field.name] }
+
+    // Shorthands for the profile fields the parser's tests read (kept from when each had a property).
+    package var birthday: String? { self[.birthday] }
+    package var gender: String? { self[.gender] }
+    package var location: String? { self[.location] }
 }

@@ -148,18 +148,7 @@ extension ScenarioParser {
                         reader.fail(v, at, "passwords need at least 6 characters")
                     }
                 case "first_name": person.firstName = text
-                case "middle_name": person.middleName = text
                 case "last_name": person.lastName = text
-                case "birthday":
-                    if AccountService.isValidBirthday(text) {
-                        person.birthday = text
-                    } else {
-                        reader.fail(v, at, "birthday must be MM/DD/YYYY, MM/DD or YYYY")
-                    }
-                case "gender": person.gender = text
-                case "location": person.location = text
-                case "hometown": person.hometown = text
-                case "quotes": person.quotes = text
                 case "test_user_of": person.testUserOf = text
                 case "account_state":
                     if let state = AccountState(rawValue: text) {
@@ -180,7 +169,7 @@ extension ScenarioParser {
                         )
                     }
                 case let name where UserFieldValue.named(name)?.columns.isEmpty == false:
-                    // A profile field of the field table the cases above do not name (`locale`).
+                    // A profile field of the field table (text or place), checked by the table's rule.
                     if let problem = UserFieldValue.named(name)?.problem(text) {
                         reader.fail(v, at, problem)
                     } else {

@@ -34,9 +34,8 @@ package struct ScenarioParser {
         "roles", "callbacks", "js_sdk_domains",
     ]
     static let personKeys = Set<String>([
-        "id", "email", "password", "first_name", "middle_name", "last_name", "birthday", "gender", "location",
-        "hometown",
-        "quotes", "picture", "test_user_of", "scoped_ids", "account_state", "two_factor_secret",
+        "id", "email", "password", "first_name", "last_name", "picture", "test_user_of", "scoped_ids",
+        "account_state", "two_factor_secret",
     ]).union(UserFieldValue.editable.map(\.field.name))
 
     /// The scenario.

@@ -53,11 +53,7 @@ extension ScenarioPlanBuilder {
             guard var record = server.users[person.id] else {
                 var created = UserRecord(
                     id: person.id, email: person.email, passwordHash: "", firstName: person.firstName,
-                    middleName: person.middleName,
-                    lastName: person.lastName, birthday: person.birthday, gender: person.gender,
-                    location: person.location.map(place),
-                    hometown: person.hometown.map(place), picture: person.picture, testUserOfAppID: owner,
-                    quotes: person.quotes,
+                    lastName: person.lastName, picture: person.picture, testUserOfAppID: owner,
                     createdAt: now, accountState: person.accountState ?? .active)
                 for (name, text) in person.profile {
                     UserFieldValue.named(name)?.assign(text, to: &created, place: place)
@@ -81,17 +77,14 @@ extension ScenarioPlanBuilder {
             }
             compare("email", \.email, person.email) { Self.show($0) }
             compare("first_name", \.firstName, person.firstName) { Self.show($0) }
-            compare("middle_name", \.middleName, person.middleName.map(Optional.some)) { Self.show($0) }
-            compare("last_name", \.lastName, person.lastName) { Self.show($0) }
-            compare("birthday", \.birthday, person.birthday.map(Optional.some)) { Self.show($0) }
-            compare("gender", \.gender, person.gender.map(Optional.some)) { Self.show($0) }
-            compare("location", \.location, person.location.map { Optional.some(place($0)) }) { Self.show($0?.name) }
-            compare("hometown", \.hometown, person.hometown.map { Optional.some(place($0)) }) { Self.show($0?.name) }
-            compare("quotes", \.quotes, person.quotes.map(Optional.some)) { Self.show($0) }
-            for (name, text) in person.profile.sorted(by: { $0.key < $1.key }) {
-                switch UserFieldValue.named(name)?.kind {
-                case .text(let path, _, _): compare(name, path, .some(text)) { Self.show($0) }
-                case .place(let path, _, _): compare(name, path, .some(place(text))) { Self.show($0?.name) }
+            // The table's order, with last_name in its place among them (after middle_name).
+            for entry in UserFieldValue.all {
+                if entry.field == .lastName { compare("last_name", \.lastName, person.lastName) { Self.show($0) } }
+                guard let text = person.profile[entry.field.name] else { continue }
+                switch entry.kind {
+                case .text(let path, _, _): compare(entry.field.name, path, .some(text)) { Self.show($0) }
+                case .place(let path, _, _):
+                    compare(entry.field.name, path, .some(place(text))) { Self.show($0?.name) }
                 default: break
                 }
             }
