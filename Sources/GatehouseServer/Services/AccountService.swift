@@ -18,8 +18,9 @@ package struct NewUser: Sendable {
     package var picture: Data?
     /// A fixed global user id; nil draws one from the services' random source.
     package var id: String?
-    /// Text profile fields without a property of their own (`locale`), by field name; see `UserRecord.profileText`.
-    package var profileText: [String: String] = [:]
+    /// The field table's text and place fields (`UserFieldValue.editable`) by field name, as a person types them
+    /// (a place by its name); set over the properties above, and checked by the table's rules.
+    package var profile: [String: String] = [:]
     /// The password's hash when the caller already made it with the services' hasher; nil hashes `password`.
     package var passwordHash: String?
 
@@ -95,8 +96,20 @@ package struct AccountService: Sendable {
         guard !new.firstName.isEmpty, !new.lastName.isEmpty else {
             throw AccountError("first and last name are required")
         }
-        if let birthday = new.birthday, !Self.isValidBirthday(birthday) {
-            throw AccountError("birthday must be MM/DD/YYYY, MM/DD or YYYY")
+        // The id and hash are set once the fields pass: the bcrypt hash is the slow part.
+        var user = UserRecord(
+            id: "", email: email, passwordHash: "", firstName: new.firstName,
+            middleName: new.middleName, lastName: new.lastName, birthday: new.birthday, gender: new.gender,
+            link: nil, location: new.location, hometown: new.hometown, picture: new.picture,
+            testUserOfAppID: new.testUserOfAppID, createdAt: services.clock.now())
+        for (name, text) in new.profile.sorted(by: { $0.key < $1.key }) {
+            guard let entry = UserFieldValue.named(name), !entry.columns.isEmpty else {
+                throw AccountError("\(name) is not a profile field")
+            }
+            entry.assign(text, to: &user, place: place(named:))
+        }
+        for entry in UserFieldValue.editable where entry.stored(user).contains(where: { $0 != nil }) {
+            if let problem = entry.problem(entry.typed(user)) { throw AccountError(problem) }
         }
         if let picture = new.picture {
             guard picture.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else {
@@ -109,13 +122,8 @@ package struct AccountService: Sendable {
         }
         let hash: String
         if let given = new.passwordHash { hash = given } else { hash = try await services.passwords.hash(new.password) }
-        let user = UserRecord(
-            id: new.id ?? services.random.numericID(digits: 15), email: email,
-            passwordHash: hash, firstName: new.firstName,
-            middleName: new.middleName, lastName: new.lastName, birthday: new.birthday, gender: new.gender,
-            link: nil, location: new.location, hometown: new.hometown, picture: new.picture,
-            testUserOfAppID: new.testUserOfAppID,
-            createdAt: services.clock.now(), profileText: new.profileText)
+        user.id = new.id ?? services.random.numericID(digits: 15)
+        user.passwordHash = hash
         do {
             try await services.storage.users.create(user)
         } catch StorageError.conflict {
@@ -136,7 +144,4 @@ package struct AccountService: Sendable {
         let digits = digest.compactMap { $0.hexDigitValue }.map { String($0 % 10) }.joined()
         return Place(id: "1" + digits.prefix(14), name: name)
     }
-
-    /// Accepts `MM/DD/YYYY`, `MM/DD` and `YYYY`, the forms Facebook returns (the field table's rule).
-    static func isValidBirthday(_ text: String) -> Bool { UserFieldValue.isValidBirthday(text) }
 }
