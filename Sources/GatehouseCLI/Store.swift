@@ -1,5 +1,6 @@
 import GatehouseCore
 import Foundation
+import GatehouseProtocol
 import GatehouseServer
 import Logging
 
@@ -56,21 +57,48 @@ struct AppJSON: Encodable {
     }
 }
 
-/// The JSON shape of a person in `--json` output (never the password hash).
+/// The JSON shape of a person in `--json` output (never the password hash). Besides the account, the profile
+/// fields are the field table's (`UserFieldValue.editable`), each left out when unset.
 struct UserJSON: Encodable {
     var id, email, name, first_name, last_name: String
-    var middle_name, birthday, gender: String?
     var test_user_of: String?
-    var location, hometown: Place?
     var created_at: Date
     var account_state: String
+    var user: UserRecord
 
     init(_ user: UserRecord) {
+        self.user = user
         account_state = user.accountState.rawValue
-        location = user.location; hometown = user.hometown
         id = user.id; email = user.email; name = user.fullName; first_name = user.firstName; last_name = user.lastName
-        middle_name = user.middleName; birthday = user.birthday; gender = user.gender;
         test_user_of = user.testUserOfAppID
         created_at = user.createdAt
+    }
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ string: String) { stringValue = string }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        try c.encode(id, forKey: Key("id"))
+        try c.encode(email, forKey: Key("email"))
+        try c.encode(name, forKey: Key("name"))
+        try c.encode(first_name, forKey: Key("first_name"))
+        try c.encode(last_name, forKey: Key("last_name"))
+        try c.encodeIfPresent(test_user_of, forKey: Key("test_user_of"))
+        try c.encode(created_at, forKey: Key("created_at"))
+        try c.encode(account_state, forKey: Key("account_state"))
+        for entry in UserFieldValue.editable {
+            let key = Key(entry.field.name)
+            switch entry.kind {
+            case .text(let path, _, _): try c.encodeIfPresent(user[keyPath: path], forKey: key)
+            case .place(let path, _, _): try c.encodeIfPresent(user[keyPath: path], forKey: key)
+            case .derived, .edge: break
+            }
+        }
     }
 }

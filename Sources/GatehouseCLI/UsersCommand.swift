@@ -15,12 +15,11 @@ struct UsersCommand: AsyncParsableCommand {
         @Option var email: String
         @Option var password: String
         @Option(name: .customLong("first-name")) var firstName: String
-        @Option(name: .customLong("middle-name")) var middleName: String?
         @Option(name: .customLong("last-name")) var lastName: String
-        @Option(help: "MM/DD/YYYY, MM/DD or YYYY.") var birthday: String?
-        @Option var gender: String?
-        @Option(help: "Current city, e.g. \"Lisbon, Portugal\" (read with user_location).") var location: String?
-        @Option(help: "Home town (read with user_hometown).") var hometown: String?
+        /// The field table's profile fields, `--middle-name Ada`, `--hometown "Porto, Portugal"` (see
+        /// ``ProfileOptions``): ArgumentParser declares options statically, so these are read from what it leaves.
+        @Argument(parsing: .allUnrecognized, help: ArgumentHelp(ProfileOptions.help, valueName: "--field value"))
+        var profileOptions: [String] = []
         @Option(help: "A PNG file for the profile picture (default: a generated avatar).") var picture: String?
         @Option(name: .customLong("test-user-of"), help: "Make this a test user of the app with this id.")
         var testUserOf: String?
@@ -36,28 +35,23 @@ struct UsersCommand: AsyncParsableCommand {
                 }
                 pictureData = data
             }
+            let profile = try ProfileOptions.read(profileOptions)
             if let client = remote.client {
                 var body: JSONObject = [
                     "email": .string(email), "password": .string(password), "first_name": .string(firstName),
                     "last_name": .string(lastName),
                 ]
-                for (field, value) in [
-                    ("middle_name", middleName), ("birthday", birthday), ("gender", gender), ("location", location),
-                    ("hometown", hometown), ("test_user_of", testUserOf),
-                ] {
-                    if let value { body[field] = .string(value) }
-                }
+                for (field, value) in profile { body[field] = .string(value) }
+                if let testUserOf { body["test_user_of"] = .string(testUserOf) }
                 if let pictureData { body["picture_base64"] = .string(pictureData.base64EncodedString()) }
                 return try await RemoteManagement.createPerson(client, body: .object(body), json: json)
             }
             let user = try await withServices(data) { s in
-                try await s.accounts.createUser(
-                    NewUser(
-                        email: email, password: password, firstName: firstName, middleName: middleName,
-                        lastName: lastName,
-                        birthday: birthday, gender: gender, location: location.map { s.accounts.place(named: $0) },
-                        hometown: hometown.map { s.accounts.place(named: $0) }, testUserOfAppID: testUserOf,
-                        picture: pictureData))
+                var new = NewUser(
+                    email: email, password: password, firstName: firstName, lastName: lastName,
+                    testUserOfAppID: testUserOf, picture: pictureData)
+                new.profile = profile
+                return try await s.accounts.createUser(new)
             }
             if json {
                 try printJSON(UserJSON(user))

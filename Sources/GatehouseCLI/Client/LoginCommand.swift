@@ -13,7 +13,7 @@ struct LoginCommand: AsyncParsableCommand, ExecutableCommand {
         discussion: "Exit status: 0 logged in, 1 failed, 2 cancelled, 3 server unreachable.")
 
     @Option(help: "Comma-separated permissions to ask for, e.g. email,user_friends.") var permissions: String =
-        "public_profile"
+        GatehouseProtocol.Permission.publicProfile
     @Option(name: .customLong("auth-type"), help: "rerequest (ask again for declined permissions) or reauthorize.")
     var authType: String?
     @Flag(name: .customLong("no-browser"), help: "Only print the dialog URL; open it yourself.") var noBrowser = false
