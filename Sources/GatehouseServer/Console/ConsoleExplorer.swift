@@ -12,10 +12,10 @@ struct ConsoleExplorer: Sendable {
     let console: ConsoleController
     var services: GatehouseServices { console.services }
 
-    static let offeredPermissions = [
-        "public_profile", "email", "user_friends", "user_birthday", "user_gender", "user_location", "user_hometown",
-        "user_link", "user_age_range", "user_posts", "publish_actions",
-    ]
+    /// The basic profile, the permissions behind the field table's other fields (in table order), and two
+    /// permissions Facebook no longer grants, to show the explorer's declined answer.
+    static let offeredPermissions =
+        [Permission.publicProfile] + Permission.profilePermissions + [Permission.userPosts, Permission.publishActions]
 
     func register(on router: Router<GatehouseRequestContext>) {
         router.get("/console/explorer", use: show)
@@ -28,7 +28,7 @@ struct ConsoleExplorer: Sendable {
             try await values(
                 State(
                     app: nil, user: nil, token: "", method: "GET", path: "me", fields: "id,name", params: "",
-                    permissions: ["public_profile"]), result: nil)
+                    permissions: [Permission.publicProfile]), result: nil)
         }
     }
 

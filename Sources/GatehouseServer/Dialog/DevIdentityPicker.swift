@@ -30,10 +30,8 @@ struct DevIdentityPicker: Sendable {
         let listed = (testUsers + people).prefix(Self.maxListed).map { user -> [String: Any] in
             ["id": user.id, "name": user.fullName, "email": user.email, "testUser": user.testUserOfAppID != nil]
         }
-        let offered = [
-            "email", "user_friends", "user_birthday", "user_gender", "user_location", "user_hometown", "user_link",
-            "user_age_range",
-        ]
+        // The permissions behind the field table's profile fields (`email`, `user_birthday`, …), in table order.
+        let offered = Permission.profilePermissions
         return [
             "picker": true, "people": Array(listed),
             "testPermissions": offered.map { ["name": $0, "title": Permission.info($0)?.title ?? $0] },
