@@ -23,6 +23,16 @@ import Testing
         "Sources/GatehouseKit/Core/Permission.swift",
         "Sources/GatehouseKit/OIDC/AuthenticationTokenClaims.swift",
         "Sources/GatehouseKit/Profile/Profile+Loading.swift",
+        "Sources/GatehouseServer/Services/AccountService.swift",
+        "Sources/GatehouseCLI/ProfileOptions.swift",
+        "Sources/GatehouseCLI/Store.swift",
+        "Sources/GatehouseServer/Scenario/ScenarioParser+Entities.swift",
+        "Sources/GatehouseServer/Scenario/ScenarioPlan+Entities.swift",
+    ]
+
+    /// Files that offer the permissions behind the fields (`Permission.profilePermissions`) and must spell none.
+    static let permissionReaders = [
+        "Sources/GatehouseServer/Dialog/DevIdentityPicker.swift"
     ]
 
     /// Folders whose every Swift file must spell no field name, claim or permission (issue 31, item 6): the
@@ -34,6 +44,10 @@ import Testing
         "Sources/GatehouseCore/OIDC",
         "Sources/GatehouseKit/OIDC",
         "Sources/GatehouseKit/Profile",
+        // The people's profile as the CLI, scenarios and console read and write it.
+        "Sources/GatehouseCLI",
+        "Sources/GatehouseServer/Scenario",
+        "Sources/GatehouseServer/Console",
     ]
 
     /// Files in the covered places that must spell the names: the tables themselves. Tests, docs and migrations
@@ -50,7 +64,7 @@ import Testing
 
     /// The readers, and every Swift file under the covered folders, less the allowlist.
     static func coveredFiles() throws -> [String] {
-        var files = Set(readers)
+        var files = Set(readers + permissionReaders)
         for folder in coveredFolders {
             let url = root.appendingPathComponent(folder)
             let enumerator = try #require(FileManager.default.enumerator(atPath: url.path))
