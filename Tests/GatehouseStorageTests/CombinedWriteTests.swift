@@ -8,7 +8,7 @@ import GatehouseProtocol
 /// The code exchange's and the consent's writes (``WriteTransactions/consumeCode(id:at:storing:)`` and
 /// ``WriteTransactions/saveGrant(_:storing:)``): one statement on PostgreSQL, a transaction of two on SQLite, and
 /// on both what the two statements in a transaction did: all or nothing, with the same errors.
-@Suite("Combined writes: code exchange and consent", .timeLimit(.minutes(3)))
+@Suite("Combined writes: code exchange and consent", .timeLimit(.minutes(10)))
 struct CombinedWriteTests {
     static let app = "100000000000001"
 

@@ -8,7 +8,7 @@ import GatehouseTestSupport
 
 /// SQLKit over `PostgresClient` (``PostgresClientDatabase``): statements and sessions on the pool, and a wait
 /// for a free connection that ends in `unavailable` instead of queueing for ever.
-@Suite("PostgreSQL connection pool", .timeLimit(.minutes(2)))
+@Suite("PostgreSQL connection pool", .timeLimit(.minutes(10)))
 struct PostgresClientDatabaseTests {
     /// Runs `body` with a running one-connection pool on a fresh database; stops the pool and drops the database.
     func withPool(_ body: @escaping @Sendable (PostgresClient) async throws -> Void) async throws {

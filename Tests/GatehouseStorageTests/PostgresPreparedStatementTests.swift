@@ -9,7 +9,7 @@ import GatehouseTestSupport
 /// The statements PostgreSQL keeps prepared (``SQLPreparedKey``): prepared once per connection, reused by every
 /// later call on it, and answering what the unprepared statements answer (the storage contract suites run the
 /// same stores on SQLite, where nothing is prepared).
-@Suite("PostgreSQL prepared statements", .timeLimit(.minutes(2)))
+@Suite("PostgreSQL prepared statements", .timeLimit(.minutes(10)))
 struct PostgresPreparedStatementTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 

@@ -8,7 +8,7 @@ import GatehouseTestSupport
 
 /// PostgreSQL specifics the shared contract tests do not show: schema and migrations, error mapping, URLs,
 /// and the token cache shared by two "nodes" (two `Storage`s on one database).
-@Suite("PostgreSQL storage", .timeLimit(.minutes(3)))
+@Suite("PostgreSQL storage", .timeLimit(.minutes(10)))
 struct PostgresStorageTests {
     /// Runs `body` with a fresh database URL and drops the database afterwards.
     func withDatabase(_ body: (String) async throws -> Void) async throws {
@@ -170,7 +170,7 @@ extension PostgresStorageTests {
     /// The listener must notice every lost connection, whatever it was doing at that moment (waiting for a
     /// notification, sleeping between pings, or waiting for a ping's answer), and shut down promptly after.
     /// Termination lands at a different point of the one-second ping cycle in each round.
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(10)))
     func aListenerThatLosesItsConnectionAgainAndAgainPausesCachingEveryTimeAndComesBack() async throws {
         try await withDatabase { url in
             let a = try await PostgresStorage.open(url: url, logger: StorageBackends.logger).runningFeed()

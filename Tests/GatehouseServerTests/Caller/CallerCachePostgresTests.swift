@@ -7,7 +7,7 @@ import Testing
 import GatehouseTestSupport
 
 /// The resolved caller cache on a node that cannot hear the other nodes (PostgreSQL only).
-@Suite("Resolved caller cache without a listener", .timeLimit(.minutes(2)))
+@Suite("Resolved caller cache without a listener", .timeLimit(.minutes(10)))
 struct CallerCachePostgresTests {
     @Test func aNodeThatLosesItsListenerServesNoCachedCaller() async throws {
         let url = try await PostgresTestDatabase.create()

@@ -13,7 +13,7 @@ import GatehouseTestSupport
 /// PostgreSQL database; node A connects as a role of its own, so its `pg_notify` can be made to fail for real
 /// (`REVOKE EXECUTE … FROM PUBLIC`; the cluster's default user is a superuser, which privileges do not bind).
 /// While it fails, A's revocation fails whole and node B, which has the token cached, agrees with the database.
-@Suite("Revocation announced with its write (PostgreSQL)", .timeLimit(.minutes(3)))
+@Suite("Revocation announced with its write (PostgreSQL)", .timeLimit(.minutes(10)))
 struct RevocationAnnouncementTests {
     @Test func aRevocationWhoseNotifyFailsFailsWholeAndTheOtherNodeAgreesWithTheDatabase() async throws {
         try await withTwoNodes { a, b, database in
