@@ -8,6 +8,11 @@ import NIOCore
 import NIOEmbedded
 import CoreMetrics
 
+// timespec's members come through CoreFoundation in a release build (MemberImportVisibility).
+#if canImport(CoreFoundation)
+import CoreFoundation
+#endif
+
 /// CPU time per request of each piece of the request pipeline on `/bench/hello`, and of the Graph hot path
 /// (`/me`, `debug_token`), measured in-process.
 ///
