@@ -50,9 +50,15 @@ enum PortingFixtures {
         return GatehouseKitEnvironment(settings: settings, tokenCache: cache)
     }
 
-    static func eventually(_ condition: () -> Bool) async -> Bool {
-        for _ in 0..<500 where !condition() { try? await Task.sleep(for: .milliseconds(10)) }
-        return condition()
+    /// Waits for `condition`, polling. The bound is generous because it only matters when the test fails: at the
+    /// start of a full run on two loaded cores a browserless login (bcrypt included) took longer than five seconds.
+    static func eventually(within bound: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + bound
+        while !condition() {
+            if ContinuousClock.now > deadline { return false }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return true
     }
 }
 

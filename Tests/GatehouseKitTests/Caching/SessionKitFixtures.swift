@@ -96,8 +96,9 @@ enum SessionKitFixtures {
         }
     }
 
-    /// Polls `condition` until it holds or `timeout` passes.
-    static func eventually(timeout: TimeInterval = 5, _ condition: () -> Bool) async -> Bool {
+    /// Polls `condition` until it holds or `timeout` passes. The default only matters when a test fails, so it
+    /// allows for a loaded two-core machine at the start of a full run.
+    static func eventually(timeout: TimeInterval = 60, _ condition: () -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while !condition() {
             if Date() > deadline { return false }

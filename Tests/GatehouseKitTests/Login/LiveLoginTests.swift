@@ -171,7 +171,8 @@ import Testing
         let manager = LoginManager(presenter: presenter, environment: environment)
         let task = Task { await manager.logIn(configuration: LoginConfiguration(permissions: [.email])!) }
         await opened.waitFor(1)
-        for _ in 0..<200 where delegate.isLoginPending {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while delegate.isLoginPending && ContinuousClock.now < deadline {
             delegate.handleDidBecomeActive()
             try await Task.sleep(for: .milliseconds(10))
         }

@@ -100,9 +100,11 @@ final class DialogDelegateLog: WebDialogDelegate, @unchecked Sendable {
         // A bad link comes back as Facebook's dialog error; the SDK reports it as a failure.
         let failing = rig.feed(["link": "not a link"])
         failing.delegate = log
-        for _ in 0..<500 where log.events.count < 1 { try await Task.sleep(for: .milliseconds(10)) }
+        // Bounded only so a failure ends; a loaded machine can take seconds over each dialog.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while log.events.count < 1 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         failing.show()
-        for _ in 0..<500 where log.events.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        while log.events.count < 2 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(log.events == [.cancelled, .failed("dialog error 100: link URL is not properly formatted")])
         guard case .failed(let error) = await rig.feed(["link": "not a link"]).present() else {
             Issue.record("expected failed"); return

@@ -73,7 +73,11 @@ actor PortBox {
     var port: Int?
     func set(_ p: Int) { port = p }
     func wait() async throws -> Int {
-        for _ in 0..<500 { if let port { return port }; try await Task.sleep(for: .milliseconds(10)) }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            if let port { return port }
+            try await Task.sleep(for: .milliseconds(10))
+        }
         throw CancellationError()
     }
 }

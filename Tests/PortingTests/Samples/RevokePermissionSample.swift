@@ -57,7 +57,10 @@ enum ExtendedPermissionsSample {
 final class RequestsDialogSample: WebDialogDelegate, @unchecked Sendable {
     private let lock = NSLock()
     private var _completed: [WebDialogResults] = []
+    private var _failures: [String] = []
     var completed: [WebDialogResults] { lock.withLock { _completed } }
+    /// What the dialog failed with, so a failing test says why instead of only that nothing completed.
+    var failures: [String] { lock.withLock { _failures } }
 
     // Send a notification request to a group of friends
     func sendNotificationRequest(presenter: any LoginDialogPresenting, environment: GatehouseKitEnvironment) {
@@ -79,6 +82,8 @@ final class RequestsDialogSample: WebDialogDelegate, @unchecked Sendable {
         lock.withLock { _completed.append(results) }
     }
 
-    func webDialog(_ dialog: WebDialog, didFailWithError error: any Error) {}
+    func webDialog(_ dialog: WebDialog, didFailWithError error: any Error) {
+        lock.withLock { _failures.append(String(describing: error)) }
+    }
     func webDialogDidCancel(_ dialog: WebDialog) {}
 }
