@@ -122,6 +122,8 @@ package struct PipelineProbe: Sendable {
             ),
             ("PageErrorMiddleware", PageErrorMiddleware(pages: pages, logger: services.logger)),
             ("AdminGate (left out in development mode)", AdminGate(services: services)),
+            ("AuditMiddleware", AuditMiddleware(services: services)),
+            ("SessionActivityMiddleware (a request without cookies)", SessionActivityMiddleware(services: services)),
         ]
         for (name, middleware) in middlewares {
             let cost = try await measure { _ = try await middleware.handle(request, context: context, next: hello) }

@@ -27,7 +27,10 @@ package struct UserFieldContext: Sendable {
 /// scenarios and the admin API read and write them through the key path. Derived fields are computed from
 /// the rest of the record. Edges (picture, friends, permissions) need more than the record; the Graph
 /// endpoint renders those itself.
-package struct UserFieldValue: Sendable {
+///
+/// A class, and immutable: Graph looks an entry up for every field of every `/me`, and a class is handed out
+/// with one retain where this struct's keypaths, closures and strings cost one each.
+package final class UserFieldValue: Sendable {
     package enum Kind: Sendable {
         /// A nullable text column; `whenEmpty` is what Graph shows when it is nil (nothing if it returns nil).
         case text(
@@ -38,7 +41,13 @@ package struct UserFieldValue: Sendable {
         /// Computed from the record (and the context).
         case derived(@Sendable (UserFieldContext) -> JSONValue?)
         /// Rendered by the Graph endpoint, which has the storage it needs.
-        case edge
+        case edge(Edge)
+    }
+
+    /// Which edge: the Graph endpoint switches on this, not on the field (comparing fields compares their names,
+    /// for every field of every `/me`).
+    package enum Edge: Sendable {
+        case picture, friends, permissions
     }
 
     /// A check on a value people type (console, scenario, admin API), and what to say when it fails.
@@ -51,8 +60,15 @@ package struct UserFieldValue: Sendable {
     package let field: UserField
     package let kind: Kind
     /// The console's label (text and place fields).
-    package var title: String = ""
-    package var rule: Rule?
+    package let title: String
+    package let rule: Rule?
+
+    init(field: UserField, kind: Kind, title: String = "", rule: Rule? = nil) {
+        self.field = field
+        self.kind = kind
+        self.title = title
+        self.rule = rule
+    }
 
     /// Why `text` is not a good value for this field, as "name message" (nil when it is).
     package func problem(_ text: String) -> String? {
@@ -165,7 +181,7 @@ extension UserFieldValue {
         derived(.lastName) { .string($0.user.lastName) },
         derived(.nameFormat) { .string($0.user.middleName == nil ? "{first} {last}" : "{first} {middle} {last}") },
         derived(.shortName) { .string($0.user.firstName) },
-        UserFieldValue(field: .picture, kind: .edge),
+        UserFieldValue(field: .picture, kind: .edge(.picture)),
         derived(.email) { .string($0.user.email) },
         text(.birthday, \.birthday, column: "birthday", title: "Birthday (MM/DD/YYYY)", rule: birthdayRule),
         text(.gender, \.gender, column: "gender", title: "Gender", rule: length(50)),
@@ -175,8 +191,8 @@ extension UserFieldValue {
         place(.location, \.location, column: "location", title: "Location"),
         place(.hometown, \.hometown, column: "hometown", title: "Hometown"),
         derived(.ageRange) { ageRange(birthday: $0.user.birthday, now: $0.now) },
-        UserFieldValue(field: .friends, kind: .edge),
-        UserFieldValue(field: .permissions, kind: .edge),
+        UserFieldValue(field: .friends, kind: .edge(.friends)),
+        UserFieldValue(field: .permissions, kind: .edge(.permissions)),
         text(.quotes, \.quotes, column: "quotes", title: "Favourite quotes", rule: quotesRule) { _ in "" },
         text(.locale, \.profileText["locale"], column: "locale", title: "Locale (en_US)", rule: localeRule),
     ]

@@ -34,9 +34,11 @@ package struct AuditLog: Sendable {
 ///
 /// Added after ``AdminGate`` in both modes: in production a refused request never reaches it, and in
 /// development the actor is `development` unless the request carries credentials.
-struct AuditMiddleware: RouterMiddleware {
-    typealias Context = GatehouseRequestContext
+package struct AuditMiddleware: RouterMiddleware {
+    package typealias Context = GatehouseRequestContext
     let services: GatehouseServices
+
+    package init(services: GatehouseServices) { self.services = services }
 
     /// Not changes: logging in (no one is known yet) and reading.
     static func isAudited(path: String, method: HTTPRequest.Method) -> Bool {
@@ -45,9 +47,9 @@ struct AuditMiddleware: RouterMiddleware {
         return !AdminGate.openPaths.contains(path)
     }
 
-    func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response)
-        async throws -> Response
-    {
+    package func handle(
+        _ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response
+    ) async throws -> Response {
         // Reads (every Graph call but a few) pass on before the path is even looked at.
         guard !AdminAuthorization.isRead(request.method) else { return try await next(request, context) }
         let path = AdminGate.isNormal(request.uri.path) ? request.uri.path : AdminGate.normalized(request.uri.path)

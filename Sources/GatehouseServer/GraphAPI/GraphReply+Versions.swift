@@ -7,7 +7,10 @@ extension GraphReply {
     /// which the seeds' revoke sample checks (`result == true`); from v2.1 on it is `{"success":true}`
     /// (``GraphAPIVersion/successObjectSince``). Endpoints always build the modern shape; only this turns it back.
     static func answered(_ reply: GraphReply, at version: String) -> GraphReply {
-        guard reply.graphError == nil, case .json(let body) = reply.body, body == GraphReply.success.jsonBody,
+        // Cheapest tests first, and the error (a large optional) last: every `/me` passes here, and almost none
+        // is `{"success":true}` (the check used to copy the reply to compare whole bodies).
+        guard reply.status == 200, case .json(.object(let object)) = reply.body, object.count == 1,
+            object["success"] == .bool(true), reply.graphError == nil,
             !GraphAPIVersion.isAtLeast(version, GraphAPIVersion.successObjectSince)
         else { return reply }
         var bare = reply

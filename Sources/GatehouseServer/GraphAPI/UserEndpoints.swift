@@ -61,16 +61,20 @@ struct UserEndpoints: Sendable {
         }
         let allowed = try await readable(node, caller: caller)
         let context = UserFieldContext(
-            user: node.user, scopedID: node.scopedID, appID: node.appID, baseURL: services.configuration.baseURL,
+            user: node.user, scopedID: node.scopedID, appID: node.appID, baseURL: services.baseURL,
             now: services.clock.now())
         var out = JSONObject([])
         for field in fields {
             guard let entry = UserFieldValue.named(field.name), allowed.contains(entry.field.permission) else {
                 continue
             }
-            let value: JSONValue?
-            switch entry.field {
             // The edges need storage or the request's modifiers; every other field reads from the table.
+            guard case .edge(let edge) = entry.kind else {
+                if let value = entry.read(context) { out[field.name] = value }
+                continue
+            }
+            let value: JSONValue
+            switch edge {
             case .picture:
                 let (w, h) = PictureSize.pixels(
                     type: field.modifier("type"), width: field.modifier("width"), height: field.modifier("height"))
@@ -84,9 +88,8 @@ struct UserEndpoints: Sendable {
             case .permissions:
                 guard Self.isSelfOrApp(node, caller) else { continue }
                 value = .object(["data": .array(try await permissionList(node, only: nil))])
-            default: value = entry.read(context)
             }
-            if let value { out[field.name] = value }
+            out[field.name] = value
         }
         return out
     }
@@ -108,7 +111,7 @@ struct UserEndpoints: Sendable {
     }
 
     func pictureData(_ node: UserNode, width: Int, height: Int) -> JSONObject {
-        let url = "\(services.configuration.baseURL)/pictures/\(node.appID)/\(node.scopedID)?size=\(max(width, height))"
+        let url = "\(services.baseURL)/pictures/\(node.appID)/\(node.scopedID)?size=\(max(width, height))"
         return [
             "height": .int(Int64(height)), "is_silhouette": .bool(node.user.picture == nil), "url": .string(url),
             "width": .int(Int64(width)),

@@ -12,6 +12,8 @@ package final class GatehouseServices: Sendable {
     // existentials (the storage alone holds twenty) costs a retain per field. Immutable, so sharing is safe;
     // a test that wants other parts builds other services.
     package let configuration: GatehouseConfiguration
+    /// ``GatehouseConfiguration/baseURL``, worked out once: every `/me` that renders a link or a picture reads it.
+    package let baseURL: String
     package let storage: Storage
     package let clock: any GatehouseClock
     package let random: any RandomSource
@@ -59,6 +61,7 @@ package final class GatehouseServices: Sendable {
         let callbacks = callbacks ?? OutboxAppCallbackNotifier(outbox: outbox, doorbell: doorbell)
         self.outboxDoorbell = doorbell
         self.configuration = configuration
+        self.baseURL = configuration.baseURL
         self.storage = storage
         self.clock = clock
         self.random = random
