@@ -30,10 +30,14 @@ struct SeedCommand: AsyncParsableCommand {
             name: .customLong("tokens-file"),
             help: "Also write every token, one a line in seeding order (the cold run's list).")
         var tokensFile: String?
+        @Option(help: "Logged-in browser sessions, one for each of the first N people (the JSON's sessions).")
+        var sessions = 1
 
         func execute() async throws {
-            guard users >= 1, tokens >= 0, codes >= 0, sampleTokens >= 0 else {
-                throw fail("--users must be at least 1; --tokens, --codes and --sample-tokens not negative")
+            guard users >= 1, tokens >= 0, codes >= 0, sampleTokens >= 0, (1...users).contains(sessions) else {
+                throw fail(
+                    "--users must be at least 1; --tokens, --codes and --sample-tokens not negative; --sessions from 1 to --users"
+                )
             }
             let tokenLines = try tokensFile.map { path -> FileHandle in
                 guard
@@ -62,7 +66,8 @@ struct SeedCommand: AsyncParsableCommand {
                     }
                 }
                 return try await seeder.seed(
-                    .init(users: users, tokens: tokens, codes: codes, sampleTokens: sampleTokens))
+                    .init(
+                        users: users, tokens: tokens, codes: codes, sampleTokens: sampleTokens, sessions: sessions))
             }
             let target = out ?? (data.resolved as NSString).appendingPathComponent("bench-seed.json")
             try FileManager.default.createDirectory(

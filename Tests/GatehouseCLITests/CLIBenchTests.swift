@@ -62,18 +62,31 @@ import Testing
         #expect(refused.stderr.contains("throwaway"))
     }
 
-    /// The seeded browser session and CSRF pair make a consent POST the server accepts (the bench's consent row
-    /// measured 403s before the form token was bound to the session like the dialog's own).
+    /// The seeded browser sessions and CSRF pair make consent POSTs the server accepts (the bench's consent row
+    /// measured 403s before the form token was bound to the session like the dialog's own), one person each
+    /// (`--sessions`: the consent row over many people).
     @Test func seededConsentPostIsAccepted() async throws {
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let seeded = try await CLIProcess.run(["seed", "bench", "--users", "5", "--tokens", "5", "--data-dir", dir])
+        let seeded = try await CLIProcess.run([
+            "seed", "bench", "--users", "5", "--tokens", "5", "--sessions", "3", "--data-dir", dir,
+        ])
         #expect(seeded.status == 0, "\(seeded.stderr)")
         let data = try Data(
             contentsOf: URL(fileURLWithPath: (dir as NSString).appendingPathComponent("bench-seed.json")))
         let seed = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let app = try #require(seed["app_id"] as? String), cookie = try #require(seed["session_cookie"] as? String)
         let csrf = try #require(seed["csrf_token"] as? String), form = try #require(seed["csrf_form_token"] as? String)
+        let sessions = try #require(seed["sessions"] as? [[String]])
+        #expect(sessions.count == 3)
+        #expect(sessions.first == [cookie, form])
+        #expect(Set(sessions.map { $0[0] }).count == 3)
+        let tooMany = try await CLIProcess.run([
+            "seed", "bench", "--users", "2", "--sessions", "3", "--data-dir", dir + "/other",
+        ])
+        #expect(tooMany.status == 1)
+        #expect(tooMany.stderr.contains("--sessions from 1 to --users"))
+
         let server = try await ServerProcess(arguments: [
             "serve", "--port", "0", "--data-dir", dir, "--log-level", "error",
         ])
@@ -82,30 +95,33 @@ import Testing
         let escape = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text }
         let dialog =
             "client_id=\(app)&redirect_uri=\(escape("https://bench.example/callback"))&response_type=code&scope=email"
-        var request = HTTPClientRequest(url: base + "/dialog/oauth/consent")
-        request.method = .POST
-        request.headers.add(name: "Cookie", value: "gh_session=\(cookie); gh_csrf=\(csrf)")
-        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        request.body = .bytes(
-            ByteBuffer(
-                string:
-                    "csrf_token=\(escape(form))&dialog=\(escape(dialog))&action=continue&permission=public_profile&permission=email"
-            ))
         // Not the shared client: it would follow the redirect to the bench app's made-up host.
         let client = HTTPClient(
             eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
-        let response: HTTPClientResponse
+        var codes: Set<String> = []
         do {
-            response = try await client.execute(request, timeout: .seconds(120))
+            for session in sessions {
+                var request = HTTPClientRequest(url: base + "/dialog/oauth/consent")
+                request.method = .POST
+                request.headers.add(name: "Cookie", value: "gh_session=\(session[0]); gh_csrf=\(csrf)")
+                request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+                request.body = .bytes(
+                    ByteBuffer(
+                        string:
+                            "csrf_token=\(escape(session[1]))&dialog=\(escape(dialog))&action=continue&permission=public_profile&permission=email"
+                    ))
+                let response = try await client.execute(request, timeout: .seconds(120))
+                #expect(response.status == .seeOther)
+                let location = response.headers["Location"].first ?? ""
+                #expect(location.hasPrefix("https://bench.example/callback?code="), "\(response.headers)")
+                codes.insert(location)
+            }
             try await client.shutdown()
         } catch {
             try? await client.shutdown()
             throw error
         }
-        #expect(response.status == .seeOther)
-        #expect(
-            response.headers["Location"].first?.hasPrefix("https://bench.example/callback?code=") == true,
-            "\(response.headers)")
+        #expect(codes.count == 3)
     }
 
     static func url(in text: String) -> String? {

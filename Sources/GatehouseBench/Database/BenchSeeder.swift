@@ -22,11 +22,15 @@ package struct BenchSeeder: Sendable {
         /// Codes for the plain code exchange, and as many again with `openid` (id_token issuance).
         package var codes: Int
         package var sampleTokens: Int
-        package init(users: Int, tokens: Int, codes: Int = 0, sampleTokens: Int = 1000) {
+        /// Logged-in browser sessions, one per person from the first: the consent row over many people (one
+        /// person's 32 concurrent consents all update one grant row, which is the bench's artefact).
+        package var sessions: Int
+        package init(users: Int, tokens: Int, codes: Int = 0, sampleTokens: Int = 1000, sessions: Int = 1) {
             self.users = users
             self.tokens = tokens
             self.codes = codes
             self.sampleTokens = sampleTokens
+            self.sessions = sessions
         }
     }
 
@@ -40,6 +44,9 @@ package struct BenchSeeder: Sendable {
         package var csrf_token: String
         /// What a form posts as `csrf_token` with that cookie and ``session_cookie``: the cookie bound to the session.
         package var csrf_form_token: String
+        /// Every seeded session as `[session cookie, form token]`, the first being ``session_cookie``'s; all
+        /// share the ``csrf_token`` cookie.
+        package var sessions: [[String]]
         package var users: Int
         package var tokens: Int
         package var sample_tokens: [String]
@@ -155,16 +162,28 @@ package struct BenchSeeder: Sendable {
                 ["id", "code_hash", "app_id", "user_id", "redirect_uri", "scopes", "created_at", "expires_at"], rows)
         }
 
-        let cookie = Self.random(43, alphabet: Self.alphanumeric, using: &rng)
         let csrf = Self.random(43, alphabet: Self.alphanumeric, using: &rng)
-        try await db.insert(into: "browser_sessions")
-            .columns("id", "secret_hash", "user_id", "created_at", "expires_at", "authenticated_at")
-            .values(UUID().uuidString, SecretHash.sha256Hex(cookie), String(userBase), t, t + 30 * 86400, t)
-            .run()
+        var sessions: [[String]] = []
+        try await batches(total: max(1, min(options.sessions, options.users)), size: 1000, label: "sessions") {
+            range in
+            var generator = SystemRandomNumberGenerator()
+            var rows: [[any Encodable & Sendable]] = []
+            for i in range {
+                let cookie = Self.random(43, alphabet: Self.alphanumeric, using: &generator)
+                sessions.append([cookie, CSRFFormToken.bind(csrf, toSessionSecrets: [cookie])])
+                rows.append([
+                    UUID().uuidString, SecretHash.sha256Hex(cookie), String(userBase + Int64(i)), t, t + 30 * 86400, t,
+                ])
+            }
+            try await insert(
+                "browser_sessions", ["id", "secret_hash", "user_id", "created_at", "expires_at", "authenticated_at"],
+                rows)
+        }
+        let cookie = sessions[0][0]
         if sqlite { try await db.raw("PRAGMA foreign_keys=ON").run() }
         return Output(
             app_id: appID, app_secret: secret, redirect_uri: Self.redirectURI, session_cookie: cookie,
-            csrf_token: csrf, csrf_form_token: CSRFFormToken.bind(csrf, toSessionSecrets: [cookie]),
+            csrf_token: csrf, csrf_form_token: sessions[0][1], sessions: sessions,
             users: options.users, tokens: options.tokens,
             sample_tokens: samples, codes: codes, openid_codes: openIDCodes)
     }
