@@ -82,8 +82,8 @@ package enum FieldSelectionParser {
     }
 
     /// The common case, `id,name,email`: only names and commas. The grammar makes that a list of names with
-    /// empty items skipped and repeats folded, so it needs no scalar array or recursion (the full parser was
-    /// 3% of a hot `/me`'s CPU). Nil when anything else appears; the full parser then decides.
+    /// empty items skipped and repeats folded, so it needs no scalar array or recursion, which the full parser
+    /// spends on every `/me`. Nil when anything else appears; the full parser then decides.
     static func plainNames(_ raw: String) -> [FieldSelection]? {
         var names: [FieldSelection] = []
         // A set, not a scan of `names`: 4,096 bytes of distinct names would make the scan quadratic.

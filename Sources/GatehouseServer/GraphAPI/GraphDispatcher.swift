@@ -66,8 +66,8 @@ package struct GraphDispatcher: Sendable {
     /// A read of `/me?fields=…` leaves out fields whose permission the token lacks, as Facebook does; the journal
     /// notes why (no error: the call succeeds).
     static func noteOmittedFields(_ raw: String, _ user: UserCaller, on note: JournalNote) {
-        // On the UTF-8 bytes: this runs on every journaled /me, and Foundation's trimming bridged each field
-        // name to NSString (5% of a journaled /me's CPU).
+        // On the UTF-8 bytes: this runs on every journaled /me, and Foundation's trimming bridges each field
+        // name to NSString.
         let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
         var seen: [String] = []
         for piece in raw.utf8.split(separator: UInt8(ascii: ",")) {

@@ -112,7 +112,7 @@ package enum SQLCodec {
     }
 
     /// A list column's JSON array of strings. Read with the house parser, not `JSONDecoder`: every caller-cache
-    /// miss decodes several lists, and `JSONDecoder` was 2.5% of a cold `/me`'s CPU (`docs/BENCHMARKS.md`).
+    /// miss decodes several lists, and `JSONDecoder` builds a decoder and a container tree for each one.
     /// - Throws: `DecodingError` when the text is not an array of strings, as `JSONDecoder` did, so the store
     ///   reports "stored data could not be decoded".
     package static func list(_ json: String) throws -> [String] {
