@@ -98,7 +98,7 @@ enum SessionKitFixtures {
 
     /// Polls `condition` until it holds or `timeout` passes. The default only matters when a test fails, so it
     /// allows for a loaded two-core machine at the start of a full run.
-    static func eventually(timeout: TimeInterval = 60, _ condition: () -> Bool) async -> Bool {
+    static func eventually(timeout: TimeInterval = 600, _ condition: () -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while !condition() {
             if Date() > deadline { return false }

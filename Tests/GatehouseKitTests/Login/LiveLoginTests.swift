@@ -171,7 +171,7 @@ import Testing
         let manager = LoginManager(presenter: presenter, environment: environment)
         let task = Task { await manager.logIn(configuration: LoginConfiguration(permissions: [.email])!) }
         await opened.waitFor(1)
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(600)
         while delegate.isLoginPending && ContinuousClock.now < deadline {
             delegate.handleDidBecomeActive()
             try await Task.sleep(for: .milliseconds(10))

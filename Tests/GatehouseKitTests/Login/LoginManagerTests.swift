@@ -23,7 +23,7 @@ import Testing
     /// Polls until `condition` holds (at most 5 s).
     /// Waits for `condition`; the bound only matters when the test fails, so it allows for a loaded machine.
     static func eventually(_ condition: () -> Bool) async {
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(600)
         while !condition() && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
     }
 

@@ -101,7 +101,7 @@ final class DialogDelegateLog: WebDialogDelegate, @unchecked Sendable {
         let failing = rig.feed(["link": "not a link"])
         failing.delegate = log
         // Bounded only so a failure ends; a loaded machine can take seconds over each dialog.
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(600)
         while log.events.count < 1 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         failing.show()
         while log.events.count < 2 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }

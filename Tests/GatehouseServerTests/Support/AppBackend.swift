@@ -73,7 +73,7 @@ actor PortBox {
     var port: Int?
     func set(_ p: Int) { port = p }
     func wait() async throws -> Int {
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(600)
         while ContinuousClock.now < deadline {
             if let port { return port }
             try await Task.sleep(for: .milliseconds(10))
