@@ -39,40 +39,30 @@ try await nio.close().get()
 var configuration = Configuration()
 configuration.readonly = true
 let pool = try DatabasePool(path: path, configuration: configuration)
-try await report("GRDB async read, cachedStatement (prepared once per connection)") {
-    i += 1
-    let key = keys[i % keys.count]
-    sink &+= try await pool.read { db in
-        let statement = try db.cachedStatement(sql: sql)
-        var n = 0
-        if let row = try Row.fetchOne(statement, arguments: [key]) {
-            for (_, value) in row { if let s = String.fromDatabaseValue(value) { n &+= s.utf8.count } }
-        }
-        return n
+/// The caller's row for `key` through `statement`, read as the server would read it: every text column.
+func readCaller(_ statement: Statement, _ key: String) throws -> Int {
+    var n = 0
+    if let row = try Row.fetchOne(statement, arguments: [key]) {
+        for (_, value) in row { if let s = String.fromDatabaseValue(value) { n &+= s.utf8.count } }
     }
+    return n
+}
+
+@MainActor func nextKey() -> String {
+    i += 1
+    return keys[i % keys.count]
+}
+
+try await report("GRDB async read, cachedStatement (prepared once per connection)") {
+    let key = nextKey()
+    sink &+= try await pool.read { db in try readCaller(try db.cachedStatement(sql: sql), key) }
 }
 try await report("GRDB async read, makeStatement (prepared every call)") {
-    i += 1
-    let key = keys[i % keys.count]
-    sink &+= try await pool.read { db in
-        let statement = try db.makeStatement(sql: sql)
-        var n = 0
-        if let row = try Row.fetchOne(statement, arguments: [key]) {
-            for (_, value) in row { if let s = String.fromDatabaseValue(value) { n &+= s.utf8.count } }
-        }
-        return n
-    }
+    let key = nextKey()
+    sink &+= try await pool.read { db in try readCaller(try db.makeStatement(sql: sql), key) }
 }
 try await report("GRDB sync read, cachedStatement (no hop to GRDB's queue)") {
-    i += 1
-    let key = keys[i % keys.count]
-    sink &+= try pool.read { db in
-        let statement = try db.cachedStatement(sql: sql)
-        var n = 0
-        if let row = try Row.fetchOne(statement, arguments: [key]) {
-            for (_, value) in row { if let s = String.fromDatabaseValue(value) { n &+= s.utf8.count } }
-        }
-        return n
-    }
+    let key = nextKey()
+    sink &+= try pool.read { db in try readCaller(try db.cachedStatement(sql: sql), key) }
 }
 FileHandle.standardError.write("\(sink)\n".data(using: .utf8)!)
