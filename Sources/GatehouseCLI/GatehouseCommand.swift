@@ -11,7 +11,8 @@ public struct GatehouseCommand: AsyncParsableCommand {
         abstract: "A Facebook Login compatible login server, emulator and toolkit.",
         version: GatehouseVersion.description,
         subcommands: [
-            ServeCommand.self, MigrateCommand.self, AppsCommand.self, UsersCommand.self, KeysCommand.self,
+            ServeCommand.self, MigrateCommand.self, AppsCommand.self, UsersCommand.self, TokensCommand.self,
+            KeysCommand.self,
             AdminCommand.self, SeedCommand.self,
             LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, TokenCommand.self, GraphCommand.self,
             PermissionsCommand.self,

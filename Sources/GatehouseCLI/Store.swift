@@ -27,6 +27,8 @@ func withServices<T>(_ data: DataOptions, _ body: (GatehouseServices) async thro
         try? await services.storage.shutdown()
         if let account = error as? AccountError { throw fail(account.description) }
         if let cli = error as? CLIError { throw fail(cli.description) }
+        // The admin API's own checks, when a command runs its operation on the local database.
+        if let problem = error as? Problem { throw fail(problem.detail) }
         throw error
     }
 }

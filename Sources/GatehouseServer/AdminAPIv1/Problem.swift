@@ -7,7 +7,7 @@ import Hummingbird
 ///
 /// Each kind has a stable `type` URI that clients switch on; `title` is the kind's fixed wording and `detail`
 /// says what was wrong with this request. A validation problem names the body field or query parameter in `field`.
-struct Problem: Error, Equatable {
+package struct Problem: Error, Equatable {
     /// The kinds the document promises; the raw value is the last segment of `type`.
     enum Kind: String, CaseIterable, Sendable {
         case validation, notFound = "not-found", conflict, tooLarge = "too-large", unauthorized, forbidden
@@ -43,7 +43,7 @@ struct Problem: Error, Equatable {
     static let typeBase = "https://gatehouse.dev/problems/"
 
     var kind: Kind
-    var detail: String
+    package var detail: String
     var field: String?
 
     init(_ kind: Kind, _ detail: String, field: String? = nil) {

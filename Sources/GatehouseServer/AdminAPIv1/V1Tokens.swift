@@ -5,34 +5,40 @@ import Hummingbird
 
 /// `/tokens`: user access tokens minted without a browser, listed (never the token itself) and revoked one by one
 /// or all of a person's or an app's.
-struct V1Tokens: Sendable {
+///
+/// Each operation takes and answers the API's JSON, so `gatehouse tokens` on a local database (`--data-dir`) runs
+/// exactly what the route runs, and prints the same objects as against `--server`.
+package struct V1Tokens: Sendable {
     let services: GatehouseServices
+
+    package init(services: GatehouseServices) { self.services = services }
 
     var routes: [V1Route] {
         [
-            V1Route(method: .get, path: "/tokens") { try await list($0) },
-            V1Route(method: .post, path: "/tokens") { try await mint($0) },
+            V1Route(method: .get, path: "/tokens") { call in
+                let page = try Page(call.request)
+                let tokens = try await live(appID: call.query("app"), personID: call.query("person"))
+                let shown = Array(tokens.dropFirst(min(page.offset, tokens.count)).prefix(page.limit))
+                let grants = try await granted(to: shown)
+                return AdminAPIv1.reply(page.answer(tokens) { Self.json($0, granted: grants[Self.grantKey($0)] ?? []) })
+            },
+            V1Route(method: .post, path: "/tokens") { call in
+                AdminAPIv1.reply(try await mint(try call.body().object), status: .created)
+            },
             V1Route(method: .delete, path: "/tokens/{id}") { call in
-                let id = call.parameter("id")
-                let now = services.clock.now()
-                guard
-                    try await services.storage.tokens.live(appID: nil, userID: nil, now: now).contains(where: {
-                        $0.id == id
-                    })
-                else {
-                    throw Problem.notFound("there is no live token \(GraphError.echo(id))")
-                }
-                try await services.storage.tokens.revoke(id: id, at: now)
+                try await revoke(id: call.parameter("id"))
                 return AdminAPIv1.reply(nil)
             },
-            V1Route(method: .post, path: "/tokens/revoke") { try await revokeAll($0) },
+            V1Route(method: .post, path: "/tokens/revoke") { call in
+                AdminAPIv1.reply(try await revokeAll(try call.body().object))
+            },
         ]
     }
 
     /// `POST /tokens {app_id, person_id, scopes, expires_in?}`: the scopes join the person's grant (tokens read the
-    /// live grant, as Facebook's do), and grant and token commit together.
-    func mint(_ call: V1Call) async throws -> Response {
-        var body = try call.body()
+    /// live grant, as Facebook's do), and grant and token commit together. Answers the token with its text.
+    package func mint(_ fields: JSONObject) async throws -> JSONValue {
+        var body = try RequestBody(.object(fields))
         let (app, person) = try await Self.subjects(&body, services: services)
         let scopes = try body.permissions("scopes") ?? []
         let lifetime =
@@ -49,27 +55,29 @@ struct V1Tokens: Sendable {
         reply["access_token"] = .string(text)
         reply["token_type"] = "bearer"
         reply["expires_in"] = .int(Int64(lifetime))
-        return AdminAPIv1.reply(.object(reply), status: .created)
+        return .object(reply)
     }
 
-    /// `GET /tokens?app=&person=`: live tokens, newest first.
-    func list(_ call: V1Call) async throws -> Response {
-        let page = try Page(call.request)
-        let appID = call.query("app"), personID = call.query("person")
-        let tokens = try await services.storage.tokens.live(appID: appID, userID: personID, now: services.clock.now())
-        var grants: [String: [String]] = [:]
-        for token in tokens.dropFirst(min(page.offset, tokens.count)).prefix(page.limit) {
-            guard let userID = token.userID, grants[token.appID + "|" + userID] == nil else { continue }
-            grants[token.appID + "|" + userID] =
-                try await services.storage.grants.find(appID: token.appID, userID: userID)?.granted ?? []
+    /// `GET /tokens?app=&person=` without paging: every live token, newest first, as the list shows them.
+    package func all(appID: String?, personID: String?) async throws -> [JSONValue] {
+        let tokens = try await live(appID: appID, personID: personID)
+        let grants = try await granted(to: tokens)
+        return tokens.map { Self.json($0, granted: grants[Self.grantKey($0)] ?? []) }
+    }
+
+    /// `DELETE /tokens/{id}`: revokes one live token; Graph calls with it answer 190 from then on.
+    package func revoke(id: String) async throws {
+        let now = services.clock.now()
+        guard try await live(appID: nil, personID: nil).contains(where: { $0.id == id }) else {
+            throw Problem.notFound("there is no live token \(GraphError.echo(id))")
         }
-        return AdminAPIv1.reply(
-            page.answer(tokens) { Self.json($0, granted: grants[$0.appID + "|" + ($0.userID ?? "")] ?? []) })
+        try await services.storage.tokens.revoke(id: id, at: now)
     }
 
-    /// `POST /tokens/revoke {person_id?, app_id?}`: every live token of the person, of the app, or of the person for the app.
-    func revokeAll(_ call: V1Call) async throws -> Response {
-        var body = try call.body()
+    /// `POST /tokens/revoke {person_id?, app_id?}`: every live token of the person, of the app, or of the person for
+    /// the app. Answers `{"revoked": count}`.
+    package func revokeAll(_ fields: JSONObject) async throws -> JSONValue {
+        var body = try RequestBody(.object(fields))
         let appID = try body.string("app_id", max: 20), personID = try body.string("person_id", max: 20)
         try body.finish()
         guard appID != nil || personID != nil else {
@@ -82,7 +90,7 @@ struct V1Tokens: Sendable {
             throw Problem.validation("person_id", "person_id must name an existing person")
         }
         let now = services.clock.now()
-        let live = try await services.storage.tokens.live(appID: appID, userID: personID, now: now)
+        let live = try await live(appID: appID, personID: personID)
         // Through the shared store (not a transaction's), so every node's cached callers are dropped.
         switch (appID, personID) {
         case let (appID?, personID?):
@@ -90,8 +98,25 @@ struct V1Tokens: Sendable {
         case let (nil, personID?): try await services.storage.tokens.revokeAll(userID: personID, at: now)
         default: for token in live { try await services.storage.tokens.revoke(id: token.id, at: now) }
         }
-        return AdminAPIv1.reply(["revoked": .int(Int64(live.count))])
+        return ["revoked": .int(Int64(live.count))]
     }
+
+    private func live(appID: String?, personID: String?) async throws -> [TokenRecord] {
+        try await services.storage.tokens.live(appID: appID, userID: personID, now: services.clock.now())
+    }
+
+    /// The granted permissions of each (app, person) the tokens belong to, read once per pair.
+    private func granted(to tokens: [TokenRecord]) async throws -> [String: [String]] {
+        var grants: [String: [String]] = [:]
+        for token in tokens {
+            guard let userID = token.userID, grants[Self.grantKey(token)] == nil else { continue }
+            grants[Self.grantKey(token)] =
+                try await services.storage.grants.find(appID: token.appID, userID: userID)?.granted ?? []
+        }
+        return grants
+    }
+
+    private static func grantKey(_ token: TokenRecord) -> String { token.appID + "|" + (token.userID ?? "") }
 
     /// The app and person a body names (`app_id`, `person_id`), both required and existing.
     static func subjects(_ body: inout RequestBody, services: GatehouseServices) async throws -> (AppRecord, UserRecord)
