@@ -6,8 +6,9 @@ import Hummingbird
 /// What a password login meets when the person's account is not `.active` (``AccountState``): the page Facebook
 /// shows in that state, and the form that passes it.
 ///
-/// - `checkpointed`: "Confirm it's you" with a Continue button; passing it makes the person active again and
-///   goes on to where the login was going (the login code if the person has one, then the consent step).
+/// - `checkpointed`: "Confirm it's you" with a Continue button; passing it goes on to where the login was going
+///   (the login code if the person has one, then the consent step), and the account is active again once every
+///   step is passed: with two-factor login, only when the code is right, so the password alone never clears it.
 /// - `unconfirmed`: "Confirm your email", with "Send the email again" (``SignUpFlow``'s mailed link clears the
 ///   state through `AccountService.setAccountState`); in development mode "Confirm now" stands in for the link.
 /// - `disabled`: "Your account has been disabled", and no login at all.
@@ -178,8 +179,8 @@ struct AccountGate: Sendable {
         JournalNote.current?.identify(personID: nil, personName: user.fullName)
         switch user.accountState {
         case .checkpointed:
-            JournalNote.current?.explain("\(user.fullName) passed the checkpoint; the account is active again")
-            user = try await services.accounts.setAccountState(of: user, to: .active)
+            // Cleared below once every step of the login is passed: with two-factor login, only with the code.
+            break
         case .unconfirmed where services.configuration.mode == .development:
             JournalNote.current?.explain("\(user.fullName) confirmed the account (development mode's Confirm now)")
             user = try await services.accounts.setAccountState(of: user, to: .active)
@@ -193,12 +194,16 @@ struct AccountGate: Sendable {
         }
         let cleared = sessions.cookie(pendingCookieName, "", maxAge: 0)
         switch try await SecondFactorGate(services: services, pages: pages).afterPassword(
-            user, next: next, request: request)
+            user, next: next, request: request, passedCheckpoint: user.accountState == .checkpointed)
         {
         case .page(var response):
             response.setCookie(cleared)
             return response
-        case .proceed(let person):
+        case .proceed(var person):
+            if person.accountState == .checkpointed {
+                JournalNote.current?.explain("\(person.fullName) passed the checkpoint; the account is active again")
+                person = try await services.accounts.setAccountState(of: person, to: .active)
+            }
             if let old = try await sessions.current(request, anyState: true) {
                 try await services.storage.sessions.delete(id: old.0.id)
             }

@@ -31,14 +31,21 @@ struct SecondFactorGate: Sendable {
         router.post(RouterPath(Self.path)) { request, _ in try await submit(request) }
     }
 
-    /// After a correct password (and an active account): go on, or the checkpoint page with the challenge cookie.
-    func afterPassword(_ user: UserRecord, next: String, request: Request) async throws -> AccountGate.Outcome {
+    /// After a correct password (and an active account, or a checkpoint page just passed): go on, or the login code
+    /// page with the challenge cookie.
+    /// - Parameter passedCheckpoint: the person is still checkpointed and pressed Continue; the checkpoint is
+    ///   cleared with the right code, not before (the caller clears it itself when there is no code to ask).
+    func afterPassword(_ user: UserRecord, next: String, request: Request, passedCheckpoint: Bool = false) async throws
+        -> AccountGate.Outcome
+    {
         let record = try await services.storage.twoFactor?.find(userID: user.id)
         guard LoginAttempt.afterPassword(secondFactor: record) == .askLoginCode else { return .proceed(user) }
         JournalNote.current?.explain(
             "\(user.fullName) has two-factor login: the login stops at the login code checkpoint; no session until the code is right"
+                + (passedCheckpoint ? " (and the account stays checkpointed until then)" : "")
         )
-        let challenge = SecondFactorChallenge(userID: user.id, issuedAt: services.clock.now())
+        let challenge = SecondFactorChallenge(
+            userID: user.id, issuedAt: services.clock.now(), passedCheckpoint: passedCheckpoint)
         let value = challenge.sealed(key: try await key(), passwordChangedAt: user.passwordChangedAt)
         let cookie = sessions.cookie(cookieName, value, maxAge: Int(SecondFactorChallenge.lifetime))
         return .page(page(user: user, record: record, next: next, error: nil, request: request, cookies: [cookie]))
@@ -65,7 +72,7 @@ struct SecondFactorGate: Sendable {
             return errorPage(.badRequest, "This login link is no longer valid", "Go back to the app and start again.")
         }
         guard let challenge = try await openChallenge(request),
-            let user = try await services.storage.users.find(id: challenge.userID),
+            var user = try await services.storage.users.find(id: challenge.userID),
             let record = try await services.storage.twoFactor?.find(userID: user.id)
         else {
             JournalNote.current?.explain(
@@ -109,6 +116,18 @@ struct SecondFactorGate: Sendable {
             JournalNote.current?.explain("\(user.fullName)'s login code was right; the session starts")
         }
         try await throttle.reset(key)
+        switch user.accountState {
+        case .active: break
+        case .checkpointed where challenge.passedCheckpoint:
+            JournalNote.current?.explain(
+                "\(user.fullName) passed the checkpoint and the login code; the account is active again")
+            user = try await services.accounts.setAccountState(of: user, to: .active)
+        default:
+            // Put in a state after the password was typed: the login starts again and meets that state's page.
+            JournalNote.current?.explain(
+                "\(user.fullName)'s account became \(user.accountState.rawValue) during the login: log in again")
+            return PageRenderer.seeOther(Self.loginAgain(next), cookies: [sessions.cookie(cookieName, "", maxAge: 0)])
+        }
         if let old = try await sessions.current(request, anyState: true) {
             try await services.storage.sessions.delete(id: old.0.id)
         }

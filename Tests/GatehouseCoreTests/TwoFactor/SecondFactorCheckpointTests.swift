@@ -82,5 +82,15 @@ import Testing
         #expect(await open(value, key: Array(repeating: 8, count: 32)) == nil)
         #expect(await open(value.replacingOccurrences(of: "100.", with: "101.")) == nil)
         #expect(await open("garbage") == nil)
+
+        // The checkpoint flag is signed: added to or removed from a value, the MAC no longer holds.
+        let passed = SecondFactorChallenge(userID: "100", issuedAt: Self.now, passedCheckpoint: true)
+        let flagged = passed.sealed(key: key, passwordChangedAt: changed)
+        #expect(flagged.hasPrefix("100.\(Int(Self.now.timeIntervalSince1970)).c."))
+        #expect(await open(flagged) == passed)
+        #expect(await open(flagged.replacingOccurrences(of: ".c.", with: ".")) == nil)
+        let parts = value.split(separator: ".")
+        #expect(await open("\(parts[0]).\(parts[1]).c.\(parts[2])") == nil)
+        #expect(await open("\(parts[0]).\(parts[1]).x.\(parts[2])") == nil)
     }
 }

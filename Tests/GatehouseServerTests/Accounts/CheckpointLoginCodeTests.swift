@@ -44,9 +44,18 @@ import Testing
             #expect(browser.cookie("gh_session") == nil)
             #expect(browser.cookie("gh_state") == nil)
             #expect(browser.cookie("gh_2fa") != nil)
-            #expect(try await server.services.storage.users.find(id: server.alice.id)?.accountState == .active)
+            // The password and Continue alone clear nothing: the account stays checkpointed until the code is right.
+            #expect(try await server.services.storage.users.find(id: server.alice.id)?.accountState == .checkpointed)
             // Not logged in until the code: the dialog still asks for the password.
             #expect(try await browser.get(dialog).text.contains(#"action="/dialog/oauth/login""#))
+            let wrong = try await browser.post(
+                "/dialog/login_code",
+                form: [
+                    ("csrf_token", try #require(Browser.hiddenValue("csrf_token", in: passed.text))), ("next", dialog),
+                    ("code", "000000"),
+                ])
+            #expect(wrong.status == .unauthorized)
+            #expect(try await server.services.storage.users.find(id: server.alice.id)?.accountState == .checkpointed)
 
             server.clock.advance(by: 30)
             let code = try await browser.post(
@@ -58,7 +67,65 @@ import Testing
             #expect(code.status == .seeOther)
             let location = try #require(code.location)
             #expect(location.hasPrefix(dialog + "&gh_reauth="))
+            #expect(try await server.services.storage.users.find(id: server.alice.id)?.accountState == .active)
             #expect(try await browser.get(location).text.contains(#"action="/dialog/oauth/consent""#))
+        }
+    }
+
+    /// Someone holding only the password passes the checkpoint page, then cannot give the code: the checkpoint
+    /// stays, and so does every token's 190/459.
+    @Test func thePasswordAloneNeverClearsACheckpoint() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            _ = try await TwoFactorLoginTests.enrol(server, Browser(client))
+            try await Self.state(server, .checkpointed)
+            let attacker = Browser(client)
+            let dialog = "/dialog/oauth?" + DialogFlowTests.query(server, [("state", "s1")])
+            let checkpoint = try await attacker.submitLogin(
+                page: try await attacker.get(dialog), email: "alice@example.com", password: "alice-password")
+            let passed = try await attacker.post(
+                "/dialog/account/continue",
+                form: [
+                    ("csrf_token", try #require(Browser.hiddenValue("csrf_token", in: checkpoint.text))),
+                    ("next", dialog),
+                ])
+            #expect(passed.text.contains("<h1>Enter login code</h1>"))
+            server.clock.advance(by: 601)
+            #expect(try await server.services.storage.users.find(id: server.alice.id)?.accountState == .checkpointed)
+            // Ten minutes on, the code page's challenge is void: back to logging in, with no session.
+            let late = try await attacker.post(
+                "/dialog/login_code",
+                form: [
+                    ("csrf_token", try #require(Browser.hiddenValue("csrf_token", in: passed.text))), ("next", dialog),
+                    ("code", "000000"),
+                ])
+            #expect(late.status == .seeOther)
+            #expect(attacker.cookie("gh_session") == nil)
+        }
+    }
+
+    /// A person checkpointed between the password and the code starts the login again and meets the page.
+    @Test func aCheckpointSetDuringTheLoginCodeStepSendsTheBrowserBackToLogIn() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            let (totp, _) = try await TwoFactorLoginTests.enrol(server, Browser(client))
+            let browser = Browser(client)
+            let dialog = "/dialog/oauth?" + DialogFlowTests.query(server, [("state", "s1")])
+            let codePage = try await browser.submitLogin(
+                page: try await browser.get(dialog), email: "alice@example.com", password: "alice-password")
+            #expect(codePage.text.contains("<h1>Enter login code</h1>"))
+            try await Self.state(server, .checkpointed)
+            server.clock.advance(by: 30)
+            let code = try await browser.post(
+                "/dialog/login_code",
+                form: [
+                    ("csrf_token", try #require(Browser.hiddenValue("csrf_token", in: codePage.text))),
+                    ("next", dialog), ("code", totp.code(at: server.clock.now())),
+                ])
+            #expect(code.status == .seeOther)
+            #expect(code.location == dialog)
+            #expect(browser.cookie("gh_session") == nil)
+            #expect(try await server.services.storage.users.find(id: server.alice.id)?.accountState == .checkpointed)
         }
     }
 
