@@ -53,6 +53,19 @@ struct AccountMailer: Sendable {
         return message
     }
 
+    /// Mails `email` (already normalised) a single-use sign-up link, for sign-up by invitation: the admin API's
+    /// `POST /invitations` and the console's invitation form.
+    func invite(_ email: String) async throws -> MailMessageRecord {
+        let code = try await issueCode(.invitation, userID: nil, email: email)
+        return try await send(
+            kind: "invitation", userID: nil, to: email,
+            subject: "You're invited to \(services.configuration.mail.serviceName)",
+            values: [
+                "link": link("/account/signup?invitation=\(code)"),
+                "expiresMinutes": Int(Self.lifetime(.invitation) / 60),
+            ])
+    }
+
     /// A link to this server's `path` (the public URL, so it works from the mailbox).
     func link(_ path: String) -> String {
         let base = services.configuration.baseURL

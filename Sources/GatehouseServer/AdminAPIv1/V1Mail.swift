@@ -101,15 +101,7 @@ struct V1Mail: Sendable {
             throw Problem.validation("email", "email is not an email address")
         }
         let pages = try await PageRenderer.load(devMode: services.configuration.isDevelopment)
-        let mailer = AccountMailer(services: services, pages: pages)
-        let code = try await mailer.issueCode(.invitation, userID: nil, email: email)
-        let message = try await mailer.send(
-            kind: "invitation", userID: nil, to: email,
-            subject: "You're invited to \(services.configuration.mail.serviceName)",
-            values: [
-                "link": mailer.link("/account/signup?invitation=\(code)"),
-                "expiresMinutes": Int(AccountMailer.lifetime(.invitation) / 60),
-            ])
+        let message = try await AccountMailer(services: services, pages: pages).invite(email)
         return AdminAPIv1.reply(["email": .string(email), "mail_id": .string(message.id)], status: .created)
     }
 }

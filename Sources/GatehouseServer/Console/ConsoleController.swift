@@ -56,6 +56,7 @@ struct ConsoleController: Sendable {
         "injected": "The error is injected. Matching Graph calls now fail with it.", "cleared": "Cleared.",
         "clock": "The clock moved.", "imported": "Imported. Everything was replaced with the file's contents.",
         "accepted": "Accepted. The request stays in /me/apprequests until the app deletes it, as on Facebook.",
+        "invited": "The invitation is sent: its link lets that address sign up for 14 days, once.",
     ]
 
     /// Renders a console page, or the refusal when the visitor may not use the console.

@@ -5,7 +5,7 @@ import GatehouseProtocol
 
 /// `/console/mail` (issue 32): the mail outbox, as Mailpit shows an SMTP inbox. Each message's plain-text part is
 /// shown with its links clickable (the HTML part is not rendered: the console runs no mail-supplied markup);
-/// the sign-up mode is set here too.
+/// the sign-up mode is set here too, and invitations (for sign-up by invitation) are sent from here.
 struct ConsoleMail: Sendable {
     let console: ConsoleController
     var services: GatehouseServices { console.services }
@@ -29,6 +29,15 @@ struct ConsoleMail: Sendable {
                 }
                 try await services.storage.emulator.setSetting(SignUpMode.settingName, mode.rawValue)
                 return "/console/mail?notice=saved"
+            }
+        }
+        router.post("/console/mail/invite") { request, _ in
+            try await console.action(request) { form in
+                guard let email = form["email"].flatMap(EmailAddress.normalised) else {
+                    throw ConsoleInputError("Enter the email address to invite.")
+                }
+                _ = try await AccountMailer(services: services, pages: console.pages).invite(email)
+                return "/console/mail?notice=invited"
             }
         }
     }

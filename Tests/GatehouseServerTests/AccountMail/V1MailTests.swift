@@ -68,4 +68,32 @@ import Testing
                     == true)
         }
     }
+
+    /// The console sends the same invitation (`AccountMailer.invite`), behind its CSRF check.
+    @Test func theConsoleSendsAnInvitation() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            let browser = Browser(client)
+            let page = try await browser.get("/console/mail")
+            #expect(page.text.contains(#"action="/console/mail/invite""#))
+            let csrf = try #require(Browser.hiddenValue("csrf_token", in: page.text))
+            let forged = try await browser.post("/console/mail/invite", form: [("email", "gus@example.com")])
+            #expect(forged.status == .forbidden)
+            let bad = try await browser.post("/console/mail/invite", form: [("csrf_token", csrf), ("email", "gus")])
+            #expect(bad.status == .badRequest)
+            #expect(bad.text.contains("Enter the email address to invite."))
+            #expect(try await server.services.storage.mail?.list(to: nil, limit: 10).isEmpty == true)
+
+            let sent = try await browser.post(
+                "/console/mail/invite", form: [("csrf_token", csrf), ("email", " Gus@Example.com ")])
+            #expect(sent.status == .seeOther)
+            #expect(sent.location == "/console/mail?notice=invited")
+            let messages = try await server.services.storage.mail?.list(to: "gus@example.com", limit: 10) ?? []
+            #expect(messages.map(\.kind) == ["invitation"])
+            #expect(messages.first?.text.contains("http://gatehouse.test/account/signup?invitation=") == true)
+            let shown = try await browser.get(try #require(sent.location))
+            #expect(shown.text.contains("The invitation is sent"))
+            #expect(shown.text.contains("gus@example.com"))
+        }
+    }
 }
