@@ -116,6 +116,8 @@ struct TestUserEndpoints: Sendable {
             throw GraphFailure(
                 GraphError(message: "(#2903) Cannot delete this test account", type: "OAuthException", code: 2903))
         }
+        // Its old tokens then answer as every deleted person's do (190/458), whichever way the person went.
+        try await AccountDeletion(services: services).rememberDeleted(node.user)
         try await services.storage.users.delete(id: node.user.id)
         return .success
     }

@@ -99,6 +99,26 @@ import Testing
         }
     }
 
+    /// The app deleting its own test user through the Graph API (`DELETE /{test-user-id}`) is a deletion too.
+    @Test func anAppDeletingItsTestUserAnswersTheSame() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            let made = try await client.execute(
+                uri: "/v21.0/\(server.app.id)/accounts/test-users?installed=true&access_token=\(server.appToken)",
+                method: .post)
+            #expect(made.status == .ok)
+            let id = try #require(made.json["id"]?.stringValue)
+            let token = try #require(made.json["access_token"]?.stringValue)
+            #expect(try await client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get).status == .ok)
+            let gone = try await client.execute(
+                uri: "/v21.0/\(id)?access_token=\(server.appToken)", method: .delete)
+            #expect(gone.text == #"{"success":true}"#)
+            let me = try await client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get)
+            #expect(me.status == .badRequest)
+            #expect(me.text == Self.body458(server.app.id))
+        }
+    }
+
     /// The leftovers are forgotten: a token's at its own expiry, the address after 30 days.
     @Test func theLeftoversAreForgottenInTime() async throws {
         let server = try await TestServer.make()
