@@ -19,9 +19,10 @@ struct V1People: Sendable {
             V1Route(method: .patch, path: "/people/{id}", bodyLimit: 4 << 20) { try await update($0) },
             V1Route(method: .delete, path: "/people/{id}") { call in
                 let person = try await find(call.parameter("id"))
-                // Its old tokens then answer as a deleted person's (190/458), as after the person's own deletion.
-                try await AccountDeletion(services: services).rememberDeleted(person)
-                try await services.storage.users.delete(id: person.id)
+                // The person's own "Delete my account", done for them (a support request, a data-deletion
+                // request): every app they used gets its data-deletion and deauthorize callbacks, and their old
+                // tokens answer 190/458.
+                try await AccountDeletion(services: services).delete(person)
                 return AdminAPIv1.reply(nil)
             },
             V1Route(method: .put, path: "/people/{id}/friends/{other_id}") { call in

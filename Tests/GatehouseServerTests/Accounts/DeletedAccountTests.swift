@@ -84,9 +84,19 @@ import Testing
     @Test func anAdministratorsDeletionAnswersTheSame() async throws {
         let server = try await TestServer.make()
         let token = try await server.token(for: server.bob)
+        var app = server.app
+        app.dataDeletionCallbackURL = "https://app.example.com/deletion"
+        try await server.services.storage.apps.update(app)
         try await server.run { client in
             let gone = try await client.execute(uri: "/admin/api/v1/people/\(server.bob.id)", method: .delete)
             #expect(gone.status == .noContent)
+            // Every app Bob used is told, as after his own deletion.
+            #expect(server.notifier.removed.map(\.appID) == [server.app.id])
+            let queued = try await server.services.storage.appCallbacks.list(userID: server.bob.id, kind: .dataDeletion)
+            #expect(queued.map(\.appID) == [server.app.id])
+            #expect(
+                try await client.execute(uri: "/admin/api/v1/people/\(server.bob.id)", method: .delete).status
+                    == .notFound)
             let me = try await client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get)
             #expect(me.status == .badRequest)
             #expect(me.text == Self.body458(server.app.id))
