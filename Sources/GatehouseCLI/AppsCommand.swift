@@ -7,8 +7,8 @@ import GatehouseServer
 /// `gatehouse apps …`: register and inspect apps.
 struct AppsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "apps", abstract: "Create, list, show and update apps.",
-        subcommands: [Create.self, List.self, Show.self, Update.self, Activity.self])
+        commandName: "apps", abstract: "Create, list, show, update and delete apps.",
+        subcommands: [Create.self, List.self, Show.self, Update.self, Activity.self, Delete.self])
 
     struct Create: AsyncParsableCommand, ExecutableCommand {
         static let configuration = CommandConfiguration(

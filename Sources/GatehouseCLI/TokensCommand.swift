@@ -34,12 +34,12 @@ struct TokensCommand: AsyncParsableCommand {
         func execute() async throws {
             var body: JSONObject = ["app_id": .string(app), "scopes": .array(scopes.map(JSONValue.string))]
             if let expiresIn { body["expires_in"] = .int(Int64(expiresIn)) }
-            let token = try await TokensCommand.perform(data, remote, method: "POST", route: "/tokens", status: 201) {
+            let token = try await ManagementOperation.run(data, remote, method: "POST", route: "/tokens", status: 201) {
                 client in
                 body["person_id"] = .string(try await RemoteManagement.personID(client, user))
                 return try await client.v1("POST", "/tokens", body: .object(body)) ?? .null
             } local: { s in
-                body["person_id"] = .string(try await TokensCommand.localPersonID(s, user))
+                body["person_id"] = .string(try await ManagementOperation.localPersonID(s, user))
                 return try await V1Tokens(services: s).mint(body)
             }
             print(json ? prettyJSON(token) : token["access_token"]?.stringValue ?? "")
@@ -66,7 +66,7 @@ struct TokensCommand: AsyncParsableCommand {
                 tokens = try await client.all("/tokens" + (query.isEmpty ? "" : "?" + query.joined(separator: "&")))
             } else {
                 tokens = try await withServices(data) { s in
-                    let person = try await user.asyncMap { try await TokensCommand.localPersonID(s, $0) }
+                    let person = try await user.asyncMap { try await ManagementOperation.localPersonID(s, $0) }
                     return try await V1Tokens(services: s).all(appID: app, personID: person)
                 }
             }
@@ -90,7 +90,7 @@ struct TokensCommand: AsyncParsableCommand {
         @Flag(help: "Print one JSON document.") var json = false
 
         func execute() async throws {
-            _ = try await TokensCommand.perform(
+            _ = try await ManagementOperation.run(
                 data, remote, method: "DELETE", route: "/tokens/{id}", status: 204, target: id
             ) {
                 client in
@@ -119,42 +119,19 @@ struct TokensCommand: AsyncParsableCommand {
         func execute() async throws {
             var body: JSONObject = [:]
             if let app { body["app_id"] = .string(app) }
-            let answer = try await TokensCommand.perform(
+            let answer = try await ManagementOperation.run(
                 data, remote, method: "POST", route: "/tokens/revoke", status: 200
             ) {
                 client in
                 if let user { body["person_id"] = .string(try await RemoteManagement.personID(client, user)) }
                 return try await client.v1("POST", "/tokens/revoke", body: .object(body)) ?? .null
             } local: { s in
-                if let user { body["person_id"] = .string(try await TokensCommand.localPersonID(s, user)) }
+                if let user { body["person_id"] = .string(try await ManagementOperation.localPersonID(s, user)) }
                 return try await V1Tokens(services: s).revokeAll(body)
             }
             let count = answer["revoked"]?.intValue ?? 0
             print(json ? prettyJSON(answer) : "revoked \(count) token\(count == 1 ? "" : "s")")
         }
-    }
-
-    /// Runs a change through the server when `--server` is given, else on the local database, where it is recorded
-    /// in the audit log as the CLI's (the server records its own).
-    static func perform(
-        _ data: DataOptions, _ remote: RemoteOptions, method: String, route: String, status: Int, target: String? = nil,
-        remote remoteBody: (AdminClient) async throws -> JSONValue,
-        local localBody: (GatehouseServices) async throws -> JSONValue
-    ) async throws -> JSONValue {
-        if let client = remote.client { return try await remoteBody(client) }
-        return try await withServices(data) { s in
-            let answer = try await localBody(s)
-            await AuditLog(services: s).record(
-                actor: .cli, method: method, route: "/admin/api/v1" + route,
-                target: target ?? answer["id"]?.stringValue, status: status)
-            return answer
-        }
-    }
-
-    /// A person's id from an id or an email, on the local database.
-    static func localPersonID(_ services: GatehouseServices, _ idOrEmail: String) async throws -> String {
-        guard let user = try await services.accounts.findUser(idOrEmail) else { throw CLIError("no user \(idOrEmail)") }
-        return user.id
     }
 }
 

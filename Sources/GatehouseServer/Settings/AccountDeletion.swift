@@ -8,12 +8,14 @@ import Logging
 /// on purpose) and its deauthorize callback (``AppRemoval``, which also revokes the app's tokens). Then the person
 /// is deleted: their grants, tokens, codes, sessions and second factor go with them (foreign keys cascade). What
 /// stays is ``rememberDeleted(_:)``'s hashes, so the old tokens answer as Facebook answers a deleted person's.
-struct AccountDeletion: Sendable {
+package struct AccountDeletion: Sendable {
     let services: GatehouseServices
+
+    package init(services: GatehouseServices) { self.services = services }
 
     /// Returns the names of the apps that were told.
     @discardableResult
-    func delete(_ user: UserRecord) async throws -> [String] {
+    package func delete(_ user: UserRecord) async throws -> [String] {
         let storage = services.storage
         // Before the app removals below revoke them: the live tokens are what must answer as a deleted person's.
         try await rememberDeleted(user)
