@@ -10,9 +10,9 @@ import ChildProcesses
 /// `fb:login-button`, `FB.api('/me')`), unchanged but for its SDK URL, in real headless Chromium against the live
 /// server's `/en_US/sdk.js`. Its back end (`server.py`) reads the `fbsr_` cookie with facebook-sdk from PyPI.
 ///
-/// Two tests, one Chromium each: the person's way through (popup login, reload, rerequest, logout, the server's
-/// cookie), and what goes wrong (a blocked popup, a closed one, Cancel, a page the app does not list) with the
-/// feed dialog through `FB.ui`. Screenshots go to `artifacts/screenshots/js-sdk-*`.
+/// Three tests, one Chromium each: the person's way through (popup login, reload, rerequest, logout, the server's
+/// cookie); the auth events and the `data-` login button; and what goes wrong (a blocked popup, a closed one,
+/// Cancel, a page the app does not list) with the feed dialog through `FB.ui`. Screenshots go to `artifacts/screenshots/js-sdk-*`.
 @Suite(.serialized, .tags(.browser)) struct JavaScriptSDKBrowserTests {
     static let unknown = #"{"authResponse":null,"status":"unknown"}"#
 
@@ -172,6 +172,68 @@ import ChildProcesses
             #expect(try await rig.authResponse() == nil)
             #expect(try await rig.openPage() == Self.unknown)
             #expect(try await rig.askServer()["user"] is NSNull)
+        }
+    }
+
+    /// `FB.Event.subscribe`/`unsubscribe` for the four auth events, and the `div.fb-login-button` form with its
+    /// `data-scope`, `data-onlogin`, `data-size` and `data-button-type` attributes rendered by `FB.XFBML.parse()`.
+    @Test func authEventsAndTheDataAttributeLoginButton() async throws {
+        try await Rig.with("js-sdk-events") { rig in
+            let driver = rig.driver
+            #expect(try await rig.openPage() == Self.unknown)
+            try await driver.execute(
+                """
+                var log = document.createElement('pre'); log.id = 'events'; document.body.appendChild(log);
+                window.seen = function (name) {
+                  return function (response) { log.textContent += name + ':' + response.status + ' '; };
+                };
+                window.onStatusChange = seen('auth.statusChange');
+                FB.Event.subscribe('auth.login', seen('auth.login'));
+                FB.Event.subscribe('auth.logout', seen('auth.logout'));
+                FB.Event.subscribe('auth.authResponseChange', seen('auth.authResponseChange'));
+                FB.Event.subscribe('auth.statusChange', window.onStatusChange);
+                var button = document.createElement('div');
+                button.id = 'data-button'; button.className = 'fb-login-button';
+                button.setAttribute('data-scope', 'email');
+                button.setAttribute('data-onlogin', 'document.getElementById("onlogin").textContent = response.status');
+                button.setAttribute('data-size', 'large');
+                button.setAttribute('data-button-type', 'continue_with');
+                var onlogin = document.createElement('pre'); onlogin.id = 'onlogin';
+                document.body.appendChild(button); document.body.appendChild(onlogin);
+                FB.XFBML.parse();
+                """)
+            let rendered = "#data-button .fb-login-button-gatehouse"
+            _ = try await driver.find(rendered, timeout: .seconds(10))
+            #expect(try await driver.text(rendered) == "Continue with Facebook")
+            #expect(
+                try await driver.execute("return document.querySelector('\(rendered)').style.fontSize") as? String
+                    == "16px")
+            try await driver.screenshot("data-button")
+
+            let (main, _) = try await rig.clickOpeningPopup(rendered)
+            try await rig.typePassword(shot: "popup-login-data-button")
+            // data-scope="email": the consent page asks for it.
+            _ = try await driver.find("#perm-email", timeout: .seconds(30))
+            try await rig.finishInPopup("button[value=continue]", main: main)
+            #expect(try await driver.waitForText("#onlogin", timeout: .seconds(20)) { !$0.isEmpty } == "connected")
+            let loggedIn = "auth.login:connected auth.authResponseChange:connected auth.statusChange:connected"
+            let heardLogin = try await driver.waitForText("#events", timeout: .seconds(20)) {
+                $0.count >= loggedIn.count
+            }
+            #expect(heardLogin.trimmingCharacters(in: .whitespaces) == loggedIn)
+            // Unsubscribed, statusChange is heard no more; the other three tell the logout.
+            try await driver.execute(
+                """
+                document.getElementById('events').textContent = '';
+                FB.Event.unsubscribe('auth.statusChange', window.onStatusChange);
+                FB.logout(function () {});
+                """)
+            let loggedOut = "auth.logout:unknown auth.authResponseChange:unknown"
+            let heardLogout = try await driver.waitForText("#events", timeout: .seconds(20)) {
+                $0.count >= loggedOut.count
+            }
+            #expect(heardLogout.trimmingCharacters(in: .whitespaces) == loggedOut)
+            #expect(try await rig.authResponse() == nil)
         }
     }
 
