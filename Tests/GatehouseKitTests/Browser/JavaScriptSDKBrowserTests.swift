@@ -221,6 +221,30 @@ import ChildProcesses
                 $0.count >= loggedIn.count
             }
             #expect(heardLogin.trimmingCharacters(in: .whitespaces) == loggedIn)
+            // getLoginStatus answers from its cache without asking Gatehouse; `force` asks.
+            try await driver.execute(
+                """
+                window.statusCalls = 0;
+                var fetchBefore = window.fetch;
+                window.fetch = function (url) {
+                  if (String(url).indexOf('/x/oauth/status') >= 0) window.statusCalls += 1;
+                  return fetchBefore.apply(this, arguments);
+                };
+                ['cached', 'forced'].forEach(function (id) {
+                  var pre = document.createElement('pre'); pre.id = id; document.body.appendChild(pre);
+                });
+                FB.getLoginStatus(function (r) {
+                  document.getElementById('cached').textContent = r.status + ' after ' + window.statusCalls;
+                });
+                FB.getLoginStatus(function (r) {
+                  document.getElementById('forced').textContent = r.status + ' after ' + window.statusCalls;
+                }, true);
+                """)
+            #expect(
+                try await driver.waitForText("#cached", timeout: .seconds(20)) { !$0.isEmpty } == "connected after 0")
+            #expect(
+                try await driver.waitForText("#forced", timeout: .seconds(20)) { !$0.isEmpty } == "connected after 1")
+
             // Unsubscribed, statusChange is heard no more; the other three tell the logout.
             try await driver.execute(
                 """
