@@ -7,8 +7,8 @@ import GatehouseServer
 /// `gatehouse users …`: people, test users and friendships.
 struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "users", abstract: "Create, list and delete people; make friends.",
-        subcommands: [Create.self, List.self, Befriend.self, State.self, TwoFactor.self, Delete.self])
+        commandName: "users", abstract: "Create, list, change and delete people; make friends.",
+        subcommands: [Create.self, List.self, Update.self, Befriend.self, State.self, TwoFactor.self, Delete.self])
 
     struct Create: AsyncParsableCommand, ExecutableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a person who can log in.")

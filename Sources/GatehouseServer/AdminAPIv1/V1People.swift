@@ -5,8 +5,10 @@ import Hummingbird
 
 /// `/people`: create (an ordinary person or a test user of an app, every profile field, a picture), read, list
 /// and filter, change, delete; `/people/{id}/friends/{other_id}` befriends and unfriends.
-struct V1People: Sendable {
+package struct V1People: Sendable {
     let services: GatehouseServices
+
+    package init(services: GatehouseServices) { self.services = services }
 
     var routes: [V1Route] {
         [
@@ -16,7 +18,9 @@ struct V1People: Sendable {
             V1Route(method: .get, path: "/people/{id}") { call in
                 AdminAPIv1.reply(try await json(try await find(call.parameter("id"))))
             },
-            V1Route(method: .patch, path: "/people/{id}", bodyLimit: 4 << 20) { try await update($0) },
+            V1Route(method: .patch, path: "/people/{id}", bodyLimit: 4 << 20) { call in
+                AdminAPIv1.reply(try await update(id: call.parameter("id"), try call.body().object))
+            },
             V1Route(method: .delete, path: "/people/{id}") { call in
                 let person = try await find(call.parameter("id"))
                 // The person's own "Delete my account", done for them (a support request, a data-deletion
@@ -123,9 +127,11 @@ struct V1People: Sendable {
     }
 
     /// `PATCH /people/{id}`: the fields given; a new password signs the person out everywhere (the console's path).
-    func update(_ call: V1Call) async throws -> Response {
-        var body = try call.body()
-        var person = try await find(call.parameter("id"))
+    /// `PATCH /people/{id}`: changes the fields given (null clears). `gatehouse users update` on a local database
+    /// runs it too, so a password change goes through `AccountService.changePassword` from the CLI as well.
+    package func update(id: String, _ fields: JSONObject) async throws -> JSONValue {
+        var body = try RequestBody(.object(fields))
+        var person = try await find(id)
         let email = body.has("email") ? try body.requiredString("email", max: 254) : nil
         let password = try body.string("password", max: 200)
         let profile = try await PersonFields.read(&body, services: services, creating: false)
@@ -148,7 +154,7 @@ struct V1People: Sendable {
             try await services.storage.users.update(person)
         }
         if let state { try await services.accounts.setAccountState(of: person, to: state) }
-        return AdminAPIv1.reply(try await json(try await find(person.id)))
+        return try await json(try await find(person.id))
     }
 
     /// `account_state`, when the body has it: one of ``AccountState``'s raw values.
@@ -182,7 +188,7 @@ struct V1People: Sendable {
         }
     }
 
-    func json(_ person: UserRecord) async throws -> JSONValue {
+    package func json(_ person: UserRecord) async throws -> JSONValue {
         let friends = try await services.storage.friendships.friends(of: person.id)
         var object: JSONObject = [
             "id": .string(person.id), "email": .string(person.email), "name": .string(person.fullName),

@@ -3,9 +3,74 @@ import Foundation
 import GatehouseTestSupport
 import Testing
 
-/// `gatehouse users delete` and `gatehouse apps delete`: the admin API's deletions from the command line, through a
-/// production server and on the local database, run as the real binary.
-@Suite(.serialized, .tags(.process)) struct CLIDeleteTests {
+/// `gatehouse users update`, `users delete` and `apps delete`: the admin API's changes and deletions from the command
+/// line, through a production server and on the local database, run as the real binary.
+@Suite(.serialized, .tags(.process)) struct CLIPeopleAndAppsTests {
+    /// A new password through the CLI signs the person out as every other path does (issue 27, finding 6).
+    @Test func aPasswordChangedThroughTheServerEndsTheTokensWith460() async throws {
+        let p = try await RemoteCLITests.startProduction()
+        defer { p.server.stop(); try? FileManager.default.removeItem(atPath: p.dir) }
+        let remote = ["--server", p.base, "--admin-token", p.token]
+        let app = try await CLIProcess.run(
+            ["apps", "create", "--name", "Shop", "--redirect-uri", "https://shop.example/cb", "--json"] + remote)
+        let appID = try #require((app.json as? [String: Any])?["id"] as? String)
+        _ = try await CLIProcess.run(
+            [
+                "users", "create", "--email", "erin@example.com", "--password", "erin-password", "--first-name", "Erin",
+                "--last-name", "Ek",
+            ] + remote)
+        let token = try await CLIProcess.run(["tokens", "mint", "--app", appID, "--user", "erin@example.com"] + remote)
+            .stdout.trimmingCharacters(in: .newlines)
+
+        let renamed = try await CLIProcess.run(
+            ["users", "update", "erin@example.com", "--first-name", "Eri", "--hometown", "Porto, Portugal", "--json"]
+                + remote)
+        #expect(renamed.status == 0, "\(renamed.stderr)")
+        let person = try #require(renamed.json as? [String: Any])
+        #expect(person["first_name"] as? String == "Eri")
+        #expect((person["hometown"] as? [String: Any])?["name"] as? String == "Porto, Portugal")
+        #expect(try await CLITokensTests.me(p.base, token).0 == 200)
+
+        let changed = try await CLIProcess.run(
+            ["users", "update", "erin@example.com", "--password", "new-password"] + remote)
+        #expect(changed.stdout == "Updated Eri Ek <erin@example.com>; signed out everywhere (tokens answer 190/460)\n")
+        let (status, me) = try await CLITokensTests.me(p.base, token)
+        #expect(status == 400)
+        #expect((me["error"] as? [String: Any])?["error_subcode"] as? Int == 460)
+
+        let short = try await CLIProcess.run(["users", "update", "erin@example.com", "--password", "short"] + remote)
+        #expect(short.stderr == "gatehouse: password needs at least 6 characters\n")
+        let nothing = try await CLIProcess.run(["users", "update", "erin@example.com"] + remote)
+        #expect(nothing.stderr == "gatehouse: nothing to change: give --email, --password, a name or a profile field\n")
+    }
+
+    @Test func theLocalDatabaseUpdatesAndClearsFields() async throws {
+        let dir = try CLIProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let local = ["--data-dir", dir]
+        _ = try await CLIProcess.run(
+            [
+                "users", "create", "--email", "fay@example.com", "--password", "fay-password", "--first-name", "Fay",
+                "--last-name", "Fox", "--hometown", "Porto, Portugal",
+            ] + local)
+        let cleared = try await CLIProcess.run(
+            ["users", "update", "fay@example.com", "--hometown", "", "--email", "fay.fox@example.com", "--json"] + local
+        )
+        #expect(cleared.status == 0, "\(cleared.stderr)")
+        #expect((cleared.json as? [String: Any])?["hometown"] is NSNull)
+        #expect((cleared.json as? [String: Any])?["email"] as? String == "fay.fox@example.com")
+        let taken = try await CLIProcess.run(
+            [
+                "users", "create", "--email", "gil@example.com", "--password", "gil-password", "--first-name", "Gil",
+                "--last-name", "Gray",
+            ] + local)
+        #expect(taken.status == 0)
+        let conflict = try await CLIProcess.run(
+            ["users", "update", "gil@example.com", "--email", "fay.fox@example.com"] + local)
+        #expect(conflict.status == 1)
+        #expect(conflict.stderr == "gatehouse: fay.fox@example.com is already someone's email\n")
+    }
+
     @Test func aPersonAndAnAppAreDeletedThroughTheServer() async throws {
         let p = try await RemoteCLITests.startProduction()
         defer { p.server.stop(); try? FileManager.default.removeItem(atPath: p.dir) }
