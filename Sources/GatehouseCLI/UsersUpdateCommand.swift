@@ -36,7 +36,9 @@ extension UsersCommand {
             for (field, value) in try ProfileOptions.read(profileOptions) {
                 body[field] = value.isEmpty ? .null : .string(value)
             }
-            guard !body.isEmpty else { throw fail("nothing to change: give --email, --password, a name or a profile field") }
+            guard !body.isEmpty else {
+                throw fail("nothing to change: give --email, --password, a name or a profile field")
+            }
             var id = person
             let updated = try await ManagementOperation.run(
                 data, remote, method: "PATCH", route: "/people/{id}", status: 200
