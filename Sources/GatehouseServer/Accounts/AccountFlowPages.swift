@@ -28,11 +28,7 @@ struct AccountFlowPages: Sendable {
 
     /// The form's fields, or nil when the body is too large or not form data.
     func readForm(_ request: Request) async -> [String: String]? {
-        var request = request
-        guard let buffer = try? await request.collectBody(upTo: services.configuration.maxBodyBytes),
-            let pairs = FormEncoding.decode(String(buffer: buffer))
-        else { return nil }
-        return Dictionary(pairs, uniquingKeysWith: { a, _ in a })
+        await FormBody.read(request, limit: services.configuration.maxBodyBytes)?.fields
     }
 
     /// A page of the `account-flow` template with a fresh CSRF token.

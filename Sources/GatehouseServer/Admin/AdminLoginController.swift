@@ -31,14 +31,12 @@ struct AdminLoginController: Sendable {
     }
 
     func login(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
-        var request = request
-        guard let buffer = try? await request.collectBody(upTo: min(services.configuration.maxBodyBytes, 64 * 1024)),
-            let pairs = FormEncoding.decode(String(buffer: buffer))
+        guard
+            let form = await FormBody.read(request, limit: min(services.configuration.maxBodyBytes, 64 * 1024))?.fields
         else {
             return errorPage(
                 .badRequest, "The form could not be read", "The request was too large or not valid form data.")
         }
-        let form = Dictionary(pairs, uniquingKeysWith: { a, _ in a })
         guard csrf.csrfValid(request, formToken: form["csrf_token"]) else {
             return errorPage(
                 .forbidden, "This form has expired",
@@ -70,12 +68,7 @@ struct AdminLoginController: Sendable {
     }
 
     func logout(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
-        var request = request
-        let buffer = try? await request.collectBody(upTo: 16 * 1024)
-        let form =
-            buffer.flatMap { FormEncoding.decode(String(buffer: $0)) }.map {
-                Dictionary($0, uniquingKeysWith: { a, _ in a })
-            } ?? [:]
+        let form = await FormBody.read(request, limit: 16 * 1024)?.fields ?? [:]
         guard csrf.csrfValid(request, formToken: form["csrf_token"]) else {
             return errorPage(.forbidden, "This form has expired", "Reload the page and try again.")
         }

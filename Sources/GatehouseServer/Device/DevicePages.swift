@@ -77,10 +77,8 @@ struct DevicePages: Sendable {
 
     /// Continue or Cancel on the consent page.
     func consent(_ request: Request) async throws -> Response {
-        var request = request
-        let buffer = try? await request.collectBody(upTo: services.configuration.maxBodyBytes)
-        let pairs = buffer.flatMap { FormEncoding.decode(String(buffer: $0)) } ?? []
-        let form = Dictionary(pairs, uniquingKeysWith: { a, _ in a })
+        let body = await FormBody.read(request, limit: services.configuration.maxBodyBytes)
+        let form = body?.fields ?? [:]
         guard sessions.csrfValid(request, formToken: form["csrf_token"]) else { return expiredForm() }
         let typed = Self.carriedUserCode(form["dialog"])
         guard let (session, user) = try await sessions.current(request) else {
@@ -105,7 +103,7 @@ struct DevicePages: Sendable {
                 let facts = try await self.facts(record, app: app, user: user, authenticatedAt: session.authenticatedAt)
                 let plan = LoginAttempt.consentPlan(facts)
                 let decision = LoginAttempt.decide(
-                    facts, plan: plan, selected: pairs.filter { $0.0 == "permission" }.map(\.1))
+                    facts, plan: plan, selected: body?.all("permission") ?? [])
                 try await storage.grants.save(
                     GrantRecord(
                         appID: app.id, userID: user.id, granted: decision.granted, declined: decision.declined,
@@ -231,10 +229,6 @@ struct DevicePages: Sendable {
     }
 
     private func readForm(_ request: Request) async throws -> [String: String] {
-        var request = request
-        guard let buffer = try? await request.collectBody(upTo: services.configuration.maxBodyBytes),
-            let pairs = FormEncoding.decode(String(buffer: buffer))
-        else { return [:] }
-        return Dictionary(pairs, uniquingKeysWith: { a, _ in a })
+        await FormBody.read(request, limit: services.configuration.maxBodyBytes)?.fields ?? [:]
     }
 }

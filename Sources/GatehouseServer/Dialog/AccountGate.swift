@@ -154,14 +154,10 @@ struct AccountGate: Sendable {
     /// person in the `gh_state` challenge; the account becomes active and the login goes on as after a password:
     /// the login code checkpoint when the person has one, else a new session and `next`.
     func pass(_ request: Request) async throws -> Response {
-        var body = request
-        guard let buffer = try? await body.collectBody(upTo: services.configuration.maxBodyBytes),
-            let pairs = FormEncoding.decode(String(buffer: buffer))
-        else {
+        guard let form = await FormBody.read(request, limit: services.configuration.maxBodyBytes)?.fields else {
             return errorPage(
                 .badRequest, "The form could not be read", "The request was too large or not valid form data.")
         }
-        let form = Dictionary(pairs, uniquingKeysWith: { a, _ in a })
         guard sessions.csrfValid(request, formToken: form["csrf_token"]) else {
             return errorPage(
                 .forbidden, "This form has expired",

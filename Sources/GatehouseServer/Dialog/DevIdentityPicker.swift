@@ -56,14 +56,16 @@ struct DevIdentityPicker: Sendable {
 
     func createTestUser(_ request: Request) async throws -> Response {
         guard enabled else { return notFound() }
-        guard let pairs = try await readPairs(request) else { return expired() }
-        let form = Dictionary(pairs, uniquingKeysWith: { a, _ in a })
+        guard let body = await FormBody.read(request, limit: services.configuration.maxBodyBytes) else {
+            return expired()
+        }
+        let form = body.fields
         guard sessions.csrfValid(request, formToken: form["csrf_token"]) else { return expired() }
         guard let target = try await target(form) else {
             return page(.badRequest, "This login link is no longer valid", "Go back to the app and start again.")
         }
         let app = target.app
-        let permissions = pairs.filter { $0.0 == "permission" }.map(\.1).filter(Permission.isKnown)
+        let permissions = body.all("permission").filter(Permission.isKnown)
         let name = (form["name"] ?? "").trimmingCharacters(in: .whitespaces)
         let words = name.split(separator: " ").map(String.init)
         guard !words.isEmpty, name.count <= 80 else {
@@ -126,14 +128,8 @@ struct DevIdentityPicker: Sendable {
         return PageRenderer.seeOther(path + "?" + rawDialog + "&gh_reauth=\(mark)", cookies: [cookie])
     }
 
-    private func readPairs(_ request: Request) async throws -> [(String, String)]? {
-        var request = request
-        guard let buffer = try? await request.collectBody(upTo: services.configuration.maxBodyBytes) else { return nil }
-        return FormEncoding.decode(String(buffer: buffer))
-    }
-
     private func readForm(_ request: Request) async throws -> [String: String]? {
-        try await readPairs(request).map { Dictionary($0, uniquingKeysWith: { a, _ in a }) }
+        await FormBody.read(request, limit: services.configuration.maxBodyBytes)?.fields
     }
 
     private func page(_ status: HTTPResponse.Status, _ headline: String, _ detail: String) -> Response {

@@ -271,13 +271,11 @@ struct DialogController: Sendable {
     }
 
     func readFormPairs(_ request: Request, _ context: GatehouseRequestContext) async throws -> [(String, String)]? {
-        var request = request
-        guard let buffer = try? await request.collectBody(upTo: services.configuration.maxBodyBytes) else { return nil }
-        return FormEncoding.decode(String(buffer: buffer))
+        await FormBody.read(request, limit: services.configuration.maxBodyBytes)?.pairs
     }
 
     func readForm(_ request: Request, _ context: GatehouseRequestContext) async throws -> [String: String]? {
-        try await readFormPairs(request, context).map { Dictionary($0, uniquingKeysWith: { a, _ in a }) }
+        await FormBody.read(request, limit: services.configuration.maxBodyBytes)?.fields
     }
 
     private func loginPage(_ dialog: DialogRequest, _ app: AppRecord, request: Request, email: String?, error: String?)

@@ -41,9 +41,7 @@ struct LoginStatusEndpoint: Sendable {
     /// Ends the person's Gatehouse session (Facebook's `FB.logout` logs the person out of Facebook too) and revokes
     /// the page's token when it is this app's.
     func logout(_ request: Request) async throws -> Response {
-        var request = request
-        let body = (try? await request.collectBody(upTo: 16 * 1024)).map { String(buffer: $0) } ?? ""
-        let form = FormEncoding.decode(body).map { Dictionary($0, uniquingKeysWith: { a, _ in a }) } ?? [:]
+        let form = await FormBody.read(request, limit: 16 * 1024)?.fields ?? [:]
         let (app, refusal) = try await checkedApp(form["client_id"] ?? "", request)
         guard let app else { return refusal! }
         let now = services.clock.now()

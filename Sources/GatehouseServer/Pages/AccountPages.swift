@@ -31,9 +31,7 @@ struct AccountPages: Sendable {
     }
 
     func logout(_ request: Request) async throws -> Response {
-        var request = request
-        let body = (try? await request.collectBody(upTo: 16 * 1024)).map { String(buffer: $0) } ?? ""
-        let form = FormEncoding.decode(body).map { Dictionary($0, uniquingKeysWith: { a, _ in a }) } ?? [:]
+        let form = await FormBody.read(request, limit: 16 * 1024)?.fields ?? [:]
         guard sessions.csrfValid(request, formToken: form["csrf_token"]) else {
             let html = pages.render(
                 "error", ["headline": "This form has expired", "detail": "Reload the page and try again.", "hint": ""])

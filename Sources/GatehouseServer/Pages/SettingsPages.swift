@@ -183,11 +183,7 @@ struct SettingsPages: Sendable {
     static func day(_ date: Date) -> String { PageDates.utc(date, "d MMM yyyy") }
 
     private func readForm(_ request: Request) async throws -> [String: String]? {
-        var request = request
-        guard let buffer = try? await request.collectBody(upTo: services.configuration.maxBodyBytes),
-            let pairs = FormEncoding.decode(String(buffer: buffer))
-        else { return nil }
-        return Dictionary(pairs, uniquingKeysWith: { a, _ in a })
+        await FormBody.read(request, limit: services.configuration.maxBodyBytes)?.fields
     }
 
     private func expired() -> Response {

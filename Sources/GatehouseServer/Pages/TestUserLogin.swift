@@ -55,10 +55,7 @@ struct TestUserLogin: Sendable {
 
     func login(_ request: Request) async throws -> Response {
         guard services.configuration.isDevelopment else { return notFound() }
-        var request = request
-        let buffer = try? await request.collectBody(upTo: 16 * 1024)
-        let fields = Dictionary(
-            buffer.flatMap { FormEncoding.decode(String(buffer: $0)) } ?? [], uniquingKeysWith: { a, _ in a })
+        let fields = await FormBody.read(request, limit: 16 * 1024)?.fields ?? [:]
         guard sessions.csrfValid(request, formToken: fields["csrf_token"]) else {
             let html = pages.render(
                 "error", ["headline": "This form has expired", "detail": "Reload the page and try again.", "hint": ""])

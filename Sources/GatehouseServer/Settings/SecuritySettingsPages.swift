@@ -181,14 +181,10 @@ struct SecuritySettingsPages: Sendable {
 
     /// The form when it can be read and its CSRF token is right; nil otherwise (explained in the journal).
     func checkedForm(_ request: Request) async throws -> [String: String]? {
-        var body = request
-        guard let buffer = try? await body.collectBody(upTo: services.configuration.maxBodyBytes),
-            let pairs = FormEncoding.decode(String(buffer: buffer))
-        else {
+        guard let form = await FormBody.read(request, limit: services.configuration.maxBodyBytes)?.fields else {
             JournalNote.current?.explain("the settings form could not be read (too large or not form data)")
             return nil
         }
-        let form = Dictionary(pairs, uniquingKeysWith: { a, _ in a })
         guard sessions.csrfValid(request, formToken: form["csrf_token"]) else {
             JournalNote.current?.explain(
                 "the settings form's CSRF token does not match the gh_csrf cookie bound to this session")

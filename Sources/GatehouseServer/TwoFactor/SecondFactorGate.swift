@@ -53,14 +53,10 @@ struct SecondFactorGate: Sendable {
 
     /// `POST /dialog/login_code`: the code for the challenge in the cookie.
     func submit(_ request: Request) async throws -> Response {
-        var body = request
-        guard let buffer = try? await body.collectBody(upTo: services.configuration.maxBodyBytes),
-            let pairs = FormEncoding.decode(String(buffer: buffer))
-        else {
+        guard let form = await FormBody.read(request, limit: services.configuration.maxBodyBytes)?.fields else {
             return errorPage(
                 .badRequest, "The form could not be read", "The request was too large or not valid form data.")
         }
-        let form = Dictionary(pairs, uniquingKeysWith: { a, _ in a })
         guard sessions.csrfValid(request, formToken: form["csrf_token"]) else {
             JournalNote.current?.explain("the login code form's CSRF token does not match the gh_csrf cookie")
             return errorPage(

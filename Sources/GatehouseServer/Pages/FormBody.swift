@@ -4,7 +4,8 @@ import GatehouseProtocol
 import Hummingbird
 import MultipartKit
 
-/// A submitted HTML form: url-encoded, or multipart when it carries a file.
+/// A submitted HTML form: url-encoded, or multipart when it carries a file. Every page's form (the dialog, the
+/// account flows, the settings, the console) is read through ``read(_:limit:)``.
 struct FormBody: Sendable {
     /// Fields in order; repeated names (checkbox groups) appear once per value.
     var pairs: [(String, String)]
@@ -12,6 +13,8 @@ struct FormBody: Sendable {
     var files: [String: [UInt8]]
 
     subscript(name: String) -> String? { pairs.first { $0.0 == name }?.1 }
+    /// Each field's first value, by name.
+    var fields: [String: String] { Dictionary(pairs, uniquingKeysWith: { first, _ in first }) }
     func all(_ name: String) -> [String] { pairs.filter { $0.0 == name }.map(\.1) }
 
     /// Reads the body up to `limit` bytes; nil when it is too large or malformed.
