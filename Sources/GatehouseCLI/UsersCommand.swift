@@ -63,13 +63,25 @@ struct UsersCommand: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand, ExecutableCommand {
         static let configuration = CommandConfiguration(abstract: "List people.")
+        @Option(help: "Only this app's test users and the people who granted it.") var app: String?
+        @Flag(name: .customLong("test-users"), help: "Only test users.") var testUsers = false
+        @Option(help: "Only the person with this email address.") var email: String?
         @OptionGroup var data: DataOptions
         @OptionGroup var remote: RemoteOptions
         @Flag(help: "Print one JSON document (an array).") var json = false
 
         func execute() async throws {
-            if let client = remote.client { return try await RemoteManagement.listPeople(client, json: json) }
-            let users = try await withServices(data) { s in try await s.storage.users.list().map(UserJSON.init) }
+            if let client = remote.client {
+                var query: [(String, String)] = []
+                if let app { query.append(("app", app)) }
+                if testUsers { query.append(("test_users", "true")) }
+                if let email { query.append(("email", email)) }
+                return try await RemoteManagement.listPeople(client, query: query, json: json)
+            }
+            let users = try await withServices(data) { s in
+                try await V1People(services: s).people(app: app, testUsersOnly: testUsers, email: email)
+                    .map(UserJSON.init)
+            }
             if json { try printJSON(users); return }
             if users.isEmpty { print("No users yet. Create one with `gatehouse users create …`.") }
             for u in users {

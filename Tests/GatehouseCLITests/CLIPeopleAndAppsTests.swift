@@ -44,6 +44,49 @@ import Testing
         #expect(nothing.stderr == "gatehouse: nothing to change: give --email, --password, a name or a profile field\n")
     }
 
+    /// `users list --app/--test-users/--email` filter as `GET /people` does, on both sides.
+    @Test func listsAreFilteredAsTheAPIFiltersThem() async throws {
+        let p = try await RemoteCLITests.startProduction()
+        defer { p.server.stop(); try? FileManager.default.removeItem(atPath: p.dir) }
+        let remote = ["--server", p.base, "--admin-token", p.token]
+        let local = ["--data-dir", p.dir]
+        let app = try await CLIProcess.run(
+            ["apps", "create", "--name", "Shop", "--redirect-uri", "https://shop.example/cb", "--json"] + remote)
+        let appID = try #require((app.json as? [String: Any])?["id"] as? String)
+        for (email, first, testUser) in [("ann@example.com", "Ann", false), ("tess@example.com", "Tess", true)] {
+            let made = try await CLIProcess.run(
+                [
+                    "users", "create", "--email", email, "--password", "long-password", "--first-name", first,
+                    "--last-name", "Lane",
+                ] + (testUser ? ["--test-user-of", appID] : []) + remote)
+            #expect(made.status == 0, "\(made.stderr)")
+        }
+        _ = try await CLIProcess.run(
+            [
+                "users", "create", "--email", "gus@example.com", "--password", "long-password", "--first-name", "Gus",
+                "--last-name", "Lane",
+            ] + remote)
+        #expect(
+            try await CLIProcess.run(["tokens", "mint", "--app", appID, "--user", "gus@example.com"] + remote).status
+                == 0)
+
+        func emails(_ arguments: [String]) async throws -> [String] {
+            let listed = try await CLIProcess.run(["users", "list", "--json"] + arguments)
+            #expect(listed.status == 0, "\(listed.stderr)")
+            return (listed.json as? [[String: Any]])?.compactMap { $0["email"] as? String } ?? []
+        }
+        for side in [remote, local] {
+            #expect(try await emails(side) == ["ann@example.com", "tess@example.com", "gus@example.com"])
+            #expect(try await emails(["--app", appID] + side) == ["tess@example.com", "gus@example.com"])
+            #expect(try await emails(["--test-users"] + side) == ["tess@example.com"])
+            #expect(try await emails(["--app", appID, "--test-users"] + side) == ["tess@example.com"])
+            #expect(try await emails(["--email", "Ann@Example.com"] + side) == ["ann@example.com"])
+            let unknown = try await CLIProcess.run(["users", "list", "--app", "999"] + side)
+            #expect(unknown.status == 1)
+            #expect(unknown.stderr == "gatehouse: there is no app 999\n")
+        }
+    }
+
     @Test func theLocalDatabaseUpdatesAndClearsFields() async throws {
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -109,8 +109,11 @@ enum RemoteManagement {
 
     // MARK: People
 
-    static func listPeople(_ client: AdminClient, json: Bool) async throws {
-        let people = try await client.all("/people")
+    /// `query`: the list's filters (`app`, `test_users`, `email`), as `GET /people` takes them.
+    static func listPeople(_ client: AdminClient, query: [(String, String)] = [], json: Bool) async throws {
+        let people = try await client.all(
+            "/people"
+                + (query.isEmpty ? "" : "?" + query.map { "\($0)=\(AdminClient.escape($1))" }.joined(separator: "&")))
         if json { print(prettyJSON(.array(people))); return }
         if people.isEmpty { print("No users yet. Create one with `gatehouse users create …`.") }
         for p in people {

@@ -49,24 +49,33 @@ package struct V1People: Sendable {
     /// `GET /people?app=&test_users=true&email=`: `app` keeps the app's test users and the people who granted it.
     func list(_ call: V1Call) async throws -> Response {
         let page = try Page(call.request)
-        let storage = services.storage
-        var people: [UserRecord]
-        if let email = call.query("email") {
-            people = try await storage.users.find(email: email).map { [$0] } ?? []
-        } else {
-            people = try await storage.users.list()
-        }
-        let testUsersOnly = try Self.flag(call.query("test_users"), field: "test_users")
-        if testUsersOnly { people = people.filter { $0.testUserOfAppID != nil } }
-        if let appID = call.query("app") {
-            _ = try await V1Apps(services: services).find(appID)
-            let granted = Set(try await storage.grants.grants(appID: appID).map(\.userID))
-            people = people.filter { $0.testUserOfAppID == appID || (!testUsersOnly && granted.contains($0.id)) }
-        }
+        let people = try await people(
+            app: call.query("app"), testUsersOnly: try Self.flag(call.query("test_users"), field: "test_users"),
+            email: call.query("email"))
         let shown = Array(people.dropFirst(min(page.offset, people.count)).prefix(page.limit))
         var rendered: [String: JSONValue] = [:]
         for person in shown { rendered[person.id] = try await json(person) }
         return AdminAPIv1.reply(page.answer(people) { rendered[$0.id] ?? .null })
+    }
+
+    /// The people `GET /people` lists, oldest first: `email` finds one address; `testUsersOnly` keeps test users;
+    /// `app` keeps that app's test users and, unless `testUsersOnly`, the people who granted it. `gatehouse users
+    /// list` filters through this too.
+    package func people(app: String?, testUsersOnly: Bool, email: String?) async throws -> [UserRecord] {
+        let storage = services.storage
+        var people: [UserRecord]
+        if let email {
+            people = try await storage.users.find(email: email).map { [$0] } ?? []
+        } else {
+            people = try await storage.users.list()
+        }
+        if testUsersOnly { people = people.filter { $0.testUserOfAppID != nil } }
+        if let appID = app {
+            _ = try await V1Apps(services: services).find(appID)
+            let granted = Set(try await storage.grants.grants(appID: appID).map(\.userID))
+            people = people.filter { $0.testUserOfAppID == appID || (!testUsersOnly && granted.contains($0.id)) }
+        }
+        return people
     }
 
     /// `POST /people`: 201 and the person (with the password when the server chose it); with a fixed `id` that
