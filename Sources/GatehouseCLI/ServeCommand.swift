@@ -58,6 +58,12 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
             "Let development mode listen beyond loopback (env GATEHOUSE_DEV_ALLOW_REMOTE). Anyone who can connect can log in as anyone: trusted networks only."
     )
     var devAllowRemote = false
+    @Flag(
+        name: .customLong("allow-state-replace"),
+        help:
+            "Let production's admin API reset or import the whole state (env GATEHOUSE_ALLOW_STATE_REPLACE). Each wipes every person and app."
+    )
+    var allowStateReplace = false
     @Option(
         name: .customLong("log-level"),
         help: "trace, debug, info, notice, warning, error (env GATEHOUSE_LOG_LEVEL; default info).")
@@ -107,6 +113,7 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
         values["max_body_bytes"] = maxBodyBytes
         if benchRoutes { values["bench_routes"] = "true" }
         if devAllowRemote { values["dev_allow_remote"] = "true" }
+        if allowStateReplace { values["allow_state_replace"] = "true" }
         values["log_level"] = logLevel
         values["journal"] = journal
         values["journal_size"] = journalSize

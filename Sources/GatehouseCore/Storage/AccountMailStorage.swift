@@ -65,6 +65,11 @@ package protocol MailOutboxStore: Sendable {
     func delete(id: String) async throws -> Bool
     /// Deletes every message; returns how many there were.
     @discardableResult func deleteAll() async throws -> Int
+    /// Deletes the messages for a person or to their address (compared case-insensitively): a deleted account
+    /// leaves no mail behind. Returns how many there were.
+    @discardableResult func deleteAll(userID: String, address: String) async throws -> Int
+    /// Deletes the messages created before `cutoff` that are not waiting for another attempt (retention).
+    @discardableResult func prune(createdBefore cutoff: Date) async throws -> Int
 }
 
 /// What a single-use account code (the link or code in a mail) is for.
@@ -115,4 +120,14 @@ package protocol AccountCodeStore: Sendable {
     func expireAll(userID: String, purpose: AccountCodePurpose, at: Date) async throws
     /// Every code, newest first (the console and tests; hashes only).
     func list(limit: Int) async throws -> [AccountCodeRecord]
+    /// Deletes the codes that expired, or were used, before `cutoff` (retention). Returns how many there were.
+    @discardableResult func prune(before cutoff: Date) async throws -> Int
+}
+
+extension AccountCodeStore {
+    /// Ends every unused code of one person, whatever it is for: a new password or address voids the links sent
+    /// before it.
+    package func expireAll(userID: String, at: Date) async throws {
+        for purpose in AccountCodePurpose.allCases { try await expireAll(userID: userID, purpose: purpose, at: at) }
+    }
 }

@@ -30,6 +30,9 @@ package struct MailConfiguration: Sendable, Equatable {
     package var sendmailCommand: String?
     /// A directory of template overrides (`confirm_email.txt.mustache`, `reset_password.html.mustache`, …).
     package var templatesDirectory: String?
+    /// Days a message, and a used or expired account code, is kept; then it is deleted (a queued message
+    /// still being retried is kept until it is sent or given up).
+    package var retentionDays: Int = 30
 
     package init() {}
 

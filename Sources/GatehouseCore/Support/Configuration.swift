@@ -55,6 +55,10 @@ package struct GatehouseConfiguration: Sendable {
     package var metricsToken: String?
     /// Lets development mode listen beyond loopback (`--dev-allow-remote`); logged as a loud warning.
     package var devAllowRemote: Bool = false
+    /// Lets a production server replace its whole state (`POST /admin/api/v1/state/reset`, `PUT /state`, the
+    /// older `POST /admin/api/import`): each wipes every person and app. Off unless the operator turns it on;
+    /// development mode always allows it.
+    package var allowStateReplace: Bool = false
     /// The request journal (`/console/activity`, `gatehouse logs`); nil follows the mode: on in development,
     /// off in production unless configured.
     package var journal: Bool?
@@ -182,6 +186,18 @@ package struct LimitsConfiguration: Sendable, Equatable {
     package var batchSubstitutionBytes = 128 * 1024
     /// The most bytes the replies of one batch may hold together (`(#100)` in place of each reply past it).
     package var batchAnswerBytes = 8 * 1024 * 1024
+    /// Reset and sign-up mails one client network (IPv4 address or IPv6 /64) may ask for per hour, across
+    /// addresses.
+    package var accountMailPerNetwork = 30
+    /// The same across one IPv6 /48 (65,536 /64s), so a site cannot ask in the name of every /64 it holds.
+    package var accountMailPerIPv6Slash48 = 100
+    /// Account mails (reset links, confirmations, "someone tried to sign up") one address may be sent per hour at
+    /// the request of networks it never logged in from. Requests from the account's own networks are not capped
+    /// here, so a stranger cannot use this cap to keep the owner from resetting their password.
+    package var accountMailPerRecipient = 10
+    /// Wrong login codes per account per day before each further code is checked only after a doubling delay
+    /// (capped at ``loginSlowdownMaxSeconds``); the owner is mailed the first time the budget is passed.
+    package var loginCodeAttemptsPerAccount = 10
 
     package init(
         loginAttemptsPerAccount: Int = 10, loginAttemptsPerIP: Int = 50, loginWindowSeconds: Int = 900,

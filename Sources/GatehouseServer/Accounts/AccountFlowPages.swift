@@ -62,18 +62,51 @@ struct AccountFlowPages: Sendable {
             journal: "the form's CSRF token was missing or did not match the gh_csrf cookie")
     }
 
-    /// Counts one use of `action` against the client network's budget and (when given) the address's; nil when
-    /// within budget, otherwise the 429 page with `Retry-After`.
-    func throttle(_ action: String, email: String?, ip: String?, perAddress: Int, perNetwork: Int, request: Request)
-        async throws -> Response?
-    {
+    /// Counts one request for an account mail against every budget it meets; nil when within them all,
+    /// otherwise the 429 page with `Retry-After` (issue 39, findings 3 and 5):
+    /// - per client network (IPv4 address or IPv6 /64) for `action`: `perNetwork` an hour;
+    /// - per IPv6 /48, across actions: `limits.account_mail_per_ipv6_48`;
+    /// - per (address, client network): `perAddressPerNetwork`. Keyed on the network too, so a stranger spends
+    ///   only their own budget for an address, never the owner's;
+    /// - per recipient, across actions and networks: `limits.account_mail_per_recipient`, so nobody can flood
+    ///   an inbox from many networks. Networks the account logged in from (``AccountSlowdown``) are not counted,
+    ///   so the owner at home or at work can always ask for their own link.
+    func throttle(
+        _ action: String, recipient: String?, ip: String?, perAddressPerNetwork: Int, perNetwork: Int,
+        request: Request
+    ) async throws -> Response? {
+        let limits = services.configuration.limits
         let limiter = RateLimiter(store: services.storage.rateLimits, clock: services.clock)
         let window = 3600
-        var allowed = try await limiter.allow(
-            "\(action):ip:\(ClientNetwork.key(ip))", limit: perNetwork, windowSeconds: window)
-        if let email {
+        let network = ClientNetwork.key(ip)
+        var allowed = try await limiter.allow("\(action):ip:\(network)", limit: perNetwork, windowSeconds: window)
+        if let wide = ClientNetwork.slash48(ip) {
             allowed =
-                try await limiter.allow("\(action):acct:\(email)", limit: perAddress, windowSeconds: window) && allowed
+                try await limiter.allow(
+                    "account-mail:ip48:\(wide)", limit: limits.accountMailPerIPv6Slash48, windowSeconds: window)
+                && allowed
+        }
+        if let email = recipient?.lowercased() {
+            allowed =
+                try await limiter.allow(
+                    "\(action):acct:\(email):\(network)", limit: perAddressPerNetwork, windowSeconds: window)
+                && allowed
+            let owners = AccountSlowdown(limiter: limiter, limits: limits, scope: "login")
+            if allowed, try await !owners.isKnown(email: email, ip: ip),
+                try await !limiter.allow(
+                    "account-mail:to:\(email)", limit: limits.accountMailPerRecipient, windowSeconds: window)
+            {
+                var response = refuse(
+                    request, .tooManyRequests, headline: "You're doing that too often",
+                    detail:
+                        "There have been too many emails to this address in the last hour. Wait "
+                        + "\(LoginThrottle.minutes(limiter.secondsLeft(windowSeconds: window))) minutes and try again.",
+                    journal:
+                        "\(action) throttled: more than \(limits.accountMailPerRecipient) account mails an hour to one "
+                        + "address from networks it never logged in from")
+                response.headers[.retryAfter] = "\(limiter.secondsLeft(windowSeconds: window))"
+                return response
+            }
         }
         guard !allowed else { return nil }
         let wait = limiter.secondsLeft(windowSeconds: window)
@@ -81,7 +114,8 @@ struct AccountFlowPages: Sendable {
             request, .tooManyRequests, headline: "You're doing that too often",
             detail: "Wait \(LoginThrottle.minutes(wait)) minutes and try again.",
             journal:
-                "\(action) throttled: more than \(perAddress) an hour for one address or \(perNetwork) an hour from one network"
+                "\(action) throttled: more than \(perAddressPerNetwork) an hour for one address from one network, "
+                + "\(perNetwork) an hour from one network, or \(limits.accountMailPerIPv6Slash48) from one IPv6 /48"
         )
         response.headers[.retryAfter] = "\(wait)"
         return response

@@ -66,6 +66,12 @@ struct AccountMailer: Sendable {
             ])
     }
 
+    /// Whether a code sent to `sent` may still act for an account whose address is now `current`.
+    static func sameAddress(_ sent: String, _ current: String) -> Bool {
+        (EmailAddress.normalised(sent) ?? sent.lowercased())
+            == (EmailAddress.normalised(current) ?? current.lowercased())
+    }
+
     /// A link to this server's `path` (the public URL, so it works from the mailbox).
     func link(_ path: String) -> String {
         let base = services.configuration.baseURL

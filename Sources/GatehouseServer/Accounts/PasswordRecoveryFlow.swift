@@ -13,9 +13,10 @@ struct PasswordRecoveryFlow: Sendable {
     let flow: AccountFlowPages
     var services: GatehouseServices { flow.services }
 
-    /// Reset links one address may be sent an hour, and requests one client network may make an hour.
-    static let perAddressPerHour = 5
-    static let perNetworkPerHour = 30
+    /// Reset links one client network may ask for one address an hour: a stranger's requests spend only their own
+    /// network's budget. The other budgets are the configuration's
+    /// (``AccountFlowPages/throttle(_:recipient:ip:perAddressPerNetwork:perNetwork:request:)``).
+    static let perAddressPerNetworkPerHour = 5
 
     func form(_ request: Request) async throws -> Response {
         flow.page(
@@ -48,9 +49,8 @@ struct PasswordRecoveryFlow: Sendable {
                 ])
         }
         if let refused = try await flow.throttle(
-            "reset", email: email, ip: context.client.ip, perAddress: Self.perAddressPerHour,
-            perNetwork: Self.perNetworkPerHour,
-            request: request)
+            "reset", recipient: email, ip: context.client.ip, perAddressPerNetwork: Self.perAddressPerNetworkPerHour,
+            perNetwork: services.configuration.limits.accountMailPerNetwork, request: request)
         {
             return refused
         }
@@ -112,14 +112,16 @@ struct PasswordRecoveryFlow: Sendable {
             ])
     }
 
-    /// The person a code could reset, without using it.
+    /// The person a code could reset, without using it: only while the account still has the address the link
+    /// was sent to (a link outlives no change of address, issue 39 finding 8).
     private func usable(_ code: String) async throws -> UserRecord? {
         guard let codes = services.storage.accountCodes,
             let record = try await codes.find(codeHash: SecretHash.sha256Hex(code)),
             record.purpose == .resetPassword, record.usedAt == nil, record.expiresAt > services.clock.now(),
-            let userID = record.userID
+            let userID = record.userID, let user = try await services.storage.users.find(id: userID),
+            AccountMailer.sameAddress(record.email, user.email)
         else { return nil }
-        return try await services.storage.users.find(id: userID)
+        return user
     }
 
     /// `POST /account/reset`: checks the new password, uses the code once, and changes the password.
@@ -149,6 +151,11 @@ struct PasswordRecoveryFlow: Sendable {
         if changed.accountState == .unconfirmed {
             try await services.accounts.setAccountState(of: changed, to: .active, at: now)
         }
+        // The owner hears of it, wherever the reset was done from (issue 39, finding 6).
+        try await flow.mailer.send(
+            kind: "password_changed", userID: user.id, to: changed.email,
+            subject: "Your \(services.configuration.mail.serviceName) password was changed",
+            values: ["firstName": changed.firstName, "link": flow.mailer.link("/account/recover")])
         JournalNote.current?.explain(
             "\(user.fullName) reset their password: every session ended and every token answers 190/460")
         return flow.page(

@@ -82,7 +82,8 @@ struct SignUpFlow: Sendable {
             return formPage(request, status: .badRequest, values: values)
         }
         if let refused = try await flow.throttle(
-            "signup", email: nil, ip: context.client.ip, perAddress: 0, perNetwork: Self.perNetworkPerHour,
+            "signup", recipient: signUp.email, ip: context.client.ip,
+            perAddressPerNetwork: PasswordRecoveryFlow.perAddressPerNetworkPerHour, perNetwork: Self.perNetworkPerHour,
             request: request)
         {
             return refused
@@ -170,8 +171,9 @@ struct SignUpFlow: Sendable {
                 journal: "no unconfirmed person is logged in in this browser: nothing to send")
         }
         if let refused = try await flow.throttle(
-            "confirm", email: user.email, ip: context.client.ip, perAddress: PasswordRecoveryFlow.perAddressPerHour,
-            perNetwork: PasswordRecoveryFlow.perNetworkPerHour, request: request)
+            "confirm", recipient: user.email, ip: context.client.ip,
+            perAddressPerNetwork: PasswordRecoveryFlow.perAddressPerNetworkPerHour,
+            perNetwork: services.configuration.limits.accountMailPerNetwork, request: request)
         {
             return refused
         }
@@ -220,7 +222,9 @@ struct SignUpFlow: Sendable {
         guard let code = AccountFlowPages.wellFormedCode(form["c"]), let codes = services.storage.accountCodes,
             let used = try await codes.consume(
                 codeHash: SecretHash.sha256Hex(code), purpose: .confirmEmail, at: services.clock.now()),
-            let userID = used.userID, let user = try await services.storage.users.find(id: userID)
+            let userID = used.userID, let user = try await services.storage.users.find(id: userID),
+            // A confirmation proves the address it was sent to, not one the account has since moved to.
+            AccountMailer.sameAddress(used.email, user.email)
         else { return invalidLink(request) }
         let next = AccountFlowPages.next(form["next"])
         JournalNote.current?.identify(personID: user.id, personName: user.fullName)

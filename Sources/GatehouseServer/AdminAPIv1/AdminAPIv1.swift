@@ -34,6 +34,8 @@ struct V1Call: Sendable {
     let services: GatehouseServices
     /// The raw body of a POST, PUT or PATCH (empty when none was sent); nil for other methods.
     let raw: ByteBuffer?
+    /// Who is asking (``AdminActor/development`` in development mode without credentials).
+    var actor: AdminActor = .development
 
     func parameter(_ name: String) -> String { context.parameters.get(name) ?? "" }
     func query(_ name: String) -> String? { request.uri.queryParameters.get(name) }
@@ -77,7 +79,7 @@ struct AdminAPIv1: Sendable {
 
     private func handle(_ route: V1Route, _ request: Request, _ context: GatehouseRequestContext) async -> Response {
         do {
-            if route.guarded { try await Self.authorize(request, services: services) }
+            let actor = route.guarded ? try await Self.authorize(request, services: services) : .development
             var raw: ByteBuffer?
             if [.post, .put, .patch].contains(request.method) {
                 guard Self.isJSON(request) else {
@@ -92,7 +94,8 @@ struct AdminAPIv1: Sendable {
                     throw Problem(.tooLarge, "the body is larger than \(route.bodyLimit) bytes")
                 }
             }
-            return try await route.handler(V1Call(request: request, context: context, services: services, raw: raw))
+            return try await route.handler(
+                V1Call(request: request, context: context, services: services, raw: raw, actor: actor))
         } catch {
             if let problem = Problem.from(error) { return problem.response }
             services.logger.error(
@@ -103,9 +106,12 @@ struct AdminAPIv1: Sendable {
 
     /// Who may use the v1 API. The one place every v1 route asks: ``AdminAuthorization`` (development mode open;
     /// production mode an admin token or an admin session, a read-only token for reads only).
+    /// - Returns: who is asking.
     /// - Throws: an `unauthorized` (401) or `forbidden` (403) ``Problem`` when the request may not go on.
-    static func authorize(_ request: Request, services: GatehouseServices) async throws {
-        if let problem = await AdminAuthorization(services: services).decide(request).problem { throw problem }
+    static func authorize(_ request: Request, services: GatehouseServices) async throws -> AdminActor {
+        let decision = await AdminAuthorization(services: services).decide(request)
+        guard case .allowed(let actor) = decision else { throw decision.problem ?? Problem(.forbidden, "refused") }
+        return actor
     }
 
     static func isJSON(_ request: Request) -> Bool {

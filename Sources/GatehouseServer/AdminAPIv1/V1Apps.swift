@@ -5,7 +5,7 @@ import Hummingbird
 import Logging
 
 /// `/apps`: register, read, list, change, reset the secret of, and delete apps. An app object carries its secret
-/// and client token (this is an admin API).
+/// and client token, except for a read-only token (``SecretReads``).
 struct V1Apps: Sendable {
     let services: GatehouseServices
 
@@ -14,7 +14,8 @@ struct V1Apps: Sendable {
             V1Route(method: .get, path: "/apps") { try await list($0) },
             V1Route(method: .post, path: "/apps") { try await create($0) },
             V1Route(method: .get, path: "/apps/{id}") { call in
-                AdminAPIv1.reply(try await json(try await find(call.parameter("id"))))
+                let app = try await find(call.parameter("id"))
+                return AdminAPIv1.reply(try await json(app, secrets: await call.mayReadSecrets()))
             },
             V1Route(method: .patch, path: "/apps/{id}") { try await update($0) },
             V1Route(method: .delete, path: "/apps/{id}") { call in
@@ -38,8 +39,9 @@ struct V1Apps: Sendable {
         let page = try Page(call.request)
         let apps = try await services.storage.apps.list()
         let shown = Array(apps.dropFirst(min(page.offset, apps.count)).prefix(page.limit))
+        let secrets = shown.isEmpty ? false : await call.mayReadSecrets()
         var rendered: [String: JSONValue] = [:]
-        for app in shown { rendered[app.id] = try await json(app) }
+        for app in shown { rendered[app.id] = try await json(app, secrets: secrets) }
         return AdminAPIv1.reply(page.answer(apps) { rendered[$0.id] ?? .null })
     }
 
@@ -111,9 +113,10 @@ struct V1Apps: Sendable {
 
     static func missing(_ id: String) -> Problem { .notFound("there is no app \(GraphError.echo(id))") }
 
-    func json(_ app: AppRecord) async throws -> JSONValue {
+    /// The app as the API shows it; `secrets` false leaves out `secret` and `client_token`.
+    func json(_ app: AppRecord, secrets: Bool = true) async throws -> JSONValue {
         let roles = try await services.storage.apps.roles(appID: app.id)
-        return [
+        var object: JSONObject = [
             "id": .string(app.id), "name": .string(app.name), "secret": .string(app.secret),
             "client_token": .string(app.clientToken),
             "redirect_uris": .array(app.redirectURIs.map(JSONValue.string)),
@@ -125,5 +128,10 @@ struct V1Apps: Sendable {
             "roles": .array(roles.map { ["person_id": .string($0.userID), "role": .string($0.role.rawValue)] }),
             "created_time": AdminAPIv1.time(app.createdAt),
         ]
+        if !secrets {
+            _ = object.removeValue(forKey: "secret")
+            _ = object.removeValue(forKey: "client_token")
+        }
+        return .object(object)
     }
 }

@@ -31,14 +31,15 @@ struct V1Mail: Sendable {
         let to = call.query("to")
         if let to, to.count > 320 { throw Problem.validation("to", "to must be at most 320 characters") }
         let messages = try await store().list(to: to.map { EmailAddress.normalised($0) ?? $0 }, limit: 10_000)
-        return AdminAPIv1.reply(page.answer(messages, Self.render))
+        let bodies = messages.isEmpty ? false : await call.mayReadSecrets()
+        return AdminAPIv1.reply(page.answer(messages) { Self.render($0, bodies: bodies) })
     }
 
     func get(_ call: V1Call) async throws -> Response {
         guard let message = try await store().find(id: call.parameter("id")) else {
             throw Problem.notFound("no message with this id")
         }
-        return AdminAPIv1.reply(Self.render(message))
+        return AdminAPIv1.reply(Self.render(message, bodies: await call.mayReadSecrets()))
     }
 
     func delete(_ call: V1Call) async throws -> Response {
@@ -53,14 +54,15 @@ struct V1Mail: Sendable {
         return AdminAPIv1.reply(nil)
     }
 
-    /// One message as the API shows it; `links` are the URLs found in its plain-text part.
-    static func render(_ m: MailMessageRecord) -> JSONValue {
+    /// One message as the API shows it; `links` are the URLs found in its plain-text part. Without `bodies` (a
+    /// read-only token, ``SecretReads``) `text`, `html` and `links` are left out: they hold reset links.
+    static func render(_ m: MailMessageRecord, bodies: Bool = true) -> JSONValue {
         let status =
             m.deliveredAt != nil ? "sent" : m.gaveUpAt != nil ? "failed" : m.nextAttemptAt != nil ? "queued" : "kept"
         let links = m.text.split(whereSeparator: \.isWhitespace).map(String.init).filter {
             $0.hasPrefix("http://") || $0.hasPrefix("https://")
         }
-        return [
+        var object: JSONObject = [
             "id": .string(m.id), "kind": .string(m.kind), "to": .string(m.to), "subject": .string(m.subject),
             "text": .string(m.text),
             "html": .string(m.html), "links": .array(links.map(JSONValue.string)),
@@ -70,6 +72,8 @@ struct V1Mail: Sendable {
             "created_time": AdminAPIv1.time(m.createdAt),
             "sent_time": m.deliveredAt.map(AdminAPIv1.time) ?? .null,
         ]
+        if !bodies { for key in ["text", "html", "links"] { _ = object.removeValue(forKey: key) } }
+        return .object(object)
     }
 
     func signUp() async throws -> Response {

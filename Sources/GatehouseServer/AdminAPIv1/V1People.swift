@@ -99,6 +99,13 @@ package struct V1People: Sendable {
             throw Problem.validation("test_user_of", "test_user_of must name an existing app")
         }
         if let id, let existing = try await services.storage.users.find(id: id) {
+            // Production never compares a password for an answer: 200 against 409 would tell a token holder
+            // whether a guess is someone's password, unthrottled (issue 39, finding 11). Change it with PATCH.
+            if chosenPassword != nil, services.configuration.isProduction {
+                throw Problem.conflict(
+                    "a person with id \(id) exists; production never compares a password (change it with PATCH)",
+                    field: "password")
+            }
             let same = try await profile.describes(existing, email: email, testUserOf: testUserOf)
             let samePassword =
                 try await chosenPassword.asyncMap {
@@ -141,6 +148,7 @@ package struct V1People: Sendable {
     package func update(id: String, _ fields: JSONObject) async throws -> JSONValue {
         var body = try RequestBody(.object(fields))
         var person = try await find(id)
+        let previousEmail = person.email
         let email = body.has("email") ? try body.requiredString("email", max: 254) : nil
         let password = try body.string("password", max: 200)
         let profile = try await PersonFields.read(&body, services: services, creating: false)
@@ -161,6 +169,9 @@ package struct V1People: Sendable {
             person = try await services.accounts.changePassword(of: person, to: password)
         } else {
             try await services.storage.users.update(person)
+        }
+        if !AccountMailer.sameAddress(previousEmail, person.email) {
+            try await services.accounts.addressChanged(person)
         }
         if let state { try await services.accounts.setAccountState(of: person, to: state) }
         return try await json(try await find(person.id))

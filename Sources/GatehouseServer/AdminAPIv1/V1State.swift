@@ -14,6 +14,7 @@ struct V1State: Sendable {
         [
             V1Route(method: .post, path: "/state/reset", bodyLimit: 64 << 20) { try await reset($0) },
             V1Route(method: .get, path: "/state") { call in
+                try await call.requireSecretReads()
                 let withKeys = try V1People.flag(call.query("include_private_keys"), field: "include_private_keys")
                 let data = try EmulatorState.encoder.encode(
                     try await StateTransfer(services: services).export(includePrivateKeys: withKeys))
@@ -23,6 +24,7 @@ struct V1State: Sendable {
                 return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: data)))
             },
             V1Route(method: .put, path: "/state", bodyLimit: 256 << 20) { call in
+                try StateReplacement.check(services)
                 let state: EmulatorState
                 do {
                     state = try StateTransfer.decode(Data(buffer: call.raw ?? ByteBuffer()))
@@ -47,6 +49,7 @@ struct V1State: Sendable {
     /// scenario is parsed before anything is erased, so a bad one leaves the state as it was. Signing keys are kept,
     /// so id_tokens stay verifiable; the clock returns to real time.
     func reset(_ call: V1Call) async throws -> Response {
+        try StateReplacement.check(services)
         var body = try call.body()
         let target = try body.string("to", max: 10)
         var scenario: (Scenario, String)?
@@ -115,5 +118,23 @@ struct V1State: Sendable {
             "tokens": .int(
                 Int64(try await storage.tokens.live(appID: nil, userID: nil, now: services.clock.now()).count)),
         ]
+    }
+}
+
+/// Issue 39, finding 4: replacing the whole state (reset to empty or to the seed, import) wipes every person and
+/// app, and the seed publishes a password. Development mode always allows it; production only when the operator
+/// turned on `allow_state_replace` (`--allow-state-replace`), as the clock and error injection refuse production.
+enum StateReplacement {
+    static let refusal =
+        "production refuses to replace the whole state (it wipes every person and app); start the server with "
+        + "--allow-state-replace (allow_state_replace: true) to allow it"
+
+    /// - Throws: a `forbidden` ``Problem`` in production unless allowed.
+    static func check(_ services: GatehouseServices) throws {
+        guard isAllowed(services.configuration) else { throw Problem(.forbidden, refusal) }
+    }
+
+    static func isAllowed(_ configuration: GatehouseConfiguration) -> Bool {
+        configuration.isDevelopment || configuration.allowStateReplace
     }
 }

@@ -18,6 +18,11 @@ package enum AdminActor: Sendable, Equatable {
         return true
     }
 
+    /// Whether this actor may read the secrets that allow writing: app secrets and client tokens, the whole-state
+    /// export (password and token hashes, signing keys) and mail bodies (reset and confirmation links). A
+    /// read-only token is for dashboards and CI checks; reading any of these would hand it write access.
+    package var maySeeSecrets: Bool { mayWrite }
+
     /// The audit log's `actor_kind`.
     package var kind: String {
         switch self {

@@ -125,6 +125,8 @@ package enum ServerStartup {
             await group.addServiceUnlessShutdown(MailOutboxWorker(outbox: mail, doorbell: services.mailDoorbell))
         }
         if let writer = services.journalTableWriter { await group.addServiceUnlessShutdown(writer) }
+        // Deletes mail and account codes past `mail.retention_days`.
+        await group.addServiceUnlessShutdown(AccountMailRetention(services: services))
         // The seed file tells clients where the server is, so it is written only once requests are served.
         if let seed { try? DevSeeder(services: services).write(seed) }
         return Started(services: services, seed: seed)

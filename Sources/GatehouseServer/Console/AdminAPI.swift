@@ -96,6 +96,13 @@ struct AdminAPI: Sendable {
     /// `GET /admin/api/export`: the whole state as a download; private key halves only with `?include_private_keys=true`.
     @Sendable func export(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         guard await access.allows(request) else { return Self.reply(Self.denied, status: .forbidden) }
+        let actor = (try? await AdminAuthorization(services: services).actor(request)) ?? .development
+        guard
+            await SecretReads(services: services).allowed(
+                actor, route: AuditMiddleware.route(context, path: request.uri.path), target: nil)
+        else {
+            return Self.reply(Self.error(403, SecretReads.refusal), status: .forbidden)
+        }
         let withKeys = request.uri.queryParameters["include_private_keys"] == "true"
         let data = try EmulatorState.encoder.encode(
             try await StateTransfer(services: services).export(includePrivateKeys: withKeys))
@@ -109,6 +116,9 @@ struct AdminAPI: Sendable {
     /// `POST /admin/api/import`: replaces the whole state with an export (JSON, up to 256 MB).
     @Sendable func importState(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         guard await access.allows(request) else { return Self.reply(Self.denied, status: .forbidden) }
+        guard StateReplacement.isAllowed(services.configuration) else {
+            return Self.reply(Self.error(403, StateReplacement.refusal), status: .forbidden)
+        }
         guard Self.isJSON(request) else {
             return Self.reply(Self.error(415, "send the export as application/json"), status: .unsupportedMediaType)
         }

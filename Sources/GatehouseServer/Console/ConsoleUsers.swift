@@ -85,10 +85,14 @@ struct ConsoleUsers: Sendable {
             var user = try await find(context)
             let profile = try ProfileForm(form)
             profile.apply(to: &user, places: services.accounts.place(named:))
+            let previousEmail = try await services.storage.users.find(id: user.id)?.email
             do {
                 try await services.storage.users.update(user)
             } catch StorageError.conflict {
                 throw ConsoleInputError("Another person already uses \(profile.email).")
+            }
+            if let previousEmail, !AccountMailer.sameAddress(previousEmail, user.email) {
+                try await services.accounts.addressChanged(user)
             }
             return "/console/users/\(user.id)?notice=saved"
         }

@@ -27,6 +27,15 @@ struct LoginStatusEndpoint: Sendable {
         let clientID = request.uri.queryParameters["client_id"].map(String.init) ?? ""
         let (app, refusal) = try await checkedApp(clientID, request)
         guard let app else { return refusal! }
+        // The dialog refuses this app a login whose credential is not bound to a PKCE challenge; a status answer
+        // hands out a token and a code with none, so for such an app it has nothing to hand out (issue 39,
+        // finding 10). The page logs in through the dialog, with its challenge.
+        if app.requirePKCE {
+            JournalNote.current?.explain(
+                "app \(app.id) requires PKCE: the status endpoint answers unknown and hands out no token; log in through the dialog with a code_challenge"
+            )
+            return reply(["status": "unknown", "authResponse": .null], origin: request.headers[.origin])
+        }
         guard let current = try await sessions.current(request, forApp: app.id) else {
             return reply(["status": "unknown", "authResponse": .null], origin: request.headers[.origin])
         }

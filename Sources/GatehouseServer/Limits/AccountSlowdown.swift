@@ -19,8 +19,34 @@ import Foundation
 /// share one turn.
 struct AccountSlowdown: Sendable {
     let limiter: RateLimiter
-    let limits: LimitsConfiguration
     let scope: String
+    /// Attempts per window before the delays start; 0 turns the slowdown off.
+    let budget: Int
+    let windowSeconds: Int
+    let maxDelaySeconds: Int
+    /// Whether the account's own networks pass uncounted (passwords: yes; login codes, which only someone who
+    /// has the password reaches: no).
+    let exemptsKnownNetworks: Bool
+
+    /// The password budget: `limits.login_attempts_per_account_all_networks` a `login_account_window_seconds`.
+    init(limiter: RateLimiter, limits: LimitsConfiguration, scope: String) {
+        self.init(
+            limiter: limiter, scope: scope, budget: limits.loginAttemptsPerAccountAllNetworks,
+            windowSeconds: limits.loginAccountWindowSeconds, maxDelaySeconds: limits.loginSlowdownMaxSeconds,
+            exemptsKnownNetworks: true)
+    }
+
+    init(
+        limiter: RateLimiter, scope: String, budget: Int, windowSeconds: Int, maxDelaySeconds: Int,
+        exemptsKnownNetworks: Bool
+    ) {
+        self.limiter = limiter
+        self.scope = scope
+        self.budget = budget
+        self.windowSeconds = windowSeconds
+        self.maxDelaySeconds = maxDelaySeconds
+        self.exemptsKnownNetworks = exemptsKnownNetworks
+    }
 
     /// How long a successful login vouches for its network on that account.
     static let knownNetworkLifetime = 30 * 86_400
@@ -30,9 +56,9 @@ struct AccountSlowdown: Sendable {
 
     /// Counts one attempt; nil when it may be checked now, or the seconds to wait.
     func reserve(email: String, ip: String?) async throws -> Int? {
-        let budget = limits.loginAttemptsPerAccountAllNetworks
-        guard budget > 0, try await !isKnown(email: email, ip: ip) else { return nil }
-        let window = limiter.window(seconds: limits.loginAccountWindowSeconds)
+        guard budget > 0 else { return nil }
+        if exemptsKnownNetworks, try await isKnown(email: email, ip: ip) { return nil }
+        let window = limiter.window(seconds: windowSeconds)
         let total = try await store.increment(
             key: account(email), windowStart: window.start, amount: 1, expiresAt: window.end)
         guard total > budget else { return nil }
@@ -45,7 +71,7 @@ struct AccountSlowdown: Sendable {
         let claims = try await store.increment(
             key: "\(nextKey):\(next)", windowStart: window.start, amount: 1, expiresAt: window.end)
         guard claims == 1 else { return 1 }
-        let delay = min(limits.loginSlowdownMaxSeconds, 1 << min(total - budget - 1, 30))
+        let delay = min(maxDelaySeconds, 1 << min(total - budget - 1, 30))
         _ = try await store.increment(
             key: nextKey, windowStart: window.start, amount: now + delay - next, expiresAt: window.end)
         return nil
@@ -53,15 +79,20 @@ struct AccountSlowdown: Sendable {
 
     /// A correct password: its attempt was no guess, and its network now vouches for the owner.
     func succeeded(email: String, ip: String?) async throws {
-        guard limits.loginAttemptsPerAccountAllNetworks > 0 else { return }
+        guard budget > 0 else { return }
         let window = limiter.window(seconds: Self.knownNetworkLifetime)
         _ = try await store.increment(
             key: knownKey(email, ip), windowStart: window.start, amount: 1,
             expiresAt: window.end.addingTimeInterval(TimeInterval(Self.knownNetworkLifetime)))
     }
 
+    /// Attempts counted in the current window (the login code checkpoint mails the owner once it passes the budget).
+    func attempts(email: String) async throws -> Int {
+        try await store.count(key: account(email), windowStart: limiter.window(seconds: windowSeconds).start)
+    }
+
     /// Whether the account logged in from this network in the current or the previous lifetime-long window.
-    private func isKnown(email: String, ip: String?) async throws -> Bool {
+    func isKnown(email: String, ip: String?) async throws -> Bool {
         let window = limiter.window(seconds: Self.knownNetworkLifetime)
         let key = knownKey(email, ip)
         if try await store.count(key: key, windowStart: window.start) > 0 { return true }

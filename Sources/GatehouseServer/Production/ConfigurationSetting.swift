@@ -100,6 +100,7 @@ package struct ConfigurationSetting: Sendable {
             }, show: { $0.logLevel }),
         int("device_poll_interval", \.devicePollInterval, range: 1...60),
         bool("dev_allow_remote", \.devAllowRemote),
+        bool("allow_state_replace", \.allowStateReplace),
         ConfigurationSetting(
             key: "journal", isSecret: false,
             apply: { value, c in
@@ -126,6 +127,7 @@ package struct ConfigurationSetting: Sendable {
         text("mail.service_name", \.mail.serviceName),
         optionalText("mail.sendmail_command", \.mail.sendmailCommand),
         optionalText("mail.templates_dir", \.mail.templatesDirectory),
+        int("mail.retention_days", \.mail.retentionDays, range: 1...3660),
         int("limits.login_attempts_per_account", \.limits.loginAttemptsPerAccount, range: 0...1_000_000),
         int("limits.login_attempts_per_ip", \.limits.loginAttemptsPerIP, range: 0...1_000_000),
         int("limits.login_window_seconds", \.limits.loginWindowSeconds, range: 1...86_400 * 30),
@@ -135,6 +137,10 @@ package struct ConfigurationSetting: Sendable {
             range: 0...1_000_000),
         int("limits.login_account_window_seconds", \.limits.loginAccountWindowSeconds, range: 1...86_400 * 30),
         int("limits.login_slowdown_max_seconds", \.limits.loginSlowdownMaxSeconds, range: 1...86_400),
+        int("limits.login_code_attempts_per_account", \.limits.loginCodeAttemptsPerAccount, range: 0...1_000_000),
+        int("limits.account_mail_per_network", \.limits.accountMailPerNetwork, range: 0...1_000_000),
+        int("limits.account_mail_per_ipv6_48", \.limits.accountMailPerIPv6Slash48, range: 0...1_000_000),
+        int("limits.account_mail_per_recipient", \.limits.accountMailPerRecipient, range: 0...1_000_000),
         int("limits.app_calls_per_window", \.limits.appCallsPerWindow, range: 0...1_000_000_000),
         int("limits.user_calls_per_window", \.limits.userCallsPerWindow, range: 0...1_000_000_000),
         int("limits.api_window_seconds", \.limits.apiWindowSeconds, range: 1...86_400 * 30),

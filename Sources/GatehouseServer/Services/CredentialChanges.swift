@@ -5,8 +5,8 @@ import Logging
 /// The one way a person's password or an app's secret is replaced once they exist, so every path (scenario,
 /// console, and any later one) ends the sessions the old credential opened, as Facebook does.
 extension AccountService {
-    /// Saves `user` (with whatever other changes it carries) under a new password, and signs the person out
-    /// everywhere: `passwordChangedAt` moves to now, so every token issued before answers 190/460 and every
+    /// Saves `user` (with whatever other changes it carries) under a new password, ends every mailed link (reset,
+    /// confirmation) sent before, and signs the person out everywhere: `passwordChangedAt` moves to now, so every token issued before answers 190/460 and every
     /// browser session authenticated before is refused; the tokens are also revoked and the sessions deleted, so
     /// nothing issued in the same second (timestamps are stored in whole seconds) survives either.
     /// - Parameter at: when the change happens; nil is the clock's now. A scenario passes the time its new tokens
@@ -26,9 +26,17 @@ extension AccountService {
         try await storage.users.update(changed)
         try await storage.tokens.revokeAll(userID: user.id, at: now)
         try await storage.codes.expireAll(userID: user.id, at: now)
+        // Reset and confirmation links sent before the change end with it (issue 39, finding 8).
+        try await storage.accountCodes?.expireAll(userID: user.id, at: now)
         try await storage.sessions.deleteAll(userID: user.id)
         services.logger.info("password changed; tokens revoked and sessions ended", metadata: ["user": "\(user.id)"])
         return changed
+    }
+
+    /// After `user`'s address changed: every link mailed to the old address ends (issue 39, finding 8). Each
+    /// link is also bound to the address it was sent to, so a path that does not call this still refuses it.
+    package func addressChanged(_ user: UserRecord) async throws {
+        try await services.storage.accountCodes?.expireAll(userID: user.id, at: services.clock.now())
     }
 
     /// Saves `app` under a new secret and revokes the app tokens issued under the old one (the `app_id|secret`

@@ -94,6 +94,8 @@ package final class GatehouseServices: Sendable {
     package var accounts: AccountService { AccountService(services: self) }
     /// Wakes the mail worker when a message is queued.
     package let mailDoorbell = OutboxDoorbell()
+    /// The browser sessions whose activity this node recorded lately (``SessionActivityMiddleware``).
+    package let sessionTouches = RecentTouches(interval: SessionActivityMiddleware.interval)
     /// The mail outbox (issue 32); nil when the storage has no mail table. It sends through
     /// `mail.sendmail_command` when one is configured, and otherwise only keeps the messages.
     package var mail: MailOutbox? {

@@ -6,7 +6,8 @@ import Logging
 ///
 /// Each app gets its data-deletion callback (when it has a URL; through the outbox, whose rows outlive the account
 /// on purpose) and its deauthorize callback (``AppRemoval``, which also revokes the app's tokens). Then the person
-/// is deleted: their grants, tokens, codes, sessions and second factor go with them (foreign keys cascade). What
+/// is deleted: their grants, tokens, codes, sessions, second factor and mail go with them (foreign keys cascade;
+/// the mail is deleted here, since the outbox has no foreign key). What
 /// stays is ``rememberDeleted(_:)``'s hashes, so the old tokens answer as Facebook answers a deleted person's.
 package struct AccountDeletion: Sendable {
     let services: GatehouseServices
@@ -31,6 +32,8 @@ package struct AccountDeletion: Sendable {
         try await storage.tokens.revokeAll(userID: user.id, at: services.clock.now())
         try await storage.sessions.deleteAll(userID: user.id)
         try await storage.twoFactor?.delete(userID: user.id)
+        // The outbox keeps no address or id of a deleted person (issue 39, finding 9), queued mail included.
+        try await storage.mail?.deleteAll(userID: user.id, address: EmailAddress.normalised(user.email) ?? user.email)
         try await storage.users.delete(id: user.id)
         services.logger.info("account deleted", metadata: ["user": "\(user.id)", "apps": "\(told.count)"])
         return told

@@ -7,11 +7,11 @@ import Logging
 ///
 /// A request with a session cookie is recorded at most once per ``interval`` per session on this node (the
 /// dialog's hot path then writes nothing most of the time); a response that starts a session is recorded at once,
-/// so a new login shows up straight away.
+/// so a new login shows up straight away. Only sessions that exist are remembered (``RecentTouches``): a cookie
+/// nobody issued costs one session lookup, as it does the page itself, and leaves nothing behind.
 package struct SessionActivityMiddleware: RouterMiddleware {
     package typealias Context = GatehouseRequestContext
     let services: GatehouseServices
-    let recent = RecentTouches()
     /// The session cookie's name, worked out once: it depends only on the configuration, and working it out
     /// (``GatehouseConfiguration/usesSecureCookies`` parses the base URL) on every request was the most of
     /// what this middleware cost a Graph call.
@@ -21,26 +21,6 @@ package struct SessionActivityMiddleware: RouterMiddleware {
     package init(services: GatehouseServices) {
         self.services = services
         self.sessionCookieName = SessionCookie.name(BrowserSessions.sessionCookie, services.configuration)
-    }
-
-    /// Per node, the last time each session (by secret hash) was recorded.
-    final class RecentTouches: Sendable {
-        let seen = LockedValue<[String: Date]>([:])
-
-        /// True (and remembered) when `key` was not recorded within the interval before `now`.
-        func due(_ key: String, now: Date) -> Bool {
-            seen.withLockedValue { seen in
-                if let last = seen[key], now.timeIntervalSince(last) < SessionActivityMiddleware.interval {
-                    return false
-                }
-                // Keep the table small: forget entries older than the interval when it grows.
-                if seen.count > 10_000 {
-                    seen = seen.filter { now.timeIntervalSince($0.value) < SessionActivityMiddleware.interval }
-                }
-                seen[key] = now
-                return true
-            }
-        }
     }
 
     package func handle(
@@ -58,12 +38,14 @@ package struct SessionActivityMiddleware: RouterMiddleware {
         guard let secret, !secret.isEmpty, secret.count <= 128 else { return response }
         let now = services.clock.now()
         let hash = SecretHash.sha256Hex(secret)
-        guard started != nil || recent.due(hash, now: now) else { return response }
+        let recent = services.sessionTouches
+        guard started != nil || !recent.seen(hash, now: now) else { return response }
         // Best effort: the page is answered whatever happens here.
         do {
             if let session = try await services.storage.sessions.find(secretHash: hash) {
                 try await activity.touch(
                     sessionID: session.id, userAgent: request.headers[.userAgent], ip: context.client.ip, at: now)
+                recent.record(hash, now: now)
             }
         } catch {
             services.logger.debug("session activity not recorded", metadata: ["error": "\(error)"])

@@ -6,7 +6,7 @@ import Logging
 
 /// Turning two-factor login on and off from the person's settings (issue 32).
 ///
-/// On: `POST /settings/two-factor/start` makes a secret (not yet asked at login), `GET /settings/two-factor`
+/// On: `POST /settings/two-factor/start` with the password makes a secret (not yet asked at login), `GET /settings/two-factor`
 /// shows it as an `otpauth://` URI (drawn as a QR code, ``TwoFactorQRCode``) and as base32 text to type into an
 /// authenticator app, and
 /// `POST /settings/two-factor/confirm` takes the first code the app shows; only then is login asked for codes, and
@@ -22,18 +22,23 @@ struct TwoFactorSettingsPages: Sendable {
 
     func register(on router: Router<GatehouseRequestContext>) {
         router.get(RouterPath(Self.setupPath)) { request, _ in try await setup(request, error: nil) }
-        router.post("/settings/two-factor/start") { request, _ in try await start(request) }
+        router.post("/settings/two-factor/start") { request, context in try await start(request, context) }
         router.post("/settings/two-factor/confirm") { request, _ in try await confirm(request) }
         router.post("/settings/two-factor/disable") { request, context in try await disable(request, context) }
         TwoFactorQRCode.register(on: router)
     }
 
-    func start(_ request: Request) async throws -> Response {
-        guard try await settings.checkedForm(request) != nil else { return settings.expired() }
+    /// Asks for the password, as turning it off does (issue 39, finding 6): a stolen session alone must not be
+    /// able to put the thief's authenticator between the owner and their account.
+    func start(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
+        guard let form = try await settings.checkedForm(request) else { return settings.expired() }
         guard let (_, user) = try await sessions.current(request) else { return SecuritySettingsPages.logIn() }
         guard let store = services.storage.twoFactor else { return PageRenderer.seeOther(SecuritySettingsPages.home) }
         if try await store.find(userID: user.id)?.isEnabled == true {
             return PageRenderer.seeOther(SecuritySettingsPages.home)
+        }
+        if let refusal = try await settings.provePassword(user, form["password"] ?? "", context) {
+            return try await settings.show(request, error: ("twoFactor", refusal.message), status: refusal.status)
         }
         try await store.save(
             TwoFactorRecord(

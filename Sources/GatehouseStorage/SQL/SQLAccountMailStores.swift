@@ -84,6 +84,24 @@ package struct SQLMailOutboxStore: MailOutboxStore {
         }
     }
 
+    package func deleteAll(userID: String, address: String) async throws -> Int {
+        try await context.run {
+            try await db.delete(from: "mail_messages")
+                .where("user_id", .equal, SQLBind(userID))
+                .orWhere(SQLFunction("lower", args: SQLIdentifier("to_address")), .equal, SQLBind(address.lowercased()))
+                .returning("id").all().count
+        }
+    }
+
+    package func prune(createdBefore cutoff: Date) async throws -> Int {
+        try await context.run {
+            try await db.delete(from: "mail_messages")
+                .where("created_at", .lessThan, SQLBind(SQLCodec.seconds(cutoff)))
+                .where("next_attempt_at", .is, SQLLiteral.null)
+                .returning("id").all().count
+        }
+    }
+
     static func values(_ m: MailMessageRecord) -> [any Encodable & Sendable] {
         [
             m.id, m.kind, m.userID, m.to, m.subject, m.text, m.html, SQLCodec.seconds(m.createdAt), Int64(m.attempts),
@@ -159,6 +177,15 @@ package struct SQLAccountCodeStore: AccountCodeStore {
         try await context.run {
             try await db.select().columns(Self.columns).from("account_codes")
                 .orderBy("created_at", .descending).limit(max(0, limit)).all().map(Self.decode)
+        }
+    }
+
+    package func prune(before cutoff: Date) async throws -> Int {
+        try await context.run {
+            let cutoff = SQLBind(SQLCodec.seconds(cutoff))
+            return try await db.delete(from: "account_codes")
+                .where("expires_at", .lessThan, cutoff).orWhere("used_at", .lessThan, cutoff)
+                .returning("code_hash").all().count
         }
     }
 

@@ -36,6 +36,8 @@ import ChildProcesses
             try await rig.driver.click("#security-settings")
             _ = try await rig.driver.find("#two-factor-on")
             try await rig.driver.screenshot("security-settings")
+            // Turning it on asks for the password (a stolen session alone cannot enrol an authenticator).
+            try await rig.driver.type("#two-factor-on-password", person.password)
             try await rig.driver.click("#two-factor-on")
             _ = try await rig.driver.find("#two-factor-secret")
             #expect(try await rig.driver.text("#otpauth-uri").hasPrefix("otpauth://totp/Gatehouse:"))

@@ -27,7 +27,8 @@ import Testing
         let settings = try await logInToSettings(browser)
         #expect(settings.text.contains(#"id="two-factor-on""#))
         let csrf = try #require(Browser.hiddenValue("csrf_token", in: settings.text))
-        let started = try await browser.post("/settings/two-factor/start", form: [("csrf_token", csrf)])
+        let started = try await browser.post(
+            "/settings/two-factor/start", form: [("csrf_token", csrf), ("password", "alice-password")])
         #expect(started.location == "/settings/two-factor")
         let setup = try await browser.get("/settings/two-factor")
         let secret = try #require(

@@ -52,7 +52,8 @@ import Testing
             // The settings page itself runs no script.
             #expect(settings.headers[.contentSecurityPolicy]?.contains("script-src") == false)
             let csrf = try #require(Browser.hiddenValue("csrf_token", in: settings.text))
-            _ = try await browser.post("/settings/two-factor/start", form: [("csrf_token", csrf)])
+            _ = try await browser.post(
+                "/settings/two-factor/start", form: [("csrf_token", csrf), ("password", "alice-password")])
             let setup = try await browser.get("/settings/two-factor")
             #expect(setup.status == .ok)
             #expect(
