@@ -1,9 +1,9 @@
 """pytest fixtures that give each test a Gatehouse server in a known state, driven over HTTP only.
 
-With GATEHOUSE_URL set (and GATEHOUSE_ADMIN_TOKEN for a production server) the tests use that server, wherever it
-runs: a container, another host. Otherwise the fixture starts `gatehouse serve` itself (GATEHOUSE_BIN, else
-`gatehouse` on the PATH) in production mode on a free loopback port, with an admin token made for the run.
-Before every test the state is reset to empty through the admin API.
+With GATEHOUSE_URL set (and GATEHOUSE_ADMIN_TOKEN for a production server, started with --allow-state-replace)
+the tests use that server, wherever it runs: a container, another host. Otherwise the fixture starts `gatehouse
+serve` itself (GATEHOUSE_BIN, else `gatehouse` on the PATH) in production mode on a free loopback port, with an
+admin token made for the run. Before every test the state is reset to empty through the admin API.
 """
 import json
 import os
@@ -133,7 +133,8 @@ def gatehouse():
         with open(log_path, "wb") as log:  # a file, not a pipe: a pipe nobody reads fills up and stalls the server
             server = subprocess.Popen(
                 [binary, "serve", "--mode", "production", "--port", str(port), "--data-dir", data_dir,
-                 "--public-url", "https://login.example.test", "--trusted-proxy", "127.0.0.1"],
+                 "--public-url", "https://login.example.test", "--trusted-proxy", "127.0.0.1",
+                 "--allow-state-replace"],  # production refuses the reset before each test without it
                 stdout=log, stderr=subprocess.STDOUT)
         base_url = f"http://127.0.0.1:{port}"
         wait_until_ready(base_url, server=server, log_path=log_path)
