@@ -196,7 +196,7 @@ package struct LimitsConfiguration: Sendable, Equatable {
     /// here, so a stranger cannot use this cap to keep the owner from resetting their password.
     package var accountMailPerRecipient = 10
     /// Wrong login codes per account per day before each further code is checked only after a doubling delay
-    /// (capped at ``loginSlowdownMaxSeconds``); the owner is mailed the first time the budget is passed.
+    /// (capped at an hour); the owner is mailed the first time the budget is passed.
     package var loginCodeAttemptsPerAccount = 10
 
     package init(
