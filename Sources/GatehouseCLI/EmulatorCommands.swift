@@ -2,7 +2,7 @@ import GatehouseCore
 import ArgumentParser
 import Foundation
 
-/// Which running server the emulator commands talk to (they use its admin API, `/admin/api/…`).
+/// Which running server the emulator commands talk to (they use its admin API, `/admin/api/v1/…`).
 struct AdminServerOptions: ParsableArguments {
     @Option(help: "The Gatehouse server (default: the dev seed's, else http://127.0.0.1:8080).") var server: String?
     @Option(
@@ -32,9 +32,10 @@ struct AdminServerOptions: ParsableArguments {
         AdminClient(baseURL: baseURL, token: adminToken ?? Environment.value("GATEHOUSE_ADMIN_TOKEN"))
     }
 
-    /// Calls the older admin API (`/admin/api/<path>`); a refusal exits 1 with the server's message, no server exits 3.
+    /// Calls a route of the admin API (`/admin/api/v1<path>`); a refusal exits 1 with the server's message, no server
+    /// exits 3.
     func call(_ method: String, _ path: String, json body: Data? = nil) async throws -> (Int, Data) {
-        try await client.call(method, "/admin/api/" + path, json: body)
+        try await client.call(method, "/admin/api/v1" + path, json: body)
     }
 
     static func object(_ data: Data) -> [String: Any] {
@@ -61,11 +62,11 @@ struct ClockCommand: AsyncParsableCommand, ExecutableCommand {
     func execute() async throws {
         let data: Data
         switch action {
-        case "show": data = try await server.call("GET", "clock").1
-        case "reset": data = try await server.call("POST", "clock/reset", json: Data("{}".utf8)).1
+        case "show": data = try await server.call("GET", "/clock").1
+        case "reset": data = try await server.call("POST", "/clock/reset", json: Data("{}".utf8)).1
         case "advance":
             guard let duration else { throw fail("say how far, e.g. `gatehouse clock advance 61d`") }
-            data = try await server.call("POST", "clock/advance", json: AdminServerOptions.body(["by": duration])).1
+            data = try await server.call("POST", "/clock/advance", json: AdminServerOptions.body(["by": duration])).1
         default: throw fail("unknown action \(action); use show, advance DURATION or reset")
         }
         if server.json { print(String(decoding: data, as: UTF8.self)); return }
@@ -114,7 +115,7 @@ struct InjectCommand: AsyncParsableCommand {
             }
             var body: [String: Any] = ["target": kind, "id": id, "error": error]
             if let times { body["times"] = times }
-            let data = try await server.call("POST", "injections", json: AdminServerOptions.body(body)).1
+            let data = try await server.call("POST", "/injections", json: AdminServerOptions.body(body)).1
             if server.json { print(String(decoding: data, as: UTF8.self)); return }
             let record = AdminServerOptions.object(data)
             print(
@@ -128,7 +129,7 @@ struct InjectCommand: AsyncParsableCommand {
         @OptionGroup var server: AdminServerOptions
 
         func execute() async throws {
-            let data = try await server.call("GET", "injections").1
+            let data = try await server.call("GET", "/injections").1
             if server.json { print(String(decoding: data, as: UTF8.self)); return }
             let items = AdminServerOptions.object(data)["data"] as? [[String: Any]] ?? []
             if items.isEmpty { print("no injected errors"); return }
@@ -148,7 +149,7 @@ struct InjectCommand: AsyncParsableCommand {
         @OptionGroup var server: AdminServerOptions
 
         func execute() async throws {
-            _ = try await server.call("DELETE", id.map { "injections/\($0)" } ?? "injections")
+            _ = try await server.call("DELETE", id.map { "/injections/" + AdminClient.escape($0) } ?? "/injections")
             print(id.map { "cleared \($0)" } ?? "cleared all injected errors")
         }
     }
@@ -166,7 +167,7 @@ struct ExportCommand: AsyncParsableCommand, ExecutableCommand {
     @OptionGroup var server: AdminServerOptions
 
     func execute() async throws {
-        let data = try await server.call("GET", includePrivateKeys ? "export?include_private_keys=true" : "export").1
+        let data = try await server.call("GET", includePrivateKeys ? "/state?include_private_keys=true" : "/state").1
         guard let output else { FileHandle.standardOutput.write(data); return }
         do { try data.write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
             throw fail("cannot write \(output): \(error.localizedDescription)")
@@ -184,9 +185,9 @@ struct ImportCommand: AsyncParsableCommand, ExecutableCommand {
 
     func execute() async throws {
         guard let data = FileManager.default.contents(atPath: file) else { throw fail("cannot read \(file)") }
-        let reply = AdminServerOptions.object(try await server.call("POST", "import", json: data).1)
+        let reply = AdminServerOptions.object(try await server.call("PUT", "/state", json: data).1)
         print(
-            "imported \(reply["apps"] as? Int ?? 0) apps, \(reply["users"] as? Int ?? 0) people, \(reply["tokens"] as? Int ?? 0) tokens"
+            "imported \(reply["apps"] as? Int ?? 0) apps, \(reply["people"] as? Int ?? 0) people, \(reply["tokens"] as? Int ?? 0) tokens"
         )
     }
 }

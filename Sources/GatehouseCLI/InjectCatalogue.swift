@@ -9,7 +9,7 @@ enum InjectCatalogue {
     static func print(server: AdminServerOptions) async throws {
         let catalogue: JSONValue
         if server.server != nil {
-            let data = try await server.client.call("GET", "/admin/api/v1/injections/catalogue").1
+            let data = try await server.call("GET", "/injections/catalogue").1
             guard let value = try? JSONValue.parse(data) else { throw fail("the server's catalogue is not JSON") }
             catalogue = value
         } else {

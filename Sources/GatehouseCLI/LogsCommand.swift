@@ -7,7 +7,7 @@ struct LogsCommand: AsyncParsableCommand, ExecutableCommand {
     static let configuration = CommandConfiguration(
         commandName: "logs", abstract: "Show the server's recent requests, and why refused ones were refused.",
         discussion: """
-            Reads the request journal of a running server (GET /admin/api/journal): dialog steps, token-endpoint \
+            Reads the request journal of a running server (GET /admin/api/v1/journal): dialog steps, token-endpoint \
             calls, debug_token, Graph calls and batch parts, device-login polls and callback deliveries. A refused \
             request carries a plain-language reason ("why:"); the client only ever saw Facebook's error. \
             The journal is on by default in development mode; in production mode start the server with --journal true.
@@ -49,7 +49,7 @@ struct LogsCommand: AsyncParsableCommand, ExecutableCommand {
         if let route { query.append(("route", route)) }
         if let token { query.append(("token", token)) }
         if errors { query.append(("errors", "1")) }
-        let path = "journal?" + query.map { "\($0.0)=\(Self.escape($0.1))" }.joined(separator: "&")
+        let path = "/journal?" + query.map { "\($0.0)=\(Self.escape($0.1))" }.joined(separator: "&")
         let data = try await server.call("GET", path).1
         let object = AdminServerOptions.object(data)
         let entries = (object["data"] as? [[String: Any]] ?? []).reversed()

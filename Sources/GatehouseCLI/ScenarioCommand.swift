@@ -78,7 +78,7 @@ struct ScenarioCommand: AsyncParsableCommand {
         var body: [String: Any] = ["yaml": yaml, "file": path]
         body["files"] = collected.files.mapValues { $0.base64EncodedString() }
         return try await server.call(
-            "POST", check ? "scenario?check=1" : "scenario", json: AdminServerOptions.body(body)
+            "POST", check ? "/scenario?check=true" : "/scenario", json: AdminServerOptions.body(body)
         ).1
     }
 

@@ -6,9 +6,10 @@ import GatehouseProtocol
 import FoundationNetworking
 #endif
 
-/// The one HTTP client of a server's admin API (`/admin/api/v1/…` and the older `/admin/api/…`), used by every
-/// management command given `--server`. It sends the admin token as `Authorization: Bearer`, and turns a
-/// refusal into one line a person can act on: the problem document's `detail`, or the older routes' message.
+/// The one HTTP client of a server's admin API (`/admin/api/v1/…`), used by every management command given
+/// `--server`. It sends the admin token as `Authorization: Bearer`, and turns a refusal into one line a person can
+/// act on: the problem document's `detail`, else a Graph-shaped error's message (an older server's, or a retired
+/// route's `410 Gone`).
 struct AdminClient: Sendable {
     /// `http://host:port`, without a trailing slash.
     let baseURL: String

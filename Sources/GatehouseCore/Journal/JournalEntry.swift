@@ -116,7 +116,7 @@ package struct JournalEntry: Sendable, Equatable, Codable {
     }
 }
 
-/// Which entries a reader wants (`/console/activity`, `/admin/api/journal`, `gatehouse logs`).
+/// Which entries a reader wants (`/console/activity`, `/admin/api/v1/journal`, `gatehouse logs`).
 package struct JournalFilter: Sendable, Equatable {
     /// An app id.
     package var appID: String?

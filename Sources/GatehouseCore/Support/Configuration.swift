@@ -56,7 +56,7 @@ package struct GatehouseConfiguration: Sendable {
     /// Lets development mode listen beyond loopback (`--dev-allow-remote`); logged as a loud warning.
     package var devAllowRemote: Bool = false
     /// Lets a production server replace its whole state (`POST /admin/api/v1/state/reset`, `PUT /state`, the
-    /// older `POST /admin/api/import`): each wipes every person and app. Off unless the operator turns it on;
+    /// console's import): each wipes every person and app. Off unless the operator turns it on;
     /// development mode always allows it.
     package var allowStateReplace: Bool = false
     /// The request journal (`/console/activity`, `gatehouse logs`); nil follows the mode: on in development,

@@ -79,6 +79,8 @@ package struct AdminGate: RouterMiddleware {
             return try await next(request, context)
         }
         if path.hasPrefix("/admin") {
+            // The retired routes answer 410 to anyone: a client that still calls them learns where to go.
+            if RetiredAdminRoutes.isRetired(path) { return try await next(request, context) }
             // The API takes an admin token or a session (``AdminAuthorization``); v1 answers problem documents.
             let decision = await AdminAuthorization(services: services).decide(request)
             if decision.isAllowed { return try await next(request, context) }

@@ -65,7 +65,8 @@ struct AdminAPIv1: Sendable {
             + V1Grants(services: services).routes + V1Tokens(services: services).routes
             + V1Codes(services: services).routes
             + V1State(services: services).routes
-            + V1Emulator(services: services).routes + V1AdminTokens(services: services).routes
+            + V1Emulator(services: services).routes + V1Journal(services: services).routes
+            + V1AdminTokens(services: services).routes
             + V1Mail(services: services).routes
     }
 

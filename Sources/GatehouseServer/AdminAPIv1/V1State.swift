@@ -5,8 +5,8 @@ import Hummingbird
 import NIOFoundationEssentialsCompat
 
 /// `/state` and `/scenario`: reset between tests (to empty, to the development seed, or to a scenario), export,
-/// import, and apply or check a scenario, through the same ``StateTransfer`` and ``ScenarioLoader`` as the
-/// older `/admin/api` routes and the CLI.
+/// import, and apply or check a scenario, through the same ``StateTransfer`` and ``ScenarioLoader`` as the console
+/// and the CLI.
 struct V1State: Sendable {
     let services: GatehouseServices
 
@@ -40,7 +40,7 @@ struct V1State: Sendable {
                 let (scenario, file) = try Self.scenario(&body)
                 try body.finish()
                 let outcome = try await ScenarioLoader(services: services).apply(scenario, file: file, dryRun: check)
-                return AdminAPIv1.reply(ScenarioAPI.reply(scenario, outcome, check: check))
+                return AdminAPIv1.reply(outcome.json(scenario, check: check))
             },
         ]
     }
@@ -79,7 +79,7 @@ struct V1State: Sendable {
         if let (scenario, file) = scenario {
             let outcome = try await ScenarioLoader(services: services).apply(scenario, file: file)
             reply = try await counts().objectValue ?? reply
-            reply["scenario"] = ScenarioAPI.reply(scenario, outcome, check: false)
+            reply["scenario"] = outcome.json(scenario, check: false)
         }
         return AdminAPIv1.reply(.object(reply))
     }
@@ -117,6 +117,31 @@ struct V1State: Sendable {
             "people": .int(Int64(try await storage.users.list().count)),
             "tokens": .int(
                 Int64(try await storage.tokens.live(appID: nil, userID: nil, now: services.clock.now()).count)),
+        ]
+    }
+}
+
+extension ScenarioLoader.Outcome {
+    /// The answer to an apply or a check (`POST /scenario`, and `scenario` in `POST /state/reset`): the changes made,
+    /// or that would be made, the apps' ids and secrets and the people's ids.
+    ///
+    ///     {"applied": true, "in_sync": false, "changes": ["people.alice: no person … on the server"],
+    ///      "apps": [{"key": "shop", "id": …, "name": …, "secret": …, "client_token": …}],
+    ///      "people": [{"key": …, "id": …, "email": …}]}
+    func json(_ scenario: Scenario, check: Bool) -> JSONValue {
+        let apps: [JSONValue] = scenario.apps.compactMap { entry in
+            guard let app = self.apps.first(where: { $0.id == entry.id }) else { return nil }
+            return [
+                "key": .string(entry.key), "id": .string(app.id), "name": .string(app.name),
+                "secret": .string(app.secret), "client_token": .string(app.clientToken),
+            ]
+        }
+        return [
+            "applied": .bool(!check && !changes.isEmpty), "in_sync": .bool(changes.isEmpty),
+            "changes": .array(changes.map { .string($0.description) }),
+            "apps": .array(apps),
+            "people": .array(
+                people.map { ["key": .string($0.key), "id": .string($0.id), "email": .string($0.email)] }),
         ]
     }
 }

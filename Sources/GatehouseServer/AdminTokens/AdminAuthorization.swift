@@ -94,7 +94,7 @@ extension AdminAuthorization.Decision {
         }
     }
 
-    /// The Graph-shaped answer the older `/admin/api/…` routes give, nil when allowed.
+    /// The Graph-shaped answer for `/admin/…` paths outside v1, nil when allowed.
     func graphResponse(version: String) -> Response? {
         switch self {
         case .allowed: nil

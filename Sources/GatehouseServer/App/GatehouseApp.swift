@@ -56,9 +56,7 @@ package enum GatehouseApp {
         SettingsPages(services: services, pages: pages).register(on: router)
         SecuritySettingsPages(services: services, pages: pages).register(on: router)
         AccountFlowPages(services: services, pages: pages).register(on: router)
-        AdminAPI(services: services, access: ConsoleAccess(services: services)).register(on: router)
-        ScenarioAPI(services: services, access: ConsoleAccess(services: services)).register(on: router)
-        JournalAPI(services: services, access: ConsoleAccess(services: services)).register(on: router)
+        RetiredAdminRoutes.register(on: router)
         AdminAPIv1(services: services).register(on: router)
         ConsoleController(services: services, pages: pages, access: ConsoleAccess(services: services)).register(
             on: router)

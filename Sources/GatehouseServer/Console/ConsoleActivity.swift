@@ -45,7 +45,7 @@ struct ConsoleActivity: Sendable {
     // MARK: The list
 
     func list(_ request: Request) async throws -> Response {
-        let filter = JournalAPI.filter(request)
+        let filter = JournalFilter(request)
         let journal = services.journal
         let latest = journal.lastSequence
         let entries = journal.entries(matching: filter, limit: Self.pageSize)
@@ -127,7 +127,7 @@ struct ConsoleActivity: Sendable {
             values["hasParts"] = !parts.isEmpty
             values["batchSeq"] = entry.batchSequence ?? 0
             values["hasBatch"] = entry.batchSequence != nil
-            values["json"] = prettyJSON(JournalAPI.json(entry))
+            values["json"] = prettyJSON(entry.json)
             return values
         }
         response.headers[.contentSecurityPolicy] = Self.csp
@@ -150,7 +150,7 @@ struct ConsoleActivity: Sendable {
     func stream(_ request: Request) async throws -> Response {
         guard await console.access.allows(request) else { return console.denied() }
         let q = request.uri.queryParameters
-        let filter = JournalAPI.filter(request)
+        let filter = JournalFilter(request)
         let journal = services.journal
         let resumed = request.headers[.init("Last-Event-ID")!].flatMap(Int.init)
         let start = resumed ?? q.get("after").flatMap(Int.init) ?? journal.lastSequence

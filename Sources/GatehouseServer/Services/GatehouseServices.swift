@@ -30,7 +30,7 @@ package final class GatehouseServices: Sendable {
     package let clockControl: AdjustableClock?
     /// Wakes the callback worker when a callback is queued.
     package let outboxDoorbell: OutboxDoorbell
-    /// The request journal of this node (`/console/activity`, `/admin/api/journal`, `gatehouse logs`); recording
+    /// The request journal of this node (`/console/activity`, `/admin/api/v1/journal`, `gatehouse logs`); recording
     /// only while ``GatehouseConfiguration/journalEnabled``.
     package let journal: RequestJournal
     /// Entries waiting for the `request_journal` table (`--journal-table`); nil when the table is not used.

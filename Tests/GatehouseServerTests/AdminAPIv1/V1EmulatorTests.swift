@@ -7,7 +7,7 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 
-/// `/admin/api/v1/clock`, `/injections` and `/journal`: the older routes' behaviour, problem documents for errors.
+/// `/admin/api/v1/clock`, `/injections` and `/journal`: exact answers, problem documents for errors.
 @Suite struct V1EmulatorTests {
     @Test func clockAdvancesAndResets() async throws {
         let server = try await TestServer.make()
@@ -33,8 +33,10 @@ import Testing
             #expect(server.clock.currentOffset == 5_270_400)
             #expect(try await api.get("/clock").json["offset_seconds"] == 5_270_400)
             #expect(try await api.post("/clock/reset").json["offset_seconds"] == 0)
-            // The old path answers as before.
-            #expect(try await api.client.execute(uri: "/admin/api/clock", method: .get).json["offset_seconds"] == 0)
+            // The retired path moves nothing and names this one.
+            let old = try await api.client.execute(uri: "/admin/api/clock", method: .get)
+            #expect(old.status == .gone)
+            #expect(old.json["replacement"] == "/admin/api/v1/clock")
         }
     }
 

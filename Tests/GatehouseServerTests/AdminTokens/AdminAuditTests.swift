@@ -19,7 +19,7 @@ import Testing
             let json = AdminTokenAuthTests.bearer(ci.token, json: true)
             #expect(
                 try await client.execute(
-                    uri: "/admin/api/clock/advance", method: .post, headers: json,
+                    uri: "/admin/api/v1/clock/advance", method: .post, headers: json,
                     body: ByteBuffer(string: #"{"by":"1d"}"#)
                 ).status == .ok)
             #expect(
@@ -32,7 +32,7 @@ import Testing
                     == .notFound)
             #expect(
                 try await client.execute(
-                    uri: "/admin/api/clock/reset", method: .post, headers: [.contentType: "application/json"],
+                    uri: "/admin/api/v1/clock/reset", method: .post, headers: [.contentType: "application/json"],
                     body: ByteBuffer(string: "{}")
                 ).status == .unauthorized)
             #expect(
@@ -54,7 +54,7 @@ import Testing
                         ],
                         [
                             "id": "1", "time": .string(time), "actor": actor, "method": "POST",
-                            "route": "/admin/api/clock/advance",
+                            "route": "/admin/api/v1/clock/advance",
                             "target": .null, "status": 200,
                         ],
                     ],
@@ -92,14 +92,14 @@ import Testing
             headers[.contentType] = "application/json"
             #expect(
                 try await client.execute(
-                    uri: "/admin/api/clock/advance", method: .post, headers: headers,
+                    uri: "/admin/api/v1/clock/advance", method: .post, headers: headers,
                     body: ByteBuffer(string: #"{"by":"2h"}"#)
                 ).status == .ok)
             let entries = try await server.services.storage.admins.audit(before: nil, limit: 10)
             #expect(entries.map(\.actorKind) == ["administrator"])
             #expect(entries.first?.actorID == admin.id)
             #expect(entries.first?.actorName == "ops@example.com")
-            #expect(entries.first?.route == "/admin/api/clock/advance")
+            #expect(entries.first?.route == "/admin/api/v1/clock/advance")
         }
     }
 
@@ -107,7 +107,7 @@ import Testing
         let server = try await TestServer.make()
         try await server.run { client in
             let r = try await client.execute(
-                uri: "/admin/api/clock/advance", method: .post, headers: [.contentType: "application/json"],
+                uri: "/admin/api/v1/clock/advance", method: .post, headers: [.contentType: "application/json"],
                 body: ByteBuffer(string: #"{"by":"1h"}"#))
             #expect(r.status == .ok)
             let audit = try await client.execute(uri: "/admin/api/v1/audit", method: .get)
@@ -130,14 +130,15 @@ import Testing
             )
             #expect(
                 try await client.execute(
-                    uri: "/admin/api/clock/advance", method: .post, headers: bearer,
+                    uri: "/admin/api/v1/clock/advance", method: .post, headers: bearer,
                     body: ByteBuffer(string: #"{"by":"1h"}"#)
                 ).status == .ok)
             // Sent by mistake where a user access token belongs: a Graph call and the token endpoint.
             #expect(try await client.execute(uri: "/me", method: .get, headers: bearer).status == .badRequest)
             #expect(
                 try await client.execute(uri: "/me?access_token=\(created.token)", method: .get).status == .badRequest)
-            let journal = try await client.execute(uri: "/admin/api/journal?limit=100", method: .get, headers: bearer)
+            let journal = try await client.execute(
+                uri: "/admin/api/v1/journal?limit=100", method: .get, headers: bearer)
             #expect(journal.status == .ok)
             #expect((journal.json["data"]?.arrayValue?.count ?? 0) >= 2)
             #expect(!journal.text.contains(created.token))

@@ -79,7 +79,7 @@ import Testing
             let console = try await client.execute(uri: "/console", method: .get)
             #expect(console.status == .seeOther)
             #expect(console.headers[.location] == "/console/login?next=%2Fconsole")
-            #expect(try await client.execute(uri: "/admin/api/clock", method: .get).status == .unauthorized)
+            #expect(try await client.execute(uri: "/admin/api/v1/clock", method: .get).status == .unauthorized)
         }
     }
 }

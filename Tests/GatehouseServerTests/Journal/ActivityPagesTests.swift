@@ -77,7 +77,7 @@ import Testing
         let token = try await server.token(for: server.alice)
         try await server.run { client in
             try await Self.traffic(client, server, token: token)
-            let all = try await client.execute(uri: "/admin/api/journal", method: .get)
+            let all = try await client.execute(uri: "/admin/api/v1/journal", method: .get)
             #expect(all.status == .ok)
             #expect(all.json["enabled"]?.boolValue == true)
             let latest = try #require(all.json["latest"]?.intValue)
@@ -86,13 +86,14 @@ import Testing
             #expect(
                 data[0]["route"]?.stringValue == "/v21.0/me" && data[0]["person_name"]?.stringValue == "Alice Anders")
             #expect(data[1]["explanation"]?.stringValue?.contains("is not registered") == true)
-            let errors = try await client.execute(uri: "/admin/api/journal?errors=1&app=\(server.app.id)", method: .get)
+            let errors = try await client.execute(
+                uri: "/admin/api/v1/journal?errors=1&app=\(server.app.id)", method: .get)
             #expect(errors.json["data"]?.arrayValue?.count == 1)
-            let none = try await client.execute(uri: "/admin/api/journal?after=\(latest)", method: .get)
+            let none = try await client.execute(uri: "/admin/api/v1/journal?after=\(latest)", method: .get)
             #expect(none.json["data"]?.arrayValue?.isEmpty == true)
-            let one = try await client.execute(uri: "/admin/api/journal/\(latest)", method: .get)
+            let one = try await client.execute(uri: "/admin/api/v1/journal/\(latest)", method: .get)
             #expect(one.json["seq"]?.intValue == latest && one.json["parts"]?.arrayValue?.isEmpty == true)
-            #expect(try await client.execute(uri: "/admin/api/journal/0", method: .get).status == .notFound)
+            #expect(try await client.execute(uri: "/admin/api/v1/journal/0", method: .get).status == .notFound)
         }
     }
 

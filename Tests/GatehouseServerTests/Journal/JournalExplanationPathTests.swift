@@ -183,7 +183,7 @@ import Testing
             let params = Dictionary(uniqueKeysWithValues: entry.parameters.map { ($0.name, $0.value) })
             #expect(params["client_secret"] == "…" + app.secret.suffix(4))
             #expect(params["code"] == "#" + JournalRedaction.tokenHashPrefix("used-code"))
-            #expect(!JournalAPI.json(entry).serialized().contains(app.secret))
+            #expect(!entry.json.serialized().contains(app.secret))
             Self.expectRefusal(
                 try await Self.send(client, server, "/v21.0/debug_token?access_token=\(app.id)|\(app.secret)"),
                 code: 100, "input_token is required")
@@ -324,7 +324,7 @@ import Testing
         try await server.run { client in
             _ = try await client.execute(uri: "/v21.0/me", method: .get)
             #expect(server.services.journal.entries().isEmpty)
-            let api = try await client.execute(uri: "/admin/api/journal", method: .get)
+            let api = try await client.execute(uri: "/admin/api/v1/journal", method: .get)
             #expect(api.json["enabled"]?.boolValue == false)
             let page = try await client.execute(uri: "/console/activity", method: .get)
             #expect(page.text.contains("The request journal is off"))

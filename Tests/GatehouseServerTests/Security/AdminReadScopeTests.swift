@@ -57,11 +57,8 @@ import Testing
             #expect(!one.text.contains(server.app.clientToken))
 
             // The state export (password hashes, token hashes, app secrets, private keys): refused, with or
-            // without the keys, on the v1 route and the older one.
-            for path in [
-                "/admin/api/v1/state", "/admin/api/v1/state?include_private_keys=true", "/admin/api/export",
-                "/admin/api/export?include_private_keys=true",
-            ] {
+            // without the keys.
+            for path in ["/admin/api/v1/state", "/admin/api/v1/state?include_private_keys=true"] {
                 let refused = try await get(path, reader)
                 #expect(refused.status == .forbidden, "\(path)")
                 #expect(!refused.text.contains("$2"), "\(path)")
@@ -94,7 +91,6 @@ import Testing
             #expect(full.json["client_token"] == .string(server.app.clientToken))
             #expect(try await get("/admin/api/v1/mail/\(mail.id)", writer).text.contains("SECRETCODE"))
             #expect(try await get("/admin/api/v1/state?include_private_keys=true", writer).status == .ok)
-            #expect(try await get("/admin/api/export", writer).status == .ok)
             // An ordinary read is not a read of a secret.
             #expect(try await get("/admin/api/v1/people", writer).status == .ok)
             let audit = try await server.services.storage.admins.audit(before: nil, limit: 50)
@@ -103,7 +99,6 @@ import Testing
                     "GET /admin/api/v1/apps/{id} \(server.app.id) ops",
                     "GET /admin/api/v1/mail/{id} \(mail.id) ops",
                     "GET /admin/api/v1/state - ops",
-                    "GET /admin/api/export - ops",
                 ])
         }
     }
@@ -119,7 +114,6 @@ import Testing
                 (HTTPRequest.Method.post, "/admin/api/v1/state/reset", #"{"to":"seed"}"#),
                 (.post, "/admin/api/v1/state/reset", #"{"to":"empty"}"#),
                 (.put, "/admin/api/v1/state", export.text),
-                (.post, "/admin/api/import", export.text),
             ]
             for (method, path, body) in refusals {
                 let refused = try await client.execute(

@@ -23,12 +23,10 @@ import Testing
                     r.location?.hasPrefix("/console/login?next=%2Fconsole%2F") == true,
                     "\(path) → \(r.location ?? "nil")")
             }
-            for path in ["//admin/api/export", "//admin//api/clock"] {
+            for path in ["//admin/api/v1/state", "//admin//api/v1/clock", "/admin/api/v1/%63lock"] {
                 let r = try await client.execute(uri: path, method: .get)
                 #expect(r.status == .unauthorized, "\(path)")
-                #expect(
-                    r.json["error"]?["message"]?.stringValue
-                        == "An admin session is required: log in at /console/login.")
+                #expect(r.json["type"] == "https://gatehouse.dev/problems/unauthorized", "\(path)")
             }
         }
     }
@@ -41,16 +39,13 @@ import Testing
                 [:], [.contentType: "application/x-www-form-urlencoded"], [.contentType: "text/plain"],
             ] {
                 let r = try await client.execute(
-                    uri: "/admin/api/clock/reset", method: .post, headers: headers, body: ByteBuffer(string: ""))
+                    uri: "/admin/api/v1/clock/reset", method: .post, headers: headers, body: ByteBuffer(string: ""))
                 #expect(r.status == .unsupportedMediaType)
                 #expect(
-                    r.json
-                        == .object([
-                            "error": .object([
-                                "message": "send a JSON body with Content-Type: application/json",
-                                "type": "GatehouseAdminException", "code": 415,
-                            ])
-                        ]))
+                    r.text
+                        == V1Problem.text(
+                            "unsupported-media-type", 415, "Send application/json",
+                            "send a JSON body with Content-Type: application/json (even an empty one)"))
             }
             #expect(server.clock.currentOffset == 3600)
         }

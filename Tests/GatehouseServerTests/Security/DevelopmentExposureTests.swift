@@ -98,7 +98,7 @@ import NIOHTTP1
                 for evil in [
                     "rebind.evil.example", "rebind.evil.example:\(port)", "127.0.0.1.evil.example", "10.0.0.5",
                 ] {
-                    for path in ["/console", "/admin/api/export", "/healthz"] {
+                    for path in ["/console", "/admin/api/v1/state", "/healthz"] {
                         let (status, body) = try await get(path, host: evil)
                         #expect(status == 421, "\(evil)\(path)")
                         #expect(

@@ -23,7 +23,7 @@ import Testing
 
     static func applyScenario(_ client: any TestClientProtocol, _ yaml: String) async throws -> TestResponse {
         try await client.execute(
-            uri: "/admin/api/scenario", method: .post, headers: json,
+            uri: "/admin/api/v1/scenario", method: .post, headers: json,
             body: ByteBuffer(string: JSONValue.object(["yaml": .string(yaml), "file": "change.yaml"]).serialized()))
     }
 

@@ -62,13 +62,13 @@ import NIOFoundationEssentialsCompat
         let server = try await TestServer.make()
         _ = try await server.services.keyRing.activeKey()
         try await server.run { client in
-            let plain = try await client.execute(uri: "/admin/api/export", method: .get)
+            let plain = try await client.execute(uri: "/admin/api/v1/state", method: .get)
             #expect(plain.status == .ok)
             #expect(!plain.text.contains("PRIVATE KEY"))
             let state = try StateTransfer.decode(Data(buffer: plain.body))
             #expect(state.signingKeys.count == 1)
             #expect(state.signingKeys.first?.privateKeyPEM == "")
-            let full = try await client.execute(uri: "/admin/api/export?include_private_keys=true", method: .get)
+            let full = try await client.execute(uri: "/admin/api/v1/state?include_private_keys=true", method: .get)
             #expect(full.text.contains("PRIVATE KEY"))
         }
     }

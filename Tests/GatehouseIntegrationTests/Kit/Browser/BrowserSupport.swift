@@ -89,9 +89,9 @@ struct BrowserRig {
         }
     }
 
-    /// POSTs JSON to the server's admin API.
+    /// POSTs JSON to a route of the server's admin API (`/admin/api/v1<path>`).
     func admin(_ path: String, _ body: String) async throws -> (Int, String) {
-        var request = URLRequest(url: URL(string: base + "/admin/api/" + path)!)
+        var request = URLRequest(url: URL(string: base + "/admin/api/v1" + path)!)
         request.httpMethod = "POST"
         request.httpBody = Data(body.utf8)
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")

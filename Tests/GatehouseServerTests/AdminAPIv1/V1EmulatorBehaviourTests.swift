@@ -9,63 +9,58 @@ import NIOCore
 import Testing
 import NIOFoundationEssentialsCompat
 
-/// The JSON admin API behind `gatehouse clock`, `gatehouse inject`, `export` and `import`.
-@Suite struct AdminAPITests {
-    static let json: HTTPFields = [.contentType: "application/json"]
-
+/// What `gatehouse clock`, `inject`, `export` and `import` do through `/admin/api/v1`: the clock moves tokens'
+/// lives, injected errors answer Graph calls, and an export imports into another server with the same ids.
+@Suite struct V1EmulatorBehaviourTests {
     @Test func clockAdvancesExpiresTokensAndResets() async throws {
         let server = try await TestServer.make()
         let token = try await server.token(for: server.alice, lifetime: 60 * 86400)
-        try await server.run { client in
-            let before = try await client.execute(uri: "/admin/api/clock", method: .get)
+        try await server.v1 { api in
+            let before = try await api.get("/clock")
             #expect(before.status == .ok)
             #expect(before.headers[.contentType] == "application/json; charset=UTF-8")
+            #expect(before.headers[.cacheControl] == "no-store")
             #expect(
                 before.text
                     == #"{"now":1800000000,"now_iso":"2027-01-15T08:00:00Z","offset_seconds":0,"controllable":true}"#)
-            let moved = try await client.execute(
-                uri: "/admin/api/clock/advance", method: .post, headers: Self.json,
-                body: ByteBuffer(string: #"{"by":"61d"}"#))
+            let moved = try await api.post("/clock/advance", #"{"by":"61d"}"#)
             #expect(
                 moved.text
                     == #"{"now":1805270400,"now_iso":"2027-03-17T08:00:00Z","offset_seconds":5270400,"controllable":true}"#
             )
-            let me = try await client.execute(uri: "/me?access_token=\(token)", method: .get)
+            let me = try await api.client.execute(uri: "/me?access_token=\(token)", method: .get)
             #expect(me.status == .badRequest)
             #expect(me.json["error"]?["error_subcode"]?.intValue == 463)
             // The offset is persisted, so a restarted emulator keeps its place in time.
             #expect(try await server.services.storage.emulator.setting("clock_offset_seconds") == "5270400")
-            let reset = try await client.execute(
-                uri: "/admin/api/clock/reset", method: .post, headers: Self.json, body: ByteBuffer(string: "{}"))
+            let reset = try await api.post("/clock/reset")
             #expect(reset.json["offset_seconds"]?.intValue == 0)
-            #expect(try await client.execute(uri: "/me?access_token=\(token)", method: .get).status == .ok)
+            #expect(try await api.client.execute(uri: "/me?access_token=\(token)", method: .get).status == .ok)
             #expect(try await server.services.storage.emulator.setting("clock_offset_seconds") == nil)
         }
     }
 
     @Test func clockRejectsBadDurationsAndNonJSON() async throws {
         let server = try await TestServer.make()
-        try await server.run { client in
-            let bad = try await client.execute(
-                uri: "/admin/api/clock/advance", method: .post, headers: Self.json,
-                body: ByteBuffer(string: #"{"by":"soon"}"#))
+        try await server.v1 { api in
+            let bad = try await api.post("/clock/advance", #"{"by":"soon"}"#)
             #expect(bad.status == .badRequest)
-            #expect(
-                bad.text
-                    == #"{"error":{"message":"\"by\" must be a duration such as 61d, 12h, 90m or 3600","type":"GatehouseAdminException","code":400}}"#
-            )
-            let back = try await client.execute(
-                uri: "/admin/api/clock/advance", method: .post, headers: Self.json,
-                body: ByteBuffer(string: #"{"by":"-5"}"#))
+            #expect(bad.headers[.contentType] == "application/problem+json")
+            #expect(bad.text == V1Problem.validation("by", "\"by\" must be a duration such as 61d, 12h, 90m or 3600"))
+            let back = try await api.post("/clock/advance", #"{"by":"-5"}"#)
             #expect(back.status == .badRequest)
-            // A cross-site form cannot send JSON, so form posts are refused (no CSRF token needed).
-            let form = try await client.execute(
-                uri: "/admin/api/clock/advance", method: .post,
-                headers: [.contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: "by=1d"))
-            #expect(form.status == .unsupportedMediaType)
-            let broken = try await client.execute(
-                uri: "/admin/api/clock/advance", method: .post, headers: Self.json, body: ByteBuffer(string: "{"))
-            #expect(broken.status == .badRequest)
+            // A cross-site form cannot send JSON, so form posts are refused (no CSRF token needed), bodiless ones too.
+            for path in ["/clock/advance", "/clock/reset"] {
+                let form = try await api.call(.post, path, "by=1d", contentType: "application/x-www-form-urlencoded")
+                #expect(form.status == .unsupportedMediaType)
+                #expect(
+                    form.text
+                        == V1Problem.text(
+                            "unsupported-media-type", 415, "Send application/json",
+                            "send a JSON body with Content-Type: application/json (even an empty one)"))
+            }
+            let broken = try await api.post("/clock/advance", "{")
+            #expect(broken.text == V1Problem.validation("body", "the body is not valid JSON"))
             #expect(server.clock.currentOffset == 0)
         }
     }
@@ -75,15 +70,16 @@ import NIOFoundationEssentialsCompat
         let token = try await server.token(for: server.alice)
         let bobToken = try await server.token(for: server.bob)
         let scoped = try await server.scopedID(server.alice)
-        try await server.run { client in
-            func inject(_ body: String) async throws -> TestResponse {
-                try await client.execute(
-                    uri: "/admin/api/injections", method: .post, headers: Self.json, body: ByteBuffer(string: body))
-            }
+        try await server.v1 { api in
+            let client = api.client
             // Once, for a user addressed by app-scoped id.
-            let once = try await inject(#"{"target":"user","id":"\#(scoped)","error":"190/460","times":1}"#)
+            let once = try await api.post(
+                "/injections", #"{"target":"user","id":"\#(scoped)","error":"190/460","times":1}"#)
             #expect(once.status == .created)
             #expect(once.json["target_id"]?.stringValue == server.alice.id)
+            #expect(once.json["error"] == "190/460")
+            #expect(once.json["code"] == 190)
+            #expect(once.json["error_subcode"] == 460)
             #expect(once.json["remaining"]?.intValue == 1)
             let failed = try await client.execute(uri: "/me?access_token=\(token)", method: .get)
             #expect(failed.status == .badRequest)
@@ -95,7 +91,8 @@ import NIOFoundationEssentialsCompat
             #expect(try await client.execute(uri: "/me?access_token=\(bobToken)", method: .get).status == .ok)
 
             // Twice, for one token given by its text.
-            _ = try await inject(#"{"target":"token","id":"\#(token)","error":"user-rate-limit","times":2}"#)
+            _ = try await api.post(
+                "/injections", #"{"target":"token","id":"\#(token)","error":"user-rate-limit","times":2}"#)
             for _ in 0..<2 {
                 let limited = try await client.execute(uri: "/me?access_token=\(token)", method: .get)
                 #expect(limited.status == .forbidden)
@@ -107,20 +104,19 @@ import NIOFoundationEssentialsCompat
             #expect(try await client.execute(uri: "/me?access_token=\(token)", method: .get).status == .ok)
 
             // Until cleared, for the whole app.
-            let forever = try await inject(#"{"target":"app","id":"\#(server.app.id)","error":"2"}"#)
+            let forever = try await api.post("/injections", #"{"target":"app","id":"\#(server.app.id)","error":"2"}"#)
             #expect(forever.json["remaining"] == .null)
             for t in [token, bobToken, token] {
                 let r = try await client.execute(uri: "/me?access_token=\(t)", method: .get)
                 #expect(r.status == .internalServerError)
                 #expect(r.json["error"]?["is_transient"]?.boolValue == true)
             }
-            let list = try await client.execute(uri: "/admin/api/injections", method: .get)
-            #expect(list.json["data"]?.arrayValue?.count == 1)
+            #expect(try await api.get("/injections").json["data"]?.arrayValue?.count == 1)
             let id = forever.json["id"]?.stringValue ?? ""
-            #expect(
-                try await client.execute(uri: "/admin/api/injections/\(id)", method: .delete).text
-                    == #"{"success":true}"#)
-            #expect(try await client.execute(uri: "/admin/api/injections/\(id)", method: .delete).status == .notFound)
+            let deleted = try await api.delete("/injections/\(id)")
+            #expect(deleted.status == .noContent)
+            #expect(deleted.text == "")
+            #expect(try await api.delete("/injections/\(id)").status == .notFound)
             #expect(try await client.execute(uri: "/me?access_token=\(token)", method: .get).status == .ok)
         }
     }
@@ -132,50 +128,50 @@ import NIOFoundationEssentialsCompat
             ("190/460", 190, 460, 400), ("190/458", 190, 458, 400), ("190/463", 190, 463, 400), ("4", 4, nil, 403),
             ("17", 17, nil, 403), ("2", 2, nil, 500), ("200", 200, nil, 403),
         ]
-        try await server.run { client in
+        try await server.v1 { api in
             for (spec, code, subcode, status) in expected {
-                _ = try await client.execute(
-                    uri: "/admin/api/injections", method: .post, headers: Self.json,
-                    body: ByteBuffer(string: #"{"target":"app","id":"\#(server.app.id)","error":"\#(spec)","times":1}"#)
-                )
-                let r = try await client.execute(uri: "/me?access_token=\(token)", method: .get)
+                let added = try await api.post(
+                    "/injections", #"{"target":"app","id":"\#(server.app.id)","error":"\#(spec)","times":1}"#)
+                #expect(added.status == .created, "\(spec)")
+                let r = try await api.client.execute(uri: "/me?access_token=\(token)", method: .get)
                 #expect(r.status.code == status, "\(spec)")
                 #expect(r.json["error"]?["code"]?.intValue == Int64(code), "\(spec)")
                 #expect(r.json["error"]?["error_subcode"]?.intValue == subcode.map(Int64.init), "\(spec)")
             }
-            #expect(try await client.execute(uri: "/me?access_token=\(token)", method: .get).status == .ok)
+            #expect(try await api.client.execute(uri: "/me?access_token=\(token)", method: .get).status == .ok)
         }
     }
 
     @Test func injectionRequestsAreValidated() async throws {
         let server = try await TestServer.make()
-        try await server.run { client in
+        try await server.v1 { api in
             let cases: [(String, String)] = [
                 (
                     #"{"target":"user","id":"nobody","error":"190/460"}"#,
-                    #"{"error":{"message":"no user nobody to inject into","type":"GatehouseAdminException","code":400}}"#
+                    V1Problem.validation("id", "no user nobody to inject into")
                 ),
                 (
                     #"{"target":"planet","id":"x","error":"2"}"#,
-                    #"{"error":{"message":"\"target\" must be user, app or token","type":"GatehouseAdminException","code":400}}"#
+                    V1Problem.validation("target", "\"target\" must be user, app or token")
                 ),
+                (#"{"target":"app","error":"2"}"#, V1Problem.validation("id", "\"id\" names the user, app or token")),
                 (
                     #"{"target":"app","id":"\#(server.app.id)","error":"2","times":0}"#,
-                    #"{"error":{"message":"times must be a whole number from 1 to 1000000, or omitted for until cleared","type":"GatehouseAdminException","code":400}}"#
+                    V1Problem.validation(
+                        "times", "times must be a whole number from 1 to 1000000, or omitted for until cleared")
                 ),
             ]
             for (body, reply) in cases {
-                let r = try await client.execute(
-                    uri: "/admin/api/injections", method: .post, headers: Self.json, body: ByteBuffer(string: body))
+                let r = try await api.post("/injections", body)
                 #expect(r.status == .badRequest)
                 #expect(r.text == reply)
             }
-            let unknown = try await client.execute(
-                uri: "/admin/api/injections", method: .post, headers: Self.json,
-                body: ByteBuffer(string: #"{"target":"app","id":"\#(server.app.id)","error":"999"}"#))
+            let unknown = try await api.post("/injections", #"{"target":"app","id":"\#(server.app.id)","error":"999"}"#)
+            #expect(unknown.json["field"] == "error")
             #expect(
-                unknown.json["error"]?["message"]?.stringValue?.hasPrefix(
+                unknown.json["detail"]?.stringValue?.hasPrefix(
                     "unknown error \"999\"; use one of 190/460 (password-changed)") == true)
+            #expect(try await api.get("/injections").text == #"{"data":[]}"#)
         }
     }
 
@@ -186,10 +182,11 @@ import NIOFoundationEssentialsCompat
         try await server.services.storage.apps.setRole(appID: server.app.id, userID: server.bob.id, role: .developer)
         _ = try await server.services.keyRing.activeKey()
         let box = ExportBox()
-        try await server.run { client in
-            let r = try await client.execute(uri: "/admin/api/export", method: .get)
+        try await server.v1 { api in
+            let r = try await api.get("/state")
             #expect(r.status == .ok)
-            #expect(r.headers[.contentDisposition] == "attachment; filename=\"gatehouse-state.json\"")
+            #expect(r.headers[.contentType] == "application/json; charset=UTF-8")
+            #expect(r.headers[.cacheControl] == "no-store")
             box.data = Data(buffer: r.body)
             #expect(!r.text.contains("alice-password"))
         }
@@ -201,23 +198,21 @@ import NIOFoundationEssentialsCompat
 
         // Into a different, fresh server: same ids, same token, same scoped id.
         let other = try await TestServer.make()
-        try await other.run { client in
-            let imported = try await client.execute(
-                uri: "/admin/api/import", method: .post, headers: Self.json, body: ByteBuffer(data: exported))
+        try await other.v1 { api in
+            let imported = try await api.put("/state", String(decoding: exported, as: UTF8.self))
             #expect(imported.status == .ok)
-            #expect(imported.text == #"{"success":true,"apps":1,"users":2,"tokens":1}"#)
-            let me = try await client.execute(uri: "/me?fields=id,email&access_token=\(token)", method: .get)
+            #expect(imported.text == #"{"apps":1,"people":2,"tokens":1}"#)
+            let me = try await api.client.execute(uri: "/me?fields=id,email&access_token=\(token)", method: .get)
             #expect(me.text == #"{"id":"\#(scoped)","email":"alice@example.com"}"#)
             #expect(try await other.services.storage.apps.find(id: other.app.id) == nil)
             #expect(
                 try await other.services.storage.apps.role(appID: server.app.id, userID: server.bob.id) == .developer)
-            let bad = try await client.execute(
-                uri: "/admin/api/import", method: .post, headers: Self.json,
-                body: ByteBuffer(string: #"{"format":"something-else"}"#))
+            let bad = try await api.put("/state", #"{"format":"something-else"}"#)
             #expect(bad.status == .badRequest)
-            #expect(bad.json["error"]?["message"]?.stringValue?.hasPrefix("not a Gatehouse export") == true)
+            #expect(bad.json["field"] == "body")
+            #expect(bad.json["detail"]?.stringValue?.hasPrefix("not a Gatehouse export") == true)
             // A refused import changed nothing.
-            #expect(try await client.execute(uri: "/me?access_token=\(token)", method: .get).status == .ok)
+            #expect(try await api.client.execute(uri: "/me?access_token=\(token)", method: .get).status == .ok)
         }
     }
 
