@@ -9,26 +9,28 @@ struct AccountFlowPages: Sendable {
     let pages: PageRenderer
 
     var sessions: BrowserSessions { BrowserSessions(services: services) }
+    var forms: PageForms { PageForms(services: services, pages: pages) }
     var secure: Bool { services.configuration.usesSecureCookies }
     var mailer: AccountMailer { AccountMailer(services: services, pages: pages) }
 
     func register(on router: Router<GatehouseRequestContext>) {
         let signUp = SignUpFlow(flow: self)
-        router.get("/account/signup") { request, _ in try await signUp.form(request) }
-        router.post("/account/signup") { request, context in try await signUp.submit(request, context) }
-        router.get("/account/confirm") { request, _ in try await signUp.confirmPage(request) }
-        router.post("/account/confirm") { request, _ in try await signUp.confirm(request) }
-        router.post("/account/confirm/resend") { request, context in try await signUp.resend(request, context) }
+        router.get(RouterPath(PagePath.Account.signUp)) { request, _ in try await signUp.form(request) }
+        router.post(RouterPath(PagePath.Account.signUp)) { request, context in try await signUp.submit(request, context)
+        }
+        router.get(RouterPath(PagePath.Account.confirm)) { request, _ in try await signUp.confirmPage(request) }
+        router.post(RouterPath(PagePath.Account.confirm)) { request, _ in try await signUp.confirm(request) }
+        router.post(RouterPath(PagePath.Account.confirmResend)) { request, context in
+            try await signUp.resend(request, context)
+        }
         let recovery = PasswordRecoveryFlow(flow: self)
-        router.get("/account/recover") { request, _ in try await recovery.form(request) }
-        router.post("/account/recover") { request, context in try await recovery.submit(request, context) }
-        router.get("/account/reset") { request, _ in try await recovery.resetPage(request) }
-        router.post("/account/reset") { request, context in try await recovery.reset(request, context) }
-    }
-
-    /// The form's fields, or nil when the body is too large or not form data.
-    func readForm(_ request: Request) async -> [String: String]? {
-        await FormBody.read(request, limit: services.configuration.maxBodyBytes)?.fields
+        router.get(RouterPath(PagePath.Account.recover)) { request, _ in try await recovery.form(request) }
+        router.post(RouterPath(PagePath.Account.recover)) { request, context in
+            try await recovery.submit(request, context)
+        }
+        router.get(RouterPath(PagePath.Account.reset)) { request, _ in try await recovery.resetPage(request) }
+        router.post(RouterPath(PagePath.Account.reset)) { request, context in try await recovery.reset(request, context)
+        }
     }
 
     /// A page of the `account-flow` template with a fresh CSRF token.
@@ -53,13 +55,6 @@ struct AccountFlowPages: Sendable {
     {
         JournalNote.current?.explain(journal)
         return page(request, status: status, ["headline": headline, "paragraphs": [detail]])
-    }
-
-    func expiredForm(_ request: Request) -> Response {
-        refuse(
-            request, .forbidden, headline: "This form has expired",
-            detail: "For your security the form could not be accepted. Go back, reload the page and try again.",
-            journal: "the form's CSRF token was missing or did not match the gh_csrf cookie")
     }
 
     /// Counts one request for an account mail against every budget it meets; nil when within them all,
@@ -141,13 +136,13 @@ struct AccountFlowPages: Sendable {
     /// The "Log in" link at the end of a flow: the dialog itself (it shows its own login form, then consent for its
     /// app), or `/login` going on to `next`.
     static func loginHref(_ next: String?) -> String {
-        guard let next else { return "/login" }
-        if next.hasPrefix("/dialog/") || next.hasPrefix("/device")
+        guard let next else { return PagePath.login }
+        if next.hasPrefix(PagePath.Dialog.prefix) || next.hasPrefix(PagePath.Device.home)
             || next.range(of: #"^/v[0-9]+\.[0-9]+/dialog/"#, options: .regularExpression) != nil
         {
             return next
         }
-        return "/login?" + FormEncoding.encode([("next", next)])
+        return PagePath.login + "?" + FormEncoding.encode([("next", next)])
     }
 
     /// The name of the app whose dialog `next` is (its `client_id`), for the mails' "to use {{appName}}".

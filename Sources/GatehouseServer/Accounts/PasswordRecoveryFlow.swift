@@ -25,15 +25,16 @@ struct PasswordRecoveryFlow: Sendable {
                 "next": AccountFlowPages.next(request.uri.queryParameters.get("next")) ?? "",
                 "headline": "Find your account",
                 "paragraphs": ["Enter your email address to get a link to reset your password."],
-                "formAction": "/account/recover", "emailField": true, "buttonTitle": "Send link",
+                "formAction": PagePath.Account.recover, "emailField": true, "buttonTitle": "Send link",
                 "buttonID": "send-reset",
             ])
     }
 
     func submit(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
-        guard let form = await flow.readForm(request), flow.sessions.csrfValid(request, formToken: form["csrf_token"])
-        else {
-            return flow.expiredForm(request)
+        let form: FormBody
+        switch await flow.forms.requireCSRF(request, ifUnreadable: .expired) {
+        case .refused(let page): return page
+        case .accepted(let body): form = body
         }
         // The dialog the person came from (validated: only Gatehouse's own login pages), carried to the mailed link.
         let next = AccountFlowPages.next(form["next"])
@@ -43,7 +44,8 @@ struct PasswordRecoveryFlow: Sendable {
                 request, status: .badRequest,
                 [
                     "next": next ?? "",
-                    "headline": "Find your account", "error": SignUpForm.emailMessage, "formAction": "/account/recover",
+                    "headline": "Find your account", "error": SignUpForm.emailMessage,
+                    "formAction": PagePath.Account.recover,
                     "emailField": true,
                     "buttonTitle": "Send link", "buttonID": "send-reset",
                 ])
@@ -67,7 +69,7 @@ struct PasswordRecoveryFlow: Sendable {
                 subject: "Reset your \(services.configuration.mail.serviceName) password",
                 values: [
                     "firstName": user.firstName,
-                    "link": mailer.link("/account/reset?c=\(code)" + AccountFlowPages.nextParameter(next)),
+                    "link": mailer.link(PagePath.Account.reset + "?c=\(code)" + AccountFlowPages.nextParameter(next)),
                     "expiresMinutes": Int(AccountMailer.lifetime(.resetPassword) / 60), "appName": appName ?? "",
                 ])
         } else {
@@ -107,7 +109,8 @@ struct PasswordRecoveryFlow: Sendable {
             request, status: error == nil ? .ok : .badRequest,
             [
                 "next": next ?? "",
-                "headline": "Choose a new password", "error": error ?? "", "formAction": "/account/reset", "code": code,
+                "headline": "Choose a new password", "error": error ?? "", "formAction": PagePath.Account.reset,
+                "code": code,
                 "passwordField": true, "buttonTitle": "Continue", "buttonID": "reset-password",
             ])
     }
@@ -126,9 +129,10 @@ struct PasswordRecoveryFlow: Sendable {
 
     /// `POST /account/reset`: checks the new password, uses the code once, and changes the password.
     func reset(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
-        guard let form = await flow.readForm(request), flow.sessions.csrfValid(request, formToken: form["csrf_token"])
-        else {
-            return flow.expiredForm(request)
+        let form: FormBody
+        switch await flow.forms.requireCSRF(request, ifUnreadable: .expired) {
+        case .refused(let page): return page
+        case .accepted(let body): form = body
         }
         guard let code = AccountFlowPages.wellFormedCode(form["c"]), let user = try await usable(code) else {
             return invalidLink(request)
@@ -155,7 +159,7 @@ struct PasswordRecoveryFlow: Sendable {
         try await flow.mailer.send(
             kind: "password_changed", userID: user.id, to: changed.email,
             subject: "Your \(services.configuration.mail.serviceName) password was changed",
-            values: ["firstName": changed.firstName, "link": flow.mailer.link("/account/recover")])
+            values: ["firstName": changed.firstName, "link": flow.mailer.link(PagePath.Account.recover)])
         JournalNote.current?.explain(
             "\(user.fullName) reset their password: every session ended and every token answers 190/460")
         return flow.page(

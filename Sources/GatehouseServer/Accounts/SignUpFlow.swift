@@ -58,15 +58,16 @@ struct SignUpFlow: Sendable {
     }
 
     func submit(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
-        guard let form = await flow.readForm(request), flow.sessions.csrfValid(request, formToken: form["csrf_token"])
-        else {
-            return flow.expiredForm(request)
+        let form: FormBody
+        switch await flow.forms.requireCSRF(request, ifUnreadable: .expired) {
+        case .refused(let page): return page
+        case .accepted(let body): form = body
         }
         let mode = try await mode()
         if mode == .closed { return closed(request) }
         // The dialog the person came from (validated: only Gatehouse's own login pages), carried to the mailed link.
         let next = AccountFlowPages.next(form["next"])
-        let parsed = SignUpForm.parse(form, today: services.clock.now())
+        let parsed = SignUpForm.parse(form.fields, today: services.clock.now())
         guard case .success(let signUp) = parsed else {
             guard case .failure(let problems) = parsed else { return closed(request) }
             JournalNote.current?.explain(
@@ -145,7 +146,7 @@ struct SignUpFlow: Sendable {
         let code = try await mailer.issueCode(.confirmEmail, userID: user.id, email: user.email)
         var values: [String: Any] = [
             "firstName": user.firstName,
-            "link": mailer.link("/account/confirm?c=\(code)" + AccountFlowPages.nextParameter(next)),
+            "link": mailer.link(PagePath.Account.confirm + "?c=\(code)" + AccountFlowPages.nextParameter(next)),
             "expiresMinutes": Int(AccountMailer.lifetime(.confirmEmail) / 60),
         ]
         if let app = try await flow.appName(next) { values["appName"] = app }
@@ -157,9 +158,10 @@ struct SignUpFlow: Sendable {
     /// `POST /account/confirm/resend`: from the unconfirmed person's confirm page (``AccountGate``), a fresh link;
     /// throttled per address and network like reset links.
     func resend(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
-        guard let form = await flow.readForm(request), flow.sessions.csrfValid(request, formToken: form["csrf_token"])
-        else {
-            return flow.expiredForm(request)
+        let form: FormBody
+        switch await flow.forms.requireCSRF(request, ifUnreadable: .expired) {
+        case .refused(let page): return page
+        case .accepted(let body): form = body
         }
         // The person who was just shown "Confirm your email" after their password (``AccountGate``'s challenge).
         guard let user = try await AccountGate(services: services, pages: flow.pages).pendingPerson(request),
@@ -209,15 +211,16 @@ struct SignUpFlow: Sendable {
             [
                 "next": AccountFlowPages.next(request.uri.queryParameters.get("next")) ?? "",
                 "headline": "Confirm your account", "paragraphs": ["Press Confirm to finish creating your account."],
-                "formAction": "/account/confirm", "code": code, "buttonTitle": "Confirm", "buttonID": "confirm",
+                "formAction": PagePath.Account.confirm, "code": code, "buttonTitle": "Confirm", "buttonID": "confirm",
             ])
     }
 
     /// `POST /account/confirm`: uses the code once and makes the account active.
     func confirm(_ request: Request) async throws -> Response {
-        guard let form = await flow.readForm(request), flow.sessions.csrfValid(request, formToken: form["csrf_token"])
-        else {
-            return flow.expiredForm(request)
+        let form: FormBody
+        switch await flow.forms.requireCSRF(request, ifUnreadable: .expired) {
+        case .refused(let page): return page
+        case .accepted(let body): form = body
         }
         guard let code = AccountFlowPages.wellFormedCode(form["c"]), let codes = services.storage.accountCodes,
             let used = try await codes.consume(

@@ -26,13 +26,14 @@ package struct AdminGate: RouterMiddleware {
     /// Reachable without a session: the login form and its POST, and the admin API's OpenAPI document (a tool
     /// reads the contract before it has a token).
     static let openPaths: Set<String> = [
-        "/console/login", "/console/login/", "/admin/api/v1/openapi.json", "/admin/api/v1/openapi.yaml",
+        PagePath.Console.login, PagePath.Console.login + "/", "/admin/api/v1/openapi.json",
+        "/admin/api/v1/openapi.yaml",
     ]
 
     /// Whether `path` is guarded (`/console`, `/console/…`, `/admin/…`; not `/consoles`).
     static func isProtected(_ path: String) -> Bool {
         if openPaths.contains(path) { return false }
-        if path == "/console" || path.hasPrefix("/console/") { return true }
+        if PagePath.Console.contains(path) { return true }
         return path.hasPrefix("/admin/") || path == "/admin"
     }
 
@@ -95,7 +96,7 @@ package struct AdminGate: RouterMiddleware {
         if try await AdminAccounts(services: services).current(request) != nil {
             return try await next(request, context)
         }
-        let next = request.method == .get ? path : "/console"
-        return PageRenderer.seeOther("/console/login?next=" + (FormEncoding.escape(next)))
+        let next = request.method == .get ? path : PagePath.Console.home
+        return PageRenderer.seeOther(PagePath.Console.login(next: next))
     }
 }

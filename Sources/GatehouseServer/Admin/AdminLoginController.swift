@@ -14,11 +14,12 @@ struct AdminLoginController: Sendable {
 
     private var admins: AdminAccounts { AdminAccounts(services: services) }
     private var csrf: BrowserSessions { BrowserSessions(services: services) }
+    private var forms: PageForms { PageForms(services: services, pages: pages) }
 
     func register(on router: Router<GatehouseRequestContext>) {
-        router.get("/console/login") { request, _ in try await show(request) }
-        router.post("/console/login") { request, context in try await login(request, context) }
-        router.post("/console/logout") { request, context in try await logout(request, context) }
+        router.get(RouterPath(PagePath.Console.login)) { request, _ in try await show(request) }
+        router.post(RouterPath(PagePath.Console.login)) { request, context in try await login(request, context) }
+        router.post(RouterPath(PagePath.Console.logout)) { request, context in try await logout(request, context) }
     }
 
     func show(_ request: Request) async throws -> Response {
@@ -31,16 +32,10 @@ struct AdminLoginController: Sendable {
     }
 
     func login(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
-        guard
-            let form = await FormBody.read(request, limit: min(services.configuration.maxBodyBytes, 64 * 1024))?.fields
-        else {
-            return errorPage(
-                .badRequest, "The form could not be read", "The request was too large or not valid form data.")
-        }
-        guard csrf.csrfValid(request, formToken: form["csrf_token"]) else {
-            return errorPage(
-                .forbidden, "This form has expired",
-                "For your security the form could not be accepted. Go back, reload the page and try again.")
+        let form: FormBody
+        switch await forms.requireCSRF(request, limit: min(services.configuration.maxBodyBytes, 64 * 1024)) {
+        case .refused(let page): return page
+        case .accepted(let body): form = body
         }
         let next = Self.safeNext(form["next"])
         let email = String((form["email"] ?? "").prefix(320)), password = form["password"] ?? ""
@@ -57,7 +52,7 @@ struct AdminLoginController: Sendable {
         case .refused:
             services.logger.info("console login refused", metadata: ["reason": "bad credentials"])
             services.metrics.login(.failure, console: true)
-            return PageRenderer.seeOther("/console/login?error=1&next=" + FormEncoding.escape(next))
+            return PageRenderer.seeOther(PagePath.Console.login(next: next, failed: true))
         case .accepted(let account):
             admin = account
         }
@@ -68,17 +63,16 @@ struct AdminLoginController: Sendable {
     }
 
     func logout(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
-        let form = await FormBody.read(request, limit: 16 * 1024)?.fields ?? [:]
-        guard csrf.csrfValid(request, formToken: form["csrf_token"]) else {
-            return errorPage(.forbidden, "This form has expired", "Reload the page and try again.")
+        if case .refused(let page) = await forms.requireCSRF(request, limit: 16 * 1024, ifUnreadable: .expired) {
+            return page
         }
         let cookie = try await admins.endSession(request)
-        return PageRenderer.seeOther("/console/login", cookies: [cookie])
+        return PageRenderer.seeOther(PagePath.Console.login, cookies: [cookie])
     }
 
     /// Only console/admin paths on this server (``LocalRedirect``): never an absolute URL, `//host` or a control character.
     static func safeNext(_ raw: String?) -> String {
-        LocalRedirect.path(raw, allowed: ["/console", "/admin"]) ?? "/console"
+        LocalRedirect.path(raw, allowed: [PagePath.Console.home, "/admin"]) ?? PagePath.Console.home
     }
 
     private func page(_ request: Request, next: String, email: String, status: HTTPResponse.Status, error: String?)
@@ -89,11 +83,5 @@ struct AdminLoginController: Sendable {
         return PageRenderer.htmlResponse(
             status: status, html: html, secureCookies: services.configuration.usesSecureCookies,
             cookies: cookie.map { [$0] } ?? [])
-    }
-
-    private func errorPage(_ status: HTTPResponse.Status, _ headline: String, _ detail: String) -> Response {
-        let html = pages.render("error", ["headline": headline, "detail": detail, "hint": ""])
-        return PageRenderer.htmlResponse(
-            status: status, html: html, secureCookies: services.configuration.usesSecureCookies)
     }
 }

@@ -43,7 +43,7 @@ package struct AuditMiddleware: RouterMiddleware {
     /// Not changes: logging in (no one is known yet) and reading.
     static func isAudited(path: String, method: HTTPRequest.Method) -> Bool {
         guard !AdminAuthorization.isRead(method) else { return false }
-        guard path.hasPrefix("/admin/") || path.hasPrefix("/console") else { return false }
+        guard path.hasPrefix("/admin/") || path.hasPrefix(PagePath.Console.home) else { return false }
         return !AdminGate.openPaths.contains(path)
     }
 

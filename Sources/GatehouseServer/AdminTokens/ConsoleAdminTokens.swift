@@ -11,9 +11,9 @@ struct ConsoleAdminTokens: Sendable {
     static let auditShown = 50
 
     func register(on router: Router<GatehouseRequestContext>) {
-        router.get("/console/admin-tokens", use: show)
-        router.post("/console/admin-tokens", use: create)
-        router.post("/console/admin-tokens/:id/revoke", use: revoke)
+        router.get(RouterPath(PagePath.Console.adminTokens), use: show)
+        router.post(RouterPath(PagePath.Console.adminTokens), use: create)
+        router.post(RouterPath(PagePath.Console.adminTokenRevoke), use: revoke)
     }
 
     /// `GET /console/admin-tokens`.
@@ -27,13 +27,10 @@ struct ConsoleAdminTokens: Sendable {
     /// once (a redirect would have to carry it in a URL).
     @Sendable func create(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         guard await console.access.allows(request) else { return console.denied() }
-        guard let form = await FormBody.read(request, limit: 4096) else {
-            return try await console.refused(
-                request, "The form could not be read: it was too large or not valid form data.")
-        }
-        guard console.sessions.csrfValid(request, formToken: form["csrf_token"]) else {
-            return try await console.refused(
-                request, "This form has expired. Reload the page and try again.", status: .forbidden)
+        let form: FormBody
+        switch await console.forms.requireCSRF(request, limit: 4096) {
+        case .refused(let page): return page
+        case .accepted(let body): form = body
         }
         let created: AdminTokens.Created
         do {
@@ -58,7 +55,7 @@ struct ConsoleAdminTokens: Sendable {
             guard try await AdminTokens(services: services).revoke(id: context.parameters.get("id") ?? "") else {
                 throw ConsoleInputError("That admin token is unknown or already revoked.")
             }
-            return "/console/admin-tokens?notice=revoked"
+            return PagePath.notice(PagePath.Console.adminTokens, "revoked")
         }
     }
 

@@ -35,9 +35,9 @@ struct ConsoleActivity: Sendable {
             headers[.init("X-Content-Type-Options")!] = "nosniff"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: Self.script))
         }
-        router.get("/console/activity") { request, _ in try await list(request) }
-        router.get("/console/activity/stream") { request, _ in try await stream(request) }
-        router.get("/console/activity/:seq") { request, context in
+        router.get(RouterPath(PagePath.Console.activity)) { request, _ in try await list(request) }
+        router.get(RouterPath(PagePath.Console.activityStream)) { request, _ in try await stream(request) }
+        router.get(RouterPath(PagePath.Console.activityEntry)) { request, context in
             try await detail(request, sequence: context.parameters.get("seq").flatMap(Int.init) ?? 0)
         }
     }
@@ -56,7 +56,7 @@ struct ConsoleActivity: Sendable {
         if let v = filter.route { query.append(("route", v)) }
         if let v = filter.token { query.append(("token", v)) }
         if filter.errorsOnly { query.append(("errors", "1")) }
-        let streamURL = "/console/activity/stream?" + FormEncoding.encode(query + [("after", "\(latest)")])
+        let streamURL = PagePath.Console.activityStream + "?" + FormEncoding.encode(query + [("after", "\(latest)")])
         let apps = try await console.appOptions(selected: filter.appID)
         var response = try await console.page(request, "console-activity", title: "Activity", nav: "activity") {
             () async throws -> [String: Any] in

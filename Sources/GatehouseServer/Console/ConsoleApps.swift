@@ -9,12 +9,12 @@ struct ConsoleApps: Sendable {
     var services: GatehouseServices { console.services }
 
     func register(on router: Router<GatehouseRequestContext>) {
-        router.get("/console/apps", use: list)
-        router.post("/console/apps", use: create)
-        router.get("/console/apps/:id", use: show)
-        router.post("/console/apps/:id", use: saveSettings)
-        router.post("/console/apps/:id/reset-secret", use: resetSecret)
-        router.post("/console/apps/:id/roles", use: setRole)
+        router.get(RouterPath(PagePath.Console.apps), use: list)
+        router.post(RouterPath(PagePath.Console.apps), use: create)
+        router.get(RouterPath(PagePath.Console.app), use: show)
+        router.post(RouterPath(PagePath.Console.app), use: saveSettings)
+        router.post(RouterPath(PagePath.Console.appResetSecret), use: resetSecret)
+        router.post(RouterPath(PagePath.Console.appRoles), use: setRole)
     }
 
     /// `GET /console/apps`: every app with its redirect URIs and approved permissions.
@@ -38,7 +38,7 @@ struct ConsoleApps: Sendable {
             let redirectURIs = Self.lines(form["redirect_uris"])
             if let problem = RedirectURIPolicy.registrationProblem(redirectURIs) { throw ConsoleInputError(problem) }
             let app = try await services.accounts.createApp(name: form["name"] ?? "", redirectURIs: redirectURIs)
-            return "/console/apps/\(app.id)?notice=created"
+            return PagePath.Console.app(app.id, notice: "created")
         }
     }
 
@@ -63,7 +63,7 @@ struct ConsoleApps: Sendable {
             var app = try await find(context)
             try AppSettingsForm(form).apply(to: &app)
             try await services.storage.apps.update(app)
-            return "/console/apps/\(app.id)?notice=saved"
+            return PagePath.Console.app(app.id, notice: "saved")
         }
     }
 
@@ -72,7 +72,7 @@ struct ConsoleApps: Sendable {
         try await console.action(request) { _ in
             let app = try await find(context)
             try await services.accounts.changeSecret(of: app, to: services.random.hex(16))
-            return "/console/apps/\(app.id)?notice=secret"
+            return PagePath.Console.app(app.id, notice: "secret")
         }
     }
 
@@ -88,7 +88,7 @@ struct ConsoleApps: Sendable {
                 throw ConsoleInputError("A role is admin, developer or tester.")
             }
             try await services.storage.apps.setRole(appID: app.id, userID: userID, role: role)
-            return "/console/apps/\(app.id)?notice=saved"
+            return PagePath.Console.app(app.id, notice: "saved")
         }
     }
 

@@ -14,6 +14,7 @@ struct ConsoleController: Sendable {
     let access: ConsoleAccess
 
     var sessions: BrowserSessions { BrowserSessions(services: services) }
+    var forms: PageForms { PageForms(services: services, pages: pages) }
 
     func register(on router: Router<GatehouseRequestContext>) {
         ConsoleApps(console: self).register(on: router)
@@ -24,7 +25,7 @@ struct ConsoleController: Sendable {
         ConsoleActivity(console: self).register(on: router)
         ConsoleAdminTokens(console: self).register(on: router)
         ConsoleMail(console: self).register(on: router)
-        router.get("/console", use: home)
+        router.get(RouterPath(PagePath.Console.home), use: home)
     }
 
     /// `GET /console`: how many apps, people, live tokens and injected errors there are.
@@ -42,12 +43,13 @@ struct ConsoleController: Sendable {
     }
 
     static let navigation: [(key: String, label: String, href: String)] = [
-        ("home", "Console", "/console"), ("apps", "Apps", "/console/apps"), ("users", "People", "/console/users"),
-        ("tokens", "Tokens", "/console/tokens"), ("activity", "Activity", "/console/activity"),
-        ("mail", "Mail", "/console/mail"), ("social", "Posts & requests", "/console/social"),
-        ("errors", "Error injection", "/console/errors"),
-        ("clock", "Clock", "/console/clock"), ("explorer", "Graph API Explorer", "/console/explorer"),
-        ("data", "Export / import", "/console/data"), ("admin", "Admin tokens & audit", "/console/admin-tokens"),
+        ("home", "Console", PagePath.Console.home), ("apps", "Apps", PagePath.Console.apps),
+        ("users", "People", PagePath.Console.users), ("tokens", "Tokens", PagePath.Console.tokens),
+        ("activity", "Activity", PagePath.Console.activity), ("mail", "Mail", PagePath.Console.mail),
+        ("social", "Posts & requests", PagePath.Console.social), ("errors", "Error injection", PagePath.Console.errors),
+        ("clock", "Clock", PagePath.Console.clock), ("explorer", "Graph API Explorer", PagePath.Console.explorer),
+        ("data", "Export / import", PagePath.Console.data),
+        ("admin", "Admin tokens & audit", PagePath.Console.adminTokens),
     ]
 
     static let notices: [String: String] = [
@@ -90,12 +92,10 @@ struct ConsoleController: Sendable {
         -> Response
     {
         guard await access.allows(request) else { return denied() }
-        guard let form = await FormBody.read(request, limit: limit ?? services.configuration.maxBodyBytes) else {
-            return try await refused(request, "The form could not be read: it was too large or not valid form data.")
-        }
-        guard sessions.csrfValid(request, formToken: form["csrf_token"]) else {
-            return try await refused(
-                request, "This form has expired. Reload the page and try again.", status: .forbidden)
+        let form: FormBody
+        switch await forms.requireCSRF(request, limit: limit) {
+        case .refused(let page): return page
+        case .accepted(let body): form = body
         }
         do {
             return PageRenderer.seeOther(try await work(form))

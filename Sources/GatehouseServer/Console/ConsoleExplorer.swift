@@ -18,8 +18,8 @@ struct ConsoleExplorer: Sendable {
         [Permission.publicProfile] + Permission.profilePermissions + [Permission.userPosts, Permission.publishActions]
 
     func register(on router: Router<GatehouseRequestContext>) {
-        router.get("/console/explorer", use: show)
-        router.post("/console/explorer", use: submit)
+        router.get(RouterPath(PagePath.Console.explorer), use: show)
+        router.post(RouterPath(PagePath.Console.explorer), use: submit)
     }
 
     /// `GET /console/explorer`: the empty explorer, set up for `GET me?fields=id,name`.
@@ -36,11 +36,10 @@ struct ConsoleExplorer: Sendable {
     /// with the result. Unlike the other console forms it answers with the page itself, not a redirect.
     @Sendable func submit(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         guard await console.access.allows(request) else { return console.denied() }
-        guard let body = await FormBody.read(request, limit: services.configuration.maxBodyBytes),
-            console.sessions.csrfValid(request, formToken: body["csrf_token"])
-        else {
-            return try await console.refused(
-                request, "This form has expired. Reload the page and try again.", status: .forbidden)
+        let body: FormBody
+        switch await console.forms.requireCSRF(request, ifUnreadable: .expired) {
+        case .refused(let page): return page
+        case .accepted(let form): body = form
         }
         let form = ExplorerForm(body)
         var state = form.state

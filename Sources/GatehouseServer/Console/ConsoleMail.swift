@@ -11,33 +11,33 @@ struct ConsoleMail: Sendable {
     var services: GatehouseServices { console.services }
 
     func register(on router: Router<GatehouseRequestContext>) {
-        router.get("/console/mail") { request, _ in try await page(request) }
-        router.post("/console/mail/delete") { request, _ in
+        router.get(RouterPath(PagePath.Console.mail)) { request, _ in try await page(request) }
+        router.post(RouterPath(PagePath.Console.mailDelete)) { request, _ in
             try await console.action(request) { form in
                 if let id = form["id"], !id.isEmpty {
                     _ = try await services.storage.mail?.delete(id: id)
                 } else {
                     try await services.storage.mail?.deleteAll()
                 }
-                return "/console/mail?notice=cleared"
+                return PagePath.notice(PagePath.Console.mail, "cleared")
             }
         }
-        router.post("/console/mail/signup") { request, _ in
+        router.post(RouterPath(PagePath.Console.mailSignUp)) { request, _ in
             try await console.action(request) { form in
                 guard let mode = form["mode"].flatMap(SignUpMode.init(rawValue:)) else {
                     throw ConsoleInputError("Choose open, invitation or closed.")
                 }
                 try await services.storage.emulator.setSetting(SignUpMode.settingName, mode.rawValue)
-                return "/console/mail?notice=saved"
+                return PagePath.notice(PagePath.Console.mail, "saved")
             }
         }
-        router.post("/console/mail/invite") { request, _ in
+        router.post(RouterPath(PagePath.Console.mailInvite)) { request, _ in
             try await console.action(request) { form in
                 guard let email = form["email"].flatMap(EmailAddress.normalised) else {
                     throw ConsoleInputError("Enter the email address to invite.")
                 }
                 _ = try await AccountMailer(services: services, pages: console.pages).invite(email)
-                return "/console/mail?notice=invited"
+                return PagePath.notice(PagePath.Console.mail, "invited")
             }
         }
     }

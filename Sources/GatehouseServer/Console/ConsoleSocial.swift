@@ -11,10 +11,10 @@ struct ConsoleSocial: Sendable {
     static let shown = 200
 
     func register(on router: Router<GatehouseRequestContext>) {
-        router.get("/console/social", use: list)
-        router.post("/console/posts/:id/delete", use: deletePost)
-        router.post("/console/requests/:id/delete", use: deleteRequest)
-        router.post("/console/requests/:id/accept", use: acceptRequest)
+        router.get(RouterPath(PagePath.Console.social), use: list)
+        router.post(RouterPath(PagePath.Console.postDelete), use: deletePost)
+        router.post(RouterPath(PagePath.Console.requestDelete), use: deleteRequest)
+        router.post(RouterPath(PagePath.Console.requestAccept), use: acceptRequest)
     }
 
     /// `GET /console/social`: posts and requests, optionally of one app (`?app=`).
@@ -29,7 +29,7 @@ struct ConsoleSocial: Sendable {
     @Sendable func deletePost(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         try await console.action(request) { _ in
             try await services.storage.posts.delete(id: context.parameters.get("id") ?? "")
-            return "/console/social?notice=cleared"
+            return PagePath.notice(PagePath.Console.social, "cleared")
         }
     }
 
@@ -38,7 +38,7 @@ struct ConsoleSocial: Sendable {
         try await console.action(request) { form in
             try await services.storage.requests.delete(
                 requestID: context.parameters.get("id") ?? "", recipientID: form["recipient"] ?? "")
-            return "/console/social?notice=cleared"
+            return PagePath.notice(PagePath.Console.social, "cleared")
         }
     }
 
@@ -50,7 +50,7 @@ struct ConsoleSocial: Sendable {
                 requestID: context.parameters.get("id") ?? "", recipientID: form["recipient"] ?? "",
                 at: services.clock.now())
             guard found else { throw ConsoleInputError("There is no such request for that person.") }
-            return "/console/social?notice=accepted"
+            return PagePath.notice(PagePath.Console.social, "accepted")
         }
     }
 

@@ -9,17 +9,17 @@ struct ConsoleTools: Sendable {
     var services: GatehouseServices { console.services }
 
     func register(on router: Router<GatehouseRequestContext>) {
-        router.get("/console/tokens", use: listTokens)
-        router.post("/console/tokens/:id/revoke", use: revokeToken)
-        router.get("/console/errors", use: listInjections)
-        router.post("/console/errors", use: inject)
-        router.post("/console/errors/clear", use: clearInjections)
-        router.post("/console/errors/:id/delete", use: deleteInjection)
-        router.get("/console/clock", use: showClock)
-        router.post("/console/clock/advance", use: advanceClock)
-        router.post("/console/clock/reset", use: resetClock)
-        router.get("/console/data", use: showData)
-        router.post("/console/data/import", use: importState)
+        router.get(RouterPath(PagePath.Console.tokens), use: listTokens)
+        router.post(RouterPath(PagePath.Console.tokenRevoke), use: revokeToken)
+        router.get(RouterPath(PagePath.Console.errors), use: listInjections)
+        router.post(RouterPath(PagePath.Console.errors), use: inject)
+        router.post(RouterPath(PagePath.Console.errorsClear), use: clearInjections)
+        router.post(RouterPath(PagePath.Console.errorDelete), use: deleteInjection)
+        router.get(RouterPath(PagePath.Console.clock), use: showClock)
+        router.post(RouterPath(PagePath.Console.clockAdvance), use: advanceClock)
+        router.post(RouterPath(PagePath.Console.clockReset), use: resetClock)
+        router.get(RouterPath(PagePath.Console.data), use: showData)
+        router.post(RouterPath(PagePath.Console.dataImport), use: importState)
     }
 
     /// `GET /console/tokens`: live tokens, optionally of one app (`?app=`) or person (`?user=`).
@@ -44,7 +44,7 @@ struct ConsoleTools: Sendable {
                 throw ConsoleInputError("That token is no longer live.")
             }
             try await services.storage.tokens.revoke(id: token.id, at: now)
-            return "/console/tokens?notice=revoked"
+            return PagePath.notice(PagePath.Console.tokens, "revoked")
         }
     }
 
@@ -61,7 +61,7 @@ struct ConsoleTools: Sendable {
             let injection = try InjectionForm(form)
             _ = try await ErrorInjector(services: services).add(
                 kind: injection.kind, target: injection.targetID, error: injection.error, times: injection.times)
-            return "/console/errors?notice=injected"
+            return PagePath.notice(PagePath.Console.errors, "injected")
         }
     }
 
@@ -69,7 +69,7 @@ struct ConsoleTools: Sendable {
     @Sendable func clearInjections(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         try await console.action(request) { _ in
             try await services.storage.emulator.deleteAllInjections()
-            return "/console/errors?notice=cleared"
+            return PagePath.notice(PagePath.Console.errors, "cleared")
         }
     }
 
@@ -77,7 +77,7 @@ struct ConsoleTools: Sendable {
     @Sendable func deleteInjection(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         try await console.action(request) { _ in
             _ = try await services.storage.emulator.deleteInjection(id: context.parameters.get("id") ?? "")
-            return "/console/errors?notice=cleared"
+            return PagePath.notice(PagePath.Console.errors, "cleared")
         }
     }
 
@@ -100,7 +100,7 @@ struct ConsoleTools: Sendable {
     @Sendable func advanceClock(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         try await console.action(request) { form in
             _ = try await ClockControl(services: services).advance(by: try ClockAdvanceForm(form).seconds)
-            return "/console/clock?notice=clock"
+            return PagePath.notice(PagePath.Console.clock, "clock")
         }
     }
 
@@ -108,7 +108,7 @@ struct ConsoleTools: Sendable {
     @Sendable func resetClock(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
         try await console.action(request) { _ in
             _ = try await ClockControl(services: services).reset()
-            return "/console/clock?notice=clock"
+            return PagePath.notice(PagePath.Console.clock, "clock")
         }
     }
 
@@ -127,7 +127,7 @@ struct ConsoleTools: Sendable {
                 throw ConsoleInputError(error.description)
             }
             // The import replaced the browser's own session too; the console stays open in development mode.
-            return "/console?notice=imported"
+            return PagePath.notice(PagePath.Console.home, "imported")
         }
     }
 

@@ -9,16 +9,16 @@ struct ConsoleUsers: Sendable {
     var services: GatehouseServices { console.services }
 
     func register(on router: Router<GatehouseRequestContext>) {
-        router.get("/console/users", use: list)
-        router.post("/console/users", use: create)
-        router.get("/console/users/:id", use: show)
-        router.get("/console/users/:id/picture.png", use: picture)
-        router.post("/console/users/:id", use: saveProfile)
-        router.post("/console/users/:id/picture", use: savePicture)
-        router.post("/console/users/:id/password", use: changePassword)
-        router.post("/console/users/:id/friends", use: changeFriendship)
-        router.post("/console/users/:id/state", use: changeAccountState)
-        router.post("/console/users/:id/two-factor", use: changeTwoFactor)
+        router.get(RouterPath(PagePath.Console.users), use: list)
+        router.post(RouterPath(PagePath.Console.users), use: create)
+        router.get(RouterPath(PagePath.Console.user), use: show)
+        router.get(RouterPath(PagePath.Console.userPicturePNG), use: picture)
+        router.post(RouterPath(PagePath.Console.user), use: saveProfile)
+        router.post(RouterPath(PagePath.Console.userPicture), use: savePicture)
+        router.post(RouterPath(PagePath.Console.userPassword), use: changePassword)
+        router.post(RouterPath(PagePath.Console.userFriends), use: changeFriendship)
+        router.post(RouterPath(PagePath.Console.userState), use: changeAccountState)
+        router.post(RouterPath(PagePath.Console.userTwoFactor), use: changeTwoFactor)
     }
 
     /// `GET /console/users`: everyone, test users marked with their app.
@@ -47,7 +47,7 @@ struct ConsoleUsers: Sendable {
                     firstName: (form["first_name"] ?? "").trimmingCharacters(in: .whitespaces),
                     lastName: (form["last_name"] ?? "").trimmingCharacters(in: .whitespaces),
                     testUserOfAppID: ConsoleApps.optional(form["test_user_of"])))
-            return "/console/users/\(user.id)?notice=created"
+            return PagePath.Console.user(user.id, notice: "created")
         }
     }
 
@@ -94,7 +94,7 @@ struct ConsoleUsers: Sendable {
             if let previousEmail, !AccountMailer.sameAddress(previousEmail, user.email) {
                 try await services.accounts.addressChanged(user)
             }
-            return "/console/users/\(user.id)?notice=saved"
+            return PagePath.Console.user(user.id, notice: "saved")
         }
     }
 
@@ -115,7 +115,7 @@ struct ConsoleUsers: Sendable {
                 user.picture = Data(bytes)
             }
             try await services.storage.users.update(user)
-            return "/console/users/\(user.id)?notice=saved"
+            return PagePath.Console.user(user.id, notice: "saved")
         }
     }
 
@@ -125,7 +125,7 @@ struct ConsoleUsers: Sendable {
         try await console.action(request) { form in
             let user = try await find(context)
             try await services.accounts.changePassword(of: user, to: form["password"] ?? "")
-            return "/console/users/\(user.id)?notice=saved"
+            return PagePath.Console.user(user.id, notice: "saved")
         }
     }
 
@@ -138,7 +138,7 @@ struct ConsoleUsers: Sendable {
                 throw ConsoleInputError("Pick an account state.")
             }
             try await services.accounts.setAccountState(of: user, to: state)
-            return "/console/users/\(user.id)?notice=saved"
+            return PagePath.Console.user(user.id, notice: "saved")
         }
     }
 
@@ -152,7 +152,7 @@ struct ConsoleUsers: Sendable {
             } else {
                 try await services.accounts.enableTwoFactor(for: user)
             }
-            return "/console/users/\(user.id)?notice=saved"
+            return PagePath.Console.user(user.id, notice: "saved")
         }
     }
 
@@ -170,7 +170,7 @@ struct ConsoleUsers: Sendable {
             } else {
                 try await services.storage.friendships.befriend(user.id, friendID, at: services.clock.now())
             }
-            return "/console/users/\(user.id)?notice=saved"
+            return PagePath.Console.user(user.id, notice: "saved")
         }
     }
 

@@ -11,11 +11,12 @@ struct DevicePages: Sendable {
     let pages: PageRenderer
 
     private var sessions: BrowserSessions { BrowserSessions(services: services) }
+    private var forms: PageForms { PageForms(services: services, pages: pages) }
 
     func register(on router: Router<GatehouseRequestContext>) {
-        router.get("/device") { request, _ in try await show(request) }
-        router.post("/device/signin") { request, context in try await signIn(request, context) }
-        router.post("/device/consent") { request, _ in try await consent(request) }
+        router.get(RouterPath(PagePath.Device.home)) { request, _ in try await show(request) }
+        router.post(RouterPath(PagePath.Device.signIn)) { request, context in try await signIn(request, context) }
+        router.post(RouterPath(PagePath.Device.consent)) { request, _ in try await consent(request) }
     }
 
     /// No session: the login page. A session and a `user_code`: the consent page. Else the code form.
@@ -44,11 +45,13 @@ struct DevicePages: Sendable {
 
     /// The login form posts here; on success the browser goes back to `/device` with its code.
     func signIn(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
-        let form = try await readForm(request)
-        guard sessions.csrfValid(request, formToken: form["csrf_token"]) else { return expiredForm() }
+        let form: FormBody
+        switch await forms.requireCSRF(request, ifUnreadable: .expired) {
+        case .refused(let page): return page
+        case .accepted(let body): form = body
+        }
         let userCode = Self.carriedUserCode(form["dialog"])
         let email = form["email"] ?? "", password = form["password"] ?? ""
-        let user: UserRecord
         switch try await PasswordCheck.people(services).person(email: email, password: password, ip: context.client.ip)
         {
         case .throttled(let seconds, let minutes):
@@ -63,26 +66,21 @@ struct DevicePages: Sendable {
             return loginPage(request, userCode: userCode, error: PasswordCheck.refusedMessage)
         case .accepted(let person):
             // A checkpointed, unconfirmed or disabled person meets their state's page first (``AccountGate``).
-            switch try await AccountGate(services: services, pages: pages).afterPassword(
-                person, next: { _ in "/device?" + FormEncoding.encode([("user_code", userCode)]) }, request: request)
-            {
-            case .page(let response): return response
-            case .proceed(let person): user = person
-            }
+            return try await AccountGate(services: services, pages: pages).finishLogin(
+                person, next: PagePath.Device.code(userCode), request: request)
         }
-        if let old = try await sessions.current(request) { try await services.storage.sessions.delete(id: old.0.id) }
-        let (_, cookie) = try await sessions.start(userID: user.id)
-        return PageRenderer.seeOther("/device?" + FormEncoding.encode([("user_code", userCode)]), cookies: [cookie])
     }
 
     /// Continue or Cancel on the consent page.
     func consent(_ request: Request) async throws -> Response {
-        let body = await FormBody.read(request, limit: services.configuration.maxBodyBytes)
-        let form = body?.fields ?? [:]
-        guard sessions.csrfValid(request, formToken: form["csrf_token"]) else { return expiredForm() }
+        let form: FormBody
+        switch await forms.requireCSRF(request, ifUnreadable: .expired) {
+        case .refused(let page): return page
+        case .accepted(let body): form = body
+        }
         let typed = Self.carriedUserCode(form["dialog"])
         guard let (session, user) = try await sessions.current(request) else {
-            return PageRenderer.seeOther("/device?" + FormEncoding.encode([("user_code", typed)]))
+            return PageRenderer.seeOther(PagePath.Device.code(typed))
         }
         let storage = services.storage
         for _ in 0..<3 {
@@ -103,7 +101,7 @@ struct DevicePages: Sendable {
                 let facts = try await self.facts(record, app: app, user: user, authenticatedAt: session.authenticatedAt)
                 let plan = LoginAttempt.consentPlan(facts)
                 let decision = LoginAttempt.decide(
-                    facts, plan: plan, selected: body?.all("permission") ?? [])
+                    facts, plan: plan, selected: form.all("permission"))
                 try await storage.grants.save(
                     GrantRecord(
                         appID: app.id, userID: user.id, granted: decision.granted, declined: decision.declined,
@@ -141,7 +139,7 @@ struct DevicePages: Sendable {
         let html = pages.render(
             "login",
             [
-                "csrf": csrf, "formAction": "/device/signin",
+                "csrf": csrf, "formAction": PagePath.Device.signIn,
                 "dialog": FormEncoding.encode([("user_code", String(userCode.prefix(32)))]), "email": "",
                 "error": error ?? "",
             ])
@@ -161,40 +159,14 @@ struct DevicePages: Sendable {
     private func consentPage(_ request: Request, record: DeviceCodeRecord, app: AppRecord, user: UserRecord)
         async throws -> Response
     {
-        let (csrf, cookie) = sessions.csrfToken(request)
-        let facts = try await facts(record, app: app, user: user, authenticatedAt: nil)
-        let plan = LoginAttempt.consentPlan(facts)
-        func row(_ name: String) -> [String: Any] {
-            let info = Permission.info(name)
-            return [
-                "name": name, "title": info?.title ?? name, "reveals": info?.reveals ?? "",
-                "required": name == Permission.publicProfile,
-            ]
-        }
-        let scoped = try await services.storage.users.scopedID(appID: app.id, userID: user.id)
-        let html = pages.render(
-            "consent",
-            [
-                "appName": app.name, "appID": app.id, "csrf": csrf, "formAction": "/device/consent",
-                "dialog": FormEncoding.encode([("user_code", record.userCode)]),
-                "userName": user.fullName, "userFirstName": user.firstName,
-                "userPicture": "/pictures/\(app.id)/\(scoped)?size=112",
-                // One consent step on the device page: publish permissions (asked on a step of their own in the login
-                // dialog) are listed with the read ones, and get the default audience, friends.
-                "ask": (plan.ask + plan.publish).map(row), "unavailable": plan.unavailable.map(row),
-                "hasAlreadyGranted": !plan.alreadyGranted.isEmpty,
-                "alreadyGranted": plan.alreadyGranted.map { Permission.info($0)?.title ?? $0 }.joined(separator: ", "),
-            ])
-        return PageRenderer.htmlResponse(
-            status: .ok, html: html, secureCookies: services.configuration.usesSecureCookies,
-            cookies: cookie.map { [$0] } ?? [])
-    }
-
-    private func expiredForm() -> Response {
-        let html = pages.render(
-            "error", ["headline": "This form has expired", "detail": "Reload the page and try again.", "hint": ""])
-        return PageRenderer.htmlResponse(
-            status: .forbidden, html: html, secureCookies: services.configuration.usesSecureCookies)
+        let plan = LoginAttempt.consentPlan(try await facts(record, app: app, user: user, authenticatedAt: nil))
+        // One consent step on the device page: publish permissions (asked on a step of their own in the login
+        // dialog) are listed with the read ones, and get the default audience, friends.
+        let content = ConsentPage.Content(
+            ask: plan.ask + plan.publish, plan: plan, dialog: FormEncoding.encode([("user_code", record.userCode)]),
+            formAction: PagePath.Device.consent, mentionsRenewal: false)
+        return try await ConsentPage(services: services, pages: pages).render(
+            content, app: app, user: user, request: request)
     }
 
     // MARK: Helpers
@@ -226,9 +198,5 @@ struct DevicePages: Sendable {
             "That code is not valid or has expired. Check the code on your device, or start again there for a new one."
         case .alreadyUsed: "That code has already been used. Start again on your device for a new one."
         }
-    }
-
-    private func readForm(_ request: Request) async throws -> [String: String] {
-        await FormBody.read(request, limit: services.configuration.maxBodyBytes)?.fields ?? [:]
     }
 }

@@ -35,32 +35,29 @@ struct AccountGate: Sendable {
     }
 
     func register(on router: Router<GatehouseRequestContext>) {
-        router.post("/dialog/account/continue") { request, _ in try await pass(request) }
+        router.post(RouterPath(PagePath.Dialog.accountContinue)) { request, _ in try await pass(request) }
         SecondFactorGate(services: services, pages: pages).register(on: router)
     }
 
-    /// After a correct password: proceed, or the state's page. `next` is where the login was going (a local path),
-    /// given the session the login started (always nil here: no session starts before every step is passed).
+    /// After a correct password: proceed, or the state's page. `next` is where the login was going (a local path).
     /// `request` is the login form's request (its old session, if any, is ended when a new one starts).
-    func afterPassword(_ user: UserRecord, next: (BrowserSessionRecord?) -> String, request: Request) async throws
-        -> Outcome
-    {
+    func afterPassword(_ user: UserRecord, next: String, request: Request) async throws -> Outcome {
         switch user.accountState {
         case .active:
             // A person with two-factor login meets the login code checkpoint before any session starts.
             return try await SecondFactorGate(services: services, pages: pages).afterPassword(
-                user, next: next(nil), request: request)
+                user, next: next, request: request)
         case .loggedOut:
             JournalNote.current?.explain(
                 "\(user.fullName) was logged out everywhere; logging in again makes the account active")
             let active = try await services.accounts.setAccountState(of: user, to: .active)
             return try await SecondFactorGate(services: services, pages: pages).afterPassword(
-                active, next: next(nil), request: request)
+                active, next: next, request: request)
         case .disabled:
             JournalNote.current?.explain(
                 "\(user.fullName)'s account is disabled: the login is refused (tokens answer 190/465)")
             services.metrics.login(.failure)
-            return .page(page(for: user, next: next(nil), request: request, cookies: []))
+            return .page(page(for: user, next: next, request: request, cookies: []))
         case .checkpointed, .unconfirmed:
             JournalNote.current?.explain(
                 "\(user.fullName)'s account is \(user.accountState.rawValue): the login stops at its page until it is passed; no session starts before it (and the login code, if any)"
@@ -68,7 +65,7 @@ struct AccountGate: Sendable {
             let challenge = SecondFactorChallenge(userID: user.id, issuedAt: services.clock.now())
             let value = challenge.sealed(key: try await key(), passwordChangedAt: user.passwordChangedAt)
             let cookie = sessions.cookie(pendingCookieName, value, maxAge: Int(SecondFactorChallenge.lifetime))
-            return .page(page(for: user, next: next(nil), request: request, cookies: [cookie]))
+            return .page(page(for: user, next: next, request: request, cookies: [cookie]))
         }
     }
 
@@ -154,18 +151,12 @@ struct AccountGate: Sendable {
     /// person in the `gh_state` challenge; the account becomes active and the login goes on as after a password:
     /// the login code checkpoint when the person has one, else a new session and `next`.
     func pass(_ request: Request) async throws -> Response {
-        guard let form = await FormBody.read(request, limit: services.configuration.maxBodyBytes)?.fields else {
-            return errorPage(
-                .badRequest, "The form could not be read", "The request was too large or not valid form data.")
+        let form: FormBody
+        switch await PageForms(services: services, pages: pages).requireCSRF(request) {
+        case .refused(let page): return page
+        case .accepted(let body): form = body
         }
-        guard sessions.csrfValid(request, formToken: form["csrf_token"]) else {
-            return errorPage(
-                .forbidden, "This form has expired",
-                "For your security the form could not be accepted. Go back, reload the page and try again.")
-        }
-        guard let next = Self.safeNext(form["next"]) else {
-            return errorPage(.badRequest, "This login link is no longer valid", "Go back to the app and start again.")
-        }
+        guard let next = Self.safeNext(form["next"]) else { return pages.loginLinkExpiredPage() }
         guard var user = try await pendingPerson(request) else {
             JournalNote.current?.explain(
                 "the account page's form came without a valid gh_state challenge (expired after 10 minutes, the password changed, or the form was posted from another browser): log in again"
@@ -200,14 +191,33 @@ struct AccountGate: Sendable {
                 JournalNote.current?.explain("\(person.fullName) passed the checkpoint; the account is active again")
                 person = try await services.accounts.setAccountState(of: person, to: .active)
             }
-            if let old = try await sessions.current(request, anyState: true) {
-                try await services.storage.sessions.delete(id: old.0.id)
-            }
-            let (session, cookie) = try await sessions.start(userID: person.id)
             services.metrics.login(.success)
-            return PageRenderer.seeOther(
-                SecondFactorGate.continuing(next, session: session), cookies: [cookie, cleared])
+            return try await startSession(for: person, next: next, request: request, alsoSetting: [cleared])
         }
+    }
+
+    // MARK: After login
+
+    /// The rest of a login once the password (or a development mode pick) is right: the account state's page or
+    /// the login code checkpoint when either applies, else ``startSession(for:next:request:alsoSetting:)``.
+    func finishLogin(_ person: UserRecord, next: String, request: Request) async throws -> Response {
+        switch try await afterPassword(person, next: next, request: request) {
+        case .page(let response): return response
+        case .proceed(let user): return try await startSession(for: user, next: next, request: request)
+        }
+    }
+
+    /// The step that ends every login, whichever page it began on: the browser's old session ends (even one whose
+    /// person is no longer active), a new one starts, and the browser goes on to `next`, a dialog with the
+    /// session's mark (``DialogReturn/afterLogin(_:session:)``).
+    func startSession(for user: UserRecord, next: String, request: Request, alsoSetting cookies: [Cookie] = [])
+        async throws -> Response
+    {
+        if let old = try await sessions.current(request, anyState: true) {
+            try await services.storage.sessions.delete(id: old.0.id)
+        }
+        let (session, cookie) = try await sessions.start(userID: user.id)
+        return PageRenderer.seeOther(DialogReturn.afterLogin(next, session: session), cookies: [cookie] + cookies)
     }
 
     /// `next` when it is a local path of one of the pages that log people in (``LocalRedirect``: no other host,
@@ -216,18 +226,12 @@ struct AccountGate: Sendable {
     /// and it may sit under a version segment (`/v21.0/dialog/oauth?…`), as the SDKs open it.
     static func safeNext(_ next: String?) -> String? {
         guard let next, next.utf8.count <= 8192 else { return nil }
-        let allowed = ["/dialog/", "/device", "/settings", "/account"]
+        let allowed = [PagePath.Dialog.prefix, PagePath.Device.home, PagePath.Settings.home, PagePath.Account.home]
         if let local = LocalRedirect.path(next, allowed: allowed, maxBytes: 8192) { return local }
         let segments = next.dropFirst().split(separator: "/", maxSplits: 1)
         guard segments.count == 2, GraphAPIVersion.parse(pathSegment: segments[0]) != nil,
             LocalRedirect.path("/" + segments[1], allowed: ["/dialog/"], maxBytes: 8192) != nil
         else { return nil }
         return LocalRedirect.path(next, allowed: ["/" + segments[0]], maxBytes: 8192)
-    }
-
-    private func errorPage(_ status: HTTPResponse.Status, _ headline: String, _ detail: String) -> Response {
-        PageRenderer.htmlResponse(
-            status: status, html: pages.render("error", ["headline": headline, "detail": detail]),
-            secureCookies: services.configuration.usesSecureCookies)
     }
 }

@@ -13,13 +13,14 @@ struct DevIdentityPicker: Sendable {
     let services: GatehouseServices
     let pages: PageRenderer
 
-    private var sessions: BrowserSessions { BrowserSessions(services: services) }
+    private var forms: PageForms { PageForms(services: services, pages: pages) }
+    private var gate: AccountGate { AccountGate(services: services, pages: pages) }
     private var enabled: Bool { services.configuration.mode == .development }
     static let maxListed = 25
 
     func register(on router: Router<GatehouseRequestContext>) {
-        router.post("/dialog/oauth/pick") { request, _ in try await pick(request) }
-        router.post("/dialog/oauth/test-user") { request, _ in try await createTestUser(request) }
+        router.post(RouterPath(PagePath.Dialog.pick)) { request, _ in try await pick(request) }
+        router.post(RouterPath(PagePath.Dialog.testUser)) { request, _ in try await createTestUser(request) }
     }
 
     /// The template values for the picker, or nothing outside development mode.
@@ -39,37 +40,40 @@ struct DevIdentityPicker: Sendable {
     }
 
     func pick(_ request: Request) async throws -> Response {
-        guard enabled else { return notFound() }
-        guard let form = try await readForm(request), sessions.csrfValid(request, formToken: form["csrf_token"]) else {
-            return expired()
+        guard enabled else { return pages.notFoundPage() }
+        let form: FormBody
+        switch await forms.requireCSRF(request, ifUnreadable: .expired) {
+        case .refused(let page): return page
+        case .accepted(let body): form = body
         }
         guard let target = try await target(form),
             let userID = form["user_id"], userID.count <= 32,
             let user = try await services.storage.users.find(id: userID),
             user.testUserOfAppID == nil || user.testUserOfAppID == target.app.id
         else {
-            return page(.badRequest, "This person cannot be picked", "Go back to the app and start again.")
+            return pages.errorPage(
+                .badRequest, headline: "This person cannot be picked", detail: "Go back to the app and start again.")
         }
         services.logger.info("dev login by pick", metadata: ["user": "\(user.id)"])
-        return try await logIn(user, request: request, path: target.path, rawDialog: target.raw)
+        // Picking a person is logging in as them: a checkpointed, unconfirmed or disabled person meets their page.
+        return try await gate.finishLogin(user, next: target.back.url, request: request)
     }
 
     func createTestUser(_ request: Request) async throws -> Response {
-        guard enabled else { return notFound() }
-        guard let body = await FormBody.read(request, limit: services.configuration.maxBodyBytes) else {
-            return expired()
+        guard enabled else { return pages.notFoundPage() }
+        let form: FormBody
+        switch await forms.requireCSRF(request, ifUnreadable: .expired) {
+        case .refused(let page): return page
+        case .accepted(let body): form = body
         }
-        let form = body.fields
-        guard sessions.csrfValid(request, formToken: form["csrf_token"]) else { return expired() }
-        guard let target = try await target(form) else {
-            return page(.badRequest, "This login link is no longer valid", "Go back to the app and start again.")
-        }
+        guard let target = try await target(form) else { return pages.loginLinkExpiredPage() }
         let app = target.app
-        let permissions = body.all("permission").filter(Permission.isKnown)
+        let permissions = form.all("permission").filter(Permission.isKnown)
         let name = (form["name"] ?? "").trimmingCharacters(in: .whitespaces)
         let words = name.split(separator: " ").map(String.init)
         guard !words.isEmpty, name.count <= 80 else {
-            return page(.badRequest, "A test user needs a name", "Go back and type a name.")
+            return pages.errorPage(
+                .badRequest, headline: "A test user needs a name", detail: "Go back and type a name.")
         }
         let first = words[0], last = words.count > 1 ? words.dropFirst().joined(separator: " ") : "User"
         let tag = services.random.alphanumeric(bits: 40).lowercased()
@@ -87,62 +91,25 @@ struct DevIdentityPicker: Sendable {
                     declined: [], createdAt: now, updatedAt: now, lastLoginAt: now))
         }
         services.logger.info("dev test user created", metadata: ["app": "\(app.id)", "user": "\(user.id)"])
-        return try await logIn(user, request: request, path: target.path, rawDialog: target.raw)
+        return try await gate.finishLogin(user, next: target.back.url, request: request)
     }
 
     /// The dialog to return to and its app: the login dialog, or the feed or requests dialog named by `kind`.
-    private func target(_ form: [String: String]) async throws -> (path: String, raw: String, app: AppRecord)? {
-        let raw = DialogController.carriedQuery(form["dialog"] ?? "")
-        if let kind = SocialDialogKind(rawValue: form["kind"] ?? "") {
+    private func target(_ form: FormBody) async throws -> (back: DialogReturn, app: AppRecord)? {
+        let kind = SocialDialogKind(rawValue: form["kind"] ?? "")
+        let back = DialogReturn(kind: kind, rawQuery: form["dialog"] ?? "")
+        if let kind {
             guard
                 case .ok(let dialog) = try await SocialDialogRequest.parse(
-                    kind: kind, query: raw, findApp: services.storage.apps.find(id:)),
+                    kind: kind, query: back.query, findApp: services.storage.apps.find(id:)),
                 let app = try await services.storage.apps.find(id: dialog.appID)
             else { return nil }
-            return ("/dialog/\(kind.rawValue)", raw, app)
+            return (back, app)
         }
         guard
             case .success(let (_, app)) = try await DialogRequest.parse(
-                query: raw, findApp: services.storage.apps.find(id:))
+                query: back.query, findApp: services.storage.apps.find(id:))
         else { return nil }
-        return ("/dialog/oauth", raw, app)
+        return (back, app)
     }
-
-    private func logIn(_ picked: UserRecord, request: Request, path: String, rawDialog: String) async throws -> Response
-    {
-        // Picking a person is logging in as them: a checkpointed, unconfirmed or disabled person meets their page.
-        let next = { (session: BrowserSessionRecord?) in
-            path + "?" + rawDialog
-                + (session.map { "&gh_reauth=\(Int($0.authenticatedAt.timeIntervalSince1970))" } ?? "")
-        }
-        let user: UserRecord
-        switch try await AccountGate(services: services, pages: pages).afterPassword(
-            picked, next: next, request: request)
-        {
-        case .page(let response): return response
-        case .proceed(let person): user = person
-        }
-        if let old = try await sessions.current(request) { try await services.storage.sessions.delete(id: old.0.id) }
-        let (session, cookie) = try await sessions.start(userID: user.id)
-        let mark = Int(session.authenticatedAt.timeIntervalSince1970)
-        return PageRenderer.seeOther(path + "?" + rawDialog + "&gh_reauth=\(mark)", cookies: [cookie])
-    }
-
-    private func readForm(_ request: Request) async throws -> [String: String]? {
-        await FormBody.read(request, limit: services.configuration.maxBodyBytes)?.fields
-    }
-
-    private func page(_ status: HTTPResponse.Status, _ headline: String, _ detail: String) -> Response {
-        PageRenderer.htmlResponse(
-            status: status, html: pages.render("error", ["headline": headline, "detail": detail]),
-            secureCookies: services.configuration.usesSecureCookies)
-    }
-
-    private func expired() -> Response {
-        page(
-            .forbidden, "This form has expired",
-            "For your security the form could not be accepted. Go back, reload the page and try again.")
-    }
-
-    private func notFound() -> Response { page(.notFound, "Page not found", "There is no page at this address.") }
 }

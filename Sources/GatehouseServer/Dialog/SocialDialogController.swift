@@ -25,11 +25,7 @@ struct SocialDialogController: Sendable {
     // MARK: GET
 
     func show(_ kind: SocialDialogKind, _ request: Request, version: String?) async throws -> Response {
-        if let version, GraphAPIVersion.parse(pathSegment: version) == nil {
-            return dialogs.errorPage(
-                .notFound, headline: "Page not found", detail: "There is no page at this address.", hint: nil,
-                request: request)
-        }
+        if let version, GraphAPIVersion.parse(pathSegment: version) == nil { return pages.notFoundPage() }
         let query = request.uri.query ?? ""
         let dialog: SocialDialogRequest
         switch try await SocialDialogRequest.parse(kind: kind, query: query, findApp: services.storage.apps.find(id:)) {
@@ -47,10 +43,10 @@ struct SocialDialogController: Sendable {
             return dialogs.problemPage(.unknownApp(dialog.appID), request: request)
         }
         guard let (_, user) = try await dialogs.sessions.current(request) else {
-            let failed = query.split(separator: "&").contains { $0.hasPrefix("gh_login_error=") }
+            let failed = DialogReturn.showsLoginError(query)
             return try await dialogs.loginPage(
-                rawQuery: query, kind: kind, app: app, request: request, email: nil,
-                error: failed ? "The email or password you entered is incorrect." : nil)
+                back: DialogReturn(kind: kind, rawQuery: query), app: app, request: request, email: nil,
+                error: failed ? DialogController.wrongPasswordMessage : nil)
         }
         switch kind {
         case .feed:
@@ -74,23 +70,23 @@ struct SocialDialogController: Sendable {
     func submit(_ kind: SocialDialogKind, _ request: Request, _ context: GatehouseRequestContext) async throws
         -> Response
     {
-        guard let pairs = try await dialogs.readFormPairs(request, context) else { return dialogs.badForm(request) }
-        let form = Dictionary(pairs, uniquingKeysWith: { a, _ in a })
-        guard dialogs.sessions.csrfValid(request, formToken: form["csrf_token"]) else {
-            return dialogs.csrfPage(request)
+        let form: FormBody
+        switch await dialogs.forms.requireCSRF(request) {
+        case .refused(let page): return page
+        case .accepted(let body): form = body
         }
-        let raw = DialogController.carriedQuery(form["dialog"] ?? "")
+        let back = DialogReturn(kind: kind, rawQuery: form["dialog"] ?? "")
         guard
             case .ok(let dialog) = try await SocialDialogRequest.parse(
-                kind: kind, query: raw, findApp: services.storage.apps.find(id:)),
+                kind: kind, query: back.query, findApp: services.storage.apps.find(id:)),
             let app = try await services.storage.apps.find(id: dialog.appID)
         else {
-            return dialogs.errorPage(
+            return pages.errorPage(
                 .badRequest, headline: "This dialog link is no longer valid",
-                detail: "Go back to the app and start again.", hint: nil, request: request)
+                detail: "Go back to the app and start again.")
         }
         guard let (_, user) = try await dialogs.sessions.current(request) else {
-            return PageRenderer.seeOther("/dialog/\(kind.rawValue)?" + raw)
+            return PageRenderer.seeOther(back.url)
         }
         if form["action"] == "cancel" {
             services.logger.info("dialog cancelled", metadata: ["dialog": "\(kind.rawValue)", "app": "\(app.id)"])
@@ -103,7 +99,7 @@ struct SocialDialogController: Sendable {
                 dialog, app: app, user: user, message: form["message"] ?? "", audience: audience, request: request)
         case .apprequests:
             return try await send(
-                dialog, app: app, user: user, chosen: pairs.filter { $0.0 == "to" }.map(\.1), request: request)
+                dialog, app: app, user: user, chosen: form.all("to"), request: request)
         }
     }
 
@@ -201,7 +197,7 @@ struct SocialDialogController: Sendable {
     ) async throws -> Response {
         var (values, cookie) = try await header(app, user, request)
         let grant = try await services.storage.grants.find(appID: app.id, userID: user.id)
-        values["dialog"] = DialogController.carriedQuery(dialog.rawQuery)
+        values["dialog"] = DialogReturn.carried(dialog.rawQuery)
         values["message"] = message
         values["error"] = error ?? ""
         values["hasAttachment"] =
@@ -223,7 +219,7 @@ struct SocialDialogController: Sendable {
     ) async throws -> Response {
         var (values, cookie) = try await header(app, user, request)
         let offered = dialog.to.isEmpty ? friends : friends.filter { dialog.to.contains($0.scopedID) }
-        values["dialog"] = DialogController.carriedQuery(dialog.rawQuery)
+        values["dialog"] = DialogReturn.carried(dialog.rawQuery)
         values["message"] = dialog.message ?? ""
         values["title"] = dialog.title ?? ""
         values["error"] = error ?? ""

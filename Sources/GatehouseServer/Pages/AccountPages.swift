@@ -12,7 +12,7 @@ struct AccountPages: Sendable {
     private var sessions: BrowserSessions { BrowserSessions(services: services) }
 
     func register(on router: Router<GatehouseRequestContext>) {
-        router.get("/account") { request, _ in try await account(request) }
+        router.get(RouterPath(PagePath.Account.home)) { request, _ in try await account(request) }
         router.post("/logout") { request, _ in try await logout(request) }
         TestUserLogin(services: services, pages: pages).register(on: router)
         router.get("/dev/callback") { request, _ in try await callback(request) }
@@ -31,18 +31,19 @@ struct AccountPages: Sendable {
     }
 
     func logout(_ request: Request) async throws -> Response {
-        let form = await FormBody.read(request, limit: 16 * 1024)?.fields ?? [:]
-        guard sessions.csrfValid(request, formToken: form["csrf_token"]) else {
-            let html = pages.render(
-                "error", ["headline": "This form has expired", "detail": "Reload the page and try again.", "hint": ""])
-            return PageRenderer.htmlResponse(
-                status: .forbidden, html: html, secureCookies: services.configuration.usesSecureCookies)
+        let form: FormBody
+        switch await PageForms(services: services, pages: pages).requireCSRF(
+            request, limit: 16 * 1024, ifUnreadable: .expired)
+        {
+        case .refused(let page): return page
+        case .accepted(let body): form = body
         }
         if let (session, _) = try await sessions.current(request) {
             try await services.storage.sessions.delete(id: session.id)
         }
         let expired = sessions.cookie(sessions.sessionCookieName, "", maxAge: 0)
-        return PageRenderer.seeOther(form["next"].map { SettingsPages.safeNext($0) } ?? "/account", cookies: [expired])
+        return PageRenderer.seeOther(
+            form["next"].map { SettingsPages.safeNext($0) } ?? PagePath.Account.home, cookies: [expired])
     }
 
     /// Development stand-in for an app's redirect URI: shows the code and a ready curl command.

@@ -17,23 +17,25 @@ struct SettingsPages: Sendable {
     private var secure: Bool { services.configuration.usesSecureCookies }
 
     func register(on router: Router<GatehouseRequestContext>) {
-        router.get("/login") { request, _ in
+        router.get(RouterPath(PagePath.login)) { request, _ in
             try await loginPage(request, next: Self.safeNext(request.uri.queryParameters.get("next")), error: nil)
         }
-        router.post("/login") { request, context in try await login(request, context) }
-        router.get("/settings") { _, _ in PageRenderer.seeOther("/settings/apps") }
-        router.get("/settings/apps") { request, _ in try await apps(request) }
-        router.post("/settings/apps/remove") { request, _ in try await remove(request) }
-        router.post("/settings/apps/revoke") { request, _ in try await revoke(request) }
-        router.post("/settings/apps/delete-data") { request, _ in try await deleteData(request) }
+        router.post(RouterPath(PagePath.login)) { request, context in try await login(request, context) }
+        router.get(RouterPath(PagePath.Settings.home)) { _, _ in PageRenderer.seeOther(PagePath.Settings.apps) }
+        router.get(RouterPath(PagePath.Settings.apps)) { request, _ in try await apps(request) }
+        router.post(RouterPath(PagePath.Settings.appsRemove)) { request, _ in try await remove(request) }
+        router.post(RouterPath(PagePath.Settings.appsRevoke)) { request, _ in try await revoke(request) }
+        router.post(RouterPath(PagePath.Settings.appsDeleteData)) { request, _ in try await deleteData(request) }
     }
 
     /// The people's pages a login or logout may return to.
-    static let nextAllowList = ["/settings", "/account", "/console", "/device", "/dialog"]
+    static let nextAllowList = [
+        PagePath.Settings.home, PagePath.Account.home, PagePath.Console.home, PagePath.Device.home, "/dialog",
+    ]
 
     /// Only this server's own pages (``LocalRedirect``): never `//evil.example`, `/\t/evil.example` or an absolute URL.
     static func safeNext(_ raw: String?) -> String {
-        LocalRedirect.path(raw, allowed: nextAllowList) ?? "/settings/apps"
+        LocalRedirect.path(raw, allowed: nextAllowList) ?? PagePath.Settings.apps
     }
 
     func loginPage(_ request: Request, next: String, error: String?, status: HTTPResponse.Status? = nil) async throws
@@ -43,7 +45,7 @@ struct SettingsPages: Sendable {
         let html = pages.render(
             "login",
             [
-                "csrf": csrf, "formAction": "/login", "next": next, "error": error ?? "",
+                "csrf": csrf, "formAction": PagePath.login, "next": next, "error": error ?? "",
                 "accountNext": AccountGate.safeNext(next).map { "?" + FormEncoding.encode([("next", $0)]) } ?? "",
             ])
         return PageRenderer.htmlResponse(
@@ -53,12 +55,13 @@ struct SettingsPages: Sendable {
 
     /// Checks the password through ``PasswordCheck`` (throttled and timed like every other password form).
     func login(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
-        guard let form = try await readForm(request), sessions.csrfValid(request, formToken: form["csrf_token"]) else {
-            return expired()
+        let form: FormBody
+        switch await PageForms(services: services, pages: pages).requireCSRF(request, ifUnreadable: .expired) {
+        case .refused(let page): return page
+        case .accepted(let body): form = body
         }
         let next = Self.safeNext(form["next"])
         let email = form["email"] ?? "", password = form["password"] ?? ""
-        let user: UserRecord
         switch try await PasswordCheck.people(services).person(email: email, password: password, ip: context.client.ip)
         {
         case .throttled(let seconds, let minutes):
@@ -74,21 +77,14 @@ struct SettingsPages: Sendable {
             return try await loginPage(request, next: next, error: PasswordCheck.refusedMessage)
         case .accepted(let person):
             // A checkpointed, unconfirmed or disabled person meets their state's page first (``AccountGate``).
-            switch try await AccountGate(services: services, pages: pages).afterPassword(
-                person, next: { _ in next }, request: request)
-            {
-            case .page(let response): return response
-            case .proceed(let person): user = person
-            }
+            return try await AccountGate(services: services, pages: pages).finishLogin(
+                person, next: next, request: request)
         }
-        if let old = try await sessions.current(request) { try await services.storage.sessions.delete(id: old.0.id) }
-        let (_, cookie) = try await sessions.start(userID: user.id)
-        return PageRenderer.seeOther(next, cookies: [cookie])
     }
 
     func apps(_ request: Request) async throws -> Response {
         guard let (_, user) = try await sessions.current(request) else {
-            return PageRenderer.seeOther("/login?next=%2Fsettings%2Fapps")
+            return PageRenderer.seeOther(PagePath.login(next: PagePath.Settings.apps))
         }
         let (csrf, cookie) = sessions.csrfToken(request)
         let now = services.clock.now()
@@ -125,52 +121,58 @@ struct SettingsPages: Sendable {
     }
 
     func remove(_ request: Request) async throws -> Response {
-        guard let form = try await readForm(request), sessions.csrfValid(request, formToken: form["csrf_token"]) else {
-            return expired()
+        let form: FormBody
+        switch await PageForms(services: services, pages: pages).requireCSRF(request, ifUnreadable: .expired) {
+        case .refused(let page): return page
+        case .accepted(let body): form = body
         }
         guard let (_, user) = try await sessions.current(request) else {
-            return PageRenderer.seeOther("/login?next=%2Fsettings%2Fapps")
+            return PageRenderer.seeOther(PagePath.login(next: PagePath.Settings.apps))
         }
         guard let appID = form["app_id"], appID.count <= 20,
             try await services.storage.grants.find(appID: appID, userID: user.id) != nil
         else {
-            return PageRenderer.seeOther("/settings/apps")
+            return PageRenderer.seeOther(PagePath.Settings.apps)
         }
         let scoped = try await services.storage.users.scopedID(appID: appID, userID: user.id)
         try await AppRemoval(services: services).remove(appID: appID, userID: user.id, scopedID: scoped)
-        return PageRenderer.seeOther("/settings/apps?notice=removed")
+        return PageRenderer.seeOther(PagePath.notice(PagePath.Settings.apps, "removed"))
     }
 
     /// Removes the app and asks it to delete the person's data (its data-deletion callback, through the outbox).
     func deleteData(_ request: Request) async throws -> Response {
-        guard let form = try await readForm(request), sessions.csrfValid(request, formToken: form["csrf_token"]) else {
-            return expired()
+        let form: FormBody
+        switch await PageForms(services: services, pages: pages).requireCSRF(request, ifUnreadable: .expired) {
+        case .refused(let page): return page
+        case .accepted(let body): form = body
         }
         guard let (_, user) = try await sessions.current(request) else {
-            return PageRenderer.seeOther("/login?next=%2Fsettings%2Fapps")
+            return PageRenderer.seeOther(PagePath.login(next: PagePath.Settings.apps))
         }
         guard let appID = form["app_id"], appID.count <= 20, let app = try await services.storage.apps.find(id: appID),
             try await services.storage.grants.find(appID: appID, userID: user.id) != nil
-        else { return PageRenderer.seeOther("/settings/apps") }
+        else { return PageRenderer.seeOther(PagePath.Settings.apps) }
         try await DataDeletionRequests(services: services).request(app: app, user: user)
-        return PageRenderer.seeOther("/settings/apps?notice=deletion")
+        return PageRenderer.seeOther(PagePath.notice(PagePath.Settings.apps, "deletion"))
     }
 
     func revoke(_ request: Request) async throws -> Response {
-        guard let form = try await readForm(request), sessions.csrfValid(request, formToken: form["csrf_token"]) else {
-            return expired()
+        let form: FormBody
+        switch await PageForms(services: services, pages: pages).requireCSRF(request, ifUnreadable: .expired) {
+        case .refused(let page): return page
+        case .accepted(let body): form = body
         }
         guard let (_, user) = try await sessions.current(request) else {
-            return PageRenderer.seeOther("/login?next=%2Fsettings%2Fapps")
+            return PageRenderer.seeOther(PagePath.login(next: PagePath.Settings.apps))
         }
         guard let appID = form["app_id"], appID.count <= 20, let permission = form["permission"],
             Permission.isKnown(permission)
         else {
-            return PageRenderer.seeOther("/settings/apps")
+            return PageRenderer.seeOther(PagePath.Settings.apps)
         }
         if permission == Permission.publicProfile { return try await remove(request) }
         _ = try await AppRemoval(services: services).revoke(permission, appID: appID, userID: user.id)
-        return PageRenderer.seeOther("/settings/apps?notice=revoked")
+        return PageRenderer.seeOther(PagePath.notice(PagePath.Settings.apps, "revoked"))
     }
 
     static let notices = [
@@ -181,20 +183,6 @@ struct SettingsPages: Sendable {
     ]
 
     static func day(_ date: Date) -> String { PageDates.utc(date, "d MMM yyyy") }
-
-    private func readForm(_ request: Request) async throws -> [String: String]? {
-        await FormBody.read(request, limit: services.configuration.maxBodyBytes)?.fields
-    }
-
-    private func expired() -> Response {
-        let html = pages.render(
-            "error",
-            [
-                "headline": "This form has expired",
-                "detail": "For your security the form could not be accepted. Go back, reload the page and try again.",
-            ])
-        return PageRenderer.htmlResponse(status: .forbidden, html: html, secureCookies: secure)
-    }
 }
 
 private extension Dictionary where Key == String, Value == String {

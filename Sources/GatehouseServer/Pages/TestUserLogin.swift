@@ -21,8 +21,8 @@ struct TestUserLogin: Sendable {
     private var secure: Bool { services.configuration.usesSecureCookies }
 
     func register(on router: Router<GatehouseRequestContext>) {
-        router.get("/testuser/login") { request, _ in try await confirm(request) }
-        router.post("/testuser/login") { request, _ in try await login(request) }
+        router.get(RouterPath(PagePath.testUserLogin)) { request, _ in try await confirm(request) }
+        router.post(RouterPath(PagePath.testUserLogin)) { request, _ in try await login(request) }
     }
 
     /// The signed link for one test user, valid for ``lifetime`` from now.
@@ -55,24 +55,17 @@ struct TestUserLogin: Sendable {
 
     func login(_ request: Request) async throws -> Response {
         guard services.configuration.isDevelopment else { return notFound() }
-        let fields = await FormBody.read(request, limit: 16 * 1024)?.fields ?? [:]
-        guard sessions.csrfValid(request, formToken: fields["csrf_token"]) else {
-            let html = pages.render(
-                "error", ["headline": "This form has expired", "detail": "Reload the page and try again.", "hint": ""])
-            return PageRenderer.htmlResponse(status: .forbidden, html: html, secureCookies: secure)
+        let fields: [String: String]
+        switch await PageForms(services: services, pages: pages).requireCSRF(
+            request, limit: 16 * 1024, ifUnreadable: .expired)
+        {
+        case .refused(let page): return page
+        case .accepted(let body): fields = body.fields
         }
         guard let (_, linked, _) = try await verified(fields) else { return invalid() }
-        let user: UserRecord
         // A test user put in an account state meets its page, as on every login (``AccountGate``).
-        switch try await AccountGate(services: services, pages: pages).afterPassword(
-            linked, next: { _ in "/account" }, request: request)
-        {
-        case .page(let response): return response
-        case .proceed(let person): user = person
-        }
-        if let old = try await sessions.current(request) { try await services.storage.sessions.delete(id: old.0.id) }
-        let (_, cookie) = try await sessions.start(userID: user.id)
-        return PageRenderer.seeOther("/account", cookies: [cookie])
+        return try await AccountGate(services: services, pages: pages).finishLogin(
+            linked, next: PagePath.Account.home, request: request)
     }
 
     /// The app, test user and scoped id behind a link whose signature matches and whose expiry has not passed.
@@ -90,24 +83,14 @@ struct TestUserLogin: Sendable {
     }
 
     private func invalid() -> Response {
-        let html = pages.render(
-            "error",
-            [
-                "headline": "This login link is not valid",
-                "detail":
-                    "Test-user login links come from the test-users API of the app that owns the user, and work for an hour.",
-                "hint": "",
-            ])
-        return PageRenderer.htmlResponse(status: .badRequest, html: html, secureCookies: secure)
+        pages.errorPage(
+            .badRequest, headline: "This login link is not valid",
+            detail: "Test-user login links come from the test-users API of the app that owns the user,"
+                + " and work for an hour.")
     }
 
     private func notFound() -> Response {
-        let html = pages.render(
-            "error",
-            [
-                "headline": "Page not found", "detail": "Test-user login links work in development mode only.",
-                "hint": "",
-            ])
-        return PageRenderer.htmlResponse(status: .notFound, html: html, secureCookies: secure)
+        pages.errorPage(
+            .notFound, headline: "Page not found", detail: "Test-user login links work in development mode only.")
     }
 }

@@ -14,15 +14,20 @@ struct SecuritySettingsPages: Sendable {
     let pages: PageRenderer
 
     var sessions: BrowserSessions { BrowserSessions(services: services) }
+    var forms: PageForms { PageForms(services: services, pages: pages) }
     private var secure: Bool { services.configuration.usesSecureCookies }
-    static let home = "/settings/security"
+    static let home = PagePath.Settings.security
 
     func register(on router: Router<GatehouseRequestContext>) {
         router.get(RouterPath(Self.home)) { request, _ in try await show(request) }
-        router.post("/settings/sessions/logout") { request, _ in try await logOutOne(request) }
-        router.post("/settings/sessions/logout-all") { request, _ in try await logOutAll(request) }
-        router.post("/settings/password") { request, context in try await changePassword(request, context) }
-        router.post("/settings/account/delete") { request, context in try await deleteAccount(request, context) }
+        router.post(RouterPath(PagePath.Settings.sessionLogout)) { request, _ in try await logOutOne(request) }
+        router.post(RouterPath(PagePath.Settings.sessionsLogoutAll)) { request, _ in try await logOutAll(request) }
+        router.post(RouterPath(PagePath.Settings.password)) { request, context in
+            try await changePassword(request, context)
+        }
+        router.post(RouterPath(PagePath.Settings.accountDelete)) { request, context in
+            try await deleteAccount(request, context)
+        }
         TwoFactorSettingsPages(services: services, pages: pages).register(on: router)
     }
 
@@ -59,7 +64,11 @@ struct SecuritySettingsPages: Sendable {
     }
 
     func logOutOne(_ request: Request) async throws -> Response {
-        guard let form = try await checkedForm(request) else { return expired() }
+        let form: FormBody
+        switch await forms.requireCSRF(request, ifUnreadable: .expired) {
+        case .refused(let page): return page
+        case .accepted(let body): form = body
+        }
         guard let (current, user) = try await sessions.current(request) else { return Self.logIn() }
         let id = form["session_id"] ?? ""
         let mine = try await services.storage.sessionActivity?.list(userID: user.id).map(\.session.id) ?? []
@@ -71,13 +80,13 @@ struct SecuritySettingsPages: Sendable {
         try await services.storage.sessions.delete(id: id)
         JournalNote.current?.explain("\(user.fullName) logged out one of their sessions from the settings")
         return PageRenderer.seeOther(
-            id == current.id ? "/login?next=%2Fsettings%2Fsecurity" : Self.home + "?notice=logged-out")
+            id == current.id ? PagePath.login(next: Self.home) : PagePath.notice(Self.home, "logged-out"))
     }
 
     /// "Log out of all sessions": every other browser session of the person ends; this one stays, as Facebook keeps
     /// the browser you press it in. (Log out of this session alone is the row's own button.)
     func logOutAll(_ request: Request) async throws -> Response {
-        guard try await checkedForm(request) != nil else { return expired() }
+        if case .refused(let page) = await forms.requireCSRF(request, ifUnreadable: .expired) { return page }
         guard let (current, user) = try await sessions.current(request) else { return Self.logIn() }
         guard let activity = services.storage.sessionActivity else {
             // A storage that cannot list sessions: end them all and start this browser a new one.
@@ -85,7 +94,7 @@ struct SecuritySettingsPages: Sendable {
             let (_, cookie) = try await sessions.start(userID: user.id)
             JournalNote.current?.explain(
                 "\(user.fullName) logged out of every other session from the settings; this browser got a new one")
-            return PageRenderer.seeOther(Self.home + "?notice=logged-out-all", cookies: [cookie])
+            return PageRenderer.seeOther(PagePath.notice(Self.home, "logged-out-all"), cookies: [cookie])
         }
         var ended = 0
         for entry in try await activity.list(userID: user.id) where entry.session.id != current.id {
@@ -95,13 +104,17 @@ struct SecuritySettingsPages: Sendable {
         JournalNote.current?.explain(
             "\(user.fullName) logged out of every other session from the settings (\(ended) ended); this browser stays logged in"
         )
-        return PageRenderer.seeOther(Self.home + "?notice=logged-out-all")
+        return PageRenderer.seeOther(PagePath.notice(Self.home, "logged-out-all"))
     }
 
     /// Change password: as a reset does, every token is revoked (190/460) and every session ended; this browser
     /// then gets a new session, as Facebook keeps you logged in where you changed it.
     func changePassword(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
-        guard let form = try await checkedForm(request) else { return expired() }
+        let form: FormBody
+        switch await forms.requireCSRF(request, ifUnreadable: .expired) {
+        case .refused(let page): return page
+        case .accepted(let body): form = body
+        }
         guard let (_, user) = try await sessions.current(request) else { return Self.logIn() }
         let new = form["new_password"] ?? ""
         if let refusal = try await provePassword(user, form["current_password"] ?? "", context) {
@@ -123,11 +136,15 @@ struct SecuritySettingsPages: Sendable {
             "\(user.fullName) changed their password: every token answers 190/460 and every session ended; this browser got a new one"
         )
         let (_, cookie) = try await sessions.start(userID: user.id)
-        return PageRenderer.seeOther(Self.home + "?notice=password", cookies: [cookie])
+        return PageRenderer.seeOther(PagePath.notice(Self.home, "password"), cookies: [cookie])
     }
 
     func deleteAccount(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
-        guard let form = try await checkedForm(request) else { return expired() }
+        let form: FormBody
+        switch await forms.requireCSRF(request, ifUnreadable: .expired) {
+        case .refused(let page): return page
+        case .accepted(let body): form = body
+        }
         guard let (_, user) = try await sessions.current(request) else { return Self.logIn() }
         if let refusal = try await provePassword(user, form["password"] ?? "", context) {
             return try await show(request, error: ("delete", refusal.message), status: refusal.status)
@@ -177,29 +194,5 @@ struct SecuritySettingsPages: Sendable {
         "two-factor-off": "Two-factor authentication is off.",
     ]
 
-    static func logIn() -> Response { PageRenderer.seeOther("/login?next=%2Fsettings%2Fsecurity") }
-
-    /// The form when it can be read and its CSRF token is right; nil otherwise (explained in the journal).
-    func checkedForm(_ request: Request) async throws -> [String: String]? {
-        guard let form = await FormBody.read(request, limit: services.configuration.maxBodyBytes)?.fields else {
-            JournalNote.current?.explain("the settings form could not be read (too large or not form data)")
-            return nil
-        }
-        guard sessions.csrfValid(request, formToken: form["csrf_token"]) else {
-            JournalNote.current?.explain(
-                "the settings form's CSRF token does not match the gh_csrf cookie bound to this session")
-            return nil
-        }
-        return form
-    }
-
-    func expired() -> Response {
-        let html = pages.render(
-            "error",
-            [
-                "headline": "This form has expired",
-                "detail": "For your security the form could not be accepted. Go back, reload the page and try again.",
-            ])
-        return PageRenderer.htmlResponse(status: .forbidden, html: html, secureCookies: secure)
-    }
+    static func logIn() -> Response { PageRenderer.seeOther(PagePath.login(next: Self.home)) }
 }

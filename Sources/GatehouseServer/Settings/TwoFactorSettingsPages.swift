@@ -18,20 +18,28 @@ struct TwoFactorSettingsPages: Sendable {
     var sessions: BrowserSessions { BrowserSessions(services: services) }
     private var settings: SecuritySettingsPages { SecuritySettingsPages(services: services, pages: pages) }
     private var secure: Bool { services.configuration.usesSecureCookies }
-    static let setupPath = "/settings/two-factor"
+    static let setupPath = PagePath.Settings.twoFactor
 
     func register(on router: Router<GatehouseRequestContext>) {
         router.get(RouterPath(Self.setupPath)) { request, _ in try await setup(request, error: nil) }
-        router.post("/settings/two-factor/start") { request, context in try await start(request, context) }
-        router.post("/settings/two-factor/confirm") { request, _ in try await confirm(request) }
-        router.post("/settings/two-factor/disable") { request, context in try await disable(request, context) }
+        router.post(RouterPath(PagePath.Settings.twoFactorStart)) { request, context in
+            try await start(request, context)
+        }
+        router.post(RouterPath(PagePath.Settings.twoFactorConfirm)) { request, _ in try await confirm(request) }
+        router.post(RouterPath(PagePath.Settings.twoFactorDisable)) { request, context in
+            try await disable(request, context)
+        }
         TwoFactorQRCode.register(on: router)
     }
 
     /// Asks for the password, as turning it off does (issue 39, finding 6): a stolen session alone must not be
     /// able to put the thief's authenticator between the owner and their account.
     func start(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
-        guard let form = try await settings.checkedForm(request) else { return settings.expired() }
+        let form: FormBody
+        switch await settings.forms.requireCSRF(request, ifUnreadable: .expired) {
+        case .refused(let page): return page
+        case .accepted(let body): form = body
+        }
         guard let (_, user) = try await sessions.current(request) else { return SecuritySettingsPages.logIn() }
         guard let store = services.storage.twoFactor else { return PageRenderer.seeOther(SecuritySettingsPages.home) }
         if try await store.find(userID: user.id)?.isEnabled == true {
@@ -72,7 +80,11 @@ struct TwoFactorSettingsPages: Sendable {
     }
 
     func confirm(_ request: Request) async throws -> Response {
-        guard let form = try await settings.checkedForm(request) else { return settings.expired() }
+        let form: FormBody
+        switch await settings.forms.requireCSRF(request, ifUnreadable: .expired) {
+        case .refused(let page): return page
+        case .accepted(let body): form = body
+        }
         guard let (_, user) = try await sessions.current(request) else { return SecuritySettingsPages.logIn() }
         guard let store = services.storage.twoFactor, var record = try await store.find(userID: user.id),
             !record.isEnabled,
@@ -105,7 +117,11 @@ struct TwoFactorSettingsPages: Sendable {
     }
 
     func disable(_ request: Request, _ context: GatehouseRequestContext) async throws -> Response {
-        guard let form = try await settings.checkedForm(request) else { return settings.expired() }
+        let form: FormBody
+        switch await settings.forms.requireCSRF(request, ifUnreadable: .expired) {
+        case .refused(let page): return page
+        case .accepted(let body): form = body
+        }
         guard let (_, user) = try await sessions.current(request) else { return SecuritySettingsPages.logIn() }
         if let refusal = try await settings.provePassword(user, form["password"] ?? "", context) {
             return try await settings.show(request, error: ("twoFactor", refusal.message), status: refusal.status)
@@ -114,7 +130,7 @@ struct TwoFactorSettingsPages: Sendable {
         JournalNote.current?.explain(
             "\(user.fullName) turned off two-factor login; the secret and recovery codes are deleted")
         services.logger.info("two-factor login off", metadata: ["user": "\(user.id)"])
-        return PageRenderer.seeOther(SecuritySettingsPages.home + "?notice=two-factor-off")
+        return PageRenderer.seeOther(PagePath.notice(SecuritySettingsPages.home, "two-factor-off"))
     }
 
     /// `ABCD EFGH …`: easier to type by hand.

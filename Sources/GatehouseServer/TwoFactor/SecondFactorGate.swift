@@ -18,7 +18,7 @@ struct SecondFactorGate: Sendable {
     let pages: PageRenderer
 
     static let challengeCookie = "gh_2fa"
-    static let path = "/dialog/login_code"
+    static let path = PagePath.Dialog.loginCode
     /// Wrong codes allowed per person per window before the checkpoint stops checking.
     static let attemptsPerWindow = 5
     static let windowSeconds = 300
@@ -53,19 +53,14 @@ struct SecondFactorGate: Sendable {
 
     /// `POST /dialog/login_code`: the code for the challenge in the cookie.
     func submit(_ request: Request) async throws -> Response {
-        guard let form = await FormBody.read(request, limit: services.configuration.maxBodyBytes)?.fields else {
-            return errorPage(
-                .badRequest, "The form could not be read", "The request was too large or not valid form data.")
-        }
-        guard sessions.csrfValid(request, formToken: form["csrf_token"]) else {
-            JournalNote.current?.explain("the login code form's CSRF token does not match the gh_csrf cookie")
-            return errorPage(
-                .forbidden, "This form has expired",
-                "For your security the form could not be accepted. Go back, reload the page and try again.")
+        let form: FormBody
+        switch await PageForms(services: services, pages: pages).requireCSRF(request) {
+        case .refused(let page): return page
+        case .accepted(let body): form = body
         }
         guard let next = AccountGate.safeNext(form["next"]) else {
             JournalNote.current?.explain("the login code form's next page is not one of Gatehouse's own login pages")
-            return errorPage(.badRequest, "This login link is no longer valid", "Go back to the app and start again.")
+            return pages.loginLinkExpiredPage()
         }
         guard let challenge = try await openChallenge(request),
             var user = try await services.storage.users.find(id: challenge.userID),
@@ -132,14 +127,10 @@ struct SecondFactorGate: Sendable {
                 "\(user.fullName)'s account became \(user.accountState.rawValue) during the login: log in again")
             return PageRenderer.seeOther(Self.loginAgain(next), cookies: [sessions.cookie(cookieName, "", maxAge: 0)])
         }
-        if let old = try await sessions.current(request, anyState: true) {
-            try await services.storage.sessions.delete(id: old.0.id)
-        }
-        let (session, cookie) = try await sessions.start(userID: user.id)
         services.logger.info("login", metadata: ["user": "\(user.id)", "second_factor": "yes"])
         services.metrics.login(.success)
-        let cleared = sessions.cookie(cookieName, "", maxAge: 0)
-        return PageRenderer.seeOther(Self.continuing(next, session: session), cookies: [cookie, cleared])
+        return try await AccountGate(services: services, pages: pages).startSession(
+            for: user, next: next, request: request, alsoSetting: [sessions.cookie(cookieName, "", maxAge: 0)])
     }
 
     /// The longest wait between two codes once the day's budget is spent: an hour, so about 45 codes a day reach
@@ -171,7 +162,7 @@ struct SecondFactorGate: Sendable {
             subject: "Someone is trying to log in to your \(services.configuration.mail.serviceName) account",
             values: [
                 "firstName": user.firstName, "attempts": attempts,
-                "link": mailer.link("/settings/security"),
+                "link": mailer.link(PagePath.Settings.security),
             ])
     }
 
@@ -220,23 +211,9 @@ struct SecondFactorGate: Sendable {
         return try await services.storage.serverKeys.key(named: "two_factor_challenge") { random.bytes(32) }
     }
 
-    /// `next`, carrying the new session's mark for the login dialog's `auth_type=reauthenticate` (as the password
-    /// form does when no checkpoint comes between).
-    static func continuing(_ next: String, session: BrowserSessionRecord) -> String {
-        guard next.hasPrefix("/dialog/") else { return next }
-        return next + (next.contains("?") ? "&" : "?")
-            + "gh_reauth=\(Int(session.authenticatedAt.timeIntervalSince1970))"
-    }
-
     /// Where to log in again when the challenge is gone: the dialog itself shows its login form.
     static func loginAgain(_ next: String) -> String {
-        next.hasPrefix("/dialog/") || next.hasPrefix("/device")
-            ? next : "/login?next=" + (next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
-    }
-
-    private func errorPage(_ status: HTTPResponse.Status, _ headline: String, _ detail: String) -> Response {
-        PageRenderer.htmlResponse(
-            status: status, html: pages.render("error", ["headline": headline, "detail": detail]),
-            secureCookies: services.configuration.usesSecureCookies)
+        next.hasPrefix(PagePath.Dialog.prefix) || next.hasPrefix(PagePath.Device.home)
+            ? next : PagePath.login(next: next)
     }
 }
