@@ -48,19 +48,11 @@ package struct MailMessageRecord: Sendable, Codable, Equatable {
     }
 }
 
-/// The persistent mail outbox (table `mail_messages`).
-package protocol MailOutboxStore: Sendable {
-    func insert(_ message: MailMessageRecord) async throws
-    func find(id: String) async throws -> MailMessageRecord?
+/// The persistent mail outbox (table `mail_messages`): the shared outbox operations, and what the console, the
+/// admin API and retention do with mail.
+package protocol MailOutboxStore: OutboxStore where Item == MailMessageRecord {
     /// Newest first; `to` (compared case-insensitively) narrows to one recipient.
     func list(to: String?, limit: Int) async throws -> [MailMessageRecord]
-    /// Undelivered messages due at `now`, oldest due first.
-    func due(now: Date, limit: Int) async throws -> [MailMessageRecord]
-    /// Takes a due message for one attempt by moving its due time to `leaseUntil`; false when another worker
-    /// took it first.
-    func claim(id: String, expectedNextAttemptAt: Date, leaseUntil: Date) async throws -> Bool
-    /// Replaces the stored message with the same id; throws `StorageError.notFound` when there is none.
-    func update(_ message: MailMessageRecord) async throws
     /// Returns false when there was no such message.
     func delete(id: String) async throws -> Bool
     /// Deletes every message; returns how many there were.

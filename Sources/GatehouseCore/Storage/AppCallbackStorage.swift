@@ -53,17 +53,9 @@ package struct AppCallbackRecord: Sendable, Codable, Equatable {
     }
 }
 
-/// The persistent outbox of callbacks to apps.
-package protocol AppCallbackStore: Sendable {
-    func insert(_ callback: AppCallbackRecord) async throws
-    func find(id: String) async throws -> AppCallbackRecord?
-    /// Undelivered callbacks due at `now`, oldest due first.
-    func due(now: Date, limit: Int) async throws -> [AppCallbackRecord]
-    /// Takes a due callback for one attempt by moving its due time to `leaseUntil`; false when another
-    /// worker took it first. A worker that dies mid-attempt leaves it due again at `leaseUntil`.
-    func claim(id: String, expectedNextAttemptAt: Date, leaseUntil: Date) async throws -> Bool
-    /// Replaces the stored callback with the same id.
-    func update(_ callback: AppCallbackRecord) async throws
+/// The persistent outbox of callbacks to apps (table `app_callbacks`): the shared outbox operations, and the
+/// list `/settings/apps` shows.
+package protocol AppCallbackStore: OutboxStore where Item == AppCallbackRecord {
     /// One person's callbacks of a kind, newest first.
     func list(userID: String, kind: AppCallbackKind) async throws -> [AppCallbackRecord]
 }

@@ -121,9 +121,7 @@ package enum ServerStartup {
         await group.addServiceUnlessShutdown(services.outboxWorker)
         // Sends the mail outbox's messages (issue 32) when a sendmail command is configured; otherwise they are
         // only kept, for /console/mail and the admin API.
-        if let mail = services.mail, mail.sends {
-            await group.addServiceUnlessShutdown(MailOutboxWorker(outbox: mail, doorbell: services.mailDoorbell))
-        }
+        if let mailWorker = services.mailWorker { await group.addServiceUnlessShutdown(mailWorker) }
         if let writer = services.journalTableWriter { await group.addServiceUnlessShutdown(writer) }
         // Deletes mail and account codes past `mail.retention_days`.
         await group.addServiceUnlessShutdown(AccountMailRetention(services: services))

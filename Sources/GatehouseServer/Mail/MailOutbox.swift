@@ -6,9 +6,9 @@ import Logging
 ///
 /// ``enqueue(kind:userID:to:subject:text:html:)`` only writes a row, so the request that causes a message never
 /// waits on the mail system. With a transport (production's sendmail command) the row is due at once and the
-/// ``MailOutboxWorker`` delivers it, retrying failures by ``backoff`` (the schedule is in the database, so it
-/// survives restarts and is shared by every node); after a delivery the bodies are emptied, so links do not
-/// linger. Without one (development) the row is kept as it is, for `/console/mail` and the admin API.
+/// ``OutboxWorker`` delivers it through ``MailDelivery``, retrying failures by ``OutboxPolicy/mail``; after a
+/// delivery the bodies are emptied, so links do not linger. Without one (development) the row is kept as it is,
+/// for `/console/mail` and the admin API.
 package struct MailOutbox: Sendable {
     let store: any MailOutboxStore
     let clock: any GatehouseClock
@@ -18,11 +18,6 @@ package struct MailOutbox: Sendable {
     let logger: Logger
     /// Where each delivery attempt is recorded (the request journal), if anywhere.
     var journal: RequestJournal?
-
-    /// Waits after the 1st, 2nd, … failed attempt; after the last one the message is given up.
-    package static let backoff: [TimeInterval] = [30, 120, 600, 1800, 3600, 3 * 3600]
-    /// How long one attempt may hold a row before another worker may retry it.
-    static let lease: TimeInterval = 120
 
     init(
         store: any MailOutboxStore, clock: any GatehouseClock, random: any RandomSource,
@@ -41,6 +36,15 @@ package struct MailOutbox: Sendable {
     /// Whether messages leave the server (production's transport) or are only kept (development).
     package var sends: Bool { transport != nil }
 
+    /// The delivering outbox, for the worker; nil when messages are only kept.
+    package var delivering: Outbox<MailDelivery>? {
+        guard let transport else { return nil }
+        return Outbox(
+            store: store,
+            delivery: MailDelivery(transport: transport, from: configuration.from, logger: logger, journal: journal),
+            policy: .mail, clock: clock, logger: logger)
+    }
+
     /// Queues one message and returns it as stored.
     @discardableResult
     func enqueue(kind: String, userID: String?, to: String, subject: String, text: String, html: String) async throws
@@ -55,79 +59,53 @@ package struct MailOutbox: Sendable {
         return message
     }
 
-    /// When to try again after `attempts` failed attempts, or nil to give up.
-    static func nextAttempt(afterFailedAttempts attempts: Int, now: Date) -> Date? {
-        guard attempts >= 1, attempts <= backoff.count else { return nil }
-        return now.addingTimeInterval(backoff[attempts - 1])
-    }
-
-    /// Attempts every due message once; returns them as stored afterwards.
+    /// Attempts every due message once (none while messages are only kept); returns them as stored afterwards.
     @discardableResult
     package func deliverDue(limit: Int = 50) async -> [MailMessageRecord] {
-        guard transport != nil, let due = try? await store.due(now: clock.now(), limit: limit) else { return [] }
-        var out: [MailMessageRecord] = []
-        for message in due {
-            if let done = await attempt(message) { out.append(done) }
-        }
-        return out
+        await delivering?.deliverDue(limit: limit) ?? []
     }
+}
 
-    /// One attempt at a due message; nil when it is not due or another worker holds it.
-    func attempt(_ message: MailMessageRecord) async -> MailMessageRecord? {
-        let now = clock.now()
-        guard let transport, let due = message.nextAttemptAt, due <= now,
-            (try? await store.claim(
-                id: message.id, expectedNextAttemptAt: due, leaseUntil: now.addingTimeInterval(Self.lease))) == true
-        else { return nil }
-        var next = message
-        next.attempts += 1
+/// Mail's side of the outbox: renders a message, hands it to the ``MailTransport``, and logs and journals each
+/// attempt.
+package struct MailDelivery: OutboxDelivery {
+    let transport: any MailTransport
+    /// The `From:` header (`mail.from`).
+    let from: String
+    let logger: Logger
+    let journal: RequestJournal?
+
+    package func deliver(_ message: inout MailMessageRecord) async -> OutboxAttempt {
         let rendered = MailMessageFormat.render(
-            message, from: configuration.from, date: message.createdAt, messageID: "\(message.id)@gatehouse",
+            message, from: from, date: message.createdAt, messageID: "\(message.id)@gatehouse",
             boundary: "gh-\(message.id)")
         do {
             try await transport.send(message, rendered: rendered)
-            next.deliveredAt = clock.now()
-            next.nextAttemptAt = nil
-            next.lastError = nil
             // Sent: the mailbox has it now; the outbox keeps only what, to whom and when.
-            next.text = ""
-            next.html = ""
-            logger.info("mail sent", metadata: ["kind": "\(message.kind)", "attempt": "\(next.attempts)"])
+            message.text = ""
+            message.html = ""
+            return OutboxAttempt(.delivered())
         } catch {
-            let reason = (error as? MailRefused)?.description ?? "\(type(of: error))"
-            next.lastError = reason
-            next.nextAttemptAt = Self.nextAttempt(afterFailedAttempts: next.attempts, now: now)
-            if next.nextAttemptAt == nil { next.gaveUpAt = now }
-            logger.warning(
-                "mail not sent",
-                metadata: ["kind": "\(message.kind)", "attempt": "\(next.attempts)", "reason": "\(reason)"])
+            return OutboxAttempt(.failed((error as? MailRefused)?.description ?? "\(type(of: error))"))
         }
-        do {
-            try await store.update(next)
-        } catch {
-            logger.error("mail outcome not saved", metadata: ["id": "\(message.id)", "error": "\(error)"])
-        }
-        record(next, at: now)
-        return next
     }
 
-    /// One journal entry per attempt: the kind, and for a failure why and what comes next (never the address
-    /// or the body, which carry the person's email and the link).
-    private func record(_ message: MailMessageRecord, at time: Date) {
-        guard let journal, journal.isEnabled else { return }
+    /// A log line, and one journal entry per attempt: the kind, and for a failure why and what comes next (never
+    /// the address or the body, which carry the person's email and the link).
+    package func finished(_ message: MailMessageRecord, _ report: OutboxReport) {
         var explanation: String?
-        if let error = message.lastError {
-            if let next = message.nextAttemptAt {
-                explanation =
-                    "the \(message.kind) mail was not sent (\(error)); attempt \(message.attempts) of \(Self.backoff.count + 1), next at \(JournalExplanation.clockTime(next))"
-            } else {
-                explanation =
-                    "the \(message.kind) mail was not sent (\(error)); Gatehouse gave up after \(message.attempts) attempts"
-            }
+        if case .failed(let reason) = report.attempt.outcome {
+            logger.warning(
+                "mail not sent",
+                metadata: ["kind": "\(message.kind)", "attempt": "\(message.attempts)", "reason": "\(reason)"])
+            explanation = "the \(message.kind) mail was not sent (\(reason)); \(report.sequel ?? "")"
+        } else {
+            logger.info("mail sent", metadata: ["kind": "\(message.kind)", "attempt": "\(message.attempts)"])
         }
+        guard let journal, journal.isEnabled else { return }
         journal.record(
             JournalEntry(
-                time: time, kind: .mail, method: "SEND", route: "mail/\(message.kind)",
+                time: report.startedAt, kind: .mail, method: "SEND", route: "mail/\(message.kind)",
                 status: message.deliveredAt == nil ? 502 : 250,
                 durationMilliseconds: 0, appID: nil, explanation: explanation,
                 parameters: [

@@ -2,17 +2,18 @@ import Foundation
 import GatehouseCore
 import ServiceLifecycle
 
-/// Delivers due app callbacks (deauthorize, data deletion) every `period`, and at once when the doorbell rings,
-/// until the service group shuts down. Retries left by an earlier run are picked up on the first pass.
+/// Delivers an outbox's due items every `period`, and at once when the doorbell rings, until the service group
+/// shuts down. Retries left by an earlier run are picked up on the first pass.
 ///
-/// Registered with the server's service group (and `GatehouseEmulator`'s), so it starts and stops with the
-/// server, and a shutdown waits for its attempt in flight before the database closes.
-package struct CallbackOutboxWorker: Service {
-    let outbox: CallbackOutbox
+/// `ServerStartup.bringUp` registers one for app callbacks, and one for mail when mail leaves the server, with
+/// the server's service group (and so `GatehouseEmulator`'s): it starts and stops with the server, and a shutdown
+/// waits for its attempt in flight before the database closes.
+package struct OutboxWorker<Delivery: OutboxDelivery>: Service {
+    let outbox: Outbox<Delivery>
     let period: Duration
     let doorbell: OutboxDoorbell
 
-    package init(outbox: CallbackOutbox, period: Duration = .seconds(5), doorbell: OutboxDoorbell) {
+    package init(outbox: Outbox<Delivery>, period: Duration = .seconds(5), doorbell: OutboxDoorbell) {
         self.outbox = outbox
         self.period = period
         self.doorbell = doorbell
@@ -28,8 +29,9 @@ package struct CallbackOutboxWorker: Service {
     }
 }
 
-/// Wakes the outbox worker as soon as a callback is queued, so an app hears of a removal without waiting for the
-/// next period; the person's request never waits on the app's server. A ring with nobody waiting is kept.
+/// Wakes an outbox worker as soon as an item is queued, so an app hears of a removal (or a person gets their mail)
+/// without waiting for the next period; the request that queued it never waits on the far end. A ring with nobody
+/// waiting is kept.
 package final class OutboxDoorbell: @unchecked Sendable {
     private let lock = NSLock()
     private var rung = false

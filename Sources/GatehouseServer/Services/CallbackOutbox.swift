@@ -12,12 +12,9 @@ package protocol CallbackTransport: Sendable {
     func post(url: String, form: String) async throws -> (status: Int, body: [UInt8])
 }
 
-/// The persistent outbox of deauthorize and data-deletion callbacks.
-///
-/// Each callback is a row with its next attempt time. `deliverDue()` (called by the server's worker every few
-/// seconds, and by tests after moving the injected clock) takes due rows one at a time with a lease, POSTs,
-/// and records the outcome; a failure schedules the next attempt by ``backoff``. Because the schedule lives
-/// in the database, retries survive a restart and are shared by every node.
+/// The persistent outbox of deauthorize and data-deletion callbacks: ``enqueue(_:app:userID:scopedUserID:at:)``
+/// signs and queues a callback, and the generic ``Outbox`` delivers it through ``CallbackDelivery``, retrying by
+/// ``OutboxPolicy/appCallbacks``.
 package struct CallbackOutbox: Sendable {
     let storage: Storage
     let clock: any GatehouseClock
@@ -26,11 +23,6 @@ package struct CallbackOutbox: Sendable {
     let logger: Logger
     /// Where each delivery attempt is recorded (the server's request journal), if anywhere.
     package var journal: RequestJournal?
-
-    /// Waits after the 1st, 2nd, … failed attempt; after the last one Gatehouse gives up.
-    package static let backoff: [TimeInterval] = [30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600]
-    /// How long one attempt may hold a row before another worker may retry it.
-    static let lease: TimeInterval = 120
 
     package init(
         storage: Storage, clock: any GatehouseClock, random: any RandomSource = SystemRandomSource(),
@@ -44,10 +36,12 @@ package struct CallbackOutbox: Sendable {
         self.logger = logger
     }
 
-    /// When to try again after `attempts` failed attempts, or nil to give up.
-    package static func nextAttempt(afterFailedAttempts attempts: Int, now: Date) -> Date? {
-        guard attempts >= 1, attempts <= backoff.count else { return nil }
-        return now.addingTimeInterval(backoff[attempts - 1])
+    /// The delivering outbox, for the worker.
+    package var delivering: Outbox<CallbackDelivery> {
+        Outbox(
+            store: storage.appCallbacks,
+            delivery: CallbackDelivery(transport: transport, logger: logger, journal: journal),
+            policy: .appCallbacks, clock: clock, logger: logger)
     }
 
     /// Queues a callback of `kind` for `app` about one person; nil when the app registered no URL for it.
@@ -74,115 +68,82 @@ package struct CallbackOutbox: Sendable {
     /// Attempts every due callback once; returns them as stored afterwards.
     @discardableResult
     package func deliverDue(limit: Int = 50) async -> [AppCallbackRecord] {
-        guard let due = try? await storage.appCallbacks.due(now: clock.now(), limit: limit) else { return [] }
-        var out: [AppCallbackRecord] = []
-        for record in due {
-            if let done = await attempt(record) { out.append(done) }
-        }
-        return out
+        await delivering.deliverDue(limit: limit)
     }
 
     /// One attempt at a callback that is due; nil when it is not due or another worker holds it.
     package func attempt(_ record: AppCallbackRecord) async -> AppCallbackRecord? {
-        let now = clock.now()
-        guard let due = record.nextAttemptAt, due <= now,
-            (try? await storage.appCallbacks.claim(
-                id: record.id, expectedNextAttemptAt: due, leaseUntil: now.addingTimeInterval(Self.lease))) == true
-        else { return nil }
-        var next = record
-        next.attempts += 1
-        let started = ContinuousClock.now
-        var answered: Int?
-        defer { journal.map { journalAttempt(next, status: answered, in: $0, at: now, started: started) } }
+        await delivering.attempt(record)
+    }
+}
+
+/// App callbacks' side of the outbox: POSTs the signed form through the ``CallbackTransport``, reads a
+/// data-deletion reply, and logs and journals each attempt.
+package struct CallbackDelivery: OutboxDelivery {
+    let transport: any CallbackTransport
+    let logger: Logger
+    let journal: RequestJournal?
+
+    package func deliver(_ record: inout AppCallbackRecord) async -> OutboxAttempt {
+        let answer: (status: Int, body: [UInt8])
         do {
-            let (status, body) = try await transport.post(url: record.url, form: record.body)
-            answered = status
-            if (200..<300).contains(status) {
-                next.deliveredAt = clock.now()
-                next.nextAttemptAt = nil
-                next.lastError = nil
-                if record.kind == .dataDeletion {
-                    if let reply = DataDeletionReply.parse(body) {
-                        next.confirmationCode = reply.confirmationCode
-                        next.statusURL = reply.url
-                    } else {
-                        next.lastError = "the app's reply had no url and confirmation_code"
-                    }
-                }
-                logger.info(
-                    "app callback delivered",
-                    metadata: [
-                        "app": "\(record.appID)", "kind": "\(record.kind.rawValue)", "attempt": "\(next.attempts)",
-                    ])
-            } else {
-                fail(&next, reason: "HTTP \(status)")
-            }
+            answer = try await transport.post(url: record.url, form: record.body)
         } catch {
-            fail(&next, reason: (error as? CallbackRefused)?.description ?? "\(type(of: error))")
+            return OutboxAttempt(.failed((error as? CallbackRefused)?.description ?? "\(type(of: error))"))
         }
-        do {
-            try await storage.appCallbacks.update(next)
-        } catch {
-            logger.error("app callback outcome not saved", metadata: ["app": "\(record.appID)", "error": "\(error)"])
+        let status = answer.status
+        guard (200..<300).contains(status) else { return OutboxAttempt(.failed("HTTP \(status)"), status: status) }
+        guard record.kind == .dataDeletion else { return OutboxAttempt(.delivered(), status: status) }
+        guard let reply = DataDeletionReply.parse(answer.body) else {
+            return OutboxAttempt(
+                .delivered(warning: "the app's reply had no url and confirmation_code"), status: status)
         }
-        return next
+        record.confirmationCode = reply.confirmationCode
+        record.statusURL = reply.url
+        return OutboxAttempt(.delivered(), status: status)
     }
 
-    /// One journal entry per attempt: the app, the callback URL (without its query), the app's status (502 when
-    /// there was no answer) and, for a failure, what happened and what comes next.
-    private func journalAttempt(
-        _ callback: AppCallbackRecord, status: Int?, in journal: RequestJournal, at time: Date,
-        started: ContinuousClock.Instant
-    ) {
-        guard journal.isEnabled else { return }
-        let elapsed = ContinuousClock.now - started
+    /// A log line, and one journal entry per attempt: the app, the callback URL (without its query), the app's
+    /// status (502 when there was no answer) and, for a failure, what happened and what comes next.
+    package func finished(_ callback: AppCallbackRecord, _ report: OutboxReport) {
+        let kind = callback.kind.rawValue
+        if case .failed(let reason) = report.attempt.outcome {
+            logger.warning(
+                "app callback failed",
+                metadata: [
+                    "app": "\(callback.appID)", "kind": "\(kind)", "attempt": "\(callback.attempts)",
+                    "reason": "\(reason)",
+                ])
+        } else {
+            logger.info(
+                "app callback delivered",
+                metadata: ["app": "\(callback.appID)", "kind": "\(kind)", "attempt": "\(callback.attempts)"])
+        }
+        guard let journal, journal.isEnabled else { return }
+        let status = report.attempt.status
         let url = String(callback.url.split(separator: "?", maxSplits: 1).first ?? "")
         var explanation: String?
         if callback.deliveredAt == nil || callback.lastError != nil {
             let what =
-                status.map { "the app's \(callback.kind.rawValue) callback URL answered HTTP \($0)" }
-                ?? "the \(callback.kind.rawValue) callback could not be delivered: \(callback.lastError ?? "no answer")"
-            if let next = callback.nextAttemptAt {
-                explanation =
-                    what
-                    + "; attempt \(callback.attempts) of \(Self.backoff.count + 1), next at \(JournalExplanation.clockTime(next))"
-            } else if callback.gaveUpAt != nil {
-                explanation = what + "; Gatehouse gave up after \(callback.attempts) attempts"
-            } else {
-                explanation = what + (callback.lastError.map { ": \($0)" } ?? "")
-            }
+                status.map { "the app's \(kind) callback URL answered HTTP \($0)" }
+                ?? "the \(kind) callback could not be delivered: \(callback.lastError ?? "no answer")"
+            explanation = what + (report.sequel.map { "; \($0)" } ?? callback.lastError.map { ": \($0)" } ?? "")
         }
+        let elapsed = report.elapsed.components
         journal.record(
             JournalEntry(
-                time: time, kind: .callback, method: "POST", route: String(url.prefix(200)), status: status ?? 502,
-                durationMilliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds)
-                    / 1e15,
+                time: report.startedAt, kind: .callback, method: "POST", route: String(url.prefix(200)),
+                status: status ?? 502,
+                durationMilliseconds: Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15,
                 appID: callback.appID, explanation: explanation,
-                parameters: [
-                    .init(name: "kind", value: callback.kind.rawValue),
-                    .init(name: "attempt", value: "\(callback.attempts)"),
-                ]))
+                parameters: [.init(name: "kind", value: kind), .init(name: "attempt", value: "\(callback.attempts)")]))
     }
-
-    private func fail(_ record: inout AppCallbackRecord, reason: String) {
-        let now = clock.now()
-        record.lastError = reason
-        record.nextAttemptAt = Self.nextAttempt(afterFailedAttempts: record.attempts, now: now)
-        if record.nextAttemptAt == nil { record.gaveUpAt = now }
-        logger.warning(
-            "app callback failed",
-            metadata: [
-                "app": "\(record.appID)", "kind": "\(record.kind.rawValue)", "attempt": "\(record.attempts)",
-                "reason": "\(reason)",
-            ])
-    }
-
 }
 
 /// Tells apps through the outbox: the removal is recorded at once and delivered (and retried) in the background.
 package struct OutboxAppCallbackNotifier: AppCallbackNotifier {
     package let outbox: CallbackOutbox
-    /// Wakes the ``CallbackOutboxWorker`` for a first attempt at once.
+    /// Wakes the callbacks' ``OutboxWorker`` for a first attempt at once.
     package let doorbell: OutboxDoorbell
 
     package init(outbox: CallbackOutbox, doorbell: OutboxDoorbell) {

@@ -83,7 +83,9 @@ package final class GatehouseServices: Sendable {
         return outbox
     }
     /// The service that delivers the outbox's callbacks, for the server's service group.
-    package var outboxWorker: CallbackOutboxWorker { CallbackOutboxWorker(outbox: outbox, doorbell: outboxDoorbell) }
+    package var outboxWorker: OutboxWorker<CallbackDelivery> {
+        OutboxWorker(outbox: outbox.delivering, doorbell: outboxDoorbell)
+    }
     /// The service that writes the journal to its table and prunes it, when `--journal-table` is on.
     package var journalTableWriter: JournalTableWriter? {
         guard let journalBuffer, let store = storage.journal else { return nil }
@@ -108,5 +110,10 @@ package final class GatehouseServices: Sendable {
             store: store, clock: clock, random: random, transport: transport, configuration: configuration.mail,
             logger: logger,
             journal: journal)
+    }
+    /// The service that sends the mail outbox's messages, for the server's service group; nil when they are only
+    /// kept (no `mail.sendmail_command`).
+    package var mailWorker: OutboxWorker<MailDelivery>? {
+        mail?.delivering.map { OutboxWorker(outbox: $0, doorbell: mailDoorbell) }
     }
 }

@@ -2,8 +2,9 @@ import GatehouseCore
 import Foundation
 import SQLKit
 
-/// `MailOutboxStore` over any `SQLDatabase`: table `mail_messages` (migration 15).
-package struct SQLMailOutboxStore: MailOutboxStore {
+/// `MailOutboxStore` over any `SQLDatabase`: table `mail_messages` (migration 15). Insert, find, due, claim and
+/// update are ``SQLOutboxTable``'s.
+package struct SQLMailOutboxStore: MailOutboxStore, SQLOutboxTable {
     package let context: SQLStoreContext
 
     package init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
@@ -12,27 +13,15 @@ package struct SQLMailOutboxStore: MailOutboxStore {
 
     private var db: any SQLDatabase { context.db }
 
-    static let columns = [
+    package static let table = "mail_messages"
+    package static let columns = [
         "id", "kind", "user_id", "to_address", "subject", "text_body", "html_body", "created_at", "attempts",
         "next_attempt_at", "delivered_at", "gave_up_at", "last_error",
     ]
 
-    package func insert(_ message: MailMessageRecord) async throws {
-        try await context.run {
-            try await db.insert(into: "mail_messages").columns(Self.columns).values(Self.values(message)).run()
-        }
-    }
-
-    package func find(id: String) async throws -> MailMessageRecord? {
-        try await context.run {
-            try await db.select().columns(Self.columns).from("mail_messages").where("id", .equal, id).first().map(
-                Self.decode)
-        }
-    }
-
     package func list(to: String?, limit: Int) async throws -> [MailMessageRecord] {
         try await context.run {
-            var query = db.select().columns(Self.columns).from("mail_messages")
+            var query = db.select().columns(Self.columns).from(Self.table)
             if let to {
                 query = query.where(
                     SQLFunction("lower", args: SQLIdentifier("to_address")), .equal, SQLBind(to.lowercased()))
@@ -41,52 +30,21 @@ package struct SQLMailOutboxStore: MailOutboxStore {
         }
     }
 
-    package func due(now: Date, limit: Int) async throws -> [MailMessageRecord] {
-        try await context.run {
-            try await db.select().columns(Self.columns).from("mail_messages")
-                .where("next_attempt_at", .lessThanOrEqual, SQLCodec.seconds(now))
-                .orderBy("next_attempt_at").orderBy("seq").limit(limit)
-                .all().map(Self.decode)
-        }
-    }
-
-    package func claim(id: String, expectedNextAttemptAt: Date, leaseUntil: Date) async throws -> Bool {
-        try await context.run {
-            !(try await db.update("mail_messages")
-                .set("next_attempt_at", to: SQLCodec.seconds(leaseUntil))
-                .where("id", .equal, id)
-                .where("next_attempt_at", .equal, SQLCodec.seconds(expectedNextAttemptAt))
-                .returning("id").all().isEmpty)
-        }
-    }
-
-    package func update(_ message: MailMessageRecord) async throws {
-        try await context.run {
-            var update = db.update("mail_messages")
-            for (column, value) in zip(Self.columns, Self.values(message)).dropFirst() {
-                update = update.set(column, to: value)
-            }
-            guard !(try await update.where("id", .equal, message.id).returning("id").all().isEmpty) else {
-                throw StorageError.notFound
-            }
-        }
-    }
-
     package func delete(id: String) async throws -> Bool {
         try await context.run {
-            !(try await db.delete(from: "mail_messages").where("id", .equal, id).returning("id").all().isEmpty)
+            !(try await db.delete(from: Self.table).where("id", .equal, id).returning("id").all().isEmpty)
         }
     }
 
     package func deleteAll() async throws -> Int {
         try await context.run {
-            try await db.delete(from: "mail_messages").returning("id").all().count
+            try await db.delete(from: Self.table).returning("id").all().count
         }
     }
 
     package func deleteAll(userID: String, address: String) async throws -> Int {
         try await context.run {
-            try await db.delete(from: "mail_messages")
+            try await db.delete(from: Self.table)
                 .where("user_id", .equal, SQLBind(userID))
                 .orWhere(SQLFunction("lower", args: SQLIdentifier("to_address")), .equal, SQLBind(address.lowercased()))
                 .returning("id").all().count
@@ -95,14 +53,14 @@ package struct SQLMailOutboxStore: MailOutboxStore {
 
     package func prune(createdBefore cutoff: Date) async throws -> Int {
         try await context.run {
-            try await db.delete(from: "mail_messages")
+            try await db.delete(from: Self.table)
                 .where("created_at", .lessThan, SQLBind(SQLCodec.seconds(cutoff)))
                 .where("next_attempt_at", .is, SQLLiteral.null)
                 .returning("id").all().count
         }
     }
 
-    static func values(_ m: MailMessageRecord) -> [any Encodable & Sendable] {
+    package static func values(_ m: MailMessageRecord) -> [any Encodable & Sendable] {
         [
             m.id, m.kind, m.userID, m.to, m.subject, m.text, m.html, SQLCodec.seconds(m.createdAt), Int64(m.attempts),
             SQLCodec.seconds(m.nextAttemptAt), SQLCodec.seconds(m.deliveredAt), SQLCodec.seconds(m.gaveUpAt),
@@ -110,7 +68,7 @@ package struct SQLMailOutboxStore: MailOutboxStore {
         ]
     }
 
-    static func decode(_ row: any SQLRow) throws -> MailMessageRecord {
+    package static func decode(_ row: any SQLRow) throws -> MailMessageRecord {
         let r = RowReader(row)
         return MailMessageRecord(
             id: try r.string("id"), kind: try r.string("kind"), userID: try r.optionalString("user_id"),

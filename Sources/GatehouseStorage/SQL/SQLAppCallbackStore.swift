@@ -2,8 +2,9 @@ import GatehouseCore
 import Foundation
 import SQLKit
 
-/// `AppCallbackStore` over any `SQLDatabase`: table `app_callbacks`.
-package struct SQLAppCallbackStore: AppCallbackStore {
+/// `AppCallbackStore` over any `SQLDatabase`: table `app_callbacks` (migration 7). Insert, find, due, claim and
+/// update are ``SQLOutboxTable``'s.
+package struct SQLAppCallbackStore: AppCallbackStore, SQLOutboxTable {
     package let context: SQLStoreContext
 
     package init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
@@ -12,58 +13,15 @@ package struct SQLAppCallbackStore: AppCallbackStore {
 
     private var db: any SQLDatabase { context.db }
 
+    package static let table = "app_callbacks"
     package static let columns = [
         "id", "app_id", "kind", "user_id", "url", "body", "attempts", "next_attempt_at", "created_at", "delivered_at",
         "gave_up_at", "last_error", "confirmation_code", "status_url",
     ]
 
-    package func insert(_ callback: AppCallbackRecord) async throws {
-        try await context.run {
-            try await db.insert(into: "app_callbacks").columns(Self.columns).values(Self.values(callback)).run()
-        }
-    }
-
-    package func find(id: String) async throws -> AppCallbackRecord? {
-        try await context.run {
-            try await db.select().columns(Self.columns).from("app_callbacks").where("id", .equal, id).first().map(
-                Self.decode)
-        }
-    }
-
-    package func due(now: Date, limit: Int) async throws -> [AppCallbackRecord] {
-        try await context.run {
-            try await db.select().columns(Self.columns).from("app_callbacks")
-                .where("next_attempt_at", .lessThanOrEqual, SQLCodec.seconds(now))
-                .orderBy("next_attempt_at").orderBy("seq").limit(limit)
-                .all().map(Self.decode)
-        }
-    }
-
-    package func claim(id: String, expectedNextAttemptAt: Date, leaseUntil: Date) async throws -> Bool {
-        try await context.run {
-            !(try await db.update("app_callbacks")
-                .set("next_attempt_at", to: SQLCodec.seconds(leaseUntil))
-                .where("id", .equal, id)
-                .where("next_attempt_at", .equal, SQLCodec.seconds(expectedNextAttemptAt))
-                .returning("id").all().isEmpty)
-        }
-    }
-
-    package func update(_ callback: AppCallbackRecord) async throws {
-        try await context.run {
-            var update = db.update("app_callbacks")
-            for (column, value) in zip(Self.columns, Self.values(callback)).dropFirst() {
-                update = update.set(column, to: value)
-            }
-            guard !(try await update.where("id", .equal, callback.id).returning("id").all().isEmpty) else {
-                throw StorageError.notFound
-            }
-        }
-    }
-
     package func list(userID: String, kind: AppCallbackKind) async throws -> [AppCallbackRecord] {
         try await context.run {
-            try await db.select().columns(Self.columns).from("app_callbacks")
+            try await db.select().columns(Self.columns).from(Self.table)
                 .where("user_id", .equal, userID).where("kind", .equal, kind.rawValue)
                 .orderBy("seq", .descending)
                 .all().map(Self.decode)

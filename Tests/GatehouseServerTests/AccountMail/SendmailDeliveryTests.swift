@@ -103,7 +103,7 @@ import Testing
         #expect(failed.first?.id == second.id)
         #expect(failed.first?.deliveredAt == nil)
         #expect(failed.first?.lastError?.hasPrefix("/usr/bin/msmtp exited with status") == true)
-        #expect(failed.first?.nextAttemptAt == server.clock.now().addingTimeInterval(MailOutbox.backoff[0]))
+        #expect(failed.first?.nextAttemptAt == server.clock.now().addingTimeInterval(OutboxPolicy.mail.backoff[0]))
         #expect(try await server.services.storage.mail?.find(id: second.id)?.text.isEmpty == false)
         try await server.services.storage.shutdown()
         server.scratch.remove()

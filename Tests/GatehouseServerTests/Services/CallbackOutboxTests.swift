@@ -64,10 +64,11 @@ import HTTPTypes
 
     @Test func backoffScheduleThenGivesUp() {
         let now = Date(timeIntervalSince1970: 0)
-        #expect(CallbackOutbox.nextAttempt(afterFailedAttempts: 1, now: now) == Date(timeIntervalSince1970: 30))
-        #expect(CallbackOutbox.nextAttempt(afterFailedAttempts: 2, now: now) == Date(timeIntervalSince1970: 120))
-        #expect(CallbackOutbox.nextAttempt(afterFailedAttempts: 8, now: now) == Date(timeIntervalSince1970: 12 * 3600))
-        #expect(CallbackOutbox.nextAttempt(afterFailedAttempts: 9, now: now) == nil)
+        let policy = OutboxPolicy.appCallbacks
+        #expect(policy.nextAttempt(afterFailedAttempts: 1, now: now) == Date(timeIntervalSince1970: 30))
+        #expect(policy.nextAttempt(afterFailedAttempts: 2, now: now) == Date(timeIntervalSince1970: 120))
+        #expect(policy.nextAttempt(afterFailedAttempts: 8, now: now) == Date(timeIntervalSince1970: 12 * 3600))
+        #expect(policy.nextAttempt(afterFailedAttempts: 9, now: now) == nil)
     }
 
     @Test func readsBothReplyForms() {
