@@ -13,7 +13,7 @@ extension UsersCommand {
             abstract: "Delete a person, as their own \"Delete my account\" does.",
             discussion: """
                 Every app the person used gets its data-deletion and deauthorize callbacks; their grants, tokens, \
-                sessions and second factor go with them, and their old tokens answer 190/458.
+                sessions and second factor go with them, and their old tokens answer \(SessionSubcode.appNotAuthorized.wire).
                 """)
         @Argument(help: "The person's id or email.") var person: String
         @Flag(help: "Delete without asking again (required).") var yes = false

@@ -11,9 +11,10 @@ extension UsersCommand {
         static let configuration = CommandConfiguration(
             abstract: "Put a person in an account state (what Facebook reports for them).",
             discussion: """
-                STATE is one of: active, checkpointed (tokens answer 190/459; the dialog shows a checkpoint to pass), \
-                unconfirmed (190/464; the dialog asks to confirm the email), disabled (190/465; no login), \
-                logged-out (190/467; sessions and tokens end, the next login clears it).
+                STATE is one of: active, checkpointed (tokens answer \(SessionSubcode.checkpointed.wire); the dialog \
+                shows a checkpoint to pass), unconfirmed (\(SessionSubcode.unconfirmed.wire); the dialog asks to \
+                confirm the email), disabled (\(SessionSubcode.invalidUser.wire); no login), logged-out \
+                (\(SessionSubcode.loggedOut.wire); sessions and tokens end, the next login clears it).
                 """)
         @Argument(help: "The person's id or email.") var person: String
         @Argument(help: "active, checkpointed, unconfirmed, disabled or logged-out.") var state: String

@@ -12,7 +12,8 @@ extension UsersCommand {
         static let configuration = CommandConfiguration(
             abstract: "Change a person's email, password or profile fields.",
             discussion: """
-                A new password signs the person out everywhere: their tokens answer 190/460 and their sessions end. \
+                A new password signs the person out everywhere: their tokens answer \(SessionSubcode.passwordChanged.wire) and their \
+                sessions end. \
                 An empty value clears a profile field (--hometown "").
                 """)
         @Argument(help: "The person's id or email.") var person: String
@@ -52,7 +53,8 @@ extension UsersCommand {
             if json { print(prettyJSON(updated)); return }
             print(
                 "Updated \(updated["name"]?.stringValue ?? id) <\(updated["email"]?.stringValue ?? "")>"
-                    + (password == nil ? "" : "; signed out everywhere (tokens answer 190/460)"))
+                    + (password == nil
+                        ? "" : "; signed out everywhere (tokens answer \(SessionSubcode.passwordChanged.wire))"))
         }
     }
 }

@@ -5,15 +5,15 @@ import Foundation
 ///
 /// It proves a Graph call comes from the app's server (which knows the secret) and not from a
 /// stolen token alone; facebook-sdk and social-core both send it.
-public enum AppSecretProof {
+package enum AppSecretProof {
     /// The proof for `accessToken`.
-    public static func compute(accessToken: String, appSecret: String) -> String {
+    package static func compute(accessToken: String, appSecret: String) -> String {
         hex(hmacSHA256(key: appSecret, message: accessToken))
     }
 
     /// Whether `proof` is the proof for `accessToken`, comparing in constant time so response
     /// timing cannot reveal how many leading characters were right. Hex is case-insensitive.
-    public static func matches(_ proof: String, accessToken: String, appSecret: String) -> Bool {
+    package static func matches(_ proof: String, accessToken: String, appSecret: String) -> Bool {
         let expected = compute(accessToken: accessToken, appSecret: appSecret)
         return constantTimeEquals(Array(proof.lowercased().utf8), Array(expected.utf8))
     }

@@ -5,21 +5,21 @@ import Foundation
 ///
 /// The wire names are the dialog's `default_audience` values (`friends`, `only_me`, `everyone`); a post's
 /// `privacy.value` uses Graph's upper-case names (`ALL_FRIENDS`, `SELF`, `EVERYONE`).
-public enum Audience: String, Sendable, CaseIterable, Codable {
+package enum Audience: String, Sendable, CaseIterable, Codable {
     case onlyMe = "only_me"
     case friends
     case everyone
 
     /// Reads a `default_audience` value; nil for anything else.
-    public init?(wireName: String) {
+    package init?(wireName: String) {
         self.init(rawValue: wireName)
     }
 
     /// The `default_audience` value.
-    public var wireName: String { rawValue }
+    package var wireName: String { rawValue }
 
     /// Graph's `privacy.value` for posts with this audience.
-    public var privacyValue: String {
+    package var privacyValue: String {
         switch self {
         case .onlyMe: "SELF"
         case .friends: "ALL_FRIENDS"
@@ -28,7 +28,7 @@ public enum Audience: String, Sendable, CaseIterable, Codable {
     }
 
     /// Reads a post's `privacy.value`; nil for values this server does not model (`CUSTOM`, `FRIENDS_OF_FRIENDS`).
-    public init?(privacyValue: String) {
+    package init?(privacyValue: String) {
         guard let match = Self.allCases.first(where: { $0.privacyValue == privacyValue.uppercased() }) else {
             return nil
         }
@@ -36,7 +36,7 @@ public enum Audience: String, Sendable, CaseIterable, Codable {
     }
 
     /// Graph's `privacy.description`, also the label on the dialogs' audience selector.
-    public var label: String {
+    package var label: String {
         switch self {
         case .onlyMe: "Only me"
         case .friends: "Friends"
@@ -45,7 +45,7 @@ public enum Audience: String, Sendable, CaseIterable, Codable {
     }
 
     /// Facebook caps what an app posts at the audience the person chose for it: the narrower of the two.
-    public func narrowed(to cap: Audience) -> Audience {
+    package func narrowed(to cap: Audience) -> Audience {
         Self.order(self) <= Self.order(cap) ? self : cap
     }
 

@@ -4,9 +4,9 @@ import Foundation
 ///
 /// Facebook strips the `=` padding when writing and clients differ on whether they pad when
 /// reading, so encoding never pads and decoding accepts both forms.
-public enum Base64URL {
+package enum Base64URL {
     /// Encodes bytes with `-` and `_` and without padding.
-    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+    package static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var text = Data(bytes).base64EncodedString()
         text = String(
             text.unicodeScalars.compactMap { scalar -> Character? in
@@ -21,14 +21,14 @@ public enum Base64URL {
     }
 
     /// Encodes the UTF-8 bytes of a string.
-    public static func encode(_ text: String) -> String {
+    package static func encode(_ text: String) -> String {
         encode(Array(text.utf8))
     }
 
     /// Decodes padded or unpadded input; nil when it holds characters outside the URL-safe
     /// alphabet (including `+` and `/`, which would mean the sender used the wrong alphabet),
     /// misplaced or excess padding, or an impossible length.
-    public static func decode(_ text: String) -> Data? {
+    package static func decode(_ text: String) -> Data? {
         var body = Substring(text)
         var paddingCount = 0
         while body.hasSuffix("=") {

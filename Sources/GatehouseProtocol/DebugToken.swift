@@ -1,12 +1,12 @@
 import Foundation
 
 /// `GET /debug_token`: `{"data":{…}}`. Invalid tokens still get HTTP 200 with `is_valid: false`.
-public struct DebugTokenResponse: Sendable, Equatable, Codable {
+package struct DebugTokenResponse: Sendable, Equatable, Codable {
     /// The token description.
-    public var data: DebugTokenData
+    package var data: DebugTokenData
 
     /// Wraps a description.
-    public init(data: DebugTokenData) {
+    package init(data: DebugTokenData) {
         self.data = data
     }
 }
@@ -15,34 +15,34 @@ public struct DebugTokenResponse: Sendable, Equatable, Codable {
 ///
 /// `app_id` and `user_id` are strings because clients compare them with the `client_id` string;
 /// decoding also accepts numbers since Facebook's documentation sample shows one.
-public struct DebugTokenData: Sendable, Equatable, Codable {
+package struct DebugTokenData: Sendable, Equatable, Codable {
     /// The app the token belongs to.
-    public var appID: String?
+    package var appID: String?
     /// `USER`, `APP` or `PAGE`.
-    public var type: String?
+    package var type: String?
     /// The app's display name.
-    public var application: String?
+    package var application: String?
     /// Unix time data access expires.
-    public var dataAccessExpiresAt: Int?
+    package var dataAccessExpiresAt: Int?
     /// Unix time the token expires; 0 means never.
-    public var expiresAt: Int?
+    package var expiresAt: Int?
     /// Whether the token can be used now.
-    public var isValid: Bool
+    package var isValid: Bool
     /// Unix time the token was issued; Facebook omits it for some invalid tokens.
-    public var issuedAt: Int?
+    package var issuedAt: Int?
     /// Login context such as `auth_type` and `sso`.
-    public var metadata: [String: String]?
+    package var metadata: [String: String]?
     /// Granted permissions.
-    public var scopes: [String]?
+    package var scopes: [String]?
     /// Permissions limited to specific objects, such as Pages.
-    public var granularScopes: [GranularScope]?
+    package var granularScopes: [GranularScope]?
     /// The app-scoped user id.
-    public var userID: String?
+    package var userID: String?
     /// Why the token is invalid.
-    public var error: DebugTokenError?
+    package var error: DebugTokenError?
 
     /// Creates a description.
-    public init(
+    package init(
         appID: String? = nil, type: String? = nil, application: String? = nil,
         dataAccessExpiresAt: Int? = nil, expiresAt: Int? = nil, isValid: Bool, issuedAt: Int? = nil,
         metadata: [String: String]? = nil, scopes: [String]? = nil, granularScopes: [GranularScope]? = nil,
@@ -70,7 +70,7 @@ public struct DebugTokenData: Sendable, Equatable, Codable {
     }
 
     /// Decodes a description, accepting numeric ids.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         func identifier(_ key: CodingKeys) throws -> String? {
             if let number = try? container.decodeIfPresent(Int64.self, forKey: key) { return String(number) }
@@ -94,7 +94,7 @@ public struct DebugTokenData: Sendable, Equatable, Codable {
     /// Encodes in the order of Facebook's documented sample, with `error` at its alphabetical
     /// place (the observed garbage-token answer is `error`, `is_valid`, `scopes`) and `metadata`
     /// sorted so output is stable.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(appID, forKey: .appID)
         try container.encodeIfPresent(type, forKey: .type)
@@ -115,14 +115,14 @@ public struct DebugTokenData: Sendable, Equatable, Codable {
 }
 
 /// A permission granted only for some objects: `{"scope":"pages_show_list","target_ids":["123"]}`.
-public struct GranularScope: Sendable, Equatable, Codable {
+package struct GranularScope: Sendable, Equatable, Codable {
     /// The permission.
-    public var scope: String
+    package var scope: String
     /// The object ids it covers; absent means all.
-    public var targetIDs: [String]?
+    package var targetIDs: [String]?
 
     /// Creates an entry.
-    public init(scope: String, targetIDs: [String]? = nil) {
+    package init(scope: String, targetIDs: [String]? = nil) {
         self.scope = scope
         self.targetIDs = targetIDs
     }
@@ -134,23 +134,23 @@ public struct GranularScope: Sendable, Equatable, Codable {
 
 /// Why `debug_token` considers a token invalid. The key is `subcode`, not `error_subcode` as in
 /// Graph errors, which clients parsing both must keep apart.
-public struct DebugTokenError: Sendable, Equatable, Codable {
+package struct DebugTokenError: Sendable, Equatable, Codable {
     /// The Graph error code, e.g. 190.
-    public var code: Int
+    package var code: Int
     /// The Graph error message.
-    public var message: String
+    package var message: String
     /// The refinement, e.g. 463 for expired.
-    public var subcode: Int?
+    package var subcode: Int?
 
     /// Creates an error.
-    public init(code: Int, message: String, subcode: Int? = nil) {
+    package init(code: Int, message: String, subcode: Int? = nil) {
         self.code = code
         self.message = message
         self.subcode = subcode
     }
 
     /// The `debug_token` form of a Graph error.
-    public init(_ graphError: GraphError) {
+    package init(_ graphError: GraphError) {
         self.init(code: graphError.code, message: graphError.message, subcode: graphError.errorSubcode)
     }
 }

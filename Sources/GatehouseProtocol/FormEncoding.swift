@@ -6,15 +6,15 @@ import Foundation
 /// Written by hand rather than with `URLComponents` because Foundation leaves `+`, `&` and `=`
 /// unescaped in query items, while Facebook writes `error_description=Permissions+error` and clients
 /// such as social-core split on those characters.
-public enum FormEncoding {
+package enum FormEncoding {
     /// Encodes pairs in order as `k=v&k2=v2`, writing space as `+` and percent-encoding every
     /// byte outside `A-Z a-z 0-9 - . _ ~` (uppercase hex).
-    public static func encode(_ pairs: [(String, String)]) -> String {
+    package static func encode(_ pairs: [(String, String)]) -> String {
         pairs.map { escape($0.0) + "=" + escape($0.1) }.joined(separator: "&")
     }
 
     /// Escapes one key or value the way ``encode(_:)`` does.
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var output = ""
         output.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {
@@ -39,7 +39,7 @@ public enum FormEncoding {
     /// A segment without `=` is a key with an empty value and empty segments (`a=1&&b=2`) are
     /// skipped, as browsers do. Returns nil for a malformed `%` escape or bytes that are not UTF-8,
     /// so that a corrupted code or token is reported instead of being silently altered.
-    public static func decode(_ text: String) -> [(String, String)]? {
+    package static func decode(_ text: String) -> [(String, String)]? {
         var pairs: [(String, String)] = []
         // Split on the bytes `&` and `=`, as the WHATWG form parser does: ASCII never occurs inside a
         // multi-byte sequence, so every piece is valid text, and byte search skips grapheme breaking.
@@ -62,7 +62,7 @@ public enum FormEncoding {
 
     /// Reverses ``escape(_:)``: `+` becomes a space and `%XX` a byte; nil on a bad escape or
     /// invalid UTF-8.
-    public static func unescape(_ text: some StringProtocol) -> String? {
+    package static func unescape(_ text: some StringProtocol) -> String? {
         // Nothing to decode (most keys, ids and tokens): the text is already valid UTF-8.
         if !text.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) { return String(text) }
         var bytes: [UInt8] = []

@@ -10,86 +10,91 @@ extension GraphError {
     // MARK: Access tokens (190 family)
 
     /// A token that is not even shaped like one.
-    public static let invalidTokenFormat = GraphError(
+    package static let invalidTokenFormat = GraphError(
         message: "Invalid OAuth access token - Cannot parse access token", code: 190)
 
     /// A token past its expiry. Facebook states both times in Pacific time.
-    public static func tokenExpired(expiredAt: Date, now: Date) -> GraphError {
+    package static func tokenExpired(expiredAt: Date, now: Date) -> GraphError {
         GraphError(
             message: validatingToken + "Session has expired on \(pacificTimestamp(expiredAt)). "
                 + "The current time is \(pacificTimestamp(now)).",
-            code: 190, errorSubcode: 463)
+            code: SessionSubcode.code, errorSubcode: SessionSubcode.expired.rawValue)
     }
 
     /// A token for a user who has removed the app (or never installed it).
-    public static func appNotAuthorized(appID: String) -> GraphError {
+    package static func appNotAuthorized(appID: String) -> GraphError {
         GraphError(
             message: validatingToken + "The user has not authorized application \(appID).",
-            code: 190, errorSubcode: 458)
+            code: SessionSubcode.code, errorSubcode: SessionSubcode.appNotAuthorized.rawValue)
     }
 
     /// A token invalidated by a password change.
-    public static let passwordChanged = GraphError(
+    package static let passwordChanged = GraphError(
         message: validatingToken + "The session has been invalidated because the user changed their password "
             + "or Facebook has changed the session for security reasons.",
-        code: 190, errorSubcode: 460)
+        code: SessionSubcode.code, errorSubcode: SessionSubcode.passwordChanged.rawValue)
 
     /// A token of a person held at a security checkpoint: they must log in on the website and follow its steps.
-    public static let checkpointed = GraphError(
+    package static let checkpointed = GraphError(
         message: validatingToken
             + "You cannot access the app till you log in to www.facebook.com and follow the instructions given.",
-        code: 190, errorSubcode: 459)
+        code: SessionSubcode.code, errorSubcode: SessionSubcode.checkpointed.rawValue)
 
     /// A token of a person who has not confirmed their account. Facebook leaves the user's name out, so the
     /// message has two spaces where it would stand.
-    public static let unconfirmedUser = GraphError(
+    package static let unconfirmedUser = GraphError(
         message: validatingToken + "Sessions for the user  are not allowed because the user is not a confirmed user.",
-        code: 190, errorSubcode: 464)
+        code: SessionSubcode.code, errorSubcode: SessionSubcode.unconfirmed.rawValue)
 
     /// A token of a person whose account is disabled or locked. Facebook documents subcode 465 as "The session
     /// user is invalid" (its access-token error table, 456-468); the message is that sentence after the usual
     /// prefix. No captured response for a disabled account was found, so this is the documented meaning, not a copy.
-    public static let accountDisabled = GraphError(
+    package static let accountDisabled = GraphError(
         message: validatingToken + "The session user is invalid.",
-        code: 190, errorSubcode: 465)
+        code: SessionSubcode.code, errorSubcode: SessionSubcode.invalidUser.rawValue)
 
     /// A token invalidated by logging out.
-    public static let sessionLoggedOut = GraphError(
+    package static let sessionLoggedOut = GraphError(
         message: validatingToken + "The session is invalid because the user logged out.",
-        code: 190, errorSubcode: 467)
+        code: SessionSubcode.code, errorSubcode: SessionSubcode.loggedOut.rawValue)
+
+    /// A batch of more than ``GraphBatch/maximumEntries`` calls.
+    package static let tooManyInBatch = GraphError(
+        message: "(#1) Too many requests in batch message. Maximum batch size is \(GraphBatch.maximumEntries)",
+        type: "OAuthException", code: 1)
 
     /// A request without any token.
-    public static let tokenRequired = GraphError(
+    package static let tokenRequired = GraphError(
         message: "An access token is required to request this resource.", code: 104)
 
     /// `/me` with an app token or no user.
-    public static let activeTokenRequired = GraphError(
+    package static let activeTokenRequired = GraphError(
         message: "An active access token must be used to query information about the current user.", code: 2500)
 
     /// A path this server does not route; `components` is echoed as given, e.g. `/x`, cut to ``echoLimit``.
-    public static func unknownPath(_ components: String) -> GraphError {
+    package static func unknownPath(_ components: String) -> GraphError {
         GraphError(message: "Unknown path components: \(echo(components))", code: 2500)
     }
 
     // MARK: Permissions and parameters
 
     /// An edge or field that needs a permission the token lacks.
-    public static func missingPermission(_ name: String) -> GraphError {
+    package static func missingPermission(_ name: String) -> GraphError {
         GraphError(message: "(#200) Requires extended permission: \(name)", code: 200, httpStatus: 403)
     }
 
     /// A bad parameter; `message` is the text after `(#100) `.
-    public static func invalidParameter(_ message: String) -> GraphError {
+    package static func invalidParameter(_ message: String) -> GraphError {
         GraphError(message: "(#100) \(message)", code: 100)
     }
 
     /// A `fields` entry the node type does not have.
-    public static func nonexistingField(_ field: String, nodeType: String) -> GraphError {
+    package static func nonexistingField(_ field: String, nodeType: String) -> GraphError {
         invalidParameter("Tried accessing nonexisting field (\(echo(field))) on node type (\(nodeType))")
     }
 
     /// An object id that does not exist, is hidden, or does not support `method`.
-    public static func unsupportedRequest(method: String, objectID: String) -> GraphError {
+    package static func unsupportedRequest(method: String, objectID: String) -> GraphError {
         GraphError(
             message: "Unsupported \(method.lowercased()) request. Object with ID '\(echo(objectID))' does not exist, "
                 + "cannot be loaded due to missing permissions, or does not support this operation. "
@@ -98,81 +103,81 @@ extension GraphError {
     }
 
     /// "Require App Secret" is on and the call has no proof.
-    public static let appsecretProofRequired = GraphError(
+    package static let appsecretProofRequired = GraphError(
         message: "API calls from the server require an appsecret_proof argument",
         type: "GraphMethodException", code: 100)
 
     /// A proof that does not match, rejected even when proofs are optional.
-    public static let appsecretProofInvalid = GraphError(
+    package static let appsecretProofInvalid = GraphError(
         message: "Invalid appsecret_proof provided in the API argument",
         type: "GraphMethodException", code: 100)
 
     // MARK: Token endpoint
 
     /// A code older than its lifetime.
-    public static let codeExpired = GraphError(
+    package static let codeExpired = GraphError(
         message: "This authorization code has expired.", code: 100, errorSubcode: 36007)
 
     /// A `redirect_uri` that differs from the dialog's.
-    public static let redirectURIMismatch = GraphError(
+    package static let redirectURIMismatch = GraphError(
         message: "Error validating verification code. Please make sure your redirect_uri is identical "
             + "to the one you used in the OAuth dialog request",
         code: 100, errorSubcode: 36008)
 
     /// A code presented a second time.
-    public static let codeUsed = GraphError(
+    package static let codeUsed = GraphError(
         message: "This authorization code has been used.", code: 100, errorSubcode: 36009)
 
     /// A code this server never issued.
-    public static let invalidCodeFormat = GraphError(message: "Invalid verification code format.", code: 100)
+    package static let invalidCodeFormat = GraphError(message: "Invalid verification code format.", code: 100)
 
     /// A wrong `client_secret`; code 1 here is neither transient nor a 500.
-    public static let invalidClientSecret = GraphError(message: "Error validating client secret.", code: 1)
+    package static let invalidClientSecret = GraphError(message: "Error validating client secret.", code: 1)
 
     /// An unknown `client_id`.
-    public static let invalidApplicationID = GraphError(
+    package static let invalidApplicationID = GraphError(
         message: "Error validating application. Invalid application ID.", code: 101)
 
     /// No `client_id` at all.
-    public static let missingClientID = GraphError(message: "Missing client_id parameter.", code: 101)
+    package static let missingClientID = GraphError(message: "Missing client_id parameter.", code: 101)
 
     /// A PKCE verifier that does not match the challenge.
-    public static let invalidCodeVerifier = GraphError(message: "Invalid code verifier.", code: 100)
+    package static let invalidCodeVerifier = GraphError(message: "Invalid code verifier.", code: 100)
 
     /// A verifier sent for a code issued without a challenge (a downgrade attempt, RFC 9700 §4.8).
-    public static let unexpectedCodeVerifier = GraphError(
+    package static let unexpectedCodeVerifier = GraphError(
         message: "A code_verifier was sent but the login dialog was not sent a code_challenge.", code: 100)
 
     /// A code or nonce issued without a challenge, redeemed for an app that requires PKCE (RFC 7636 §4.4.1).
-    public static let codeChallengeRequired = GraphError(
+    package static let codeChallengeRequired = GraphError(
         message: "This app requires PKCE: the login dialog must be sent a code_challenge.", code: 100)
 
     // MARK: Server-side and throttling
 
     /// An unexpected failure; clients retry.
-    public static let unknownError = GraphError(
+    package static let unknownError = GraphError(
         message: "An unknown error has occurred.", code: 1, isTransient: true, httpStatus: 500)
 
     /// A temporary outage; clients retry.
-    public static let serviceUnavailable = GraphError(
+    package static let serviceUnavailable = GraphError(
         message: "An unexpected error has occurred. Please retry your request later.",
         code: 2, isTransient: true, httpStatus: 500)
 
     /// The database behind the server cannot be reached (e.g. PostgreSQL restarting): HTTP 503, and clients
     /// retry. Facebook answers such outages with code 2 and `is_transient`.
-    public static let temporarilyUnavailable = GraphError(
+    package static let temporarilyUnavailable = GraphError(
         message: "(#2) Service temporarily unavailable", code: 2, isTransient: true, httpStatus: 503)
 
     /// The app's call budget is spent.
-    public static let appRateLimit = GraphError(
+    package static let appRateLimit = GraphError(
         message: "(#4) Application request limit reached", code: 4, httpStatus: 403)
 
     /// One user's call budget is spent.
-    public static let userRateLimit = GraphError(
+    package static let userRateLimit = GraphError(
         message: "(#17) User request limit reached", code: 17, httpStatus: 403)
 
     /// A per-endpoint limit.
-    public static let apiRateLimit = GraphError(
+    package static let apiRateLimit = GraphError(
         message: "(#613) Calls to this api have exceeded the rate limit.", code: 613, httpStatus: 403)
 
     // MARK: Helpers

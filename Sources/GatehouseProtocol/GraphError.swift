@@ -5,28 +5,28 @@ import Foundation
 /// Clients branch on `code`/`error_subcode` (the iOS SDK drops its token on 190, social-core maps
 /// HTTP statuses to exceptions), so the factories in `GraphError+Factories.swift` reproduce
 /// Facebook's exact codes, messages and statuses rather than inventing new ones.
-public struct GraphError: Error, Sendable, Equatable, Codable {
+package struct GraphError: Error, Sendable, Equatable, Codable {
     /// Developer-facing text; non-auth messages start with `(#code) `.
-    public var message: String
+    package var message: String
     /// `OAuthException` for auth and most errors, `GraphMethodException` for unsupported calls.
-    public var type: String
+    package var type: String
     /// The numeric error code (`error.code`).
-    public var code: Int
+    package var code: Int
     /// The refinement of `code`, e.g. 463 for an expired token (`error_subcode`).
-    public var errorSubcode: Int?
+    package var errorSubcode: Int?
     /// A title clients may show to the user (`error_user_title`).
-    public var errorUserTitle: String?
+    package var errorUserTitle: String?
     /// A message clients may show to the user (`error_user_msg`).
-    public var errorUserMsg: String?
+    package var errorUserMsg: String?
     /// An opaque id for support requests (`fbtrace_id`).
-    public var fbtraceID: String?
+    package var fbtraceID: String?
     /// Whether retrying the same request may succeed (`is_transient`).
-    public var isTransient: Bool?
+    package var isTransient: Bool?
     /// The HTTP status to send; not part of the JSON body, hence not encoded.
-    public var httpStatus: Int
+    package var httpStatus: Int
 
     /// Creates an error; `httpStatus` defaults to 400, Facebook's status for most errors.
-    public init(
+    package init(
         message: String,
         type: String = "OAuthException",
         code: Int,
@@ -52,15 +52,15 @@ public struct GraphError: Error, Sendable, Equatable, Codable {
     }
 
     /// The longest message an error carries; Facebook's own are a few hundred bytes.
-    public static let maximumMessageBytes = 2048
+    package static let maximumMessageBytes = 2048
 
     /// How many characters of a client's own input an error message repeats. Facebook's echoes are ids,
     /// field names and paths, far shorter; without a bound a 1 MiB path came back as a 1 MiB error, and a batch
     /// could feed such errors into its later entries (issue 27, finding 1).
-    public static let echoLimit = 200
+    package static let echoLimit = 200
 
     /// `text` as an error message may repeat it: the first ``echoLimit`` characters, then `…` if there was more.
-    public static func echo(_ text: some StringProtocol) -> String {
+    package static func echo(_ text: some StringProtocol) -> String {
         let head = text.prefix(echoLimit)  // walks at most echoLimit characters, however long the text
         return head.endIndex == text.endIndex ? String(text) : String(head) + "…"
     }
@@ -75,7 +75,7 @@ public struct GraphError: Error, Sendable, Equatable, Codable {
     }
 
     /// Decodes the body of `error`; the HTTP status is not in the JSON, so it is set to 400.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
             message: try container.decode(String.self, forKey: .message),
@@ -90,7 +90,7 @@ public struct GraphError: Error, Sendable, Equatable, Codable {
     }
 
     /// Encodes the members Facebook sends, in Facebook's order, omitting absent optionals.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(message, forKey: .message)
         try container.encode(type, forKey: .type)
@@ -103,7 +103,7 @@ public struct GraphError: Error, Sendable, Equatable, Codable {
     }
 
     /// The complete response body, `{"error":{…}}`, with keys in Facebook's order.
-    public var envelopeJSON: JSONValue {
+    package var envelopeJSON: JSONValue {
         var body: JSONObject = ["message": .string(message), "type": .string(type), "code": .int(Int64(code))]
         if let errorSubcode { body["error_subcode"] = .int(Int64(errorSubcode)) }
         if let errorUserTitle { body["error_user_title"] = .string(errorUserTitle) }
@@ -115,7 +115,7 @@ public struct GraphError: Error, Sendable, Equatable, Codable {
 
     /// A copy carrying `fbtrace_id`. Facebook sends one with every error; Gatehouse's server sends none (its
     /// errors carry exactly the fields the tests pin), so clients must treat the id as optional, as Facebook's SDKs do.
-    public func withTraceID(_ traceID: String) -> GraphError {
+    package func withTraceID(_ traceID: String) -> GraphError {
         var copy = self
         copy.fbtraceID = traceID
         return copy
@@ -130,7 +130,7 @@ public struct GraphError: Error, Sendable, Equatable, Codable {
     /// the secret case is recognised by its message. Quotes, backslashes and control characters in
     /// the message are escaped or replaced, because messages can echo request input and must not
     /// be able to break out of the header.
-    public var wwwAuthenticate: String? {
+    package var wwwAuthenticate: String? {
         guard type == "OAuthException" else { return nil }
         return "OAuth \"Facebook Platform\" \"\(authenticateKind)\" \"\(Self.quotedStringBody(message))\""
     }
@@ -170,12 +170,12 @@ public struct GraphError: Error, Sendable, Equatable, Codable {
 }
 
 /// The body of a Graph API error response.
-public struct GraphErrorEnvelope: Sendable, Equatable, Codable {
+package struct GraphErrorEnvelope: Sendable, Equatable, Codable {
     /// The error.
-    public var error: GraphError
+    package var error: GraphError
 
     /// Wraps an error.
-    public init(error: GraphError) {
+    package init(error: GraphError) {
         self.error = error
     }
 }

@@ -5,9 +5,9 @@ import Foundation
 /// The rules mirror `LoginURLCompleter` in facebook-ios-sdk so that an app built against Gatehouse's
 /// SDK sees the same outcome it would with Facebook's: dates are parsed from the string values (the
 /// real SDK's `as? TimeInterval` casts quietly turn them into `distantFuture`; that quirk is not copied).
-public struct LoginCallback: Sendable, Equatable {
+package struct LoginCallback: Sendable, Equatable {
     /// How the login ended, by the iOS SDK's rules.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// A token, code, id_token or nonce came back.
         case success
         /// Nothing usable and no `error_message`, which includes `error=access_denied` without one.
@@ -17,23 +17,23 @@ public struct LoginCallback: Sendable, Equatable {
     }
 
     /// Every parameter of the redirect, query merged with fragment.
-    public var parameters: [String: String]
+    package var parameters: [String: String]
 
     /// Reads the parameters of a redirect URL; nil if the URL cannot be split into components.
-    public init?(url: URL) {
+    package init?(url: URL) {
         guard URLComponents(url: url, resolvingAgainstBaseURL: false) != nil else { return nil }
         self.init(parameters: Self.parameters(of: url))
     }
 
     /// Wraps already-decoded parameters.
-    public init(parameters: [String: String]) {
+    package init(parameters: [String: String]) {
         self.parameters = parameters
     }
 
     /// Query parameters merged with fragment parameters, the fragment winning, both decoded as
     /// form data (`+` is a space). Facebook's `#_=_` marker on code redirects is dropped, and
     /// undecodable pairs are skipped rather than failing the whole callback.
-    public static func parameters(of url: URL) -> [String: String] {
+    package static func parameters(of url: URL) -> [String: String] {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return [:] }
         var result: [String: String] = [:]
         for (key, value) in lenientPairs(components.percentEncodedQuery) {
@@ -55,57 +55,57 @@ public struct LoginCallback: Sendable, Equatable {
     // MARK: Raw values
 
     /// `access_token`.
-    public var accessToken: String? { parameters["access_token"] }
+    package var accessToken: String? { parameters["access_token"] }
     /// `code`, for the PKCE exchange.
-    public var code: String? { parameters["code"] }
+    package var code: String? { parameters["code"] }
     /// `id_token`, the Limited Login JWT.
-    public var idToken: String? { parameters["id_token"] }
+    package var idToken: String? { parameters["id_token"] }
     /// `state`, echoed from the dialog; the iOS SDK puts JSON holding its `challenge` here.
-    public var state: String? { parameters["state"] }
+    package var state: String? { parameters["state"] }
     /// `error`, e.g. `access_denied`.
-    public var error: String? { parameters["error"] }
+    package var error: String? { parameters["error"] }
     /// `error_code`, e.g. `200`.
-    public var errorCode: String? { parameters["error_code"] }
+    package var errorCode: String? { parameters["error_code"] }
     /// `error_message`; only its presence turns an error into a failure.
-    public var errorMessage: String? { parameters["error_message"] }
+    package var errorMessage: String? { parameters["error_message"] }
     /// `error_description`, which web redirects use instead of `error_message`.
-    public var errorDescription: String? { parameters["error_description"] }
+    package var errorDescription: String? { parameters["error_description"] }
     /// `error_reason`, e.g. `user_denied`.
-    public var errorReason: String? { parameters["error_reason"] }
+    package var errorReason: String? { parameters["error_reason"] }
     /// `signed_request`.
-    public var signedRequest: String? { parameters["signed_request"] }
+    package var signedRequest: String? { parameters["signed_request"] }
     /// `graph_domain`, e.g. `facebook`.
-    public var graphDomain: String? { parameters["graph_domain"] }
+    package var graphDomain: String? { parameters["graph_domain"] }
     /// `nonce`, to exchange with `grant_type=fb_exchange_nonce`.
-    public var nonce: String? { parameters["nonce"] }
+    package var nonce: String? { parameters["nonce"] }
     /// `user_token_nonce`, which the iOS SDK stores and sends with the next login.
-    public var userTokenNonce: String? { parameters["user_token_nonce"] }
+    package var userTokenNonce: String? { parameters["user_token_nonce"] }
 
     // MARK: Derived values
 
     /// `granted_scopes` split on commas; `[]` when present but empty, nil when absent.
-    public var grantedScopes: [String]? { Self.commaList(parameters["granted_scopes"]) }
+    package var grantedScopes: [String]? { Self.commaList(parameters["granted_scopes"]) }
     /// `denied_scopes` split on commas; `[]` when present but empty, nil when absent.
-    public var deniedScopes: [String]? { Self.commaList(parameters["denied_scopes"]) }
+    package var deniedScopes: [String]? { Self.commaList(parameters["denied_scopes"]) }
 
     /// `expires_in`, seconds from now.
-    public var expiresIn: TimeInterval? { Self.positiveNumber(parameters["expires_in"]) }
+    package var expiresIn: TimeInterval? { Self.positiveNumber(parameters["expires_in"]) }
 
     /// The absolute expiry from `expires` or else `expires_at` (the iOS SDK's preference), epoch
     /// seconds; zero or negative values mean none was given.
-    public var expiresAt: Date? {
+    package var expiresAt: Date? {
         (Self.positiveNumber(parameters["expires"]) ?? Self.positiveNumber(parameters["expires_at"]))
             .map(Date.init(timeIntervalSince1970:))
     }
 
     /// `data_access_expiration_time`, epoch seconds.
-    public var dataAccessExpirationTime: Date? {
+    package var dataAccessExpirationTime: Date? {
         Self.positiveNumber(parameters["data_access_expiration_time"]).map(Date.init(timeIntervalSince1970:))
     }
 
     /// The user id: a non-empty `user_id` parameter, else `user_id` from the unverified payload of
     /// `signed_request` (the app has no secret to check it with).
-    public var userID: String? {
+    package var userID: String? {
         if let direct = parameters["user_id"], !direct.isEmpty { return direct }
         guard let signedRequest, let payload = SignedRequest.unverifiedPayload(signedRequest) else { return nil }
         switch payload["user_id"] {
@@ -118,7 +118,7 @@ public struct LoginCallback: Sendable, Equatable {
     /// The outcome under the iOS SDK's rules: success with a non-empty `access_token`, or exactly
     /// one of `code`/`id_token`, or exactly one of `nonce`/`id_token`; otherwise a failure only when
     /// `error_message` is present; otherwise cancelled.
-    public var outcome: Outcome {
+    package var outcome: Outcome {
         let hasToken = !(accessToken ?? "").isEmpty
         let hasCode = !(code ?? "").isEmpty
         let hasIDToken = !(idToken ?? "").isEmpty

@@ -3,10 +3,10 @@ import Foundation
 
 /// Proof Key for Code Exchange (RFC 7636), which the iOS SDK uses since v13 in place of a client
 /// secret: the dialog receives `code_challenge`, the token endpoint `code_verifier`.
-public enum PKCE {
+package enum PKCE {
     /// The challenge for `verifier`: base64url(SHA-256(verifier)) without padding for `S256`,
     /// the verifier itself for `plain`, nil for any other method (names are case-sensitive).
-    public static func challenge(verifier: String, method: String) -> String? {
+    package static func challenge(verifier: String, method: String) -> String? {
         switch method {
         case "S256": return Base64URL.encode(SHA256.hash(data: Data(verifier.utf8)))
         case "plain": return verifier
@@ -15,12 +15,12 @@ public enum PKCE {
     }
 
     /// Whether `method` is one this server implements.
-    public static func isSupportedMethod(_ method: String) -> Bool {
+    package static func isSupportedMethod(_ method: String) -> Bool {
         method == "S256" || method == "plain"
     }
 
     /// Whether `verifier` is 43–128 characters from `A-Z a-z 0-9 - . _ ~` (RFC 7636 §4.1).
-    public static func isValidVerifier(_ verifier: String) -> Bool {
+    package static func isValidVerifier(_ verifier: String) -> Bool {
         let bytes = verifier.utf8
         return (43...128).contains(bytes.count)
             && bytes.allSatisfy { byte in
@@ -38,7 +38,7 @@ public enum PKCE {
     /// Whether `verifier` answers `challenge` under `method`. Malformed verifiers fail even if
     /// they happen to hash right, so a client bug surfaces here rather than at real Facebook; the
     /// comparison is constant-time.
-    public static func verify(verifier: String, challenge: String, method: String) -> Bool {
+    package static func verify(verifier: String, challenge: String, method: String) -> Bool {
         guard isValidVerifier(verifier), let expected = self.challenge(verifier: verifier, method: method) else {
             return false
         }

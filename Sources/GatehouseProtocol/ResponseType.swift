@@ -6,28 +6,28 @@ import Foundation
 /// (`id_token,token_or_nonce,signed_request,graph_domain,user_token_nonce`), so both separators
 /// are accepted. Tokens are case-sensitive, as in OAuth; unrecognised ones are kept in `unknown`
 /// so the server can decide whether to ignore or reject them.
-public struct ResponseType: Sendable, Equatable {
+package struct ResponseType: Sendable, Equatable {
     /// Return an authorization code.
-    public var code: Bool
+    package var code: Bool
     /// Return an access token (implicit style, in the fragment).
-    public var token: Bool
+    package var token: Bool
     /// Return an OIDC id_token.
-    public var idToken: Bool
+    package var idToken: Bool
     /// iOS: return an access token, or a nonce to exchange for one (`fb_exchange_nonce`).
-    public var tokenOrNonce: Bool
+    package var tokenOrNonce: Bool
     /// Also return `signed_request`, whose payload carries `user_id`.
-    public var signedRequest: Bool
+    package var signedRequest: Bool
     /// Also return `graph_domain` (`facebook` for classic tokens).
-    public var graphDomain: Bool
+    package var graphDomain: Bool
     /// Also return `granted_scopes` and `denied_scopes`.
-    public var grantedScopes: Bool
+    package var grantedScopes: Bool
     /// iOS ≥ 17: also return `user_token_nonce`.
-    public var userTokenNonce: Bool
+    package var userTokenNonce: Bool
     /// Tokens this server does not recognise, in request order.
-    public var unknown: [String]
+    package var unknown: [String]
 
     /// Creates a response type; every flag defaults to off.
-    public init(
+    package init(
         code: Bool = false, token: Bool = false, idToken: Bool = false, tokenOrNonce: Bool = false,
         signedRequest: Bool = false, graphDomain: Bool = false, grantedScopes: Bool = false,
         userTokenNonce: Bool = false, unknown: [String] = []
@@ -45,7 +45,7 @@ public struct ResponseType: Sendable, Equatable {
 
     /// Parses the raw parameter; a missing or blank value means `code`, Facebook's default
     /// (social-core sends no `response_type`).
-    public static func parse(_ raw: String?) -> ResponseType {
+    package static func parse(_ raw: String?) -> ResponseType {
         let tokens = (raw ?? "").split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init)
         guard !tokens.isEmpty else { return ResponseType(code: true) }
         var result = ResponseType()
@@ -68,13 +68,13 @@ public struct ResponseType: Sendable, Equatable {
     /// Whether results go in the fragment rather than the query: anything carrying a token
     /// must not reach the redirect target's server logs, so token, token_or_nonce and id_token
     /// switch to the fragment, and everything else rides along with them.
-    public var usesFragment: Bool {
+    package var usesFragment: Bool {
         token || tokenOrNonce || idToken
     }
 
     /// The recognised tokens in a fixed order, comma-joined as the mobile SDKs write them; for
     /// logs and for rebuilding dialog URLs.
-    public var rawValue: String {
+    package var rawValue: String {
         let flags: [(Bool, String)] = [
             (code, "code"), (token, "token"), (idToken, "id_token"), (tokenOrNonce, "token_or_nonce"),
             (signedRequest, "signed_request"), (graphDomain, "graph_domain"),

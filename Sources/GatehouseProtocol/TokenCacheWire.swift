@@ -7,28 +7,28 @@ import Foundation
 /// A slot is named by the app's own session secret (`session_key`, minted by the app's backend for a
 /// person's session, never a guessable id) and unlocked by `session_proof`, which only a holder of the app
 /// secret can compute: so only sessions the app's backend created can use the cache.
-public enum TokenCacheWire {
+package enum TokenCacheWire {
     /// Shortest and longest `session_key` accepted (at least 128 bits as hex or base64url text).
-    public static let sessionKeyLength = 32...512
+    package static let sessionKeyLength = 32...512
     /// Largest `token_info` accepted, in UTF-8 bytes.
-    public static let maxTokenInfoBytes = 16 * 1024
+    package static let maxTokenInfoBytes = 16 * 1024
 
     /// `session_proof`: lowercase hex HMAC-SHA256(key: app secret, message: `"token_cache:" + sessionKey`).
     /// The prefix keeps it distinct from an `appsecret_proof` over the same text.
-    public static func sessionProof(sessionKey: String, appSecret: String) -> String {
+    package static func sessionProof(sessionKey: String, appSecret: String) -> String {
         let mac = HMAC<SHA256>.authenticationCode(
             for: Data(("token_cache:" + sessionKey).utf8), using: SymmetricKey(data: Data(appSecret.utf8)))
         return mac.map { String(format: "%02x", $0) }.joined()
     }
 
     /// Constant-time check of a presented proof.
-    public static func proofMatches(_ proof: String, sessionKey: String, appSecret: String) -> Bool {
+    package static func proofMatches(_ proof: String, sessionKey: String, appSecret: String) -> Bool {
         constantTimeEquals(
             Array(proof.lowercased().utf8), Array(sessionProof(sessionKey: sessionKey, appSecret: appSecret).utf8))
     }
 
     /// The `errorCode` values of a `{"status":false,…}` reply (the seed's codes, plus Gatehouse's own).
-    public enum ErrorCode: Int, Sendable, CaseIterable {
+    package enum ErrorCode: Int, Sendable, CaseIterable {
         /// Missing or malformed `session_key` / `token_info` (seed: "Invalid data input.").
         case invalidInput = 30001
         /// No valid app credentials (`access_token` is not this app's client token or app token).

@@ -2,18 +2,18 @@ import Foundation
 
 /// The token endpoint's answer to the code, `fb_exchange_token` and `client_credentials` grants:
 /// `{"access_token":"EAA…","token_type":"bearer","expires_in":5183944}`.
-public struct AccessTokenResponse: Sendable, Equatable, Codable {
+package struct AccessTokenResponse: Sendable, Equatable, Codable {
     /// The token.
-    public var accessToken: String
+    package var accessToken: String
     /// Always `bearer` at Facebook.
-    public var tokenType: String
+    package var tokenType: String
     /// Seconds until expiry; absent for app tokens, which do not expire.
-    public var expiresIn: Int?
+    package var expiresIn: Int?
     /// The OIDC id_token, present when `openid` was requested.
-    public var idToken: String?
+    package var idToken: String?
 
     /// Creates a response.
-    public init(accessToken: String, tokenType: String = "bearer", expiresIn: Int? = nil, idToken: String? = nil) {
+    package init(accessToken: String, tokenType: String = "bearer", expiresIn: Int? = nil, idToken: String? = nil) {
         self.accessToken = accessToken
         self.tokenType = tokenType
         self.expiresIn = expiresIn
@@ -25,7 +25,7 @@ public struct AccessTokenResponse: Sendable, Equatable, Codable {
     }
 
     /// Decodes a response, defaulting `token_type` to `bearer` since older answers omit it.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
             accessToken: try container.decode(String.self, forKey: .accessToken),
@@ -37,20 +37,20 @@ public struct AccessTokenResponse: Sendable, Equatable, Codable {
 
 /// The answer to the mobile SDKs' `grant_type=fb_extend_sso_token` refresh, which reports
 /// absolute expiry times rather than a lifetime.
-public struct ExtendSSOTokenResponse: Sendable, Equatable, Codable {
+package struct ExtendSSOTokenResponse: Sendable, Equatable, Codable {
     /// The (possibly unchanged) token.
-    public var accessToken: String
+    package var accessToken: String
     /// Unix time the token expires.
-    public var expiresAt: Int
+    package var expiresAt: Int
     /// Unix time data access expires (90 days after last use).
-    public var dataAccessExpirationTime: Int
+    package var dataAccessExpirationTime: Int
     /// Seconds until expiry; Android reads it when present.
-    public var expiresIn: Int?
+    package var expiresIn: Int?
     /// `facebook` for classic tokens; Android reads it when present.
-    public var graphDomain: String?
+    package var graphDomain: String?
 
     /// Creates a response.
-    public init(
+    package init(
         accessToken: String, expiresAt: Int, dataAccessExpirationTime: Int,
         expiresIn: Int? = nil, graphDomain: String? = nil
     ) {
@@ -69,18 +69,18 @@ public struct ExtendSSOTokenResponse: Sendable, Equatable, Codable {
 }
 
 /// `GET /oauth/access_token_info`; web frameworks compare `auth_nonce` after a reauthenticate.
-public struct AccessTokenInfoResponse: Sendable, Equatable, Codable {
+package struct AccessTokenInfoResponse: Sendable, Equatable, Codable {
     /// The token that was asked about.
-    public var accessToken: String
+    package var accessToken: String
     /// `bearer`.
-    public var tokenType: String
+    package var tokenType: String
     /// Seconds until expiry, if it expires.
-    public var expiresIn: Int?
+    package var expiresIn: Int?
     /// The `auth_nonce` sent to the dialog with `auth_type=reauthenticate`.
-    public var authNonce: String?
+    package var authNonce: String?
 
     /// Creates a response.
-    public init(accessToken: String, tokenType: String = "bearer", expiresIn: Int? = nil, authNonce: String? = nil) {
+    package init(accessToken: String, tokenType: String = "bearer", expiresIn: Int? = nil, authNonce: String? = nil) {
         self.accessToken = accessToken
         self.tokenType = tokenType
         self.expiresIn = expiresIn
@@ -93,7 +93,7 @@ public struct AccessTokenInfoResponse: Sendable, Equatable, Codable {
 }
 
 /// Whether a permission is currently granted (`/me/permissions`).
-public enum PermissionState: String, Sendable, Equatable, Codable, CaseIterable {
+package enum PermissionState: String, Sendable, Equatable, Codable, CaseIterable {
     /// The user granted it.
     case granted
     /// The user declined it; it is re-asked only with `auth_type=rerequest`.
@@ -103,37 +103,37 @@ public enum PermissionState: String, Sendable, Equatable, Codable, CaseIterable 
 }
 
 /// One row of `/me/permissions`.
-public struct PermissionStatus: Sendable, Equatable, Codable {
+package struct PermissionStatus: Sendable, Equatable, Codable {
     /// The permission name.
-    public var permission: String
+    package var permission: String
     /// Its state.
-    public var status: PermissionState
+    package var status: PermissionState
 
     /// Creates a row.
-    public init(permission: String, status: PermissionState) {
+    package init(permission: String, status: PermissionState) {
         self.permission = permission
         self.status = status
     }
 }
 
 /// `GET /me/permissions`: `{"data":[{"permission":"email","status":"granted"}]}`.
-public struct PermissionsResponse: Sendable, Equatable, Codable {
+package struct PermissionsResponse: Sendable, Equatable, Codable {
     /// The rows, `public_profile` first as Facebook lists it.
-    public var data: [PermissionStatus]
+    package var data: [PermissionStatus]
 
     /// Creates a response.
-    public init(data: [PermissionStatus]) {
+    package init(data: [PermissionStatus]) {
         self.data = data
     }
 }
 
 /// `{"success":true}`, the answer to DELETE calls and friend-linking POSTs.
-public struct SuccessResponse: Sendable, Equatable, Codable {
+package struct SuccessResponse: Sendable, Equatable, Codable {
     /// Whether the call took effect.
-    public var success: Bool
+    package var success: Bool
 
     /// Creates a response.
-    public init(success: Bool = true) {
+    package init(success: Bool = true) {
         self.success = success
     }
 }

@@ -5,17 +5,50 @@ import GatehouseProtocol
 ///
 /// Each maps to the exact error a real Graph call would return, so the SDK's `ErrorRecovery`
 /// categorises it the same way it would in production.
-package enum InjectableError: String, Sendable, CaseIterable {
-    case passwordChanged = "190/460"
-    case appRemoved = "190/458"
-    case expired = "190/463"
-    case appRateLimit = "4"
-    case userRateLimit = "17"
-    case transient = "2"
-    case missingPermission = "200"
-    case checkpointed = "190/459"
-    case unconfirmed = "190/464"
-    case loggedOut = "190/467"
+package enum InjectableError: Sendable, CaseIterable, Hashable {
+    case passwordChanged
+    case appRemoved
+    case expired
+    case appRateLimit
+    case userRateLimit
+    case transient
+    case missingPermission
+    case checkpointed
+    case unconfirmed
+    case loggedOut
+
+    /// The reason, for the errors of the 190 family (``SessionSubcode`` holds their numbers).
+    package var sessionSubcode: SessionSubcode? {
+        switch self {
+        case .passwordChanged: .passwordChanged
+        case .appRemoved: .appNotAuthorized
+        case .expired: .expired
+        case .checkpointed: .checkpointed
+        case .unconfirmed: .unconfirmed
+        case .loggedOut: .loggedOut
+        case .appRateLimit, .userRateLimit, .transient, .missingPermission: nil
+        }
+    }
+
+    package var code: Int {
+        switch self {
+        case .appRateLimit: 4
+        case .userRateLimit: 17
+        case .transient: 2
+        case .missingPermission: 200
+        default: SessionSubcode.code
+        }
+    }
+
+    package var subcode: Int? { sessionSubcode?.rawValue }
+
+    /// `190/460`, or the code alone: how it is written on the wire of the admin API and in scenario files.
+    package var rawValue: String { subcode.map { "\(code)/\($0)" } ?? "\(code)" }
+
+    package init?(rawValue: String) {
+        guard let match = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = match
+    }
 
     /// Parses `190/460`, `190.460`, `4`, or a name such as `password-changed`.
     package init?(spec: String) {
@@ -53,22 +86,21 @@ package enum InjectableError: String, Sendable, CaseIterable {
 
     /// What a developer sees in the console's menu.
     package var title: String {
-        switch self {
-        case .passwordChanged: "190/460 · session invalidated (password changed)"
-        case .appRemoved: "190/458 · user removed the app"
-        case .expired: "190/463 · token expired"
-        case .appRateLimit: "4 · application request limit reached"
-        case .userRateLimit: "17 · user request limit reached"
-        case .transient: "2 · temporary service error (transient)"
-        case .missingPermission: "200 · missing permission"
-        case .checkpointed: "190/459 · account held at a checkpoint"
-        case .unconfirmed: "190/464 · account not confirmed"
-        case .loggedOut: "190/467 · session invalid (logged out)"
-        }
+        let meaning =
+            switch self {
+            case .passwordChanged: "session invalidated (password changed)"
+            case .appRemoved: "user removed the app"
+            case .expired: "token expired"
+            case .appRateLimit: "application request limit reached"
+            case .userRateLimit: "user request limit reached"
+            case .transient: "temporary service error (transient)"
+            case .missingPermission: "missing permission"
+            case .checkpointed: "account held at a checkpoint"
+            case .unconfirmed: "account not confirmed"
+            case .loggedOut: "session invalid (logged out)"
+            }
+        return "\(rawValue) · \(meaning)"
     }
-
-    package var code: Int { Int(rawValue.split(separator: "/")[0])! }
-    package var subcode: Int? { rawValue.split(separator: "/").dropFirst().first.flatMap { Int($0) } }
 
     /// The Graph error a call answers with.
     package func graphError(appID: String, now: Date) -> GraphError {

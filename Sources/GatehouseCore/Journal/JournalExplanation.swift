@@ -14,16 +14,8 @@ package enum JournalExplanation {
     package static func forError(_ error: GraphError) -> String {
         let message = error.message
         switch (error.code, error.errorSubcode) {
-        case (190, 463): return "the access token has expired"
-        case (190, 458): return "the person has removed the app (or never authorized it), so its tokens no longer work"
-        case (190, 459): return "the person is held at a security checkpoint and must follow its steps on the website"
-        case (190, 464): return "the person has not confirmed their account"
-        case (190, 465): return "the person's account is disabled (or locked), so none of their tokens work"
-        case (190, 460):
-            return "the token was invalidated because the person changed their password after it was issued"
-        case (190, 467):
-            return
-                "the token was revoked: the person logged out, it was revoked in the console, or a replayed code revoked its family"
+        case (SessionSubcode.code, let subcode?) where SessionSubcode(rawValue: subcode) != nil:
+            return SessionSubcode(rawValue: subcode)!.explanation
         case (190, _):
             if message == GraphError.invalidAppToken.message {
                 return
@@ -60,7 +52,9 @@ package enum JournalExplanation {
             if message == GraphError.invalidClientSecret.message {
                 return "client_secret does not match the app's secret"
             }
-            if message.contains("Too many requests in batch") { return "a batch may hold at most 50 requests" }
+            if message.contains("Too many requests in batch") {
+                return "a batch may hold at most \(GraphBatch.maximumEntries) requests"
+            }
             return "the server failed unexpectedly while answering (see the server's log); clients retry"
         case (101, _):
             if message == GraphError.missingClientID.message {

@@ -57,10 +57,10 @@ package enum AccountState: String, Sendable, Codable, CaseIterable {
     package var title: String {
         switch self {
         case .active: "active"
-        case .checkpointed: "checkpointed (190/459): must pass a security check"
-        case .unconfirmed: "unconfirmed (190/464): must confirm their email"
-        case .disabled: "disabled (190/465): cannot log in"
-        case .loggedOut: "logged out everywhere (190/467): must log in again"
+        case .checkpointed: "checkpointed (\(SessionSubcode.checkpointed.wire)): must pass a security check"
+        case .unconfirmed: "unconfirmed (\(SessionSubcode.unconfirmed.wire)): must confirm their email"
+        case .disabled: "disabled (\(SessionSubcode.invalidUser.wire)): cannot log in"
+        case .loggedOut: "logged out everywhere (\(SessionSubcode.loggedOut.wire)): must log in again"
         }
     }
 }

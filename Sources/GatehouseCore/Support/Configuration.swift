@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseProtocol
 
 /// How the server runs. Development mode seeds demo data and enables emulator conveniences.
 package enum ServerMode: String, Sendable, Codable, CaseIterable {
@@ -79,7 +80,8 @@ package struct GatehouseConfiguration: Sendable {
     package init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = ".gatehouse",
         publicURL: String? = nil, mode: ServerMode = .development, maxBodyBytes: Int = 1 << 20,
-        defaultGraphVersion: String = "v21.0", database: DatabaseLocation? = nil, tlsCertificatePath: String? = nil,
+        defaultGraphVersion: String = GraphAPIVersion.current, database: DatabaseLocation? = nil,
+        tlsCertificatePath: String? = nil,
         tlsKeyPath: String? = nil, trustedProxies: [String] = [], limits: LimitsConfiguration = LimitsConfiguration(),
         metricsEnabled: Bool = true, benchRoutes: Bool = false, logLevel: String = "info"
     ) {

@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseProtocol
 
 /// App-wide SDK configuration, as Facebook's `Settings`: app id, client token, display name, URL-scheme
 /// suffix, Graph API version, and where the Gatehouse server is.
@@ -16,7 +17,7 @@ public final class Settings: @unchecked Sendable {
     private var _clientToken: String?
     private var _displayName: String?
     private var _appURLSchemeSuffix: String?
-    private var _graphAPIVersion = "v21.0"
+    private var _graphAPIVersion = GraphAPIVersion.current
     private var _serverURL = URL(string: "http://127.0.0.1:8080")!
     private var _dialogURL: URL?
     private var _isGraphErrorRecoveryEnabled = true

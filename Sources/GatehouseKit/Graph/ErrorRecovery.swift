@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseProtocol
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -46,10 +47,10 @@ public enum ErrorRecovery {
     }
 
     static let loginCodes: Set<Int> = [190, 102]
-    static let loginSubcodes: Set<Int> = [458, 459, 460, 463, 464, 465, 467]
+    static let loginSubcodes = Set(SessionSubcode.allCases.map(\.rawValue))
     /// The token died for a reason only the person can act on outside the app (the seeds' "the user hasn't
     /// verified their Facebook account" case): 465 is a disabled (or locked) account.
-    static let notifySubcodes: Set<Int> = [458, 459, 460, 464, 465, 467]
+    static let notifySubcodes = Set(SessionSubcode.allCases.filter(\.needsThePersonsAction).map(\.rawValue))
     static let transientCodes: Set<Int> = [1, 2, 9, 341]
     static let throttledCodes: Set<Int> = [4, 17, 32, 613]
 
@@ -109,15 +110,8 @@ public enum ErrorRecovery {
         }
     }
 
-    static let subcodeMessages: [Int: String] = [
-        458: "The app was removed from your account. Please log in again.",
-        459: "Your account needs attention. Please log in on the website and follow the instructions given.",
-        460: "Your password has changed. Please log in again.",
-        463: "Your session has expired. Please log in again.",
-        464: "Your account is not confirmed yet. Please log in on the website and follow the instructions given.",
-        465: "Your account is disabled. Please log in on the website to find out more.",
-        467: "You have been logged out. Please log in again.",
-    ]
+    static let subcodeMessages = Dictionary(
+        uniqueKeysWithValues: SessionSubcode.allCases.map { ($0.rawValue, $0.recoveryMessage) })
 
     /// Permission names a missing-permission message mentions, e.g. `user_friends` in
     /// "(#200) Requires extended permission: user_friends" or "(#10) Requires pages_read_engagement permission".

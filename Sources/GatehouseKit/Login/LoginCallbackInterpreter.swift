@@ -48,7 +48,7 @@ public enum LoginCallbackStep: Sendable {
 /// Shared by every presenter: they only hand back the URL the dialog redirected to.
 public enum LoginCallbackInterpreter {
     /// The next step for `callback`, or why it fails: pure, no I/O.
-    public static func interpret(_ callback: LoginCallback, expecting expectations: LoginExpectations, now: Date)
+    package static func interpret(_ callback: LoginCallback, expecting expectations: LoginExpectations, now: Date)
         -> LoginCallbackStep
     {
         switch callback.outcome {

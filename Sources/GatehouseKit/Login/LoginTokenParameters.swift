@@ -43,7 +43,7 @@ public struct LoginTokenParameters: Sendable, Equatable {
     }
 
     /// Reads a callback. An absolute `expires`/`expires_at` wins over the relative `expires_in`.
-    public init(callback: LoginCallback, now: Date) {
+    package init(callback: LoginCallback, now: Date) {
         self.init(
             accessToken: callback.accessToken.flatMap { $0.isEmpty ? nil : $0 },
             idToken: callback.idToken.flatMap { $0.isEmpty ? nil : $0 },

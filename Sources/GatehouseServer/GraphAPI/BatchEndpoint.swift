@@ -11,7 +11,7 @@ import GatehouseProtocol
 /// place. Both are far above what a Facebook client sends: 50 pages of 5,000 ids each fit.
 struct BatchEndpoint: Sendable {
     let dispatcher: GraphDispatcher
-    static let maxEntries = 50
+    static var maxEntries: Int { GraphBatch.maximumEntries }
     /// The most bytes a `relative_url` or `body` may hold once its `{result=…}` placeholders are replaced.
     var maxSubstitutedBytes: Int { dispatcher.services.configuration.limits.batchSubstitutionBytes }
     /// The most bytes the replies of one batch may hold together, counted as the JSON each reply is sent as.
@@ -29,10 +29,7 @@ struct BatchEndpoint: Sendable {
             throw GraphFailure(.invalidParameter("The batch must contain at least one request"))
         }
         guard entries.count <= Self.maxEntries else {
-            throw GraphFailure(
-                GraphError(
-                    message: "(#1) Too many requests in batch message. Maximum batch size is 50",
-                    type: "OAuthException", code: 1))
+            throw GraphFailure(.tooManyInBatch)
         }
         var results: [JSONValue] = []
         var named: [String: (ok: Bool, body: JSONValue)] = [:]

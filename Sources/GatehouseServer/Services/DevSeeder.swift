@@ -116,7 +116,7 @@ package struct DevSeeder: Sendable {
 
     func dialogURL(appID: String) -> String {
         let base = services.configuration.baseURL
-        return "\(base)/v21.0/dialog/oauth?"
+        return "\(base)/\(GraphAPIVersion.current)/dialog/oauth?"
             + FormEncoding.encode([
                 ("client_id", appID), ("redirect_uri", base + "/dev/callback"),
                 ("scope", "email,user_friends,user_birthday"),

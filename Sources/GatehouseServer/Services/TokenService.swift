@@ -153,18 +153,18 @@ extension TokenService {
     /// The journal's reason for refusing a user token, from the rows the check read (no further reads).
     func explanation(_ error: GraphError, token: TokenRecord, user: UserRecord, app: AppRecord) -> String {
         let now = services.clock.now()
-        switch error.errorSubcode {
-        case 460 where user.passwordChangedAt != nil:
+        switch error.errorSubcode.flatMap(SessionSubcode.init(rawValue:)) {
+        case .passwordChanged where user.passwordChangedAt != nil:
             return JournalExplanation.passwordChanged(
                 user.fullName, at: user.passwordChangedAt!, issuedAt: token.issuedAt)
-        case 458: return JournalExplanation.appRemoved(user.fullName, appName: app.name)
-        // 459, 464 and 465 come only from an account state; 467 also from a revoked token (below).
-        case 459, 464, 465:
+        case .appNotAuthorized: return JournalExplanation.appRemoved(user.fullName, appName: app.name)
+        // These come only from an account state; a logged-out session also from a revoked token (below).
+        case .checkpointed, .unconfirmed, .invalidUser:
             return stateExplanation(error, user: user)
-        case 467 where user.accountState != .active:
+        case .loggedOut where user.accountState != .active:
             return stateExplanation(error, user: user)
-        case 467 where token.revokedAt != nil: return JournalExplanation.revoked(at: token.revokedAt!)
-        case 463 where token.expiresAt != nil:
+        case .loggedOut where token.revokedAt != nil: return JournalExplanation.revoked(at: token.revokedAt!)
+        case .expired where token.expiresAt != nil:
             return JournalExplanation.tokenExpired(
                 at: token.expiresAt!, now: now, clockOffset: services.clockControl?.currentOffset ?? 0)
         default: return JournalExplanation.forError(error)

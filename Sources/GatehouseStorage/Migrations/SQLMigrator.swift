@@ -97,7 +97,7 @@ package enum SQLMigrator {
                     try await session.insert(into: table)
                         .columns("version", "applied_at")
                         // Wall-clock time on purpose: when an operator's database was really migrated.
-                        .values(Int64(migration.version), SQLCodec.seconds(Date()))
+                        .values(Int64(migration.version), SQLCodec.seconds(SystemClock().now()))
                         .ignoringConflicts()
                         .run()
                 }
