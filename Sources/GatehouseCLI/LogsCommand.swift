@@ -35,7 +35,7 @@ struct LogsCommand: AsyncParsableCommand, ExecutableCommand {
         guard follow else { return }
         while true {
             try await Task.sleep(for: .milliseconds(Int(max(0.2, interval) * 1000)))
-            latest = try await fetch(after: latest, limit: 1000, announce: false)
+            latest = try await fetch(after: latest, limit: JournalEntry.pageSize, announce: false)
         }
     }
 

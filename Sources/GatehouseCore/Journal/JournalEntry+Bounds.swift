@@ -9,6 +9,10 @@ import Foundation
 extension JournalEntry {
     /// The most characters kept of a route, an error message, an explanation, a name or a parameter value.
     package static let maximumFieldCharacters = 1000
+    /// The most characters of a path or URL recorded as an entry's route (a request, a batch part, a callback).
+    package static let routeCharacters = 200
+    /// The most entries one listing reads (`/admin/api/v1/journal`, `gatehouse logs --follow`).
+    package static let pageSize = 1000
 
     /// This entry with every text cut to ``maximumFieldCharacters`` (`…` marks a cut).
     package func bounded() -> JournalEntry {

@@ -46,7 +46,7 @@ struct V1Journal: Sendable {
         if q.get("source") == "table" {
             guard let store = services.storage.journal, services.configuration.journalTable else { return nil }
             // Every node's entries, newest first; filtered here (sequence numbers are per node, so no `after`).
-            entries = Array(try await store.recent(limit: 1000).filter(filter.matches).prefix(limit))
+            entries = Array(try await store.recent(limit: JournalEntry.pageSize).filter(filter.matches).prefix(limit))
         }
         return [
             "enabled": .bool(journal.isEnabled), "latest": .int(Int64(latest)),

@@ -114,7 +114,7 @@ struct BatchEndpoint: Sendable {
             ?? ""
         let (entry, _) = part.entry(
             time: time, kind: .batchPart, method: sub.method.rawValue,
-            route: "batch[\(index)] " + String(path.prefix(200)), status: reply.status,
+            route: "batch[\(index)] " + String(path.prefix(JournalEntry.routeCharacters)), status: reply.status,
             durationMilliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds)
                 / 1e15)
         batchNote.addPart(entry)

@@ -45,7 +45,7 @@ struct JournalMiddleware: RouterMiddleware {
     ) {
         let elapsed = ContinuousClock.now - start
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        let route = String(request.uri.path.prefix(200))
+        let route = String(request.uri.path.prefix(JournalEntry.routeCharacters))
         let (entry, parts) = note.entry(
             time: time, kind: kind, method: request.method.rawValue, route: route, status: status,
             durationMilliseconds: milliseconds)

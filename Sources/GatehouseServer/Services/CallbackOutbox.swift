@@ -132,7 +132,8 @@ package struct CallbackDelivery: OutboxDelivery {
         let elapsed = report.elapsed.components
         journal.record(
             JournalEntry(
-                time: report.startedAt, kind: .callback, method: "POST", route: String(url.prefix(200)),
+                time: report.startedAt, kind: .callback, method: "POST",
+                route: String(url.prefix(JournalEntry.routeCharacters)),
                 status: status ?? 502,
                 durationMilliseconds: Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15,
                 appID: callback.appID, explanation: explanation,
