@@ -209,19 +209,24 @@ let package = Package(
             path: "Tests/ChildProcesses",
             swiftSettings: languageFeatures
         ),
-        // What the storage and server tests share: record fixtures, the SQLite and PostgreSQL backends the storage
-        // contract runs against (a migrated SQLite template copied per test, a database of its own on the cluster
-        // `scripts/test` starts), polling, a free port, and scratch folders removed when done (or at exit). Only test
-        // targets depend on it.
+        // What the tests share: `ServedGatehouse` (the one launcher of a `gatehouse serve` child), record
+        // fixtures, the SQLite and PostgreSQL backends the storage contract runs against (a migrated SQLite template
+        // copied per test, a database of its own on the cluster `scripts/test` starts), polling, a free port, and
+        // scratch folders removed when done (or at exit). Only test targets depend on it.
         .target(
             name: "GatehouseTestSupport",
             dependencies: [
                 "GatehouseCore",
                 "GatehouseStorage",
                 "GatehouseProtocol",
+                "ChildProcesses",
                 .product(name: "PostgresKit", package: "postgres-kit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // ServedGatehouse's readiness check.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Tests/GatehouseTestSupport",
             swiftSettings: languageFeatures
@@ -276,12 +281,20 @@ let package = Package(
             ],
             swiftSettings: languageFeatures
         ),
+        // The SDK tests' shared fixtures (clocks, token caches, recorders, the Graph helpers, `.kitGlobals`), for the
+        // fast GatehouseKitTests and the live suites in GatehouseIntegrationTests alike.
+        .target(
+            name: "GatehouseKitTestSupport",
+            dependencies: ["GatehouseKit", "GatehouseProtocol"],
+            path: "Tests/GatehouseKitTestSupport",
+            swiftSettings: languageFeatures
+        ),
         .testTarget(
             name: "GatehouseKitTests",
             dependencies: [
                 "GatehouseKit", "GatehouseKitLoopback", "GatehouseProtocol", "GatehouseServer", "GatehouseCore",
                 "GatehouseStorage", "ChildProcesses",
-                "GatehouseTestSupport",
+                "GatehouseTestSupport", "GatehouseKitTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -298,14 +311,36 @@ let package = Package(
         // GatehouseTesting runs the seeds' server-side samples (revoke, permissions, requests) against an emulator.
         .testTarget(
             name: "PortingTests", dependencies: ["GatehouseKit", "GatehouseTesting"], swiftSettings: languageFeatures),
+        // The CLI's in-process checks (its README and docs command lines).
         .testTarget(
             name: "GatehouseCLITests",
             dependencies: [
                 "GatehouseCLI", "GatehouseServer", "GatehouseCore", "GatehouseStorage", "GatehouseProtocol",
-                "ChildProcesses", "GatehouseTestSupport",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "GatehouseTestSupport",
             ],
-            exclude: ["Interop"],
+            swiftSettings: languageFeatures
+        ),
+        // The slow suites, and only they: every suite that starts a child process (`gatehouse serve` through
+        // `ServedGatehouse`, the CLI, python clients, swiftc), drives headless Chromium, or runs a second node behind
+        // nginx. `scripts/test --fast` leaves out this target; the other test targets are in-process.
+        //   CLI/         the `gatehouse` binary as people and scripts run it, and outside clients (Interop/, AnyLanguage/)
+        //   Operations/  crashes, signals, restarts, migrations and two nodes on one PostgreSQL
+        //   Kit/         GatehouseKit against a real `gatehouse serve`, in Chromium, and its Apple-only code under swiftc
+        //   Server/      the avatar PNGs, checked by python's zlib
+        .testTarget(
+            name: "GatehouseIntegrationTests",
+            dependencies: [
+                "GatehouseCLI", "GatehouseServer", "GatehouseCore", "GatehouseStorage", "GatehouseProtocol",
+                "GatehouseKit", "GatehouseKitLoopback", "GatehouseTesting", "ChildProcesses", "GatehouseTestSupport",
+                "GatehouseKitTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            exclude: ["CLI/Interop"],
             swiftSettings: languageFeatures
         ),
     ]

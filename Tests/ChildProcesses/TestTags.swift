@@ -1,6 +1,7 @@
 import Testing
 
-// The slow kinds of test, so `scripts/test --fast` can leave them out (`swift test --skip tag:…`).
+// The slow kinds of test. Suites of these kinds live in the GatehouseIntegrationTests target, which
+// `scripts/test --fast` leaves out as a whole; the tags say which kind each suite is.
 extension Tag {
     /// Starts child processes: `gatehouse serve`, the CLI, python clients, nginx.
     @Tag public static var process: Self

@@ -1,4 +1,3 @@
-import ChildProcesses
 import Foundation
 @testable import GatehouseKit
 import GatehouseProtocol
@@ -12,64 +11,26 @@ import Glibc
 import Darwin
 #endif
 
-/// Tests that replace `GatehouseKitEnvironment.current` or `ErrorRecovery.loginAttempter` (process-wide
-/// state) live in suites nested in this one, so they never run at the same time.
-@Suite(.serialized, .tags(.process)) struct GraphSerialTests {}
-
 /// A clock tests move by hand.
-final class GraphTestClock: SDKClock, @unchecked Sendable {
+package final class GraphTestClock: SDKClock, @unchecked Sendable {
     private let lock = NSLock()
     private var current: Date
-    init(_ date: Date) { current = date }
-    func now() -> Date { lock.withLock { current } }
-    func advance(by seconds: TimeInterval) { lock.withLock { current += seconds } }
+    package init(_ date: Date) { current = date }
+    package func now() -> Date { lock.withLock { current } }
+    package func advance(by seconds: TimeInterval) { lock.withLock { current += seconds } }
 }
 
-enum GraphTestSupport {
-    /// Installs an environment pointing at `server`'s demo app and returns it.
+package enum GraphTestSupport {
+    /// Installs `environment` as `GatehouseKitEnvironment.current`, with no login attempter, and returns it.
     @discardableResult
-    static func install(_ server: LiveServer, clock: any SDKClock = SystemSDKClock()) -> GatehouseKitEnvironment {
-        let environment = GatehouseKitEnvironment(settings: server.settings(), clock: clock)
+    package static func install(_ environment: GatehouseKitEnvironment) -> GatehouseKitEnvironment {
         GatehouseKitEnvironment.current = environment
         ErrorRecovery.loginAttempter = nil
         return environment
     }
 
-    /// Logs `server.users[user]` in through the real dialog (`response_type=token`, redirect to the app
-    /// scheme) and builds the `AccessToken` the SDK would.
-    static func logIn(
-        _ server: LiveServer, user: Int = 0, scope: String = "email,user_friends",
-        extra: [(String, String)] = [], choice: DialogBrowser.Choice = .grant(nil)
-    ) async throws -> AccessToken {
-        let query = FormEncoding.encode(
-            [
-                ("client_id", server.appID), ("redirect_uri", "fb\(server.appID)://authorize/"),
-                ("response_type", "token"),
-                ("scope", scope), ("state", "x"), ("return_scopes", "true"),
-            ] + extra)
-        let url = URL(string: server.baseURL.absoluteString + "/v21.0/dialog/oauth?" + query)!
-        let person = server.users[user]
-        let redirect = try await DialogBrowser().complete(
-            url, email: person.email, password: person.password, choice: choice)
-        let callback = try #require(LoginCallback(url: redirect))
-        let tokenString = try #require(callback.accessToken)
-        let now = GatehouseKitEnvironment.current.clock.now()
-        // The dialog's redirect has no user id; the app-scoped id comes from `me`.
-        let me = try await GraphRequest(
-            graphPath: "me", parameters: ["fields": "id"], tokenString: tokenString, version: nil,
-            httpMethod: .get
-        ).startJSON()
-        let userID = try #require(me["id"]?.stringValue)
-        return AccessToken(
-            tokenString: tokenString, permissions: callback.grantedScopes ?? [],
-            declinedPermissions: callback.deniedScopes ?? [],
-            expiredPermissions: [], appID: server.appID, userID: userID,
-            expirationDate: callback.expiresAt ?? callback.expiresIn.map { now.addingTimeInterval($0) },
-            refreshDate: now, dataAccessExpirationDate: callback.dataAccessExpirationTime)
-    }
-
     /// Runs a request through `start(completion:)` and waits for its completion.
-    static func complete(_ request: GraphRequest) async -> (result: Any?, error: (any Error)?) {
+    package static func complete(_ request: GraphRequest) async -> (result: Any?, error: (any Error)?) {
         await withCheckedContinuation { continuation in
             request.start { _, result, error in
                 continuation.resume(returning: (GraphUncheckedBox(result).value, error))
@@ -78,7 +39,7 @@ enum GraphTestSupport {
     }
 
     /// Starts a connection whose completions (in order) append to a list, and waits for all of them.
-    static func run(_ connection: GraphRequestConnection, _ requests: [(GraphRequest, [String: Any]?)]) async
+    package static func run(_ connection: GraphRequestConnection, _ requests: [(GraphRequest, [String: Any]?)]) async
         -> [Outcome]
     {
         let recorder = Recorder()
@@ -105,36 +66,36 @@ enum GraphTestSupport {
         return recorder.outcomes
     }
 
-    struct Outcome: Sendable {
-        var result: JSONValue?
-        var rawResult: GraphUncheckedBox<Any?>
-        var error: (any Error)?
+    package struct Outcome: Sendable {
+        package var result: JSONValue?
+        package var rawResult: GraphUncheckedBox<Any?>
+        package var error: (any Error)?
     }
 
-    final class Recorder: @unchecked Sendable {
+    package final class Recorder: @unchecked Sendable {
         private let lock = NSLock()
         private var items: [Outcome] = []
-        func append(_ outcome: Outcome) -> Int {
+        package func append(_ outcome: Outcome) -> Int {
             lock.withLock {
                 items.append(outcome); return items.count
             }
         }
-        var outcomes: [Outcome] { lock.withLock { items } }
+        package var outcomes: [Outcome] { lock.withLock { items } }
     }
 }
 
 /// Moves a non-Sendable value out of a completion in tests.
-struct GraphUncheckedBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
+package struct GraphUncheckedBox<T>: @unchecked Sendable {
+    package let value: T
+    package init(_ value: T) { self.value = value }
 }
 
 /// A TCP port that accepts connections (the kernel completes the handshake) but never answers.
-final class GraphSilentListener: @unchecked Sendable {
-    let descriptor: Int32
-    let port: UInt16
+package final class GraphSilentListener: @unchecked Sendable {
+    package let descriptor: Int32
+    package let port: UInt16
 
-    init() throws {
+    package init() throws {
         #if canImport(Glibc)
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -163,9 +124,26 @@ final class GraphSilentListener: @unchecked Sendable {
         port = UInt16(bigEndian: address.sin_port)
     }
 
-    var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    package var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     deinit { close(descriptor) }
 
     enum ListenerError: Error { case failed }
+}
+
+/// Records delegate calls in order.
+@MainActor package final class GraphRecordingDelegate: GraphRequestConnectionDelegate {
+    package var events: [String] = []
+    package var failure: (any Error)?
+    package nonisolated init() {}
+    package func requestConnectionWillBeginLoading(_ connection: any GraphRequestConnecting) {
+        events.append("willBegin")
+    }
+    package func requestConnectionDidFinishLoading(_ connection: any GraphRequestConnecting) {
+        events.append("didFinish")
+    }
+    package func requestConnection(_ connection: any GraphRequestConnecting, didFailWithError error: any Error) {
+        events.append("didFail")
+        failure = error
+    }
 }

@@ -6,32 +6,34 @@ import FoundationNetworking
 #endif
 
 /// Token cache for login tests: memory only.
-final class LoginTestTokenCache: TokenCaching, @unchecked Sendable {
+package final class LoginTestTokenCache: TokenCaching, @unchecked Sendable {
+    package init() {}
     private let lock = NSLock()
     private var _accessToken: AccessToken?
     private var _authenticationToken: AuthenticationToken?
-    var accessToken: AccessToken? {
+    package var accessToken: AccessToken? {
         get { lock.withLock { _accessToken } }
         set { lock.withLock { _accessToken = newValue } }
     }
-    var authenticationToken: AuthenticationToken? {
+    package var authenticationToken: AuthenticationToken? {
         get { lock.withLock { _authenticationToken } }
         set { lock.withLock { _authenticationToken = newValue } }
     }
 }
 
 /// A clock stopped at one instant.
-struct LoginTestClock: SDKClock {
-    var instant: Date
-    func now() -> Date { instant }
+package struct LoginTestClock: SDKClock {
+    package var instant: Date
+    package init(instant: Date) { self.instant = instant }
+    package func now() -> Date { instant }
 }
 
-enum LoginTest {
-    static let appID = "1234567890"
-    static let clientToken = "client-token-abc"
-    static let now = Date(timeIntervalSince1970: 1_750_000_000)
+package enum LoginTest {
+    package static let appID = "1234567890"
+    package static let clientToken = "client-token-abc"
+    package static let now = Date(timeIntervalSince1970: 1_750_000_000)
 
-    static func settings(appID: String? = LoginTest.appID, suffix: String? = nil) -> Settings {
+    package static func settings(appID: String? = LoginTest.appID, suffix: String? = nil) -> Settings {
         let settings = Settings()
         settings.appID = appID
         settings.clientToken = clientToken
@@ -40,14 +42,14 @@ enum LoginTest {
         return settings
     }
 
-    static func environment(
+    package static func environment(
         settings: Settings = LoginTest.settings(), clock: (any SDKClock)? = LoginTestClock(instant: LoginTest.now)
     ) -> GatehouseKitEnvironment {
         GatehouseKitEnvironment(settings: settings, clock: clock ?? SystemSDKClock(), tokenCache: LoginTestTokenCache())
     }
 
     /// The decoded query parameters of a URL (last value wins).
-    static func query(_ url: URL) -> [String: String] {
+    package static func query(_ url: URL) -> [String: String] {
         var result: [String: String] = [:]
         for (key, value) in FormEncoding.decode(
             URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? "") ?? []
@@ -58,7 +60,7 @@ enum LoginTest {
     }
 
     /// A callback to `redirectURI` carrying `parameters` and echoing the dialog's `state`.
-    static func callback(
+    package static func callback(
         to dialogURL: URL, _ parameters: [(String, String)], inFragment: Bool = true, echoState: Bool = true
     ) -> URL {
         let dialog = query(dialogURL)
@@ -69,11 +71,11 @@ enum LoginTest {
     }
 
     /// A `signed_request` whose payload names `userID` (signature not checked by the SDK).
-    static func signedRequest(userID: String) -> String {
+    package static func signedRequest(userID: String) -> String {
         SignedRequest.make(payload: ["user_id": .string(userID), "issued_at": 1_750_000_000], secret: "secret")
     }
 
-    static func token(
+    package static func token(
         userID: String = "111", permissions: [String] = ["public_profile", "email"], tokenString: String = "EAA-old"
     ) -> AccessToken {
         AccessToken(
@@ -85,15 +87,15 @@ enum LoginTest {
 }
 
 /// A presenter answering each dialog URL with a callback built by `respond`, optionally after a gate opens.
-final class ScriptedLoginPresenter: LoginDialogPresenting, @unchecked Sendable {
-    let redirectURI: String
+package final class ScriptedLoginPresenter: LoginDialogPresenting, @unchecked Sendable {
+    package let redirectURI: String
     private let lock = NSLock()
     private var _dialogURLs: [URL] = []
     private var _prepareCount = 0
     private let respond: @Sendable (URL) async throws -> URL?
     private let prepareGate: LoginTestGate?
 
-    init(
+    package init(
         redirectURI: String = "fb\(LoginTest.appID)://authorize/", prepareGate: LoginTestGate? = nil,
         respond: @escaping @Sendable (URL) async throws -> URL?
     ) {
@@ -102,28 +104,29 @@ final class ScriptedLoginPresenter: LoginDialogPresenting, @unchecked Sendable {
         self.respond = respond
     }
 
-    var dialogURLs: [URL] { lock.withLock { _dialogURLs } }
-    var prepareCount: Int { lock.withLock { _prepareCount } }
+    package var dialogURLs: [URL] { lock.withLock { _dialogURLs } }
+    package var prepareCount: Int { lock.withLock { _prepareCount } }
 
-    func prepare() async throws -> String {
+    package func prepare() async throws -> String {
         lock.withLock { _prepareCount += 1 }
         if let prepareGate { await prepareGate.wait() }
         return redirectURI
     }
 
-    func present(_ url: URL) async throws -> URL? {
+    package func present(_ url: URL) async throws -> URL? {
         lock.withLock { _dialogURLs.append(url) }
         return try await respond(url)
     }
 }
 
 /// A one-shot gate that waiting tasks pass once it is opened. Cancellation does not open it.
-final class LoginTestGate: @unchecked Sendable {
+package final class LoginTestGate: @unchecked Sendable {
+    package init() {}
     private let lock = NSLock()
     private var isOpen = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
-    func open() {
+    package func open() {
         let waiting: [CheckedContinuation<Void, Never>] = lock.withLock {
             isOpen = true
             defer { waiters = [] }
@@ -132,7 +135,7 @@ final class LoginTestGate: @unchecked Sendable {
         waiting.forEach { $0.resume() }
     }
 
-    func wait() async {
+    package func wait() async {
         await withCheckedContinuation { continuation in
             let passes = lock.withLock {
                 if isOpen { return true }
@@ -145,14 +148,15 @@ final class LoginTestGate: @unchecked Sendable {
 }
 
 /// Records what a test's callback received.
-final class LoginRecorder<Value: Sendable>: @unchecked Sendable {
+package final class LoginRecorder<Value: Sendable>: @unchecked Sendable {
+    package init() {}
     private let lock = NSLock()
     private var _values: [Value] = []
     private var waiters: [(Int, CheckedContinuation<Void, Never>)] = []
 
-    var values: [Value] { lock.withLock { _values } }
+    package var values: [Value] { lock.withLock { _values } }
 
-    func record(_ value: Value) {
+    package func record(_ value: Value) {
         let ready: [CheckedContinuation<Void, Never>] = lock.withLock {
             _values.append(value)
             let count = _values.count
@@ -164,7 +168,7 @@ final class LoginRecorder<Value: Sendable>: @unchecked Sendable {
     }
 
     /// Waits until at least `count` values arrived.
-    func waitFor(_ count: Int) async {
+    package func waitFor(_ count: Int) async {
         await withCheckedContinuation { continuation in
             let ready = lock.withLock {
                 if _values.count >= count { return true }
@@ -173,23 +177,5 @@ final class LoginRecorder<Value: Sendable>: @unchecked Sendable {
             }
             if ready { continuation.resume() }
         }
-    }
-}
-
-/// A Graph client answering by path, recording each call.
-final class FakeLoginGraph: LoginGraphClient, @unchecked Sendable {
-    struct Call: Equatable { let path: String; let parameters: [String: String]; let tokenString: String? }
-    private let lock = NSLock()
-    private var _calls: [Call] = []
-    private let replies: [String: (Int, JSONValue)]
-
-    init(_ replies: [String: (Int, JSONValue)]) { self.replies = replies }
-
-    var calls: [Call] { lock.withLock { _calls } }
-
-    func get(_ path: String, parameters: [String: String], tokenString: String?) async throws -> GraphHTTPResponse {
-        lock.withLock { _calls.append(Call(path: path, parameters: parameters, tokenString: tokenString)) }
-        let (status, json) = replies[path] ?? (404, ["error": ["message": "no fake reply", "code": 100]])
-        return GraphHTTPResponse(statusCode: status, headers: [:], json: json, data: json.serializedData())
     }
 }

@@ -5,21 +5,21 @@ import GatehouseProtocol
 import FoundationNetworking
 #endif
 
-/// Shared helpers of the Caching, Session and Profile tests (namespaced so they cannot clash with
-/// other suites' helpers in the same test target).
-enum SessionKitFixtures {
+/// Shared helpers of the Caching, Session and Profile tests, fast and live (namespaced so they cannot clash with
+/// other suites' helpers).
+package enum SessionKitFixtures {
     /// A clock the test moves by hand.
-    final class Clock: SDKClock, @unchecked Sendable {
+    package final class Clock: SDKClock, @unchecked Sendable {
         private let lock = NSLock()
         private var current: Date
-        init(_ start: Date = Date(timeIntervalSince1970: 1_750_000_000)) { current = start }
-        func now() -> Date { lock.withLock { current } }
-        func advance(by seconds: TimeInterval) { lock.withLock { current += seconds } }
+        package init(_ start: Date = Date(timeIntervalSince1970: 1_750_000_000)) { current = start }
+        package func now() -> Date { lock.withLock { current } }
+        package func advance(by seconds: TimeInterval) { lock.withLock { current += seconds } }
     }
 
-    static let appID = "1000000000001"
+    package static let appID = "1000000000001"
 
-    static func token(
+    package static func token(
         user: String = "100", string: String = "EAAtoken-100", permissions: [String] = ["public_profile"],
         declined: [String] = [], expires: Date? = Date(timeIntervalSince1970: 1_760_000_000),
         refresh: Date = Date(timeIntervalSince1970: 1_749_000_000)
@@ -31,12 +31,12 @@ enum SessionKitFixtures {
     }
 
     /// A fresh folder under the temporary directory (not created).
-    static func directory() -> URL {
+    package static func directory() -> URL {
         FileManager.default.temporaryDirectory.appendingPathComponent(
             "gatehouse-k3-\(UUID().uuidString)", isDirectory: true)
     }
 
-    static func environment(
+    package static func environment(
         clock: any SDKClock = Clock(), tokenCache: (any TokenCaching)? = InMemoryTokenCache(),
         profileCache: (any ProfileCaching)? = nil, settings: Settings = Settings()
     ) -> GatehouseKitEnvironment {
@@ -46,18 +46,20 @@ enum SessionKitFixtures {
     }
 
     /// Runs `body` with `environment` as `GatehouseKitEnvironment.current` for this task only.
-    static func with<T>(_ environment: GatehouseKitEnvironment, _ body: () async throws -> T) async rethrows -> T {
+    package static func with<T>(
+        _ environment: GatehouseKitEnvironment, _ body: () async throws -> T
+    ) async rethrows -> T {
         try await GatehouseKitEnvironment.$taskOverride.withValue(environment) { try await body() }
     }
 
     /// The POSIX permission bits of a file or folder.
-    static func mode(of url: URL) throws -> Int {
+    package static func mode(of url: URL) throws -> Int {
         let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
         return (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
     }
 
     /// Records the userInfo of every notification of one name.
-    final class Recorder: @unchecked Sendable {
+    package final class Recorder: @unchecked Sendable {
         private let lock = NSLock()
         private var received: [[String: Any]] = []
         private var observer: (any NSObjectProtocol)?
@@ -65,7 +67,7 @@ enum SessionKitFixtures {
 
         /// Records `name` as `environment` posts it (on `NotificationCenter.default`, shared by tests
         /// running in parallel, so other environments' notifications are filtered out by object).
-        init(_ name: Notification.Name, on environment: GatehouseKitEnvironment) {
+        package init(_ name: Notification.Name, on environment: GatehouseKitEnvironment) {
             self.center = environment.notificationCenter
             observer = center.addObserver(forName: name, object: environment, queue: nil) { [weak self] note in
                 var info: [String: Any] = [:]
@@ -76,15 +78,15 @@ enum SessionKitFixtures {
 
         deinit { if let observer { center.removeObserver(observer) } }
 
-        var all: [[String: Any]] { lock.withLock { received } }
-        var count: Int { all.count }
+        package var all: [[String: Any]] { lock.withLock { received } }
+        package var count: Int { all.count }
 
         /// Waits (polling, bounded) until `count` notifications have arrived; returns whether they did.
         ///
         /// Gives up only when `timeout` has passed *and* the loop has polled for that long: when the whole test
         /// process stalls (hundreds of tests starting at once on a loaded two-core machine stalled it for over
         /// 30 s), the wall clock runs out while nothing, the timer under test included, could run.
-        func wait(for count: Int, timeout: TimeInterval = 5) async -> Bool {
+        package func wait(for count: Int, timeout: TimeInterval = 5) async -> Bool {
             let deadline = Date().addingTimeInterval(timeout)
             var polls = 0
             while self.count < count {
@@ -98,7 +100,7 @@ enum SessionKitFixtures {
 
     /// Polls `condition` until it holds or `timeout` passes. The default only matters when a test fails, so it
     /// allows for a loaded two-core machine at the start of a full run.
-    static func eventually(timeout: TimeInterval = 600, _ condition: () -> Bool) async -> Bool {
+    package static func eventually(timeout: TimeInterval = 600, _ condition: () -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while !condition() {
             if Date() > deadline { return false }

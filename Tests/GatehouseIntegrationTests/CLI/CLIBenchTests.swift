@@ -1,6 +1,7 @@
 import ChildProcesses
 import AsyncHTTPClient
 import Foundation
+import GatehouseTestSupport
 import NIOCore
 import NIOHTTP1
 import Testing
@@ -18,11 +19,10 @@ import Testing
         let referenceBase = try #require(Self.url(in: line))
         #expect(!referenceBase.hasSuffix(":0"))
 
-        let server = try await ServerProcess(arguments: [
-            "serve", "--port", "0", "--bench-routes", "--data-dir", dir, "--log-level", "error",
-        ])
+        let server = try await ServedGatehouse.start(
+            ["--bench-routes", "--log-level", "error"], dataDirectory: .given(dir))
         defer { server.stop() }
-        let serverBase = try #require(Self.url(in: try await server.waitFor("Database:")))
+        let serverBase = server.baseURL
 
         let fromReference = try await Self.get(referenceBase + "/bench/hello")
         let fromServer = try await Self.get(serverBase + "/bench/hello")
@@ -87,11 +87,9 @@ import Testing
         #expect(tooMany.status == 1)
         #expect(tooMany.stderr.contains("--sessions from 1 to --users"))
 
-        let server = try await ServerProcess(arguments: [
-            "serve", "--port", "0", "--data-dir", dir, "--log-level", "error",
-        ])
+        let server = try await ServedGatehouse.start(["--log-level", "error"], dataDirectory: .given(dir))
         defer { server.stop() }
-        let base = try #require(Self.url(in: try await server.waitFor("Database:")))
+        let base = server.baseURL
         let escape = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text }
         let dialog =
             "client_id=\(app)&redirect_uri=\(escape("https://bench.example/callback"))&response_type=code&scope=email"

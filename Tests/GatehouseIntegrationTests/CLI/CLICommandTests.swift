@@ -1,6 +1,7 @@
 import ChildProcesses
 import AsyncHTTPClient
 import Foundation
+import GatehouseTestSupport
 import NIOCore
 import Testing
 import NIOHTTP1
@@ -104,21 +105,19 @@ import NIOHTTP1
     @Test func serveSeedsDevDataAndSharesTheDatabaseWithTheCLI() async throws {
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try await ServerProcess(
-            arguments: ["serve", "--port", "0"], environment: ["GATEHOUSE_DATA_DIR": dir])
+        // The data directory comes from the environment only; the seed is read from there.
+        let server = try await ServedGatehouse.start(dataDirectory: .environment(dir))
         defer { server.stop() }
-        let banner = try await server.waitFor("These facts are also in")
-        let seedData = try #require(FileManager.default.contents(atPath: dir + "/dev-seed.json"))
-        let seed = try #require(try JSONSerialization.jsonObject(with: seedData) as? [String: Any])
-        let app = try #require(seed["app"] as? [String: Any])
-        let appID = try #require(app["id"] as? String)
-        let users = try #require(seed["users"] as? [[String: Any]])
-        #expect(users.count == 3)
+        let banner = server.output
+        let seed = try #require(server.seed)
+        let appID = seed.app.id
+        #expect(seed.users.count == 3)
         #expect(banner.contains(appID))
-        #expect(banner.contains(app["secret"] as! String))
-        #expect(banner.contains(users[0]["email"] as! String))
-        let base = try #require(seed["server"] as? String)
-        let dialogURL = try #require(seed["dialog_url"] as? String)
+        #expect(banner.contains(seed.app.secret))
+        #expect(banner.contains(seed.users[0].email))
+        let base = seed.server
+        #expect(base == server.baseURL)
+        let dialogURL = seed.dialogURL
         #expect(banner.contains(dialogURL))
         #expect(dialogURL.hasPrefix(base + "/v21.0/dialog/oauth?client_id=\(appID)"))
 
@@ -153,9 +152,9 @@ import NIOHTTP1
         #expect(await server.stopAndWait() == 0)
 
         // A second start keeps the same demo app and says so again.
-        let again = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
+        let again = try await ServedGatehouse.start(dataDirectory: .given(dir))
         defer { again.stop() }
-        let banner2 = try await again.waitFor("These facts are also in")
+        let banner2 = again.output
         #expect(banner2.contains(appID))
     }
 }
@@ -166,12 +165,9 @@ import NIOHTTP1
     @Test func pythonFacebookSDKCompletesCodeLoginAndReadsMe() async throws {
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
+        let server = try await ServedGatehouse.start(dataDirectory: .given(dir))
         defer { server.stop() }
-        let banner = try await server.waitFor("These facts are also in")
-        let base = try #require(
-            banner.split(separator: "\n").first?.split(separator: " ").first { $0.hasPrefix("http://") }.map(
-                String.init))
+        let base = server.baseURL
         let (output, status) = try await runPython(
             interopScript("facebook_sdk_client.py"), [base, dir + "/dev-seed.json"])
         #expect(status == 0, "\(output)")
@@ -185,12 +181,9 @@ import NIOHTTP1
     @Test func independentVerifierWithOnlyTheDiscoveryURL() async throws {
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
+        let server = try await ServedGatehouse.start(dataDirectory: .given(dir))
         defer { server.stop() }
-        let banner = try await server.waitFor("These facts are also in")
-        let base = try #require(
-            banner.split(separator: "\n").first?.split(separator: " ").first { $0.hasPrefix("http://") }.map(
-                String.init))
+        let base = server.baseURL
         let (output, status) = try await runPython(
             interopScript("oidc_discovery_verifier.py"), [base, dir + "/dev-seed.json"])
         #expect(output.contains("oidc discovery verifier: 11 checks passed\n"), "\(output)")

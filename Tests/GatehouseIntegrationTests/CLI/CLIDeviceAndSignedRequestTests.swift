@@ -1,5 +1,6 @@
 import ChildProcesses
 import Foundation
+import GatehouseTestSupport
 import Testing
 
 /// `gatehouse login --device` (Python plays the person on /device) and `gatehouse signed-request`.
@@ -7,11 +8,9 @@ import Testing
     @Test func deviceLoginPrintsTheCodeWaitsAndLogsIn() async throws {
         let data = try CLIProcess.temporaryDirectory(), cache = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data); try? FileManager.default.removeItem(atPath: cache) }
-        let server = try await ServerProcess(
-            arguments: ["serve", "--port", "0", "--data-dir", data],
-            environment: ["GATEHOUSE_DEVICE_POLL_INTERVAL": "1"])
+        let server = try await ServedGatehouse.start(
+            dataDirectory: .given(data), environment: ["GATEHOUSE_DEVICE_POLL_INTERVAL": "1"])
         defer { server.stop() }
-        _ = try await server.waitFor("These facts are also in")
         let common = ["--data-dir", data, "--cache-dir", cache]
 
         let login = try await ServerProcess(arguments: ["login", "--device", "--permissions", "email"] + common)
@@ -43,11 +42,9 @@ import Testing
     @Test func deviceLoginCancelledOnThePhoneExitsWithStatus2() async throws {
         let data = try CLIProcess.temporaryDirectory(), cache = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data); try? FileManager.default.removeItem(atPath: cache) }
-        let server = try await ServerProcess(
-            arguments: ["serve", "--port", "0", "--data-dir", data],
-            environment: ["GATEHOUSE_DEVICE_POLL_INTERVAL": "1"])
+        let server = try await ServedGatehouse.start(
+            dataDirectory: .given(data), environment: ["GATEHOUSE_DEVICE_POLL_INTERVAL": "1"])
         defer { server.stop() }
-        _ = try await server.waitFor("These facts are also in")
         let login = try await ServerProcess(arguments: ["login", "--device", "--data-dir", data, "--cache-dir", cache])
         let output = try await login.waitFor("Waiting (the code expires in")
         let url = try #require(
@@ -95,15 +92,10 @@ import Testing
         let data = try CLIProcess.temporaryDirectory(), cacheA = try CLIProcess.temporaryDirectory(),
             cacheB = try CLIProcess.temporaryDirectory()
         defer { for d in [data, cacheA, cacheB] { try? FileManager.default.removeItem(atPath: d) } }
-        let server = try await ServerProcess(
-            arguments: ["serve", "--port", "0", "--data-dir", data],
-            environment: ["GATEHOUSE_DEVICE_POLL_INTERVAL": "1"])
+        let server = try await ServedGatehouse.start(
+            dataDirectory: .given(data), environment: ["GATEHOUSE_DEVICE_POLL_INTERVAL": "1"])
         defer { server.stop() }
-        _ = try await server.waitFor("These facts are also in")
-        let seed = try #require(
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: data + "/dev-seed.json")))
-                as? [String: Any])
-        let secret = try #require((seed["app"] as? [String: Any])?["secret"] as? String)
+        let secret = try #require(server.seed?.app.secret)
 
         // The app's backend makes the session key and proof.
         let made = try await CLIProcess.run(["token-cache", "session", "--secret", secret])

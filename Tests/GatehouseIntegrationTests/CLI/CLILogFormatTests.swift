@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseTestSupport
 @testable import GatehouseCLI
 import Logging
 import Testing
@@ -34,7 +35,7 @@ import ChildProcesses
             lines.all == [
                 #"{"time":"2026-01-02T03:04:05.500Z","level":"notice","label":"gatehouse","message":"two\nlines \"quoted\"","#
                     + #""Password":"[redacted]","access_token":"[redacted]","app":"42","client_secret":"[redacted]","code":"[redacted]","#
-                    + #""metadata.message":"kept","nested":{"ids":["1","2"],"token":"[redacted]"},"node":"a","source":"GatehouseCLITests"}"#
+                    + #""metadata.message":"kept","nested":{"ids":["1","2"],"token":"[redacted]"},"node":"a","source":"GatehouseIntegrationTests"}"#
                     + "\n"
             ])
     }
@@ -43,11 +44,10 @@ import ChildProcesses
         for useEnvironment in [false, true] {
             let dir = try CLIProcess.temporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: dir) }
-            let arguments =
-                ["serve", "--port", "0", "--data-dir", dir] + (useEnvironment ? [] : ["--log-format", "json"])
-            let server = try await ServerProcess(
-                arguments: arguments, environment: useEnvironment ? ["GATEHOUSE_LOG_FORMAT": "json"] : [:])
-            _ = try await server.waitFor(#""message":"listening""#)
+            // Standard output only: standard error is not what this test reads.
+            let server = try await ServedGatehouse.start(
+                useEnvironment ? [] : ["--log-format", "json"], dataDirectory: .given(dir),
+                environment: useEnvironment ? ["GATEHOUSE_LOG_FORMAT": "json"] : [:], standardError: .discarded)
             #expect(await server.stopAndWait() == 0)
             let output = server.output
             let records = output.split(separator: "\n").map { line in
@@ -60,13 +60,8 @@ import ChildProcesses
             #expect(listening["dev_seed_file"] as? String == dir + "/dev-seed.json")
             #expect(records.compactMap { $0?["message"] as? String }.last == "Gatehouse stopped")
 
-            let seed = try #require(
-                try JSONSerialization.jsonObject(
-                    with: Data(contentsOf: URL(fileURLWithPath: dir + "/dev-seed.json"))) as? [String: Any])
-            let app = try #require(seed["app"] as? [String: Any])
-            let secrets =
-                [app["secret"], app["client_token"]].compactMap { $0 as? String }
-                + ((seed["users"] as? [[String: Any]]) ?? []).compactMap { $0["password"] as? String }
+            let seed = try #require(server.seed)
+            let secrets = [seed.app.secret, seed.app.clientToken] + seed.users.map(\.password)
             #expect(secrets.count == 5)
             for secret in secrets { #expect(!output.contains(secret)) }
         }
@@ -89,7 +84,7 @@ import ChildProcesses
         // A `swift build` binary: scripts/release stamps the commit and date into its snapshot only.
         #expect(out.stdout == "\(GatehouseVersion.number) (commit dev, built dev)\n")
         let changelog = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("CHANGELOG.md")
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("CHANGELOG.md")
         let text = try String(contentsOf: changelog, encoding: .utf8)
         let newest = text.split(separator: "\n").first { $0.hasPrefix("## ") }
         #expect(newest?.hasPrefix("## \(GatehouseVersion.number) ") == true)

@@ -1,5 +1,6 @@
 import ChildProcesses
 import Foundation
+import GatehouseTestSupport
 import Testing
 
 /// `gatehouse login` and the commands that use its cached token, against a real `gatehouse serve`,
@@ -22,9 +23,8 @@ import Testing
     @Test func loginThenWhoamiGraphPermissionsTokenAndLogout() async throws {
         let data = try CLIProcess.temporaryDirectory(), cache = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data); try? FileManager.default.removeItem(atPath: cache) }
-        let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data])
+        let server = try await ServedGatehouse.start(dataDirectory: .given(data))
         defer { server.stop() }
-        _ = try await server.waitFor("These facts are also in")
         let common = ["--data-dir", data, "--cache-dir", cache]
 
         let notYet = try await CLIProcess.run(["whoami"] + common)
@@ -82,9 +82,8 @@ import Testing
     @Test func cancellingInTheBrowserExitsWithStatus2() async throws {
         let data = try CLIProcess.temporaryDirectory(), cache = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data); try? FileManager.default.removeItem(atPath: cache) }
-        let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data])
+        let server = try await ServedGatehouse.start(dataDirectory: .given(data))
         defer { server.stop() }
-        _ = try await server.waitFor("These facts are also in")
         let (login, url) = try await Self.startLogin([
             "--permissions", "email", "--data-dir", data, "--cache-dir", cache,
         ])
@@ -99,9 +98,8 @@ extension CLILoginTests {
     @Test func limitedLoginPrintsTheVerifiedClaimsAndKeepsNoAccessToken() async throws {
         let data = try CLIProcess.temporaryDirectory(), cache = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data); try? FileManager.default.removeItem(atPath: cache) }
-        let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data])
+        let server = try await ServedGatehouse.start(dataDirectory: .given(data))
         defer { server.stop() }
-        _ = try await server.waitFor("These facts are also in")
         let common = ["--data-dir", data, "--cache-dir", cache]
         let refused = try await CLIProcess.run(
             ["login", "--no-browser", "--limited", "--permissions", "email,user_posts"] + common)

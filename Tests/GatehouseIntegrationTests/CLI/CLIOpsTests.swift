@@ -1,6 +1,7 @@
 import ChildProcesses
 import AsyncHTTPClient
 import Foundation
+import GatehouseTestSupport
 import NIOCore
 import Testing
 import NIOHTTP1
@@ -47,8 +48,8 @@ import NIOHTTP1
         #expect(out.stdout.isEmpty)
 
         // A development data directory (with its published seed) is refused too.
-        let dev = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
-        _ = try await dev.waitFor("Open this URL")
+        let dev = try await ServedGatehouse.start(dataDirectory: .given(dir))
+        #expect(dev.seed != nil)
         await dev.stopAndWait()
         let seeded = try await CLIProcess.run([
             "serve", "--mode", "production", "--port", "0", "--public-url", "https://login.example.com",
@@ -77,12 +78,13 @@ import NIOHTTP1
         #expect((listed.json as? [[String: Any]])?.compactMap { $0["email"] as? String } == ["ops@example.com"])
 
         // A safe production configuration starts, without the dev seed, and keeps the console closed.
-        let server = try await ServerProcess(arguments: [
-            "serve", "--mode", "production", "--port", "0", "--public-url", "https://login.example.com",
-            "--trusted-proxy", "127.0.0.1", "--data-dir", dir,
-        ])
-        let banner = try await server.waitFor("Database:")
-        #expect(banner.contains("(production mode)"))
+        // Its banner names the public URL, not the port it listens on: that is picked here.
+        let server = try await ServedGatehouse.start(
+            ["--mode", "production", "--public-url", "https://login.example.com", "--trusted-proxy", "127.0.0.1"],
+            dataDirectory: .given(dir), port: try FreeTCPPort.find())
+        let banner = server.output
+        #expect(banner.contains("Gatehouse is listening on https://login.example.com (production mode)\n"))
+        #expect(server.seed == nil)
         #expect(!banner.contains("Test users"))
         #expect(!FileManager.default.fileExists(atPath: (dir as NSString).appendingPathComponent("dev-seed.json")))
         server.stop()
@@ -102,9 +104,8 @@ import NIOHTTP1
         #expect(tokens.count == 200)
         #expect((seed["codes"] as? [String])?.count == 3)
         #expect((seed["openid_codes"] as? [String])?.count == 3)
-        let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
-        let banner = try await server.waitFor("Database:")
-        let base = try #require(banner.split(separator: " ").first { $0.hasPrefix("http://") }.map(String.init))
+        let server = try await ServedGatehouse.start(dataDirectory: .given(dir))
+        let base = server.baseURL
         let response = try await HTTPClient.shared.execute(
             HTTPClientRequest(url: "\(base)/me?fields=id,name&access_token=\(tokens[199])"), timeout: .seconds(120))
         let body = String(buffer: try await response.body.collect(upTo: 1 << 16))

@@ -30,8 +30,9 @@ struct CLIProcess {
     }
 }
 
-/// A long-running `gatehouse` child (`serve`, `login`, `dialog`), stopped with SIGTERM. Only its standard
-/// output is collected: that is what a person at the terminal reads.
+/// A long-running `gatehouse` child other than `serve` (`login`, `dialog`, `logs --follow`, `bench-reference`),
+/// stopped with SIGTERM. Only its standard output is collected: that is what a person at the terminal reads.
+/// `gatehouse serve` is started with `ServedGatehouse`, which also waits until it is ready and reads its seed.
 final class ServerProcess: Sendable {
     let child: ChildProcess
 

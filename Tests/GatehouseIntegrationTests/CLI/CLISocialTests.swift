@@ -1,5 +1,6 @@
 import ChildProcesses
 import Foundation
+import GatehouseTestSupport
 import Testing
 
 /// Publish permissions, posting, and the feed and requests dialogs from the CLI against a real `gatehouse serve`,
@@ -17,9 +18,8 @@ import Testing
         let data = try CLIProcess.temporaryDirectory(), cache = try CLIProcess.temporaryDirectory(),
             bobCache = try CLIProcess.temporaryDirectory()
         defer { for dir in [data, cache, bobCache] { try? FileManager.default.removeItem(atPath: dir) } }
-        let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", data])
+        let server = try await ServedGatehouse.start(dataDirectory: .given(data))
         defer { server.stop() }
-        _ = try await server.waitFor("These facts are also in")
         let common = ["--data-dir", data, "--cache-dir", cache]
 
         // Log in asking for publish_actions: the dialog's read step, then its publish step with the audience.
@@ -78,10 +78,7 @@ import Testing
         #expect(inbox.stdout.contains(#""from":{"name":"Alice Anders""#))
 
         // The admin view of the app's activity.
-        let seed =
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: data + "/dev-seed.json")))
-            as? [String: Any]
-        let appID = try #require((seed?["app"] as? [String: Any])?["id"] as? String)
+        let appID = try #require(server.seed?.app.id)
         let activity = try await CLIProcess.run(["apps", "activity", appID, "--data-dir", data])
         #expect(activity.status == 0, "\(activity.stderr)")
         #expect(activity.stdout.contains("everyone  \"Look!\" https://example.com/game"), "\(activity.stdout)")

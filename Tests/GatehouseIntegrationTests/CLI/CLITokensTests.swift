@@ -130,12 +130,10 @@ import Testing
         #expect(try await CLIProcess.run(["tokens", "list"] + local).stdout == "No live tokens.\n")
 
         // Each change is in the audit log as the command line's, read back through a server on the same folder.
-        let port = try FreeTCPPort.find()
-        let server = try await ServerProcess(arguments: ["serve", "--port", "\(port)", "--data-dir", dir])
+        let server = try await ServedGatehouse.start(dataDirectory: .given(dir))
         defer { server.stop() }
-        _ = try await server.waitFor("Database:")
         let reply = try await HTTPClient.shared.execute(
-            HTTPClientRequest(url: "http://127.0.0.1:\(port)/admin/api/v1/audit"), timeout: .seconds(30))
+            HTTPClientRequest(url: "\(server.baseURL)/admin/api/v1/audit"), timeout: .seconds(30))
         let body = try await reply.body.collect(upTo: 1 << 20)
         let entries = try #require(
             (try JSONSerialization.jsonObject(with: Data(String(buffer: body).utf8)) as? [String: Any])?["data"]

@@ -1,6 +1,7 @@
 import ChildProcesses
 import AsyncHTTPClient
 import Foundation
+import GatehouseTestSupport
 import NIOCore
 import Testing
 import NIOHTTP1
@@ -10,16 +11,11 @@ import NIOHTTP1
     @Test func clockInjectExportImportFromTheTerminal() async throws {
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
+        let server = try await ServedGatehouse.start(dataDirectory: .given(dir))
         defer { server.stop() }
-        _ = try await server.waitFor("These facts are also in")
-        let seedData = try #require(FileManager.default.contents(atPath: dir + "/dev-seed.json"))
-        let seed = try #require(try JSONSerialization.jsonObject(with: seedData) as? [String: Any])
-        let base = try #require(seed["server"] as? String)
-        let app = try #require(seed["app"] as? [String: Any])
-        let appID = try #require(app["id"] as? String), secret = try #require(app["secret"] as? String)
-        let users = try #require(seed["users"] as? [[String: Any]])
-        let alice = try #require(users.first?["email"] as? String)
+        let seed = try #require(server.seed)
+        let base = server.baseURL, appID = seed.app.id, secret = seed.app.secret
+        let alice = try #require(seed.users.first?.email)
         let common = ["--data-dir", dir]
 
         // A test user with a token, to have something to break.

@@ -1,6 +1,7 @@
 import ChildProcesses
 import AsyncHTTPClient
 import Foundation
+import GatehouseTestSupport
 import NIOCore
 import Testing
 import NIOHTTP1
@@ -11,13 +12,9 @@ import NIOHTTP1
     @Test func logsShowsWhyRequestsWereRefusedAndFollows() async throws {
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir])
+        let server = try await ServedGatehouse.start(dataDirectory: .given(dir))
         defer { server.stop() }
-        _ = try await server.waitFor("These facts are also in")
-        let seedData = try #require(FileManager.default.contents(atPath: dir + "/dev-seed.json"))
-        let seed = try #require(try JSONSerialization.jsonObject(with: seedData) as? [String: Any])
-        let base = try #require(seed["server"] as? String)
-        let appID = try #require((seed["app"] as? [String: Any])?["id"] as? String)
+        let base = server.baseURL, appID = try #require(server.seed?.app.id)
         func get(_ path: String) async throws -> Int {
             let reply = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + path), timeout: .seconds(30))
             _ = try await reply.body.collect(upTo: 1 << 20)

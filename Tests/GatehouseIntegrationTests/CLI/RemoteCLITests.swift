@@ -11,7 +11,7 @@ import Testing
     struct Production {
         let dir: String
         let base: String
-        let server: ServerProcess
+        let server: ServedGatehouse
         let token: String
         let readOnly: String
     }
@@ -27,13 +27,11 @@ import Testing
         #expect(watcher.stdout.contains("Copy it now; it is not shown again:"))
         let readOnly = try #require(
             watcher.stdout.split(separator: " ").first { $0.hasPrefix("gha_") }.map { String($0.prefix(47)) })
-        let port = try FreeTCPPort.find()
-        let server = try await ServerProcess(arguments: [
-            "serve", "--mode", "production", "--port", "\(port)", "--public-url", "https://login.example.com",
-            "--trusted-proxy", "127.0.0.1", "--data-dir", dir,
-        ])
-        _ = try await server.waitFor("Database:")
-        return Production(dir: dir, base: "http://127.0.0.1:\(port)", server: server, token: token, readOnly: readOnly)
+        // The banner names the public URL, not the port it listens on: that is picked here.
+        let server = try await ServedGatehouse.start(
+            ["--mode", "production", "--public-url", "https://login.example.com", "--trusted-proxy", "127.0.0.1"],
+            dataDirectory: .given(dir), port: try FreeTCPPort.find())
+        return Production(dir: dir, base: server.baseURL, server: server, token: token, readOnly: readOnly)
     }
 
     @Test func appsListAnswersWithATokenAndTheServerRefusesWithoutOne() async throws {

@@ -1,6 +1,7 @@
 import ChildProcesses
 import AsyncHTTPClient
 import Foundation
+import GatehouseTestSupport
 import NIOCore
 import Testing
 import NIOHTTP1
@@ -9,13 +10,7 @@ import NIOHTTP1
 @Suite(.serialized, .tags(.process)) struct ScenarioCommandTests {
     static func example(_ name: String, near file: String = #filePath) -> String {
         URL(fileURLWithPath: file).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("docs/scenarios/" + name).path
-    }
-
-    /// The URL `serve` announces on its first line.
-    static func baseURL(_ banner: String) throws -> String {
-        let line = try #require(banner.split(separator: "\n").first { $0.hasPrefix("Gatehouse is listening on ") })
-        return String(try #require(line.dropFirst("Gatehouse is listening on ".count).split(separator: " ").first))
+            .deletingLastPathComponent().appendingPathComponent("docs/scenarios/" + name).path
     }
 
     static func get(_ url: String) async throws -> (Int, String) {
@@ -27,15 +22,16 @@ import NIOHTTP1
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let shop = Self.example("shop.yaml"), friends = Self.example("friends.yaml")
-        let server = try await ServerProcess(arguments: ["serve", "--port", "0", "--data-dir", dir, "--scenario", shop])
+        let server = try await ServedGatehouse.start(["--scenario", shop], dataDirectory: .given(dir))
         defer { server.stop() }
-        let banner = try await server.waitFor("  person bob:")
+        let banner = server.output
         #expect(
             banner.contains("Scenario \(shop) loaded (1 apps, 2 people, 1 tokens)\n  app shop: id 1960000000000001\n"))
         // A scenario replaces the dev seed.
         #expect(!banner.contains("Demo app"))
         #expect(!FileManager.default.fileExists(atPath: dir + "/dev-seed.json"))
-        let base = try Self.baseURL(banner)
+        #expect(server.seed == nil)
+        let base = server.baseURL
         let me = try await Self.get("\(base)/me?access_token=EAAGshopAliceLongLivedToken0000000001")
         #expect(me.0 == 200)
         #expect(me.1 == #"{"name":"Alice Anders","id":"900000000000101"}"#)

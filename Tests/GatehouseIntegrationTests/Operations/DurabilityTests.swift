@@ -15,8 +15,8 @@ struct DurabilityTests {
         defer { scratch.remove() }
         let directory = scratch.path
         let database = backend == "postgresql" ? try await PostgresTestDatabase.create() : nil
-        let first = try await GatehouseProcess(dataDirectory: directory, database: database)
-        let (appID, secret) = try first.seed()
+        let first = try await ServedGatehouse.node(dataDirectory: directory, database: database)
+        let (appID, secret) = try first.demoApp()
 
         // A user token (test-user install) and an app token (client_credentials), each answered 200.
         let userToken = try await first.mintUserToken()
@@ -27,7 +27,7 @@ struct DurabilityTests {
         let appToken = try #require(appReply.json["access_token"] as? String)
         await first.kill()  // SIGKILL right after the replies: nothing is flushed or closed on the way out
 
-        let second = try await GatehouseProcess(dataDirectory: directory, database: database)
+        let second = try await ServedGatehouse.node(dataDirectory: directory, database: database)
         let me = try await HTTP.get("\(second.baseURL)/v21.0/me?fields=id,name&access_token=\(userToken)")
         #expect(me.status == .ok, "\(me.text)")
         #expect(me.json["id"] is String)

@@ -26,7 +26,7 @@ struct GracefulShutdownTests {
     }
 
     private func drains(directory: String, database: String?) async throws {
-        let server = try await GatehouseProcess(dataDirectory: directory, database: database)
+        let server = try await ServedGatehouse.node(dataDirectory: directory, database: database)
         let token = try await server.mintUserToken()
 
         // Half a request: the head and part of the body. The server is now in the middle of it.
@@ -54,8 +54,8 @@ struct GracefulShutdownTests {
         #expect(reply.hasPrefix("HTTP/1.1 200"), "\(reply)")
         #expect(reply.contains("\"name\""))
 
-        let status = await server.exitStatus(timeout: 20)
-        #expect(status == 0, "exit status \(String(describing: status)); log: \(server.log)")
+        let status = await server.exitStatus(timeout: .seconds(20))
+        #expect(status == 0, "exit status \(String(describing: status)); log: \(server.output)")
         await server.kill()  // only if it did not exit
     }
 
@@ -63,10 +63,10 @@ struct GracefulShutdownTests {
         let scratch = ScratchDirectory("idle")  // `gatehouse serve` creates it
         defer { scratch.remove() }
         let directory = scratch.path
-        let server = try await GatehouseProcess(dataDirectory: directory)
+        let server = try await ServedGatehouse.node(dataDirectory: directory)
         server.terminate()
-        let status = await server.exitStatus(timeout: 10)
-        #expect(status == 0, "log: \(server.log)")
+        let status = await server.exitStatus(timeout: .seconds(10))
+        #expect(status == 0, "log: \(server.output)")
         await server.kill()
     }
 }

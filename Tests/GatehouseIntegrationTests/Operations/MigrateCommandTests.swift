@@ -11,7 +11,7 @@ import GatehouseTestSupport
 struct MigrateCommandTests {
     /// Runs the built binary to completion (off the cooperative pool).
     func gatehouse(_ arguments: [String]) async throws -> (status: Int32, text: String) {
-        try await Shell.run(GatehouseProcess.binary, arguments)
+        try await Shell.run(ServedGatehouse.binary, arguments)
     }
 
     var versions: [Int] { SQLMigrator.all.map(\.version).sorted() }

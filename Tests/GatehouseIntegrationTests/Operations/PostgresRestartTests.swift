@@ -23,7 +23,7 @@ struct PostgresRestartTests {
             "gatehouse-restart-\(UUID().uuidString)"
         ).path
         do {
-            let server = try await GatehouseProcess(dataDirectory: directory, database: cluster.url)
+            let server = try await ServedGatehouse.node(dataDirectory: directory, database: cluster.url)
             do {
                 try await restartUnderLoad(server: server, cluster: cluster)
             } catch {
@@ -40,7 +40,7 @@ struct PostgresRestartTests {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    func restartUnderLoad(server: GatehouseProcess, cluster: OwnPostgresCluster) async throws {
+    func restartUnderLoad(server: ServedGatehouse, cluster: OwnPostgresCluster) async throws {
         let token = try await server.mintUserToken()
         let url = "\(server.baseURL)/v21.0/me?fields=id,name&access_token=\(token)"
         #expect(try await HTTP.get(url).status == .ok)

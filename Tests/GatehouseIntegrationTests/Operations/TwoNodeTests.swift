@@ -16,18 +16,18 @@ struct TwoNodeTests {
         let database: String
         /// The shared data folder, removed once both nodes are gone.
         let scratch: ScratchDirectory
-        let nodes: [GatehouseProcess]
+        let nodes: [ServedGatehouse]
         let proxy: NginxProxy
 
         static func start() async throws -> Cluster {
             let database = try await PostgresTestDatabase.create()
             let scratch = ScratchDirectory("nodes")  // the first node creates it
-            var started: [GatehouseProcess] = []
+            var started: [ServedGatehouse] = []
             do {
                 // The first node migrates and seeds; the second finds both done.
-                let first = try await GatehouseProcess(dataDirectory: scratch.path, database: database)
+                let first = try await ServedGatehouse.node(dataDirectory: scratch.path, database: database)
                 started.append(first)
-                let second = try await GatehouseProcess(dataDirectory: scratch.path, database: database)
+                let second = try await ServedGatehouse.node(dataDirectory: scratch.path, database: database)
                 started.append(second)
                 let proxy = try await NginxProxy(upstreamPorts: [first.port, second.port])
                 return Cluster(database: database, scratch: scratch, nodes: [first, second], proxy: proxy)
@@ -62,7 +62,7 @@ struct TwoNodeTests {
             }
             // An expiry change on node A (the SDK's daily extension) shows on node B, which cached the token.
             // Expiries are whole seconds, so wait one for the new one to differ.
-            let (appID, secret) = try a.seed()
+            let (appID, secret) = try a.demoApp()
             let debug = "/v21.0/debug_token?input_token=\(token)&access_token=\(appID)%7C\(secret)"
             let before = try await HTTP.get(b.baseURL + debug)
             let oldExpiry = try #require((before.json["data"] as? [String: Any])?["expires_at"] as? Int)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 
 @Suite("AccessToken.current notifications, expiry and persistence")
 struct AccessTokenNotificationTests {

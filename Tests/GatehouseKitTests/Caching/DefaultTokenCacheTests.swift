@@ -1,5 +1,6 @@
 import Foundation
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 import Testing
 
 /// Item 2 of the porting issue: tokens are cached by default, under the seeds' key, with the v4 key

@@ -1,5 +1,6 @@
 import Foundation
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 import Testing
 
 /// The Keychain cache's rules (``InstallBoundTokenItem``) over an item and an installation id kept in memory,

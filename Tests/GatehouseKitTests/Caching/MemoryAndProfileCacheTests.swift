@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 
 @Suite("InMemoryTokenCache and FileProfileCache")
 struct MemoryAndProfileCacheTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 
 @Suite("UserSwitcher")
 struct UserSwitcherTests {

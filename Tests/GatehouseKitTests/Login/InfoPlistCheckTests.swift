@@ -1,5 +1,6 @@
 import Foundation
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 import GatehouseProtocol
 import Testing
 
@@ -47,30 +48,12 @@ import Testing
         #expect(await Self.refusal(LoginTest.settings()) == nil)  // schemes unknown (no Info.plist): not checked
     }
 
-    @Test func aDisplayNameDifferentFromTheServersIsAWarningNotARefusal() async throws {
+    @Test func aDisplayNameDifferentFromTheServersIsAWarningNotARefusal() {
         #expect(InfoPlistCheck.displayNameWarning(displayName: "My App", serverAppName: "My App") == nil)
         #expect(InfoPlistCheck.displayNameWarning(displayName: nil, serverAppName: "My App") == nil)
         #expect(
             InfoPlistCheck.displayNameWarning(displayName: "Old Name", serverAppName: "My App")
                 == "FacebookDisplayName \"Old Name\" in the Info.plist does not match the app's name \"My App\" on the server. "
                 + "Set FacebookDisplayName to the name in the app's settings.")
-
-        let server = try await LiveServer()
-        defer { server.stop() }
-        let environment = SessionKitFixtures.environment(settings: server.settings())
-        let token = try await SessionKitFixtures.liveToken(
-            server, user: server.users[0], scope: [], environment: environment)
-        let reply = try await GraphTransport(environment: environment).send(
-            method: "GET", path: "debug_token", parameters: ["input_token": token.tokenString],
-            tokenString: token.tokenString)
-        guard case .string(let appName)? = reply.json?["data"]?["application"] else {
-            Issue.record("no application name"); return
-        }
-        environment.settings.displayName = "Old Name"
-        #expect(
-            await InfoPlistCheck.displayNameWarning(token: token, environment: environment)
-                == InfoPlistCheck.displayNameWarning(displayName: "Old Name", serverAppName: appName))
-        environment.settings.displayName = appName
-        #expect(await InfoPlistCheck.displayNameWarning(token: token, environment: environment) == nil)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 import Testing
 
 /// `LoginManager` with a scripted presenter and a fake Graph client: entry points, state rule, storage.

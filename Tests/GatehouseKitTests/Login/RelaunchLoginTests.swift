@@ -1,5 +1,6 @@
 import Foundation
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 import Testing
 
 /// Seed 001's relaunch in the middle of a login: one environment starts the login and "dies" while the

@@ -1,5 +1,6 @@
 import Foundation
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 import Testing
 
 /// The URL-scheme presenter's callback routing, with an injected opener and a private `ApplicationDelegate`.

@@ -1,5 +1,6 @@
 import Foundation
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 import Testing
 
 /// What ``WebAuthenticationSessionPresenter`` decides, without AuthenticationServices.

@@ -1,5 +1,6 @@
 import Foundation
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 import Testing
 
 /// Issue 30, item 1: an app observes the SDK's changes the way seed 003 shows, on

@@ -1,5 +1,6 @@
 import Foundation
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 import Testing
 
 /// Issue 30, item 7: every public initialiser and method overload of Facebook's current Swift API

@@ -1,5 +1,6 @@
 import Foundation
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 import Testing
 
 /// Item 12: `Settings` reads Info.plist keys (from a dictionary, the JSON file or the environment) and

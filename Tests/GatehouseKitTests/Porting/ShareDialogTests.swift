@@ -1,5 +1,6 @@
 import Foundation
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 import Testing
 
 /// Item 16: `ShareDialog`/`ShareLinkContent` and `GameRequestDialog`/`GameRequestContent` drive the feed and

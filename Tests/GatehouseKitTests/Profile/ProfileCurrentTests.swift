@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 
 @Suite("Profile.current, its notification, cache and token-change updates")
 struct ProfileCurrentTests {

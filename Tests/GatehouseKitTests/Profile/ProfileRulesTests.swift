@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 import GatehouseProtocol
 
 @Suite("Profile loading rules, parsing and picture URLs")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 
 @Suite("Session: permissions, refresh, closing and the active session")
 struct SessionLifecycleTests {

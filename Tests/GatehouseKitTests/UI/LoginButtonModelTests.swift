@@ -1,6 +1,6 @@
-import ChildProcesses
 import Foundation
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 import Testing
 
 /// A login manager stand-in: answers every login with a scripted result and records what it was asked.
@@ -34,29 +34,6 @@ final class FakeButtonLoginProvider: LoginProviding, @unchecked Sendable {
         lock.withLock { _logOuts += 1 }
         environment.setCurrentAccessToken(nil)
         environment.setCurrentAuthenticationToken(nil)
-    }
-}
-
-/// Records delegate calls as short strings.
-final class RecordingButtonDelegate: LoginButtonModelDelegate, @unchecked Sendable {
-    let events = LoginRecorder<String>()
-    var allowsLogin = true
-    var lastResult: LoginManagerLoginResult?
-
-    func loginButton(
-        _ loginButton: LoginButtonModel, didCompleteWith result: LoginManagerLoginResult?, error: (any Error)?
-    ) {
-        lastResult = result
-        if let error {
-            events.record("error \(error)")
-        } else {
-            events.record("complete cancelled=\(result?.isCancelled == true)")
-        }
-    }
-    func loginButtonDidLogOut(_ loginButton: LoginButtonModel) { events.record("logout") }
-    func loginButtonWillLogin(_ loginButton: LoginButtonModel) -> Bool {
-        events.record("will")
-        return allowsLogin
     }
 }
 
@@ -212,41 +189,5 @@ final class MinimalButtonDelegate: LoginButtonModelDelegate, @unchecked Sendable
         await model.tap()
         #expect(provider.configurations.isEmpty)
         #expect(delegate.events.values.last?.hasPrefix("error CoreError 2") == true)
-    }
-}
-
-/// The button model driving a real `LoginManager` against the live server.
-@Suite(.tags(.process)) struct LiveLoginButtonTests {
-    @Test func logInLoadNameAndLogOut() async throws {
-        let server = try await LiveServer()
-        defer { server.stop() }
-        let environment = LiveLogin.environment(server)
-        let manager = LoginManager(
-            presenter: DialogBrowserPresenter(server: server, user: server.users[0]), environment: environment)
-        let model = LoginButtonModel(loginProvider: manager, environment: environment)
-        let delegate = RecordingButtonDelegate()
-        model.delegate = delegate
-        model.permissions = ["email"]
-        await model.tap()
-        #expect(delegate.events.values == ["will", "complete cancelled=false"])
-        #expect(delegate.lastResult?.token == environment.currentAccessToken)
-        #expect(model.title == "Log out")
-
-        try await model.loadUserName()
-        #expect(model.userName == server.users[0].name)
-        #expect(model.logOutConfirmation().title == "Logged in as \(server.users[0].name)")
-
-        // FBLoginButton's press loads the name itself before it asks.
-        model.userName = nil
-        let asked = LoginRecorder<String>()
-        model.confirmLogOut = { confirmation in
-            asked.record(confirmation.title)
-            return true
-        }
-        await model.press()
-        #expect(asked.values == ["Logged in as \(server.users[0].name)"])
-        #expect(delegate.events.values.last == "logout")
-        #expect(environment.currentAccessToken == nil)
-        #expect(model.title == "Continue with Facebook")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 import Testing
 
 /// ``LoginButtonModel/press()``, all that `FBLoginButton` does on a tap. The test settings' server

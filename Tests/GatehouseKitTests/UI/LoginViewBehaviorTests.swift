@@ -1,22 +1,7 @@
 import Foundation
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 import Testing
-
-/// Records the seeds' `FBLoginViewDelegate` calls.
-final class LoginViewRecorder: LoginButtonModelDelegate, @unchecked Sendable {
-    let events = LoginRecorder<String>()
-    func loginButton(
-        _ loginButton: LoginButtonModel, didCompleteWith result: LoginManagerLoginResult?, error: (any Error)?
-    ) {
-        events.record(error.map { "error \($0)" } ?? "complete")
-    }
-    func loginButtonDidLogOut(_ loginButton: LoginButtonModel) { events.record("logout") }
-    func loginViewFetchedUserInfo(_ loginView: LoginButtonModel, user: Profile) {
-        events.record("user \(user.userID) \(user.name ?? "")")
-    }
-    func loginViewShowingLoggedInUser(_ loginView: LoginButtonModel) { events.record("showing in") }
-    func loginViewShowingLoggedOutUser(_ loginView: LoginButtonModel) { events.record("showing out") }
-}
 
 /// Item 5: the seeds' `FBLoginView` behaviour on the button model.
 @Suite struct LoginViewBehaviorTests {
@@ -56,31 +41,5 @@ final class LoginViewRecorder: LoginButtonModelDelegate, @unchecked Sendable {
         model.publishPermissions = ["email"]
         await model.tap()
         #expect(provider.configurations.count == 2)
-    }
-}
-
-extension GraphSerialTests {
-    /// `loginViewFetchedUserInfo:user:` with the real server's profile.
-    @Suite struct LoginViewLiveTests {
-        @Test func fetchesThePublicProfileAfterLogin() async throws {
-            let server = try await LiveServer()
-            defer { server.stop() }
-            let environment = LiveLogin.environment(server)
-            let presenter = DialogBrowserPresenter(server: server, user: server.users[0])
-            let manager = LoginManager(defaultAudience: .friends, presenter: presenter, environment: environment)
-            let model = LoginButtonModel(loginProvider: manager, environment: environment)
-            let recorder = LoginViewRecorder()
-            model.delegate = recorder
-            model.readPermissions = ["public_profile", "email"]
-            await model.tap()
-            let token = try #require(environment.currentAccessToken)
-            #expect(
-                recorder.events.values == [
-                    "showing out", "showing in", "complete", "user \(token.userID) \(server.users[0].name)",
-                ])
-            #expect(environment.currentProfile?.userID == token.userID)
-            #expect(environment.currentProfile?.email == server.users[0].email)
-            #expect(model.userName == server.users[0].name)
-        }
     }
 }

@@ -30,11 +30,9 @@ import Testing
     @Test func developmentModeMatchesTheDocumentOnEveryOperation() async throws {
         let dir = try CLIProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let port = try FreeTCPPort.find()
-        let server = try await ServerProcess(arguments: ["serve", "--port", "\(port)", "--data-dir", dir])
+        let server = try await ServedGatehouse.start(dataDirectory: .given(dir))
         defer { server.stop() }
-        _ = try await server.waitFor("These facts are also in")
-        let (output, status) = try await Self.schemathesis("http://127.0.0.1:\(port)", checks: Self.checks)
+        let (output, status) = try await Self.schemathesis(server.baseURL, checks: Self.checks)
         #expect(status == 0, "\(output)")
         // 41 operations, 3 for two-factor login and 7 for mail, sign-up and invitations (issue 32).
         #expect(output.contains("Selected: 51/51"), "\(output)")

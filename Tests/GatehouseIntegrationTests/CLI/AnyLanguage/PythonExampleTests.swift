@@ -9,7 +9,8 @@ import Testing
 @Suite(.tags(.process)) struct PythonExampleTests {
     static var examples: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("examples/python").path
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("examples/python").path
     }
 
     @Test func thePytestSuitePassesAgainstAProductionServer() async throws {

@@ -36,9 +36,9 @@ struct AppleLayerTypeCheck {
     /// Finds what the check needs and copies the stubs and GatehouseKit's sources into a scratch folder.
     /// Throws (failing the test, never skipping it) when the build products are not where SwiftPM puts them.
     static func assemble(filePath: String = #filePath) throws -> AppleLayerTypeCheck {
-        // Tests/GatehouseKitTests/AppleLayer/AppleLayerTypeCheck.swift → the repository.
+        // Tests/GatehouseIntegrationTests/Kit/AppleLayer/AppleLayerTypeCheck.swift → the repository.
         let repository = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let builtModules = try findBuiltModules()
         let check = AppleLayerTypeCheck(
             folder: try ScratchDirectory.create("apple-layer"), repository: repository, builtModules: builtModules,

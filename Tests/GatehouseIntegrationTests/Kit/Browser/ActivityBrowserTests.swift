@@ -2,6 +2,7 @@ import ChildProcesses
 import Foundation
 @testable import GatehouseKit
 import GatehouseProtocol
+import GatehouseTestSupport
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking

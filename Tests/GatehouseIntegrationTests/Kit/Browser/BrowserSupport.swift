@@ -2,6 +2,7 @@ import Foundation
 @testable import GatehouseKit
 import GatehouseKitLoopback
 import GatehouseProtocol
+import GatehouseTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

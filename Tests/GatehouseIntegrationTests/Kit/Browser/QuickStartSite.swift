@@ -16,8 +16,8 @@ struct QuickStartSite {
 
     static var folder: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("examples/javascript")
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("examples/javascript")
     }
 
     /// Starts the page's server on a free loopback port and lists its origin among the demo app's JavaScript SDK

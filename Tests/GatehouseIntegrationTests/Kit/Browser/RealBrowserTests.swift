@@ -1,6 +1,7 @@
 import ChildProcesses
 import Foundation
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 import GatehouseKitLoopback
 import GatehouseProtocol
 import GatehouseTestSupport

@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseTestSupport
 @testable import GatehouseKit
 import GatehouseKitLoopback
 import GatehouseProtocol

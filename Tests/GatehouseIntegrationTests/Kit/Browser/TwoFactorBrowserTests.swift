@@ -2,6 +2,7 @@ import Foundation
 @testable import GatehouseKit
 import GatehouseKitLoopback
 import GatehouseProtocol
+import GatehouseTestSupport
 import Testing
 import ChildProcesses
 

@@ -101,7 +101,8 @@ final class WebDriver: @unchecked Sendable {
         let root =
             ProcessInfo.processInfo.environment["GATEHOUSE_ARTIFACTS"].map { URL(fileURLWithPath: $0) }
             ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("artifacts")
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("artifacts")
         screenshotDirectory = root.appendingPathComponent("screenshots")
         try? FileManager.default.createDirectory(at: screenshotDirectory, withIntermediateDirectories: true)
         self.process = process

@@ -1,6 +1,9 @@
 import Foundation
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 import GatehouseProtocol
+import GatehouseTesting
+import GatehouseTestSupport
 
 extension SessionKitFixtures {
     /// Logs `user` into the live server's demo app through the real dialog (token response type) and
@@ -14,7 +17,7 @@ extension SessionKitFixtures {
             ("scope", scope.joined(separator: ",")), ("state", "x"),
         ])
         let dialog = URL(string: "\(server.baseURL.absoluteString)/v21.0/dialog/oauth?\(query)")!
-        let callbackURL = try await DialogBrowser().complete(dialog, email: user.email, password: user.password)
+        let callbackURL = try await DialogPlayer().complete(dialog, email: user.email, password: user.password)
         guard let callback = LoginCallback(url: callbackURL), callback.outcome == .success, callback.state == "x",
             let tokenString = callback.accessToken
         else { throw LiveLoginError.noToken }

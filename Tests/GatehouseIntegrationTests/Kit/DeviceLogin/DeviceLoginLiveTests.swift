@@ -2,9 +2,11 @@ import ChildProcesses
 import Foundation
 @testable import GatehouseKit
 import GatehouseProtocol
+import GatehouseTesting
+import GatehouseTestSupport
 import Testing
 
-/// `DeviceLoginManager` against a real `gatehouse serve` (polling every second), with `DialogBrowser` as the
+/// `DeviceLoginManager` against a real `gatehouse serve` (polling every second), with `DialogPlayer` as the
 /// person who opens `/device` on their phone.
 @Suite(.tags(.process)) struct DeviceLoginLiveTests {
     /// Records the delegate calls and lets the test wait for completion.
@@ -40,31 +42,31 @@ import Testing
     static func person(_ info: DeviceLoginCodeInfo, user: LiveServer.SeedUser, grant: [String]?, cancel: Bool = false)
         async throws
     {
-        let browser = DialogBrowser()
+        let browser = DialogPlayer()
         let base = info.verificationURL
         let login = try await browser.get(base)
         _ = try await browser.post(
             URL(string: "/device/signin", relativeTo: base)!,
             form: [
-                ("csrf_token", DialogBrowser.hidden("csrf_token", login.html)),
-                ("dialog", DialogBrowser.hidden("dialog", login.html)),
+                ("csrf_token", DialogPlayer.hidden("csrf_token", login.html)),
+                ("dialog", DialogPlayer.hidden("dialog", login.html)),
                 ("email", user.email), ("password", user.password),
             ])
         let consent = try await browser.get(URL(string: "/device?user_code=\(info.loginCode)", relativeTo: base)!)
         guard consent.html.contains("action=\"/device/consent\"") else {
-            throw DialogBrowser.BrowserError.unexpected("no consent page (\(consent.status))")
+            throw DialogPlayer.PlayError.unexpected("no consent page (\(consent.status))")
         }
         let offered = consent.html.components(separatedBy: "name=\"permission\" value=\"").dropFirst().compactMap {
             $0.split(separator: "\"").first.map(String.init)
         }
         var form: [(String, String)] = [
-            ("csrf_token", DialogBrowser.hidden("csrf_token", consent.html)),
-            ("dialog", DialogBrowser.hidden("dialog", consent.html)),
+            ("csrf_token", DialogPlayer.hidden("csrf_token", consent.html)),
+            ("dialog", DialogPlayer.hidden("dialog", consent.html)),
             ("action", cancel ? "cancel" : "continue"),
         ]
         for p in grant ?? offered { form.append(("permission", p)) }
         let done = try await browser.post(URL(string: "/device/consent", relativeTo: base)!, form: form)
-        guard done.status == 200 else { throw DialogBrowser.BrowserError.unexpected("consent answered \(done.status)") }
+        guard done.status == 200 else { throw DialogPlayer.PlayError.unexpected("consent answered \(done.status)") }
     }
 
     @Test func aPersonOnAnotherDeviceLogsTheTVIn() async throws {

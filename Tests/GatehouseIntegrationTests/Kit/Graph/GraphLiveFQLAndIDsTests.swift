@@ -1,12 +1,14 @@
 import Foundation
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 import GatehouseProtocol
+import GatehouseTestSupport
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-extension GraphSerialTests {
+extension LiveGraphSerialTests {
     /// Seed 002's FQL call in its REST form, and reading several objects with `?ids=`, against a real server.
     @Suite struct LiveFQLAndIDs {
         @Test func seedQueryInBothFQLForms() async throws {

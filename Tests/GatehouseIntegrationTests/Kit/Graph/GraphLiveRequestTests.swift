@@ -1,12 +1,14 @@
 import Foundation
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 import GatehouseProtocol
+import GatehouseTestSupport
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-extension GraphSerialTests {
+extension LiveGraphSerialTests {
     /// `GraphRequest` and `GraphRequestConnection` against a real `gatehouse serve`.
     @Suite struct LiveRequests {
         @Test func getMeWithFieldsAsFoundationObjectsAndJSON() async throws {
@@ -196,17 +198,5 @@ extension GraphSerialTests {
             }
             #expect(AccessToken.current == token)
         }
-    }
-}
-
-/// Records delegate calls in order.
-@MainActor final class GraphRecordingDelegate: GraphRequestConnectionDelegate {
-    var events: [String] = []
-    var failure: (any Error)?
-    func requestConnectionWillBeginLoading(_ connection: any GraphRequestConnecting) { events.append("willBegin") }
-    func requestConnectionDidFinishLoading(_ connection: any GraphRequestConnecting) { events.append("didFinish") }
-    func requestConnection(_ connection: any GraphRequestConnecting, didFailWithError error: any Error) {
-        events.append("didFail")
-        failure = error
     }
 }

@@ -1,9 +1,12 @@
 import Foundation
+import GatehouseTesting
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 import GatehouseProtocol
+import GatehouseTestSupport
 import Testing
 
-extension GraphSerialTests {
+extension LiveGraphSerialTests {
     /// What Graph replies do to `AccessToken.current`: invalidation, refresh, piggyback, login recovery.
     @Suite struct LiveSession {
         @Test func revokedTokenIsDroppedAndTheChangeIsPosted() async throws {
@@ -180,7 +183,7 @@ actor GraphReLoginAttempter: GraphErrorRecoveryAttempting {
         guard
             let token = try? await GraphTestSupport.logIn(
                 server, scope: permissions.joined(separator: ","),
-                extra: [("auth_type", "rerequest")], choice: .grant(grant ? permissions : [])),
+                extra: [("auth_type", "rerequest")], choice: .init(only: grant ? permissions : [])),
             permissions.allSatisfy({ token.hasGranted(Permission($0)) })
         else { return false }
         AccessToken.current = token

@@ -1,22 +1,25 @@
 import Foundation
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 import GatehouseProtocol
+import GatehouseTesting
+import GatehouseTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// A presenter that plays the person in the live server's dialog with `DialogBrowser` and hands back the
+/// A presenter that plays the person in the live server's dialog with `DialogPlayer` and hands back the
 /// redirect, the way the system browser would.
-final class DialogBrowserPresenter: LoginDialogPresenting, @unchecked Sendable {
+final class DialogPlayerPresenter: LoginDialogPresenting, @unchecked Sendable {
     private let lock = NSLock()
     private let redirectURI: String
     private var _user: LiveServer.SeedUser
-    private var _choice: DialogBrowser.Choice = .grant(nil)
+    private var _choice = DialogPlayer.Choice()
     private var _responseType: String?
     private var _audience: String?
     private var _skipPublish = false
-    private var _social: DialogBrowser.SocialChoice = .cancel
-    private var browser = DialogBrowser()
+    private var _social = DialogPlayer.SocialChoice.cancel
+    private var browser = DialogPlayer()
     private var _dialogURLs: [URL] = []
     private var _callbacks: [URL] = []
 
@@ -30,13 +33,13 @@ final class DialogBrowserPresenter: LoginDialogPresenting, @unchecked Sendable {
         get { lock.withLock { _user } }
         set {
             lock.withLock {
-                if newValue.email != _user.email { browser = DialogBrowser() }
+                if newValue.email != _user.email { browser = DialogPlayer() }
                 _user = newValue
             }
         }
     }
     /// What the person chooses on the consent page.
-    var choice: DialogBrowser.Choice {
+    var choice: DialogPlayer.Choice {
         get { lock.withLock { _choice } }
         set { lock.withLock { _choice = newValue } }
     }
@@ -56,7 +59,7 @@ final class DialogBrowserPresenter: LoginDialogPresenting, @unchecked Sendable {
         set { lock.withLock { _skipPublish = newValue } }
     }
     /// What the person does in a feed or requests dialog.
-    var social: DialogBrowser.SocialChoice {
+    var social: DialogPlayer.SocialChoice {
         get { lock.withLock { _social } }
         set { lock.withLock { _social = newValue } }
     }
@@ -76,9 +79,10 @@ final class DialogBrowserPresenter: LoginDialogPresenting, @unchecked Sendable {
             callback = try await browser.completeSocial(
                 dialog, email: user.email, password: user.password, choice: social)
         } else {
-            callback = try await browser.complete(
-                dialog, email: user.email, password: user.password, choice: choice, audience: audience,
-                skipPublish: skip)
+            var choice = choice
+            choice.audience = audience
+            choice.skipPublish = skip
+            callback = try await browser.complete(dialog, email: user.email, password: user.password, choice: choice)
         }
         lock.withLock { _callbacks.append(callback) }
         return callback
@@ -89,13 +93,13 @@ final class DialogBrowserPresenter: LoginDialogPresenting, @unchecked Sendable {
 struct LiveLoginRig {
     let server: LiveServer
     let environment: GatehouseKitEnvironment
-    let presenter: DialogBrowserPresenter
+    let presenter: DialogPlayerPresenter
     let manager: LoginManager
 
     init() async throws {
         server = try await LiveServer()
         environment = LiveLogin.environment(server)
-        presenter = DialogBrowserPresenter(server: server, user: server.users[0])
+        presenter = DialogPlayerPresenter(server: server, user: server.users[0])
         manager = LoginManager(presenter: presenter, environment: environment)
     }
 }

@@ -1,9 +1,12 @@
 import ChildProcesses
 import Foundation
 @testable import GatehouseKit
+import GatehouseKitTestSupport
+import GatehouseTesting
+import GatehouseTestSupport
 import Testing
 
-/// `LoginManager` against a real `gatehouse serve`, with `DialogBrowser` as the person.
+/// `LoginManager` against a real `gatehouse serve`, with `DialogPlayer` as the person.
 @Suite(.tags(.process)) struct LiveLoginTests {
     typealias Rig = LiveLoginRig
 
@@ -30,7 +33,7 @@ import Testing
     @Test func decliningOnePermissionReportsIt() async throws {
         let rig = try await Rig()
         defer { rig.server.stop() }
-        rig.presenter.choice = .grant(["public_profile", "email"])
+        rig.presenter.choice = .init(only: ["public_profile", "email"])
         let result = try await rig.manager.logIn(permissions: ["email", "user_friends"])
         #expect(result.grantedPermissions == ["public_profile", "email"])
         #expect(result.declinedPermissions == ["user_friends"])
@@ -42,7 +45,7 @@ import Testing
     @Test func cancellingInTheDialogIsCancelled() async throws {
         let rig = try await Rig()
         defer { rig.server.stop() }
-        rig.presenter.choice = .cancel
+        rig.presenter.choice = .init(cancel: true)
         guard case .cancelled = await rig.manager.logIn(configuration: LoginConfiguration(permissions: [.email])!)
         else {
             Issue.record("expected cancelled"); return
@@ -54,7 +57,7 @@ import Testing
     @Test func declinedPermissionIsAskedAgainOnlyWithRerequest() async throws {
         let rig = try await Rig()
         defer { rig.server.stop() }
-        rig.presenter.choice = .grant(["public_profile", "email"])
+        rig.presenter.choice = .init(only: ["public_profile", "email"])
         _ = try await rig.manager.logIn(permissions: ["email", "user_friends"])
 
         // Without rerequest the dialog does not ask again and reports the permission declined.
@@ -67,7 +70,7 @@ import Testing
         #expect(declined == [.userFriends])
         #expect(token?.permissions == [.publicProfile, .email])
 
-        rig.presenter.choice = .grant(nil)
+        rig.presenter.choice = .init()
         let rerequest = try #require(LoginConfiguration(permissions: [.userFriends], authType: .rerequest))
         guard
             case .success(let regranted, let redeclined, let retoken) = await rig.manager.logIn(
@@ -139,7 +142,7 @@ import Testing
         defer { server.stop() }
         let environment = LiveLogin.environment(server)
         let alice = server.users[0]
-        let browser = DialogBrowser()
+        let browser = DialogPlayer()
         let presenter = URLSchemeLoginPresenter(environment: environment, applicationDelegate: .shared) { url in
             // The browser finishes the dialog; the system then opens the app with the redirect.
             guard let redirect = try? await browser.complete(url, email: alice.email, password: alice.password) else {
@@ -164,7 +167,7 @@ import Testing
         let opened = LoginRecorder<URL>()
         let presenter = URLSchemeLoginPresenter(environment: environment, applicationDelegate: delegate) { url in
             // The person looks at the dialog and switches back to the app without finishing.
-            let page = try? await DialogBrowser().get(url)
+            let page = try? await DialogPlayer().get(url)
             if page?.status == 200 { opened.record(url) }
             return true
         }

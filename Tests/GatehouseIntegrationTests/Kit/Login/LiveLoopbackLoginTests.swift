@@ -1,23 +1,26 @@
 import ChildProcesses
 import Foundation
 @testable import GatehouseKit
+import GatehouseKitTestSupport
+import GatehouseTesting
+import GatehouseTestSupport
 import GatehouseKitLoopback
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// A browser for the loopback presenter: completes the live dialog with `DialogBrowser`, then follows the
+/// A browser for the loopback presenter: completes the live dialog with `DialogPlayer`, then follows the
 /// redirect to the listener as a real browser would (fragment kept back, the page's script relaying it).
 final class LoopbackDialogBrowser: BrowserOpening, @unchecked Sendable {
     private let lock = NSLock()
     private let user: LiveServer.SeedUser
-    private let choice: DialogBrowser.Choice
+    private let choice: DialogPlayer.Choice
     private let responseType: String?
     private var _pages: [String] = []
     private var _dialogs: [URL] = []
 
-    init(user: LiveServer.SeedUser, choice: DialogBrowser.Choice = .grant(nil), responseType: String? = nil) {
+    init(user: LiveServer.SeedUser, choice: DialogPlayer.Choice = .init(), responseType: String? = nil) {
         self.user = user
         self.choice = choice
         self.responseType = responseType
@@ -31,7 +34,7 @@ final class LoopbackDialogBrowser: BrowserOpening, @unchecked Sendable {
         let dialog = responseType.map { LiveLogin.replacing("response_type", with: $0, in: url) } ?? url
         lock.withLock { _dialogs.append(dialog) }
         do {
-            let redirect = try await DialogBrowser().complete(
+            let redirect = try await DialogPlayer().complete(
                 dialog, email: user.email, password: user.password, choice: choice)
             var components = URLComponents(url: redirect, resolvingAgainstBaseURL: false)!
             let fragment = components.percentEncodedFragment
@@ -106,7 +109,7 @@ final class LoopbackOutput: @unchecked Sendable {
         let server = try await LiveServer()
         defer { server.stop() }
         let environment = LiveLogin.environment(server)
-        let browser = LoopbackDialogBrowser(user: server.users[0], choice: .cancel)
+        let browser = LoopbackDialogBrowser(user: server.users[0], choice: .init(cancel: true))
         let manager = LoginManager(
             presenter: LoopbackLoginPresenter(browser: browser, output: { _ in }), environment: environment)
         guard case .cancelled = await manager.logIn(configuration: LoginConfiguration(permissions: [.email])!) else {

@@ -3,6 +3,8 @@ import Crypto
 import Foundation
 @testable import GatehouseKit
 import GatehouseProtocol
+import GatehouseTesting
+import GatehouseTestSupport
 import Testing
 
 /// Limited Login end to end, and every forgery issue 4 lists, against a live server's published keys.
@@ -22,7 +24,7 @@ import Testing
             ("scope", "openid,email"), ("state", "s"),
         ])
         let url = URL(string: server.baseURL.absoluteString + "/v21.0/dialog/oauth?" + query)!
-        let redirect = try await DialogBrowser().complete(
+        let redirect = try await DialogPlayer().complete(
             url, email: server.users[0].email, password: server.users[0].password)
         return try #require(LoginCallback(url: redirect)?.idToken)
     }
@@ -49,7 +51,7 @@ import Testing
         let server = try await LiveServer()
         defer { server.stop() }
         let environment = LiveLogin.environment(server)
-        let presenter = DialogBrowserPresenter(server: server, user: server.users[0])
+        let presenter = DialogPlayerPresenter(server: server, user: server.users[0])
         let manager = LoginManager(presenter: presenter, environment: environment)
         let configuration = try #require(
             LoginConfiguration(permissions: ["email"], tracking: .limited, nonce: "limited-nonce"))
@@ -152,7 +154,7 @@ import Testing
         func prepare() async throws -> String { "fb\(server.appID)://authorize/" }
         func present(_ url: URL) async throws -> URL? {
             let appSwitch = URL(string: url.absoluteString + "&ios_fast_app_switch=true")!
-            return try await DialogBrowser().complete(
+            return try await DialogPlayer().complete(
                 appSwitch, email: server.users[1].email, password: server.users[1].password)
         }
     }

@@ -2,6 +2,8 @@ import ChildProcesses
 import Foundation
 import Testing
 @testable import GatehouseKit
+import GatehouseKitTestSupport
+import GatehouseTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -2,6 +2,8 @@ import ChildProcesses
 import Foundation
 @testable import GatehouseKit
 import GatehouseProtocol
+import GatehouseTesting
+import GatehouseTestSupport
 import Testing
 
 /// `RemoteTokenCache` against a real `gatehouse serve`: a person logs in on one device and a session opens
@@ -27,7 +29,7 @@ import Testing
         #expect(cache1.accessToken == nil)
         let device1 = GatehouseKitEnvironment(settings: server.settings(), tokenCache: cache1)
         let manager = LoginManager(
-            presenter: DialogBrowserPresenter(server: server, user: server.users[0]), environment: device1)
+            presenter: DialogPlayerPresenter(server: server, user: server.users[0]), environment: device1)
         let result = try await manager.logIn(permissions: ["email"])
         let token = try #require(result.token)
         try await cache1.flush()

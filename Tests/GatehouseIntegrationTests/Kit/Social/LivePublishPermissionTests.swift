@@ -1,11 +1,14 @@
 import ChildProcesses
 import Foundation
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 import GatehouseProtocol
+import GatehouseTesting
+import GatehouseTestSupport
 import Testing
 
 /// Publish permissions end to end: `Session.requestNewPublishPermissions` and `LoginManager` against a real
-/// `gatehouse serve`, with `DialogBrowser` answering the dialog's two steps.
+/// `gatehouse serve`, with `DialogPlayer` answering the dialog's two steps.
 @Suite(.tags(.process)) struct LivePublishPermissionTests {
     typealias Rig = LiveLoginRig
 

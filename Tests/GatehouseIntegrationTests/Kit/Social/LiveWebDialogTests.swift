@@ -1,7 +1,10 @@
 import ChildProcesses
 import Foundation
 @testable import GatehouseKit
+import GatehouseKitTestSupport
 import GatehouseProtocol
+import GatehouseTesting
+import GatehouseTestSupport
 import Testing
 
 /// Records what a `WebDialogDelegate` hears.
@@ -19,17 +22,17 @@ final class DialogDelegateLog: WebDialogDelegate, @unchecked Sendable {
     func webDialogDidCancel(_ dialog: WebDialog) { lock.withLock { _events.append(.cancelled) } }
 }
 
-/// The feed and requests dialogs through the SDK against a real `gatehouse serve`, the person played by `DialogBrowser`.
+/// The feed and requests dialogs through the SDK against a real `gatehouse serve`, the person played by `DialogPlayer`.
 @Suite(.tags(.process)) struct LiveWebDialogTests {
     struct Rig {
         let server: LiveServer
         let environment: GatehouseKitEnvironment
-        let presenter: DialogBrowserPresenter
+        let presenter: DialogPlayerPresenter
 
         init() async throws {
             server = try await LiveServer()
             environment = LiveLogin.environment(server)
-            presenter = DialogBrowserPresenter(server: server, user: server.users[0])
+            presenter = DialogPlayerPresenter(server: server, user: server.users[0])
         }
 
         func feed(_ parameters: [String: String]) -> WebDialog {
