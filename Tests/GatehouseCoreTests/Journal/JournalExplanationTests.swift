@@ -47,6 +47,7 @@ import Testing
         "feedToOtherUsersDisabled": .feedToOtherUsersDisabled,
         "permissionsError": .permissionsError,
         "requestTooLarge": .requestTooLarge(limit: 1024),
+        "tooManyInBatch": .tooManyInBatch,
         "invalidAppToken": .invalidAppToken,
         "fqlParser": .fqlParser("Parser error: unexpected 'x' at position 3."),
         "fqlNotAMember": .fqlNotAMember("foo", table: "user"),
