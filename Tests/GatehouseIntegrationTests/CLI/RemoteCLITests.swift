@@ -16,7 +16,8 @@ import Testing
         let readOnly: String
     }
 
-    static func startProduction() async throws -> Production {
+    /// - Parameter serveOptions: more `gatehouse serve` options (the contract test allows state replacement).
+    static func startProduction(serveOptions: [String] = []) async throws -> Production {
         let dir = try CLIProcess.temporaryDirectory()
         let made = try await CLIProcess.run(["admin", "token", "create", "--name", "ci", "--json", "--data-dir", dir])
         #expect(made.status == 0, "\(made.stderr)")
@@ -29,7 +30,8 @@ import Testing
             watcher.stdout.split(separator: " ").first { $0.hasPrefix("gha_") }.map { String($0.prefix(47)) })
         // The banner names the public URL, not the port it listens on: that is picked here.
         let server = try await ServedGatehouse.start(
-            ["--mode", "production", "--public-url", "https://login.example.com", "--trusted-proxy", "127.0.0.1"],
+            ["--mode", "production", "--public-url", "https://login.example.com", "--trusted-proxy", "127.0.0.1"]
+                + serveOptions,
             dataDirectory: .given(dir), port: try FreeTCPPort.find())
         return Production(dir: dir, base: server.baseURL, server: server, token: token, readOnly: readOnly)
     }

@@ -40,9 +40,11 @@ import Testing
     }
 
     /// The token's own revocation is left out here (it would end the run's credentials part-way); the development
-    /// run covers that operation, and `AdminTokenAuthTests` its effect.
+    /// run covers that operation, and `AdminTokenAuthTests` its effect. The server allows whole-state replacement
+    /// (`--allow-state-replace`), so reset and import are exercised too; their 403 without it is
+    /// `AdminReadScopeTests`'.
     @Test func productionModeMatchesTheDocumentAndRefusesEveryOperationWithoutAToken() async throws {
-        let p = try await RemoteCLITests.startProduction()
+        let p = try await RemoteCLITests.startProduction(serveOptions: ["--allow-state-replace"])
         defer { p.server.stop(); try? FileManager.default.removeItem(atPath: p.dir) }
         let (output, status) = try await Self.schemathesis(
             p.base, checks: Self.checks + ["ignored_auth"],
