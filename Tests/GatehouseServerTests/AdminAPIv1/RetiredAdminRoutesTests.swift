@@ -66,9 +66,13 @@ import Testing
     @Test func methodsTheOldRoutesNeverHadAreNotAnswered() async throws {
         let server = try await TestServer.make()
         try await server.run { client in
-            #expect(try await client.execute(uri: "/admin/api/clock", method: .delete).status != .gone)
-            #expect(try await client.execute(uri: "/admin/api/export", method: .post).status != .gone)
-            #expect(try await client.execute(uri: "/admin/api/nothing", method: .get).status == .notFound)
+            for (method, path) in [
+                (HTTPRequest.Method.delete, "/admin/api/clock"), (.post, "/admin/api/export"),
+                (.get, "/admin/api/nothing"),
+            ] {
+                let r = try await client.execute(uri: path, method: method)
+                #expect(r.status == .notFound, "\(method) \(path)")
+            }
         }
     }
 
