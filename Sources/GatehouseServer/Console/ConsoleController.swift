@@ -118,14 +118,9 @@ struct ConsoleController: Sendable {
     }
 
     func denied() -> Response {
-        let html = pages.render(
-            "error",
-            [
-                "headline": "The console needs an admin login",
-                "detail": "In production mode only Gatehouse admins can use the developer console.",
-            ])
-        return PageRenderer.htmlResponse(
-            status: .forbidden, html: html, secureCookies: services.configuration.usesSecureCookies)
+        pages.errorPage(
+            .forbidden, headline: "The console needs an admin login",
+            detail: "In production mode only Gatehouse admins can use the developer console.")
     }
 
     // MARK: Shared values

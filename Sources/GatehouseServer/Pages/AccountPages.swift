@@ -13,7 +13,7 @@ struct AccountPages: Sendable {
 
     func register(on router: Router<GatehouseRequestContext>) {
         router.get(RouterPath(PagePath.Account.home)) { request, _ in try await account(request) }
-        router.post("/logout") { request, _ in try await logout(request) }
+        router.post(RouterPath(PagePath.logout)) { request, _ in try await logout(request) }
         TestUserLogin(services: services, pages: pages).register(on: router)
         router.get("/dev/callback") { request, _ in try await callback(request) }
     }
@@ -48,12 +48,7 @@ struct AccountPages: Sendable {
 
     /// Development stand-in for an app's redirect URI: shows the code and a ready curl command.
     func callback(_ request: Request) async throws -> Response {
-        guard services.configuration.mode == .development else {
-            let html = pages.render(
-                "error", ["headline": "Page not found", "detail": "There is no page at this address.", "hint": ""])
-            return PageRenderer.htmlResponse(
-                status: .notFound, html: html, secureCookies: services.configuration.usesSecureCookies)
-        }
+        guard services.configuration.mode == .development else { return pages.notFoundPage() }
         let params = FormEncoding.decode(request.uri.query ?? "") ?? []
         let dict = Dictionary(params, uniquingKeysWith: { a, _ in a })
         let base = services.configuration.baseURL

@@ -9,6 +9,9 @@ enum PagePath {
     /// The password form for the settings and account pages (`?next=` says where it goes after).
     static let login = "/login"
 
+    /// Ends the browser's session (the account page's "Log out").
+    static let logout = "/logout"
+
     /// `/login?next=…`: the settings login form, going on to `next` once the password is right.
     static func login(next: String) -> String {
         login + "?next=" + (next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
