@@ -217,7 +217,10 @@ import Testing
         let other = try await TestServer.make()
         try await other.run { client in
             let browser = Browser(client)
-            let csrf = try #require(Browser.hiddenValue("csrf_token", in: try await browser.get("/console/data").text))
+            let page = try await browser.get("/console/data").text
+            // The export is the admin API's own (the session opens it), saved under the name the CLI's docs use.
+            #expect(page.contains(#"<a href="/admin/api/v1/state" class="primary" download="gatehouse-state.json">"#))
+            let csrf = try #require(Browser.hiddenValue("csrf_token", in: page))
             var body = ByteBuffer()
             body.writeString(
                 "--B\r\nContent-Disposition: form-data; name=\"csrf_token\"\r\n\r\n\(csrf)\r\n--B\r\nContent-Disposition: form-data; name=\"state\"; filename=\"state.json\"\r\nContent-Type: application/json\r\n\r\n"
