@@ -61,7 +61,7 @@ struct AccountMailer: Sendable {
             kind: "invitation", userID: nil, to: email,
             subject: "You're invited to \(services.configuration.mail.serviceName)",
             values: [
-                "link": link("/account/signup?invitation=\(code)"),
+                "link": link(PagePath.Account.signUp + "?invitation=\(code)"),
                 "expiresMinutes": Int(Self.lifetime(.invitation) / 60),
             ])
     }

@@ -106,10 +106,10 @@ struct ConsoleApps: Sendable {
             let user = try await services.storage.users.find(id: userID)
             roles.append(["userID": userID, "userName": user?.fullName ?? userID, "role": role.rawValue])
         }
-        let redirect = app.redirectURIs.first ?? services.configuration.baseURL + "/dev/callback"
+        let redirect = app.redirectURIs.first ?? services.configuration.baseURL + PagePath.devCallback
         let dialogURL =
-            services.configuration.baseURL
-            + "/dialog/oauth?client_id=\(app.id)&redirect_uri=\(FormEncoding.escape(redirect))&scope=public_profile,email&state=console"
+            services.configuration.baseURL + PagePath.Dialog.oauth
+            + "?client_id=\(app.id)&redirect_uri=\(FormEncoding.escape(redirect))&scope=public_profile,email&state=console"
         return [
             "app": [
                 "id": app.id, "name": app.name, "secret": app.secret, "clientToken": app.clientToken,

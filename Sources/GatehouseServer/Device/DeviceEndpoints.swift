@@ -45,7 +45,7 @@ struct DeviceEndpoints: Sendable {
             services.logger.info("device login started", metadata: ["app": "\(app.id)"])
             return .json([
                 "code": .string(code), "user_code": .string(userCode),
-                "verification_uri": .string(services.configuration.baseURL + "/device"),
+                "verification_uri": .string(services.configuration.baseURL + PagePath.Device.home),
                 "expires_in": .int(Int64(DeviceLogin.lifetime)), "interval": .int(Int64(interval)),
             ])
         }

@@ -60,7 +60,8 @@ struct AccountGate: Sendable {
             return .page(page(for: user, next: next, request: request, cookies: []))
         case .checkpointed, .unconfirmed:
             JournalNote.current?.explain(
-                "\(user.fullName)'s account is \(user.accountState.rawValue): the login stops at its page until it is passed; no session starts before it (and the login code, if any)"
+                "\(user.fullName)'s account is \(user.accountState.rawValue): the login stops at its page until it "
+                    + "is passed; no session starts before it (and the login code, if any)"
             )
             let challenge = SecondFactorChallenge(userID: user.id, issuedAt: services.clock.now())
             let value = challenge.sealed(key: try await key(), passwordChangedAt: user.passwordChangedAt)
@@ -159,7 +160,8 @@ struct AccountGate: Sendable {
         guard let next = Self.safeNext(form["next"]) else { return pages.loginLinkExpiredPage() }
         guard var user = try await pendingPerson(request) else {
             JournalNote.current?.explain(
-                "the account page's form came without a valid gh_state challenge (expired after 10 minutes, the password changed, or the form was posted from another browser): log in again"
+                "the account page's form came without a valid gh_state challenge (expired after 10 minutes, the "
+                    + "password changed, or the form was posted from another browser): log in again"
             )
             return PageRenderer.seeOther(SecondFactorGate.loginAgain(next))
         }
@@ -230,7 +232,7 @@ struct AccountGate: Sendable {
         if let local = LocalRedirect.path(next, allowed: allowed, maxBytes: 8192) { return local }
         let segments = next.dropFirst().split(separator: "/", maxSplits: 1)
         guard segments.count == 2, GraphAPIVersion.parse(pathSegment: segments[0]) != nil,
-            LocalRedirect.path("/" + segments[1], allowed: ["/dialog/"], maxBytes: 8192) != nil
+            LocalRedirect.path("/" + segments[1], allowed: [PagePath.Dialog.prefix], maxBytes: 8192) != nil
         else { return nil }
         return LocalRedirect.path(next, allowed: ["/" + segments[0]], maxBytes: 8192)
     }

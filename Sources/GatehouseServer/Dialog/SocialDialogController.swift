@@ -16,10 +16,16 @@ struct SocialDialogController: Sendable {
     let dialogs: DialogController
 
     func register(on router: Router<GatehouseRequestContext>) {
-        router.get("/dialog/feed") { request, _ in try await show(.feed, request, version: nil) }
-        router.get("/dialog/apprequests") { request, _ in try await show(.apprequests, request, version: nil) }
-        router.post("/dialog/feed/post") { request, context in try await submit(.feed, request, context) }
-        router.post("/dialog/apprequests/send") { request, context in try await submit(.apprequests, request, context) }
+        router.get(RouterPath(PagePath.Dialog.feed)) { request, _ in try await show(.feed, request, version: nil) }
+        router.get(RouterPath(PagePath.Dialog.appRequests)) { request, _ in
+            try await show(.apprequests, request, version: nil)
+        }
+        router.post(RouterPath(PagePath.Dialog.feedPost)) { request, context in
+            try await submit(.feed, request, context)
+        }
+        router.post(RouterPath(PagePath.Dialog.appRequestsSend)) { request, context in
+            try await submit(.apprequests, request, context)
+        }
     }
 
     // MARK: GET

@@ -15,7 +15,7 @@ struct AccountPages: Sendable {
         router.get(RouterPath(PagePath.Account.home)) { request, _ in try await account(request) }
         router.post(RouterPath(PagePath.logout)) { request, _ in try await logout(request) }
         TestUserLogin(services: services, pages: pages).register(on: router)
-        router.get("/dev/callback") { request, _ in try await callback(request) }
+        router.get(RouterPath(PagePath.devCallback)) { request, _ in try await callback(request) }
     }
 
     func account(_ request: Request) async throws -> Response {
@@ -53,7 +53,7 @@ struct AccountPages: Sendable {
         let dict = Dictionary(params, uniquingKeysWith: { a, _ in a })
         let base = services.configuration.baseURL
         // The code names its app and redirect URI; the secret is never shown here.
-        var clientID = "APP_ID", redirect = base + "/dev/callback"
+        var clientID = "APP_ID", redirect = base + PagePath.devCallback
         if let code = dict["code"], code.utf8.count <= 256,
             let record = try await services.storage.codes.find(codeHash: SecretHash.sha256Hex(code))
         {

@@ -115,8 +115,13 @@ enum PagePath {
         static let testUser = "/dialog/oauth/test-user"
         static let accountContinue = "/dialog/account/continue"
         static let loginCode = "/dialog/login_code"
-        /// The prefix every dialog's path starts with.
-        static let prefix = "/dialog/"
+        static let feed = "/dialog/feed"
+        static let feedPost = "/dialog/feed/post"
+        static let appRequests = "/dialog/apprequests"
+        static let appRequestsSend = "/dialog/apprequests/send"
+        /// The folder every dialog's path is under, and the prefix each starts with.
+        static let root = "/dialog"
+        static let prefix = root + "/"
     }
 
     /// Device login's page for the person (the device's own calls are Graph routes).
@@ -131,4 +136,7 @@ enum PagePath {
 
     /// A test user's `login_url` (development mode).
     static let testUserLogin = "/testuser/login"
+
+    /// Development mode's stand-in for an app's redirect URI: shows the code it got.
+    static let devCallback = "/dev/callback"
 }

@@ -30,7 +30,8 @@ struct SettingsPages: Sendable {
 
     /// The people's pages a login or logout may return to.
     static let nextAllowList = [
-        PagePath.Settings.home, PagePath.Account.home, PagePath.Console.home, PagePath.Device.home, "/dialog",
+        PagePath.Settings.home, PagePath.Account.home, PagePath.Console.home, PagePath.Device.home,
+        PagePath.Dialog.root,
     ]
 
     /// Only this server's own pages (``LocalRedirect``): never `//evil.example`, `/\t/evil.example` or an absolute URL.
