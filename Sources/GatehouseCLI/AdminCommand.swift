@@ -22,7 +22,8 @@ struct AdminCommand: AsyncParsableCommand {
         func execute() async throws {
             guard passwordStdin else {
                 throw fail(
-                    "pass the password on standard input with --password-stdin (e.g. `printf %s \"$PW\" | gatehouse admin create --email … --password-stdin`)"
+                    "pass the password on standard input with --password-stdin (e.g. `printf %s \"$PW\" | "
+                        + "gatehouse admin create --email … --password-stdin`)"
                 )
             }
             guard let line = readLine(strippingNewline: true), !line.isEmpty else {

@@ -39,7 +39,8 @@ struct AdminTokenCommand: AsyncParsableCommand {
             if json { print(prettyJSON(token)); return }
             print(
                 """
-                Created admin token "\(token["name"]?.stringValue ?? name)"\(readOnly ? " (read-only)" : "") with id \(token["id"]?.stringValue ?? "?").
+                Created admin token "\(token["name"]?.stringValue ?? name)"\(readOnly ? " "
+                    + "(read-only)" : "") with id \(token["id"]?.stringValue ?? "?").
                 Copy it now; it is not shown again:
 
                   \(token["token"]?.stringValue ?? "?")
@@ -71,7 +72,8 @@ struct AdminTokenCommand: AsyncParsableCommand {
                     token["revoked_time"]?.stringValue.map { "revoked \($0)" }
                     ?? (token["read_only"]?.boolValue == true ? "read-only" : "read-write")
                 print(
-                    "\(token["id"]?.stringValue ?? "")  \(token["prefix"]?.stringValue ?? "")…  \(token["name"]?.stringValue ?? "")  \(state)  created \(token["created_time"]?.stringValue ?? "")"
+                    "\(token["id"]?.stringValue ?? "")  \(token["prefix"]?.stringValue ?? "")…  "
+                        + "\(token["name"]?.stringValue ?? "")  \(state)  created \(token["created_time"]?.stringValue ?? "")"
                 )
             }
         }

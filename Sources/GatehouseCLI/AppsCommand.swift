@@ -117,7 +117,8 @@ struct AppsCommand: AsyncParsableCommand {
                   JS SDK domains:     \(app.js_sdk_domains.isEmpty ? "(none)" : app.js_sdk_domains.joined(separator: "\n                      "))
                   require app secret: \(app.require_app_secret ? "yes" : "no")
                   require PKCE:       \(app.require_pkce ? "yes" : "no")
-                  approved:           \(app.approved_permissions.isEmpty ? "(public_profile and email only)" : app.approved_permissions.joined(separator: ", "))
+                  approved:           \(app.approved_permissions.isEmpty ? "(public_profile and email "
+                      + "only)" : app.approved_permissions.joined(separator: ", "))
                   roles:              \(app.roles.isEmpty ? "(none)" : app.roles.map { "\($0.user_id) \($0.role)" }.joined(separator: ", "))
                 """)
         }

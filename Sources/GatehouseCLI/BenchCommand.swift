@@ -47,7 +47,8 @@ struct BenchCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "commit-rate",
             abstract:
-                "Measure the disk's rate of one-row commits with the server's database settings (WAL, synchronous=FULL on SQLite). Use a throwaway database: the probe creates and drops a table."
+                "Measure the disk's rate of one-row commits with the server's database settings (WAL, "
+                + "synchronous=FULL on SQLite). Use a throwaway database: the probe creates and drops a table."
         )
 
         @Option(

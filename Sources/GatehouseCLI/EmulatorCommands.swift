@@ -90,7 +90,9 @@ struct InjectCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "add", abstract: "Inject an error (the default subcommand).",
             discussion:
-                "Errors: 190/460 (password-changed), 190/458 (app-removed), 190/463 (expired), 4 (app-rate-limit), 17 (user-rate-limit), 2 (transient), 200 (missing-permission).\nExample: gatehouse inject --user alice@example.com --error 190/460 --times 1"
+                "Errors: 190/460 (password-changed), 190/458 (app-removed), 190/463 (expired), 4 (app-rate-limit), "
+                + "17 (user-rate-limit), 2 (transient), 200 (missing-permission).\nExample: gatehouse inject "
+                + "--user alice@example.com --error 190/460 --times 1"
         )
 
         @Option(help: "A person: global id, app-scoped id or email.") var user: String?
@@ -136,7 +138,8 @@ struct InjectCommand: AsyncParsableCommand {
             for item in items {
                 let remaining = (item["remaining"] as? Int).map { "\($0) left" } ?? "until cleared"
                 print(
-                    "\(item["id"] as? String ?? "")  \(item["target"] as? String ?? "") \(item["target_id"] as? String ?? "")  \(item["error"] as? String ?? "")  \(remaining)"
+                    "\(item["id"] as? String ?? "")  \(item["target"] as? String ?? "") "
+                        + "\(item["target_id"] as? String ?? "")  \(item["error"] as? String ?? "")  \(remaining)"
                 )
             }
         }

@@ -82,7 +82,8 @@ struct LogsCommand: AsyncParsableCommand, ExecutableCommand {
     static func format(_ entry: [String: Any]) -> String {
         let time = (entry["time"] as? String).map { String($0.dropFirst(11).prefix(8)) } ?? "--:--:--"
         var line =
-            "\(time) #\(entry["seq"] as? Int ?? 0) \(entry["status"] as? Int ?? 0) \(entry["method"] as? String ?? "") \(entry["route"] as? String ?? "")"
+            "\(time) #\(entry["seq"] as? Int ?? 0) \(entry["status"] as? Int ?? 0) "
+            + "\(entry["method"] as? String ?? "") \(entry["route"] as? String ?? "")"
         let who = [entry["app_name"] as? String ?? entry["app_id"] as? String, entry["person_name"] as? String]
             .compactMap { $0 }
         if !who.isEmpty { line += "  " + who.joined(separator: " · ") }

@@ -30,7 +30,8 @@ struct ScenarioCommand: AsyncParsableCommand {
             for change in changes { print("  \(change)") }
             for app in object["apps"] as? [[String: Any]] ?? [] {
                 print(
-                    "app \(app["key"] as? String ?? ""): id \(app["id"] as? String ?? ""), secret \(app["secret"] as? String ?? ""), client token \(app["client_token"] as? String ?? "")"
+                    "app \(app["key"] as? String ?? ""): id \(app["id"] as? String ?? ""), secret "
+                        + "\(app["secret"] as? String ?? ""), client token \(app["client_token"] as? String ?? "")"
                 )
             }
             for person in object["people"] as? [[String: Any]] ?? [] {
@@ -106,7 +107,8 @@ struct ScenarioCommand: AsyncParsableCommand {
     static func banner(_ file: ScenarioFile?) -> String {
         guard let file else { return "" }
         var out =
-            "Scenario \(file.file) loaded (\(file.scenario.apps.count) apps, \(file.scenario.people.count) people, \(file.scenario.tokens.count) tokens)\n"
+            "Scenario \(file.file) loaded (\(file.scenario.apps.count) apps, \(file.scenario.people.count) people, "
+            + "\(file.scenario.tokens.count) tokens)\n"
         for app in file.scenario.apps { out += "  app \(app.key): id \(app.id)\n" }
         for person in file.scenario.people {
             out += "  person \(person.key): id \(person.id), email \(person.email), password \(person.password)\n"

@@ -79,7 +79,8 @@ struct SeedCommand: AsyncParsableCommand {
             try encoder.encode(output).write(to: URL(fileURLWithPath: target))
             try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: target)
             print(
-                "Seeded \(users) people, \(tokens) tokens, \(codes * 2) codes for app \(output.app_id) in \(Int(Date().timeIntervalSince(started)))s; details in \(target)"
+                "Seeded \(users) people, \(tokens) tokens, \(codes * 2) codes for app \(output.app_id) in "
+                    + "\(Int(Date().timeIntervalSince(started)))s; details in \(target)"
             )
         }
     }

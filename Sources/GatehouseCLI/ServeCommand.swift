@@ -54,8 +54,9 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
     var benchRoutes = false
     @Flag(
         name: .customLong("dev-allow-remote"),
-        help:
-            "Let development mode listen beyond loopback (env GATEHOUSE_DEV_ALLOW_REMOTE). Anyone who can connect can log in as anyone: trusted networks only."
+        help: ArgumentHelp(
+            "Let development mode listen beyond loopback (env GATEHOUSE_DEV_ALLOW_REMOTE). Anyone who can connect "
+                + "can log in as anyone: trusted networks only.")
     )
     var devAllowRemote = false
     @Flag(
@@ -75,8 +76,9 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
     )
     var logFormat: String?
     @Option(
-        help:
-            "Record requests in the journal (/console/activity, gatehouse logs): true, false or auto (env GATEHOUSE_JOURNAL; default auto: on in development, off in production)."
+        help: ArgumentHelp(
+            "Record requests in the journal (/console/activity, gatehouse logs): true, false or auto (env "
+                + "GATEHOUSE_JOURNAL; default auto: on in development, off in production).")
     )
     var journal: String?
     @Option(
@@ -85,8 +87,9 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
     var journalSize: String?
     @Flag(
         name: .customLong("journal-table"),
-        help:
-            "Also keep journal entries in the database's request_journal table, with retention (env GATEHOUSE_JOURNAL_TABLE; see journal_retention_hours, journal_max_rows)."
+        help: ArgumentHelp(
+            "Also keep journal entries in the database's request_journal table, with retention (env "
+                + "GATEHOUSE_JOURNAL_TABLE; see journal_retention_hours, journal_max_rows).")
     )
     var journalTable = false
     @Option(

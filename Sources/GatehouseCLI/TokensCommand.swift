@@ -75,7 +75,9 @@ struct TokensCommand: AsyncParsableCommand {
             for token in tokens {
                 let scopes = token["scopes"]?.arrayValue?.compactMap(\.stringValue).joined(separator: ",") ?? ""
                 print(
-                    "\(token["id"]?.stringValue ?? "")  app \(token["app_id"]?.stringValue ?? "")  person \(token["person_id"]?.stringValue ?? "-")  \(token["origin"]?.stringValue ?? "")  expires \(token["expires_time"]?.stringValue ?? "never")  [\(scopes)]"
+                    "\(token["id"]?.stringValue ?? "")  app \(token["app_id"]?.stringValue ?? "")  person "
+                        + "\(token["person_id"]?.stringValue ?? "-")  \(token["origin"]?.stringValue ?? "")  "
+                        + "expires \(token["expires_time"]?.stringValue ?? "never")  [\(scopes)]"
                 )
             }
         }

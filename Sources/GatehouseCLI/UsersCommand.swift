@@ -86,7 +86,8 @@ struct UsersCommand: AsyncParsableCommand {
             if users.isEmpty { print("No users yet. Create one with `gatehouse users create …`.") }
             for u in users {
                 print(
-                    "\(u.id)  \(u.name)  <\(u.email)>\(u.test_user_of.map { "  test user of \($0)" } ?? "")\(u.account_state == "active" ? "" : "  [\(u.account_state)]")"
+                    "\(u.id)  \(u.name)  <\(u.email)>\(u.test_user_of.map { "  test user of \($0)" } ?? "")"
+                        + "\(u.account_state == "active" ? "" : "  [\(u.account_state)]")"
                 )
             }
         }

@@ -41,7 +41,9 @@ extension Permission {
 
     /// Facebook's login-dialog error for permissions that no longer exist, word for word.
     package static func invalidScopesMessage(_ names: [String]) -> String {
-        "Invalid Scopes: \(names.joined(separator: ", ")). This message is only shown to developers. Users of your app will ignore these permissions if present. Please read the documentation for valid permissions at: https://developers.facebook.com/docs/facebook-login/permissions"
+        "Invalid Scopes: \(names.joined(separator: ", ")). This message is only shown to developers. Users of your "
+            + "app will ignore these permissions if present. Please read the documentation for valid permissions "
+            + "at: https://developers.facebook.com/docs/facebook-login/permissions"
     }
 
     private static func retiredEntry(_ name: String, _ title: String, _ reveals: String) -> RetiredPermission {

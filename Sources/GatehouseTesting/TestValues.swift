@@ -1,7 +1,8 @@
 import Foundation
 import GatehouseProtocol
 
-/// An app on the emulator: the demo app, or one made with ``GatehouseEmulator/createApp(name:redirectURIs:approvedPermissions:requirePKCE:requireAppSecret:id:secret:)``.
+/// An app on the emulator: the demo app, or one made with
+/// ``GatehouseEmulator/createApp(name:redirectURIs:approvedPermissions:requirePKCE:requireAppSecret:id:secret:)``.
 public struct TestApp: Sendable, Equatable {
     public let id: String
     public let name: String
@@ -34,7 +35,8 @@ public struct TestApp: Sendable, Equatable {
     }
 }
 
-/// A person on the emulator: a seed user, or one made with ``GatehouseEmulator/createPerson(firstName:lastName:email:password:testUserOf:id:profile:)``.
+/// A person on the emulator: a seed user, or one made with
+/// ``GatehouseEmulator/createPerson(firstName:lastName:email:password:testUserOf:id:profile:)``.
 public struct TestUser: Sendable, Equatable {
     /// The global user id (what the emulator's own tools take); apps see ``TestLogin/userID`` instead.
     public let id: String

@@ -44,7 +44,8 @@ struct LoginCommand: AsyncParsableCommand, ExecutableCommand {
         else {
             throw exitWith(
                 ClientExit.failed,
-                "invalid login request: permission names are [a-z_] only\(limited ? " and must be allowed in Limited Login" : "")\(nonce != nil ? ", and the nonce must have no spaces" : "")"
+                "invalid login request: permission names are [a-z_] only"
+                    + "\(limited ? " and must be allowed in Limited Login" : "")\(nonce != nil ? ", and the nonce must have no spaces" : "")"
             )
         }
         let browser: any BrowserOpening = noBrowser ? PrintOnlyBrowser() : SystemBrowserOpener()
@@ -123,7 +124,8 @@ struct LoginCommand: AsyncParsableCommand, ExecutableCommand {
                 return
             }
             print(
-                "Logged in with Limited Login as \(claims?["name"]?.stringValue ?? "?") (sub \(claims?["sub"]?.stringValue ?? "?")). No access token was issued."
+                "Logged in with Limited Login as \(claims?["name"]?.stringValue ?? "?") (sub "
+                    + "\(claims?["sub"]?.stringValue ?? "?")). No access token was issued."
             )
             if let claims { print("Verified id_token claims:\n" + prettyJSON(claims)) }
         }

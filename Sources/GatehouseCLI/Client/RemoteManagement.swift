@@ -25,7 +25,8 @@ enum RemoteManagement {
         let app = try await client.v1("POST", "/apps", body: body) ?? .null
         if json { print(prettyJSON(app)); return }
         print(
-            "Created app \"\(app["name"]?.stringValue ?? "")\"\n  id:           \(app["id"]?.stringValue ?? "")\n  secret:       \(app["secret"]?.stringValue ?? "")\n  client token: \(app["client_token"]?.stringValue ?? "")"
+            "Created app \"\(app["name"]?.stringValue ?? "")\"\n  id:           \(app["id"]?.stringValue ?? "")\n  "
+                + "secret:       \(app["secret"]?.stringValue ?? "")\n  client token: \(app["client_token"]?.stringValue ?? "")"
         )
     }
 
@@ -46,7 +47,8 @@ enum RemoteManagement {
               JS SDK domains:     \(list("js_sdk_domains").isEmpty ? "(none)" : list("js_sdk_domains").joined(separator: "\n                      "))
               require app secret: \(app["require_app_secret"]?.boolValue == true ? "yes" : "no")
               require PKCE:       \(app["require_pkce"]?.boolValue == true ? "yes" : "no")
-              approved:           \(list("approved_permissions").isEmpty ? "(public_profile and email only)" : list("approved_permissions").joined(separator: ", "))
+              approved:           \(list("approved_permissions").isEmpty ? "(public_profile and email "
+                  + "only)" : list("approved_permissions").joined(separator: ", "))
               roles:              \(roles.isEmpty ? "(none)" : roles.joined(separator: ", "))
             """)
     }
@@ -119,7 +121,10 @@ enum RemoteManagement {
         for p in people {
             let state = p["account_state"]?.stringValue ?? "active"
             print(
-                "\(p["id"]?.stringValue ?? "")  \(p["name"]?.stringValue ?? "")  <\(p["email"]?.stringValue ?? "")>\(p["test_user_of"]?.stringValue.map { "  test user of \($0)" } ?? "")\(state == "active" ? "" : "  [\(state)]")"
+                "\(p["id"]?.stringValue ?? "")  \(p["name"]?.stringValue ?? "")  "
+                    + "<\(p["email"]?.stringValue ?? "")>"
+                    + (p["test_user_of"]?.stringValue.map { "  test user of \($0)" } ?? "")
+                    + (state == "active" ? "" : "  [\(state)]")
             )
         }
     }

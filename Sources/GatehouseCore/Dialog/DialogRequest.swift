@@ -182,16 +182,22 @@ extension DialogRequest.Problem {
         case .unknownApp(let id): "No app has the id \(id). List apps with `gatehouse apps list`."
         case .missingRedirectURI: "Add redirect_uri=<a registered redirect URI> to the dialog URL."
         case .redirectURINotAllowed(let appID, let uri):
-            "redirect_uri \(uri) is not registered for app \(appID): register it with `gatehouse apps update \(appID) --add-redirect-uri \(uri)`. It must match a registered URI exactly (only the port of a loopback URI may differ)."
+            "redirect_uri \(uri) is not registered for app \(appID): register it with `gatehouse apps update "
+                + "\(appID) --add-redirect-uri \(uri)`. It must match a registered URI exactly (only the port of a loopback URI may differ)."
         case .invalidScopes(let names): "Invalid Scopes: \(names.joined(separator: ", ")). Check the permission names."
         case .invalidCodeChallenge: "code_challenge must be 43-128 characters and code_challenge_method S256 or plain."
         case .codeChallengeRequired(let appID):
-            "App \(appID) has \"Require PKCE\" on: send code_challenge (BASE64URL(SHA256(code_verifier))) and code_challenge_method=S256, then code_verifier to the token endpoint. Turn it off with `gatehouse apps update \(appID) --require-pkce false`."
+            "App \(appID) has \"Require PKCE\" on: send code_challenge (BASE64URL(SHA256(code_verifier))) and "
+                + "code_challenge_method=S256, then code_verifier to the token endpoint. Turn it off with "
+                + "`gatehouse apps update \(appID) --require-pkce false`."
         case .malformedQuery: "The query string could not be decoded (bad percent-encoding or invalid UTF-8)."
         case .appSchemeTokenNotOptedIn(let appID, let uri):
-            "response_type=token to \(uri) puts the token where any app claiming the scheme can read it. Use response_type=token_or_nonce or code (with PKCE), or opt in by registering the URI exactly: `gatehouse apps update \(appID) --add-redirect-uri \(uri)`."
+            "response_type=token to \(uri) puts the token where any app claiming the scheme can read it. Use "
+                + "response_type=token_or_nonce or code (with PKCE), or opt in by registering the URI exactly: "
+                + "`gatehouse apps update \(appID) --add-redirect-uri \(uri)`."
         case .javaScriptSDKDomainNotAllowed(let appID, let origin):
-            "The page \(origin) uses the JavaScript SDK with app \(appID), which does not list it under \"Allowed Domains for the JavaScript SDK\": add it with `gatehouse apps update \(appID) --add-js-sdk-domain \(origin)`."
+            "The page \(origin) uses the JavaScript SDK with app \(appID), which does not list it under \"Allowed "
+                + "Domains for the JavaScript SDK\": add it with `gatehouse apps update \(appID) --add-js-sdk-domain \(origin)`."
         }
     }
 }

@@ -24,7 +24,8 @@ package enum JavaScriptSDKDomains {
         }
         if let bad = entries.first(where: { $0.utf8.count > maximumLength || Origin($0) == nil }) {
             return
-                "JavaScript SDK domain \"\(GraphError.echo(bad))\" must be an http or https URL such as https://shop.example/, of at most \(maximumLength) characters."
+                "JavaScript SDK domain \"\(GraphError.echo(bad))\" must be an http or https URL such as "
+                + "https://shop.example/, of at most \(maximumLength) characters."
         }
         return nil
     }

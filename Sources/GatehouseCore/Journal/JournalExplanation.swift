@@ -235,7 +235,8 @@ package enum JournalExplanation {
 
     /// A token of an account that was deleted (issue 32): answered 190/458, as once every app was removed from it.
     package static func accountDeleted(at deletedAt: Date) -> String {
-        "the token belongs to an account that was deleted on \(day(deletedAt)); a deleted account's apps are all removed, so its tokens answer 190/458"
+        "the token belongs to an account that was deleted on \(day(deletedAt)); a deleted account's apps are all "
+            + "removed, so its tokens answer 190/458"
     }
 
     /// A login with the address of an account that was deleted: refused as an unknown address.

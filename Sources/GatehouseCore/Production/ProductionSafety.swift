@@ -33,12 +33,14 @@ package enum ProductionSafety {
         }
         if c.publicURL?.lowercased().hasPrefix("https://") == true, !c.servesTLS, !proxied {
             problems.append(
-                "public_url is https:// but this server serves plain HTTP and trusts no proxy: serve TLS (--tls-cert/--tls-key) or name the TLS-terminating proxy (--trusted-proxy)"
+                "public_url is https:// but this server serves plain HTTP and trusts no proxy: serve TLS "
+                    + "(--tls-cert/--tls-key) or name the TLS-terminating proxy (--trusted-proxy)"
             )
         }
         if isWildcard(c.host), !c.servesTLS, !proxied {
             problems.append(
-                "host \(c.host) listens on every interface without TLS or a trusted proxy: serve TLS (--tls-cert/--tls-key), set --trusted-proxy, or bind 127.0.0.1"
+                "host \(c.host) listens on every interface without TLS or a trusted proxy: serve TLS "
+                    + "(--tls-cert/--tls-key), set --trusted-proxy, or bind 127.0.0.1"
             )
         }
         if c.trustedProxies.contains(where: { $0.hasSuffix("/0") }) {
@@ -48,7 +50,8 @@ package enum ProductionSafety {
         }
         if facts.devSeedPresent || facts.devSeedAppPresent {
             problems.append(
-                "the data directory holds the development seed (dev-seed.json / the demo app, whose secret and passwords are published): use a fresh data directory or database for production"
+                "the data directory holds the development seed (dev-seed.json / the demo app, whose secret and "
+                    + "passwords are published): use a fresh data directory or database for production"
             )
         }
         if c.benchRoutes {

@@ -19,7 +19,8 @@ struct ConsoleActivity: Sendable {
     /// How long one event stream stays open; the browser reconnects (with `Last-Event-ID`) at once.
     static let streamSeconds = 25
     static let csp =
-        "default-src 'none'; style-src 'self'; img-src 'self' data:; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+        "default-src 'none'; style-src 'self'; img-src 'self' data:; script-src 'self'; connect-src 'self'; "
+        + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
     static let script: ByteBuffer = {
         let url = Bundle.module.url(forResource: "Resources", withExtension: nil)?.appendingPathComponent(

@@ -58,7 +58,8 @@ package struct GraphDispatcher: Sendable {
         }
         if user.isDataAccessExpired, user.grant.granted.contains(permission) {
             return
-                "\(user.user.fullName)'s data access for \(user.app.name) expired at \(JournalExplanation.clockTime(user.dataAccessExpiresAt)) (90 days after the last login); \(permission) needs a new login"
+                "\(user.user.fullName)'s data access for \(user.app.name) expired at "
+                + "\(JournalExplanation.clockTime(user.dataAccessExpiresAt)) (90 days after the last login); \(permission) needs a new login"
         }
         return JournalExplanation.permissionNotGranted(permission, by: user.user.fullName)
     }

@@ -32,7 +32,8 @@ struct LoginStatusEndpoint: Sendable {
         // finding 10). The page logs in through the dialog, with its challenge.
         if app.requirePKCE {
             JournalNote.current?.explain(
-                "app \(app.id) requires PKCE: the status endpoint answers unknown and hands out no token; log in through the dialog with a code_challenge"
+                "app \(app.id) requires PKCE: the status endpoint answers unknown and hands out no token; log in "
+                    + "through the dialog with a code_challenge"
             )
             return reply(["status": "unknown", "authResponse": .null], origin: request.headers[.origin])
         }
@@ -84,13 +85,16 @@ struct LoginStatusEndpoint: Sendable {
         }
         guard let origin, JavaScriptSDKDomains.allows(origin, for: app) else {
             JournalNote.current?.explain(
-                "the page \(origin ?? "(no Origin header)") is not among app \(app.id)'s JavaScript SDK domains; add it with `gatehouse apps update \(app.id) --add-js-sdk-domain ORIGIN`"
+                "the page \(origin ?? "(no Origin header)") is not among app \(app.id)'s JavaScript SDK domains; "
+                    + "add it with `gatehouse apps update \(app.id) --add-js-sdk-domain ORIGIN`"
             )
             return (
                 nil,
                 refusal(
                     .forbidden,
-                    "Can't load URL: The domain of this URL isn't included in the app's domains. To be able to load this URL, add all domains and subdomains of your app to the Allowed Domains for the JavaScript SDK field in your app settings.",
+                    "Can't load URL: The domain of this URL isn't included in the app's domains. To be able to "
+                        + "load this URL, add all domains and subdomains of your app to the Allowed Domains for "
+                        + "the JavaScript SDK field in your app settings.",
                     code: 191, origin: origin)
             )
         }

@@ -21,7 +21,8 @@ extension ScenarioPlanBuilder {
                 updatedAt: now, lastLoginAt: now, defaultAudience: audience)
             let text =
                 existing.map {
-                    "granted \(Self.show($0.granted)), declined \(Self.show($0.declined)) on the server; granted \(Self.show(grant.granted)), declined \(Self.show(grant.declined)) in the file"
+                    "granted \(Self.show($0.granted)), declined \(Self.show($0.declined)) on the server; granted "
+                        + "\(Self.show(grant.granted)), declined \(Self.show(grant.declined)) in the file"
                         + ($0.defaultAudience != audience
                             ? "; default_audience \($0.defaultAudience?.wireName ?? "none") on the server" : "")
                 } ?? "\(grant.person) has no grant for \(grant.app) on the server"

@@ -63,7 +63,8 @@ package struct ScenarioPlan: Sendable {
                 guard let userID = plan.userIDs[person], server.roles[app.id]?[userID] != role else { continue }
                 plan.change(
                     .setRole(appID: app.id, userID: userID, role: role),
-                    "apps.\(app.key).roles.\(person): \(server.roles[app.id]?[userID]?.rawValue ?? "none") on the server, \(role.rawValue) in the file"
+                    "apps.\(app.key).roles.\(person): \(server.roles[app.id]?[userID]?.rawValue ?? "none") on the "
+                        + "server, \(role.rawValue) in the file"
                 )
             }
         }

@@ -6,7 +6,8 @@ import Logging
 /// console, and any later one) ends the sessions the old credential opened, as Facebook does.
 extension AccountService {
     /// Saves `user` (with whatever other changes it carries) under a new password, ends every mailed link (reset,
-    /// confirmation) sent before, and signs the person out everywhere: `passwordChangedAt` moves to now, so every token issued before answers 190/460 and every
+    /// confirmation) sent before, and signs the person out everywhere: `passwordChangedAt` moves to now, so every
+    /// token issued before answers 190/460 and every
     /// browser session authenticated before is refused; the tokens are also revoked and the sessions deleted, so
     /// nothing issued in the same second (timestamps are stored in whole seconds) survives either.
     /// - Parameter at: when the change happens; nil is the clock's now. A scenario passes the time its new tokens

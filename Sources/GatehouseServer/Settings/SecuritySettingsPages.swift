@@ -151,7 +151,8 @@ struct SecuritySettingsPages: Sendable {
         }
         let told = try await AccountDeletion(services: services).delete(user)
         JournalNote.current?.explain(
-            "\(user.fullName) deleted their account; deauthorize and data-deletion callbacks queued for \(told.count) app\(told.count == 1 ? "" : "s")"
+            "\(user.fullName) deleted their account; deauthorize and data-deletion callbacks queued for "
+                + "\(told.count) app\(told.count == 1 ? "" : "s")"
         )
         let cleared = sessions.cookie(sessions.sessionCookieName, "", maxAge: 0)
         let html = pages.render(

@@ -67,7 +67,8 @@ struct SecondFactorGate: Sendable {
             let record = try await services.storage.twoFactor?.find(userID: user.id)
         else {
             JournalNote.current?.explain(
-                "the login code came without a valid gh_2fa challenge (expired after 10 minutes, the password changed, or the form was posted from another browser): log in again"
+                "the login code came without a valid gh_2fa challenge (expired after 10 minutes, the password "
+                    + "changed, or the form was posted from another browser): log in again"
             )
             return PageRenderer.seeOther(Self.loginAgain(next))
         }
