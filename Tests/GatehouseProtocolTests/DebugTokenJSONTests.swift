@@ -1,5 +1,5 @@
 import Testing
-@testable import GatehouseProtocol
+import GatehouseProtocol
 
 /// `debug_token` builds its reply without an encoder (``DebugTokenResponse/json``); these hold that reply equal,
 /// key for key and byte for byte, to what the `Encodable` conformance writes.

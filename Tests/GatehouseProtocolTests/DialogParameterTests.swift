@@ -1,5 +1,5 @@
 import Foundation
-@testable import GatehouseProtocol
+import GatehouseProtocol
 import Testing
 
 /// Issue 31, item 6: the dialog's parameter names are written once, in `DialogParameter`. The SDK's URL builder

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import GatehouseProtocol
+import GatehouseProtocol
 
 @Suite struct GraphErrorTests {
     /// 2021-12-11 05:00:00 PST and 2021-12-12 06:00:00 PST.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import GatehouseProtocol
+import GatehouseProtocol
 
 @Suite struct JSONValueSerializationTests {
     @Test func keepsKeyOrderAndWritesCompactly() {

@@ -1,8 +1,8 @@
 import Foundation
 import SQLKit
 import Testing
-@testable import GatehouseCore
-@testable import GatehouseStorage
+import GatehouseCore
+import GatehouseStorage
 import GatehouseTestSupport
 import SQLiteKit
 import SQLiteNIO

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@testable import GatehouseCore
-@testable import GatehouseStorage
+import GatehouseCore
+import GatehouseStorage
 import GatehouseTestSupport
 
 /// The node's apps by id: the token endpoint, dialogs and consent read an app without a database round trip, and

@@ -1,7 +1,7 @@
 import NIOCore
 import NIOPosix
 import Testing
-@testable import GatehouseStorage
+import GatehouseStorage
 
 /// `valueOrGiveUp` is what keeps the PostgreSQL listener from waiting forever on a query its dead connection
 /// will never answer: it must return the future's outcome, or give up on cancellation or after its timeout.

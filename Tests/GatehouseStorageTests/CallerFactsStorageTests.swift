@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import GatehouseCore
+import GatehouseCore
 import GatehouseTestSupport
 
 /// A full caller cache must fit the node's memory budget (`docs/BENCHMARKS.md`: RSS with full caches), so

@@ -3,8 +3,8 @@ import NIOConcurrencyHelpers
 import SQLKit
 import SQLiteKit
 import Testing
-@testable import GatehouseCore
-@testable import GatehouseStorage
+import GatehouseCore
+import GatehouseStorage
 import GatehouseTestSupport
 
 /// Issue 11, item 5: writes that queue behind a commit share the next one, and sharing changes nobody's outcome.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@testable import GatehouseCore
-@testable import GatehouseStorage
+import GatehouseCore
+import GatehouseStorage
 import GatehouseTestSupport
 
 /// The node's copy of the injected errors: a Graph call with nothing injected reads no database, and every

@@ -2,8 +2,8 @@ import Foundation
 import PostgresKit
 import SQLKit
 import Testing
-@testable import GatehouseCore
-@testable import GatehouseStorage
+import GatehouseCore
+import GatehouseStorage
 import GatehouseTestSupport
 
 /// SQLKit over `PostgresClient` (``PostgresClientDatabase``): statements and sessions on the pool, and a wait

@@ -2,8 +2,8 @@ import Foundation
 import PostgresKit
 import SQLKit
 import Testing
-@testable import GatehouseCore
-@testable import GatehouseStorage
+import GatehouseCore
+import GatehouseStorage
 import GatehouseTestSupport
 
 /// The statements PostgreSQL keeps prepared (``SQLPreparedKey``): prepared once per connection, reused by every

@@ -1,7 +1,7 @@
 import Foundation
 import GatehouseCore
 import Testing
-@testable import GatehouseStorage
+import GatehouseStorage
 
 /// `SQLCodec.list` reads list columns with the house JSON parser; it must read exactly what `JSONDecoder` read,
 /// including what `SQLCodec.json` (still `JSONEncoder`) writes, and refuse what `JSONDecoder` refused.

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import Testing
-@testable import GatehouseCore
-@testable import GatehouseStorage
+import GatehouseCore
+import GatehouseStorage
 import GatehouseTestSupport
 
 /// A SQLite storage closes its files at `shutdown`, and also when it is dropped without one: no leaked file

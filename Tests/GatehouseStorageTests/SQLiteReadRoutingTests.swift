@@ -5,8 +5,8 @@ import NIOCore
 import SQLKit
 import SQLiteKit
 import Testing
-@testable import GatehouseCore
-@testable import GatehouseStorage
+import GatehouseCore
+import GatehouseStorage
 import GatehouseTestSupport
 
 /// Issue 11, item 2: reads go to SQLite's read-only connections, writes and sessions to the one writer, and a

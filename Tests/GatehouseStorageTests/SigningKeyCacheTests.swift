@@ -1,8 +1,8 @@
 import Foundation
 import GatehouseProtocol
 import Testing
-@testable import GatehouseCore
-@testable import GatehouseStorage
+import GatehouseCore
+import GatehouseStorage
 import GatehouseTestSupport
 
 /// The node's in-memory signing keys: signing reads no database, and a rotation anywhere is seen.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@testable import GatehouseCore
-@testable import GatehouseStorage
+import GatehouseCore
+import GatehouseStorage
 import GatehouseTestSupport
 
 /// Contract tests for admin API tokens and the audit log (migration 11), on every backend.

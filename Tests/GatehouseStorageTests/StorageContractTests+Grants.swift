@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@testable import GatehouseCore
-@testable import GatehouseStorage
+import GatehouseCore
+import GatehouseStorage
 import GatehouseTestSupport
 
 /// Contract tests for friendships, grants, user deletion and browser sessions, on every backend.

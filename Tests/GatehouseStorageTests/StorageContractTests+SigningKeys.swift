@@ -1,6 +1,6 @@
 import Foundation
-@testable import GatehouseCore
-@testable import GatehouseStorage
+import GatehouseCore
+import GatehouseStorage
 import Testing
 import GatehouseTestSupport
 

@@ -1,7 +1,7 @@
 import Foundation
 import GatehouseProtocol
-@testable import GatehouseCore
-@testable import GatehouseStorage
+import GatehouseCore
+import GatehouseStorage
 import SQLKit
 import Testing
 import GatehouseTestSupport

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@testable import GatehouseCore
-@testable import GatehouseStorage
+import GatehouseCore
+import GatehouseStorage
 import GatehouseTestSupport
 
 /// The storage contract, run against every backend in `StorageBackends.all(fromTemplate:)`: apps, roles, users and

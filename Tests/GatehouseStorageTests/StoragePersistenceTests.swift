@@ -3,8 +3,8 @@ import Logging
 import SQLKit
 import SQLiteKit
 import Testing
-@testable import GatehouseCore
-@testable import GatehouseStorage
+import GatehouseCore
+import GatehouseStorage
 import GatehouseTestSupport
 
 /// Data survives close + reopen and migrations are idempotent (every backend), plus SQLite-only checks of

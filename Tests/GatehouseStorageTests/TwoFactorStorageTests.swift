@@ -1,8 +1,8 @@
 import Foundation
 import SQLKit
 import Testing
-@testable import GatehouseCore
-@testable import GatehouseStorage
+import GatehouseCore
+import GatehouseStorage
 import GatehouseTestSupport
 
 /// Second factors, recovery codes and session activity (migration 16) on both backends.

@@ -1,5 +1,5 @@
 import Foundation
-@testable import GatehouseCore
+import GatehouseCore
 import Testing
 
 /// The device-code lifecycle as a pure state machine, with time injected.

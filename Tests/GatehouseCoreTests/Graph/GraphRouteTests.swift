@@ -1,4 +1,4 @@
-@testable import GatehouseCore
+import GatehouseCore
 import Testing
 
 /// Every Graph route, as a table: method and path in, route out.

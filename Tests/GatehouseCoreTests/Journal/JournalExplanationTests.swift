@@ -1,6 +1,6 @@
 import Foundation
 import GatehouseProtocol
-@testable import GatehouseCore
+import GatehouseCore
 import Testing
 
 /// Every Graph and OAuth error the server can return has a plain-language explanation of its own.

@@ -1,5 +1,5 @@
 import Foundation
-@testable import GatehouseCore
+import GatehouseCore
 import Testing
 
 /// Issue 27, finding 1: the journal is bounded in bytes, not only in count.

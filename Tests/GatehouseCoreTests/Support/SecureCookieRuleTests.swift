@@ -1,4 +1,4 @@
-@testable import GatehouseCore
+import GatehouseCore
 import Testing
 
 /// Cookies are `Secure` everywhere except on loopback addresses (where browsers allow plain http).

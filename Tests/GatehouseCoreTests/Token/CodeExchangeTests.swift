@@ -1,6 +1,6 @@
 import Foundation
 import GatehouseProtocol
-@testable import GatehouseCore
+import GatehouseCore
 import Testing
 
 @Suite struct CodeExchangeTests {

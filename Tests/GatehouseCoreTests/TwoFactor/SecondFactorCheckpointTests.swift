@@ -1,5 +1,5 @@
 import Foundation
-@testable import GatehouseCore
+import GatehouseCore
 import Testing
 
 @Suite struct SecondFactorCheckpointTests {

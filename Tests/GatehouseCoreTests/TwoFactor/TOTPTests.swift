@@ -1,5 +1,5 @@
 import Foundation
-@testable import GatehouseCore
+import GatehouseCore
 import Testing
 
 /// TOTP and base32 against the RFCs' own test vectors.

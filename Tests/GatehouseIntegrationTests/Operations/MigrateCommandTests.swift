@@ -1,9 +1,9 @@
 import ChildProcesses
 import Foundation
 import Testing
-@testable import GatehouseCore
-@testable import GatehouseServer
-@testable import GatehouseStorage
+import GatehouseCore
+import GatehouseServer
+import GatehouseStorage
 import GatehouseTestSupport
 
 /// `gatehouse migrate` and `--database` as an operator uses them, on both backends.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import GatehouseKit
+import GatehouseKit
 import GatehouseKitTestSupport
 
 @Suite("FileTokenCache")

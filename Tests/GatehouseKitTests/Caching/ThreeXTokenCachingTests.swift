@@ -1,7 +1,7 @@
 import Foundation
 import GatehouseProtocol
 import Testing
-@testable import GatehouseKit
+import GatehouseKit
 
 /// The seeds' (SDK 3.x) token-cache API: `FBAccessTokenData`'s dictionary helpers, the
 /// `FBSessionTokenCachingStrategy` hooks the SDK calls, and `FBErrorUtility` with the 3.x userInfo keys.

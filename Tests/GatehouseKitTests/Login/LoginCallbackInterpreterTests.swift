@@ -1,5 +1,5 @@
 import Foundation
-@testable import GatehouseKit
+import GatehouseKit
 import GatehouseKitTestSupport
 import GatehouseProtocol
 import Testing

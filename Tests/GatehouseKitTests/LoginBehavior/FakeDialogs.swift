@@ -1,5 +1,5 @@
 import Foundation
-@testable import GatehouseKit
+import GatehouseKit
 
 /// A dialog of one kind with a scripted availability and outcome, recording whether it was shown.
 final class FakeDialog: LoginBehaviorPresenting, @unchecked Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-@testable import GatehouseKit
+import GatehouseKit
 
 /// Fakes of the session's two collaborators.
 enum SessionFakes {

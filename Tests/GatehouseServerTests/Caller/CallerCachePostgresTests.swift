@@ -1,9 +1,9 @@
 import Foundation
 import PostgresKit
 import Testing
-@testable import GatehouseCore
-@testable import GatehouseServer
-@testable import GatehouseStorage
+import GatehouseCore
+import GatehouseServer
+import GatehouseStorage
 import GatehouseTestSupport
 
 /// The resolved caller cache on a node that cannot hear the other nodes (PostgreSQL only).

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 import GatehouseProtocol
-@testable import GatehouseCore
-@testable import GatehouseServer
-@testable import GatehouseStorage
+import GatehouseCore
+import GatehouseServer
+import GatehouseStorage
 import GatehouseTestSupport
 import Logging
 

@@ -2,9 +2,9 @@ import Foundation
 import GatehouseProtocol
 import NIOConcurrencyHelpers
 import Testing
-@testable import GatehouseCore
-@testable import GatehouseServer
-@testable import GatehouseStorage
+import GatehouseCore
+import GatehouseServer
+import GatehouseStorage
 import GatehouseTestSupport
 
 /// The per-node cache of resolved callers: a known token reads no database, every write that changes what the

@@ -1,7 +1,7 @@
 import Foundation
 import GatehouseProtocol
-@testable import GatehouseCore
-@testable import GatehouseServer
+import GatehouseCore
+import GatehouseServer
 import HummingbirdTesting
 import NIOCore
 import Testing

@@ -1,8 +1,8 @@
 import Foundation
 import GatehouseProtocol
-@testable import GatehouseCore
-@testable import GatehouseServer
-@testable import GatehouseStorage
+import GatehouseCore
+import GatehouseServer
+import GatehouseStorage
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore

@@ -6,7 +6,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Testing
-@testable import GatehouseServer
+import GatehouseServer
 
 /// What Facebook answered differently at the seeds' Graph API versions (v1.0-v2.3) and answers today:
 /// the bare `true` of a successful removal, and the extended permissions removed in v2.4.

@@ -1,7 +1,7 @@
 import Foundation
-@testable import GatehouseCore
-@testable import GatehouseServer
-@testable import GatehouseStorage
+import GatehouseCore
+import GatehouseServer
+import GatehouseStorage
 import Testing
 
 @Suite struct ConfigurationLoaderTests {

@@ -1,9 +1,9 @@
 import AsyncHTTPClient
 import Crypto
 import Foundation
-@testable import GatehouseCore
-@testable import GatehouseServer
-@testable import GatehouseStorage
+import GatehouseCore
+import GatehouseServer
+import GatehouseStorage
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore

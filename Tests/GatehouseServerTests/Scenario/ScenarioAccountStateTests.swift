@@ -1,7 +1,7 @@
 import Foundation
 import GatehouseProtocol
-@testable import GatehouseCore
-@testable import GatehouseServer
+import GatehouseCore
+import GatehouseServer
 import Testing
 
 /// A scenario file's `account_state`: a new person starts in it, an existing one is moved into it (with the

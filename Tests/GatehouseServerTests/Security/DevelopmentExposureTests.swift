@@ -1,9 +1,9 @@
 import AsyncHTTPClient
 import Foundation
 import GatehouseProtocol
-@testable import GatehouseCore
-@testable import GatehouseServer
-@testable import GatehouseStorage
+import GatehouseCore
+import GatehouseServer
+import GatehouseStorage
 import HummingbirdTesting
 import Logging
 import NIOCore

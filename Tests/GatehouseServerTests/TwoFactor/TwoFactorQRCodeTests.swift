@@ -1,5 +1,5 @@
 import Foundation
-@testable import GatehouseServer
+import GatehouseServer
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore

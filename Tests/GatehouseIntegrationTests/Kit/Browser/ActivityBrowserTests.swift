@@ -1,6 +1,6 @@
 import ChildProcesses
 import Foundation
-@testable import GatehouseKit
+import GatehouseKit
 import GatehouseProtocol
 import GatehouseTestSupport
 import Testing

@@ -1,6 +1,6 @@
 import Foundation
 import GatehouseTestSupport
-@testable import GatehouseKit
+import GatehouseKit
 import GatehouseKitLoopback
 import GatehouseProtocol
 import Testing

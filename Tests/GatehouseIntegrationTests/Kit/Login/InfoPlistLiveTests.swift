@@ -1,6 +1,6 @@
 import ChildProcesses
 import Foundation
-@testable import GatehouseKit
+import GatehouseKit
 import GatehouseKitTestSupport
 import GatehouseTestSupport
 import Testing
