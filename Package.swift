@@ -327,6 +327,7 @@ let package = Package(
         //   Operations/  crashes, signals, restarts, migrations and two nodes on one PostgreSQL
         //   Kit/         GatehouseKit against a real `gatehouse serve`, in Chromium, and its Apple-only code under swiftc
         //   Server/      the avatar PNGs, checked by python's zlib
+        //   Support/     the checks of `ServedGatehouse`, the one launcher of `gatehouse serve`
         .testTarget(
             name: "GatehouseIntegrationTests",
             dependencies: [
