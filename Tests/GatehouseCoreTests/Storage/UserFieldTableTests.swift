@@ -13,9 +13,9 @@ import Testing
 
     /// The files that read the tables instead of spelling field names (each must mention `UserField`).
     static let readers = [
-        "Sources/GatehouseServer/GraphAPI/UserNode.swift",
-        "Sources/GatehouseServer/GraphAPI/UserEndpoints.swift",
-        "Sources/GatehouseServer/FQL/FQLEndpoint.swift",
+        "Sources/GatehouseServer/Graph/UserNode.swift",
+        "Sources/GatehouseServer/Graph/UserEndpoints.swift",
+        "Sources/GatehouseServer/Graph/FQLEndpoint.swift",
         "Sources/GatehouseServer/OIDC/DiscoveryController.swift",
         "Sources/GatehouseServer/OIDC/IDTokenIssuer.swift",
         "Sources/GatehouseCore/OIDC/IDTokenClaims.swift",
@@ -26,13 +26,13 @@ import Testing
         "Sources/GatehouseServer/Services/AccountService.swift",
         "Sources/GatehouseCLI/ProfileOptions.swift",
         "Sources/GatehouseCLI/Store.swift",
-        "Sources/GatehouseServer/Scenario/ScenarioParser+Entities.swift",
-        "Sources/GatehouseServer/Scenario/ScenarioPlan+Entities.swift",
+        "Sources/GatehouseServer/Emulator/Scenario/ScenarioParser+Entities.swift",
+        "Sources/GatehouseServer/Emulator/Scenario/ScenarioPlan+Entities.swift",
     ]
 
     /// Files that offer the permissions behind the fields (`Permission.profilePermissions`) and must spell none.
     static let permissionReaders = [
-        "Sources/GatehouseServer/Dialog/DevIdentityPicker.swift"
+        "Sources/GatehouseServer/Web/Dialog/DevIdentityPicker.swift"
     ]
 
     /// Folders whose every Swift file must spell no field name, claim or permission (issue 31, item 6): the
@@ -40,14 +40,13 @@ import Testing
     static let coveredFolders = [
         "Sources/GatehouseProtocol",
         "Sources/GatehouseServer/OIDC",
-        "Sources/GatehouseServer/FQL",
         "Sources/GatehouseCore/OIDC",
         "Sources/GatehouseKit/OIDC",
         "Sources/GatehouseKit/Profile",
         // The people's profile as the CLI, scenarios and console read and write it.
         "Sources/GatehouseCLI",
-        "Sources/GatehouseServer/Scenario",
-        "Sources/GatehouseServer/Console",
+        "Sources/GatehouseServer/Emulator/Scenario",
+        "Sources/GatehouseServer/Admin/Console",
     ]
 
     /// Files in the covered places that must spell the names: the tables themselves. Tests, docs and migrations

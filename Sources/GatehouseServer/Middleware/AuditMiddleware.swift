@@ -3,32 +3,6 @@ import Foundation
 import Hummingbird
 import Logging
 
-/// The audit log: every change made through the admin API or the console, with who made it and when.
-package struct AuditLog: Sendable {
-    let services: GatehouseServices
-
-    package init(services: GatehouseServices) { self.services = services }
-
-    /// Records one change. A failure to record is logged and does not undo the change it describes.
-    package func record(actor: AdminActor, method: String, route: String, target: String?, status: Int) async {
-        let entry = AuditEntryRecord(
-            time: services.clock.now(), actorKind: actor.kind, actorID: actor.id, actorName: actor.name,
-            method: method, route: String(route.prefix(300)), target: target.map { String($0.prefix(200)) },
-            status: status)
-        do {
-            try await services.storage.admins.appendAudit(entry)
-        } catch {
-            services.logger.error(
-                "audit entry could not be stored", metadata: ["route": "\(entry.route)", "error": "\(type(of: error))"])
-        }
-    }
-
-    /// Newest first, `limit` entries below the sequence `before`.
-    package func page(before: Int64?, limit: Int) async throws -> [AuditEntryRecord] {
-        try await services.storage.admins.audit(before: before, limit: limit)
-    }
-}
-
 /// Records each successful write (POST, PUT, PATCH, DELETE answered below 400) to `/admin/…` and `/console/…`
 /// in the ``AuditLog``, naming the route as registered and the id its path names.
 ///
