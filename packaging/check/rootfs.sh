@@ -9,7 +9,7 @@ rootfs_suite=bookworm
 rootfs_mirror=${GATEHOUSE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
 # rootfs_ensure_cache: `debootstrap --variant=minbase` once into $rootfs_cache/$suite-minbase.tar, and the .debs of
-# libcurl4 (the one shared library the binary needs beyond libc, see packaging/README) with whatever minbase lacks
+# libcurl4 (the one shared library the binary needs beyond libc, see docs/INSTALL.md) with whatever minbase lacks
 # of its dependencies into $rootfs_cache/debs. Reruns find both and fetch nothing.
 rootfs_ensure_cache() {
   local tarball="$rootfs_cache/$rootfs_suite-minbase.tar"
