@@ -37,33 +37,61 @@ package enum GatehouseApp {
         if services.storage.sessionActivity != nil {
             router.add(middleware: SessionActivityMiddleware(services: services))
         }
-        AdminLoginController(services: services, pages: pages).register(on: router)
+        // Every route group the server answers, registered here and nowhere else: reading this function shows
+        // every path (docs/ARCHITECTURE.md maps each group to its folder).
+
+        // Ops: health, metrics, the shared stylesheet.
         OpsRoutes(services: services).register(on: router)
+        HealthEndpoints(storage: services.storage, logger: services.logger).register(on: router)
         router.get("/static/gatehouse.css") { _, _ in
             var headers = HTTPFields()
             headers[.contentType] = "text/css; charset=utf-8"
             headers[.cacheControl] = "public, max-age=3600"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: pages.stylesheet))
         }
-        HealthEndpoints(storage: services.storage, logger: services.logger).register(on: router)
+
+        // Web: the login dialog and its steps (identity picker, account-state page, login code), social dialogs.
         let dialog = DialogController(services: services, pages: pages)
         dialog.register(on: router)
+        DevIdentityPicker(services: services, pages: pages).register(on: router)
+        AccountGate(services: services, pages: pages).register(on: router)
+        SecondFactorGate(services: services, pages: pages).register(on: router)
         let social = SocialDialogController(services: services, pages: pages, dialogs: dialog)
         social.register(on: router)
-        PictureController(services: services).register(on: router)
-        DiscoveryController(services: services).register(on: router)
+        // Web: the person's own pages (account, settings, security, two-factor), account flows, test-user login.
         AccountPages(services: services, pages: pages).register(on: router)
+        TestUserLogin(services: services, pages: pages).register(on: router)
         SettingsPages(services: services, pages: pages).register(on: router)
         SecuritySettingsPages(services: services, pages: pages).register(on: router)
+        TwoFactorSettingsPages(services: services, pages: pages).register(on: router)
+        TwoFactorQRCode.register(on: router)
         AccountFlowPages(services: services, pages: pages).register(on: router)
-        RetiredAdminRoutes.register(on: router)
-        AdminAPIv1(services: services).register(on: router)
-        ConsoleController(services: services, pages: pages, access: ConsoleAccess(services: services)).register(
-            on: router)
+        // Web: device login, pictures, the JavaScript SDK and its status endpoint.
         DevicePages(services: services, pages: pages).register(on: router)
+        PictureController(services: services).register(on: router)
         let javaScriptSDK = JavaScriptSDKRoutes(services: services)
         javaScriptSDK.register(on: router)
         LoginStatusEndpoint(services: services).register(on: router)
+
+        // OIDC: discovery and JWKS.
+        DiscoveryController(services: services).register(on: router)
+
+        // Admin: the console's login, the versioned admin API (and the retired routes' 410s), the console.
+        AdminLoginController(services: services, pages: pages).register(on: router)
+        RetiredAdminRoutes.register(on: router)
+        AdminAPIv1(services: services).register(on: router)
+        let console = ConsoleController(services: services, pages: pages, access: ConsoleAccess(services: services))
+        console.register(on: router)
+        ConsoleApps(console: console).register(on: router)
+        ConsoleUsers(console: console).register(on: router)
+        ConsoleTools(console: console).register(on: router)
+        ConsoleExplorer(console: console).register(on: router)
+        ConsoleSocial(console: console).register(on: router)
+        ConsoleActivity(console: console).register(on: router)
+        ConsoleAdminTokens(console: console).register(on: router)
+        ConsoleMail(console: console).register(on: router)
+
+        // Graph: the versioned catch-all, with the pages that live under a version segment.
         var graph = GraphHTTPAdapter(services: services, dispatcher: GraphDispatcher(services: services))
         graph.versionedPages["dialog/oauth"] = { request, version in try await dialog.show(request, version: version) }
         for kind in SocialDialogKind.allCases {

@@ -17,14 +17,6 @@ struct ConsoleController: Sendable {
     var forms: PageForms { PageForms(services: services, pages: pages) }
 
     func register(on router: Router<GatehouseRequestContext>) {
-        ConsoleApps(console: self).register(on: router)
-        ConsoleUsers(console: self).register(on: router)
-        ConsoleTools(console: self).register(on: router)
-        ConsoleExplorer(console: self).register(on: router)
-        ConsoleSocial(console: self).register(on: router)
-        ConsoleActivity(console: self).register(on: router)
-        ConsoleAdminTokens(console: self).register(on: router)
-        ConsoleMail(console: self).register(on: router)
         router.get(RouterPath(PagePath.Console.home), use: home)
     }
 

@@ -14,7 +14,6 @@ struct AccountPages: Sendable {
     func register(on router: Router<GatehouseRequestContext>) {
         router.get(RouterPath(PagePath.Account.home)) { request, _ in try await account(request) }
         router.post(RouterPath(PagePath.logout)) { request, _ in try await logout(request) }
-        TestUserLogin(services: services, pages: pages).register(on: router)
         router.get(RouterPath(PagePath.devCallback)) { request, _ in try await callback(request) }
     }
 

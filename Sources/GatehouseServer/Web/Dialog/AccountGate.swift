@@ -36,7 +36,6 @@ struct AccountGate: Sendable {
 
     func register(on router: Router<GatehouseRequestContext>) {
         router.post(RouterPath(PagePath.Dialog.accountContinue)) { request, _ in try await pass(request) }
-        SecondFactorGate(services: services, pages: pages).register(on: router)
     }
 
     /// After a correct password: proceed, or the state's page. `next` is where the login was going (a local path).

@@ -20,8 +20,6 @@ struct DialogController: Sendable {
         router.post(RouterPath(PagePath.Dialog.login)) { request, context in try await login(request, context) }
         router.post(RouterPath(PagePath.Dialog.consent)) { request, context in try await consent(request, context) }
         router.post(RouterPath(PagePath.Dialog.publish)) { request, context in try await publish(request, context) }
-        DevIdentityPicker(services: services, pages: pages).register(on: router)
-        AccountGate(services: services, pages: pages).register(on: router)
     }
 
     // MARK: GET

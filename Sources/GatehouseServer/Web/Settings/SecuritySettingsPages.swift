@@ -28,7 +28,6 @@ struct SecuritySettingsPages: Sendable {
         router.post(RouterPath(PagePath.Settings.accountDelete)) { request, context in
             try await deleteAccount(request, context)
         }
-        TwoFactorSettingsPages(services: services, pages: pages).register(on: router)
     }
 
     /// The page, with an optional notice (`?notice=`) or an error for one of its forms.

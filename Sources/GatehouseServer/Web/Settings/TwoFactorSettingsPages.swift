@@ -29,7 +29,6 @@ struct TwoFactorSettingsPages: Sendable {
         router.post(RouterPath(PagePath.Settings.twoFactorDisable)) { request, context in
             try await disable(request, context)
         }
-        TwoFactorQRCode.register(on: router)
     }
 
     /// Asks for the password, as turning it off does (issue 39, finding 6): a stolen session alone must not be
