@@ -72,10 +72,12 @@ package enum StorageBackends {
         return StorageTestBackend(
             name: "postgresql",
             openWithoutFeed: {
-                // Small pools: dozens of tests run at once against one cluster.
+                // Small pools: dozens of tests run at once against one cluster. So a wait for a free connection
+                // can be long on a loaded machine (the full suite beside a busy core): a minute, not production's
+                // 5 s, still ends a real deadlock, without failing a test only because the machine is busy.
                 try await PostgresStorage.open(
                     url: try await database.get(), logger: logger,
-                    options: .init(maximumConnections: 4))
+                    options: .init(maximumConnections: 4, connectionWaitTimeout: .seconds(60)))
             },
             cleanup: { try await database.drop() }
         )

@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseProtocol
 
 /// Spellings of Facebook's Swift API (FBSDKCoreKit 18) that GatehouseKit's own types name differently
 /// or did not have: each forwards to the GatehouseKit member that does the work, so an app calling
@@ -33,7 +34,7 @@ extension AuthenticationToken {
 
 extension Settings {
     /// The Graph API version this SDK release was built for, whatever ``graphAPIVersion`` is set to.
-    public var defaultGraphAPIVersion: String { "v21.0" }
+    public var defaultGraphAPIVersion: String { GraphAPIVersion.current }
 
     /// Whether `behavior` is among ``loggingBehaviors``.
     public func isLoggingBehaviorEnabled(_ behavior: LoggingBehavior) -> Bool { loggingBehaviors.contains(behavior) }
