@@ -103,6 +103,24 @@ import Testing
         }
     }
 
+    @Test func rightLoginCodesSpendNoBudgetAndTellNobody() async throws {
+        let server = try await TestServer.make { $0.limits.loginCodeAttemptsPerAccount = 2 }
+        let enabled = try await server.services.accounts.enableTwoFactor(for: server.alice, secret: nil)
+        let totp = TOTP(secret: try #require(Base32.decode(enabled.secret)))
+        try await server.run { client in
+            // Four logins in a day with a budget of two: the owner's own codes are never slowed or reported.
+            for _ in 0..<4 {
+                server.clock.advance(by: 30)
+                let browser = Browser(client)
+                let form = try await Self.toCheckpoint(server, browser)
+                let passed = try await browser.post(
+                    "/dialog/login_code", form: form + [("code", totp.code(at: server.clock.now()))])
+                #expect(passed.status == .seeOther)
+            }
+            #expect(try await server.services.storage.mail?.list(to: "alice@example.com", limit: 10).isEmpty == true)
+        }
+    }
+
     @Test func aPasswordOrEmailChangeEndsEveryOutstandingLink() async throws {
         let server = try await TestServer.make()
         let pages = try await PageRenderer.load(devMode: true)

@@ -86,6 +86,13 @@ struct AccountSlowdown: Sendable {
             expiresAt: window.end.addingTimeInterval(TimeInterval(Self.knownNetworkLifetime)))
     }
 
+    /// Hands back one attempt that turned out right (a login code that was accepted), so the budget counts only
+    /// the wrong ones and an owner who logs in often is never slowed or warned about their own logins.
+    func refund(email: String) async throws {
+        guard budget > 0 else { return }
+        try await limiter.refund(account(email), limit: budget, windowSeconds: windowSeconds)
+    }
+
     /// Attempts counted in the current window (the login code checkpoint mails the owner once it passes the budget).
     func attempts(email: String) async throws -> Int {
         try await store.count(key: account(email), windowStart: limiter.window(seconds: windowSeconds).start)

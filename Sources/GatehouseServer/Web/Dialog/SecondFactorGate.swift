@@ -76,12 +76,12 @@ struct SecondFactorGate: Sendable {
         let key = "2fa:user:\(user.id)"
         var within = try await throttle.allow(key, limit: Self.attemptsPerWindow, windowSeconds: Self.windowSeconds)
         // The day's budget behind the short window (issue 39, finding 7): past it each code waits a doubling delay,
-        // and the owner is told. Counted only for codes the window let through, so a refused one takes no turn.
+        // and the owner is told. Counted only for codes the window let through, so a refused one takes no turn; a
+        // right code hands its turn back, so only wrong codes spend the budget.
         var wait: Int?
         if within {
             wait = try await codeBudget.reserve(email: user.id, ip: nil)
             within = wait == nil
-            try await tellOwnerOnce(user)
         }
         let facts = SecondFactorCheckpoint.Facts(
             record: record, typed: String((form["code"] ?? "").prefix(64)), now: services.clock.now(),
@@ -99,6 +99,7 @@ struct SecondFactorGate: Sendable {
         case .refuse: break
         }
         if case .refuse(let refusal) = verdict {
+            if refusal != .throttled { try await tellOwnerOnce(user) }
             JournalNote.current?.explain("login code refused: \(refusal.explanation)")
             services.logger.info("login code refused", metadata: ["user": "\(user.id)", "reason": "\(refusal)"])
             services.metrics.login(refusal == .throttled ? .limited : .failure)
@@ -116,6 +117,7 @@ struct SecondFactorGate: Sendable {
             JournalNote.current?.explain("\(user.fullName)'s login code was right; the session starts")
         }
         try await throttle.reset(key)
+        try await codeBudget.refund(email: user.id)
         switch user.accountState {
         case .active: break
         case .checkpointed where challenge.passedCheckpoint:
