@@ -42,7 +42,9 @@ import GatehouseProtocol
             userID: "9")
         #expect(
             DebugTokenResponse(data: data).json.serialized()
-                == #"{"data":{"app_id":"1","type":"USER","application":"A","data_access_expires_at":3,"expires_at":2,"is_valid":true,"issued_at":1,"metadata":{"auth_type":"rerequest","sso":"dialog"},"scopes":["email"],"granular_scopes":[{"scope":"email"}],"user_id":"9"}}"#
+                == #"{"data":{"app_id":"1","type":"USER","application":"A","data_access_expires_at":3,"#
+                + #""expires_at":2,"is_valid":true,"issued_at":1,"metadata":{"auth_type":"rerequest","#
+                + #""sso":"dialog"},"scopes":["email"],"granular_scopes":[{"scope":"email"}],"user_id":"9"}}"#
         )
     }
 }

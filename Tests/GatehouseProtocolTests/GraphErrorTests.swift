@@ -11,12 +11,15 @@ import GatehouseProtocol
         let error = GraphError.tokenExpired(expiredAt: expiredAt, now: now).withTraceID("AbCdEf123")
         #expect(
             error.envelopeJSON.serialized()
-                == #"{"error":{"message":"Error validating access token: Session has expired on Saturday, 11-Dec-21 05:00:00 PST. The current time is Sunday, 12-Dec-21 06:00:00 PST.","type":"OAuthException","code":190,"error_subcode":463,"fbtrace_id":"AbCdEf123"}}"#
+                == #"{"error":{"message":"Error validating access token: Session has expired on Saturday, "#
+                + #"11-Dec-21 05:00:00 PST. The current time is Sunday, 12-Dec-21 06:00:00 PST.","#
+                + #""type":"OAuthException","code":190,"error_subcode":463,"fbtrace_id":"AbCdEf123"}}"#
         )
         #expect(error.httpStatus == 400)
         #expect(
             error.wwwAuthenticate
-                == #"OAuth "Facebook Platform" "invalid_token" "Error validating access token: Session has expired on Saturday, 11-Dec-21 05:00:00 PST. The current time is Sunday, 12-Dec-21 06:00:00 PST.""#
+                == #"OAuth "Facebook Platform" "invalid_token" "Error validating access token: Session has expired "#
+                + #"on Saturday, 11-Dec-21 05:00:00 PST. The current time is Sunday, 12-Dec-21 06:00:00 PST.""#
         )
     }
 
@@ -24,7 +27,8 @@ import GatehouseProtocol
         let summer = Date(timeIntervalSince1970: 1_657_000_000)
         #expect(
             GraphError.tokenExpired(expiredAt: summer, now: summer).message
-                == "Error validating access token: Session has expired on Monday, 04-Jul-22 22:46:40 PDT. The current time is Monday, 04-Jul-22 22:46:40 PDT."
+                == "Error validating access token: Session has expired on Monday, 04-Jul-22 22:46:40 PDT. The "
+                + "current time is Monday, 04-Jul-22 22:46:40 PDT."
         )
     }
 
@@ -45,7 +49,8 @@ import GatehouseProtocol
             fbtraceID: "F", isTransient: false)
         #expect(
             error.envelopeJSON.serialized()
-                == #"{"error":{"message":"m","type":"OAuthException","code":368,"error_subcode":1,"error_user_title":"T","error_user_msg":"U","fbtrace_id":"F","is_transient":false}}"#
+                == #"{"error":{"message":"m","type":"OAuthException","code":368,"error_subcode":1,"#
+                + #""error_user_title":"T","error_user_msg":"U","fbtrace_id":"F","is_transient":false}}"#
         )
     }
 
@@ -93,7 +98,8 @@ import GatehouseProtocol
             ),
             (
                 .passwordChanged,
-                "Error validating access token: The session has been invalidated because the user changed their password or Facebook has changed the session for security reasons.",
+                "Error validating access token: The session has been invalidated because the user changed their "
+                    + "password or Facebook has changed the session for security reasons.",
                 "OAuthException", 190, 460, 400, nil
             ),
             (
@@ -121,7 +127,9 @@ import GatehouseProtocol
             ),
             (
                 .unsupportedRequest(method: "DELETE", objectID: "999"),
-                "Unsupported delete request. Object with ID '999' does not exist, cannot be loaded due to missing permissions, or does not support this operation. Please read the Graph API documentation at https://developers.facebook.com/docs/graph-api",
+                "Unsupported delete request. Object with ID '999' does not exist, cannot be loaded due to missing "
+                    + "permissions, or does not support this operation. Please read the Graph API documentation at "
+                    + "https://developers.facebook.com/docs/graph-api",
                 "GraphMethodException", 100, 33, 400, nil
             ),
             (

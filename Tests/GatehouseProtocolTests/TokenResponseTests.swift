@@ -48,7 +48,8 @@ import GatehouseProtocol
         ])
         #expect(
             try JSONValue(encoding: permissions).serialized()
-                == #"{"data":[{"permission":"public_profile","status":"granted"},{"permission":"email","status":"declined"},{"permission":"user_friends","status":"expired"}]}"#
+                == #"{"data":[{"permission":"public_profile","status":"granted"},{"permission":"email","#
+                + #""status":"declined"},{"permission":"user_friends","status":"expired"}]}"#
         )
         #expect(try JSONValue(encoding: SuccessResponse()).serialized() == #"{"success":true}"#)
         let decoded = try JSONDecoder().decode(
@@ -69,7 +70,11 @@ import GatehouseProtocol
                 ],
                 userID: "1207059"))
         let expected =
-            #"{"data":{"app_id":"138483919580948","type":"USER","application":"Social Cafe","data_access_expires_at":1647022311,"expires_at":1352419328,"is_valid":true,"issued_at":1347235328,"metadata":{"auth_type":"rerequest","sso":"iphone-safari"},"scopes":["email","public_profile"],"granular_scopes":[{"scope":"email"},{"scope":"pages_show_list","target_ids":["123"]}],"user_id":"1207059"}}"#
+            #"{"data":{"app_id":"138483919580948","type":"USER","application":"Social Cafe","#
+            + #""data_access_expires_at":1647022311,"expires_at":1352419328,"is_valid":true,"#
+            + #""issued_at":1347235328,"metadata":{"auth_type":"rerequest","sso":"iphone-safari"},"#
+            + #""scopes":["email","public_profile"],"granular_scopes":[{"scope":"email"},"#
+            + #"{"scope":"pages_show_list","target_ids":["123"]}],"user_id":"1207059"}}"#
         #expect(try JSONValue(encoding: response).serialized() == expected)
         #expect(try JSONDecoder().decode(DebugTokenResponse.self, from: Data(expected.utf8)) == response)
     }

@@ -9,7 +9,8 @@ import NIOHTTP1
 /// seed, and stops it on every path out of ``start(_:dataDirectory:port:environment:standardError:deadline:)``.
 ///
 /// Ready means: the banner ("Gatehouse is listening on …", or the `listening` record with `--log-format json`) is
-/// out, which the server prints once the seed file is written and the gate is open, and `GET /healthz` answers 200. A request error or a 503 is "not yet"; any other
+/// out, which the server prints once the seed file is written and the gate is open, and `GET /healthz` answers 200.
+/// A request error or a 503 is "not yet"; any other
 /// answer, an exit, or the deadline passing stops the process and throws ``NotReady``, which says what it last saw
 /// and everything the server printed. Once started, the test stops it (`defer { server.stop() }`); a server
 /// nobody stopped is killed when the last reference goes (`ChildProcess`'s `deinit`).

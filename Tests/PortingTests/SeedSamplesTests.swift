@@ -98,7 +98,8 @@ import Testing
                 SampleAlert(
                     title: "Something went wrong",
                     message:
-                        "Please retry. \n\n If the problem persists contact us and mention this error code: (#200) Requires extended permission: publish_actions"
+                        "Please retry. \n\n If the problem persists contact us and mention this error code: (#200) "
+                        + "Requires extended permission: publish_actions"
                 )
             ])
         #expect(sample.loggedOut == 1)

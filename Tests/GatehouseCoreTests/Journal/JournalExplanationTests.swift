@@ -141,7 +141,8 @@ import Testing
         #expect(
             JournalExplanation.redirectURINotRegistered(
                 "http://localhost:3000/cb", appName: "Shop", registered: ["http://localhost:3000/callback"])
-                == "redirect_uri `http://localhost:3000/cb` is not registered for app Shop; registered: `http://localhost:3000/callback` (differs after `http://localhost:3000/c`: `b` instead of `allback`)"
+                == "redirect_uri `http://localhost:3000/cb` is not registered for app Shop; registered: "
+                + "`http://localhost:3000/callback` (differs after `http://localhost:3000/c`: `b` instead of `allback`)"
         )
         let midnight: TimeInterval = 1_800_000_000 - 28_800  // 2027-01-15T00:00:00Z
         let usedAt = Date(timeIntervalSince1970: midnight + 36_131)  // 10:02:11
@@ -202,7 +203,8 @@ import Testing
         #expect(explain(code) == nil)
         #expect(
             explain(code, redirect: "https://a/cb")
-                == "redirect_uri `https://a/cb` differs from the dialog's `https://a/callback` (differs after `https://a/c`: `b` instead of `allback`)"
+                == "redirect_uri `https://a/cb` differs from the dialog's `https://a/callback` (differs after "
+                + "`https://a/c`: `b` instead of `allback`)"
         )
         var used = code
         used.usedAt = now.addingTimeInterval(-30)

@@ -42,14 +42,16 @@ import Testing
         #expect(
             problems { $0.tlsKeyPath = nil } == [
                 "tls_cert and tls_key must be given together (--tls-cert and --tls-key)",
-                "public_url is https:// but this server serves plain HTTP and trusts no proxy: serve TLS (--tls-cert/--tls-key) or name the TLS-terminating proxy (--trusted-proxy)",
+                "public_url is https:// but this server serves plain HTTP and trusts no proxy: serve TLS "
+                    + "(--tls-cert/--tls-key) or name the TLS-terminating proxy (--trusted-proxy)",
             ])
         let open = problems {
             $0.tlsCertificatePath = nil; $0.tlsKeyPath = nil; $0.host = "0.0.0.0"
         }
         #expect(
             open.contains(
-                "host 0.0.0.0 listens on every interface without TLS or a trusted proxy: serve TLS (--tls-cert/--tls-key), set --trusted-proxy, or bind 127.0.0.1"
+                "host 0.0.0.0 listens on every interface without TLS or a trusted proxy: serve TLS "
+                    + "(--tls-cert/--tls-key), set --trusted-proxy, or bind 127.0.0.1"
             ))
         #expect(
             problems { $0.trustedProxies = ["0.0.0.0/0"] } == [
@@ -57,7 +59,8 @@ import Testing
             ])
         #expect(
             problems({ _ in }, facts: .init(devSeedPresent: true)) == [
-                "the data directory holds the development seed (dev-seed.json / the demo app, whose secret and passwords are published): use a fresh data directory or database for production"
+                "the data directory holds the development seed (dev-seed.json / the demo app, whose secret and "
+                    + "passwords are published): use a fresh data directory or database for production"
             ])
         #expect(
             problems { $0.benchRoutes = true } == ["bench_routes is on: the /bench routes are for scripts/bench only"])

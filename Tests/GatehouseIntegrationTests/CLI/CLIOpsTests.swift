@@ -114,7 +114,8 @@ import NIOHTTP1
         let exchange = try await HTTPClient.shared.execute(
             HTTPClientRequest(
                 url:
-                    "\(base)/oauth/access_token?client_id=\(appID)&client_secret=\(secret)&redirect_uri=https%3A%2F%2Fbench.example%2Fcallback&code=\(code)"
+                    "\(base)/oauth/access_token?client_id=\(appID)&client_secret=\(secret)&"
+                    + "redirect_uri=https%3A%2F%2Fbench.example%2Fcallback&code=\(code)"
             ), timeout: .seconds(120))
         server.stop()
         #expect(response.status == .ok)

@@ -45,7 +45,8 @@ import Testing
         #expect(refused.status == 1)
         #expect(
             refused.stderr
-                == "gatehouse: send an admin token (Authorization: Bearer gha_…) or log in at /console/login (pass --admin-token or set GATEHOUSE_ADMIN_TOKEN)\n"
+                == "gatehouse: send an admin token (Authorization: Bearer gha_…) or log in at /console/login (pass "
+                + "--admin-token or set GATEHOUSE_ADMIN_TOKEN)\n"
         )
         let wrong = try await CLIProcess.run(["apps", "list", "--json", "--admin-token", "gha_wrong"] + remote)
         #expect(wrong.status == 1)

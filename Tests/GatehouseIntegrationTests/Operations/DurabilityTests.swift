@@ -32,7 +32,8 @@ struct DurabilityTests {
         #expect(me.status == .ok, "\(me.text)")
         #expect(me.json["id"] is String)
         let debug = try await HTTP.get(
-            "\(second.baseURL)/v21.0/debug_token?input_token=\(userToken)&access_token=\(appToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
+            "\(second.baseURL)/v21.0/debug_token?input_token=\(userToken)&"
+                + "access_token=\(appToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
         )
         #expect(debug.status == .ok, "\(debug.text)")
         #expect((debug.json["data"] as? [String: Any])?["is_valid"] as? Bool == true)

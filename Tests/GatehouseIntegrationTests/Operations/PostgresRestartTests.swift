@@ -121,7 +121,8 @@ struct PostgresRestartTests {
         let lateFailures = all.filter { $0.at > firstSuccess.at.addingTimeInterval(5) && $0.status != 200 }
         #expect(lateFailures.isEmpty, "\(lateFailures.count) failures more than 5 s after the first success")
         print(
-            "PostgreSQL restart: \(all.count) requests, \(failures.count) answered 503 while down, first success \(String(format: "%.2f", seconds)) s after the database returned"
+            "PostgreSQL restart: \(all.count) requests, \(failures.count) answered 503 while down, first success "
+                + "\(String(format: "%.2f", seconds)) s after the database returned"
         )
         #expect(try await HTTP.get(server.baseURL + "/readyz").status == .ok)
     }

@@ -104,7 +104,8 @@ struct TwoNodeTests {
             }
             let after = try #require(seenAfter, "node B still accepted the revoked token after 30 s")
             print(
-                "Two nodes: revocation on node A seen on node B after \(String(format: "%.3f", after)) s, expiry change after \(String(format: "%.3f", expiryAfter)) s"
+                "Two nodes: revocation on node A seen on node B after \(String(format: "%.3f", after)) s, expiry "
+                    + "change after \(String(format: "%.3f", expiryAfter)) s"
             )
             #expect(try await HTTP.get(cluster.proxy.baseURL + me).errorCode == 190)
         } catch {
@@ -163,7 +164,8 @@ struct TwoNodeTests {
             let laterFailures = later.filter { !$0.ok }.count
             #expect(laterFailures == 0, "\(laterFailures) of \(later.count) requests after the kill failed")
             print(
-                "Two nodes: \(all.count) requests, \(inFlight.filter { !$0.ok }.count) of \(inFlight.count) in flight failed, \(later.count) after the kill all ok"
+                "Two nodes: \(all.count) requests, \(inFlight.filter { !$0.ok }.count) of \(inFlight.count) in "
+                    + "flight failed, \(later.count) after the kill all ok"
             )
         } catch {
             await cluster.stop()

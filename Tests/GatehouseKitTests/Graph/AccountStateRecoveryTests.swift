@@ -12,22 +12,26 @@ import Testing
     static let bodies: [(subcode: Int, body: String, message: String)] = [
         (
             459,
-            #"{"error":{"message":"Error validating access token: You cannot access the app till you log in to www.facebook.com and follow the instructions given.","type":"OAuthException","code":190,"error_subcode":459}}"#,
+            #"{"error":{"message":"Error validating access token: You cannot access the app till you log in to "#
+                + #"www.facebook.com and follow the instructions given.","type":"OAuthException","code":190,"error_subcode":459}}"#,
             "Your account needs attention. Please log in on the website and follow the instructions given."
         ),
         (
             464,
-            #"{"error":{"message":"Error validating access token: Sessions for the user  are not allowed because the user is not a confirmed user.","type":"OAuthException","code":190,"error_subcode":464}}"#,
+            #"{"error":{"message":"Error validating access token: Sessions for the user  are not allowed because "#
+                + #"the user is not a confirmed user.","type":"OAuthException","code":190,"error_subcode":464}}"#,
             "Your account is not confirmed yet. Please log in on the website and follow the instructions given."
         ),
         (
             465,
-            #"{"error":{"message":"Error validating access token: The session user is invalid.","type":"OAuthException","code":190,"error_subcode":465}}"#,
+            #"{"error":{"message":"Error validating access token: The session user is invalid.","#
+                + #""type":"OAuthException","code":190,"error_subcode":465}}"#,
             "Your account is disabled. Please log in on the website to find out more."
         ),
         (
             467,
-            #"{"error":{"message":"Error validating access token: The session is invalid because the user logged out.","type":"OAuthException","code":190,"error_subcode":467}}"#,
+            #"{"error":{"message":"Error validating access token: The session is invalid because the user logged "#
+                + #"out.","type":"OAuthException","code":190,"error_subcode":467}}"#,
             "You have been logged out. Please log in again."
         ),
     ]

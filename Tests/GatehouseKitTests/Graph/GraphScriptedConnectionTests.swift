@@ -222,7 +222,8 @@ extension GraphSerialTests {
             #expect(call.parameters["batch_app_id"] == "1234")
             #expect(
                 call.parameters["batch"]
-                    == #"[{"method":"GET","relative_url":"me?format=json&include_headers=false&sdk=ios"},{"method":"GET","relative_url":"1234?access_token=user-token&fields=name&format=json&include_headers=false&sdk=ios"}]"#
+                    == #"[{"method":"GET","relative_url":"me?format=json&include_headers=false&sdk=ios"},"#
+                    + #"{"method":"GET","relative_url":"1234?access_token=user-token&fields=name&format=json&include_headers=false&sdk=ios"}]"#
             )
 
             let (short, _) = self.connection([(200, [["code": 200, "body": "{}"]])])

@@ -13,13 +13,17 @@ import Testing
 @Suite struct AccountStateTests {
     static let bodies: [AccountState: String] = [
         .checkpointed:
-            #"{"error":{"message":"Error validating access token: You cannot access the app till you log in to www.facebook.com and follow the instructions given.","type":"OAuthException","code":190,"error_subcode":459}}"#,
+            #"{"error":{"message":"Error validating access token: You cannot access the app till you log in to "#
+            + #"www.facebook.com and follow the instructions given.","type":"OAuthException","code":190,"error_subcode":459}}"#,
         .unconfirmed:
-            #"{"error":{"message":"Error validating access token: Sessions for the user  are not allowed because the user is not a confirmed user.","type":"OAuthException","code":190,"error_subcode":464}}"#,
+            #"{"error":{"message":"Error validating access token: Sessions for the user  are not allowed because "#
+            + #"the user is not a confirmed user.","type":"OAuthException","code":190,"error_subcode":464}}"#,
         .disabled:
-            #"{"error":{"message":"Error validating access token: The session user is invalid.","type":"OAuthException","code":190,"error_subcode":465}}"#,
+            #"{"error":{"message":"Error validating access token: The session user is invalid.","#
+            + #""type":"OAuthException","code":190,"error_subcode":465}}"#,
         .loggedOut:
-            #"{"error":{"message":"Error validating access token: The session is invalid because the user logged out.","type":"OAuthException","code":190,"error_subcode":467}}"#,
+            #"{"error":{"message":"Error validating access token: The session is invalid because the user logged "#
+            + #"out.","type":"OAuthException","code":190,"error_subcode":467}}"#,
     ]
 
     static func setState(_ client: any TestClientProtocol, _ person: UserRecord, _ state: String) async throws

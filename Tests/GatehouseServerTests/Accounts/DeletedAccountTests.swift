@@ -13,7 +13,8 @@ import Testing
 /// refusal is explained in the journal; only hashes of the tokens and the address are kept.
 @Suite struct DeletedAccountTests {
     static func body458(_ appID: String) -> String {
-        #"{"error":{"message":"Error validating access token: The user has not authorized application \#(appID).","type":"OAuthException","code":190,"error_subcode":458}}"#
+        #"{"error":{"message":"Error validating access token: The user has not authorized application \#(appID).","#
+            + #""type":"OAuthException","code":190,"error_subcode":458}}"#
     }
 
     @Test func afterThePersonDeletesTheirAccountTheirTokensAnswer458AndTheDialogRefusesTheAddress() async throws {

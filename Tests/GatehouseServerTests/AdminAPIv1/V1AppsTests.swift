@@ -10,11 +10,15 @@ import Testing
 /// `/admin/api/v1/apps`: create, read, list, change, reset the secret of and delete apps.
 @Suite struct V1AppsTests {
     static let shopBody =
-        #"{"id":"1234567890123456","secret":"shop-secret-1","name":"Shop","redirect_uris":["https://shop.example/cb"],"approved_permissions":["user_friends"],"require_pkce":true}"#
+        #"{"id":"1234567890123456","secret":"shop-secret-1","name":"Shop","#
+        + #""redirect_uris":["https://shop.example/cb"],"approved_permissions":["user_friends"],"require_pkce":true}"#
 
     /// The app object the API answers for the shop, with its client token (random) and roles.
     static func shop(clientToken: String, name: String = "Shop", roles: String = "[]") -> String {
-        #"{"id":"1234567890123456","name":"\#(name)","secret":"shop-secret-1","client_token":"\#(clientToken)","redirect_uris":["https://shop.example/cb"],"js_sdk_domains":[],"approved_permissions":["user_friends"],"require_pkce":true,"require_app_secret":false,"deauthorize_callback_url":null,"data_deletion_callback_url":null,"roles":\#(roles),"created_time":"2027-01-15T08:00:00Z"}"#
+        #"{"id":"1234567890123456","name":"\#(name)","secret":"shop-secret-1","client_token":"\#(clientToken)","#
+            + #""redirect_uris":["https://shop.example/cb"],"js_sdk_domains":[],"#
+            + #""approved_permissions":["user_friends"],"require_pkce":true,"require_app_secret":false,"#
+            + #""deauthorize_callback_url":null,"data_deletion_callback_url":null,"roles":\#(roles),"created_time":"2027-01-15T08:00:00Z"}"#
     }
 
     @Test func createGetListUpdateResetAndDelete() async throws {

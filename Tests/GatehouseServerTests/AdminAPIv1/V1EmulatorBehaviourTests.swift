@@ -85,7 +85,9 @@ import NIOFoundationEssentialsCompat
             #expect(failed.status == .badRequest)
             #expect(
                 failed.text
-                    == #"{"error":{"message":"Error validating access token: The session has been invalidated because the user changed their password or Facebook has changed the session for security reasons.","type":"OAuthException","code":190,"error_subcode":460}}"#
+                    == #"{"error":{"message":"Error validating access token: The session has been invalidated "#
+                    + #"because the user changed their password or Facebook has changed the session for "#
+                    + #"security reasons.","type":"OAuthException","code":190,"error_subcode":460}}"#
             )
             #expect(try await client.execute(uri: "/me?access_token=\(token)", method: .get).status == .ok)
             #expect(try await client.execute(uri: "/me?access_token=\(bobToken)", method: .get).status == .ok)

@@ -20,7 +20,10 @@ import Testing
             #expect(put.status == .ok)
             #expect(
                 put.text
-                    == #"{"app_id":"\#(server.app.id)","person_id":"\#(server.alice.id)","granted":["public_profile","email","user_friends"],"declined":["user_birthday"],"created_time":"2027-01-15T08:00:00Z","updated_time":"2027-01-15T08:00:00Z","data_access_expiration_time":"2027-04-15T08:00:00Z"}"#
+                    == #"{"app_id":"\#(server.app.id)","person_id":"\#(server.alice.id)","#
+                    + #""granted":["public_profile","email","user_friends"],"declined":["user_birthday"],"#
+                    + #""created_time":"2027-01-15T08:00:00Z","updated_time":"2027-01-15T08:00:00Z","#
+                    + #""data_access_expiration_time":"2027-04-15T08:00:00Z"}"#
             )
             #expect(try await api.get(path).text == put.text)
 
@@ -31,7 +34,9 @@ import Testing
                 uri: "/v21.0/me/permissions?access_token=\(token)", method: .get)
             #expect(
                 permissions.text
-                    == #"{"data":[{"permission":"public_profile","status":"granted"},{"permission":"email","status":"granted"},{"permission":"user_friends","status":"granted"},{"permission":"user_birthday","status":"declined"}]}"#
+                    == #"{"data":[{"permission":"public_profile","status":"granted"},{"permission":"email","#
+                    + #""status":"granted"},{"permission":"user_friends","status":"granted"},"#
+                    + #"{"permission":"user_birthday","status":"declined"}]}"#
             )
 
             #expect(try await api.delete(path).status == .noContent)
@@ -75,7 +80,11 @@ import Testing
             let hash = SecretHash.sha256Hex(token)
             #expect(
                 minted.text
-                    == #"{"id":"\#(id)","hash_prefix":"\#(hash.prefix(12))","kind":"user","app_id":"\#(server.app.id)","person_id":"\#(server.alice.id)","scopes":["public_profile","email"],"origin":"admin_api","issued_time":"2027-01-15T08:00:00Z","expires_time":"2027-01-15T09:00:00Z","revoked":false,"access_token":"\#(token)","token_type":"bearer","expires_in":3600}"#
+                    == #"{"id":"\#(id)","hash_prefix":"\#(hash.prefix(12))","kind":"user","#
+                    + #""app_id":"\#(server.app.id)","person_id":"\#(server.alice.id)","#
+                    + #""scopes":["public_profile","email"],"origin":"admin_api","#
+                    + #""issued_time":"2027-01-15T08:00:00Z","expires_time":"2027-01-15T09:00:00Z","#
+                    + #""revoked":false,"access_token":"\#(token)","token_type":"bearer","expires_in":3600}"#
             )
             let me = try await api.client.execute(
                 uri: "/v21.0/me?fields=id,name,email&access_token=\(token)", method: .get)

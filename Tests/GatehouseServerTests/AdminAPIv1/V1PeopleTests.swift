@@ -10,12 +10,18 @@ import Testing
 /// `/admin/api/v1/people` and friendships.
 @Suite struct V1PeopleTests {
     static let daraBody =
-        #"{"id":"100000000000042","email":"dara@example.com","password":"dara-password","first_name":"Dara","middle_name":"Q","last_name":"Doyle","birthday":"02/29/1996","gender":"nonbinary","location":{"id":"110","name":"Lisbon, Portugal"},"hometown":"Porto, Portugal","quotes":"Hi.","locale":"pt_PT"}"#
+        #"{"id":"100000000000042","email":"dara@example.com","password":"dara-password","first_name":"Dara","#
+        + #""middle_name":"Q","last_name":"Doyle","birthday":"02/29/1996","gender":"nonbinary","#
+        + #""location":{"id":"110","name":"Lisbon, Portugal"},"hometown":"Porto, Portugal","quotes":"Hi.","locale":"pt_PT"}"#
 
     static func dara(hometownID: String, name: String = "Dara Q Doyle", first: String = "Dara", friends: String = "[]")
         -> String
     {
-        #"{"id":"100000000000042","email":"dara@example.com","name":"\#(name)","first_name":"\#(first)","last_name":"Doyle","middle_name":"Q","birthday":"02/29/1996","gender":"nonbinary","link":null,"location":{"id":"110","name":"Lisbon, Portugal"},"hometown":{"id":"\#(hometownID)","name":"Porto, Portugal"},"quotes":"Hi.","locale":"pt_PT","test_user_of":null,"has_picture":false,"friend_ids":\#(friends),"created_time":"2027-01-15T08:00:00Z","account_state":"active"}"#
+        #"{"id":"100000000000042","email":"dara@example.com","name":"\#(name)","first_name":"\#(first)","#
+            + #""last_name":"Doyle","middle_name":"Q","birthday":"02/29/1996","gender":"nonbinary","link":null,"#
+            + #""location":{"id":"110","name":"Lisbon, Portugal"},"hometown":{"id":"\#(hometownID)","name":"Porto, "#
+            + #"Portugal"},"quotes":"Hi.","locale":"pt_PT","test_user_of":null,"has_picture":false,"#
+            + #""friend_ids":\#(friends),"created_time":"2027-01-15T08:00:00Z","account_state":"active"}"#
     }
 
     @Test func createGetListUpdateAndDelete() async throws {

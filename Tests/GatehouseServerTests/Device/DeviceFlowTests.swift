@@ -41,7 +41,9 @@ import Testing
             #expect(pending.status == .badRequest)
             #expect(
                 pending.text
-                    == #"{"error":{"message":"This request requires the user to take a pending action","type":"OAuthException","code":31,"error_subcode":1349174,"error_user_title":"Device Login Authorization Pending","error_user_msg":"User has not yet authorized your application. Continue polling."}}"#
+                    == #"{"error":{"message":"This request requires the user to take a pending action","#
+                    + #""type":"OAuthException","code":31,"error_subcode":1349174,"error_user_title":"Device "#
+                    + #"Login Authorization Pending","error_user_msg":"User has not yet authorized your application. Continue polling."}}"#
             )
             // Again at once: too fast.
             server.clock.advance(by: 2)
@@ -49,7 +51,9 @@ import Testing
                 client, "/v21.0/device/login_status", [("access_token", appToken), ("code", code)])
             #expect(
                 fast.text
-                    == #"{"error":{"message":"User request limit reached","type":"OAuthException","code":17,"error_subcode":1349172,"error_user_title":"OAuth Device Excessive Polling","error_user_msg":"Your device is polling too frequently. Space your requests with a minium interval of 5 seconds."}}"#
+                    == #"{"error":{"message":"User request limit reached","type":"OAuthException","code":17,"#
+                    + #""error_subcode":1349172,"error_user_title":"OAuth Device Excessive Polling","#
+                    + #""error_user_msg":"Your device is polling too frequently. Space your requests with a minium interval of 5 seconds."}}"#
             )
 
             // The person: /device → login page → code form → consent → done.
@@ -99,7 +103,8 @@ import Testing
             let perms = try await client.execute(uri: "/me/permissions?access_token=\(token)", method: .get)
             #expect(
                 perms.text
-                    == #"{"data":[{"permission":"public_profile","status":"granted"},{"permission":"email","status":"granted"},{"permission":"user_friends","status":"declined"}]}"#
+                    == #"{"data":[{"permission":"public_profile","status":"granted"},{"permission":"email","#
+                    + #""status":"granted"},{"permission":"user_friends","status":"declined"}]}"#
             )
 
             // Spent: the next poll is "expired".
@@ -108,7 +113,9 @@ import Testing
                 client, "/device/login_status", [("access_token", appToken), ("code", code)])
             #expect(
                 spent.text
-                    == #"{"error":{"message":"The session has expired","type":"OAuthException","code":463,"error_subcode":1349152,"error_user_title":"Activation Code Expired","error_user_msg":"The code you entered has expired. Please go back to your device for a new code and try again."}}"#
+                    == #"{"error":{"message":"The session has expired","type":"OAuthException","code":463,"#
+                    + #""error_subcode":1349152,"error_user_title":"Activation Code Expired","#
+                    + #""error_user_msg":"The code you entered has expired. Please go back to your device for a new code and try again."}}"#
             )
         }
     }

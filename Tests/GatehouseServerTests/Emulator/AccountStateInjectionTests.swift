@@ -14,15 +14,18 @@ import HTTPTypes
     static let cases: [(spec: String, body: String)] = [
         (
             "190/459",
-            #"{"error":{"message":"Error validating access token: You cannot access the app till you log in to www.facebook.com and follow the instructions given.","type":"OAuthException","code":190,"error_subcode":459}}"#
+            #"{"error":{"message":"Error validating access token: You cannot access the app till you log in to "#
+                + #"www.facebook.com and follow the instructions given.","type":"OAuthException","code":190,"error_subcode":459}}"#
         ),
         (
             "unconfirmed",
-            #"{"error":{"message":"Error validating access token: Sessions for the user  are not allowed because the user is not a confirmed user.","type":"OAuthException","code":190,"error_subcode":464}}"#
+            #"{"error":{"message":"Error validating access token: Sessions for the user  are not allowed because "#
+                + #"the user is not a confirmed user.","type":"OAuthException","code":190,"error_subcode":464}}"#
         ),
         (
             "logged-out",
-            #"{"error":{"message":"Error validating access token: The session is invalid because the user logged out.","type":"OAuthException","code":190,"error_subcode":467}}"#
+            #"{"error":{"message":"Error validating access token: The session is invalid because the user logged "#
+                + #"out.","type":"OAuthException","code":190,"error_subcode":467}}"#
         ),
     ]
 

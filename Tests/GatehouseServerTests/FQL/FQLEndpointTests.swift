@@ -27,7 +27,8 @@ import Testing
             // birthday_date needs user_birthday, which was not granted: the column is there, empty.
             #expect(
                 r.text
-                    == #"{"data":[{"uid":"\#(me)","name":"Alice Anders","email":"alice@example.com","birthday_date":null,"pic_square":"http://gatehouse.test/pictures/\#(server.app.id)/\#(me)?size=50"}]}"#
+                    == #"{"data":[{"uid":"\#(me)","name":"Alice Anders","email":"alice@example.com","#
+                    + #""birthday_date":null,"pic_square":"http://gatehouse.test/pictures/\#(server.app.id)/\#(me)?size=50"}]}"#
             )
         }
     }
@@ -114,7 +115,8 @@ import Testing
         let server = try await TestServer.make()
         let token = try await server.token(for: server.alice)
         let batch =
-            #"[{"method":"GET","relative_url":"fql?q=SELECT%20first_name%20FROM%20user%20WHERE%20uid%3Dme()"},{"method":"GET","relative_url":"fql?q=SELECT"}]"#
+            #"[{"method":"GET","relative_url":"fql?q=SELECT%20first_name%20FROM%20user%20WHERE%20uid%3Dme()"},"#
+            + #"{"method":"GET","relative_url":"fql?q=SELECT"}]"#
         try await server.run { client in
             let r = try await client.execute(
                 uri: "/v21.0/", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],

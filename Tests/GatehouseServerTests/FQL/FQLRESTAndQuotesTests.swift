@@ -81,7 +81,8 @@ import Testing
                 #expect(r.status == .ok)
                 #expect(
                     r.text
-                        == #"{"\#(me)":{"id":"\#(me)","name":"Alice Anders"},"\#(server.app.id)":{"name":"\#(server.app.name)","id":"\#(server.app.id)"}}"#
+                        == #"{"\#(me)":{"id":"\#(me)","name":"Alice Anders"},"#
+                        + #""\#(server.app.id)":{"name":"\#(server.app.name)","id":"\#(server.app.id)"}}"#
                 )
             }
             // Bob has never used the app: he has no id here, exactly like an id that does not exist.

@@ -18,7 +18,8 @@ import Testing
             let list = try await client.execute(uri: "/me/permissions?access_token=\(token)", method: .get)
             #expect(
                 list.text
-                    == #"{"data":[{"permission":"public_profile","status":"granted"},{"permission":"email","status":"granted"},{"permission":"user_friends","status":"declined"}]}"#
+                    == #"{"data":[{"permission":"public_profile","status":"granted"},{"permission":"email","#
+                    + #""status":"granted"},{"permission":"user_friends","status":"declined"}]}"#
             )
             let revoke = try await client.execute(
                 uri: "/v21.0/me/permissions/email?access_token=\(token)", method: .delete)
@@ -110,7 +111,10 @@ import Testing
         let alice = try await server.token(for: server.alice)
         let bob = try await server.token(for: server.bob)
         let batch =
-            #"[{"method":"GET","relative_url":"me"},{"method":"GET","relative_url":"me?fields=first_name&access_token=\#(bob)"},{"method":"GET","relative_url":"me?fields=bogus"},{"method":"GET","name":"who","relative_url":"me?fields=id"},{"method":"GET","relative_url":"{result=who:$.id}?fields=first_name","depends_on":"who"}]"#
+            #"[{"method":"GET","relative_url":"me"},{"method":"GET","relative_url":"me?fields=first_name&"#
+            + #"access_token=\#(bob)"},{"method":"GET","relative_url":"me?fields=bogus"},{"method":"GET","#
+            + #""name":"who","relative_url":"me?fields=id"},{"method":"GET","#
+            + #""relative_url":"{result=who:$.id}?fields=first_name","depends_on":"who"}]"#
         try await server.run { client in
             let r = try await client.execute(
                 uri: "/v21.0/", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
@@ -153,7 +157,8 @@ import Testing
             let app = server.app
             let created = try await client.execute(
                 uri:
-                    "/v21.0/\(app.id)/accounts/test-users?installed=true&permissions=email,user_friends&name=Tess%20Tester&access_token=\(server.appToken)",
+                    "/v21.0/\(app.id)/accounts/test-users?installed=true&permissions=email,user_friends&"
+                    + "name=Tess%20Tester&access_token=\(server.appToken)",
                 method: .post)
             #expect(created.status == .ok)
             #expect(

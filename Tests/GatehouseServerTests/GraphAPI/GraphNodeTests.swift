@@ -48,7 +48,9 @@ import Testing
                 method: .get)
             #expect(
                 r2.text
-                    == #"{"email":"alice@example.com","birthday":"04/12/1990","gender":"female","location":{"id":"110","name":"Lisbon, Portugal"},"age_range":{"min":21},"last_name":"Anders","short_name":"Alice","name_format":"{first} {last}"}"#
+                    == #"{"email":"alice@example.com","birthday":"04/12/1990","gender":"female","#
+                    + #""location":{"id":"110","name":"Lisbon, Portugal"},"age_range":{"min":21},"#
+                    + #""last_name":"Anders","short_name":"Alice","name_format":"{first} {last}"}"#
             )
             let ignored = try await client.execute(
                 uri: "/me?fields=id,verified,locale&access_token=\(full)", method: .get)
@@ -64,7 +66,8 @@ import Testing
             #expect(r.status == .badRequest)
             #expect(
                 r.text
-                    == #"{"error":{"message":"(#100) Tried accessing nonexisting field (bogus) on node type (User)","type":"OAuthException","code":100}}"#
+                    == #"{"error":{"message":"(#100) Tried accessing nonexisting field (bogus) on node type "#
+                    + #"(User)","type":"OAuthException","code":100}}"#
             )
             let huge = String(repeating: "name,", count: 5000)
             let big = try await client.execute(uri: "/me?fields=\(huge)&access_token=\(token)", method: .get)
@@ -106,7 +109,8 @@ import Testing
                 uri: "/me/picture?redirect=false&type=small&access_token=\(token)", method: .get)
             #expect(
                 json.text
-                    == #"{"data":{"height":50,"is_silhouette":true,"url":"http://gatehouse.test/pictures/\#(server.app.id)/\#(scoped)?size=50","width":50}}"#
+                    == #"{"data":{"height":50,"is_silhouette":true,"#
+                    + #""url":"http://gatehouse.test/pictures/\#(server.app.id)/\#(scoped)?size=50","width":50}}"#
             )
 
             let png = try await client.execute(uri: "/pictures/\(server.app.id)/\(scoped)?size=100", method: .get)
@@ -156,7 +160,8 @@ import Testing
             let meAsApp = try await client.execute(uri: "/me?access_token=\(server.appToken)", method: .get)
             #expect(
                 meAsApp.text
-                    == #"{"error":{"message":"An active access token must be used to query information about the current user.","type":"OAuthException","code":2500}}"#
+                    == #"{"error":{"message":"An active access token must be used to query information about the "#
+                    + #"current user.","type":"OAuthException","code":2500}}"#
             )
             let missing = try await client.execute(uri: "/1234?access_token=\(aliceToken)", method: .get)
             #expect(missing.json["error"]?["code"]?.intValue == 100)
@@ -218,7 +223,8 @@ import Testing
             let without = try await client.execute(uri: "/me?access_token=\(token)", method: .get)
             #expect(
                 without.text
-                    == #"{"error":{"message":"API calls from the server require an appsecret_proof argument","type":"GraphMethodException","code":100}}"#
+                    == #"{"error":{"message":"API calls from the server require an appsecret_proof argument","#
+                    + #""type":"GraphMethodException","code":100}}"#
             )
             let proof = AppSecretProof.compute(accessToken: token, appSecret: server.app.secret)
             let with = try await client.execute(uri: "/me?access_token=\(token)&appsecret_proof=\(proof)", method: .get)

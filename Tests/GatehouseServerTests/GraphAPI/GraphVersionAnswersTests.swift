@@ -35,7 +35,9 @@ import GatehouseServer
             let list = try await client.execute(uri: "/me/permissions?access_token=\(token)", method: .get)
             #expect(
                 list.text
-                    == #"{"data":[{"permission":"public_profile","status":"granted"},{"permission":"publish_actions","status":"declined"},{"permission":"user_friends","status":"declined"},{"permission":"email","status":"declined"}]}"#
+                    == #"{"data":[{"permission":"public_profile","status":"granted"},"#
+                    + #"{"permission":"publish_actions","status":"declined"},{"permission":"user_friends","#
+                    + #""status":"declined"},{"permission":"email","status":"declined"}]}"#
             )
             // Errors keep their shape at every version.
             let unknown = try await client.execute(
@@ -68,7 +70,9 @@ import GatehouseServer
                 #expect(page.headers[.location] == nil)
                 #expect(
                     page.text.contains(
-                        "Invalid Scopes: user_interests, read_stream. This message is only shown to developers. Users of your app will ignore these permissions if present. Please read the documentation for valid permissions at: https://developers.facebook.com/docs/facebook-login/permissions"
+                        "Invalid Scopes: user_interests, read_stream. This message is only shown to developers. "
+                            + "Users of your app will ignore these permissions if present. Please read the "
+                            + "documentation for valid permissions at: https://developers.facebook.com/docs/facebook-login/permissions"
                     ))
             }
             // Names that never existed are still refused the way they were.

@@ -173,7 +173,8 @@ import Testing
                 "/v21.0/oauth/access_token?client_id=\(app.id)&client_secret=\(app.secret)&redirect_uri=https://app.example.com/cb&code=fresh-code"
             Self.expectRefusal(
                 try await Self.send(client, server, wrongRedirect), code: 100, subcode: 36008,
-                "redirect_uri `https://app.example.com/cb` differs from the dialog's `https://app.example.com/callback` (differs after `https://app.example.com/c`: `b` instead of `allback`)"
+                "redirect_uri `https://app.example.com/cb` differs from the dialog's "
+                    + "`https://app.example.com/callback` (differs after `https://app.example.com/c`: `b` instead of `allback`)"
             )
             let (refused, entry) = try await Self.send(client, server, base + "&code=used-code")
             // The wire error is Facebook's, byte for byte.
@@ -196,7 +197,9 @@ import Testing
             let wrong = "/dialog/oauth?client_id=\(server.app.id)&redirect_uri=https://app.example.com/cb&state=s"
             Self.expectRefusal(
                 try await Self.send(client, server, wrong), code: nil,
-                "redirect_uri `https://app.example.com/cb` is not registered for app Test App; registered: `https://app.example.com/callback`, `http://127.0.0.1/cb` (differs after `https://app.example.com/c`: `b` instead of `allback`)"
+                "redirect_uri `https://app.example.com/cb` is not registered for app Test App; registered: "
+                    + "`https://app.example.com/callback`, `http://127.0.0.1/cb` (differs after "
+                    + "`https://app.example.com/c`: `b` instead of `allback`)"
             )
             let (page, entry) = try await Self.send(client, server, wrong)
             #expect(entry.kind == .dialog && entry.appName == "Test App")
@@ -222,7 +225,8 @@ import Testing
         let alice = try await server.token(for: server.alice)
         try await server.run { client in
             let batch =
-                #"[{"method":"GET","relative_url":"me"},{"method":"GET","relative_url":"me/friends?access_token=\#(alice)"},{"method":"GET","relative_url":"me?access_token=EAAGbad"}]"#
+                #"[{"method":"GET","relative_url":"me"},{"method":"GET","#
+                + #""relative_url":"me/friends?access_token=\#(alice)"},{"method":"GET","relative_url":"me?access_token=EAAGbad"}]"#
             let body =
                 "access_token=\(alice)&batch="
                 + (batch.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")

@@ -229,7 +229,8 @@ struct VerifiedIDToken: JWTPayload {
             let nonce = try #require(p["nonce"])
             let clientToken = "\(server.app.id)%7C\(server.app.clientToken)"
             let exchange =
-                "/v21.0/oauth/access_token?grant_type=fb_exchange_nonce&fb_exchange_nonce=\(nonce)&client_id=\(server.app.id)&fields=&access_token=\(clientToken)"
+                "/v21.0/oauth/access_token?grant_type=fb_exchange_nonce&fb_exchange_nonce=\(nonce)&"
+                + "client_id=\(server.app.id)&fields=&access_token=\(clientToken)"
             let first = try await client.execute(uri: exchange, method: .get)
             #expect(first.status == .ok)
             #expect(first.json.objectValue?.pairs.map(\.0) == ["access_token", "token_type", "expires_in", "id_token"])
@@ -247,7 +248,8 @@ struct VerifiedIDToken: JWTPayload {
             // A nonce is not an authorization code.
             let asCode = try await client.execute(
                 uri:
-                    "/oauth/access_token?client_id=\(server.app.id)&client_secret=\(server.app.secret)&redirect_uri=\(AuthCodeRecord.nonceExchangeMarker)&code=\(nonce)",
+                    "/oauth/access_token?client_id=\(server.app.id)&client_secret=\(server.app.secret)&"
+                    + "redirect_uri=\(AuthCodeRecord.nonceExchangeMarker)&code=\(nonce)",
                 method: .get)
             #expect(asCode.json["error"]?["message"]?.stringValue == "Invalid verification code format.")
         }

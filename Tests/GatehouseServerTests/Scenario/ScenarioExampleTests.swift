@@ -35,7 +35,8 @@ import Testing
             let permissions = try await client.execute(uri: "/me/permissions?access_token=\(token)", method: .get)
             #expect(
                 permissions.text
-                    == #"{"data":[{"permission":"public_profile","status":"granted"},{"permission":"email","status":"granted"},{"permission":"user_birthday","status":"declined"}]}"#
+                    == #"{"data":[{"permission":"public_profile","status":"granted"},{"permission":"email","#
+                    + #""status":"granted"},{"permission":"user_birthday","status":"declined"}]}"#
             )
             let debug = try await client.execute(
                 uri: "/debug_token?input_token=\(token)&access_token=1960000000000001%7Cshop-secret-0123456789abcdef",

@@ -100,7 +100,9 @@ import Testing
         } catch let error as ScenarioLoader.NotEmptyError {
             #expect(
                 error.description
-                    == "the database already holds data that differs from other.yaml (1 difference(s), e.g. apps.quest: no app \(ScenarioIDs.app(key: "quest")) on the server); start with an empty --data-dir, or use `gatehouse scenario apply` against the running server"
+                    == "the database already holds data that differs from other.yaml (1 difference(s), e.g. "
+                    + "apps.quest: no app \(ScenarioIDs.app(key: "quest")) on the server); start with an empty "
+                    + "--data-dir, or use `gatehouse scenario apply` against the running server"
             )
         }
         #expect(try await server.services.storage.apps.list().map(\.id) == ["1960000000000009"])
@@ -133,7 +135,10 @@ import Testing
                 uri: "/admin/api/v1/scenario?check=1", method: .post, headers: Self.json, body: Self.body(Self.small))
             #expect(
                 again.text
-                    == #"{"applied":false,"in_sync":true,"changes":[],"apps":[{"key":"shop","id":"1960000000000009","name":"Shop","secret":"shop-secret-0123456789abcdef","client_token":"\#(applied.json["apps"]?[0]?["client_token"]?.stringValue ?? "")"}],"people":[{"key":"alice","id":"100000000000901","email":"alice@example.com"}]}"#
+                    == #"{"applied":false,"in_sync":true,"changes":[],"apps":[{"key":"shop","#
+                    + #""id":"1960000000000009","name":"Shop","secret":"shop-secret-0123456789abcdef","#
+                    + #""client_token":"\#(applied.json["apps"]?[0]?["client_token"]?.stringValue ?? "")"}],"#
+                    + #""people":[{"key":"alice","id":"100000000000901","email":"alice@example.com"}]}"#
             )
 
             // Everything is fine until the file's last entry: nothing of it may land.
@@ -148,7 +153,8 @@ import Testing
                 refused.text
                     == V1Problem.validation(
                         "yaml",
-                        "bad.yaml:11:24: errors[0].error: unknown error \"190/461\"; use one of 190/460, 190/458, 190/463, 4, 17, 2, 200, 190/459, 190/464, 190/467"
+                        "bad.yaml:11:24: errors[0].error: unknown error \"190/461\"; use one of 190/460, 190/458, "
+                            + "190/463, 4, 17, 2, 200, 190/459, 190/464, 190/467"
                     ))
             #expect(try await server.services.storage.apps.list().map(\.id) == ["1960000000000009"])
 

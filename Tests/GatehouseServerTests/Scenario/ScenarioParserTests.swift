@@ -62,7 +62,8 @@ import Testing
             """)
         #expect(
             errors == [
-                "test.yaml:4:5: apps.shop.redirect_uri: unknown key; expected one of approved_permissions, callbacks, client_token, id, js_sdk_domains, name, redirect_uris, require_app_secret, require_pkce, roles, secret"
+                "test.yaml:4:5: apps.shop.redirect_uri: unknown key; expected one of approved_permissions, "
+                    + "callbacks, client_token, id, js_sdk_domains, name, redirect_uris, require_app_secret, require_pkce, roles, secret"
             ])
     }
 
@@ -119,7 +120,8 @@ import Testing
                 "test.yaml:9:5: grants[0]: \"email\" is both granted and declined",
                 "test.yaml:11:39: tokens[0].value: a token value needs 32 to 512 characters (this one has 12)",
                 "test.yaml:12:5: tokens[1].app: no app \"shopp\" under apps",
-                "test.yaml:14:28: errors[0].error: unknown error \"190/999\"; use one of 190/460, 190/458, 190/463, 4, 17, 2, 200, 190/459, 190/464, 190/467",
+                "test.yaml:14:28: errors[0].error: unknown error \"190/999\"; use one of 190/460, 190/458, 190/463,"
+                    + " 4, 17, 2, 200, 190/459, 190/464, 190/467",
             ])
     }
 

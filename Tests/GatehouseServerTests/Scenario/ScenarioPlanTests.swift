@@ -93,9 +93,11 @@ import Testing
         let plan = try Self.plan(server)
         #expect(
             plan.changes.map(\.description) == [
-                "people.alice: last_name is \"Smith\" on the server, \"Anders\" in the file; location is nothing on the server, \"Lisbon\" in the file; password differs (the new one signs alice out: tokens answer 190/460)",
+                "people.alice: last_name is \"Smith\" on the server, \"Anders\" in the file; location is nothing "
+                    + "on the server, \"Lisbon\" in the file; password differs (the new one signs alice out: tokens answer 190/460)",
                 "apps.shop.roles.alice: tester on the server, admin in the file",
-                "grants[0]: granted [email, public_profile], declined [] on the server; granted [public_profile, email], declined [user_friends] in the file",
+                "grants[0]: granted [email, public_profile], declined [] on the server; granted [public_profile, "
+                    + "email], declined [user_friends] in the file",
                 "errors[0]: 190/460 1 calls left on the server",
             ])
         guard case .updateUser(let user, let password) = plan.changes[0].action else {

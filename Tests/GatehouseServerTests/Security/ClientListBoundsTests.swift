@@ -52,7 +52,8 @@ import HTTPTypes
         let tList = try await median(3, list)
         let ratio = tList / tPad
         print(
-            "\(name): small \(tSmall), 1 MiB pad \(tPad), 1 MiB list \(tList); list/pad \(String(format: "%.2f", ratio)), list/small \(String(format: "%.1f", tList / tSmall))"
+            "\(name): small \(tSmall), 1 MiB pad \(tPad), 1 MiB list \(tList); list/pad "
+                + "\(String(format: "%.2f", ratio)), list/small \(String(format: "%.1f", tList / tSmall))"
         )
         #expect(ratio < bound, "\(name): a 1 MiB list took \(ratio)× a 1 MiB pad")
     }

@@ -46,7 +46,8 @@ import Testing
         let error = me.json["error"]
         #expect(
             error?["message"]?.stringValue
-                == "Error validating access token: The session has been invalidated because the user changed their password or Facebook has changed the session for security reasons."
+                == "Error validating access token: The session has been invalidated because the user changed their "
+                + "password or Facebook has changed the session for security reasons."
         )
         #expect(error?["type"]?.stringValue == "OAuthException")
         #expect(error?["code"]?.intValue == 190 && error?["error_subcode"]?.intValue == 460)

@@ -30,7 +30,8 @@ import Testing
         let server = try await TestServer.make(configure: { $0.limits.tokenEndpointCallsPerIP = 2 })
         try await server.run(.live) { client in
             let entry =
-                #"{"method":"GET","relative_url":"oauth/access_token?client_id=\#(server.app.id)&client_secret=\#(server.app.secret)&grant_type=client_credentials"}"#
+                #"{"method":"GET","relative_url":"oauth/access_token?client_id=\#(server.app.id)&"#
+                + #"client_secret=\#(server.app.secret)&grant_type=client_credentials"}"#
             let batch = "[" + Array(repeating: entry, count: 3).joined(separator: ",") + "]"
             let r = try await Self.post(client, "/", [("access_token", server.appToken), ("batch", batch)])
             let items = try #require(r.json.arrayValue)

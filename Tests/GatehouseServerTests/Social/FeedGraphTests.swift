@@ -90,7 +90,12 @@ func graph(_ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ pat
                 [("fields", "from,privacy,link,name,caption,description,picture,application"), ("access_token", token)])
             #expect(
                 full.text
-                    == #"{"from":{"name":"Alice Anders","id":"\#(scoped)"},"privacy":{"value":"ALL_FRIENDS","description":"Your friends","friends":"","allow":"","deny":""},"link":"http://itunes.apple.com/app/blockheadz/id386884355?mt=8#","name":"Testing FacebookSampleApp Feed Dialog","caption":"Using Feed Dialogs within iOS are great.","description":"Click to check out my BlockHeadz game","picture":"http://geniesoftstudios.com/blockhead.png","application":{"name":"Test App","id":"\#(server.app.id)"}}"#
+                    == #"{"from":{"name":"Alice Anders","id":"\#(scoped)"},"privacy":{"value":"ALL_FRIENDS","#
+                    + #""description":"Your friends","friends":"","allow":"","deny":""},"#
+                    + #""link":"http://itunes.apple.com/app/blockheadz/id386884355?mt=8#","name":"Testing "#
+                    + #"FacebookSampleApp Feed Dialog","caption":"Using Feed Dialogs within iOS are great.","#
+                    + #""description":"Click to check out my BlockHeadz game","#
+                    + #""picture":"http://geniesoftstudios.com/blockhead.png","application":{"name":"Test App","id":"\#(server.app.id)"}}"#
             )
             let bogus = try await graph(client, .get, "/\(id)", [("fields", "likes"), ("access_token", token)])
             #expect(

@@ -33,7 +33,10 @@ import Testing
             let list = try await graph(client, .get, "/v21.0/me/apprequests", [("access_token", bobToken)])
             #expect(
                 list.text
-                    == #"{"data":[{"id":"\#(requestID)_\#(bobScoped)","application":{"name":"Test App","id":"\#(server.app.id)"},"to":{"name":"Bob Brown","id":"\#(bobScoped)"},"from":{"name":"Alice Anders","id":"\#(aliceScoped)"},"message":"invites you to check out some great stuff.","notification_text":"Check this out","created_time":"2027-01-15T08:00:00+0000"}]}"#
+                    == #"{"data":[{"id":"\#(requestID)_\#(bobScoped)","application":{"name":"Test App","#
+                    + #""id":"\#(server.app.id)"},"to":{"name":"Bob Brown","id":"\#(bobScoped)"},"#
+                    + #""from":{"name":"Alice Anders","id":"\#(aliceScoped)"},"message":"invites you to check "#
+                    + #"out some great stuff.","notification_text":"Check this out","created_time":"2027-01-15T08:00:00+0000"}]}"#
             )
 
             // The console shows Bob's notification with Accept and Delete.

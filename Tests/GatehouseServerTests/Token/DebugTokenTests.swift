@@ -60,7 +60,8 @@ import HTTPTypes
             #expect(garbage.status == .ok)
             #expect(
                 garbage.text
-                    == #"{"data":{"error":{"code":190,"message":"Invalid OAuth access token - Cannot parse access token"},"is_valid":false,"scopes":[]}}"#
+                    == #"{"data":{"error":{"code":190,"message":"Invalid OAuth access token - Cannot parse access "#
+                    + #"token"},"is_valid":false,"scopes":[]}}"#
             )
             let app = try await client.execute(
                 uri: "/debug_token?input_token=\(server.appToken)&access_token=\(server.appToken)", method: .get)

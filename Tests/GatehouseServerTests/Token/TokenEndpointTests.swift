@@ -101,7 +101,8 @@ import Testing
             Self.expectError(
                 mismatch, code: 100, subcode: 36008,
                 message:
-                    "Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request"
+                    "Error validating verification code. Please make sure your redirect_uri is identical to the "
+                    + "one you used in the OAuth dialog request"
             )
             server.clock.advance(by: 601)
             let expired = try await Self.exchange(server, client, code: code)

@@ -67,7 +67,8 @@ import HTTPTypes
             #expect(user.status == .unauthorized)
             #expect(
                 user.text
-                    == #"{"status":false,"errorCode":30002,"errorMessage":"Invalid app credentials: send access_token=APPID|CLIENT_TOKEN or an app access token."}"#
+                    == #"{"status":false,"errorCode":30002,"errorMessage":"Invalid app credentials: send "#
+                    + #"access_token=APPID|CLIENT_TOKEN or an app access token."}"#
             )
             let otherApp = try await Self.call(
                 client, "GET", app: server.app.id,

@@ -22,7 +22,8 @@ import Testing
             // Unmodified, with its licence header.
             #expect(
                 library.text.hasPrefix(
-                    "//---------------------------------------------------------------------\n//\n// QR Code Generator for JavaScript\n//\n// Copyright (c) 2009 Kazuhiko Arase"
+                    "//---------------------------------------------------------------------\n//\n// QR Code "
+                        + "Generator for JavaScript\n//\n// Copyright (c) 2009 Kazuhiko Arase"
                 ))
             #expect(library.text.contains("Licensed under the MIT license"))
             #expect(library.text.contains("_this.createSvgTag = function"))
@@ -58,7 +59,8 @@ import Testing
             #expect(setup.status == .ok)
             #expect(
                 setup.headers[.contentSecurityPolicy]
-                    == "default-src 'none'; style-src 'self'; img-src 'self' data:; script-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+                    == "default-src 'none'; style-src 'self'; img-src 'self' data:; script-src 'self'; "
+                    + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
             )
             #expect(setup.text.contains(#"<script src="/static/vendor/qrcode-generator/qrcode.js" defer></script>"#))
             #expect(setup.text.contains(#"<script src="/static/two-factor-qr.js" defer></script>"#))

@@ -30,7 +30,8 @@ final class WebDriver: @unchecked Sendable {
         for path in candidates where FileManager.default.isExecutableFile(atPath: path) { return path }
         throw Failure(
             description:
-                "\(name) is not installed (looked in \(candidates.joined(separator: ", "))); scripts/test installs Debian's chromium and chromium-driver"
+                "\(name) is not installed (looked in \(candidates.joined(separator: ", "))); scripts/test installs "
+                + "Debian's chromium and chromium-driver"
         )
     }
 

@@ -193,7 +193,8 @@ final class DialogDelegateLog: WebDialogDelegate, @unchecked Sendable {
             redirectURI: "fb7://authorize/", parameters: ["link": "https://x/?a=1&b=2"])
         #expect(
             url.absoluteString
-                == "http://h:1/v21.0/dialog/feed?app_id=7&display=touch&link=https%3A%2F%2Fx%2F%3Fa%3D1%26b%3D2&redirect_uri=fb7%3A%2F%2Fauthorize%2F&sdk=ios"
+                == "http://h:1/v21.0/dialog/feed?app_id=7&display=touch&link=https%3A%2F%2Fx%2F%3Fa%3D1%26b%3D2&"
+                + "redirect_uri=fb7%3A%2F%2Fauthorize%2F&sdk=ios"
         )
     }
 }
