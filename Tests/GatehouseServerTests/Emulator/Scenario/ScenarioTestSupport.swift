@@ -69,8 +69,14 @@ struct ScenarioServer {
 enum ScenarioFixtures {
     /// `docs/scenarios/<name>` in this checkout.
     static func example(_ name: String, near file: String = #filePath) -> String {
-        URL(fileURLWithPath: file).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("docs/scenarios/" + name).path
+        var root = URL(fileURLWithPath: file).deletingLastPathComponent()
+        // Up from Tests/GatehouseServerTests/Emulator/Scenario to the checkout, whatever the folder's depth.
+        while root.path != "/",
+            !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path)
+        {
+            root.deleteLastPathComponent()
+        }
+        return root.appendingPathComponent("docs/scenarios/" + name).path
     }
 
     /// Parses YAML given inline; pictures come from `files`.
