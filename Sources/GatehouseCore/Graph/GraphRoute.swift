@@ -42,6 +42,8 @@ package enum GraphRoute: Equatable, Sendable {
     case testUsers(appID: String)
     /// `/{app}/accounts/test-users/{anything}`: Facebook has no such node.
     case testUsersUnknown
+    /// `/{app}/subscriptions`: the app's Webhooks subscriptions.
+    case appSubscriptions(appID: String)
     /// `/{id}` and whatever follows it (`rest`: the edge and its arguments).
     case object(id: String, rest: [String])
 
@@ -64,6 +66,7 @@ package enum GraphRoute: Equatable, Sendable {
         case ("device", 2) where p[1] == "login_status": return .deviceLoginStatus
         case (_, 3) where p[1] == "accounts" && p[2] == "test-users": return .testUsers(appID: first)
         case (_, 4) where p[1] == "accounts" && p[2] == "test-users": return .testUsersUnknown
+        case (_, 2) where p[1] == "subscriptions": return .appSubscriptions(appID: first)
         default:
             return .object(id: first, rest: Array(p.dropFirst()))
         }
@@ -74,7 +77,9 @@ package enum GraphRoute: Equatable, Sendable {
         switch self {
         case .batch, .multipleIDs, .rootUnsupported, .accessToken, .accessTokenInfo, .debugToken, .tokenCache, .tooLong:
             true
-        case .fql, .fqlREST, .deviceLogin, .deviceLoginStatus, .testUsers, .testUsersUnknown, .object: false
+        case .fql, .fqlREST, .deviceLogin, .deviceLoginStatus, .testUsers, .testUsersUnknown, .appSubscriptions,
+            .object:
+            false
         }
     }
 }
@@ -84,6 +89,8 @@ package enum UserNodeRoute: Equatable, Sendable {
     case read
     /// `DELETE /{test-user}`.
     case deleteTestUser
+    /// `POST /{test-user}` with `name` and/or `password`.
+    case updateTestUser
     case picture
     case friends
     /// `POST /{test-user}/friends/{other}`.
@@ -112,6 +119,7 @@ package enum UserNodeRoute: Equatable, Sendable {
         switch (method, edge) {
         case (.get, nil) where depth == 1: return .read
         case (.delete, nil) where depth == 1: return .deleteTestUser
+        case (.post, nil) where depth == 1: return .updateTestUser
         case (.get, "picture"): return .picture
         case (.get, "friends") where depth == 2: return .friends
         case (.post, "friends") where depth == 3: return .befriend(other: argument!)

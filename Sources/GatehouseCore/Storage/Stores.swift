@@ -154,6 +154,9 @@ package struct Storage: Sendable {
     package var journal: (any JournalStore)?
     /// The mail outbox (`mail_messages`, issue 32); nil where the backend has none.
     package var mail: (any MailOutboxStore)?
+    /// Apps' Webhooks subscriptions and the outbox of their notifications (issue 42); nil where the backend has
+    /// none.
+    package var webhooks: (any WebhookStore)?
     /// Single-use codes sent by mail (`account_codes`, issue 32); nil where the backend has none.
     package var accountCodes: (any AccountCodeStore)?
     /// Runs several writes as one transaction (nil: each write commits by itself); see ``transaction(_:)``.

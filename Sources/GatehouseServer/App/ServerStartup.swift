@@ -123,6 +123,8 @@ package enum ServerStartup {
         // only kept, for /console/mail and the admin API.
         if let mailWorker = services.mailWorker { await group.addServiceUnlessShutdown(mailWorker) }
         if let writer = services.journalTableWriter { await group.addServiceUnlessShutdown(writer) }
+        // Sends Webhooks notifications as their batching windows end, retries included (issue 42).
+        if let worker = services.webhookWorker { await group.addServiceUnlessShutdown(worker) }
         // Deletes mail and account codes past `mail.retention_days`.
         await group.addServiceUnlessShutdown(AccountMailRetention(services: services))
         // The seed file tells clients where the server is, so it is written only once requests are served.

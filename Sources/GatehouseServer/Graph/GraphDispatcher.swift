@@ -98,7 +98,8 @@ package struct GraphDispatcher: Sendable {
         case .debugToken: return try await DebugTokenEndpoint(services: services).handle(call)
         // Answers in the token cache's own JSON shape, credentials errors included.
         case .tokenCache(let appID): return await TokenCacheEndpoint(services: services).handle(call, appID: appID)
-        case .fql, .fqlREST, .deviceLogin, .deviceLoginStatus, .testUsers, .testUsersUnknown, .object:
+        case .fql, .fqlREST, .deviceLogin, .deviceLoginStatus, .testUsers, .testUsersUnknown, .appSubscriptions,
+            .object:
             preconditionFailure("\(route) needs a caller")
         }
     }
@@ -115,6 +116,8 @@ package struct GraphDispatcher: Sendable {
         case .testUsers(let appID):
             return try await TestUserEndpoints(services: services).handle(call, appID: appID, caller: caller)
         case .testUsersUnknown: throw GraphFailure(.unknownPath("/" + call.path.dropFirst().joined(separator: "/")))
+        case .appSubscriptions(let appID):
+            return try await AppSubscriptionEndpoints(services: services).handle(call, appID: appID, caller: caller)
         case .object(let id, let rest): return try await answerObject(id, rest: rest, call, caller: caller)
         case .batch, .multipleIDs, .rootUnsupported, .tooLong, .accessToken, .accessTokenInfo, .debugToken, .tokenCache:
             preconditionFailure("\(route) is answered before authentication")

@@ -55,7 +55,7 @@ package struct CallbackRefused: Error, CustomStringConvertible, Sendable {
 /// The host is resolved here, the address checked, and the connection pinned to that very address
 /// (`dnsOverride`), while TLS still verifies the certificate for the host name. So a DNS answer cannot swap in an
 /// internal address between the check and the connection, and a redirect cannot lead anywhere.
-package struct GuardedCallbackTransport: CallbackTransport {
+package struct GuardedCallbackTransport: CallbackTransport, WebhookTransport {
     package var rules: CallbackDestinationRules
     package var timeout: TimeAmount
     /// Trust roots and verification; nil means the system's defaults (tests pass a self-signed root).
@@ -70,6 +70,16 @@ package struct GuardedCallbackTransport: CallbackTransport {
     }
 
     package func post(url: String, form: String) async throws -> (status: Int, body: [UInt8]) {
+        try await send(
+            WebhookHTTPRequest(
+                method: .POST, url: url, headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                body: form))
+    }
+
+    /// Sends one request to a checked, pinned address, never following a redirect: every callback and webhook
+    /// request (a deauthorize form, a webhook's verification `GET`, its signed JSON) goes through here.
+    package func send(_ message: WebhookHTTPRequest) async throws -> (status: Int, body: [UInt8]) {
+        let url = message.url
         guard let parts = URLComponents(string: url), let scheme = parts.scheme?.lowercased(),
             ["http", "https"].contains(scheme),
             var host = parts.host, !host.isEmpty, parts.user == nil, parts.password == nil
@@ -89,10 +99,10 @@ package struct GuardedCallbackTransport: CallbackTransport {
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
             var request = HTTPClientRequest(url: url)
-            request.method = .POST
-            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            request.method = message.method
+            for (name, value) in message.headers { request.headers.add(name: name, value: value) }
             request.headers.add(name: "User-Agent", value: "Gatehouse-Callbacks/1")
-            request.body = .bytes(ByteBuffer(string: form))
+            if let body = message.body { request.body = .bytes(ByteBuffer(string: body)) }
             let response = try await client.execute(request, timeout: timeout)
             var body = try await response.body.collect(upTo: 64 * 1024)
             try await client.shutdown()

@@ -30,6 +30,10 @@ package final class GatehouseServices: Sendable {
     package let clockControl: AdjustableClock?
     /// Wakes the callback worker when a callback is queued.
     package let outboxDoorbell: OutboxDoorbell
+    /// How webhook verification requests and notifications reach apps (the callbacks' guarded client).
+    package let webhookTransport: any WebhookTransport
+    /// The outbox of Webhooks notifications; nil when the storage keeps no webhooks.
+    package let webhookOutbox: WebhookOutbox?
     /// The request journal of this node (`/console/activity`, `/admin/api/v1/journal`, `gatehouse logs`); recording
     /// only while ``GatehouseConfiguration/journalEnabled``.
     package let journal: RequestJournal
@@ -43,7 +47,8 @@ package final class GatehouseServices: Sendable {
         clockControl: AdjustableClock? = nil,
         callbackTransport: (any CallbackTransport)? = nil,
         metrics: GatehouseMetrics = GatehouseMetrics(),
-        journalSink: (any JournalSink)? = nil
+        journalSink: (any JournalSink)? = nil,
+        webhookTransport: (any WebhookTransport)? = nil
     ) {
         let doorbell = OutboxDoorbell()
         // With --journal-table the entries also gather for ``JournalTableWriter``.
@@ -59,10 +64,23 @@ package final class GatehouseServices: Sendable {
             storage: storage, clock: clock, random: random, transport: callbackTransport, logger: logger)
         outbox.journal = journal
         let callbacks = callbacks ?? OutboxAppCallbackNotifier(outbox: outbox, doorbell: doorbell)
+        // Webhooks go where callbacks go, by the same address rules.
+        let webhookTransport =
+            webhookTransport ?? (callbackTransport as? any WebhookTransport)
+            ?? GuardedCallbackTransport(rules: .forMode(configuration))
+        self.webhookTransport = webhookTransport
+        var webhookOutbox: WebhookOutbox?
+        if let store = storage.webhooks {
+            webhookOutbox = WebhookOutbox(
+                store: store, storage: storage, clock: clock, random: random, transport: webhookTransport,
+                logger: logger, journal: journal)
+        }
+        self.webhookOutbox = webhookOutbox
         self.outboxDoorbell = doorbell
         self.configuration = configuration
         self.baseURL = configuration.baseURL
-        self.storage = storage
+        // Every profile and grant write, whichever path makes it, is heard by the webhooks (issue 42).
+        self.storage = webhookOutbox.map { storage.announcingChanges(to: WebhookAnnouncer(outbox: $0)) } ?? storage
         self.clock = clock
         self.random = random
         self.passwords = passwords
@@ -86,6 +104,14 @@ package final class GatehouseServices: Sendable {
     package var outboxWorker: OutboxWorker<CallbackDelivery> {
         OutboxWorker(outbox: outbox.delivering, doorbell: outboxDoorbell)
     }
+    /// The service that sends Webhooks notifications when their batching window ends.
+    package var webhookWorker: OutboxWorker<WebhookDelivery>? {
+        webhookOutbox.map {
+            OutboxWorker(outbox: $0.delivering, period: .seconds(WebhookOutbox.batchWindow), doorbell: webhookDoorbell)
+        }
+    }
+    /// Wakes the webhook worker (a resend from the console).
+    package let webhookDoorbell = OutboxDoorbell()
     /// The service that writes the journal to its table and prunes it, when `--journal-table` is on.
     package var journalTableWriter: JournalTableWriter? {
         guard let journalBuffer, let store = storage.journal else { return nil }

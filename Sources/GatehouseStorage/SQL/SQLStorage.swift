@@ -137,6 +137,7 @@ package enum SQLStorage {
         storage.mail = SQLMailOutboxStore(database: database, errors: errors)
         storage.accountCodes = SQLAccountCodeStore(database: database, errors: errors)
         storage.deletedAccounts = SQLDeletedAccountStore(database: database, errors: errors)
+        storage.webhooks = SQLWebhookStore(database: database, errors: errors)
         storage.writes = SQLWriteTransactions(
             database: database, errors: errors, announce: announces ? (caches, invalidations) : nil)
         return storage

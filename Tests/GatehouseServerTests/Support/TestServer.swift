@@ -40,7 +40,8 @@ struct TestServer {
     static func make(
         requireAppSecret: Bool = false, approved: [String] = ["user_friends"], mode: ServerMode = .development,
         configure: (inout GatehouseConfiguration) -> Void = { _ in }, logger customLogger: Logger? = nil,
-        passwords: (any PasswordHasher)? = nil, callbackTransport: (any CallbackTransport)? = nil
+        passwords: (any PasswordHasher)? = nil, callbackTransport: (any CallbackTransport)? = nil,
+        webhookTransport: (any WebhookTransport)? = nil
     ) async throws -> TestServer {
         let scratch = try ScratchDirectory.create("test")
         var logger = Logger(label: "test")
@@ -57,7 +58,8 @@ struct TestServer {
         let services = GatehouseServices(
             configuration: configuration, storage: storage, clock: clock,
             passwords: passwords ?? BcryptPasswordHasher(cost: 4),
-            callbacks: notifier, logger: logger, clockControl: clock, callbackTransport: callbackTransport)
+            callbacks: notifier, logger: logger, clockControl: clock, callbackTransport: callbackTransport,
+            webhookTransport: webhookTransport)
         let app = try await services.accounts.createApp(
             name: "Test App", redirectURIs: [redirectURI, "http://127.0.0.1/cb"], requireAppSecret: requireAppSecret,
             approvedPermissions: approved)
