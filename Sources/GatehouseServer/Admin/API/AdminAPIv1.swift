@@ -83,17 +83,14 @@ struct AdminAPIv1: Sendable {
             let actor = route.guarded ? try await Self.authorize(request, services: services) : .development
             var raw: ByteBuffer?
             if [.post, .put, .patch].contains(request.method) {
-                guard Self.isJSON(request) else {
-                    throw Problem(
-                        .unsupportedMediaType,
-                        "send a JSON body with Content-Type: application/json (even an empty one)")
-                }
+                guard Self.isJSON(request) || Self.isBodilessNonBrowser(request) else { throw Self.notJSON }
                 var request = request
                 do {
                     raw = try await request.collectBody(upTo: route.bodyLimit)
                 } catch {
                     throw Problem(.tooLarge, "the body is larger than \(route.bodyLimit) bytes")
                 }
+                if let raw, raw.readableBytes > 0, !Self.isJSON(request) { throw Self.notJSON }
             }
             return try await route.handler(
                 V1Call(request: request, context: context, services: services, raw: raw, actor: actor))
@@ -115,9 +112,23 @@ struct AdminAPIv1: Sendable {
         return actor
     }
 
+    /// A write whose body is not JSON.
+    static let notJSON = Problem(
+        .unsupportedMediaType, "send a JSON body with Content-Type: application/json (even an empty one)")
+
     static func isJSON(_ request: Request) -> Bool {
         guard let type = request.headers[.contentType]?.lowercased() else { return false }
         return type.hasPrefix("application/json")
+    }
+
+    /// A write with no body at all (no Content-Type, no length or `Content-Length: 0`, nothing chunked) from a
+    /// client that is not a browser (no `Origin`, which browsers send with every POST): `curl -X POST …/state/reset`.
+    /// Its body reads as `{}`. A browser's bodiless cross-site `fetch` carries an Origin, so it still needs JSON.
+    static func isBodilessNonBrowser(_ request: Request) -> Bool {
+        guard request.headers[.contentType] == nil, request.headers[.origin] == nil,
+            request.headers[.transferEncoding] == nil
+        else { return false }
+        return request.headers[.contentLength].map { $0.trimmingCharacters(in: .whitespaces) == "0" } ?? true
     }
 
     /// A JSON answer; nil is 204 No Content.
