@@ -182,6 +182,10 @@ package struct Storage: Sendable {
         signingKeys: any SigningKeyStore, emulator: any EmulatorStore, deviceCodes: any DeviceCodeStore,
         tokenCache: any TokenCacheStore, serverKeys: any ServerKeyStore, appCallbacks: any AppCallbackStore,
         posts: any PostStore, requests: any AppRequestStore, admins: any AdminStore, rateLimits: any RateLimitStore,
+    /// The operators' event stream (`events`, issue 42; nil: events are not kept).
+    package var events: (any EventStore)?
+    /// The outbox of events to HTTP sinks (`event_deliveries`, issue 42; nil: no sinks).
+    package var eventDeliveries: (any EventDeliveryStore)?
         callerRecords: any CallerRecordStore, sessionRecords: any SessionRecordStore,
         shutdown: @escaping @Sendable () async throws -> Void, ping: @escaping @Sendable () async throws -> Void = {}
     ) {

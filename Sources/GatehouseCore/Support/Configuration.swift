@@ -76,6 +76,11 @@ package struct GatehouseConfiguration: Sendable {
     package var signUp: SignUpMode?
     /// How the mail outbox sends (issue 32): the sender, the service's name in messages, the sendmail command.
     package var mail = MailConfiguration()
+    /// HTTP endpoints that receive events (issue 42, ``EventSinkConfiguration``); none by default.
+    package var eventSinks: [EventSinkConfiguration] = []
+    /// How long the `events` table keeps events, and the most rows it keeps.
+    package var eventsRetentionDays: Int = 30
+    package var eventsMaxRows: Int = 1_000_000
 
     package init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = ".gatehouse",

@@ -105,7 +105,13 @@ package struct ConfigurationLoader: Sendable {
             guard ConfigurationSetting.named(key) != nil else {
                 throw ConfigurationError("unknown setting \(key) in config file \(path)")
             }
-            if let list = value as? [Any] {
+            if let list = value as? [Any], list.contains(where: { $0 is [String: Any] }),
+                JSONSerialization.isValidJSONObject(list),
+                let json = try? JSONSerialization.data(withJSONObject: list, options: [.sortedKeys])
+            {
+                // A list of mappings (`events.sinks`) is handed to its setting as JSON.
+                flat[key] = String(decoding: json, as: UTF8.self)
+            } else if let list = value as? [Any] {
                 flat[key] = list.map { "\($0)" }.joined(separator: ",")
             } else if value is NSNull {
                 continue

@@ -1,4 +1,5 @@
 import GatehouseCore
+import GatehouseProtocol
 import GatehouseStorage
 import Foundation
 
@@ -151,6 +152,15 @@ package struct ConfigurationSetting: Sendable {
         int("limits.test_users_per_app", \.limits.testUsersPerApp, range: 0...1_000_000),
         int("limits.test_user_creations_per_app", \.limits.testUserCreationsPerApp, range: 0...1_000_000_000),
         int("limits.test_user_tokens_per_app", \.limits.testUserTokensPerApp, range: 0...1_000_000_000),
+        ConfigurationSetting(
+            key: "events.sinks", isSecret: true,
+            apply: { value, c in c.eventSinks = try EventSinkConfiguration.parseList(value) },
+            show: { c in
+                c.eventSinks.isEmpty
+                    ? "" : JSONValue.array(c.eventSinks.map(\.maskedJSON)).serialized()
+            }),
+        int("events.retention_days", \.eventsRetentionDays, range: 1...3660),
+        int("events.max_rows", \.eventsMaxRows, range: 1000...1_000_000_000),
         int("limits.test_user_window_seconds", \.limits.testUserWindowSeconds, range: 1...86_400 * 30),
         int("limits.batch_substitution_bytes", \.limits.batchSubstitutionBytes, range: 1024...(1 << 30)),
         int("limits.batch_answer_bytes", \.limits.batchAnswerBytes, range: 1024...(1 << 30)),

@@ -125,6 +125,11 @@ package enum ServerStartup {
         if let writer = services.journalTableWriter { await group.addServiceUnlessShutdown(writer) }
         // Sends Webhooks notifications as their batching windows end, retries included (issue 42).
         if let worker = services.webhookWorker { await group.addServiceUnlessShutdown(worker) }
+        // Events (issue 42): POSTed to the configured sinks, expired tokens swept, old events pruned.
+        if let worker = services.eventSinkWorker { await group.addServiceUnlessShutdown(worker) }
+        if let events = services.storage.events {
+            await group.addServiceUnlessShutdown(EventHousekeeping(services: services, store: events))
+        }
         // Deletes mail and account codes past `mail.retention_days`.
         await group.addServiceUnlessShutdown(AccountMailRetention(services: services))
         // The seed file tells clients where the server is, so it is written only once requests are served.

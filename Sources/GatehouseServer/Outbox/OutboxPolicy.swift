@@ -20,6 +20,9 @@ package struct OutboxPolicy: Sendable, Equatable {
     /// App callbacks (deauthorize, data deletion): an app's server may be down for a night.
     package static let appCallbacks = OutboxPolicy(
         backoff: [30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600])
+    /// Event sinks (issue 42): the first retries soon (a receiver restarting), then for up to two days.
+    package static let eventSinks = OutboxPolicy(
+        backoff: [5, 30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 24 * 3600])
 
     /// The most attempts an item gets: the first, and one after each wait.
     package var attemptLimit: Int { backoff.count + 1 }

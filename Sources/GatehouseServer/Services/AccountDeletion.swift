@@ -36,6 +36,7 @@ package struct AccountDeletion: Sendable {
         try await storage.mail?.deleteAll(userID: user.id, address: EmailAddress.normalised(user.email) ?? user.email)
         try await storage.users.delete(id: user.id)
         services.logger.info("account deleted", metadata: ["user": "\(user.id)", "apps": "\(told.count)"])
+        await services.events.record(.accountDeleted, personID: user.id, ["apps_told": "\(told.count)"])
         return told
     }
 

@@ -30,6 +30,8 @@ extension AccountService {
             try await storage.sessions.deleteAll(userID: user.id)
         }
         services.logger.info("account state changed", metadata: ["user": "\(user.id)", "state": "\(state.rawValue)"])
+        await services.events.record(
+            .accountStateChanged, personID: user.id, ["from": user.accountState.rawValue, "to": state.rawValue])
         return changed
     }
 }

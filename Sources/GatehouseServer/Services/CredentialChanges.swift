@@ -15,7 +15,11 @@ extension AccountService {
     /// - Returns: the record as stored.
     /// - Throws: ``AccountError`` for a password under 6 characters; `StorageError.conflict` for a taken email.
     @discardableResult
-    package func changePassword(of user: UserRecord, to password: String, at: Date? = nil) async throws -> UserRecord {
+    /// - Parameter event: how operators hear of it: ``EventType/passwordChanged``, or ``EventType/passwordReset``
+    ///   for a mailed reset link.
+    package func changePassword(
+        of user: UserRecord, to password: String, at: Date? = nil, event: EventType = .passwordChanged
+    ) async throws -> UserRecord {
         guard password.count >= 6 else { throw AccountError("passwords need at least 6 characters") }
         var changed = user
         changed.passwordHash = try await services.passwords.hash(password)
@@ -31,6 +35,7 @@ extension AccountService {
         try await storage.accountCodes?.expireAll(userID: user.id, at: now)
         try await storage.sessions.deleteAll(userID: user.id)
         services.logger.info("password changed; tokens revoked and sessions ended", metadata: ["user": "\(user.id)"])
+        await services.events.record(event, personID: user.id)
         return changed
     }
 

@@ -39,6 +39,12 @@ package final class GatehouseServices: Sendable {
     package let journal: RequestJournal
     /// Entries waiting for the `request_journal` table (`--journal-table`); nil when the table is not used.
     package let journalBuffer: JournalBuffer?
+    /// Where what happens is announced to operators (issue 42): the `events` table and the configured sinks.
+    package let events: any EventRecorder
+    /// Wakes the event sinks' worker when a delivery is queued.
+    package let eventDoorbell: OutboxDoorbell
+    /// How events reach the sinks.
+    package let eventSinkTransport: any EventSinkTransport
 
     package init(
         configuration: GatehouseConfiguration, storage: Storage, clock: any GatehouseClock = SystemClock(),
@@ -48,9 +54,20 @@ package final class GatehouseServices: Sendable {
         callbackTransport: (any CallbackTransport)? = nil,
         metrics: GatehouseMetrics = GatehouseMetrics(),
         journalSink: (any JournalSink)? = nil,
+        events: (any EventRecorder)? = nil,
+        eventSinkTransport: (any EventSinkTransport)? = nil,
         webhookTransport: (any WebhookTransport)? = nil
     ) {
         let doorbell = OutboxDoorbell()
+        let eventDoorbell = OutboxDoorbell()
+        self.eventDoorbell = eventDoorbell
+        self.eventSinkTransport = eventSinkTransport ?? HTTPEventSinkTransport()
+        self.events =
+            events
+            ?? EventLog(
+                store: storage.events, sinks: storage.eventDeliveries == nil ? [] : configuration.eventSinks,
+                clock: clock, random: random, node: EventLog.nodeName(configuration), logger: logger,
+                doorbell: eventDoorbell)
         // With --journal-table the entries also gather for ``JournalTableWriter``.
         let buffer =
             configuration.journalTable && configuration.journalEnabled && storage.journal != nil ? JournalBuffer() : nil
@@ -80,7 +97,12 @@ package final class GatehouseServices: Sendable {
         self.configuration = configuration
         self.baseURL = configuration.baseURL
         // Every profile and grant write, whichever path makes it, is heard by the webhooks (issue 42).
-        self.storage = webhookOutbox.map { storage.announcingChanges(to: WebhookAnnouncer(outbox: $0)) } ?? storage
+        var listeners: [any PersonChangeListener] = webhookOutbox.map { [WebhookAnnouncer(outbox: $0)] } ?? []
+        // Consent events (issue 42) hear grant changes through the same announcement as the webhooks.
+        if storage.events != nil || events != nil { listeners.append(ConsentEvents(events: self.events)) }
+        let announced = listeners.isEmpty ? storage : storage.announcingChanges(to: PersonChangeListeners(listeners))
+        // Every token stored or revoked, whichever path does it, is an event (issue 42).
+        self.storage = announced.announcingTokenEvents(to: self.events)
         self.clock = clock
         self.random = random
         self.passwords = passwords
@@ -103,6 +125,15 @@ package final class GatehouseServices: Sendable {
     /// The service that delivers the outbox's callbacks, for the server's service group.
     package var outboxWorker: OutboxWorker<CallbackDelivery> {
         OutboxWorker(outbox: outbox.delivering, doorbell: outboxDoorbell)
+    }
+    /// The service that POSTs events to the configured sinks; nil when none is configured.
+    package var eventSinkWorker: OutboxWorker<EventSinkDelivery>? {
+        guard !configuration.eventSinks.isEmpty, let store = storage.eventDeliveries else { return nil }
+        let delivery = EventSinkDelivery(
+            sinks: configuration.eventSinks, transport: eventSinkTransport, logger: logger)
+        return OutboxWorker(
+            outbox: Outbox(store: store, delivery: delivery, policy: .eventSinks, clock: clock, logger: logger),
+            doorbell: eventDoorbell)
     }
     /// The service that sends Webhooks notifications when their batching window ends.
     package var webhookWorker: OutboxWorker<WebhookDelivery>? {

@@ -66,7 +66,11 @@ struct TokenEndpoint: Sendable {
         case .reject(let error):
             throw GraphFailure(error)
         case .rejectAndRevokeFamily(let error):
-            if let record { try await storage.tokens.revokeAll(codeID: record.id, at: now) }
+            if let record {
+                try await storage.tokens.revokeAll(codeID: record.id, at: now)
+                await services.events.record(
+                    .codeReplayed, appID: app.id, personID: record.userID, ["code_id": record.id, "grant_type": "code"])
+            }
             services.logger.warning(
                 "authorization code replayed; tokens from it revoked", metadata: ["app": "\(app.id)"])
             throw GraphFailure(error)
@@ -82,8 +86,13 @@ struct TokenEndpoint: Sendable {
             if minted != nil { services.metrics.tokenIssued("user") }
             guard let token = minted else {
                 try await storage.tokens.revokeAll(codeID: record.id, at: now)
+                await services.events.record(
+                    .codeReplayed, appID: app.id, personID: record.userID, ["code_id": record.id, "grant_type": "code"])
                 throw GraphFailure(.codeUsed)
             }
+            await services.events.record(
+                .codeExchanged, appID: app.id, personID: record.userID,
+                ["code_id": record.id, "grant_type": "code", "client": confidential ? "secret" : "pkce"])
             return .encodable(
                 AccessTokenResponse(
                     accessToken: token, tokenType: "bearer", expiresIn: Int(lifetime),
@@ -129,6 +138,8 @@ struct TokenEndpoint: Sendable {
         else { throw GraphFailure(.invalidCodeFormat) }
         if record.usedAt != nil {
             try await storage.tokens.revokeAll(codeID: record.id, at: now)
+            await services.events.record(
+                .codeReplayed, appID: app.id, personID: record.userID, ["code_id": record.id, "grant_type": "nonce"])
             throw GraphFailure(.codeUsed)
         }
         if now >= record.expiresAt { throw GraphFailure(.codeExpired) }
@@ -149,6 +160,9 @@ struct TokenEndpoint: Sendable {
             ).0
         }
         guard let token = minted else { throw GraphFailure(.codeUsed) }
+        await services.events.record(
+            .codeExchanged, appID: app.id, personID: record.userID,
+            ["code_id": record.id, "grant_type": "nonce", "client": "nonce"])
         return .encodable(
             AccessTokenResponse(
                 accessToken: token, tokenType: "bearer", expiresIn: Int(Lifetimes.shortLivedToken),

@@ -138,6 +138,8 @@ package enum SQLStorage {
         storage.accountCodes = SQLAccountCodeStore(database: database, errors: errors)
         storage.deletedAccounts = SQLDeletedAccountStore(database: database, errors: errors)
         storage.webhooks = SQLWebhookStore(database: database, errors: errors)
+        storage.events = SQLEventStore(database: database, errors: errors)
+        storage.eventDeliveries = SQLEventDeliveryStore(database: database, errors: errors)
         storage.writes = SQLWriteTransactions(
             database: database, errors: errors, announce: announces ? (caches, invalidations) : nil)
         return storage

@@ -66,6 +66,7 @@ struct AdminAPIv1: Sendable {
             + V1Codes(services: services).routes
             + V1State(services: services).routes
             + V1Emulator(services: services).routes + V1Journal(services: services).routes
+            + V1Events(services: services).routes
             + V1AdminTokens(services: services).routes
             + V1Mail(services: services).routes
     }

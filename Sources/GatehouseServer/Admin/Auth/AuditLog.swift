@@ -15,6 +15,15 @@ package struct AuditLog: Sendable {
             time: services.clock.now(), actorKind: actor.kind, actorID: actor.id, actorName: actor.name,
             method: method, route: String(route.prefix(300)), target: target.map { String($0.prefix(200)) },
             status: status)
+        // Every admin write is also an event (issue 42); an audited read of a secret is not.
+        if !AdminAuthorization.isRead(HTTPRequest.Method(method) ?? .get) {
+            var details = [
+                "method": method, "route": entry.route, "status": "\(status)", "actor_kind": actor.kind,
+            ]
+            if let name = actor.name { details["actor"] = name }
+            if let target = entry.target { details["target"] = target }
+            await services.events.record(.adminWrite, details)
+        }
         do {
             try await services.storage.admins.appendAudit(entry)
         } catch {

@@ -46,11 +46,24 @@ struct PasswordCheck: Sendable {
     func person(email: String, password: String, ip: String?) async throws -> Outcome<UserRecord> {
         let outcome = try await authenticate(
             email: email, password: password, ip: ip, find: services.storage.users.find(email:), hash: \.passwordHash)
+        var reason = "the email or password was wrong"
         if case .refused = outcome, let normalised = EmailAddress.normalised(email),
             let gone = try await services.storage.deletedAccounts?.find(
                 key: DeletedAccountRecord.emailKey(normalised), now: services.clock.now())
         {
-            JournalNote.current?.explain(JournalExplanation.loginToDeletedAccount(at: gone.deletedAt))
+            reason = JournalExplanation.loginToDeletedAccount(at: gone.deletedAt)
+            JournalNote.current?.explain(reason)
+        }
+        switch outcome {
+        case .accepted: break
+        case .refused:
+            // The account the address names, if any: an operator watches for one person's failures.
+            let person = email.isEmpty ? nil : try? await services.storage.users.find(email: email)
+            await services.events.record(.loginFailed, personID: person?.id, ["reason": reason, "step": "password"])
+        case .throttled(let seconds, _):
+            await services.events.record(
+                .loginFailed,
+                ["reason": "too many failed password attempts; retry after \(seconds) s", "step": "password"])
         }
         return outcome
     }

@@ -149,7 +149,7 @@ struct PasswordRecoveryFlow: Sendable {
             try await codes.consume(codeHash: SecretHash.sha256Hex(code), purpose: .resetPassword, at: now) != nil
         else { return invalidLink(request) }
         JournalNote.current?.identify(personID: user.id, personName: user.fullName)
-        let changed = try await services.accounts.changePassword(of: user, to: password, at: now)
+        let changed = try await services.accounts.changePassword(of: user, to: password, at: now, event: .passwordReset)
         try await codes.expireAll(userID: user.id, purpose: .resetPassword, at: now)
         // Proving the mailbox also confirms an unconfirmed account.
         if changed.accountState == .unconfirmed {

@@ -103,6 +103,9 @@ struct SecondFactorGate: Sendable {
             JournalNote.current?.explain("login code refused: \(refusal.explanation)")
             services.logger.info("login code refused", metadata: ["user": "\(user.id)", "reason": "\(refusal)"])
             services.metrics.login(refusal == .throttled ? .limited : .failure)
+            await services.events.record(
+                .loginFailed, personID: user.id,
+                ["reason": "login code refused: \(refusal.explanation)", "step": "login_code"])
             var response = page(
                 user: user, record: record, next: next, error: refusal.message, request: request, cookies: [],
                 status: refusal == .throttled ? .tooManyRequests : .unauthorized)
@@ -113,7 +116,9 @@ struct SecondFactorGate: Sendable {
         }
         if case .acceptRecoveryCode = verdict {
             JournalNote.current?.explain("\(user.fullName) logged in with a recovery code; it is used up")
+            await services.events.record(.twoFactorUsed, personID: user.id, ["method": "recovery_code"])
         } else {
+            await services.events.record(.twoFactorUsed, personID: user.id, ["method": "login_code"])
             JournalNote.current?.explain("\(user.fullName)'s login code was right; the session starts")
         }
         try await throttle.reset(key)

@@ -37,6 +37,7 @@ extension AccountService {
         let codes = RecoveryCodes.make { random.bytes(1)[0] }
         try await store.replaceRecoveryCodes(userID: user.id, hashes: codes.compactMap(RecoveryCodes.hash))
         services.logger.info("two-factor login on", metadata: ["user": "\(user.id)"])
+        await services.events.record(.twoFactorEnrolled, personID: user.id, ["method": "totp"])
         return TwoFactorEnabled(
             secret: text,
             provisioningURI: TOTP(secret: bytes).provisioningURI(issuer: "Gatehouse", account: user.email),
@@ -47,6 +48,7 @@ extension AccountService {
     package func disableTwoFactor(for user: UserRecord) async throws {
         try await services.storage.twoFactor?.delete(userID: user.id)
         services.logger.info("two-factor login off", metadata: ["user": "\(user.id)"])
+        await services.events.record(.twoFactorDisabled, personID: user.id)
     }
 
     /// Whether logins of `user` ask for a code.

@@ -1,0 +1,70 @@
+import Foundation
+import GatehouseCore
+import GatehouseProtocol
+import Logging
+
+/// The server's ``EventRecorder``: stores each event in `events` and, for every configured sink that receives its
+/// type, a row in the event outbox (`event_deliveries`), then wakes the sink worker. The request that caused the
+/// event waits for the two inserts, never for a sink; a failure to store is logged and does not fail the request.
+package struct EventLog: EventRecorder {
+    let store: (any EventStore)?
+    let sinks: [EventSinkConfiguration]
+    let clock: any GatehouseClock
+    let random: any RandomSource
+    let node: String
+    let logger: Logger
+    /// Wakes the sink worker when a delivery is queued.
+    let doorbell: OutboxDoorbell
+
+    package init(
+        store: (any EventStore)?, sinks: [EventSinkConfiguration], clock: any GatehouseClock,
+        random: any RandomSource, node: String, logger: Logger, doorbell: OutboxDoorbell
+    ) {
+        self.store = store
+        self.sinks = sinks
+        self.clock = clock
+        self.random = random
+        self.node = node
+        self.logger = logger
+        self.doorbell = doorbell
+    }
+
+    package func record(
+        _ type: EventType, id: String?, appID: String?, personID: String?, details: [String: String]
+    ) async {
+        await store(type, id: id ?? random.uuidString(), appID: appID, personID: personID, details: details)
+    }
+
+    /// Stores the event and its deliveries; nil when it was not stored (already there, or the store failed).
+    @discardableResult
+    func store(
+        _ type: EventType, id: String, appID: String?, personID: String?, details: [String: String]
+    ) async -> GatehouseEvent? {
+        guard let store else { return nil }
+        // Whole seconds, as stored, so a sink's copy and the listing's agree.
+        let time = Date(timeIntervalSince1970: clock.now().timeIntervalSince1970.rounded(.down))
+        let event = GatehouseEvent(
+            id: id, type: type, time: time, appID: appID, personID: personID, node: node,
+            details: details.mapValues { String($0.prefix(Self.detailCharacters)) })
+        let body = event.json.serialized()
+        let deliveries = sinks.filter { $0.receives(type) }.map {
+            EventDeliveryRecord(eventID: id, sink: $0.name, body: body, nextAttemptAt: time, createdAt: time)
+        }
+        do {
+            let stored = try await store.append(event, deliveries: deliveries)
+            if stored != nil, !deliveries.isEmpty { doorbell.ring() }
+            return stored
+        } catch {
+            logger.error("event not stored", metadata: ["type": "\(type.rawValue)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// The longest detail value kept (a journal explanation, a route).
+    static let detailCharacters = 500
+
+    /// This node's name in events: host name and port.
+    package static func nodeName(_ configuration: GatehouseConfiguration) -> String {
+        ProcessInfo.processInfo.hostName + ":\(configuration.port)"
+    }
+}

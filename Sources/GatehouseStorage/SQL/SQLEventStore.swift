@@ -1,0 +1,151 @@
+import Foundation
+import GatehouseCore
+import SQLKit
+
+/// ``EventStore`` over any `SQLDatabase`: table `events` (migration 19), written once for SQLite and PostgreSQL.
+/// An event's sink deliveries go to `event_deliveries` (``SQLEventDeliveryStore``) right after the event row.
+package struct SQLEventStore: EventStore {
+    package let context: SQLStoreContext
+
+    package init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+        self.context = SQLStoreContext(db: database, errors: errors)
+    }
+
+    private var db: any SQLDatabase { context.db }
+    static let columns = ["seq", "id", "type", "time", "app_id", "person_id", "node", "details"]
+
+    package func append(_ event: GatehouseEvent, deliveries: [EventDeliveryRecord]) async throws -> GatehouseEvent? {
+        let details = String(decoding: try JSONEncoder.sorted.encode(event.details), as: UTF8.self)
+        return try await context.run {
+            // A second event with the same id (two nodes sweeping the same expired token) is dropped here.
+            guard
+                let row = try await db.insert(into: "events")
+                    .columns("id", "type", "time", "app_id", "person_id", "node", "details")
+                    .values(
+                        event.id, event.type.rawValue, SQLCodec.seconds(event.time), event.appID, event.personID,
+                        event.node, details
+                    )
+                    .ignoringConflicts(with: ["id"]).returning("seq").first()
+            else { return nil }
+            var stored = event
+            stored.sequence = try row.decode(column: "seq", as: Int64.self)
+            if !deliveries.isEmpty {
+                var insert = db.insert(into: SQLEventDeliveryStore.table).columns(SQLEventDeliveryStore.columns)
+                for delivery in deliveries { insert = insert.values(SQLEventDeliveryStore.values(delivery)) }
+                try await insert.run()
+            }
+            return stored
+        }
+    }
+
+    package func list(_ query: EventQuery) async throws -> [GatehouseEvent] {
+        try await context.run {
+            var select = db.select().columns(Self.columns).from("events")
+            if let after = query.after { select = select.where("seq", .greaterThan, after) }
+            if !query.types.isEmpty { select = select.where("type", .in, query.types.map(\.rawValue)) }
+            if let app = query.appID { select = select.where("app_id", .equal, app) }
+            if let person = query.personID { select = select.where("person_id", .equal, person) }
+            if let since = query.since { select = select.where("time", .greaterThanOrEqual, SQLCodec.seconds(since)) }
+            if let until = query.until { select = select.where("time", .lessThan, SQLCodec.seconds(until)) }
+            return try await select.orderBy("seq").limit(max(0, query.limit)).all().map(Self.decode)
+        }
+    }
+
+    package func latestSequence() async throws -> Int64 {
+        try await context.run {
+            let row = try await db.select().column("seq").from("events").orderBy("seq", .descending).limit(1).first()
+            return try row?.decode(column: "seq", as: Int64.self) ?? 0
+        }
+    }
+
+    @discardableResult
+    package func prune(olderThan cutoff: Date, keepingAtMost maximumRows: Int) async throws -> Int {
+        try await context.run {
+            let old = try await db.delete(from: "events").where("time", .lessThan, SQLCodec.seconds(cutoff))
+                .returning("seq").all().count
+            let boundary = try await db.select().column("seq").from("events").orderBy("seq", .descending)
+                .offset(max(0, maximumRows)).limit(1).first()
+            var extra = 0
+            if let boundary, let seq = try? boundary.decode(column: "seq", as: Int64.self) {
+                extra = try await db.delete(from: "events").where("seq", .lessThanOrEqual, seq).returning("seq").all()
+                    .count
+            }
+            // Deliveries finished (delivered or given up) before the cutoff go with them.
+            try await db.delete(from: SQLEventDeliveryStore.table).where("next_attempt_at", .is, SQLLiteral.null)
+                .where("created_at", .lessThan, SQLCodec.seconds(cutoff)).run()
+            return old + extra
+        }
+    }
+
+    package func tokensExpired(after from: Date, upTo to: Date, limit: Int) async throws -> [TokenRecord] {
+        try await context.run {
+            try await db.select().columns(SQLTokenStore.columns).from("tokens")
+                .where("kind", .equal, TokenKind.user.rawValue)
+                .where("expires_at", .greaterThan, SQLCodec.seconds(from))
+                .where("expires_at", .lessThanOrEqual, SQLCodec.seconds(to))
+                .where("revoked_at", .is, SQLLiteral.null)
+                .orderBy("expires_at").limit(limit).all().map(SQLTokenStore.decode)
+        }
+    }
+
+    static func decode(_ row: any SQLRow) throws -> GatehouseEvent {
+        let r = RowReader(row)
+        let details =
+            (try? JSONDecoder().decode([String: String].self, from: Data(try r.string("details").utf8))) ?? [:]
+        guard let type = EventType(rawValue: try r.string("type")) else {
+            throw StorageError.unavailable("stored event has an unknown type")
+        }
+        return GatehouseEvent(
+            sequence: try row.decode(column: "seq", as: Int64.self), id: try r.string("id"), type: type,
+            time: try r.date("time"), appID: try r.optionalString("app_id"),
+            personID: try r.optionalString("person_id"), node: try r.string("node"), details: details)
+    }
+}
+
+/// The `event_deliveries` outbox (migration 19): insert, find, due, claim and update are ``SQLOutboxTable``'s.
+package struct SQLEventDeliveryStore: EventDeliveryStore, SQLOutboxTable {
+    package let context: SQLStoreContext
+
+    package init(database: any SQLDatabase, errors: SQLErrorClassifier = .sqlite) {
+        self.context = SQLStoreContext(db: database, errors: errors)
+    }
+
+    package static let table = "event_deliveries"
+    package static let columns = [
+        "id", "event_id", "sink", "body", "attempts", "next_attempt_at", "created_at", "delivered_at", "gave_up_at",
+        "last_error",
+    ]
+
+    package func deliveries(eventID: String) async throws -> [EventDeliveryRecord] {
+        try await context.run {
+            try await context.db.select().columns(Self.columns).from(Self.table).where("event_id", .equal, eventID)
+                .orderBy("sink").all().map(Self.decode)
+        }
+    }
+
+    package static func values(_ d: EventDeliveryRecord) -> [any Encodable & Sendable] {
+        [
+            d.id, d.eventID, d.sink, d.body, Int64(d.attempts), SQLCodec.seconds(d.nextAttemptAt),
+            SQLCodec.seconds(d.createdAt), SQLCodec.seconds(d.deliveredAt), SQLCodec.seconds(d.gaveUpAt), d.lastError,
+        ]
+    }
+
+    package static func decode(_ row: any SQLRow) throws -> EventDeliveryRecord {
+        let r = RowReader(row)
+        return EventDeliveryRecord(
+            eventID: try r.string("event_id"), sink: try r.string("sink"), body: try r.string("body"),
+            attempts: Int(try row.decode(column: "attempts", as: Int64.self)),
+            nextAttemptAt: try r.optionalDate("next_attempt_at"), createdAt: try r.date("created_at"),
+            deliveredAt: try r.optionalDate("delivered_at"), gaveUpAt: try r.optionalDate("gave_up_at"),
+            lastError: try r.optionalString("last_error"))
+    }
+}
+
+extension JSONEncoder {
+    /// Keys sorted, so the same details are the same text.
+    fileprivate static var sorted: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }
+}
