@@ -64,9 +64,14 @@ package final class DialogPlayer: NSObject, URLSessionTaskDelegate, @unchecked S
     }
 
     /// Completes the dialog at `url` as `email` and returns the redirect the app receives.
-    package func complete(_ url: URL, email: String, password: String, choice: Choice = Choice()) async throws -> URL {
+    /// - Parameter userID: the person's id, for one without a password (made without one in development mode):
+    ///   with an empty `password` they are picked on the login page's development picker instead.
+    package func complete(
+        _ url: URL, email: String, password: String, userID: String? = nil, choice: Choice = Choice()
+    ) async throws -> URL {
         let origin = URL(string: "/", relativeTo: url)!.absoluteURL
-        var page = try await logInIfAsked(try await get(url), origin: origin, email: email, password: password)
+        var page = try await logInIfAsked(
+            try await get(url), origin: origin, email: email, password: password, userID: userID)
         if page.status == 302, let location = page.location, let redirect = URL(string: location) { return redirect }
         if page.html.contains("action=\"/dialog/oauth/consent\"") {
             var form = hiddenFields(page.html)
@@ -135,11 +140,19 @@ package final class DialogPlayer: NSObject, URLSessionTaskDelegate, @unchecked S
         return redirect
     }
 
-    private func logInIfAsked(_ page: Page, origin: URL, email: String, password: String) async throws -> Page {
+    private func logInIfAsked(
+        _ page: Page, origin: URL, email: String, password: String, userID: String? = nil
+    ) async throws -> Page {
         guard page.html.contains("action=\"/dialog/oauth/login\"") else { return page }
         var form = hiddenFields(page.html)
-        form += [("email", email), ("password", password)]
-        let posted = try await post(URL(string: "dialog/oauth/login", relativeTo: origin)!, form: form)
+        let posted: Page
+        if password.isEmpty, let userID, page.html.contains("action=\"/dialog/oauth/pick\"") {
+            form.append(("user_id", userID))
+            posted = try await post(URL(string: "dialog/oauth/pick", relativeTo: origin)!, form: form)
+        } else {
+            form += [("email", email), ("password", password)]
+            posted = try await post(URL(string: "dialog/oauth/login", relativeTo: origin)!, form: form)
+        }
         guard let next = posted.location else {
             throw PlayError.unexpected("login form: HTTP \(posted.status) (wrong email or password?)")
         }

@@ -31,7 +31,10 @@ extension GatehouseEmulator {
     ///
     /// - Parameters:
     ///   - email: unique on the server; a taken one throws a 409 ``GatehouseAdminError``.
-    ///   - password: at least 6 characters; nil: the server picks one (returned in ``TestUser/password``).
+    ///   - password: at least 6 characters; nil: in development mode (an emulator) the person has no password
+    ///     (``TestUser/password`` is empty: ``logIn(_:to:permissions:declined:)`` and ``HeadlessLoginPresenter``
+    ///     still log them in, through the admin API and the login page's picker); a production server picks one
+    ///     and returns it in ``TestUser/password``.
     ///   - testUserOf: makes the person a test user of that app (they may grant it unapproved permissions).
     ///   - id: a fixed id (digits), for tests that hard-code it.
     ///   - profile: any other field of the API's person object, e.g. `["birthday": "04/01/1990", "gender": "female",

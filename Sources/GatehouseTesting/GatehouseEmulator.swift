@@ -56,7 +56,8 @@ public final class GatehouseEmulator: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var logger = Logger(label: "gatehouse.emulator")
         logger.logLevel = options.logLevel
-        // The server's own start-up, with a fixed clock, optionally seeded ids and a quick password hash.
+        // The server's own start-up, with a fixed clock and optionally seeded ids; development mode's password
+        // cost (bcrypt's minimum) keeps its people, seed and resets quick.
         var startup = ServerStartup.Options(
             configuration: GatehouseConfiguration(
                 host: "127.0.0.1", port: 0, dataDirectory: directory.path, mode: .development),
@@ -65,7 +66,6 @@ public final class GatehouseEmulator: Sendable {
         let clock = AdjustableClock(fixed: options.startDate)
         startup.clockControl = clock
         startup.random = options.seed.map { SeededRandomSource(seed: $0) } ?? SystemRandomSource()
-        startup.passwords = BcryptPasswordHasher(cost: 4)
         let prepared: ServerStartup.Prepared
         do {
             prepared = try await ServerStartup.prepare(startup)

@@ -27,7 +27,9 @@ public final class HeadlessLoginPresenter: LoginDialogPresenting, @unchecked Sen
 
     /// - Parameters:
     ///   - emulator: the server whose dialog is played.
-    ///   - person: who logs in (their email and password go into the login form).
+    ///   - person: who logs in (their email and password go into the login form; a person without a password,
+    ///     made by ``GatehouseEmulator/createPerson(firstName:lastName:email:password:testUserOf:id:profile:)``
+    ///     without one, is picked on the development login page instead).
     ///   - app: the app the `LoginManager` logs in to (its dialog returns to `fb{id}://authorize/`); nil: the demo app.
     ///   - decline: permissions the person leaves unticked on the consent page.
     ///   - cancel: press Cancel in the dialog: the login ends cancelled.
@@ -85,7 +87,8 @@ public final class HeadlessLoginPresenter: LoginDialogPresenting, @unchecked Sen
             _dialogURLs.append(url)
             return (_person, DialogPlayer.Choice(decline: _decline, cancel: _cancel), self.player)
         }
-        let callback = try await player.complete(url, email: person.email, password: person.password, choice: choice)
+        let callback = try await player.complete(
+            url, email: person.email, password: person.password, userID: person.id, choice: choice)
         lock.withLock { _callbacks.append(callback) }
         return callback
     }

@@ -42,7 +42,8 @@ public struct TestUser: Sendable, Equatable {
     public let id: String
     public let name: String
     public let email: String
-    /// Their password on the emulator's login page.
+    /// Their password on the emulator's login page; empty for a person made without one on an emulator (they are
+    /// picked on the login page instead: ``HeadlessLoginPresenter`` does it).
     public let password: String
 
     public init(id: String, name: String, email: String, password: String) {

@@ -1,5 +1,6 @@
 import Foundation
 import GatehouseKit
+import GatehouseProtocol
 import GatehouseTesting
 import Testing
 
@@ -69,6 +70,24 @@ import Testing
         let result = try await manager.logIn(permissions: ["email"])
         #expect(result.token?.appID == shop.id)
         #expect(result.grantedPermissions == ["public_profile", "email"])
+        try await gatehouse.stop()
+    }
+
+    @Test func aPersonMadeWithoutAPasswordIsPickedOnTheLoginPage() async throws {
+        let gatehouse = try await GatehouseEmulator.start()
+        let nell = try await gatehouse.createPerson(
+            firstName: "Nell", lastName: "Nash", email: "nell@example.test", testUserOf: gatehouse.app)
+        #expect(nell.password == "")
+        let presenter = HeadlessLoginPresenter(emulator: gatehouse, person: nell)
+        let manager = LoginManager(presenter: presenter, environment: gatehouse.kitEnvironment())
+        let result = try await manager.logIn(permissions: ["email"])
+        #expect(!result.isCancelled)
+        #expect(result.grantedPermissions == ["public_profile", "email"])
+        let token = try #require(result.token)
+        let (status, me) = try await GatehouseEmulatorTests.getText(
+            gatehouse, "\(GraphAPIVersion.current)/me", ["access_token": token.tokenString])
+        #expect(status == 200)
+        #expect(me == #"{"name":"Nell Nash","id":"\#(token.userID)"}"#)
         try await gatehouse.stop()
     }
 

@@ -57,6 +57,12 @@ package enum ProductionSafety {
         if c.benchRoutes {
             problems.append("bench_routes is on: the /bench routes are for scripts/bench only")
         }
+        if c.effectivePasswordCost < PasswordCost.productionFloor {
+            problems.append(
+                "password_cost \(c.effectivePasswordCost) is below production's floor of \(PasswordCost.productionFloor): "
+                    + "remove it (the default is \(PasswordCost.production)) or set it to at least "
+                    + "\(PasswordCost.productionFloor)")
+        }
         if c.limits.loginAttemptsPerAccount == 0 || c.limits.loginAttemptsPerIP == 0 {
             problems.append(
                 "password attempt limits are off (limits.login_attempts_per_account / _per_ip = 0): set them above 0")

@@ -87,7 +87,8 @@ package struct UserRecord: Sendable, Codable, Equatable {
     /// Global numeric id. Apps never see it: they see an app-scoped id (`UserStore.scopedID`).
     package var id: String
     package var email: String
-    /// bcrypt hash of the password.
+    /// bcrypt hash of the password; ``noPassword`` for a person made without one in development mode, who logs
+    /// in only through the development login page's picker (or an admin API login).
     package var passwordHash: String
     package var firstName: String
     package var middleName: String?

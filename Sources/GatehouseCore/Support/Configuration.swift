@@ -76,6 +76,8 @@ package struct GatehouseConfiguration: Sendable {
     package var signUp: SignUpMode?
     /// How the mail outbox sends (issue 32): the sender, the service's name in messages, the sendmail command.
     package var mail = MailConfiguration()
+    /// bcrypt's cost for passwords people and administrators choose; nil is the mode's (``PasswordCost``).
+    package var passwordCost: Int?
     /// HTTP endpoints that receive events (issue 42, ``EventSinkConfiguration``); none by default.
     package var eventSinks: [EventSinkConfiguration] = []
     /// How long the `events` table keeps events, and the most rows it keeps.
@@ -111,6 +113,9 @@ package struct GatehouseConfiguration: Sendable {
     package var isDevelopment: Bool { mode == .development }
     /// True in production mode: the console needs an admin login and unsafe settings refuse to start.
     package var isProduction: Bool { mode == .production }
+
+    /// The bcrypt cost this server hashes passwords at: ``passwordCost`` if set, else the mode's default.
+    package var effectivePasswordCost: Int { passwordCost ?? PasswordCost.default(for: mode) }
 
     /// Whether requests are journaled: ``journal`` if set, else only in development mode.
     package var journalEnabled: Bool { journal ?? isDevelopment }

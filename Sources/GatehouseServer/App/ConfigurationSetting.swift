@@ -124,6 +124,21 @@ package struct ConfigurationSetting: Sendable {
                 }
                 c.signUp = mode
             }, show: { $0.signUp?.rawValue ?? ($0.isDevelopment ? "open" : "closed") }),
+        ConfigurationSetting(
+            key: "password_cost", isSecret: false,
+            apply: { value, c in
+                let text = value.trimmingCharacters(in: .whitespaces)
+                if text.isEmpty || text.lowercased() == "auto" {
+                    c.passwordCost = nil
+                    return
+                }
+                let range = PasswordCost.minimum...PasswordCost.maximum
+                guard let cost = Int(text), range.contains(cost) else {
+                    throw ConfigurationError(
+                        "must be auto or a bcrypt cost from \(range.lowerBound) to \(range.upperBound), not \(value)")
+                }
+                c.passwordCost = cost
+            }, show: { "\($0.effectivePasswordCost)" }),
         text("mail.from", \.mail.from),
         text("mail.service_name", \.mail.serviceName),
         optionalText("mail.sendmail_command", \.mail.sendmailCommand),

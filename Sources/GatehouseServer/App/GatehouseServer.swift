@@ -47,7 +47,7 @@ package enum GatehouseServerRunner {
         .sealingSecrets(with: sealer)
         let services = GatehouseServices(
             configuration: configuration, storage: storage, clock: clock, random: options.random,
-            passwords: options.passwords ?? BcryptPasswordHasher(), logger: logger, clockControl: control)
+            passwords: options.passwords ?? BcryptPasswordHasher(configuration), logger: logger, clockControl: control)
         do {
             try await ClockControl(services: services).restore()
         } catch {

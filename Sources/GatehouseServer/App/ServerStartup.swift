@@ -29,7 +29,7 @@ package enum ServerStartup {
         /// offset saved by an earlier run; in production, the system clock alone. The emulator fixes its start.
         package var clockControl: AdjustableClock?
         package var random: any RandomSource = SystemRandomSource()
-        /// nil: bcrypt at its production cost. The emulator uses a low cost so that its logins are quick.
+        /// nil: bcrypt at the configuration's cost (``GatehouseConfiguration/effectivePasswordCost``).
         package var passwords: (any PasswordHasher)?
 
         package init(configuration: GatehouseConfiguration, logger: Logger) {

@@ -22,7 +22,7 @@ struct TestUserLimits: Sendable {
     /// protection worth having (guessing 2^72 passwords is out of reach at any cost), while a login-strength hash
     /// (cost 11: 128 times the work) per creation would let an app token holder fill the thread pool that checks
     /// people's passwords at login. Logins verify these hashes like any other (bcrypt reads the cost from the hash).
-    static let passwordCost: UInt8 = 4
+    static let passwordCost = UInt8(PasswordCost.minimum)
 
     private var limits: LimitsConfiguration { services.configuration.limits }
     private var limiter: RateLimiter { RateLimiter(store: services.storage.rateLimits, clock: services.clock) }

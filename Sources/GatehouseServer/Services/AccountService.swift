@@ -21,7 +21,8 @@ package struct NewUser: Sendable {
     /// The field table's text and place fields (`UserFieldValue.editable`) by field name, as a person types them
     /// (a place by its name); set over the properties above, and checked by the table's rules.
     package var profile: [String: String] = [:]
-    /// The password's hash when the caller already made it with the services' hasher; nil hashes `password`.
+    /// The password's hash when the caller already made it with the services' hasher, or
+    /// ``UserRecord/noPassword`` for a person without one (`password` is then ignored); nil hashes `password`.
     package var passwordHash: String?
 
     package init(
@@ -92,7 +93,9 @@ package struct AccountService: Sendable {
         guard email.contains("@"), email.count <= 254 else {
             throw AccountError("\"\(new.email)\" is not an email address")
         }
-        guard new.password.count >= 6 else { throw AccountError("passwords need at least 6 characters") }
+        guard new.passwordHash != nil || new.password.count >= 6 else {
+            throw AccountError("passwords need at least 6 characters")
+        }
         guard !new.firstName.isEmpty, !new.lastName.isEmpty else {
             throw AccountError("first and last name are required")
         }

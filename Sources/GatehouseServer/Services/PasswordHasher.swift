@@ -10,6 +10,9 @@ package protocol PasswordHasher: Sendable {
     /// A hash of a password nobody knows, at the same cost as real ones. Password forms verify against it when
     /// the email is unknown, so "no such person" costs as much time as "wrong password" (no enumeration by timing).
     func dummyHash() async throws -> String
+    /// Whether a password that just verified against `hash` should be hashed again and stored: its hash was made
+    /// at a lower cost than this hasher's (a development-mode or older hash on a production server).
+    func needsRehash(_ hash: String) -> Bool
 }
 
 extension PasswordHasher {
@@ -19,13 +22,22 @@ extension PasswordHasher {
         // Always the system CSPRNG, never the injected (possibly seeded) source: nobody may know this password.
         try await hash(SystemRandomSource().hex(32))
     }
+
+    /// Never: a hasher without a cost keeps every hash it verified.
+    package func needsRehash(_ hash: String) -> Bool { false }
 }
 
 /// bcrypt on the NIO thread pool, so a hash (tens of milliseconds at cost 10+) never blocks an event loop.
 package struct BcryptPasswordHasher: PasswordHasher {
     package let cost: UInt8
     private let dummy = DummyHashCache()
-    package init(cost: UInt8 = 11) { self.cost = cost }
+    /// - Parameter cost: clamped to bcrypt's range (``PasswordCost``); the configuration's setting checks it first.
+    package init(cost: Int = PasswordCost.production) {
+        self.cost = UInt8(min(max(cost, PasswordCost.minimum), PasswordCost.maximum))
+    }
+
+    /// The hasher `configuration` asks for: ``GatehouseConfiguration/effectivePasswordCost``.
+    package init(_ configuration: GatehouseConfiguration) { self.init(cost: configuration.effectivePasswordCost) }
 
     package func hash(_ password: String) async throws -> String {
         let cost = self.cost
@@ -35,6 +47,8 @@ package struct BcryptPasswordHasher: PasswordHasher {
     package func verify(_ password: String, hash: String) async throws -> Bool {
         try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
     }
+
+    package func needsRehash(_ hash: String) -> Bool { PasswordCost.isBelow(hash, cost: Int(cost)) }
 
     /// Computed once per hasher (copies share it), with a random password that is then forgotten.
     package func dummyHash() async throws -> String {

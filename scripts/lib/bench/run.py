@@ -57,6 +57,7 @@ from .wrk import ONCE, ROTATE, Rows, lua_env, wrk
 
 CALLER_CAPACITY = 40000  # the caller cache's capacity (`CallerFacts.nodeCacheCapacity`): the full-cache RSS row fills it
 LOGIN_PASSWORD = "bench-login-password"
+PRODUCTION_PASSWORD_COST = "11"  # `PasswordCost.production`: the login row measures a production login
 
 
 class Options:
@@ -218,12 +219,15 @@ class Bench:
         seed.write_list("codes", w / "codes.txt")
         seed.write_list("openid_codes", w / "openid-codes.txt")
         seed.write_sessions(w / "sessions.txt")
-        # The login row's people: one made by `gatehouse users create`, whose password the server hashes with its
-        # production hasher (BcryptPasswordHasher at its default cost), then BENCH_LOGIN_PEOPLE more sharing that
-        # hash and with no grant yet, so each login is a first login (the consent page, a new grant and app-scoped id).
+        # The login row's people: one made by `gatehouse users create`, whose password the server hashes at
+        # production's cost (development mode's own is bcrypt's minimum, so GATEHOUSE_PASSWORD_COST asks for
+        # production's; binaries from before the setting ignore it and hash at production's anyway), then
+        # BENCH_LOGIN_PEOPLE more sharing that hash and with no grant yet, so each login is a first login (the consent
+        # page, a new grant and app-scoped id).
         self.tool.run([self.binary, "users", "create", "--email", "login-probe@bench.example", "--password",
                        LOGIN_PASSWORD, "--first-name", "Login", "--last-name", "Probe", "--data-dir", w / "small",
-                       "--database", small_db], stdout=sys.stderr)
+                       "--database", small_db], stdout=sys.stderr,
+                      env=dict(os.environ, GATEHOUSE_PASSWORD_COST=PRODUCTION_PASSWORD_COST))
         sqlite_path = w / "small" / "gatehouse.sqlite"
         login_hash = self.db.query(small_db, sqlite_path,
                                    "SELECT password_hash FROM users WHERE email = 'login-probe@bench.example'")

@@ -1,5 +1,6 @@
 import GatehouseCore
 import Foundation
+import Logging
 
 /// The one way a password form checks a password: the login dialog, `/login`, `/device/signin` and
 /// `/console/login` all come here, and nothing else calls ``PasswordHasher/verify(_:hash:)``.
@@ -9,7 +10,12 @@ import Foundation
 ///    for a slowed account → ``Outcome/throttled``;
 /// 2. the account is looked up; an unknown email is verified against ``PasswordHasher/dummyHash()`` so it takes as
 ///    long as a wrong password, and both answer ``Outcome/refused`` (forms show one message for both);
-/// 3. a correct password clears this client's failures on the account and marks its network as the owner's.
+/// 3. a correct password clears this client's failures on the account and marks its network as the owner's;
+///    a person's password hashed at a lower cost than the server's (made in development mode, or before the cost
+///    was raised) is hashed again at the server's cost and stored.
+///
+/// A person with no password (made without one in development mode) is refused as a wrong password is, after the
+/// same one verification against the dummy hash; the development login page offers them in its picker.
 struct PasswordCheck: Sendable {
     /// What the form should answer.
     enum Outcome<Account: Sendable>: Sendable {
@@ -46,6 +52,9 @@ struct PasswordCheck: Sendable {
     func person(email: String, password: String, ip: String?) async throws -> Outcome<UserRecord> {
         let outcome = try await authenticate(
             email: email, password: password, ip: ip, find: services.storage.users.find(email:), hash: \.passwordHash)
+        if case .accepted(let person) = outcome, services.passwords.needsRehash(person.passwordHash) {
+            return .accepted(try await rehash(person, password: password))
+        }
         var reason = "the email or password was wrong"
         if case .refused = outcome, let normalised = EmailAddress.normalised(email),
             let gone = try await services.storage.deletedAccounts?.find(
@@ -86,11 +95,26 @@ struct PasswordCheck: Sendable {
         }
         let account = try await find(email)
         // Always one bcrypt verification, against the real hash or the dummy one.
-        let stored: String
-        if let account { stored = hash(account) } else { stored = try await services.passwords.dummyHash() }
-        let matches = try await services.passwords.verify(password, hash: stored)
-        guard let account, matches else { return .refused }
+        let stored = account.map(hash) ?? ""
+        let hasPassword = !stored.isEmpty
+        let matches = try await services.passwords.verify(
+            password, hash: hasPassword ? stored : try await services.passwords.dummyHash())
+        guard let account, hasPassword, matches else { return .refused }
         try await throttle.succeeded(email: email, ip: ip)
         return .accepted(account)
+    }
+
+    /// Stores `password`, which just verified, hashed at the server's cost. Not a password change: sessions and
+    /// tokens stay, and `passwordChangedAt` does not move. A concurrent change of the record wins (the update is
+    /// skipped when the stored hash is no longer the one that verified).
+    private func rehash(_ person: UserRecord, password: String) async throws -> UserRecord {
+        let stronger = try await services.passwords.hash(password)
+        guard var current = try await services.storage.users.find(id: person.id),
+            current.passwordHash == person.passwordHash
+        else { return person }
+        current.passwordHash = stronger
+        try await services.storage.users.update(current)
+        services.logger.info("password re-hashed at the server's cost", metadata: ["user": "\(person.id)"])
+        return current
     }
 }

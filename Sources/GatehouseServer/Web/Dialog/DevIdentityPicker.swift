@@ -77,11 +77,12 @@ struct DevIdentityPicker: Sendable {
         }
         let first = words[0], last = words.count > 1 ? words.dropFirst().joined(separator: " ") : "User"
         let tag = services.random.alphanumeric(bits: 40).lowercased()
-        let user = try await services.accounts.createUser(
-            NewUser(
-                email: "\(first.lowercased().filter { $0.isASCII && $0.isLetter })_\(tag)_test@tfbnw.net",
-                password: services.random.alphanumeric(bits: 72), firstName: first, lastName: last,
-                testUserOfAppID: app.id))
+        // No password: nobody could know one, and the picker logs them in.
+        var new = NewUser(
+            email: "\(first.lowercased().filter { $0.isASCII && $0.isLetter })_\(tag)_test@tfbnw.net",
+            password: "", firstName: first, lastName: last, testUserOfAppID: app.id)
+        new.passwordHash = UserRecord.noPassword
+        let user = try await services.accounts.createUser(new)
         if !permissions.isEmpty {
             let now = services.clock.now()
             try await services.storage.grants.save(
