@@ -9,8 +9,9 @@ import NIOCore
 
 /// Builds the Hummingbird application that serves every Gatehouse route.
 package enum GatehouseApp {
-    /// The router with all routes: dialog pages, pictures, dev helpers, and the Graph API catch-all.
-    package static func router(services: GatehouseServices, pages: PageRenderer) -> Router<GatehouseRequestContext> {
+    /// The router with all routes: dialog pages, pictures, dev helpers, and the Graph API catch-all. `HEAD` is
+    /// answered wherever `GET` is (``GatehouseRouter``).
+    package static func router(services: GatehouseServices, pages: PageRenderer) -> GatehouseRouter {
         let router = Router(context: GatehouseRequestContext.self)
         // Order matters: the real client first (rate limits and logs use it), then timing, then error pages,
         // then the admin gate, so a refused console request is still timed and logged.
@@ -91,6 +92,10 @@ package enum GatehouseApp {
         ConsoleAdminTokens(console: console).register(on: router)
         ConsoleMail(console: console).register(on: router)
 
+        // Every path above answers a method it lacks with 405 and `Allow`; the Graph API's paths below keep
+        // Facebook's answers. Keep this after the last page or admin route.
+        let refusals = MethodNotAllowed.register(on: router, pages: pages)
+
         // Graph: the versioned catch-all, with the pages that live under a version segment.
         var graph = GraphHTTPAdapter(services: services, dispatcher: GraphDispatcher(services: services))
         graph.versionedPages["dialog/oauth"] = { request, version in try await dialog.show(request, version: version) }
@@ -107,7 +112,7 @@ package enum GatehouseApp {
         let adapter = graph
         router.post("/device/login") { request, context in await adapter.handle(request, context) }
         router.post("/device/login_status") { request, context in await adapter.handle(request, context) }
-        return router
+        return GatehouseRouter(router, refusals: refusals)
     }
 
     /// A ready-to-run application bound to the configured host and port.

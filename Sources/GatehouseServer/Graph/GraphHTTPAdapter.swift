@@ -34,6 +34,7 @@ package struct GraphHTTPAdapter: Sendable {
         let version =
             segments.first.flatMap { GraphAPIVersion.parse(pathSegment: $0) }
             ?? services.configuration.defaultGraphVersion
+        // A HEAD arrives as its GET (``HeadAsGetResponder``), so the pages answer it too.
         if request.method == .get, segments.count >= 2,
             let page = versionedPages[segments.dropFirst().joined(separator: "/")]
         {
@@ -47,7 +48,7 @@ package struct GraphHTTPAdapter: Sendable {
             ? Array(segments.dropFirst()) : segments
         let reply: GraphReply
         do {
-            var call = try await makeCall(request, path: path, version: version)
+            var call = try await makeCall(request, path: path, version: version, sent: context.method(of: request))
             call.clientIP = context.client.ip
             if let note = JournalNote.current { GraphHTTPAdapter.note(call, on: note) }
             reply = await dispatcher.dispatch(call)
@@ -73,29 +74,35 @@ package struct GraphHTTPAdapter: Sendable {
         if call.path.first == "device" { note.classify(.device) }
     }
 
-    package func makeCall(_ request: Request, path: [String], version: String) async throws -> GraphCall {
+    /// - Parameter sent: the method the client sent, when it differs from the request's (a HEAD routed as GET).
+    package func makeCall(_ request: Request, path: [String], version: String, sent: HTTPRequest.Method? = nil)
+        async throws -> GraphCall
+    {
         guard let query = FormEncoding.decode(request.uri.query ?? "") else {
             throw GraphFailure(.invalidParameter("The request's query string is not valid UTF-8 or percent-encoding"))
         }
         var params: [String: String] = [:]
         for (k, v) in query where params[k] == nil { params[k] = v }
         for (k, v) in try await bodyParameters(request) { params[k] = v }
-        // Facebook honours a `method` parameter on POST (the JS SDK sends reads that way).
-        var method = GraphCall.Method(rawValue: request.method.rawValue)
-        if request.method == .post,
-            let override = params["method"].flatMap({ GraphCall.Method(rawValue: $0.uppercased()) })
-        {
-            method = override
-            params["method"] = nil
-        }
-        guard let method else {
+        // Facebook honours a `method` parameter on GET and POST (JSONP, the JS SDK's DELETE, old libraries).
+        let method: GraphCall.Method
+        switch GraphMethodOverride.resolve(sent: (sent ?? request.method).rawValue, parameter: params["method"]) {
+        case .run(let resolved, let consumed):
+            method = resolved
+            if consumed { params["method"] = nil }
+        case .unsupported(let name):
+            let name = GraphError.echo(name)
             // The token cache answers in its own shape: the seed's 50003 for PUT, PATCH and the like.
             if path.count == 2, path[1] == "token_cache" {
                 throw TokenCacheUnsupportedMethod(
-                    reply: TokenCacheEndpoint.failure(
-                        .unsupportedMethod, "Unsupported method: \(request.method.rawValue)", status: 405))
+                    reply: TokenCacheEndpoint.failure(.unsupportedMethod, "Unsupported method: \(name)", status: 405))
             }
-            throw GraphFailure(.unsupportedRequest(method: request.method.rawValue, objectID: path.first ?? ""))
+            throw GraphFailure(.unsupportedRequest(method: name, objectID: path.first ?? ""))
+        }
+        // A HEAD answers as its GET, except where the GET spends a code or mints a token: the answer's body is
+        // left out, so the token would be made for nobody and the code lost.
+        if sent == .head, GraphRoute.parse(method: method, path: path, batch: false, ids: nil) == .accessToken {
+            throw GraphFailure(.unsupportedRequest(method: "HEAD", objectID: path.first ?? ""))
         }
 
         var call = GraphCall(

@@ -30,24 +30,28 @@ struct JournalMiddleware: RouterMiddleware {
         }
         do {
             let response = try await JournalNote.$current.withValue(note) { try await next(request, context) }
-            record(note, kind: kind, request: request, status: response.status.code, time: time, start: start)
+            record(
+                note, kind: kind, method: context.method(of: request), path: path, status: response.status.code,
+                time: time, start: start)
             return response
         } catch {
             let status = (error as? any HTTPResponseError)?.status.code ?? 500
-            record(note, kind: kind, request: request, status: status, time: time, start: start)
+            record(
+                note, kind: kind, method: context.method(of: request), path: path, status: status, time: time,
+                start: start)
             throw error
         }
     }
 
     private func record(
-        _ note: JournalNote, kind: JournalEntry.Kind, request: Request, status: Int, time: Date,
-        start: ContinuousClock.Instant
+        _ note: JournalNote, kind: JournalEntry.Kind, method: HTTPRequest.Method, path: String, status: Int,
+        time: Date, start: ContinuousClock.Instant
     ) {
         let elapsed = ContinuousClock.now - start
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        let route = String(request.uri.path.prefix(JournalEntry.routeCharacters))
+        let route = String(path.prefix(JournalEntry.routeCharacters))
         let (entry, parts) = note.entry(
-            time: time, kind: kind, method: request.method.rawValue, route: route, status: status,
+            time: time, kind: kind, method: method.rawValue, route: route, status: status,
             durationMilliseconds: milliseconds)
         let sequence = journal.record(entry)
         for var part in parts {

@@ -29,7 +29,7 @@ package struct RequestObservabilityMiddleware: RouterMiddleware {
     ) async throws -> Response {
         let start = ContinuousClock.now
         let route = handles.label(path: request.uri.path, endpoint: context.coreContext.endpointPath.value)
-        let method = request.method
+        let method = context.method(of: request)
         do {
             let response = try await next(request, context)
             record(route: route, method: method, status: response.status.code, start: start, ip: context.client.ip)

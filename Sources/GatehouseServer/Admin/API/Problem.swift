@@ -12,6 +12,7 @@ package struct Problem: Error, Equatable {
     enum Kind: String, CaseIterable, Sendable {
         case validation, notFound = "not-found", conflict, tooLarge = "too-large", unauthorized, forbidden
         case unsupportedMediaType = "unsupported-media-type", unavailable
+        case methodNotAllowed = "method-not-allowed"
 
         var status: HTTPResponse.Status {
             switch self {
@@ -23,6 +24,7 @@ package struct Problem: Error, Equatable {
             case .forbidden: .forbidden
             case .unsupportedMediaType: .unsupportedMediaType
             case .unavailable: .serviceUnavailable
+            case .methodNotAllowed: .methodNotAllowed
             }
         }
 
@@ -36,6 +38,7 @@ package struct Problem: Error, Equatable {
             case .forbidden: "Not allowed"
             case .unsupportedMediaType: "Send application/json"
             case .unavailable: "The server cannot do this now"
+            case .methodNotAllowed: "This path does not answer this method"
             }
         }
     }
