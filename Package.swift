@@ -186,6 +186,10 @@ let package = Package(
                 "GatehouseKitLoopback",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // `--ca-cert`: requests to an https server whose certificate a private CA issued.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: languageFeatures
         ),
@@ -223,8 +227,9 @@ let package = Package(
                 .product(name: "PostgresKit", package: "postgres-kit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                // ServedGatehouse's readiness check.
+                // ServedGatehouse's readiness check (over HTTPS for a server started with --tls-cert).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
@@ -340,6 +345,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                // A private certificate authority for `--ca-cert` (CLITrustTests).
+                .product(name: "X509", package: "swift-certificates"),
             ],
             exclude: ["CLI/Interop"],
             swiftSettings: languageFeatures

@@ -23,7 +23,7 @@ struct AdminTokenCommand: AsyncParsableCommand {
 
         func execute() async throws {
             let token: JSONValue
-            if let client = remote.client {
+            if let client = try remote.client {
                 token =
                     try await client.v1(
                         "POST", "/admin-tokens", body: ["name": .string(name), "read_only": .bool(readOnly)]) ?? .null
@@ -58,7 +58,7 @@ struct AdminTokenCommand: AsyncParsableCommand {
 
         func execute() async throws {
             let tokens: [JSONValue]
-            if let client = remote.client {
+            if let client = try remote.client {
                 tokens = try await client.all("/admin-tokens")
             } else {
                 tokens = try await withServices(data) { s in
@@ -86,7 +86,7 @@ struct AdminTokenCommand: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
 
         func execute() async throws {
-            if let client = remote.client {
+            if let client = try remote.client {
                 _ = try await client.v1("DELETE", "/admin-tokens/" + AdminClient.escape(id))
             } else {
                 let revoked = try await withServices(data) { s in

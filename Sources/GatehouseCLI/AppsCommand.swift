@@ -37,7 +37,7 @@ struct AppsCommand: AsyncParsableCommand {
         @Flag(help: "Print one JSON document.") var json = false
 
         func execute() async throws {
-            if let client = remote.client {
+            if let client = try remote.client {
                 var body: JSONObject = [
                     "name": .string(name), "redirect_uris": .array(redirectURIs.map(JSONValue.string)),
                     "require_app_secret": .bool(requireAppSecret),
@@ -73,7 +73,7 @@ struct AppsCommand: AsyncParsableCommand {
         @Flag(help: "Print one JSON document (an array).") var json = false
 
         func execute() async throws {
-            if let client = remote.client { return try await RemoteManagement.listApps(client, json: json) }
+            if let client = try remote.client { return try await RemoteManagement.listApps(client, json: json) }
             let apps = try await withServices(data) { s in
                 var out: [AppJSON] = []
                 for app in try await s.storage.apps.list() {
@@ -101,7 +101,7 @@ struct AppsCommand: AsyncParsableCommand {
         @Flag(help: "Print one JSON document.") var json = false
 
         func execute() async throws {
-            if let client = remote.client { return try await RemoteManagement.showApp(client, id: id, json: json) }
+            if let client = try remote.client { return try await RemoteManagement.showApp(client, id: id, json: json) }
             let app = try await withServices(data) { s -> AppJSON in
                 guard let app = try await s.storage.apps.find(id: id) else { throw CLIError("no app with id \(id)") }
                 return AppJSON(app, roles: try await s.storage.apps.roles(appID: id))
@@ -151,7 +151,7 @@ struct AppsCommand: AsyncParsableCommand {
         @Flag(help: "Print one JSON document.") var json = false
 
         func execute() async throws {
-            if let client = remote.client { return try await RemoteManagement.updateApp(client, command: self) }
+            if let client = try remote.client { return try await RemoteManagement.updateApp(client, command: self) }
             let result = try await withServices(data) { s -> AppJSON in
                 guard var app = try await s.storage.apps.find(id: id) else { throw CLIError("no app with id \(id)") }
                 if let name { app.name = name }

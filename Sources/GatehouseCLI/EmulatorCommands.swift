@@ -13,6 +13,7 @@ struct AdminServerOptions: ParsableArguments {
         name: .customLong("admin-token"), help: "An admin token, for a production server (env GATEHOUSE_ADMIN_TOKEN).")
     var adminToken: String?
     @Flag(help: "Print the server's JSON reply.") var json = false
+    @OptionGroup var trustOptions: TrustOptions
 
     var baseURL: String {
         if let server { return server.hasSuffix("/") ? String(server.dropLast()) : server }
@@ -29,7 +30,11 @@ struct AdminServerOptions: ParsableArguments {
 
     /// The admin API client for this server, with `--admin-token` or `GATEHOUSE_ADMIN_TOKEN`.
     var client: AdminClient {
-        AdminClient(baseURL: baseURL, token: adminToken ?? Environment.value("GATEHOUSE_ADMIN_TOKEN"))
+        get throws {
+            AdminClient(
+                baseURL: baseURL, token: adminToken ?? Environment.value("GATEHOUSE_ADMIN_TOKEN"),
+                trust: try trustOptions.trust())
+        }
     }
 
     /// Calls a route of the admin API (`/admin/api/v1<path>`); a refusal exits 1 with the server's message, no server

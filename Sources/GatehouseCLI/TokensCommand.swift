@@ -57,7 +57,7 @@ struct TokensCommand: AsyncParsableCommand {
 
         func execute() async throws {
             let tokens: [JSONValue]
-            if let client = remote.client {
+            if let client = try remote.client {
                 var query: [String] = []
                 if let app { query.append("app=" + AdminClient.escape(app)) }
                 if let user {

@@ -36,7 +36,7 @@ struct UsersCommand: AsyncParsableCommand {
                 pictureData = data
             }
             let profile = try ProfileOptions.read(profileOptions)
-            if let client = remote.client {
+            if let client = try remote.client {
                 var body: JSONObject = [
                     "email": .string(email), "password": .string(password), "first_name": .string(firstName),
                     "last_name": .string(lastName),
@@ -71,7 +71,7 @@ struct UsersCommand: AsyncParsableCommand {
         @Flag(help: "Print one JSON document (an array).") var json = false
 
         func execute() async throws {
-            if let client = remote.client {
+            if let client = try remote.client {
                 var query: [(String, String)] = []
                 if let app { query.append(("app", app)) }
                 if testUsers { query.append(("test_users", "true")) }
@@ -102,7 +102,7 @@ struct UsersCommand: AsyncParsableCommand {
         @Flag(help: "Print one JSON document.") var json = false
 
         func execute() async throws {
-            if let client = remote.client {
+            if let client = try remote.client {
                 return try await RemoteManagement.befriend(client, first, second, json: json)
             }
             let pair = try await withServices(data) { s -> (UserRecord, UserRecord) in

@@ -32,7 +32,7 @@ extension UsersCommand {
 
         func execute() async throws {
             let wanted = AccountState(spec: state)!
-            if let client = remote.client {
+            if let client = try remote.client {
                 let id = try await RemoteManagement.personID(client, person)
                 let changed =
                     try await client.v1(

@@ -32,7 +32,7 @@ extension UsersCommand {
 
         func execute() async throws {
             let result: JSONValue
-            if let client = remote.client {
+            if let client = try remote.client {
                 let id = try await RemoteManagement.personID(client, person)
                 let path = "/people/\(AdminClient.escape(id))/two_factor"
                 switch action {

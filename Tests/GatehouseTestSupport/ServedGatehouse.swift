@@ -3,6 +3,7 @@ import ChildProcesses
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 /// A `gatehouse serve` child process, started by the one helper every test that needs the real binary uses: it
 /// starts the server on a port the server binds itself, waits until it is ready within a deadline, reads its dev
@@ -167,6 +168,14 @@ package final class ServedGatehouse: Sendable {
         return ServedGatehouse(process: process, port: bound, dataDirectory: directory, seed: seed, scratch: scratch)
     }
 
+    /// The readiness check's client for a server that serves HTTPS: it trusts any certificate, since the check asks
+    /// only whether the server answers (the test that started it checks the certificate itself).
+    private static let tlsProbe: HTTPClient = {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.certificateVerification = .none
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
+    }()
+
     private struct Unready: Error {
         let reason: String
         let lastSeen: String
@@ -189,9 +198,12 @@ package final class ServedGatehouse: Sendable {
                         reason: "its banner names no port; pass `port:` when the banner shows a public URL",
                         lastSeen: "the banner's URL \(announced)")
                 }
+                // A server started with `--tls-cert` answers HTTPS only; its certificate is the test's to check.
+                let tls = announced.hasPrefix("https://")
                 do {
-                    let response = try await HTTPClient.shared.execute(
-                        HTTPClientRequest(url: "http://127.0.0.1:\(bound)/healthz"), timeout: .seconds(10))
+                    let response = try await (tls ? tlsProbe : HTTPClient.shared).execute(
+                        HTTPClientRequest(url: "\(tls ? "https" : "http")://127.0.0.1:\(bound)/healthz"),
+                        timeout: .seconds(10))
                     let body = String(buffer: try await response.body.collect(upTo: 1 << 16))
                     switch response.status {
                     case .ok: return bound

@@ -15,10 +15,15 @@ struct AdminClient: Sendable {
     let baseURL: String
     /// `--admin-token`, else `GATEHOUSE_ADMIN_TOKEN`; nil against an open development server.
     let token: String?
+    /// The roots an `https://` server's certificate may chain to (`--ca-cert`, `SSL_CERT_FILE`).
+    let trust: ServerTrust
+    private let session: URLSession
 
-    init(baseURL: String, token: String?) {
+    init(baseURL: String, token: String?, trust: ServerTrust = ServerTrust()) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.token = token
+        self.trust = trust
+        session = trust.roots.isEmpty ? .shared : trust.urlSession()
     }
 
     /// Calls `path` (from the server's root, e.g. `/admin/api/v1/apps`) and returns the status and body of a
@@ -35,12 +40,10 @@ struct AdminClient: Sendable {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         let outcome: (Data?, URLResponse?, (any Error)?) = await withCheckedContinuation { continuation in
-            URLSession.shared.dataTask(with: request) { continuation.resume(returning: ($0, $1, $2)) }.resume()
+            session.dataTask(with: request) { continuation.resume(returning: ($0, $1, $2)) }.resume()
         }
         guard outcome.2 == nil, let http = outcome.1 as? HTTPURLResponse else {
-            throw exitWith(
-                ClientExit.unreachable, "cannot reach the Gatehouse server at \(baseURL). Is `gatehouse serve` running?"
-            )
+            throw exitWith(ClientExit.unreachable, await trust.unreachableMessage(baseURL))
         }
         let data = outcome.0 ?? Data()
         guard (200..<300).contains(http.statusCode) else {
@@ -104,9 +107,15 @@ struct RemoteOptions: ParsableArguments {
         name: .customLong("admin-token"),
         help: "The admin token for --server (env GATEHOUSE_ADMIN_TOKEN); not needed in development mode.")
     var adminToken: String?
+    @OptionGroup var trustOptions: TrustOptions
 
     /// The client when `--server` is given, else nil (work on the local database).
     var client: AdminClient? {
-        server.map { AdminClient(baseURL: $0, token: adminToken ?? Environment.value("GATEHOUSE_ADMIN_TOKEN")) }
+        get throws {
+            guard let server else { return nil }
+            return AdminClient(
+                baseURL: server, token: adminToken ?? Environment.value("GATEHOUSE_ADMIN_TOKEN"),
+                trust: try trustOptions.trust())
+        }
     }
 }

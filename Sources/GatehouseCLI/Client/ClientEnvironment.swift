@@ -19,6 +19,7 @@ extension ClientOptions {
     /// cache instead, so another machine with the same app session is logged in too.
     func installEnvironment() throws -> GatehouseKitEnvironment {
         let settings = try settings()
+        let session = try trustOptions.trust().urlSession()
         let directory = cacheDirectory ?? FileTokenCache.defaultDirectory()
         let tokenCache: any TokenCaching
         if let key = remoteCacheKey ?? Environment.value("GATEHOUSE_REMOTE_CACHE_KEY") {
@@ -26,7 +27,8 @@ extension ClientOptions {
                 throw CLIError("--remote-cache-key needs --remote-cache-proof (or GATEHOUSE_REMOTE_CACHE_PROOF)")
             }
             do {
-                tokenCache = try RemoteTokenCache(sessionKey: key, sessionProof: proof, settings: settings)
+                tokenCache = try RemoteTokenCache(
+                    sessionKey: key, sessionProof: proof, settings: settings, urlSession: session)
             } catch {
                 throw CLIError("remote token cache: \(error)")
             }
@@ -35,19 +37,19 @@ extension ClientOptions {
                 directory: directory, keyName: FileTokenCache.defaultKeyName + "." + (settings.appID ?? ""))
         }
         let environment = GatehouseKitEnvironment(
-            settings: settings, tokenCache: tokenCache, profileCache: FileProfileCache(directory: directory))
+            settings: settings, tokenCache: tokenCache, profileCache: FileProfileCache(directory: directory),
+            urlSession: session)
         GatehouseKitEnvironment.current = environment
         return environment
     }
 }
 
-/// Turns SDK errors into one line a person understands, and the matching exit status.
-func clientFailure(_ error: any Error, server: URL) -> ExitCode {
+/// Turns SDK errors into one line a person understands, and the matching exit status. A server that cannot be
+/// reached is asked once more, over TLS, whether its certificate is the reason (`trust`: `--ca-cert`).
+func clientFailure(_ error: any Error, server: URL, trust: ServerTrust) async -> ExitCode {
     switch error {
     case let core as CoreError where core.code == .network:
-        return exitWith(
-            ClientExit.unreachable,
-            "cannot reach the Gatehouse server at \(server.absoluteString). Is `gatehouse serve` running?")
+        return exitWith(ClientExit.unreachable, await trust.unreachableMessage(server.absoluteString))
     case let core as CoreError where core.code == .accessTokenRequired:
         return exitWith(ClientExit.notLoggedIn, "not logged in. Run `gatehouse login` first.")
     case let graph as GraphAPIError:

@@ -7,6 +7,7 @@ import GatehouseKit
 struct ClientOptions: ParsableArguments {
     @Option(help: "The Gatehouse server (default: the local server, http://127.0.0.1:8080, or the dev seed's).")
     var server: String?
+    @OptionGroup var trustOptions: TrustOptions
     @Option(
         name: .customLong("app-id"),
         help: "The app to log in to (default: the demo app from the server's dev-seed.json).")

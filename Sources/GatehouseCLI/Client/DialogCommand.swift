@@ -59,7 +59,8 @@ struct DialogCommand: AsyncParsableCommand, ExecutableCommand {
         case .failed(let error as WebDialogError):
             throw exitWith(ClientExit.failed, "the dialog failed: \(error.message) (error_code \(error.code))")
         case .failed(let error):
-            throw clientFailure(error, server: environment.settings.serverURL)
+            throw await clientFailure(
+                error, server: environment.settings.serverURL, trust: try client.trustOptions.trust())
         case .completed(let results):
             if client.json {
                 try printJSON(

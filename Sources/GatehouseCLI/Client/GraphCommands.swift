@@ -36,7 +36,8 @@ struct GraphCommand: AsyncParsableCommand, ExecutableCommand {
             let reply = try await graphJSON(path, parameters: parameters, method: method)
             print(client.json ? reply.serialized() : prettyJSON(reply))
         } catch {
-            throw clientFailure(error, server: environment.settings.serverURL)
+            throw await clientFailure(
+                error, server: environment.settings.serverURL, trust: try client.trustOptions.trust())
         }
     }
 }
@@ -84,7 +85,8 @@ struct PermissionsCommand: AsyncParsableCommand, ExecutableCommand {
         } catch let exit as ExitCode {
             throw exit
         } catch {
-            throw clientFailure(error, server: environment.settings.serverURL)
+            throw await clientFailure(
+                error, server: environment.settings.serverURL, trust: try client.trustOptions.trust())
         }
     }
 }

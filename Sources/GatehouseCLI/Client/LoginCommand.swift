@@ -63,7 +63,8 @@ struct LoginCommand: AsyncParsableCommand, ExecutableCommand {
         case .cancelled:
             throw exitWith(ClientExit.cancelled, "login cancelled: nothing was shared")
         case .failed(let error):
-            throw clientFailure(error, server: environment.settings.serverURL)
+            throw await clientFailure(
+                error, server: environment.settings.serverURL, trust: try client.trustOptions.trust())
         case .success(let granted, let declined, let token):
             try await report(granted: granted, declined: declined, token: token)
         }
@@ -88,7 +89,8 @@ struct LoginCommand: AsyncParsableCommand, ExecutableCommand {
                         """.utf8))
             }
         } catch {
-            throw clientFailure(error, server: environment.settings.serverURL)
+            throw await clientFailure(
+                error, server: environment.settings.serverURL, trust: try client.trustOptions.trust())
         }
         guard let token = result.accessToken, !result.isCancelled else {
             throw exitWith(ClientExit.cancelled, "device login cancelled or the code expired: nothing was shared")

@@ -13,7 +13,7 @@ enum ManagementOperation {
         remote remoteBody: (AdminClient) async throws -> JSONValue,
         local localBody: (GatehouseServices) async throws -> JSONValue
     ) async throws -> JSONValue {
-        if let client = remote.client { return try await remoteBody(client) }
+        if let client = try remote.client { return try await remoteBody(client) }
         return try await withServices(data) { s in
             let answer = try await localBody(s)
             await AuditLog(services: s).record(

@@ -52,7 +52,8 @@ struct WhoamiCommand: AsyncParsableCommand, ExecutableCommand {
                 "\(me["name"]?.stringValue ?? "?") (user id \(me["id"]?.stringValue ?? token.userID))"
                     + (me["email"]?.stringValue.map { " <\($0)>" } ?? ""))
         } catch {
-            throw clientFailure(error, server: environment.settings.serverURL)
+            throw await clientFailure(
+                error, server: environment.settings.serverURL, trust: try client.trustOptions.trust())
         }
     }
 }
@@ -82,7 +83,8 @@ struct TokenCommand: AsyncParsableCommand, ExecutableCommand {
                 throw exitWith(ClientExit.notLoggedIn, "not logged in. Run `gatehouse login`.")
             }
             do { _ = try await AccessToken.refreshCurrentAccessToken() } catch {
-                throw clientFailure(error, server: environment.settings.serverURL)
+                throw await clientFailure(
+                    error, server: environment.settings.serverURL, trust: try client.trustOptions.trust())
             }
         default:
             throw exitWith(ClientExit.failed, "unknown action \(action): use show or refresh")
