@@ -134,6 +134,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 // EmbeddedChannel for `gatehouse bench pipeline`'s in-process request contexts.
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                // `gatehouse bench emulator`: the in-process emulator's helpers and a headless login, timed.
+                "GatehouseTesting", "GatehouseKit",
             ],
             swiftSettings: serverSettings
         ),

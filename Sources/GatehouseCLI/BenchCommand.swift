@@ -40,7 +40,7 @@ struct BenchReferenceCommand: AsyncParsableCommand, ExecutableCommand {
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Benchmark probes for scripts/bench.",
-        subcommands: [CommitRate.self, Pipeline.self])
+        subcommands: [CommitRate.self, Pipeline.self, Emulator.self])
 
     /// `gatehouse bench commit-rate`: one-row commits per second through the server's storage settings.
     struct CommitRate: AsyncParsableCommand, ExecutableCommand {
@@ -89,6 +89,28 @@ struct BenchCommand: AsyncParsableCommand {
                     String(
                         format: "%@: %d one-row commits in %.2f s = %.0f commits/s", result.database, result.commits,
                         result.seconds, result.commitsPerSecond))
+            }
+        }
+    }
+
+    /// `gatehouse bench emulator`: GatehouseTesting's in-process emulator, each helper timed (``EmulatorProbe``).
+    struct Emulator: AsyncParsableCommand, ExecutableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "emulator",
+            abstract:
+                "Time the in-process emulator (GatehouseTesting): start, resets, creating an app, a person and a test "
+                + "user, minting a token and a headless login. Prints one line a row: name, p50 ms, p95 ms, samples."
+        )
+
+        @Option(help: "Calls of each helper.") var iterations = 50
+        @Option(help: "Emulators started (each stopped untimed).") var starts = 10
+
+        func execute() async throws {
+            for row in try await EmulatorProbe(iterations: iterations, starts: starts).run() {
+                print(
+                    String(
+                        format: "%@ %.2f %.2f %d", row.name, row.percentile(0.5), row.percentile(0.95),
+                        row.milliseconds.count))
             }
         }
     }

@@ -7,6 +7,7 @@ scripts/profile (profile.py: one route under perf) share its parts:
   lua/rotate.lua   wrk's request script: rotate through a file's lines in a request template
   lua/once.lua     wrk's request script: every line once, then stop (the cold rows)
   instructions.py  --instructions: callgrind's instructions per request
+  emulator.py      the emulator's rows (--emulator alone): start, resets, admin calls, a headless login
   report.py        the tables printed at the end
 
 scripts/bench-login (whole logins through the dialog), scripts/bench-db-writes (the database's writes per

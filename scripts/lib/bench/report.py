@@ -3,6 +3,8 @@ BENCH_OUT when it is set. The rows, labels and targets here are the ones docs/BE
 import json
 import os
 
+from .emulator import ROWS
+
 
 def machine():
     """"2 cores, <model name>, 24 GiB, load average at the end 0.1 0.2 0.3", from /proc."""
@@ -149,8 +151,45 @@ def write(work, facts, out=None):
           f" ({w['inserted']:g} inserted, {w['updated']:g} updated, {w['deleted']:g} deleted){commits}")
         p(f"  - by table (inserted/updated/deleted per login): {detail}")
 
+    lines += emulator_table(work, build)
+    _emit(lines, out)
+
+
+def _emit(lines, out):
     output = "\n".join(lines) + "\n"
     print(output, end="", flush=True)
     if out:
         with open(out, "w") as file:
             file.write(output)
+
+
+def emulator_table(work, build):
+    """The emulator's table (emulator.py's rows): each operation's p50 and p95 in ms, in a process and in process."""
+    def read(name):
+        path = f"{work}/{name}"
+        if not os.path.exists(path):
+            return {}
+        return {l.split()[0]: l.split()[1:] for l in open(path) if l.strip()}
+    process, inprocess = read("emulator-process"), read("emulator-inprocess")
+    if not process and not inprocess:
+        return []
+    lines = ["", f"Emulator ({build} build, development mode, SQLite): milliseconds per call, wall clock as a test sees "
+             "it.", "",
+             "| operation | process p50 | process p95 | in process p50 | in process p95 |", "|---|---:|---:|---:|---:|"]
+    cell = lambda row, i: row[i] if row else "—"  # noqa: E731
+    for key, label in ROWS:
+        a, b = process.get(key), inprocess.get(key)
+        if a or b:
+            lines.append(f"| {label} | {cell(a, 0)} | {cell(a, 1)} | {cell(b, 0)} | {cell(b, 1)} |")
+    n = next((row[2] for row in list(process.values())[1:2] + list(inprocess.values())[1:2]), "?")
+    starts = (process.get("start") or inprocess.get("start") or ["", "", "?"])[2]
+    lines.append("")
+    lines.append(f"- {starts} starts and {n} calls of each operation per side; the process side over one keep-alive "
+                 "connection to `gatehouse serve --mode development`, the in-process side `gatehouse bench emulator`")
+    lines.append(f"- machine: {machine()}")
+    return lines
+
+
+def write_emulator(work, build, out=None):
+    """`scripts/bench --emulator`: the emulator's table alone."""
+    _emit(emulator_table(work, build), out)

@@ -15,6 +15,8 @@ core, so its req/s is per core), beside the rate one core would reach from the C
   scripts/bench --instructions  also instructions per request (valgrind's callgrind) for the reference,
                                 /bench/hello, /me hot and /debug_token
   scripts/bench --compare BASE  the same rows for BASE and the working tree, alternating (scripts/lib/bench/compare.py)
+  scripts/bench --emulator      only the emulator's table (scripts/lib/bench/emulator.py): start, resets, creating
+                                an app, a person and a test user, minting a token, a headless login; p50 and p95 ms
 
 Not part of scripts/test. Environment knobs:
   BENCH_DATABASE=sqlite    sqlite, or postgres (a throwaway cluster made by scripts/postgres-cluster)
@@ -38,6 +40,7 @@ Not part of scripts/test. Environment knobs:
   BENCH_CHART=path.svg     also draw the CPU-per-request chart (scripts/bench-chart, matplotlib from PyPI)
   SERVER_JOURNAL=false     the server's --journal (me_journal turns it on); the server inherits the environment
   BENCH_COMPARE_ROUNDS=3   rounds per side of --compare
+  BENCH_EMULATOR_ITERATIONS=50  calls of each emulator operation; BENCH_EMULATOR_STARTS=10 starts of each side
 """
 import json
 import math
@@ -49,7 +52,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import compare, instructions, report
+from . import compare, emulator, instructions, report
 from .data import (CONSENT_PATH, DB_WRITES, ME_PATH, Databases, Seed, client_credentials_path, code_exchange_path,
                    consent, debug_token_path, token_exchange_path)
 from .proc import Server, Tool, cpu_count, rss_kb, setup
@@ -78,6 +81,8 @@ class Options:
         self.pipeline_iterations = env("BENCH_PIPELINE_ITERATIONS", "200000")
         self.keep, self.out, self.results = env("BENCH_KEEP"), env("BENCH_OUT"), env("BENCH_RESULTS")
         self.chart, self.bin, self.debug = env("BENCH_CHART"), env("BENCH_BIN"), env("BENCH_DEBUG")
+        self.emulator_iterations = int(env("BENCH_EMULATOR_ITERATIONS", "50"))
+        self.emulator_starts = int(env("BENCH_EMULATOR_STARTS", "10"))
 
 
 def main(argv):
@@ -91,10 +96,12 @@ def main(argv):
         print(__doc__.rstrip())
         return 0
     for arg in argv:
-        if arg != "--instructions":
-            print("usage: scripts/bench [--instructions] | --compare BASE | --help", file=sys.stderr)
+        if arg not in ("--instructions", "--emulator"):
+            print("usage: scripts/bench [--instructions] | --emulator | --compare BASE | --help", file=sys.stderr)
             return 2
     options = Options("--instructions" in argv)
+    if "--emulator" in argv:
+        return emulator_only(options)
     tool = Tool("bench")
     if options.database not in ("sqlite", "postgres"):
         tool.fail("BENCH_DATABASE is sqlite or postgres", 2)
@@ -115,6 +122,22 @@ def main(argv):
         server.stop()
         if databases:
             databases.destroy()
+        if options.keep:
+            tool.say(f"data kept in {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+def emulator_only(options):
+    """`scripts/bench --emulator`: the emulator's table alone (a minute, not the whole run's half hour)."""
+    tool = Tool("bench")
+    binary, build = build_binary(tool, options)
+    work = Path(tempfile.mkdtemp(prefix="gatehouse-bench.", dir="/tmp"))
+    try:
+        emulator.measure(tool, binary, work, options.server_cpu, options.emulator_starts, options.emulator_iterations)
+        report.write_emulator(work, build, options.out)
+    finally:
         if options.keep:
             tool.say(f"data kept in {work}")
         else:
@@ -185,6 +208,8 @@ class Bench:
                            o.pipeline_iterations, "--data-dir", w / "pipeline"], stdout=f)
         self.tool.say("pipeline:")
         sys.stderr.write((w / "pipeline.txt").read_text())
+        # ---- the emulator: start, resets and each admin call a test suite makes, in a process and in process ----
+        emulator.measure(self.tool, self.binary, w, o.server_cpu, o.emulator_starts, o.emulator_iterations)
         if o.big_users > 0:
             self.large_dataset()
         # ---- the table ----
