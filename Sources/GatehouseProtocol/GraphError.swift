@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Clients branch on `code`/`error_subcode` (the iOS SDK drops its token on 190, social-core maps
 /// HTTP statuses to exceptions), so the factories in `GraphError+Factories.swift` reproduce
-/// Facebook's exact codes, messages and statuses rather than inventing new ones.
+/// Facebook's exact codes, messages and statuses rather than inventing new ones. Each factory also says why, in
+/// plain words, for the request journal (``explanation``); that reason never reaches the wire.
 package struct GraphError: Error, Sendable, Equatable, Codable {
     /// Developer-facing text; non-auth messages start with `(#code) `.
     package var message: String
@@ -24,10 +25,34 @@ package struct GraphError: Error, Sendable, Equatable, Codable {
     package var isTransient: Bool?
     /// The HTTP status to send; not part of the JSON body, hence not encoded.
     package var httpStatus: Int
+    /// Why the request was refused, in plain words, for the request journal, the console's activity page and
+    /// `gatehouse logs`; set where the error is made. Never on the wire (not encoded, not compared); nil only for
+    /// an error decoded from a response.
+    package var explanation: String?
 
-    /// Creates an error; `httpStatus` defaults to 400, Facebook's status for most errors.
+    /// Creates an error; `httpStatus` defaults to 400, Facebook's status for most errors. `explanation` is
+    /// required so that no error the server makes reaches the journal without its reason.
     package init(
         message: String,
+        type: String = "OAuthException",
+        code: Int,
+        errorSubcode: Int? = nil,
+        errorUserTitle: String? = nil,
+        errorUserMsg: String? = nil,
+        fbtraceID: String? = nil,
+        isTransient: Bool? = nil,
+        httpStatus: Int = 400,
+        explanation: String
+    ) {
+        self.init(
+            wireMessage: message, type: type, code: code, errorSubcode: errorSubcode, errorUserTitle: errorUserTitle,
+            errorUserMsg: errorUserMsg, fbtraceID: fbtraceID, isTransient: isTransient, httpStatus: httpStatus)
+        self.explanation = explanation
+    }
+
+    /// An error as a response carries it, without a journal explanation (decoding, and errors read from the wire).
+    package init(
+        wireMessage message: String,
         type: String = "OAuthException",
         code: Int,
         errorSubcode: Int? = nil,
@@ -78,7 +103,7 @@ package struct GraphError: Error, Sendable, Equatable, Codable {
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
-            message: try container.decode(String.self, forKey: .message),
+            wireMessage: try container.decode(String.self, forKey: .message),
             type: try container.decodeIfPresent(String.self, forKey: .type) ?? "OAuthException",
             code: try container.decode(Int.self, forKey: .code),
             errorSubcode: try container.decodeIfPresent(Int.self, forKey: .errorSubcode),
@@ -87,6 +112,15 @@ package struct GraphError: Error, Sendable, Equatable, Codable {
             fbtraceID: try container.decodeIfPresent(String.self, forKey: .fbtraceID),
             isTransient: try container.decodeIfPresent(Bool.self, forKey: .isTransient)
         )
+    }
+
+    /// Two errors are the same when a client sees them the same: every wire field and the HTTP status. The
+    /// journal's ``explanation`` is left out, so an error decoded from a response equals the factory's.
+    package static func == (lhs: GraphError, rhs: GraphError) -> Bool {
+        lhs.message == rhs.message && lhs.type == rhs.type && lhs.code == rhs.code
+            && lhs.errorSubcode == rhs.errorSubcode && lhs.errorUserTitle == rhs.errorUserTitle
+            && lhs.errorUserMsg == rhs.errorUserMsg && lhs.fbtraceID == rhs.fbtraceID
+            && lhs.isTransient == rhs.isTransient && lhs.httpStatus == rhs.httpStatus
     }
 
     /// Encodes the members Facebook sends, in Facebook's order, omitting absent optionals.

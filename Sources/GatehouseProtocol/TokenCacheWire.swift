@@ -41,5 +41,19 @@ package enum TokenCacheWire {
         case noData = 50002
         /// Not GET, POST or DELETE.
         case unsupportedMethod = 50003
+
+        /// The plain-language reason, for the request journal (never the wire).
+        package var explanation: String {
+            switch self {
+            case .invalidInput: "the token cache request is missing or has a malformed field"
+            case .invalidCredentials:
+                "the token cache request's app credentials (client id and token) do not match an app"
+            case .invalidSessionProof:
+                "session_proof is not HMAC-SHA256(app secret, \"token_cache:\" + session key)"
+            case .writeFailed: "the token cache slot could not be written"
+            case .noData: "there is nothing stored in this token cache slot"
+            case .unsupportedMethod: "the token cache does not accept this method"
+            }
+        }
     }
 }

@@ -43,15 +43,31 @@ import GatehouseProtocol
                 == #"OAuth "Facebook Platform" "invalid_code" "This authorization code has been used.""#)
     }
 
-    @Test func allOptionalMembersInFacebookOrder() {
+    @Test func allOptionalMembersInFacebookOrder() throws {
         let error = GraphError(
             message: "m", code: 368, errorSubcode: 1, errorUserTitle: "T", errorUserMsg: "U",
-            fbtraceID: "F", isTransient: false)
-        #expect(
-            error.envelopeJSON.serialized()
-                == #"{"error":{"message":"m","type":"OAuthException","code":368,"error_subcode":1,"#
-                + #""error_user_title":"T","error_user_msg":"U","fbtrace_id":"F","is_transient":false}}"#
-        )
+            fbtraceID: "F", isTransient: false, explanation: "the journal's reason")
+        let wire =
+            #"{"error":{"message":"m","type":"OAuthException","code":368,"error_subcode":1,"#
+            + #""error_user_title":"T","error_user_msg":"U","fbtrace_id":"F","is_transient":false}}"#
+        // The journal's explanation is in neither encoding.
+        #expect(error.envelopeJSON.serialized() == wire)
+        #expect(try JSONValue(encoding: GraphErrorEnvelope(error: error)).serialized() == wire)
+    }
+
+    /// The explanation is the server's note, not part of the error a client sees: a decoded error has none and
+    /// still equals the factory's.
+    @Test func theExplanationIsNoPartOfTheWireError() throws {
+        let decoded = try JSONDecoder().decode(
+            GraphErrorEnvelope.self, from: Data(GraphError.codeUsed.envelopeJSON.serialized().utf8)
+        ).error
+        #expect(decoded.explanation == nil && GraphError.codeUsed.explanation != nil)
+        #expect(decoded == GraphError.codeUsed)
+        var other = GraphError.codeUsed
+        other.explanation = "another reason"
+        #expect(other == GraphError.codeUsed)
+        other.errorSubcode = 36008
+        #expect(other != GraphError.codeUsed)
     }
 
     @Test func headerKinds() {
@@ -200,6 +216,7 @@ import GatehouseProtocol
             #"{"error":{"message":"m","type":"OAuthException","code":190,"error_subcode":463,"fbtrace_id":"X","is_transient":false,"error_data":{}}}"#
         let decoded = try JSONDecoder().decode(GraphErrorEnvelope.self, from: Data(wire.utf8))
         #expect(
-            decoded.error == GraphError(message: "m", code: 190, errorSubcode: 463, fbtraceID: "X", isTransient: false))
+            decoded.error
+                == GraphError(wireMessage: "m", code: 190, errorSubcode: 463, fbtraceID: "X", isTransient: false))
     }
 }

@@ -111,8 +111,7 @@ package enum InjectableError: Sendable, CaseIterable, Hashable {
         case .appRateLimit: .appRateLimit
         case .userRateLimit: .userRateLimit
         case .transient: .serviceUnavailable
-        case .missingPermission:
-            GraphError(message: "(#200) Permissions error", type: "OAuthException", code: 200, httpStatus: 403)
+        case .missingPermission: .permissionsError
         case .checkpointed: .checkpointed
         case .unconfirmed: .unconfirmedUser
         case .loggedOut: .sessionLoggedOut

@@ -3,113 +3,15 @@ import GatehouseProtocol
 
 /// Plain-language reasons for refusals, for the journal (never the wire, where Facebook's exact error stays).
 ///
-/// ``forError(_:)`` is the catalogue: every Graph and OAuth error Gatehouse can return has an entry, and
-/// `JournalExplanationTests` checks that each factory in `GraphError+Factories.swift` and
-/// `GraphError+Server.swift` gets one of its own rather than the fallback. The other functions build the
-/// contextual reasons the handlers give when they know more (which URI, when the code was used, by whom).
+/// A Graph error carries its own reason, set by the factory that makes it (``GraphError/explanation``); the
+/// token cache's codes carry theirs (`TokenCacheWire.ErrorCode.explanation`). These functions build the
+/// contextual reasons the handlers give when they know more (which URI, when the code was used, by whom), and the
+/// generic one for a refusal that is no Graph error.
 package enum JournalExplanation {
-    // MARK: The catalogue
-
-    /// The explanation of `error` when the handler that refused gave none.
-    package static func forError(_ error: GraphError) -> String {
-        let message = error.message
-        switch (error.code, error.errorSubcode) {
-        case (SessionSubcode.code, let subcode?) where SessionSubcode(rawValue: subcode) != nil:
-            return SessionSubcode(rawValue: subcode)!.explanation
-        case (190, _):
-            if message == GraphError.invalidAppToken.message {
-                return
-                    "the app token APPID|… matches neither the app's secret, its client token, nor an app token minted for it"
-            }
-            if message.hasPrefix("An admin session is required") {
-                return "the admin API needs a signed-in admin (production mode)"
-            }
-            return
-                "the access token is not one this server issued: unknown, malformed, too long, or for a deleted app or person"
-        case (104, _): return "no access token was sent (neither an access_token parameter nor an Authorization header)"
-        case (2500, _):
-            if message == GraphError.activeTokenRequired.message {
-                return "/me needs a user access token; this call had an app or client token, or none"
-            }
-            return
-                "\(message.replacingOccurrences(of: "Unknown path components: ", with: "the path ")) is not a Graph route this server knows"
-        case (200, _):
-            if let range = message.range(of: "Requires extended permission: ") {
-                return "the token was not granted the permission \(message[range.upperBound...])"
-            }
-            if message == GraphError.feedToOtherUsersDisabled.message {
-                return "apps may only post to the token's own person's timeline, not to someone else's"
-            }
-            return
-                "the caller may see this object but not change it (only its author, the person it was sent to, or the app may)"
-        case (100, 33): return "the object does not exist, is hidden from this caller, or does not support this method"
-        case (100, 36007): return "the authorization code is older than its 10-minute life"
-        case (100, 36008):
-            return "redirect_uri differs from the one the login dialog was opened with; it must be identical"
-        case (100, 36009): return "the code was already exchanged; the tokens minted from it have been revoked"
-        case (100, _): return explainParameter(error)
-        case (1, _):
-            if message == GraphError.invalidClientSecret.message {
-                return "client_secret does not match the app's secret"
-            }
-            if message.contains("Too many requests in batch") {
-                return "a batch may hold at most \(GraphBatch.maximumEntries) requests"
-            }
-            return "the server failed unexpectedly while answering (see the server's log); clients retry"
-        case (101, _):
-            if message == GraphError.missingClientID.message {
-                return "the request has no client_id (nor Basic credentials)"
-            }
-            return "no app has this client_id, or it is not the app the token belongs to"
-        case (2, _):
-            if error.httpStatus == 503 {
-                return "the database could not be reached (is PostgreSQL restarting?); clients retry"
-            }
-            return "a storage operation failed (see the server's log); clients retry"
-        case (4, _): return "the app's Graph call budget for this window is spent (limits.app_calls_per_window)"
-        case (17, 1349172): return "the device polled sooner than the interval allows"
-        case (17, _): return "this person's Graph call budget for this app is spent (limits.user_calls_per_window)"
-        case (613, _):
-            return
-                "too many calls from this client to this endpoint (limits.token_endpoint_calls_per_ip or the device-login limits)"
-        case (803, _): return "?ids= named objects that do not exist or are hidden from the caller"
-        case (601, _): return "the FQL query could not be parsed, or names a table Gatehouse does not serve"
-        case (602, _): return "the FQL query names a column its table does not have"
-        case (604, _): return "the FQL WHERE clause has no condition on an indexable column (such as uid = me())"
-        case (31, 1349174): return "the person has not yet approved the device's code; keep polling"
-        case (31, 1349173): return "the person declined the device login"
-        case (31, _): return "the device login is not approved"
-        case (463, 1349152): return "the device code expired or was already used"
-        case (15, _): return "this call needs an app access token (APPID|SECRET or one from client_credentials)"
-        case (2902, _): return "both people must be test users of this app"
-        case (2903, _): return "only the app that created a test user may delete it"
-        default: return "refused with Graph error \(error.code)\(error.errorSubcode.map { "/\($0)" } ?? "")"
-        }
-    }
-
-    /// Code 100 without a subcode: the messages tell the cases apart.
-    private static func explainParameter(_ error: GraphError) -> String {
-        switch error.message {
-        case GraphError.appsecretProofRequired.message:
-            return "the app has “Require App Secret” on and the call carried no appsecret_proof"
-        case GraphError.appsecretProofInvalid.message:
-            return "appsecret_proof does not match: it was computed with a different secret or token"
-        case GraphError.invalidCodeFormat.message:
-            return "the code is unknown to this server, belongs to another app, or is malformed"
-        case GraphError.invalidCodeVerifier.message:
-            return "the PKCE code_verifier does not hash to the code_challenge the dialog was sent"
-        case GraphError.unexpectedCodeVerifier.message:
-            return "a code_verifier was sent for a code issued without a code_challenge (a PKCE downgrade is refused)"
-        case GraphError.codeChallengeRequired.message:
-            return "the app requires PKCE, and this code or nonce was issued without a code_challenge"
-        case "(#100) The App_id in the input_token did not match the Viewing App":
-            return "debug_token was asked about another app's token; an app may inspect only its own tokens"
-        default:
-            var text = error.message
-            if text.hasPrefix("(#100) ") { text.removeFirst(7) }
-            if error.httpStatus == 413 { return "the request body is larger than max_body_bytes" }
-            return "a parameter is invalid: \(text)"
-        }
+    /// The reason for `error`: the one its factory gave, or, for an error that came without one (decoded from a
+    /// response), its code.
+    package static func of(_ error: GraphError) -> String {
+        error.explanation ?? "refused with Graph error \(error.code)\(error.errorSubcode.map { "/\($0)" } ?? "")"
     }
 
     /// A refusal that is no Graph error (an HTML error page, a 404), by its status.
@@ -125,21 +27,6 @@ package enum JournalExplanation {
         case 500...: "the server failed unexpectedly (see the server's log)"
         default: "refused with HTTP \(status)"
         }
-    }
-
-    /// The remote token cache answers in its own shape (`errorCode` 30001…50003), not as a Graph error.
-    package static func tokenCache(_ code: Int, message: String) -> String {
-        let reason: String
-        switch code {
-        case 30001: reason = "the token cache request is missing or has a malformed field"
-        case 30002: reason = "the token cache request's app credentials (client id and token) do not match an app"
-        case 30003: reason = "session_proof is not HMAC-SHA256(app secret, \"token_cache:\" + session key)"
-        case 50001: reason = "the token cache slot could not be written"
-        case 50002: reason = "there is nothing stored in this token cache slot"
-        case 50003: reason = "the token cache does not accept this method"
-        default: reason = "the token cache refused the request"
-        }
-        return "\(reason) (token cache error \(code): \(message))"
     }
 
     // MARK: Contextual explanations
@@ -286,7 +173,7 @@ package enum JournalExplanation {
 
 extension JournalExplanation {
     /// Why ``CodeExchange/decide(code:presented:now:)`` refused, from the same facts; nil when it issued, or when
-    /// the catalogue's reason is all there is to say (a wrong secret is explained where it is checked).
+    /// the error's own reason is all there is to say (a wrong secret is explained where it is checked).
     package static func codeExchange(
         _ action: CodeExchange.Action, code: AuthCodeRecord?, presented: CodeExchange.Presented, found: Bool, now: Date
     ) -> String? {

@@ -29,7 +29,7 @@ package final class JournalNote: Sendable {
     package init() {}
 
     /// Records why the request is refused. The first explanation wins: it is the nearest to the cause, and the
-    /// generic ones added on the way out (``JournalExplanation/forError(_:)``) must not replace it.
+    /// generic ones added on the way out (the error's own ``GraphError/explanation``) must not replace it.
     package func explain(_ text: @autoclosure () -> String) {
         state.withLockedValue { state in
             if state.explanation == nil { state.explanation = text() }
@@ -65,12 +65,11 @@ package final class JournalNote: Sendable {
         }
     }
 
-    /// The Graph error the request is answered with (its explanation comes from the catalogue if no handler
-    /// gave one).
+    /// The Graph error the request is answered with (its own explanation stands if no handler gave one).
     package func answered(with error: GraphError) {
         state.withLockedValue { state in
             state.error = error
-            if state.explanation == nil { state.explanation = JournalExplanation.forError(error) }
+            if state.explanation == nil { state.explanation = JournalExplanation.of(error) }
         }
     }
 
@@ -118,7 +117,7 @@ package final class JournalNote: Sendable {
         var explanation = state.explanation
         if explanation == nil, status >= 400 || state.error != nil {
             explanation =
-                state.error.map(JournalExplanation.forError) ?? JournalExplanation.forStatus(status, route: route)
+                state.error.map(JournalExplanation.of) ?? JournalExplanation.forStatus(status, route: route)
         }
         let entry = JournalEntry(
             time: time, kind: state.kind ?? kind, method: method, route: route, status: status,

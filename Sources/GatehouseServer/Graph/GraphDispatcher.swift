@@ -47,7 +47,7 @@ package struct GraphDispatcher: Sendable {
     /// "email was declined by Alice at 09:58", or never granted, or data access expired.
     static func permissionReason(_ error: GraphError, _ user: UserCaller) -> String {
         guard let range = error.message.range(of: "Requires extended permission: ") else {
-            return JournalExplanation.forError(error)
+            return JournalExplanation.of(error)
         }
         return permissionReason(String(error.message[range.upperBound...]), user)
     }
@@ -173,6 +173,8 @@ package struct GraphDispatcher: Sendable {
             }
             return reply
         case .deleteTestUser: return try await TestUserEndpoints(services: services).delete(node, caller: caller)
+        case .updateTestUser:
+            return try await TestUserEndpoints(services: services).update(node, call: call, caller: caller)
         case .picture: return try await users.picture(node, call: call)
         case .friends: return try await users.friends(node, caller: caller, call: call)
         case .befriend(let other): return try await users.befriend(node, other: other, caller: caller)

@@ -8,10 +8,7 @@ struct TestUserEndpoints: Sendable {
 
     func handle(_ call: GraphCall, appID: String, caller: Caller) async throws -> GraphReply {
         guard case .app(let app) = caller, app.id == appID else {
-            throw GraphFailure(
-                GraphError(
-                    message: "(#15) This method must be called with an app access_token.", type: "OAuthException",
-                    code: 15))
+            throw GraphFailure(.appTokenRequired)
         }
         switch call.method {
         case .post: return try await create(call, app: app)
@@ -113,8 +110,7 @@ struct TestUserEndpoints: Sendable {
     /// `DELETE /{test-user-id}` with the owning app's token.
     func delete(_ node: UserNode, caller: Caller) async throws -> GraphReply {
         guard case .app(let app) = caller, node.user.testUserOfAppID == app.id else {
-            throw GraphFailure(
-                GraphError(message: "(#2903) Cannot delete this test account", type: "OAuthException", code: 2903))
+            throw GraphFailure(.cannotDeleteTestAccount)
         }
         // Its old tokens then answer as every deleted person's do (190/458), whichever way the person went.
         try await AccountDeletion(services: services).rememberDeleted(node.user)

@@ -15,9 +15,6 @@ import NIOPosix
 struct TestUserLimits: Sendable {
     let services: GatehouseServices
 
-    static let tooManyTestAccounts = GraphError(
-        message: "(#2900) Too many test accounts", type: "OAuthException", code: 2900)
-
     /// The bcrypt cost of test users' passwords. They are 72 random bits the server chose, so a slow hash adds no
     /// protection worth having (guessing 2^72 passwords is out of reach at any cost), while a login-strength hash
     /// (cost 11: 128 times the work) per creation would let an app token holder fill the thread pool that checks
@@ -38,7 +35,7 @@ struct TestUserLimits: Sendable {
         }
         let cap = limits.testUsersPerApp
         if cap > 0, try await services.storage.users.testUsers(appID: appID).count >= cap {
-            throw GraphFailure(Self.tooManyTestAccounts)
+            throw GraphFailure(.tooManyTestAccounts)
         }
     }
 

@@ -118,7 +118,7 @@ extension UserEndpoints {
             throw GraphFailure(.unsupportedRequest(method: "post", objectID: other))
         }
         guard node.user.testUserOfAppID == appID, otherUser.testUserOfAppID == appID else {
-            throw GraphFailure(Self.notTestUsers)
+            throw GraphFailure(.notTestUsers)
         }
         guard otherID != node.user.id else {
             throw GraphFailure(.invalidParameter("A user cannot befriend themselves"))
@@ -126,10 +126,6 @@ extension UserEndpoints {
         try await services.storage.friendships.befriend(node.user.id, otherID, at: services.clock.now())
         return .success
     }
-
-    /// Facebook's answer when either side of a friend request is not a test user of the calling app.
-    static let notTestUsers = GraphError(
-        message: "(#2902) Both users must be test users of this app", type: "OAuthException", code: 2902)
 
     // MARK: permissions
 

@@ -167,7 +167,7 @@ extension TokenService {
         case .expired where token.expiresAt != nil:
             return JournalExplanation.tokenExpired(
                 at: token.expiresAt!, now: now, clockOffset: services.clockControl?.currentOffset ?? 0)
-        default: return JournalExplanation.forError(error)
+        default: return JournalExplanation.of(error)
         }
     }
 }
@@ -175,7 +175,7 @@ extension TokenService {
 extension TokenService {
     fileprivate func stateExplanation(_ error: GraphError, user: UserRecord) -> String {
         "\(user.fullName)'s account is \(user.accountState.rawValue) (set in the console, CLI, admin API or a scenario): "
-            + JournalExplanation.forError(error)
+            + JournalExplanation.of(error)
     }
 }
 

@@ -8,11 +8,6 @@ import GatehouseProtocol
 /// app. A token of any other app is refused with error 100 (`The App_id in the input_token did not match the
 /// Viewing App`), so one app cannot learn another's users, scopes or expiries.
 struct DebugTokenEndpoint: Sendable {
-    /// Facebook's answer when the input token belongs to another app than the caller's.
-    static let appMismatch = GraphError(
-        message: "(#100) The App_id in the input_token did not match the Viewing App", type: "OAuthException", code: 100
-    )
-
     let services: GatehouseServices
 
     func handle(_ call: GraphCall) async throws -> GraphReply {
@@ -36,7 +31,7 @@ struct DebugTokenEndpoint: Sendable {
         let storage = services.storage
         let resolution = try await services.tokens.resolve(input)
         func sameApp(_ appID: String) throws {
-            guard appID == viewer.id else { throw GraphFailure(Self.appMismatch) }
+            guard appID == viewer.id else { throw GraphFailure(.inputTokenOfAnotherApp) }
         }
         switch resolution {
         case .success(.app(let app)), .success(.client(let app)):

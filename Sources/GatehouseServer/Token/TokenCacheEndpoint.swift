@@ -89,7 +89,7 @@ struct TokenCacheEndpoint: Sendable {
     }
 
     static func failure(_ code: TokenCacheWire.ErrorCode, _ message: String, status: Int) -> GraphReply {
-        JournalNote.current?.explain(JournalExplanation.tokenCache(code.rawValue, message: message))
+        JournalNote.current?.explain("\(code.explanation) (token cache error \(code.rawValue): \(message))")
         return .json(
             ["status": false, "errorCode": .int(Int64(code.rawValue)), "errorMessage": .string(message)], status: status
         )

@@ -3,12 +3,13 @@ import GatehouseProtocol
 import GatehouseCore
 import Testing
 
-/// Every Graph and OAuth error the server can return has a plain-language explanation of its own.
+/// Every Graph and OAuth error the server makes carries a plain-language explanation of its own, set by its factory
+/// (the initializer requires one, so an error cannot be made without it); these are the contextual reasons too.
 @Suite struct JournalExplanationTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     /// One instance of every factory in `GraphError+Factories.swift` and `GraphError+Server.swift`, by name.
-    static let factories: [String: GraphError] = [
+    static let factories: KeyValuePairs<String, GraphError> = [
         "invalidTokenFormat": .invalidTokenFormat,
         "tokenExpired": .tokenExpired(expiredAt: now.addingTimeInterval(-60), now: now),
         "appNotAuthorized": .appNotAuthorized(appID: "1"),
@@ -42,13 +43,21 @@ import Testing
         "appRateLimit": .appRateLimit,
         "userRateLimit": .userRateLimit,
         "apiRateLimit": .apiRateLimit,
+        "tooManyInBatch": .tooManyInBatch,
         // GraphError+Server.swift
         "aliasesDoNotExist": .aliasesDoNotExist(["1", "2"]),
         "feedToOtherUsersDisabled": .feedToOtherUsersDisabled,
         "permissionsError": .permissionsError,
         "requestTooLarge": .requestTooLarge(limit: 1024),
-        "tooManyInBatch": .tooManyInBatch,
         "invalidAppToken": .invalidAppToken,
+        "inputTokenOfAnotherApp": .inputTokenOfAnotherApp,
+        "appTokenRequired": .appTokenRequired,
+        "tooManyTestAccounts": .tooManyTestAccounts,
+        "notTestUsers": .notTestUsers,
+        "cannotDeleteTestAccount": .cannotDeleteTestAccount,
+        "adminSessionRequired": .adminSessionRequired,
+        "adminTokenUnknown": .adminTokenUnknown,
+        "adminForbidden": .adminForbidden("this admin token is read-only"),
         "fqlParser": .fqlParser("Parser error: unexpected 'x' at position 3."),
         "fqlNotAMember": .fqlNotAMember("foo", table: "user"),
         "fqlUnknownTable": .fqlUnknownTable("nope"),
@@ -59,82 +68,61 @@ import Testing
         "deviceDeclined": .deviceDeclined,
     ]
 
-    /// The errors built elsewhere in the server (one each), which the catalogue must know too.
-    static let others: [GraphError] = [
-        GraphError(
-            message: "(#100) The App_id in the input_token did not match the Viewing App", type: "OAuthException",
-            code: 100),
-        GraphError(
-            message: "(#1) Too many requests in batch message. Maximum batch size is 50", type: "OAuthException",
-            code: 1),
-        GraphError(
-            message: "(#15) This method must be called with an app access_token.", type: "OAuthException", code: 15),
-        GraphError(message: "(#2903) Cannot delete this test account", type: "OAuthException", code: 2903),
-        GraphError(message: "(#2902) Both users must be test users of this app", type: "OAuthException", code: 2902),
-        GraphError(message: "An admin session is required: log in at /console/login.", code: 190, httpStatus: 401),
-    ]
-
-    /// The factory names declared in the two files, read from the sources: a factory added there without an
-    /// entry above (and so without a checked explanation) fails this test.
-    static func declaredFactories() throws -> Set<String> {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        var names = Set<String>()
-        for path in [
-            "Sources/GatehouseProtocol/GraphError+Factories.swift",
-            "Sources/GatehouseCore/Graph/GraphError+Server.swift",
-        ] {
-            let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
-            for line in text.split(separator: "\n") {
-                let words = line.split(whereSeparator: { $0 == " " || $0 == "(" || $0 == ":" }).map(String.init)
-                guard let index = words.firstIndex(of: "static"), index + 2 < words.count,
-                    ["let", "var", "func"].contains(words[index + 1]), !words.contains("private")
-                else { continue }
-                names.insert(words[index + 2])
-            }
-        }
-        return names.subtracting(["pacificTimestamp"])
-    }
-
-    @Test func everyFactoryIsListed() throws {
-        let declared = try Self.declaredFactories()
-        #expect(declared.count > 40)
-        #expect(
-            declared == Set(Self.factories.keys),
-            "factories without a checked explanation: \(declared.subtracting(Self.factories.keys).sorted())")
-    }
-
-    @Test(arguments: factories.keys.sorted())
-    func everyFactoryHasAnExplanationOfItsOwn(name: String) throws {
-        let error = try #require(Self.factories[name])
-        let text = JournalExplanation.forError(error)
+    @Test(arguments: factories.map(\.key))
+    func everyFactoryExplainsItsErrorInItsOwnWords(name: String) throws {
+        let error = try #require(Self.factories.first { $0.key == name }?.value)
+        let text = try #require(error.explanation, "\(name) has no explanation")
         #expect(!text.isEmpty)
-        #expect(!text.hasPrefix("refused with Graph error"), "\(name) falls through to the generic explanation")
+        #expect(text != error.message && !error.message.contains(text), "\(name) repeats its wire message")
+        #expect(JournalExplanation.of(error) == text)
     }
 
-    @Test func errorsBuiltElsewhereAreExplainedToo() {
-        for error in Self.others {
-            #expect(!JournalExplanation.forError(error).hasPrefix("refused with Graph error"), "\(error.message)")
+    /// The session errors (190 with a subcode) give their subcode's reason, written once in `SessionSubcode`.
+    @Test func sessionErrorsGiveTheirSubcodesReason() throws {
+        let session = Self.factories.map(\.value).filter { $0.code == SessionSubcode.code && $0.errorSubcode != nil }
+        #expect(session.count == SessionSubcode.allCases.count)
+        for error in session {
+            let subcode = try #require(error.errorSubcode.flatMap(SessionSubcode.init(rawValue:)))
+            #expect(error.explanation == subcode.explanation)
         }
+    }
+
+    /// The errors a client can only tell apart by their message are told apart in the journal too.
+    @Test func errorsThatDifferOnlyByMessageGetDifferentExplanations() {
+        let byCode = Dictionary(grouping: Self.factories.map(\.value), by: { "\($0.code)/\($0.errorSubcode ?? 0)" })
+        #expect(byCode.count > 25)
+        for (code, errors) in byCode where errors.count > 1 {
+            let reasons = Set(errors.map { $0.explanation ?? "" })
+            #expect(reasons.count == errors.count, "errors \(code) share an explanation: \(reasons.sorted())")
+        }
+    }
+
+    /// An error that came without a reason (decoded from a response) is named by its code, and a handler's own
+    /// reason is not replaced by the error's.
+    @Test func theJournalRecordsTheFactorysExplanation() throws {
+        let note = JournalNote()
+        note.answered(with: .codeUsed)
+        let (entry, _) = note.entry(
+            time: Self.now, kind: .token, method: "POST", route: "/oauth/access_token", status: 400,
+            durationMilliseconds: 1)
+        #expect(entry.explanation == GraphError.codeUsed.explanation)
+        #expect(
+            entry.errorCode == 100 && entry.errorSubcode == 36009 && entry.errorMessage == GraphError.codeUsed.message)
+
+        let explained = JournalNote()
+        explained.explain("code already used at 10:02:11 by this app")
+        explained.answered(with: .codeUsed)
+        #expect(explained.explanation == "code already used at 10:02:11 by this app")
+
+        let decoded = GraphError(wireMessage: "m", code: 368, errorSubcode: 1)
+        #expect(JournalExplanation.of(decoded) == "refused with Graph error 368/1")
     }
 
     /// The remote token cache's own error codes, every one (`allCases`, so a new code needs its reason).
     @Test func tokenCacheErrorsAreExplained() {
-        for code in TokenCacheWire.ErrorCode.allCases {
-            #expect(
-                !JournalExplanation.tokenCache(code.rawValue, message: "m").hasPrefix("the token cache refused"),
-                "\(code)")
-        }
-    }
-
-    @Test func errorsThatDifferOnlyByMessageGetDifferentExplanations() {
-        let code100: [GraphError] = [
-            .appsecretProofRequired, .appsecretProofInvalid, .invalidCodeFormat, .invalidCodeVerifier,
-            .unexpectedCodeVerifier, .codeChallengeRequired, .invalidParameter("x"),
-        ]
-        #expect(Set(code100.map(JournalExplanation.forError)).count == code100.count)
-        let code1: [GraphError] = [.invalidClientSecret, .unknownError, Self.others[1]]
-        #expect(Set(code1.map(JournalExplanation.forError)).count == code1.count)
+        let reasons = TokenCacheWire.ErrorCode.allCases.map(\.explanation)
+        #expect(reasons.allSatisfy { !$0.isEmpty })
+        #expect(Set(reasons).count == reasons.count)
     }
 
     @Test func theIssuesExamples() {
@@ -150,7 +138,7 @@ import Testing
             JournalExplanation.codeAlreadyUsed(at: usedAt)
                 == "code already used at 10:02:11 by this app; the tokens minted from it have been revoked")
         #expect(
-            JournalExplanation.forError(.appsecretProofInvalid)
+            GraphError.appsecretProofInvalid.explanation
                 == "appsecret_proof does not match: it was computed with a different secret or token")
         let declinedAt = Date(timeIntervalSince1970: midnight + 35_880)  // 09:58
         #expect(

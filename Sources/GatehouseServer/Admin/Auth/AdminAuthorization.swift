@@ -99,17 +99,12 @@ extension AdminAuthorization.Decision {
         switch self {
         case .allowed: nil
         case .unauthorized(let detail):
-            // Without credentials, the wording these routes have always had (the journal explains it by its start).
+            // Without credentials, the wording these routes have always had.
             GraphHTTPAdapter.response(
-                .error(
-                    GraphError(
-                        message: detail == AdminAuthorization.noCredentials
-                            ? "An admin session is required: log in at /console/login."
-                            : "The admin token is unknown or revoked.",
-                        code: 190, httpStatus: 401)), version: version)
+                .error(detail == AdminAuthorization.noCredentials ? .adminSessionRequired : .adminTokenUnknown),
+                version: version)
         case .forbidden(let detail):
-            GraphHTTPAdapter.response(
-                .error(GraphError(message: "Forbidden: \(detail).", code: 200, httpStatus: 403)), version: version)
+            GraphHTTPAdapter.response(.error(.adminForbidden(detail)), version: version)
         }
     }
 }

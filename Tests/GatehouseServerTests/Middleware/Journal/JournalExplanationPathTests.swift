@@ -108,6 +108,36 @@ import Testing
         }
     }
 
+    /// With no handler's own reason, the entry carries the explanation the error was made with, word for word,
+    /// and the client gets the error's wire shape without it.
+    @Test func anEntryCarriesTheExplanationItsErrorWasMadeWith() async throws {
+        let server = try await TestServer.make()
+        let alice = try await server.token(for: server.alice)
+        let other = try await server.services.accounts.createApp(
+            name: "Other App", redirectURIs: ["https://other.example/cb"])
+        let cases: [(uri: String, error: GraphError)] = [
+            ("/v21.0/\(server.app.id)/accounts/test-users?access_token=\(alice)", .appTokenRequired),
+            (
+                "/v21.0/debug_token?input_token=\(alice)&access_token=\(other.id)%7C\(other.secret)",
+                .inputTokenOfAnotherApp
+            ),
+            (
+                "/v21.0/fql?q=SELECT%20uid%20FROM%20user%20WHERE%20name%20=%20%27Alice%27&access_token=\(alice)",
+                .fqlNotIndexable
+            ),
+            ("/v21.0/me?access_token=\(server.app.id)%7Cwrong", .invalidAppToken),
+        ]
+        try await server.run { client in
+            for (uri, error) in cases {
+                let (response, entry) = try await Self.send(client, server, uri)
+                #expect(Int(response.status.code) == error.httpStatus, "\(uri)")
+                #expect(response.json == error.envelopeJSON, "\(uri)")
+                #expect(entry.explanation == error.explanation, "\(uri)")
+                #expect(entry.errorCode == error.code && entry.errorMessage == error.message, "\(uri)")
+            }
+        }
+    }
+
     @Test func expiryInjectionAndRemovalAreExplainedWithTheirFacts() async throws {
         let server = try await TestServer.make()
         let short = try await server.token(for: server.alice, lifetime: 60)
