@@ -49,7 +49,8 @@ extension UserField {
     package static let permissions = UserField("permissions", permission: Permission.publicProfile)
     /// Seed 002 reads it with basic permissions through FQL; empty until set.
     package static let quotes = UserField("quotes", permission: Permission.publicProfile, fql: "quotes")
-    /// Facebook's `locale` ("en_US"), public with the basic profile; Limited Login has no claim for it.
+    /// Facebook's `locale` ("en_US" unless set), public with the basic profile; Limited Login has no claim for
+    /// it (its discovery document does not list one).
     package static let locale = UserField("locale", permission: Permission.publicProfile, fql: "locale")
 
     /// Every User field Gatehouse serves, in the order Facebook's reference lists the common ones.

@@ -24,8 +24,15 @@ package protocol UserStore: Sendable {
     func find(email: String) async throws -> UserRecord?
     /// All users, oldest first.
     func list() async throws -> [UserRecord]
-    /// Test users owned by an app, oldest first.
+    /// An app's test users: those it holds (`testUserOfAppID`), oldest first, then those associated with it
+    /// (``associate(testUserID:appID:at:)``), in the order they were associated.
     func testUsers(appID: String) async throws -> [UserRecord]
+    /// The apps a test user was associated with besides the one that holds it, in the order they were associated.
+    func associatedApps(testUserID: String) async throws -> [String]
+    /// Associates a test user with another app; false when it already was.
+    func associate(testUserID: String, appID: String, at: Date) async throws -> Bool
+    /// Ends an association; false when there was none.
+    func dissociate(testUserID: String, appID: String) async throws -> Bool
     func update(_ user: UserRecord) async throws
     /// Deletes the user with their grants, tokens, codes, sessions, roles, friendships and scoped ids.
     func delete(id: String) async throws
@@ -47,6 +54,11 @@ package protocol FriendshipStore: Sendable {
     /// Global ids of a user's friends, in the order the friendships were made.
     func friends(of userID: String) async throws -> [String]
     func areFriends(_ a: String, _ b: String) async throws -> Bool
+    /// Records `from`'s friend request to `to`. When `to` had already asked `from`, the two become friends, both
+    /// requests go, and the answer is true.
+    func request(from: String, to: String, at: Date) async throws -> Bool
+    /// The people who asked `userID` to be friends and are waiting for an answer, oldest first.
+    func requests(to userID: String) async throws -> [String]
 }
 
 /// What each person granted to each app.

@@ -163,6 +163,9 @@ extension UserFieldValue {
     private static func length(_ limit: Int) -> Rule {
         Rule(accepts: { $0.count <= limit }, message: "may be at most \(limit) characters")
     }
+    /// The locale Facebook answers for a person who never set one.
+    package static let defaultLocale = "en_US"
+
     /// Facebook's locales are a language and a country, `en_US`.
     private static let localeRule = Rule(
         accepts: { text in
@@ -194,7 +197,9 @@ extension UserFieldValue {
         UserFieldValue(field: .friends, kind: .edge(.friends)),
         UserFieldValue(field: .permissions, kind: .edge(.permissions)),
         text(.quotes, \.quotes, column: "quotes", title: "Favourite quotes", rule: quotesRule) { _ in "" },
-        text(.locale, \.profileText["locale"], column: "locale", title: "Locale (en_US)", rule: localeRule),
+        text(.locale, \.profileText["locale"], column: "locale", title: "Locale (en_US)", rule: localeRule) { _ in
+            .string(defaultLocale)
+        },
     ]
 
     /// The entry for a Graph field name.

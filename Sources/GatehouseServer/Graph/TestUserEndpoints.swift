@@ -11,30 +11,56 @@ struct TestUserEndpoints: Sendable {
             throw GraphFailure(.appTokenRequired)
         }
         switch call.method {
-        case .post: return try await create(call, app: app)
+        case .post:
+            if let uid = call.param("uid") { return try await associate(call, app: app, uid: uid) }
+            if call.param("owner_access_token") != nil {
+                throw GraphFailure(.invalidParameter("The parameter uid is required"))
+            }
+            return try await create(call, app: app)
         case .get: return try await list(call, app: app)
-        case .delete: throw GraphFailure(.unsupportedRequest(method: "delete", objectID: appID))
+        case .delete: return try await remove(call, app: app)
         }
     }
 
-    private func create(_ call: GraphCall, app: AppRecord) async throws -> GraphReply {
-        let installed = call.param("installed").map { $0 == "true" || $0 == "1" } ?? true
+    /// `installed` (true unless `false` or `0`, as Facebook defaults it).
+    static func installed(_ call: GraphCall) -> Bool {
+        call.param("installed").map { $0 == "true" || $0 == "1" } ?? true
+    }
+
+    /// `permissions`, each one known at the call's version.
+    static func permissions(_ call: GraphCall) throws -> [String] {
         let permissions = Permission.parseScope(call.param("permissions") ?? "")
         // A permission Facebook removed is as unknown as a misspelled one at versions after its removal.
         let removed = Permission.removed(permissions, at: call.version)
         if let unknown = permissions.first(where: { !Permission.isKnown($0) || removed.contains($0) }) {
             throw GraphFailure(.invalidParameter("Invalid permission: \(unknown)"))
         }
+        return permissions
+    }
+
+    /// A test user's first and last name from `name`: the first word, and the rest ("User" when there is none).
+    static func names(_ name: String) -> (first: String, last: String) {
+        let words = name.trimmingCharacters(in: .whitespaces).split(separator: " ").map(String.init)
+        return (words.first ?? "Test", words.count > 1 ? words.dropFirst().joined(separator: " ") : "User")
+    }
+
+    private func create(_ call: GraphCall, app: AppRecord) async throws -> GraphReply {
+        let installed = Self.installed(call)
+        let permissions = try Self.permissions(call)
+        // Deprecated by Facebook, still accepted: the person's locale (`en_US` when left out).
+        let locale = call.param("locale")
+        if let locale, let problem = UserFieldValue.named(UserField.locale.name)?.problem(locale) {
+            throw GraphFailure(.invalidParameter(problem))
+        }
         let limits = TestUserLimits(services: services)
         try await limits.reserveCreation(appID: app.id)
-        let name = (call.param("name") ?? "Open Graph Test User").trimmingCharacters(in: .whitespaces)
-        let words = name.split(separator: " ").map(String.init)
-        let first = words.first ?? "Test", last = words.count > 1 ? words.dropFirst().joined(separator: " ") : "User"
+        let (first, last) = Self.names(call.param("name") ?? "Open Graph Test User")
         let tag = services.random.alphanumeric(bits: 40).lowercased()
         let password = services.random.alphanumeric(bits: 72)
         var newUser = NewUser(
             email: "\(first.lowercased().filter(\.isLetter))_\(tag)_test@tfbnw.net", password: password,
             firstName: first, lastName: last, testUserOfAppID: app.id)
+        if let locale { newUser.profile[UserField.locale.name] = locale }
         // Not the login hasher: see ``TestUserLimits/passwordCost``.
         newUser.passwordHash = try await limits.hashGeneratedPassword(password)
         let user = try await services.accounts.createUser(newUser)
@@ -51,6 +77,14 @@ struct TestUserEndpoints: Sendable {
 
     /// Grants the permissions and returns a fresh token, as Facebook does for `installed=true`.
     func install(_ user: UserRecord, app: AppRecord, permissions: [String]) async throws -> String {
+        try await grant(user, app: app, permissions: permissions)
+        return try await services.tokens.mintUserToken(
+            app: app, userID: user.id, lifetime: Lifetimes.longLivedToken, origin: "test_user"
+        ).0
+    }
+
+    /// Installs the app for the test user: `public_profile` and `permissions` granted (`openid` is a scope only).
+    func grant(_ user: UserRecord, app: AppRecord, permissions: [String]) async throws {
         let now = services.clock.now()
         var granted = [Permission.publicProfile]
         for p in permissions where !granted.contains(p) && p != "openid" { granted.append(p) }
@@ -58,9 +92,6 @@ struct TestUserEndpoints: Sendable {
             GrantRecord(
                 appID: app.id, userID: user.id, granted: granted, declined: [], createdAt: now, updatedAt: now,
                 lastLoginAt: now))
-        return try await services.tokens.mintUserToken(
-            app: app, userID: user.id, lifetime: Lifetimes.longLivedToken, origin: "test_user"
-        ).0
     }
 
     /// A short-lived link to log a browser in as the test user (``TestUserLogin``; development mode only).
@@ -107,9 +138,9 @@ struct TestUserEndpoints: Sendable {
         return .json(["data": .array(data), "paging": .object(paging)])
     }
 
-    /// `DELETE /{test-user-id}` with the owning app's token.
+    /// `DELETE /{test-user-id}` with the token of an app the test user belongs to: gone from every app.
     func delete(_ node: UserNode, caller: Caller) async throws -> GraphReply {
-        guard case .app(let app) = caller, node.user.testUserOfAppID == app.id else {
+        guard case .app(let app) = caller, try await Self.holds(app.id, node.user, services: services) else {
             throw GraphFailure(.cannotDeleteTestAccount)
         }
         // Its old tokens then answer as every deleted person's do (190/458), whichever way the person went.

@@ -26,6 +26,12 @@ struct TestUserLimits: Sendable {
 
     /// Counts one creation; throws the Facebook error when the app's budget or cap is spent.
     func reserveCreation(appID: String) async throws {
+        try await reserveUpdate(appID: appID)
+        try await checkCap(appID: appID)
+    }
+
+    /// Counts one creation or password change (each hashes a password) against the app's creation budget.
+    func reserveUpdate(appID: String) async throws {
         if try await !limiter.allow(
             "testusers:create:\(appID)", limit: limits.testUserCreationsPerApp,
             windowSeconds: limits.testUserWindowSeconds)
@@ -33,6 +39,10 @@ struct TestUserLimits: Sendable {
             services.metrics.rateLimited("test_users")
             throw GraphFailure(.appRateLimit)
         }
+    }
+
+    /// Throws `(#2900)` when the app holds as many test users (created or associated) as the cap allows.
+    func checkCap(appID: String) async throws {
         let cap = limits.testUsersPerApp
         if cap > 0, try await services.storage.users.testUsers(appID: appID).count >= cap {
             throw GraphFailure(.tooManyTestAccounts)

@@ -99,7 +99,9 @@ extension UserEndpoints {
         return Int(text.dropFirst(2)).flatMap { $0 >= 0 ? $0 : nil }
     }
 
-    /// `POST /{u1}/friends/{u2}`: test-user friending, as Facebook allows it.
+    /// `POST /{u1}/friends/{u2}`: test-user friending, as Facebook allows it. With u1's token it is a friend
+    /// request, and u2's request back (`POST /{u2}/friends/{u1}` with u2's token) confirms it: the two are
+    /// friends from then on. The app's token connects them at once.
     ///
     /// Friendships are global across apps (they decide friends-audience posts, `/me/friends`, FQL `friend`,
     /// the id_token's `user_friends`), so a caller may only connect two **test users of its own app**, and
@@ -107,9 +109,10 @@ extension UserEndpoints {
     /// real person and then read their friends-only posts.
     func befriend(_ node: UserNode, other: String, caller: Caller) async throws -> GraphReply {
         let appID = caller.app.id
+        let byApp: Bool
         switch caller {
-        case .app(let app) where app.id == node.appID: break
-        case .user(let u) where u.user.id == node.user.id && u.app.id == node.appID: break
+        case .app(let app) where app.id == node.appID: byApp = true
+        case .user(let u) where u.user.id == node.user.id && u.app.id == node.appID: byApp = false
         default: throw GraphFailure(.missingPermission(Permission.userFriends))
         }
         guard let otherID = try await services.storage.users.userID(appID: node.appID, scopedID: other),
@@ -117,13 +120,20 @@ extension UserEndpoints {
         else {
             throw GraphFailure(.unsupportedRequest(method: "post", objectID: other))
         }
-        guard node.user.testUserOfAppID == appID, otherUser.testUserOfAppID == appID else {
+        guard try await TestUserEndpoints.holds(appID, node.user, services: services),
+            try await TestUserEndpoints.holds(appID, otherUser, services: services)
+        else {
             throw GraphFailure(.notTestUsers)
         }
         guard otherID != node.user.id else {
             throw GraphFailure(.invalidParameter("A user cannot befriend themselves"))
         }
-        try await services.storage.friendships.befriend(node.user.id, otherID, at: services.clock.now())
+        let friendships = services.storage.friendships, now = services.clock.now()
+        if byApp {
+            try await friendships.befriend(node.user.id, otherID, at: now)
+        } else if try await !friendships.areFriends(node.user.id, otherID) {
+            _ = try await friendships.request(from: node.user.id, to: otherID, at: now)
+        }
         return .success
     }
 

@@ -36,7 +36,8 @@ package enum SQLMigrator {
         Migration13JavaScriptSDKDomains.migration,
         Migration14AppRequestNotifications.migration, Migration15AccountMail.migration, Migration16TwoFactor.migration,
         Migration17ProfileLocale.migration, Migration18DeletedAccounts.migration,
-        Migration19Events.migration, Migration21Webhooks.migration,
+        Migration19Events.migration, Migration20TestUserApps.migration,
+        Migration21Webhooks.migration,
     ]
 
     package static let table = "gatehouse_migrations"

@@ -72,10 +72,52 @@ package struct SQLUserStore: UserStore {
 
     package func testUsers(appID: String) async throws -> [UserRecord] {
         try await context.run {
-            try await db.select().columns(Self.columns).from("users")
+            let held = try await db.select().columns(Self.columns).from("users")
                 .where("test_user_of_app_id", .equal, appID)
                 .orderBy("created_at").orderBy("seq")
                 .all().map(Self.decode)
+            let associatedIDs = try await db.select().column("user_id").from("test_user_apps")
+                .where("app_id", .equal, appID).orderBy("created_at").orderBy("user_id")
+                .all(decodingColumn: "user_id", as: String.self)
+            guard !associatedIDs.isEmpty else { return held }
+            let heldIDs = Set(held.map(\.id))
+            let wanted = associatedIDs.filter { !heldIDs.contains($0) }
+            guard !wanted.isEmpty else { return held }
+            let byID = Dictionary(
+                try await db.select().columns(Self.columns).from("users").where("id", .in, wanted)
+                    .all().map(Self.decode).map { ($0.id, $0) },
+                uniquingKeysWith: { first, _ in first })
+            return held + wanted.compactMap { byID[$0] }
+        }
+    }
+
+    package func associatedApps(testUserID: String) async throws -> [String] {
+        try await context.run {
+            try await db.select().column("app_id").from("test_user_apps")
+                .where("user_id", .equal, testUserID).orderBy("created_at").orderBy("app_id")
+                .all(decodingColumn: "app_id", as: String.self)
+        }
+    }
+
+    /// Throws `.notFound` when the app or the user does not exist (the foreign keys refuse the row).
+    package func associate(testUserID: String, appID: String, at: Date) async throws -> Bool {
+        try await context.run {
+            let added = try await db.insert(into: "test_user_apps")
+                .columns("app_id", "user_id", "created_at")
+                .values(appID, testUserID, SQLCodec.seconds(at))
+                .ignoringConflicts(with: ["app_id", "user_id"])
+                .returning("user_id")
+                .all()
+            return !added.isEmpty
+        }
+    }
+
+    package func dissociate(testUserID: String, appID: String) async throws -> Bool {
+        try await context.run {
+            let removed = try await db.delete(from: "test_user_apps")
+                .where("app_id", .equal, appID).where("user_id", .equal, testUserID)
+                .returning("user_id").all()
+            return !removed.isEmpty
         }
     }
 
@@ -95,9 +137,15 @@ package struct SQLUserStore: UserStore {
     /// Deletes dependants first, then the user (foreign keys also cascade). Deleting a missing user is a no-op.
     package func delete(id: String) async throws {
         try await context.run {
-            for table in ["tokens", "browser_sessions", "auth_codes", "grants", "app_roles", "app_scoped_ids"] {
+            let tables = [
+                "tokens", "browser_sessions", "auth_codes", "grants", "app_roles", "app_scoped_ids", "test_user_apps",
+            ]
+            for table in tables {
                 try await db.delete(from: table).where("user_id", .equal, id).run()
             }
+            try await db.delete(from: "friend_requests")
+                .where("from_user", .equal, id).orWhere("to_user", .equal, id)
+                .run()
             try await db.delete(from: "friendships")
                 .where("user_low", .equal, id).orWhere("user_high", .equal, id)
                 .run()

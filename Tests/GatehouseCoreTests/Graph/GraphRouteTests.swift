@@ -66,7 +66,7 @@ import Testing
     static let userRows: [(GraphMethod, String, String?, UserNodeRoute)] = [
         (.get, "", nil, .read),
         (.delete, "", nil, .deleteTestUser),
-        (.post, "", nil, .unsupported),
+        (.post, "", nil, .updateTestUser),
         (.get, "picture", nil, .picture),
         (.get, "picture/x", nil, .picture),
         (.post, "picture", nil, .unsupported),

@@ -143,9 +143,11 @@ import Testing
                 user: user, scopedID: "9", appID: "1", baseURL: "http://gatehouse.test",
                 now: Date(timeIntervalSince1970: 0))
         }
-        #expect(entry.read(context()) == nil)
-        user.profileText["locale"] = "en_US"
-        #expect(entry.read(context()) == .string("en_US"))
+        // Facebook answers en_US for a person who never set a locale (issue 41).
+        #expect(entry.read(context()) == .string(UserFieldValue.defaultLocale))
+        #expect(UserFieldValue.defaultLocale == "en_US")
+        user.profileText["locale"] = "pt_BR"
+        #expect(entry.read(context()) == .string("pt_BR"))
         #expect(entry.columns == ["locale"])
     }
 

@@ -173,6 +173,11 @@ import Testing
             let friend = try await client.execute(
                 uri: "/\(firstID)/friends/\(secondID)?access_token=\(token)", method: .post)
             #expect(friend.text == #"{"success":true}"#)
+            // A request until the other side asks back (issue 41).
+            let secondToken = second.json["access_token"]!.stringValue!
+            let confirmed = try await client.execute(
+                uri: "/\(secondID)/friends/\(firstID)?access_token=\(secondToken)", method: .post)
+            #expect(confirmed.text == #"{"success":true}"#)
             #expect(
                 try await server.services.storage.friendships.friends(
                     of: server.services.storage.users.userID(appID: app.id, scopedID: firstID)!

@@ -66,6 +66,16 @@ package struct InvalidatingUserStore: UserStore {
     package func find(email: String) async throws -> UserRecord? { try await base.find(email: email) }
     package func list() async throws -> [UserRecord] { try await base.list() }
     package func testUsers(appID: String) async throws -> [UserRecord] { try await base.testUsers(appID: appID) }
+    package func associatedApps(testUserID: String) async throws -> [String] {
+        try await base.associatedApps(testUserID: testUserID)
+    }
+    /// Not announced: nothing cached says which apps hold a test user.
+    package func associate(testUserID: String, appID: String, at: Date) async throws -> Bool {
+        try await base.associate(testUserID: testUserID, appID: appID, at: at)
+    }
+    package func dissociate(testUserID: String, appID: String) async throws -> Bool {
+        try await base.dissociate(testUserID: testUserID, appID: appID)
+    }
     package func update(_ user: UserRecord) async throws {
         try await invalidating(.user(id: user.id), local: caches, publisher: publisher) { try await base.update(user) }
     }

@@ -49,7 +49,7 @@ struct DevIdentityPicker: Sendable {
         guard let target = try await target(form),
             let userID = form["user_id"], userID.count <= 32,
             let user = try await services.storage.users.find(id: userID),
-            user.testUserOfAppID == nil || user.testUserOfAppID == target.app.id
+            try await TestUserEndpoints.mayLogIn(user, to: target.app.id, services: services)
         else {
             return pages.errorPage(
                 .badRequest, headline: "This person cannot be picked", detail: "Go back to the app and start again.")

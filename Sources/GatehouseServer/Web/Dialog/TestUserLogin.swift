@@ -75,7 +75,8 @@ struct TestUserLogin: Sendable {
             Double(expires) > services.clock.now().timeIntervalSince1970,
             let app = try await services.storage.apps.find(id: appID),
             let userID = try await services.storage.users.userID(appID: appID, scopedID: scoped),
-            let user = try await services.storage.users.find(id: userID), user.testUserOfAppID == app.id,
+            let user = try await services.storage.users.find(id: userID),
+            try await TestUserEndpoints.holds(app.id, user, services: services),
             AppSecretProof.matches(
                 sig, accessToken: Self.signedText(userID: userID, expires: expires), appSecret: app.secret)
         else { return nil }
@@ -85,7 +86,7 @@ struct TestUserLogin: Sendable {
     private func invalid() -> Response {
         pages.errorPage(
             .badRequest, headline: "This login link is not valid",
-            detail: "Test-user login links come from the test-users API of the app that owns the user,"
+            detail: "Test-user login links come from the test-users API of an app the user belongs to,"
                 + " and work for an hour.")
     }
 
