@@ -182,6 +182,10 @@ package struct Storage: Sendable {
     package var sessionActivity: (any SessionActivityStore)?
     /// What is left of deleted accounts: their tokens' and address's hashes (issue 32; nil: not kept).
     package var deletedAccounts: (any DeletedAccountStore)?
+    /// The operators' event stream (`events`, issue 42; nil: events are not kept).
+    package var events: (any EventStore)?
+    /// The outbox of events to HTTP sinks (`event_deliveries`, issue 42; nil: no sinks).
+    package var eventDeliveries: (any EventDeliveryStore)?
     /// Closes connections; the stores must not be used afterwards. Stop the ``invalidationFeed`` first.
     package var shutdown: @Sendable () async throws -> Void
     /// Returns once the database answers a trivial query; throws `StorageError.unavailable` otherwise
@@ -194,10 +198,6 @@ package struct Storage: Sendable {
         signingKeys: any SigningKeyStore, emulator: any EmulatorStore, deviceCodes: any DeviceCodeStore,
         tokenCache: any TokenCacheStore, serverKeys: any ServerKeyStore, appCallbacks: any AppCallbackStore,
         posts: any PostStore, requests: any AppRequestStore, admins: any AdminStore, rateLimits: any RateLimitStore,
-    /// The operators' event stream (`events`, issue 42; nil: events are not kept).
-    package var events: (any EventStore)?
-    /// The outbox of events to HTTP sinks (`event_deliveries`, issue 42; nil: no sinks).
-    package var eventDeliveries: (any EventDeliveryStore)?
         callerRecords: any CallerRecordStore, sessionRecords: any SessionRecordStore,
         shutdown: @escaping @Sendable () async throws -> Void, ping: @escaping @Sendable () async throws -> Void = {}
     ) {
