@@ -5,8 +5,9 @@ import Hummingbird
 /// A page of a v1 list: `?limit=` (1…200, default 50) and `?cursor=` (opaque), answered as
 /// `{"data": [...], "next_cursor": string|null}`.
 ///
-/// The cursor is the position after the last item served, base64url-encoded so clients treat it as opaque (its
-/// form may change). Lists are in creation order, so a new item never moves an earlier one to another page.
+/// The cursor is the position after the last item served, written `o` and digits (the document's `cursor`
+/// pattern, so every cursor of that form is answered: one past the end is an empty page). Clients pass it back as
+/// given. Lists are in creation order, so a new item never moves an earlier one to another page.
 struct Page: Equatable {
     static let defaultLimit = 50
     static let maximumLimit = 200
@@ -42,20 +43,17 @@ struct Page: Equatable {
         return ["data": .array(data), "next_cursor": end < items.count ? .string(Self.encode(end)) : .null]
     }
 
-    static func encode(_ offset: Int) -> String {
-        Data("o:\(offset)".utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(
-                of: "=", with: "")
-    }
+    static func encode(_ offset: Int) -> String { "o\(offset)" }
 
-    static func decode(_ cursor: String) -> Int? {
-        guard cursor.count <= 64 else { return nil }
-        var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8),
-            text.hasPrefix("o:"),
-            let value = Int(text.dropFirst(2)), value >= 0
+    /// The offset a cursor names: `o` and 1 to 15 digits, as `components.parameters.cursor` writes it.
+    static func decode(_ cursor: String) -> Int? { Self.number(after: "o", in: cursor).map(Int.init) }
+
+    /// The number after `prefix` when `cursor` is `prefix` and 1 to 15 ASCII digits, else nil.
+    static func number(after prefix: Character, in cursor: String) -> Int64? {
+        let digits = cursor.dropFirst()
+        guard cursor.first == prefix, (1...15).contains(digits.count),
+            digits.allSatisfy({ $0.isASCII && $0.isNumber })
         else { return nil }
-        return value
+        return Int64(digits)
     }
 }

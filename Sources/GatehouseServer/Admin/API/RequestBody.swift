@@ -21,12 +21,16 @@ struct RequestBody {
         read.insert(field)
         guard let value = object[field], !value.isNull else { return nil }
         guard let text = value.stringValue else { throw Problem.validation(field, "\(field) must be a string") }
-        guard text.count <= max else { throw Problem.validation(field, "\(field) must be at most \(max) characters") }
+        // Counted as JSON Schema's maxLength counts: Unicode code points, not grapheme clusters.
+        guard text.unicodeScalars.count <= max else {
+            throw Problem.validation(field, "\(field) must be at most \(max) characters")
+        }
         return text
     }
 
     mutating func requiredString(_ field: String, max: Int = 1000) throws -> String {
-        guard let text = try string(field, max: max)?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
+        guard let text = try string(field, max: max)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty
+        else {
             throw Problem.validation(field, "\(field) is required")
         }
         return text
@@ -84,8 +88,9 @@ struct RequestBody {
 
     /// Refuses fields no accessor asked for, so a misspelt field is an error rather than silently ignored.
     /// - Parameter prefix: the path of a nested object (`scenario.`), so the problem names the field in full.
-    func finish(prefix: String = "") throws {
-        if let unknown = object.keys.first(where: { !read.contains($0) }) {
+    /// - Parameter known: fields read without the accessors.
+    func finish(prefix: String = "", known: Set<String> = []) throws {
+        if let unknown = object.keys.first(where: { !read.contains($0) && !known.contains($0) }) {
             throw Problem.validation(prefix + unknown, "unknown field \(GraphError.echo(prefix + unknown))")
         }
     }

@@ -55,14 +55,21 @@ struct AppSettings {
             }
             var roles: [(String, AppRole)] = []
             for (i, item) in items.enumerated() {
-                guard let personID = item["person_id"]?.stringValue, personID.count <= 20,
-                    try await services.storage.users.find(id: personID) != nil
-                else {
+                guard case .object = item else {
+                    throw Problem.validation("roles[\(i)]", "roles[\(i)] must be an object {person_id, role}")
+                }
+                let fields = try RequestBody(item)
+                try fields.finish(prefix: "roles[\(i)].", known: ["person_id", "role"])
+                guard let personID = item["person_id"]?.stringValue, !personID.isEmpty, personID.count <= 20 else {
                     throw Problem.validation(
-                        "roles[\(i)].person_id", "roles[\(i)].person_id must name an existing person")
+                        "roles[\(i)].person_id", "roles[\(i)].person_id must be a person's id (1 to 20 characters)")
                 }
                 guard let role = item["role"]?.stringValue.flatMap(AppRole.init(rawValue:)) else {
                     throw Problem.validation("roles[\(i)].role", "roles[\(i)].role must be admin, developer or tester")
+                }
+                guard try await services.storage.users.find(id: personID) != nil else {
+                    throw Problem.unknownReference(
+                        "roles[\(i)].person_id", "roles[\(i)].person_id must name an existing person")
                 }
                 guard !roles.contains(where: { $0.0 == personID }) else {
                     throw Problem.validation("roles[\(i)].person_id", "a person holds one role")

@@ -26,7 +26,7 @@ struct V1Apps: Sendable {
                 return AdminAPIv1.reply(nil)
             },
             V1Route(method: .post, path: "/apps/{id}/reset-secret") { call in
-                _ = try call.body()
+                try call.body().finish()
                 let app = try await find(call.parameter("id"))
                 // The console's path: app tokens made with the old secret are revoked too.
                 try await services.accounts.changeSecret(of: app, to: services.random.hex(16))

@@ -20,7 +20,7 @@ struct V1Emulator: Sendable {
                 return AdminAPIv1.reply(ClockControl(services: services).status().json)
             },
             V1Route(method: .post, path: "/clock/reset") { call in
-                _ = try call.body()
+                try call.body().finish()
                 _ = try await ClockControl(services: services).reset()
                 return AdminAPIv1.reply(ClockControl(services: services).status().json)
             },
@@ -58,12 +58,13 @@ struct V1Emulator: Sendable {
     }
 }
 
-/// The body of `POST /clock/advance`: `{"by":"61d"}` (a number counts as seconds). Other fields are ignored.
+/// The body of `POST /clock/advance`: `{"by":"61d"}` (a number counts as seconds), nothing else.
 struct ClockAdvance: Equatable {
     var seconds: TimeInterval
 
     /// - Throws: a validation ``Problem`` naming `by` when it is not a duration.
     init(_ body: RequestBody) throws {
+        try body.finish(known: ["by"])
         let by = body.object["by"]
         guard let seconds = DurationParser.seconds(by?.stringValue ?? by?.doubleValue.map { String($0) } ?? "") else {
             throw Problem.validation("by", "\"by\" must be a duration such as 61d, 12h, 90m or 3600")
@@ -83,6 +84,7 @@ struct InjectionRequest: Equatable {
 
     /// - Throws: a validation ``Problem`` naming `target` or `id` when it is missing or wrong.
     init(_ body: RequestBody) throws {
+        try body.finish(known: ["target", "id", "error", "times"])
         let object = body.object
         guard let kind = object["target"]?.stringValue.flatMap(InjectionTargetKind.init(rawValue:)) else {
             throw Problem.validation("target", "\"target\" must be user, app or token")

@@ -35,11 +35,27 @@ struct V1Journal: Sendable {
     }
 
     /// The answer to `GET /journal`; nil when `source=table` asks for a table this server does not keep.
+    /// - Throws: a validation ``Problem`` for an `after`, `limit` or `source` the document does not allow.
     func listing(_ request: Request) async throws -> JSONValue? {
         let q = request.uri.queryParameters
         let filter = JournalFilter(request)
-        let after = q.get("after").flatMap(Int.init)
-        let limit = min(1000, max(1, q.get("limit").flatMap(Int.init) ?? 100))
+        let after = try q.get("after").map { text in
+            guard let value = Int(text), value >= 0 else {
+                throw Problem.validation("after", "after must be a whole number, 0 or more")
+            }
+            return value
+        }
+        let limit =
+            try q.get("limit").map { text in
+                guard let value = Int(text), (1...1000).contains(value) else {
+                    throw Problem.validation("limit", "limit must be a whole number from 1 to 1000")
+                }
+                return value
+            } ?? 100
+        _ = try V1People.flag(q.get("errors"), field: "errors")
+        if let source = q.get("source"), source != "table" {
+            throw Problem.validation("source", "source must be table (or left out for this node's journal)")
+        }
         let journal = services.journal
         let latest = journal.lastSequence
         var entries = journal.entries(matching: filter, after: after, limit: limit)

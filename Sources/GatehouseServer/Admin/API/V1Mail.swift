@@ -29,7 +29,7 @@ struct V1Mail: Sendable {
     func list(_ call: V1Call) async throws -> Response {
         let page = try Page(call.request)
         let to = call.query("to")
-        if let to, to.count > 320 { throw Problem.validation("to", "to must be at most 320 characters") }
+        if let to, to.unicodeScalars.count > 320 { throw Problem.validation("to", "to must be at most 320 characters") }
         let messages = try await store().list(to: to.map { EmailAddress.normalised($0) ?? $0 }, limit: 10_000)
         let bodies = messages.isEmpty ? false : await call.mayReadSecrets()
         return AdminAPIv1.reply(page.answer(messages) { Self.render($0, bodies: bodies) })

@@ -57,11 +57,22 @@ struct PersonFields {
     /// A place: its name (the id derived from it, as the console does) or `{"id":…,"name":…}`; null clears it.
     static func place(_ value: JSONValue?, field: String, services: GatehouseServices) throws -> Place? {
         guard let value, !value.isNull else { return nil }
-        if let name = value.stringValue, !name.isEmpty, name.count <= 200 {
+        if let name = value.stringValue, !name.isEmpty, name.unicodeScalars.count <= 200 {
             return services.accounts.place(named: name)
         }
-        if let name = value["name"]?.stringValue, !name.isEmpty, name.count <= 200 {
-            guard let id = value["id"]?.stringValue else { return services.accounts.place(named: name) }
+        if case .object(let object) = value, let name = value["name"]?.stringValue, !name.isEmpty,
+            name.unicodeScalars.count <= 200
+        {
+            if let unknown = object.keys.first(where: { $0 != "id" && $0 != "name" }) {
+                throw Problem.validation(
+                    "\(field).\(unknown)", "unknown field \(GraphError.echo("\(field).\(unknown)"))")
+            }
+            guard let id = value["id"]?.stringValue else {
+                guard value["id"] == nil else {
+                    throw Problem.validation("\(field).id", "\(field).id must be 1 to 20 digits")
+                }
+                return services.accounts.place(named: name)
+            }
             guard !id.isEmpty, id.count <= 20, id.allSatisfy({ $0.isASCII && $0.isNumber }) else {
                 throw Problem.validation("\(field).id", "\(field).id must be 1 to 20 digits")
             }

@@ -84,10 +84,10 @@ package struct V1Tokens: Sendable {
             throw Problem.validation("person_id", "name a person_id, an app_id or both")
         }
         if let appID, try await services.storage.apps.find(id: appID) == nil {
-            throw Problem.validation("app_id", "app_id must name an existing app")
+            throw Problem.unknownReference("app_id", "app_id must name an existing app")
         }
         if let personID, try await services.storage.users.find(id: personID) == nil {
-            throw Problem.validation("person_id", "person_id must name an existing person")
+            throw Problem.unknownReference("person_id", "person_id must name an existing person")
         }
         let now = services.clock.now()
         let live = try await live(appID: appID, personID: personID)
@@ -123,10 +123,10 @@ package struct V1Tokens: Sendable {
     {
         let appID = try body.requiredString("app_id", max: 20), personID = try body.requiredString("person_id", max: 20)
         guard let app = try await services.storage.apps.find(id: appID) else {
-            throw Problem.validation("app_id", "app_id must name an existing app")
+            throw Problem.unknownReference("app_id", "app_id must name an existing app")
         }
         guard let person = try await services.storage.users.find(id: personID) else {
-            throw Problem.validation("person_id", "person_id must name an existing person")
+            throw Problem.unknownReference("person_id", "person_id must name an existing person")
         }
         return (app, person)
     }
