@@ -31,8 +31,9 @@ package struct WebhookSubscriptionRecord: Sendable, Codable, Equatable {
     package func covers(_ field: String) -> Bool { active && fields.contains { $0.name == field } }
 }
 
-/// One notification POST in the outbox: a batch of entries for one app and object, open to more entries until
-/// `batchUntil` (its first due time), then delivered, retried and given up on like every outbox item.
+/// One notification POST in the outbox: a batch of entries for one app and object, open to more entries until a
+/// worker claims it (the worker passes every ``WebhookOutbox``'s batch window of real time, so a fixed or moved
+/// clock batches too), then delivered, retried and given up on like every outbox item.
 package struct WebhookDeliveryRecord: Sendable, Codable, Equatable, OutboxItem {
     package var id: String
     package var appID: String
@@ -42,7 +43,7 @@ package struct WebhookDeliveryRecord: Sendable, Codable, Equatable, OutboxItem {
     package var body: String
     /// Bumped by every change to an open batch's body, so two nodes adding to it at once cannot lose an entry.
     package var revision: Int
-    /// The end of the batching window; the batch takes entries while it is unclaimed and before this time.
+    /// The batch's first due time; while `nextAttemptAt` still equals it, no worker has claimed the batch.
     package var batchUntil: Date
     package var attempts: Int
     package var nextAttemptAt: Date?
@@ -93,8 +94,8 @@ package protocol WebhookStore: OutboxStore where Item == WebhookDeliveryRecord {
     func saveSubscription(_ subscription: WebhookSubscriptionRecord) async throws
     /// False when there was none.
     func deleteSubscription(appID: String, object: WebhookObject) async throws -> Bool
-    /// The app's batch for `object` still open at `now` (unattempted, unclaimed, its window not over), if any.
-    func openBatch(appID: String, object: WebhookObject, now: Date) async throws -> WebhookDeliveryRecord?
+    /// The app's batch for `object` still open (unattempted and unclaimed), if any.
+    func openBatch(appID: String, object: WebhookObject) async throws -> WebhookDeliveryRecord?
     /// Replaces an open batch's body if it is still at `revision` and unclaimed; false when another writer or a
     /// worker got there first.
     func grow(id: String, revision: Int, batchUntil: Date, body: String) async throws -> Bool

@@ -7,8 +7,8 @@ import Logging
 /// person uses that subscribed to a changed field it may see, and a grant change a `permissions` entry with
 /// `granted`, `revoked`, `connected` or `disconnected`. Queued in the outbox, never sent from the request.
 package struct WebhookAnnouncer: PersonChangeListener {
-    /// Queues into open batches; the webhook worker, which looks every ``WebhookOutbox/batchWindow``, sends them
-    /// when their window ends (a doorbell would wake it before anything is due).
+    /// Queues into open batches; the webhook worker, which passes every ``WebhookOutbox/batchWindow``, sends them
+    /// (a doorbell would send each change alone).
     let outbox: WebhookOutbox
 
     package init(outbox: WebhookOutbox) {

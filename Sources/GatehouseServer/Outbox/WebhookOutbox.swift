@@ -27,11 +27,12 @@ package protocol WebhookTransport: Sendable {
 }
 
 /// The outbox of Webhooks notifications: ``enqueue(_:object:appID:url:at:)`` adds an entry to the app's open batch
-/// for the object (or opens one, due when its window ends), and the generic ``Outbox`` delivers it through
+/// for the object (or opens one, sent at the worker's next pass), and the generic ``Outbox`` delivers it through
 /// ``WebhookDelivery``, retrying by ``OutboxPolicy/appCallbacks``.
 package struct WebhookOutbox: Sendable {
-    /// How long a batch gathers changes before it is sent: Facebook batches an app's notifications per object.
-    /// The one place this is written; `GatehouseServices` passes it on.
+    /// How long a batch gathers changes before it is sent, in real time: the webhook worker passes this often, and
+    /// a batch takes entries until a pass claims it (Facebook batches an app's notifications per object). The one
+    /// place this is written.
     package static let batchWindow: TimeInterval = 1
 
     let store: any WebhookStore
@@ -41,7 +42,6 @@ package struct WebhookOutbox: Sendable {
     let transport: any WebhookTransport
     let logger: Logger
     let journal: RequestJournal?
-    package var window: TimeInterval = WebhookOutbox.batchWindow
 
     package init(
         store: any WebhookStore, storage: Storage, clock: any GatehouseClock, random: any RandomSource,
@@ -65,22 +65,23 @@ package struct WebhookOutbox: Sendable {
             policy: .appCallbacks, clock: clock, logger: logger)
     }
 
-    /// Adds `entry` to the app's open batch for `object` at `url`, or opens a new batch due at the end of the
-    /// window. Two nodes adding at once each retry on a lost compare-and-set, so no entry is lost or sent twice.
+    /// Adds `entry` to the app's open batch for `object` at `url`, or opens a new batch, due at once: the worker's
+    /// next pass (within ``batchWindow``) claims it. Two nodes adding at once each retry on a lost compare-and-set,
+    /// so no entry is lost or sent twice.
     @discardableResult
     package func enqueue(_ entry: WebhookEntry, object: WebhookObject, appID: String, url: String, at now: Date)
         async throws -> String
     {
         for _ in 0..<5 {
-            guard let open = try await store.openBatch(appID: appID, object: object, now: now), open.url == url,
+            guard let open = try await store.openBatch(appID: appID, object: object), open.url == url,
                 let body = WebhookPayload.appending(entry, to: open.body, object)
             else { break }
             if try await store.grow(id: open.id, revision: open.revision, batchUntil: open.batchUntil, body: body) {
                 return open.id
             }
         }
-        // Whole seconds: the due time is stored in seconds, and the batch's compare-and-set compares it.
-        let until = Date(timeIntervalSince1970: (now.timeIntervalSince1970 + window).rounded(.up))
+        // Whole seconds, as stored: the batch's compare-and-set compares the due time.
+        let until = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
         let record = WebhookDeliveryRecord(
             id: random.uuidString(), appID: appID, object: object, url: url,
             body: WebhookPayload.body(object, entry), batchUntil: until, nextAttemptAt: until, createdAt: now)

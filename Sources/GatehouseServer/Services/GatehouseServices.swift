@@ -135,7 +135,7 @@ package final class GatehouseServices: Sendable {
             outbox: Outbox(store: store, delivery: delivery, policy: .eventSinks, clock: clock, logger: logger),
             doorbell: eventDoorbell)
     }
-    /// The service that sends Webhooks notifications when their batching window ends.
+    /// The service that sends Webhooks notifications, one pass per batching window (``WebhookOutbox/batchWindow``).
     package var webhookWorker: OutboxWorker<WebhookDelivery>? {
         webhookOutbox.map {
             OutboxWorker(outbox: $0.delivering, period: .seconds(WebhookOutbox.batchWindow), doorbell: webhookDoorbell)

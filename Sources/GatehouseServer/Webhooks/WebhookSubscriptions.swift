@@ -67,11 +67,12 @@ package struct WebhookSubscriptions: Sendable {
     }
 
     /// Adds `fields` to the app's subscription to `object` (creating it), verifying the callback when it is new or
-    /// changed. `version` is the Graph API version the fields are recorded at.
+    /// changed. `version` is the Graph API version the fields are recorded at; `replacingFields` makes `fields`
+    /// the whole list (the admin API's `PUT`) instead of adding to it (Facebook's `POST`).
     @discardableResult
     package func subscribe(
         appID: String, object: WebhookObject, callbackURL: String?, verifyToken: String?, fields: [String],
-        version: String
+        version: String, replacingFields: Bool = false
     ) async throws -> WebhookSubscriptionRecord {
         let existing = try await store.subscriptions(appID: appID).first { $0.object == object }
         guard let url = callbackURL.flatMap({ $0.isEmpty ? nil : $0 }) ?? existing?.callbackURL else {
@@ -102,7 +103,8 @@ package struct WebhookSubscriptions: Sendable {
             try await verify(url: url, token: token)
         }
         let now = clock.now()
-        var kept = existing?.fields ?? []
+        var kept =
+            replacingFields ? (existing?.fields ?? []).filter { fields.contains($0.name) } : existing?.fields ?? []
         for name in fields where !kept.contains(where: { $0.name == name }) {
             kept.append(WebhookField(name: name, version: version))
         }

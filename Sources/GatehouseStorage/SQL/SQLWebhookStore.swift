@@ -55,12 +55,11 @@ package struct SQLWebhookStore: WebhookStore, SQLOutboxTable {
         }
     }
 
-    package func openBatch(appID: String, object: WebhookObject, now: Date) async throws -> WebhookDeliveryRecord? {
+    package func openBatch(appID: String, object: WebhookObject) async throws -> WebhookDeliveryRecord? {
         try await context.run {
             try await db.select().columns(Self.columns).from(Self.table)
                 .where("app_id", .equal, appID).where("object", .equal, object.rawValue)
                 .where("attempts", .equal, Int64(0))
-                .where("batch_until", .greaterThan, SQLCodec.seconds(now))
                 .where(SQLColumn("next_attempt_at"), .equal, SQLColumn("batch_until"))
                 .orderBy("seq", .descending).limit(1)
                 .first().map(Self.decode)

@@ -69,6 +69,7 @@ struct AdminAPIv1: Sendable {
             + V1Events(services: services).routes
             + V1AdminTokens(services: services).routes
             + V1Mail(services: services).routes
+            + V1Webhooks(services: services).routes
     }
 
     func register(on router: Router<GatehouseRequestContext>) {
