@@ -12,7 +12,9 @@ struct V1State: Sendable {
 
     var routes: [V1Route] {
         [
-            V1Route(method: .post, path: "/state/reset", bodyLimit: 64 << 20) { try await reset($0) },
+            V1Route(method: .post, path: "/state/reset", bodyLimit: 64 << 20, bodyOptional: true) {
+                try await reset($0)
+            },
             V1Route(method: .get, path: "/state") { call in
                 try await call.requireSecretReads()
                 let withKeys = try V1People.flag(call.query("include_private_keys"), field: "include_private_keys")

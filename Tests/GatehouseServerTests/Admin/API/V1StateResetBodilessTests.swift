@@ -55,3 +55,17 @@ import Testing
         }
     }
 }
+
+extension V1StateResetBodilessTests {
+    /// Only the reset's body is optional: another write with no body still needs the JSON media type
+    /// (`AdminSurfaceTests.clockResetRefusesABodilessCrossSiteStylePost` covers the clock's).
+    @Test func otherWritesStillNeedJSON() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            let refused = try await client.execute(
+                uri: "/admin/api/v1/apps/\(server.app.id)/reset-secret", method: .post)
+            #expect(refused.status == .unsupportedMediaType)
+            #expect(refused.text == Self.unsupported)
+        }
+    }
+}
