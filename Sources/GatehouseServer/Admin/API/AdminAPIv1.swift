@@ -14,6 +14,9 @@ struct V1Route: Sendable {
     var bodyLimit: Int = 64 * 1024
     /// False only for the document itself, which anyone may read.
     var guarded = true
+    /// Whether a POST may come with no body at all, read as `{}` (``AdminAPIv1/isBodilessNonBrowser(_:)``): only
+    /// `POST /state/reset`, whose document makes the body optional. Every other write needs a JSON media type.
+    var bodyOptional = false
     var handler: @Sendable (V1Call) async throws -> Response
 
     /// Hummingbird's form of the path: `admin/api/v1/apps/:id`.
@@ -85,7 +88,9 @@ struct AdminAPIv1: Sendable {
             let actor = route.guarded ? try await Self.authorize(request, services: services) : .development
             var raw: ByteBuffer?
             if [.post, .put, .patch].contains(request.method) {
-                guard Self.isJSON(request) || Self.isBodilessNonBrowser(request) else { throw Self.notJSON }
+                guard Self.isJSON(request) || (route.bodyOptional && Self.isBodilessNonBrowser(request)) else {
+                    throw Self.notJSON
+                }
                 var request = request
                 do {
                     raw = try await request.collectBody(upTo: route.bodyLimit)
