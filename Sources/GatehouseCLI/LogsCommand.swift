@@ -77,7 +77,7 @@ struct LogsCommand: AsyncParsableCommand, ExecutableCommand {
         return object["latest"] as? Int ?? after ?? 0
     }
 
-    /// `10:02:11 #42 400 GET /v21.0/oauth/access_token  Shop · Alice  error 100/36009  3.1 ms` and, when refused,
+    /// `10:02:11 #42 400 GET /v27.0/oauth/access_token  Shop · Alice  error 100/36009  3.1 ms` and, when refused,
     /// an indented `why:` line.
     static func format(_ entry: [String: Any]) -> String {
         let time = (entry["time"] as? String).map { String($0.dropFirst(11).prefix(8)) } ?? "--:--:--"

@@ -39,7 +39,7 @@ enum Loopback {
 
     /// A dialog URL carrying `redirectURI` the way `LoginManager` builds it.
     static func dialog(_ redirectURI: String) -> URL {
-        var components = URLComponents(string: "http://127.0.0.1:9/v21.0/dialog/oauth")!
+        var components = URLComponents(string: "http://127.0.0.1:9/v27.0/dialog/oauth")!
         components.queryItems = [
             URLQueryItem(name: "client_id", value: "1"), URLQueryItem(name: "redirect_uri", value: redirectURI),
         ]

@@ -56,7 +56,7 @@ import GatehouseProtocol
 
 @Suite struct GraphAPIVersionTests {
     @Test func current() {
-        #expect(GraphAPIVersion.current == "v21.0")
+        #expect(GraphAPIVersion.current == "v27.0")
     }
 
     @Test(arguments: ["v2.8", "v21.0", "v24.0", "v100.12"])

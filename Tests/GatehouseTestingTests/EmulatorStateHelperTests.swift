@@ -34,7 +34,7 @@ import Testing
         let check = try await gatehouse.applyScenario(Self.scenario, file: "shop.yaml", checkOnly: true)
         #expect(!check.applied && !check.inSync && !check.changes.isEmpty)
         #expect(
-            try await Wire.get(gatehouse, "v21.0/me", ["access_token": "EAAGshopAliceLongLivedToken0000000001"]).0
+            try await Wire.get(gatehouse, "v27.0/me", ["access_token": "EAAGshopAliceLongLivedToken0000000001"]).0
                 == 400)
         let applied = try await gatehouse.applyScenario(Self.scenario, file: "shop.yaml")
         #expect(applied.applied)
@@ -42,7 +42,7 @@ import Testing
         #expect(applied.apps["shop"]?.secret == "shop-secret-0123456789abcdef")
         #expect(applied.personIDs == ["alice": "100000000000101"])
         let (status, me) = try await Wire.getText(
-            gatehouse, "v21.0/me", ["access_token": "EAAGshopAliceLongLivedToken0000000001"])
+            gatehouse, "v27.0/me", ["access_token": "EAAGshopAliceLongLivedToken0000000001"])
         #expect(status == 200)
         #expect(me == #"{"name":"Alice Anders","id":"900000000000101"}"#)
         let again = try await gatehouse.applyScenario(Self.scenario, file: "shop.yaml")
@@ -62,7 +62,7 @@ import Testing
         let login = try await gatehouse.logIn(alice)
         try await gatehouse.createApp(name: "Leftover")
         try await gatehouse.reset(to: .empty)
-        #expect(try await Wire.get(gatehouse, "v21.0/me", ["access_token": login.accessToken]).0 == 400)
+        #expect(try await Wire.get(gatehouse, "v27.0/me", ["access_token": login.accessToken]).0 == 400)
         let (_, apps) = try await Wire.get(gatehouse, "admin/api/v1/apps", [:])
         #expect(apps["data"] == [])
         let (_, people) = try await Wire.get(gatehouse, "admin/api/v1/people", [:])
@@ -75,7 +75,7 @@ import Testing
         #expect(seeded["data"]?.arrayValue?.count == 1)
         let again = try await gatehouse.logIn(gatehouse.users[0], permissions: ["email"])
         let (status, me) = try await Wire.get(
-            gatehouse, "v21.0/me", ["fields": "email", "access_token": again.accessToken])
+            gatehouse, "v27.0/me", ["fields": "email", "access_token": again.accessToken])
         #expect(status == 200)
         #expect(me["email"] == "alice@gatehouse.test")
         try await gatehouse.stop()
@@ -88,11 +88,11 @@ import Testing
         await #expect(throws: GatehouseAdminError.self) {
             try await gatehouse.reset(toScenario: "apps: 12\n", file: "bad.yaml")
         }
-        #expect(try await Wire.get(gatehouse, "v21.0/me", ["access_token": login.accessToken]).0 == 200)
+        #expect(try await Wire.get(gatehouse, "v27.0/me", ["access_token": login.accessToken]).0 == 200)
         try await gatehouse.reset(toScenario: Self.scenario, file: "shop.yaml")
-        #expect(try await Wire.get(gatehouse, "v21.0/me", ["access_token": login.accessToken]).0 == 400)
+        #expect(try await Wire.get(gatehouse, "v27.0/me", ["access_token": login.accessToken]).0 == 400)
         let (status, me) = try await Wire.getText(
-            gatehouse, "v21.0/me", ["access_token": "EAAGshopAliceLongLivedToken0000000001"])
+            gatehouse, "v27.0/me", ["access_token": "EAAGshopAliceLongLivedToken0000000001"])
         #expect(status == 200)
         #expect(me == #"{"name":"Alice Anders","id":"900000000000101"}"#)
         let (_, apps) = try await Wire.get(gatehouse, "admin/api/v1/apps", [:])

@@ -15,11 +15,11 @@ import Testing
         #expect(token.expiresAt == start.addingTimeInterval(3600))
         #expect(token.scopes == ["public_profile", "email"])
         let (status, me) = try await Wire.get(
-            gatehouse, "v21.0/me", ["fields": "email", "access_token": token.accessToken])
+            gatehouse, "v27.0/me", ["fields": "email", "access_token": token.accessToken])
         #expect(status == 200)
         #expect(me["email"] == .string(carol.email))
         try await gatehouse.advanceClock(by: 3601)
-        let (expired, body) = try await Wire.get(gatehouse, "v21.0/me", ["access_token": token.accessToken])
+        let (expired, body) = try await Wire.get(gatehouse, "v27.0/me", ["access_token": token.accessToken])
         #expect(expired == 400)
         #expect(body["error"]?["code"] == 190)
         #expect(body["error"]?["error_subcode"] == 463)
@@ -52,15 +52,15 @@ import Testing
             "client_id": gatehouse.app.id, "client_secret": gatehouse.app.secret,
             "redirect_uri": gatehouse.app.redirectURI, "code": code,
         ]
-        let (status, exchanged) = try await Wire.get(gatehouse, "v21.0/oauth/access_token", query)
+        let (status, exchanged) = try await Wire.get(gatehouse, "v27.0/oauth/access_token", query)
         #expect(status == 200)
         #expect(exchanged["token_type"] == "bearer")
         let token = try #require(exchanged["access_token"]?.stringValue)
-        let (_, me) = try await Wire.get(gatehouse, "v21.0/me", ["fields": "name,email", "access_token": token])
+        let (_, me) = try await Wire.get(gatehouse, "v27.0/me", ["fields": "name,email", "access_token": token])
         #expect(me["name"] == .string(bob.name))
         #expect(me["email"] == .string(bob.email))
         // A code is used once.
-        let (again, _) = try await Wire.get(gatehouse, "v21.0/oauth/access_token", query)
+        let (again, _) = try await Wire.get(gatehouse, "v27.0/oauth/access_token", query)
         #expect(again == 400)
         // A redirect URI the app did not register is refused, naming the field.
         let error = await #expect(throws: GatehouseAdminError.self) {
@@ -85,7 +85,7 @@ import Testing
         #expect(try await Self.meStatus(gatehouse, bobs) == 200)
         #expect(try await gatehouse.revokeTokens(of: gatehouse.app) == 1)
         #expect(try await Self.meStatus(gatehouse, bobs) == 400)
-        let (_, body) = try await Wire.get(gatehouse, "v21.0/me", ["access_token": bobs.accessToken])
+        let (_, body) = try await Wire.get(gatehouse, "v27.0/me", ["access_token": bobs.accessToken])
         #expect(body["error"]?["code"] == 190)
         // A revoked token's id is no longer live.
         let error = await #expect(throws: GatehouseAdminError.self) { try await gatehouse.revoke(first) }
@@ -94,7 +94,7 @@ import Testing
     }
 
     static func meStatus(_ gatehouse: GatehouseEmulator, _ token: MintedToken) async throws -> Int {
-        try await Wire.get(gatehouse, "v21.0/me", ["access_token": token.accessToken]).0
+        try await Wire.get(gatehouse, "v27.0/me", ["access_token": token.accessToken]).0
     }
 
     static func base64URL(_ text: String) -> Data? {

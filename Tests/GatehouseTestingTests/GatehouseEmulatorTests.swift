@@ -51,7 +51,7 @@ import FoundationNetworking
             gatehouse.users[0], permissions: ["email", "user_friends"], declined: ["user_birthday"])
         #expect(login.grantedPermissions == ["public_profile", "email", "user_friends"])
         let (status, body) = try await Self.getText(
-            gatehouse, "v21.0/me/permissions", ["access_token": login.accessToken])
+            gatehouse, "v27.0/me/permissions", ["access_token": login.accessToken])
         #expect(status == 200)
         #expect(
             body
@@ -66,11 +66,11 @@ import FoundationNetworking
         let gatehouse = try await GatehouseEmulator.start(.init(startDate: start))
         let login = try await gatehouse.logIn(gatehouse.users[2])
         #expect(login.expiresAt == start.addingTimeInterval(60 * 86400))
-        let (before, _) = try await Self.get(gatehouse, "v21.0/me", ["access_token": login.accessToken])
+        let (before, _) = try await Self.get(gatehouse, "v27.0/me", ["access_token": login.accessToken])
         #expect(before == 200)
         try await gatehouse.advanceClock(by: 61 * 86400)
         #expect(gatehouse.now == start.addingTimeInterval(61 * 86400))
-        let (after, body) = try await Self.get(gatehouse, "v21.0/me", ["access_token": login.accessToken])
+        let (after, body) = try await Self.get(gatehouse, "v27.0/me", ["access_token": login.accessToken])
         #expect(after == 400)
         #expect(body["error"]?["code"] == 190)
         #expect(body["error"]?["error_subcode"] == 463)
@@ -81,11 +81,11 @@ import FoundationNetworking
         let gatehouse = try await GatehouseEmulator.start()
         let login = try await gatehouse.logIn(gatehouse.users[0])
         try await gatehouse.injectErrorForApp("app-rate-limit", times: 1)
-        let (status, body) = try await Self.get(gatehouse, "v21.0/me", ["access_token": login.accessToken])
+        let (status, body) = try await Self.get(gatehouse, "v27.0/me", ["access_token": login.accessToken])
         #expect(status == 403)
         #expect(body["error"]?["code"] == 4)
         #expect(body["error"]?["message"] == "(#4) Application request limit reached")
-        let (next, me) = try await Self.getText(gatehouse, "v21.0/me", ["access_token": login.accessToken])
+        let (next, me) = try await Self.getText(gatehouse, "v27.0/me", ["access_token": login.accessToken])
         #expect(next == 200)
         // Facebook's order for the default fields: name, then id.
         #expect(me == #"{"name":"\#(gatehouse.users[0].name)","id":"\#(login.userID)"}"#)

@@ -21,7 +21,7 @@ import Testing
         #expect(presenter.callbacks.count == 1)
         #expect(presenter.callbacks[0].absoluteString.hasPrefix("fb\(gatehouse.app.id)://authorize/#"))
         // The token is the one the server knows: /me answers with the person.
-        let me = try await GatehouseEmulatorTests.get(gatehouse, "v21.0/me", ["access_token": token.tokenString])
+        let me = try await GatehouseEmulatorTests.get(gatehouse, "v27.0/me", ["access_token": token.tokenString])
         #expect(me.0 == 200)
         #expect(me.1["id"] == .string(token.userID))
         #expect(me.1["name"] == .string(gatehouse.users[0].name))

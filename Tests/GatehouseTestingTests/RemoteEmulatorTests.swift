@@ -25,7 +25,7 @@ import FoundationNetworking
         try await remote.befriend(dana, remote.users[0])
         try await remote.grant(["user_friends"], to: shop, by: dana)
         let login = try await remote.logIn(dana, to: shop, permissions: ["email"])
-        let (status, me) = try await Wire.getText(remote, "v21.0/me", ["access_token": login.accessToken])
+        let (status, me) = try await Wire.getText(remote, "v27.0/me", ["access_token": login.accessToken])
         #expect(status == 200)
         #expect(me == #"{"name":"Dana Diaz","id":"\#(login.userID)"}"#)
 
@@ -35,7 +35,7 @@ import FoundationNetworking
         #expect(code.hasPrefix("AQ"))
 
         try await remote.injectError("190/460", for: dana)
-        let (injected, body) = try await Wire.get(remote, "v21.0/me", ["access_token": login.accessToken])
+        let (injected, body) = try await Wire.get(remote, "v27.0/me", ["access_token": login.accessToken])
         #expect(injected == 400)
         #expect(body["error"]?["error_subcode"] == 460)
 
@@ -46,7 +46,7 @@ import FoundationNetworking
 
         let token = try await remote.mintToken(for: dana, app: shop)
         try await remote.revoke(token)
-        #expect(try await Wire.get(remote, "v21.0/me", ["access_token": token.accessToken]).0 == 400)
+        #expect(try await Wire.get(remote, "v27.0/me", ["access_token": token.accessToken]).0 == 400)
 
         // stop() on a connected emulator leaves the server running.
         try await remote.stop()

@@ -32,14 +32,14 @@ import Testing
                     message: "This app will no longer post to Facebook on your behalf."))
         // From v2.1 the answer is {"success":true}: the permission is gone, but the seed's `result == true` fails.
         #expect(
-            try await Self.revoke(gatehouse, person: gatehouse.users[1], version: "v21.0")
+            try await Self.revoke(gatehouse, person: gatehouse.users[1], version: "v27.0")
                 == SampleAlert(title: nil, message: nil))
         let environment = gatehouse.kitEnvironment()
         let login = try await gatehouse.logIn(gatehouse.users[2], permissions: ["publish_actions"])
         let result = try await GatehouseKitEnvironment.$taskOverride.withValue(environment) {
             try await GraphRequest(
                 graphPath: "/me/permissions/publish_actions", parameters: [:], tokenString: login.accessToken,
-                version: "v21.0", httpMethod: .delete
+                version: "v27.0", httpMethod: .delete
             ).start()
         }
         #expect(result as? [String: Bool] == ["success": true])
@@ -49,7 +49,7 @@ import Testing
     @Test func seed002PermissionsAreGrantedAtV23AndRefusedFromV24() async throws {
         let gatehouse = try await GatehouseEmulator.start()
         let person = gatehouse.users[0]
-        for (version, granted) in [("v2.3", true), ("v2.4", false), ("v21.0", false)] {
+        for (version, granted) in [("v2.3", true), ("v2.4", false), ("v27.0", false)] {
             let environment = gatehouse.kitEnvironment()
             environment.settings.graphAPIVersion = version
             let presenter = HeadlessLoginPresenter(emulator: gatehouse, person: person)

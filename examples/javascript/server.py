@@ -24,7 +24,7 @@ import facebook  # facebook-sdk
 import requests  # facebook-sdk's own dependency
 
 port, gatehouse, app_id, app_secret = int(sys.argv[1]), sys.argv[2].rstrip("/"), sys.argv[3], sys.argv[4]
-api_version = sys.argv[5] if len(sys.argv) > 5 else "v19.0"
+api_version = sys.argv[5] if len(sys.argv) > 5 else "v27.0"
 facebook.FACEBOOK_GRAPH_URL = gatehouse + "/"
 page = (pathlib.Path(__file__).parent / "index.html").read_text()
 

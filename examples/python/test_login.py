@@ -44,7 +44,7 @@ def test_reset_leaves_nothing_behind(admin, shop, gatehouse):
     assert admin.call("GET", "/apps")["data"] == []
     assert admin.call("GET", f"/people/{person['id']}", expect=(404,))["type"].endswith("/not-found")
     # The app's credentials no longer work either.
-    answer = requests.get(base_url + "/v21.0/oauth/access_token", params={
+    answer = requests.get(base_url + "/v27.0/oauth/access_token", params={
         "client_id": app["id"], "client_secret": app["secret"], "grant_type": "client_credentials"})
     assert answer.status_code == 400
 

@@ -39,7 +39,7 @@ def expect(response, status, step):
 
 query = urllib.parse.urlencode({"client_id": app_id, "redirect_uri": redirect_uri, "scope": "email",
                                 "state": "package-check", "response_type": "code"})
-page = expect(s.get(f"{base}/v21.0/dialog/oauth?{query}"), 200, "dialog")
+page = expect(s.get(f"{base}/v27.0/dialog/oauth?{query}"), 200, "dialog")
 login = expect(s.post(f"{base}/dialog/oauth/login", allow_redirects=False, data={
     "csrf_token": hidden("csrf_token", page.text), "dialog": hidden("dialog", page.text),
     "email": email, "password": password}), 302, "sign-in")
@@ -56,9 +56,9 @@ params = urllib.parse.parse_qs(urllib.parse.urlsplit(redirect).query)
 if params.get("state") != ["package-check"] or "code" not in params:
     sys.exit(f"redirect without code and state: {redirect}")
 print("redirect: code received")
-token = expect(app.get(f"{base}/v21.0/oauth/access_token", params={
+token = expect(app.get(f"{base}/v27.0/oauth/access_token", params={
     "client_id": app_id, "client_secret": secret, "redirect_uri": redirect_uri, "code": params["code"][0]}), 200, "code exchange").json()
-me = expect(app.get(f"{base}/v21.0/me", params={
+me = expect(app.get(f"{base}/v27.0/me", params={
     "access_token": token["access_token"], "fields": "id,name,email"}), 200, "/me").json()
 if me.get("email") != email:
     sys.exit(f"/me answered {me}, expected the email {email}")

@@ -53,7 +53,7 @@ def run(binary, label, chains, id_counts):
             ids = ",".join(str(100000000 + i) for i in range(count))
             form = [("method", "GET"), ("ids", ids)]
             t0 = open("/proc/%d/stat" % proc.pid).read().split()
-            status, body, secs = post(base, "/v21.0/", form)
+            status, body, secs = post(base, "/v27.0/", form)
             t1 = open("/proc/%d/stat" % proc.pid).read().split()
             cpu = (int(t1[13]) + int(t1[14]) - int(t0[13]) - int(t0[14])) / os.sysconf("SC_CLK_TCK")
             print("%s: ?ids= with %d ids (%d bytes): HTTP %d in %.2f s, %.2f s of server CPU: %s" % (

@@ -45,7 +45,7 @@ package struct JournalEntry: Sendable, Equatable, Codable {
     package var time: Date
     package var kind: Kind
     package var method: String
-    /// The path without its query (`/v21.0/me`), or for a batch part `batch[2] me/friends`.
+    /// The path without its query (`/v27.0/me`), or for a batch part `batch[2] me/friends`.
     package var route: String
     package var status: Int
     package var durationMilliseconds: Double

@@ -52,7 +52,7 @@ public final class Settings: @unchecked Sendable {
         get { locked { _appURLSchemeSuffix } }
         set { locked { _appURLSchemeSuffix = newValue } }
     }
-    /// The Graph API version requests use, e.g. `v21.0`.
+    /// The Graph API version requests use, e.g. `v27.0`.
     public var graphAPIVersion: String {
         get { locked { _graphAPIVersion } }
         set { locked { _graphAPIVersion = newValue } }

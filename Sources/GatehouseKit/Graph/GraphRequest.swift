@@ -16,7 +16,7 @@ public final class GraphRequest: @unchecked Sendable, CustomStringConvertible {
     public let graphPath: String
     /// The user token to send, or nil to fall back (see `GraphRequestConnection`).
     public let tokenString: String?
-    /// The Graph API version, e.g. `v21.0`.
+    /// The Graph API version, e.g. `v27.0`.
     public let version: String
     public let httpMethod: HTTPMethod
     /// Facebook's flag for App Events requests; kept so apps can set and read it. Gatehouse sends such a

@@ -55,7 +55,7 @@ public struct LoginDialogURLBuilder: Sendable {
 
     /// Facebook's `m.facebook.com`: `Settings.dialogURL`.
     public var dialogBaseURL: URL
-    /// The version segment of the dialog path, e.g. `v21.0`.
+    /// The version segment of the dialog path, e.g. `v27.0`.
     public var graphAPIVersion: String
     /// `client_id`.
     public var appID: String

@@ -32,7 +32,7 @@ package enum DialogParameter {
 
 /// Paths both sides name: the SDK calls them, the server routes them.
 package enum WirePath {
-    /// The login dialog, under a version segment (`/v21.0/dialog/oauth`) or without one.
+    /// The login dialog, under a version segment (`/v27.0/dialog/oauth`) or without one.
     package static let loginDialog = "dialog/oauth"
     /// The token endpoint: code exchange, client credentials, `fb_exchange_token`.
     package static let accessToken = "oauth/access_token"

@@ -84,7 +84,15 @@ package struct ConfigurationSetting: Sendable {
                 c.trustedProxies = entries
             }, show: { $0.trustedProxies.joined(separator: ",") }),
         int("max_body_bytes", \.maxBodyBytes, range: 1024...(1 << 30)),
-        text("default_graph_version", \.defaultGraphVersion),
+        ConfigurationSetting(
+            key: "default_graph_version", isSecret: false,
+            apply: { value, c in
+                guard GraphAPIVersion.isReleased(value) else {
+                    throw ConfigurationError(
+                        "\(value) is not a Graph API version Facebook released (e.g. \(GraphAPIVersion.current))")
+                }
+                c.defaultGraphVersion = value
+            }, show: { $0.defaultGraphVersion }),
         bool("metrics", \.metricsEnabled),
         ConfigurationSetting(
             key: "metrics_token", isSecret: true, apply: { value, c in c.metricsToken = value.isEmpty ? nil : value },

@@ -128,8 +128,9 @@ struct BatchEndpoint: Sendable {
         let parts = trimmed.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         var segments = (parts.first ?? "").split(separator: "/").map(String.init)
         var version = parent.version
-        if let first = segments.first, let v = GraphAPIVersion.parse(pathSegment: first) {
-            version = v
+        // Only a version Facebook released is one; another `vN.M` stays in the path, as Facebook reads it (an id).
+        if let first = segments.first, GraphAPIVersion.isReleased(first) {
+            version = first
             segments.removeFirst()
         }
         guard let query = FormEncoding.decode(parts.count > 1 ? parts[1] : ""),

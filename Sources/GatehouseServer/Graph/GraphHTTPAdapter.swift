@@ -46,6 +46,12 @@ package struct GraphHTTPAdapter: Sendable {
         let path =
             segments.first.flatMap { GraphAPIVersion.parse(pathSegment: $0) } != nil
             ? Array(segments.dropFirst()) : segments
+        if path.count < segments.count, !GraphAPIVersion.isReleased(version) {
+            // A version Facebook never released is no version to Facebook: answered at the default version.
+            let error = GraphError.unknownVersion(version, rest: path, method: request.method.rawValue)
+            counted(error)
+            return Self.response(.error(error), version: services.configuration.defaultGraphVersion)
+        }
         let reply: GraphReply
         do {
             var call = try await makeCall(request, path: path, version: version, sent: context.method(of: request))
@@ -60,11 +66,14 @@ package struct GraphHTTPAdapter: Sendable {
             services.logger.error("graph request failed", metadata: ["error": "\(type(of: error))"])
             reply = .error(.unknownError)
         }
-        if let error = reply.graphError {
-            services.metrics.graphError(code: error.code)
-            JournalNote.current?.answered(with: error)
-        }
+        if let error = reply.graphError { counted(error) }
         return Self.response(reply, version: version)
+    }
+
+    /// An error answered: counted, and written to the journal with its explanation.
+    private func counted(_ error: GraphError) {
+        services.metrics.graphError(code: error.code)
+        JournalNote.current?.answered(with: error)
     }
 
     /// What the journal keeps of a call: the parameters that matter (redacted) and the token's hash prefix.

@@ -119,7 +119,7 @@ import NIOHTTP1
         #expect(base == server.baseURL)
         let dialogURL = seed.dialogURL
         #expect(banner.contains(dialogURL))
-        #expect(dialogURL.hasPrefix(base + "/v21.0/dialog/oauth?client_id=\(appID)"))
+        #expect(dialogURL.hasPrefix(base + "/v27.0/dialog/oauth?client_id=\(appID)"))
 
         let page = try await HTTPClient.shared.execute(HTTPClientRequest(url: dialogURL), timeout: .seconds(120))
         #expect(page.status.code == 200)

@@ -40,7 +40,7 @@ import Testing
         // The feed dialog.
         let (feed, feedURL) = try await Self.startDialog(
             ["feed", "--link", "https://example.com/game", "--title", "My game"] + common)
-        #expect(feedURL.contains("/v21.0/dialog/feed?"))
+        #expect(feedURL.contains("/v27.0/dialog/feed?"))
         let page = try await runPython(
             interopScript("browser_dialog.py"),
             [feedURL, "alice@gatehouse.test", "alice-gatehouse", "post", "Look!", "everyone"]

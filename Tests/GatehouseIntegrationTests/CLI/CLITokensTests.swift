@@ -9,10 +9,10 @@ import Testing
 /// `gatehouse tokens mint|list|revoke|revoke-all` (issue 28, item 3): user tokens without a browser, on the local
 /// database and through a production server's admin API, run as the real binary.
 @Suite(.serialized, .tags(.process)) struct CLITokensTests {
-    /// GET `/v21.0/me` with the token: status and JSON body.
+    /// GET `/v27.0/me` with the token: status and JSON body.
     static func me(_ base: String, _ token: String) async throws -> (UInt, [String: Any]) {
         let reply = try await HTTPClient.shared.execute(
-            HTTPClientRequest(url: "\(base)/v21.0/me?fields=id,name,email&access_token=\(token)"),
+            HTTPClientRequest(url: "\(base)/v27.0/me?fields=id,name,email&access_token=\(token)"),
             timeout: .seconds(30))
         let body = try await reply.body.collect(upTo: 1 << 20)
         let json = try JSONSerialization.jsonObject(with: Data(String(buffer: body).utf8)) as? [String: Any] ?? [:]

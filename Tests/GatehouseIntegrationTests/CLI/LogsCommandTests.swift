@@ -23,7 +23,7 @@ import NIOHTTP1
         let common = ["--data-dir", dir]
 
         #expect(try await get("/dialog/oauth?client_id=\(appID)&redirect_uri=http://localhost:3000/cb") == 400)
-        #expect(try await get("/v21.0/me?access_token=EAAGnotatoken") == 400)
+        #expect(try await get("/v27.0/me?access_token=EAAGnotatoken") == 400)
 
         let plain = try await CLIProcess.run(["logs"] + common)
         #expect(plain.status == 0)
@@ -31,7 +31,7 @@ import NIOHTTP1
         #expect(
             plain.stdout.contains(
                 "    why: redirect_uri `http://localhost:3000/cb` is not registered for app Gatehouse Demo"))
-        #expect(plain.stdout.contains("400 GET /v21.0/me  error 190"))
+        #expect(plain.stdout.contains("400 GET /v27.0/me  error 190"))
 
         let dialogOnly = try await CLIProcess.run(
             ["logs", "--errors", "--route", "dialog", "--app", appID, "--json"] + common)
@@ -50,9 +50,9 @@ import NIOHTTP1
         let follower = try await ServerProcess(
             arguments: ["logs", "--follow", "--errors", "--limit", "1", "--interval", "0.2"] + common)
         defer { follower.stop() }
-        _ = try await follower.waitFor("400 GET /v21.0/me", timeout: 30)
+        _ = try await follower.waitFor("400 GET /v27.0/me", timeout: 30)
         #expect(
-            try await get("/v21.0/oauth/access_token?client_id=\(appID)&client_secret=wrong-secret-1234&code=x") == 400)
+            try await get("/v27.0/oauth/access_token?client_id=\(appID)&client_secret=wrong-secret-1234&code=x") == 400)
         let followed = try await follower.waitFor("client_secret …1234 does not match", timeout: 30)
         #expect(!followed.contains("/dialog/oauth"))
         await follower.stopAndWait()

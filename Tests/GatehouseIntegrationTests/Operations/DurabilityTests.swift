@@ -21,18 +21,18 @@ struct DurabilityTests {
         // A user token (test-user install) and an app token (client_credentials), each answered 200.
         let userToken = try await first.mintUserToken()
         let appReply = try await HTTP.get(
-            "\(first.baseURL)/v21.0/oauth/access_token?grant_type=client_credentials&client_id=\(appID)&client_secret=\(secret)"
+            "\(first.baseURL)/v27.0/oauth/access_token?grant_type=client_credentials&client_id=\(appID)&client_secret=\(secret)"
         )
         #expect(appReply.status == .ok)
         let appToken = try #require(appReply.json["access_token"] as? String)
         await first.kill()  // SIGKILL right after the replies: nothing is flushed or closed on the way out
 
         let second = try await ServedGatehouse.node(dataDirectory: directory, database: database)
-        let me = try await HTTP.get("\(second.baseURL)/v21.0/me?fields=id,name&access_token=\(userToken)")
+        let me = try await HTTP.get("\(second.baseURL)/v27.0/me?fields=id,name&access_token=\(userToken)")
         #expect(me.status == .ok, "\(me.text)")
         #expect(me.json["id"] is String)
         let debug = try await HTTP.get(
-            "\(second.baseURL)/v21.0/debug_token?input_token=\(userToken)&"
+            "\(second.baseURL)/v27.0/debug_token?input_token=\(userToken)&"
                 + "access_token=\(appToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
         )
         #expect(debug.status == .ok, "\(debug.text)")

@@ -34,7 +34,7 @@ struct GracefulShutdownTests {
         let split = body.index(body.startIndex, offsetBy: 10)
         let connection = try RawHTTPConnection(port: server.port)
         try connection.send(
-            "POST /v21.0/me?method=GET HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+            "POST /v27.0/me?method=GET HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n"
                 + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body[..<split])
         try await Task.sleep(for: .milliseconds(300))
 

@@ -42,7 +42,7 @@ struct PostgresRestartTests {
 
     func restartUnderLoad(server: ServedGatehouse, cluster: OwnPostgresCluster) async throws {
         let token = try await server.mintUserToken()
-        let url = "\(server.baseURL)/v21.0/me?fields=id,name&access_token=\(token)"
+        let url = "\(server.baseURL)/v27.0/me?fields=id,name&access_token=\(token)"
         #expect(try await HTTP.get(url).status == .ok)
         #expect(try await HTTP.get(server.baseURL + "/readyz").text == "ready\n")
 

@@ -53,7 +53,7 @@ struct TwoNodeTests {
         do {
             let (a, b) = (cluster.nodes[0], cluster.nodes[1])
             let token = try await a.mintUserToken()
-            let me = "/v21.0/me?fields=id,name&access_token=\(token)"
+            let me = "/v27.0/me?fields=id,name&access_token=\(token)"
             // Alternate between the nodes directly and through nginx: both know the token (and cache it).
             for i in 0..<6 {
                 let base = [a.baseURL, b.baseURL, cluster.proxy.baseURL][i % 3]
@@ -63,12 +63,12 @@ struct TwoNodeTests {
             // An expiry change on node A (the SDK's daily extension) shows on node B, which cached the token.
             // Expiries are whole seconds, so wait one for the new one to differ.
             let (appID, secret) = try a.demoApp()
-            let debug = "/v21.0/debug_token?input_token=\(token)&access_token=\(appID)%7C\(secret)"
+            let debug = "/v27.0/debug_token?input_token=\(token)&access_token=\(appID)%7C\(secret)"
             let before = try await HTTP.get(b.baseURL + debug)
             let oldExpiry = try #require((before.json["data"] as? [String: Any])?["expires_at"] as? Int)
             try await Task.sleep(for: .milliseconds(1100))
             let extended = try await HTTP.get(
-                "\(a.baseURL)/v21.0/oauth/access_token?grant_type=fb_extend_sso_token&client_id=\(appID)&access_token=\(token)"
+                "\(a.baseURL)/v27.0/oauth/access_token?grant_type=fb_extend_sso_token&client_id=\(appID)&access_token=\(token)"
             )
             let newExpiry = try #require(extended.json["expires_at"] as? Int, "\(extended.text)")
             #expect(newExpiry > oldExpiry)
@@ -88,7 +88,7 @@ struct TwoNodeTests {
 
             // Remove the app on node A: its tokens are revoked there…
             let removed = try await HTTP.post(
-                "\(a.baseURL)/v21.0/me/permissions", form: ["access_token": token], method: .DELETE)
+                "\(a.baseURL)/v27.0/me/permissions", form: ["access_token": token], method: .DELETE)
             #expect(removed.status == .ok, "\(removed.text)")
             let revokedAt = Date()
             // …and node B, which had the token cached, answers 190 once the NOTIFY arrives.
@@ -119,7 +119,7 @@ struct TwoNodeTests {
         let cluster = try await Cluster.start()
         do {
             let token = try await cluster.nodes[0].mintUserToken()
-            let url = "\(cluster.proxy.baseURL)/v21.0/me?fields=id,name&access_token=\(token)"
+            let url = "\(cluster.proxy.baseURL)/v27.0/me?fields=id,name&access_token=\(token)"
             struct Sample: Sendable { var start: Date; var end: Date; var ok: Bool }
             let samples = NIOLockedValueBox<[Sample]>([])
             let killedAt = NIOLockedValueBox<Date?>(nil)

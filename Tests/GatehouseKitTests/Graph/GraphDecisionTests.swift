@@ -35,17 +35,17 @@ import Testing
     @Test func batchBodyCarriesPerEntryTokensOnlyWhenTheyDiffer() {
         let entries = [
             GraphBatch.Entry(
-                method: .get, path: "1234", parameters: ["fields": "name"], token: "1234|ct", version: "v21.0",
+                method: .get, path: "1234", parameters: ["fields": "name"], token: "1234|ct", version: "v27.0",
                 batchParameters: [:]),
             GraphBatch.Entry(
-                method: .post, path: "me/feed", parameters: ["message": "hi there"], token: "user", version: "v21.0",
+                method: .post, path: "me/feed", parameters: ["message": "hi there"], token: "user", version: "v27.0",
                 batchParameters: ["name": "post"]),
             GraphBatch.Entry(
                 method: .delete, path: "me/permissions/email", parameters: [:], token: "user", version: "v20.0",
                 batchParameters: ["depends_on": "post", "omit_response_on_success": false]),
         ]
         let body = GraphBatch.body(
-            for: entries, batchVersion: "v21.0", appID: "1234", isClientToken: resolver.isClientToken)
+            for: entries, batchVersion: "v27.0", appID: "1234", isClientToken: resolver.isClientToken)
         #expect(body.accessToken == "user")
         #expect(
             body.entries == [
@@ -69,7 +69,7 @@ import Testing
         #expect(body.formParameters["batch"] == JSONValue.array(body.entries).serialized())
 
         let anonymous = GraphBatch.body(
-            for: [entries[0], entries[0]], batchVersion: "v21.0", appID: nil, isClientToken: resolver.isClientToken)
+            for: [entries[0], entries[0]], batchVersion: "v27.0", appID: nil, isClientToken: resolver.isClientToken)
         #expect(anonymous.accessToken == nil)
         #expect(anonymous.formParameters.keys.sorted() == ["batch"])
     }

@@ -217,7 +217,7 @@ extension GraphSerialTests {
             let call = try #require(sender.calls.first)
             #expect(call.method == "POST")
             #expect(call.path == "")
-            #expect(call.version == "v21.0")
+            #expect(call.version == "v27.0")
             #expect(call.parameters["access_token"] == "other")
             #expect(call.parameters["batch_app_id"] == "1234")
             #expect(
@@ -249,7 +249,7 @@ extension GraphSerialTests {
             #expect((outcomes[0].error as? CoreError)?.code == .accessTokenRequired)
             #expect(outcomes[1].result == ["name": "app"])
             #expect(
-                sender.calls == [.init(method: "GET", path: "1234", parameters: ["fields": "name"], version: "v21.0")])
+                sender.calls == [.init(method: "GET", path: "1234", parameters: ["fields": "name"], version: "v27.0")])
         }
 
         @Test func addAfterStartFailsAndStartTwiceIsIgnored() async throws {

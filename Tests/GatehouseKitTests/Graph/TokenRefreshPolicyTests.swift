@@ -122,14 +122,14 @@ extension GraphSerialTests {
         @Test func refreshPairMatchesFacebooks() {
             GatehouseKitEnvironment.current = GatehouseKitEnvironment()
             let token = TokenRefreshPolicyTests.token(refreshedAt: TokenRefreshPolicyTests.start)
-            let extend = TokenRefreshPolicy.extendRequest(for: token, version: "v21.0")
+            let extend = TokenRefreshPolicy.extendRequest(for: token, version: "v27.0")
             #expect(extend.graphPath == "oauth/access_token")
             #expect(
                 extend.wireComponents.parameters == [
                     "grant_type": "fb_extend_sso_token", "fields": "", "client_id": "1234",
                 ])
             #expect(extend.tokenString == "t" && extend.flags == .disableErrorRecovery)
-            let permissions = TokenRefreshPolicy.permissionsRequest(for: token, version: "v21.0")
+            let permissions = TokenRefreshPolicy.permissionsRequest(for: token, version: "v27.0")
             #expect(permissions.graphPath == "me/permissions")
             #expect(permissions.wireComponents.parameters == ["fields": ""])
             #expect(permissions.flags == .disableErrorRecovery)

@@ -7,7 +7,7 @@ import Testing
     static let verifier = CodeVerifier(string: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")!
     static let state = LoginDialogState(challenge: "ab/cd+ef=", loggerID: "6F1A6E1B-0000-4000-8000-000000000001")
     static let builder = LoginDialogURLBuilder(
-        dialogBaseURL: URL(string: "http://127.0.0.1:8080/")!, graphAPIVersion: "v21.0", appID: "1234567890")
+        dialogBaseURL: URL(string: "http://127.0.0.1:8080/")!, graphAPIVersion: "v27.0", appID: "1234567890")
 
     static func request(
         _ configuration: LoginConfiguration, audience: DefaultAudience = .friends, userTokenNonce: String? = nil
@@ -26,7 +26,7 @@ import Testing
 
     @Test func enabledLoginSendsEveryFacebookParameter() {
         let url = Self.builder.url(for: Self.request(Self.enabled()))
-        #expect(url.absoluteString.hasPrefix("http://127.0.0.1:8080/v21.0/dialog/oauth?"))
+        #expect(url.absoluteString.hasPrefix("http://127.0.0.1:8080/v27.0/dialog/oauth?"))
         let params = LoginTest.query(url)
         #expect(
             params == [

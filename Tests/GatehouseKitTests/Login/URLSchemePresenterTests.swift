@@ -5,7 +5,7 @@ import Testing
 
 /// The URL-scheme presenter's callback routing, with an injected opener and a private `ApplicationDelegate`.
 @Suite struct URLSchemePresenterTests {
-    static let dialog = URL(string: "http://127.0.0.1:9/v21.0/dialog/oauth?client_id=1")!
+    static let dialog = URL(string: "http://127.0.0.1:9/v27.0/dialog/oauth?client_id=1")!
 
     static func presenter(
         suffix: String? = nil, delegate: ApplicationDelegate = ApplicationDelegate(),

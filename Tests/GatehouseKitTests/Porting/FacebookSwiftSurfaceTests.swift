@@ -100,7 +100,7 @@ import Testing
         let environment = LoginTest.environment()
         let connection = GraphRequestConnection(environment: environment)
         let request = GraphRequest(
-            graphPath: "me", parameters: [:], tokenString: "T", version: "v21.0", httpMethod: .get)
+            graphPath: "me", parameters: [:], tokenString: "T", version: "v27.0", httpMethod: .get)
         connection.add(request) { _, _, _ in }
         connection.add(request, name: "first") { _, _, _ in }
         connection.add(request, parameters: ["depends_on": "first"]) { _, _, _ in }
@@ -258,7 +258,7 @@ import Testing
         #expect(settings.persistableDataProcessingOptions?["data_processing_options_state"] as? Int32 == 1000)
         settings.recordInstall()
         settings.logIfSDKSettingsChanged()
-        #expect(settings.defaultGraphAPIVersion == "v21.0" && !settings.sdkVersion.isEmpty)
+        #expect(settings.defaultGraphAPIVersion == "v27.0" && !settings.sdkVersion.isEmpty)
 
         final class Observer: FBSDKApplicationObserving, @unchecked Sendable {
             var opened: [URL] = [], activations = 0

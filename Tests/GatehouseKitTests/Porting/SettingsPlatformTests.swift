@@ -55,7 +55,7 @@ import Testing
         #expect(!settings.isAdvertiserTrackingEnabled)
         settings.isAdvertiserTrackingEnabled = true
         #expect(settings.isAdvertiserTrackingEnabled)
-        #expect(settings.graphAPIVersion == "v21.0")
+        #expect(settings.graphAPIVersion == "v27.0")
         #expect(settings.sdkVersion == "18.1.0")
         let copy = settings.copy()
         settings.appID = "changed"

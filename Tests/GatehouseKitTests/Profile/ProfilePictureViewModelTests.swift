@@ -32,7 +32,7 @@ struct ProfilePictureViewModelTests {
         model.onImageURLChange = { log.append($0) }
 
         environment.setCurrentAccessToken(F.token(string: "EAA-1"))
-        let expected = "http://127.0.0.1:9999/v21.0/me/picture?access_token=EAA-1&height=80&type=square&width=100"
+        let expected = "http://127.0.0.1:9999/v27.0/me/picture?access_token=EAA-1&height=80&type=square&width=100"
         #expect(model.imageURL?.absoluteString == expected)
         model.pictureMode = .large
         model.scale = 3
@@ -40,8 +40,8 @@ struct ProfilePictureViewModelTests {
         #expect(
             log.all.map { $0?.absoluteString } == [
                 expected,
-                "http://127.0.0.1:9999/v21.0/me/picture?access_token=EAA-1&height=80&type=large&width=100",
-                "http://127.0.0.1:9999/v21.0/me/picture?access_token=EAA-1&height=120&type=large&width=150",
+                "http://127.0.0.1:9999/v27.0/me/picture?access_token=EAA-1&height=80&type=large&width=100",
+                "http://127.0.0.1:9999/v27.0/me/picture?access_token=EAA-1&height=120&type=large&width=150",
                 nil,
             ])
         model.size = CGSize(width: 50, height: 40)  // unchanged: no callback
@@ -54,7 +54,7 @@ struct ProfilePictureViewModelTests {
         let model = ProfilePictureViewModel(profileID: "42", pictureMode: .normal, environment: environment)
         #expect(
             model.imageURL?.absoluteString
-                == "http://127.0.0.1:9999/v21.0/42/picture?access_token=1000000000001%7Cct&height=50&type=normal&width=50"
+                == "http://127.0.0.1:9999/v27.0/42/picture?access_token=1000000000001%7Cct&height=50&type=normal&width=50"
         )
         let picture = URL(string: "https://cdn.gatehouse.test/42.png")!
         Profile.setCurrent(
@@ -66,6 +66,6 @@ struct ProfilePictureViewModelTests {
         model.profileID = "me"
         #expect(model.imageURL == picture)
         model.profileID = "43"
-        #expect(model.imageURL?.absoluteString.hasPrefix("http://127.0.0.1:9999/v21.0/43/picture?") == true)
+        #expect(model.imageURL?.absoluteString.hasPrefix("http://127.0.0.1:9999/v27.0/43/picture?") == true)
     }
 }

@@ -94,12 +94,12 @@ struct ProfileRulesTests {
         await F.with(environment) {
             #expect(
                 profile.imageURL(forMode: .square, size: CGSize(width: 100, height: 50))?.absoluteString
-                    == "http://127.0.0.1:9999/v21.0/100/picture?access_token=1000000000001%7Cct&height=50&type=square&width=100"
+                    == "http://127.0.0.1:9999/v27.0/100/picture?access_token=1000000000001%7Cct&height=50&type=square&width=100"
             )
             AccessToken.current = F.token(string: "EAA token")
             #expect(
                 profile.imageURL(forMode: .large, size: CGSize(width: 99.6, height: 200.2))?.absoluteString
-                    == "http://127.0.0.1:9999/v21.0/100/picture?access_token=EAA+token&height=200&type=large&width=100")
+                    == "http://127.0.0.1:9999/v27.0/100/picture?access_token=EAA+token&height=200&type=large&width=100")
             #expect(profile.imageURL(forMode: .normal, size: CGSize(width: -1, height: 5)) == nil)
             #expect(profile.imageURL(forMode: .normal, size: CGSize(width: CGFloat.infinity, height: 5)) == nil)
         }

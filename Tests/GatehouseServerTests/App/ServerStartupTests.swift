@@ -87,7 +87,7 @@ import NIOHTTP1
             let app = try await HTTPClient.shared.execute(
                 HTTPClientRequest(
                     url:
-                        "\(seed.server)/v21.0/\(seed.app.id)?fields=id&access_token=\(seed.app.id)%7C\(seed.app.secret)"
+                        "\(seed.server)/v27.0/\(seed.app.id)?fields=id&access_token=\(seed.app.id)%7C\(seed.app.secret)"
                 ),
                 timeout: .seconds(30))
             #expect(app.status == .ok)

@@ -24,7 +24,7 @@ import CompressNIO
             )
             let gz = try plain.compress(with: .gzip(), allocator: ByteBufferAllocator())
             let gzipped = try await client.execute(
-                uri: "/v21.0/me", method: .post, headers: [.contentType: "application/json", .contentEncoding: "gzip"],
+                uri: "/v27.0/me", method: .post, headers: [.contentType: "application/json", .contentEncoding: "gzip"],
                 body: gz)
             #expect(gzipped.text == #"{"last_name":"Anders"}"#)
 
@@ -91,7 +91,7 @@ import CompressNIO
         let token = try await server.token(for: server.alice)
         let scoped = try await server.scopedID(server.alice)
         try await server.run(.live) { client in
-            let r = try await client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get)
+            let r = try await client.execute(uri: "/v27.0/me?access_token=\(token)", method: .get)
             #expect(r.status == .ok)
             #expect(r.text == #"{"name":"Alice Anders","id":"\#(scoped)"}"#)
             let page = try await client.execute(

@@ -11,7 +11,7 @@ import Testing
 /// `GET /fql?q=…` over HTTP: Facebook's `{"data":[…]}` shape, the Graph permission rules, 601/602/604 errors, batch.
 @Suite struct FQLEndpointTests {
     static func uri(_ q: String, _ token: String) -> String {
-        "/v21.0/fql?" + FormEncoding.encode([("q", q), ("access_token", token)])
+        "/v27.0/fql?" + FormEncoding.encode([("q", q), ("access_token", token)])
     }
 
     @Test func selectsMeWithTheGraphFieldRules() async throws {
@@ -119,7 +119,7 @@ import Testing
             + #"{"method":"GET","relative_url":"fql?q=SELECT"}]"#
         try await server.run { client in
             let r = try await client.execute(
-                uri: "/v21.0/", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                uri: "/v27.0/", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
                 body: ByteBuffer(string: FormEncoding.encode([("access_token", token), ("batch", batch)])))
             let items = try #require(r.json.arrayValue)
             #expect(items[0]["body"]?.stringValue == #"{"data":[{"first_name":"Alice"}]}"#)

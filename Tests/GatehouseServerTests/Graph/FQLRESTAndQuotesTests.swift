@@ -28,7 +28,7 @@ import Testing
             #expect(r.text == #"[{"quotes":"","uid":"\#(me)","name":"Alice Anders"}]"#)
             // The SDK's method name is `FQL.query`; the version prefix is accepted too.
             let upper = try await client.execute(
-                uri: Self.restURI(Self.seedQuery, token, version: "/v21.0").replacingOccurrences(
+                uri: Self.restURI(Self.seedQuery, token, version: "/v27.0").replacingOccurrences(
                     of: "fql.query", with: "FQL.query"), method: .get)
             #expect(upper.text == r.text)
             let bad = try await client.execute(
@@ -61,7 +61,7 @@ import Testing
                 uri: Self.restURI("SELECT quotes FROM user WHERE uid = me()", token), method: .get)
             #expect(fql.text == #"[{"quotes":"Stay hungry, stay foolish."}]"#)
             let graph = try await client.execute(
-                uri: "/v21.0/me?" + FormEncoding.encode([("fields", "quotes"), ("access_token", token)]), method: .get)
+                uri: "/v27.0/me?" + FormEncoding.encode([("fields", "quotes"), ("access_token", token)]), method: .get)
             #expect(graph.text.contains(#""quotes":"Stay hungry, stay foolish.""#))
         }
     }
@@ -71,7 +71,7 @@ import Testing
         let token = try await server.token(for: server.alice)
         let me = try await server.scopedID(server.alice)
         try await server.run { client in
-            for prefix in ["/", "/v21.0/"] {
+            for prefix in ["/", "/v27.0/"] {
                 let uri =
                     prefix + "?"
                     + FormEncoding.encode([

@@ -46,7 +46,7 @@ func graph(_ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ pat
         let server = try await TestServer.make()
         let token = try await server.token(for: server.alice, granted: ["public_profile", "user_posts"])
         try await server.run { client in
-            let r = try await graph(client, .post, "/v21.0/me/feed", [("message", "hi"), ("access_token", token)])
+            let r = try await graph(client, .post, "/v27.0/me/feed", [("message", "hi"), ("access_token", token)])
             #expect(r.status == .forbidden)
             #expect(r.json["error"]?["message"] == "(#200) Requires extended permission: publish_actions")
             #expect(r.json["error"]?["code"] == 200)
@@ -66,7 +66,7 @@ func graph(_ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ pat
         let scoped = try await server.scopedID(server.alice)
         try await server.run { client in
             let created = try await graph(
-                client, .post, "/v21.0/me/feed",
+                client, .post, "/v27.0/me/feed",
                 [
                     ("message", "Testing Feed"), ("link", "http://itunes.apple.com/app/blockheadz/id386884355?mt=8#"),
                     ("name", "Testing FacebookSampleApp Feed Dialog"),
@@ -82,7 +82,7 @@ func graph(_ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ pat
             #expect(parts.count == 2 && parts[0] == scoped && parts[1].count == 16)
 
             // The poster reads back what the app published, even without user_posts.
-            let plain = try await graph(client, .get, "/v21.0/\(id)", [("access_token", token)])
+            let plain = try await graph(client, .get, "/v27.0/\(id)", [("access_token", token)])
             #expect(
                 plain.text == #"{"created_time":"2027-01-15T08:00:00+0000","message":"Testing Feed","id":"\#(id)"}"#)
             let full = try await graph(

@@ -62,7 +62,7 @@ import GatehouseServer
     @Test func removedPermissionsAreRefusedWithFacebooksErrorFromV24() async throws {
         let server = try await TestServer.make(approved: Self.seedPermissions)
         try await server.run { client in
-            for path in ["/v2.4/dialog/oauth", "/v21.0/dialog/oauth", "/dialog/oauth"] {
+            for path in ["/v2.4/dialog/oauth", "/v27.0/dialog/oauth", "/dialog/oauth"] {
                 let scope = ("scope", (["email"] + Self.seedPermissions).joined(separator: ","))
                 let page = try await client.execute(
                     uri: path + "?" + DialogFlowTests.query(server, [scope]), method: .get)
@@ -89,7 +89,7 @@ import GatehouseServer
         let clientToken = "\(server.app.id)|\(server.app.clientToken)"
         try await server.run { client in
             let today = try await DeviceFlowTests.post(
-                client, "/v21.0/device/login", [("access_token", clientToken), ("scope", "email,read_stream")])
+                client, "/v27.0/device/login", [("access_token", clientToken), ("scope", "email,read_stream")])
             #expect(
                 today.text
                     == #"{"error":{"message":"(#100) Invalid Scopes: read_stream","type":"OAuthException","code":100}}"#
@@ -101,7 +101,7 @@ import GatehouseServer
 
             let refused = try await client.execute(
                 uri:
-                    "/v21.0/\(server.app.id)/accounts/test-users?permissions=user_interests&access_token=\(server.appToken)",
+                    "/v27.0/\(server.app.id)/accounts/test-users?permissions=user_interests&access_token=\(server.appToken)",
                 method: .post)
             #expect(refused.json["error"]?["code"]?.intValue == 100)
             #expect(

@@ -30,7 +30,7 @@ import Testing
             let location = try #require(sent.location)
             let requestID = try #require(redirectParameters(location)["request"])
 
-            let list = try await graph(client, .get, "/v21.0/me/apprequests", [("access_token", bobToken)])
+            let list = try await graph(client, .get, "/v27.0/me/apprequests", [("access_token", bobToken)])
             #expect(
                 list.text
                     == #"{"data":[{"id":"\#(requestID)_\#(bobScoped)","application":{"name":"Test App","#

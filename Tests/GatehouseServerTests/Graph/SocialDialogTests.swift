@@ -42,7 +42,7 @@ import Testing
     @Test func requestsForBadAppsOrRedirectsGetAnErrorPage() async throws {
         let server = try await TestServer.make()
         try await server.run { client in
-            for path in ["/dialog/feed", "/dialog/apprequests", "/v21.0/dialog/feed"] {
+            for path in ["/dialog/feed", "/dialog/apprequests", "/v27.0/dialog/feed"] {
                 let unknown = try await client.execute(
                     uri: path + "?app_id=999&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcallback", method: .get)
                 #expect(unknown.status == .badRequest)
@@ -126,7 +126,7 @@ import Testing
             #expect(empty.text.contains("role=\"alert\">Write something to post."))
 
             // Cancel: Facebook's 4201.
-            let again = try await browser.get("/v21.0/dialog/feed?" + query)
+            let again = try await browser.get("/v27.0/dialog/feed?" + query)
             let cancelled = try await browser.post("/dialog/feed/post", form: Self.form(again, [("action", "cancel")]))
             #expect(
                 cancelled.location == TestServer.redirectURI
@@ -175,7 +175,7 @@ import Testing
                     + "?request=\(requestID)&to%5B0%5D=\(bobScoped)&to%5B1%5D=\(carolScoped)#_=_")
 
             // Bob sees it with his token for the app.
-            let list = try await graph(client, .get, "/v21.0/me/apprequests", [("access_token", bobToken)])
+            let list = try await graph(client, .get, "/v27.0/me/apprequests", [("access_token", bobToken)])
             #expect(
                 list.text
                     == #"{"data":[{"id":"\#(requestID)_\#(bobScoped)","application":{"name":"Test App","#

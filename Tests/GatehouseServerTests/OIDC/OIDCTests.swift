@@ -82,7 +82,7 @@ struct VerifiedIDToken: JWTPayload {
                 ("tp", "ios_14_do_not_track"), ("nonce", "n0nce-123"),
                 ("scope", "openid,email,user_posts,user_birthday"), ("state", "s"),
             ])
-            var page = try await browser.get("/v21.0/dialog/oauth?" + query)
+            var page = try await browser.get("/v27.0/dialog/oauth?" + query)
             let posted = try await browser.submitLogin(
                 page: page, email: "alice@example.com", password: "alice-password")
             page = try await browser.get(posted.location!)
@@ -229,7 +229,7 @@ struct VerifiedIDToken: JWTPayload {
             let nonce = try #require(p["nonce"])
             let clientToken = "\(server.app.id)%7C\(server.app.clientToken)"
             let exchange =
-                "/v21.0/oauth/access_token?grant_type=fb_exchange_nonce&fb_exchange_nonce=\(nonce)&"
+                "/v27.0/oauth/access_token?grant_type=fb_exchange_nonce&fb_exchange_nonce=\(nonce)&"
                 + "client_id=\(server.app.id)&fields=&access_token=\(clientToken)"
             let first = try await client.execute(uri: exchange, method: .get)
             #expect(first.status == .ok)

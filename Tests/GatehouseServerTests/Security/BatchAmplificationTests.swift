@@ -137,7 +137,7 @@ import HTTPTypes
         let alice = try await server.token(for: server.alice)
         try await server.run { client in
             let long = String(repeating: "b", count: 5000)
-            let r = try await client.execute(uri: "/v21.0/me/\(long)/x?access_token=\(alice)", method: .get)
+            let r = try await client.execute(uri: "/v27.0/me/\(long)/x?access_token=\(alice)", method: .get)
             #expect(r.status == .badRequest)
             let message = try #require(r.json["error"]?["message"]?.stringValue)
             #expect(

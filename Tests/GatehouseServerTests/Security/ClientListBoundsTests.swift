@@ -80,25 +80,25 @@ import HTTPTypes
                 "ids",
                 small: {
                     let r = try await Self.post(
-                        client, "/v21.0/", [("method", "GET"), ("ids", scoped), ("access_token", alice)])
+                        client, "/v27.0/", [("method", "GET"), ("ids", scoped), ("access_token", alice)])
                     #expect(r.status == .ok)
                 },
                 padded: {
                     let r = try await Self.post(
-                        client, "/v21.0/",
+                        client, "/v27.0/",
                         [("method", "GET"), ("ids", scoped), ("pad", Self.pad), ("access_token", alice)])
                     #expect(r.status == .ok)
                 },
                 list: {
                     let r = try await Self.post(
-                        client, "/v21.0/", [("method", "GET"), ("ids", ids), ("access_token", alice)])
+                        client, "/v27.0/", [("method", "GET"), ("ids", ids), ("access_token", alice)])
                     #expect(r.status == .badRequest)
                     #expect(r.json == tooMany)
                 })
             // Fifty distinct ids, however often repeated, are within the limit.
             let repeated = Array(repeating: scoped, count: 10_000).joined(separator: ",")
             let r = try await Self.post(
-                client, "/v21.0/", [("method", "GET"), ("ids", repeated), ("access_token", alice)])
+                client, "/v27.0/", [("method", "GET"), ("ids", repeated), ("access_token", alice)])
             #expect(r.status == .ok)
             #expect(r.json.objectValue?.keys.map { $0 } == [scoped])
         }
@@ -113,16 +113,16 @@ import HTTPTypes
                 "fields",
                 small: {
                     _ = try await Self.post(
-                        client, "/v21.0/me", [("method", "GET"), ("fields", "id"), ("access_token", alice)])
+                        client, "/v27.0/me", [("method", "GET"), ("fields", "id"), ("access_token", alice)])
                 },
                 padded: {
                     _ = try await Self.post(
-                        client, "/v21.0/me",
+                        client, "/v27.0/me",
                         [("method", "GET"), ("fields", "id"), ("pad", Self.pad), ("access_token", alice)])
                 },
                 list: {
                     let r = try await Self.post(
-                        client, "/v21.0/me", [("method", "GET"), ("fields", fields), ("access_token", alice)])
+                        client, "/v27.0/me", [("method", "GET"), ("fields", fields), ("access_token", alice)])
                     #expect(r.status == .badRequest)
                     #expect(r.json["error"]?["code"]?.intValue == 100)
                 })
@@ -192,12 +192,12 @@ import HTTPTypes
                 "fql",
                 small: {
                     _ = try await Self.post(
-                        client, "/v21.0/fql",
+                        client, "/v27.0/fql",
                         [("method", "GET"), ("q", "SELECT uid FROM user WHERE uid = me()"), ("access_token", alice)])
                 },
                 padded: {
                     _ = try await Self.post(
-                        client, "/v21.0/fql",
+                        client, "/v27.0/fql",
                         [
                             ("method", "GET"), ("q", "SELECT uid FROM user WHERE uid = me()"), ("pad", Self.pad),
                             ("access_token", alice),
@@ -205,7 +205,7 @@ import HTTPTypes
                 },
                 list: {
                     let r = try await Self.post(
-                        client, "/v21.0/fql", [("method", "GET"), ("q", query), ("access_token", alice)])
+                        client, "/v27.0/fql", [("method", "GET"), ("q", query), ("access_token", alice)])
                     #expect(r.status == .badRequest)
                     #expect(
                         r.json["error"]?["message"]?.stringValue

@@ -41,7 +41,7 @@ import Testing
 
     /// `/me` with `token` answers exactly Facebook's 190/460.
     static func expectPasswordChanged(_ client: any TestClientProtocol, _ token: String) async throws {
-        let me = try await client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get)
+        let me = try await client.execute(uri: "/v27.0/me?access_token=\(token)", method: .get)
         #expect(me.status == .badRequest)
         let error = me.json["error"]
         #expect(
@@ -70,7 +70,7 @@ import Testing
         #expect(dialog.status == .ok && dialog.text.contains(#"action="/dialog/oauth/login""#))
         // A token minted after the change works.
         let fresh = try await server.token(for: server.alice)
-        #expect(try await client.execute(uri: "/v21.0/me?access_token=\(fresh)", method: .get).status == .ok)
+        #expect(try await client.execute(uri: "/v27.0/me?access_token=\(fresh)", method: .get).status == .ok)
     }
 
     @Test func aScenarioThatChangesAPasswordSignsThePersonOut() async throws {
@@ -128,7 +128,7 @@ import Testing
             // The change is dated when the scenario's token is issued, although hashing took two seconds.
             #expect(
                 try await client.execute(
-                    uri: "/v21.0/me?access_token=EAAGtestAliceAfterTheChange0000000001", method: .get
+                    uri: "/v27.0/me?access_token=EAAGtestAliceAfterTheChange0000000001", method: .get
                 ).status == .ok)
             try await Self.expectPasswordChanged(client, old)
         }
@@ -154,7 +154,7 @@ import Testing
             #expect(
                 alice.firstName == "Alicia" && alice.passwordHash == changed.passwordHash
                     && alice.passwordChangedAt == changed.passwordChangedAt)
-            #expect(try await client.execute(uri: "/v21.0/me?access_token=\(fresh)", method: .get).status == .ok)
+            #expect(try await client.execute(uri: "/v27.0/me?access_token=\(fresh)", method: .get).status == .ok)
             try await Self.expectPasswordChanged(client, token)
             // Applying the same file again finds nothing to do.
             #expect(
@@ -225,7 +225,7 @@ import Testing
             }
             func exchange(_ code: String) async throws -> TestResponse {
                 try await client.execute(
-                    uri: "/v21.0/oauth/access_token?"
+                    uri: "/v27.0/oauth/access_token?"
                         + FormEncoding.encode([
                             ("client_id", server.app.id), ("client_secret", server.app.secret),
                             ("redirect_uri", TestServer.redirectURI), ("code", code),
@@ -256,12 +256,12 @@ import Testing
         try await server.run { client in
             let minted = try await client.execute(
                 uri:
-                    "/v21.0/oauth/access_token?client_id=\(server.app.id)&client_secret=\(server.app.secret)&grant_type=client_credentials",
+                    "/v27.0/oauth/access_token?client_id=\(server.app.id)&client_secret=\(server.app.secret)&grant_type=client_credentials",
                 method: .get)
             let appToken = try #require(minted.json["access_token"]?.stringValue)
             let before = try await client.execute(
                 uri:
-                    "/v21.0/\(server.app.id)?access_token=\(appToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)",
+                    "/v27.0/\(server.app.id)?access_token=\(appToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)",
                 method: .get)
             #expect(before.status == .ok)
             #expect(
@@ -286,7 +286,7 @@ import Testing
                 ).filter { $0.kind == .app }.isEmpty)
             let after = try await client.execute(
                 uri:
-                    "/v21.0/\(server.app.id)?access_token=\(appToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)",
+                    "/v27.0/\(server.app.id)?access_token=\(appToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)",
                 method: .get)
             #expect(after.status == .badRequest)
             #expect(after.json["error"]?["code"]?.intValue == 190)

@@ -15,7 +15,7 @@ import Testing
         -> TestResponse
     {
         try await client.execute(
-            uri: "/v21.0/\(server.app.id)/accounts/test-users?installed=\(installed)&access_token=\(server.appToken)",
+            uri: "/v27.0/\(server.app.id)/accounts/test-users?installed=\(installed)&access_token=\(server.appToken)",
             method: .post)
     }
 

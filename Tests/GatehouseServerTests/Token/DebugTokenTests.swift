@@ -14,7 +14,7 @@ import HTTPTypes
         let scoped = try await server.scopedID(server.alice)
         try await server.run { client in
             let r = try await client.execute(
-                uri: "/v21.0/debug_token?input_token=\(token)&access_token=\(server.appToken)", method: .get)
+                uri: "/v27.0/debug_token?input_token=\(token)&access_token=\(server.appToken)", method: .get)
             #expect(r.status == .ok)
             let d = try #require(r.json["data"])
             #expect(d["app_id"] == .string(server.app.id))

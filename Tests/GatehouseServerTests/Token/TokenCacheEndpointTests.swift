@@ -18,7 +18,7 @@ import HTTPTypes
         async throws -> TestResponse
     {
         try await client.execute(
-            uri: "/v21.0/\(app)/token_cache", method: .post,
+            uri: "/v27.0/\(app)/token_cache", method: .post,
             headers: [.contentType: "application/x-www-form-urlencoded"],
             body: ByteBuffer(string: FormEncoding.encode(form + (method == "POST" ? [] : [("method", method)]))))
     }

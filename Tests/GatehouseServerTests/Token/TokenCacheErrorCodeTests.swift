@@ -19,7 +19,7 @@ import SQLiteNIO
         let server = try await TestServer.make()
         try await server.run { client in
             for method in [HTTPRequest.Method.put, .patch] {
-                let r = try await client.execute(uri: "/v21.0/\(server.app.id)/token_cache", method: method)
+                let r = try await client.execute(uri: "/v27.0/\(server.app.id)/token_cache", method: method)
                 #expect(r.status == .methodNotAllowed)
                 #expect(
                     r.text
@@ -27,7 +27,7 @@ import SQLiteNIO
                 )
             }
             // Elsewhere such a method stays the Graph API's own error.
-            let graph = try await client.execute(uri: "/v21.0/me", method: .put)
+            let graph = try await client.execute(uri: "/v27.0/me", method: .put)
             #expect(graph.json["error"]?["code"]?.intValue == 100)
         }
     }
@@ -47,7 +47,7 @@ import SQLiteNIO
         ]
         try await server.run { client in
             let r = try await client.execute(
-                uri: "/v21.0/\(server.app.id)/token_cache", method: .post,
+                uri: "/v27.0/\(server.app.id)/token_cache", method: .post,
                 headers: [.contentType: "application/x-www-form-urlencoded"],
                 body: ByteBuffer(string: FormEncoding.encode(form)))
             #expect(r.status == .serviceUnavailable)

@@ -204,7 +204,7 @@ import Testing
             server.clock.advance(by: 3600)
             let refreshed = try await client.execute(
                 uri:
-                    "/v21.0/oauth/access_token?grant_type=fb_extend_sso_token&client_id=\(app.id)&fields=&access_token=\(short)",
+                    "/v27.0/oauth/access_token?grant_type=fb_extend_sso_token&client_id=\(app.id)&fields=&access_token=\(short)",
                 method: .get)
             #expect(refreshed.status == .ok)
             #expect(refreshed.json["access_token"]?.stringValue == short)

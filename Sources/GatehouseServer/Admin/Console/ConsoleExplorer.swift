@@ -94,7 +94,7 @@ struct ConsoleExplorer: Sendable {
         var segments =
             state.path.split(separator: "?", maxSplits: 1).first.map { $0.split(separator: "/").map(String.init) } ?? []
         var version = services.configuration.defaultGraphVersion
-        if let first = segments.first, GraphAPIVersion.parse(pathSegment: first) != nil {
+        if let first = segments.first, GraphAPIVersion.isReleased(first) {
             version = first; segments.removeFirst()
         }
         var params: [String: String] = [:]

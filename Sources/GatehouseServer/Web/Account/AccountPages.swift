@@ -64,6 +64,7 @@ struct AccountPages: Sendable {
             [
                 "code": dict["code"] ?? "", "error": dict["error"] ?? "", "errorReason": dict["error_reason"] ?? "",
                 "baseURL": base, "clientID": clientID, "redirectURIEncoded": FormEncoding.escape(redirect),
+                "graphVersion": services.configuration.defaultGraphVersion,
                 "hasParams": !params.isEmpty, "params": params.map { "\($0.0) = \($0.1)" }.joined(separator: "\n"),
             ])
         return PageRenderer.htmlResponse(

@@ -226,13 +226,13 @@ struct AccountGate: Sendable {
     /// `next` when it is a local path of one of the pages that log people in (``LocalRedirect``: no other host,
     /// no scheme, no control or invisible characters).
     /// The dialog's own address can be long (an SDK's `state`, `e2e`, PKCE and scope parameters), so up to 8 KB,
-    /// and it may sit under a version segment (`/v21.0/dialog/oauth?…`), as the SDKs open it.
+    /// and it may sit under a version segment (`/v27.0/dialog/oauth?…`), as the SDKs open it.
     static func safeNext(_ next: String?) -> String? {
         guard let next, next.utf8.count <= 8192 else { return nil }
         let allowed = [PagePath.Dialog.prefix, PagePath.Device.home, PagePath.Settings.home, PagePath.Account.home]
         if let local = LocalRedirect.path(next, allowed: allowed, maxBytes: 8192) { return local }
         let segments = next.dropFirst().split(separator: "/", maxSplits: 1)
-        guard segments.count == 2, GraphAPIVersion.parse(pathSegment: segments[0]) != nil,
+        guard segments.count == 2, GraphAPIVersion.isReleased(segments[0]),
             LocalRedirect.path("/" + segments[1], allowed: [PagePath.Dialog.prefix], maxBytes: 8192) != nil
         else { return nil }
         return LocalRedirect.path(next, allowed: ["/" + segments[0]], maxBytes: 8192)

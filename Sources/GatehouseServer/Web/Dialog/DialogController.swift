@@ -25,7 +25,7 @@ struct DialogController: Sendable {
     // MARK: GET
 
     func show(_ request: Request, version: String?) async throws -> Response {
-        if let version, GraphAPIVersion.parse(pathSegment: version) == nil { return pages.notFoundPage() }
+        if let refused = pages.dialogVersionRefusal(version) { return refused }
         let (query, answeredVersion) = Self.versionCarried(in: request.uri.query ?? "", pathVersion: version)
         let parsed: (DialogRequest, AppRecord)
         switch try await DialogRequest.parse(query: query, findApp: services.storage.apps.find(id:)) {
@@ -138,5 +138,21 @@ struct DialogController: Sendable {
             .badRequest, headline: problem.headline,
             detail: "The app sent you to a login link that Gatehouse cannot use. Nothing was shared with the app.",
             hint: problem.developerHint)
+    }
+}
+
+extension PageRenderer {
+    /// The page for a dialog opened under a segment that is no Graph API version Facebook released
+    /// (`/v99.0/dialog/oauth`, `/v2.13/dialog/feed`), or nil when the version is fine or absent. A segment that is
+    /// not even shaped like a version is the usual 404 page.
+    func dialogVersionRefusal(_ version: String?) -> Response? {
+        guard let version, !GraphAPIVersion.isReleased(version) else { return nil }
+        guard GraphAPIVersion.parse(pathSegment: version) != nil else { return notFoundPage() }
+        let named = GraphError.echo(version)
+        JournalNote.current?.explain("\(named) is not a Graph API version Facebook released: the dialog is not shown")
+        return errorPage(
+            .notFound, headline: "Page not found",
+            detail: "\(named) is not a Graph API version. Open the dialog under a released version, such as "
+                + "/\(GraphAPIVersion.current)/dialog/oauth, or without one.")
     }
 }

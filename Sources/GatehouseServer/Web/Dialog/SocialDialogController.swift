@@ -31,7 +31,7 @@ struct SocialDialogController: Sendable {
     // MARK: GET
 
     func show(_ kind: SocialDialogKind, _ request: Request, version: String?) async throws -> Response {
-        if let version, GraphAPIVersion.parse(pathSegment: version) == nil { return pages.notFoundPage() }
+        if let refused = pages.dialogVersionRefusal(version) { return refused }
         let query = request.uri.query ?? ""
         let dialog: SocialDialogRequest
         switch try await SocialDialogRequest.parse(kind: kind, query: query, findApp: services.storage.apps.find(id:)) {

@@ -32,7 +32,7 @@ def hidden(name, html):
 
 # The person's Limited Login (what an iOS app does), to get a real id_token.
 s = requests.Session()
-dialog = base + "/v21.0/dialog/oauth?" + urllib.parse.urlencode({
+dialog = base + "/v27.0/dialog/oauth?" + urllib.parse.urlencode({
     "client_id": app_id, "redirect_uri": f"fb{app_id}://authorize/", "response_type": "id_token,graph_domain,user_token_nonce",
     "tp": "ios_14_do_not_track", "nonce": "backend-nonce", "scope": "openid,email", "state": "x"})
 page = s.get(dialog)

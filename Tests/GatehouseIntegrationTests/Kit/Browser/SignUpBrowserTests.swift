@@ -75,7 +75,7 @@ import ChildProcesses
                 try await rig.driver.waitForText("h1") { $0 == "Your password has been changed" }
                     == "Your password has been changed")
 
-            var request = URLRequest(url: URL(string: rig.base + "/v21.0/me?access_token=\(token.tokenString)")!)
+            var request = URLRequest(url: URL(string: rig.base + "/v27.0/me?access_token=\(token.tokenString)")!)
             request.httpMethod = "GET"
             let (data, _) = try await URLSession.shared.data(for: request)
             let error = try JSONValue.parse(data)["error"]

@@ -16,7 +16,7 @@ extension SessionKitFixtures {
             ("client_id", server.appID), ("redirect_uri", redirect), ("response_type", "token"),
             ("scope", scope.joined(separator: ",")), ("state", "x"),
         ])
-        let dialog = URL(string: "\(server.baseURL.absoluteString)/v21.0/dialog/oauth?\(query)")!
+        let dialog = URL(string: "\(server.baseURL.absoluteString)/v27.0/dialog/oauth?\(query)")!
         let callbackURL = try await DialogPlayer().complete(dialog, email: user.email, password: user.password)
         guard let callback = LoginCallback(url: callbackURL), callback.outcome == .success, callback.state == "x",
             let tokenString = callback.accessToken

@@ -152,7 +152,7 @@ extension LiveGraphSerialTests {
             #expect(error.message == "(#100) Tried accessing nonexisting field (bogus) on node type (User)")
             #expect(outcomes[2].result?["data"]?.arrayValue?.count == 3)
             #expect(connection.urlResponse?.statusCode == 200)
-            #expect(connection.urlResponse?.url?.absoluteString == server.baseURL.absoluteString + "/v21.0/")
+            #expect(connection.urlResponse?.url?.absoluteString == server.baseURL.absoluteString + "/v27.0/")
             #expect(await delegate.events == ["willBegin", "didFinish"])
         }
 

@@ -33,7 +33,7 @@ extension GraphTestSupport {
                 ("response_type", "token"),
                 ("scope", scope), ("state", "x"), ("return_scopes", "true"),
             ] + extra)
-        let url = URL(string: server.baseURL.absoluteString + "/v21.0/dialog/oauth?" + query)!
+        let url = URL(string: server.baseURL.absoluteString + "/v27.0/dialog/oauth?" + query)!
         let person = server.users[user]
         let redirect = try await DialogPlayer().complete(
             url, email: person.email, password: person.password, choice: choice)

@@ -23,7 +23,7 @@ import Testing
             ("nonce", nonce),
             ("scope", "openid,email"), ("state", "s"),
         ])
-        let url = URL(string: server.baseURL.absoluteString + "/v21.0/dialog/oauth?" + query)!
+        let url = URL(string: server.baseURL.absoluteString + "/v27.0/dialog/oauth?" + query)!
         let redirect = try await DialogPlayer().complete(
             url, email: server.users[0].email, password: server.users[0].password)
         return try #require(LoginCallback(url: redirect)?.idToken)

@@ -97,7 +97,7 @@ struct ProfileLiveTests {
                 AccessToken.current = withToken ? token : nil
                 return try #require(profile.imageURL(forMode: .normal, size: CGSize(width: 100, height: 100)))
             }
-            #expect(url.path == "/v21.0/\(token.userID)/picture")
+            #expect(url.path == "/v27.0/\(token.userID)/picture")
             let (data, response) = try await URLSession(configuration: .ephemeral).data(from: url)
             #expect((response as? HTTPURLResponse)?.statusCode == 200)
             #expect(

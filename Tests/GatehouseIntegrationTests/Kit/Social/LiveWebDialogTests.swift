@@ -72,7 +72,7 @@ final class DialogDelegateLog: WebDialogDelegate, @unchecked Sendable {
         }
         let postID = try #require(results.postID)
         let dialog = try #require(rig.presenter.dialogURLs.first)
-        #expect(dialog.path == "/v21.0/dialog/feed")
+        #expect(dialog.path == "/v27.0/dialog/feed")
         let query = LoginTest.query(dialog)
         #expect(query["app_id"] == rig.server.appID)
         #expect(query["redirect_uri"] == "fb\(rig.server.appID)://authorize/")
@@ -189,11 +189,11 @@ final class DialogDelegateLog: WebDialogDelegate, @unchecked Sendable {
             Issue.record("expected cancelled"); return
         }
         let url = WebDialog.url(
-            base: URL(string: "http://h:1/")!, version: "v21.0", name: "feed", appID: "7",
+            base: URL(string: "http://h:1/")!, version: "v27.0", name: "feed", appID: "7",
             redirectURI: "fb7://authorize/", parameters: ["link": "https://x/?a=1&b=2"])
         #expect(
             url.absoluteString
-                == "http://h:1/v21.0/dialog/feed?app_id=7&display=touch&link=https%3A%2F%2Fx%2F%3Fa%3D1%26b%3D2&"
+                == "http://h:1/v27.0/dialog/feed?app_id=7&display=touch&link=https%3A%2F%2Fx%2F%3Fa%3D1%26b%3D2&"
                 + "redirect_uri=fb7%3A%2F%2Fauthorize%2F&sdk=ios"
         )
     }

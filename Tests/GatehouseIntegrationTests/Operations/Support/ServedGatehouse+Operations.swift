@@ -29,7 +29,7 @@ extension ServedGatehouse {
     func mintUserToken(permissions: String = "email") async throws -> String {
         let (appID, secret) = try demoApp()
         let reply = try await HTTP.post(
-            "\(baseURL)/v21.0/\(appID)/accounts/test-users",
+            "\(baseURL)/v27.0/\(appID)/accounts/test-users",
             form: ["installed": "true", "permissions": permissions, "access_token": "\(appID)|\(secret)"])
         guard reply.status == .ok, let token = reply.json["access_token"] as? String else {
             throw NodeFailure.noToken(reply.text)

@@ -86,11 +86,11 @@ import Testing
                 email: "tester@example.com", password: "tester-password", firstName: "Tess", lastName: "Ter",
                 testUserOfAppID: server.app.id))
         try await server.v1 { api in
-            let before = try await api.client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get)
+            let before = try await api.client.execute(uri: "/v27.0/me?access_token=\(token)", method: .get)
             #expect(before.status == .ok)
             #expect(try await api.delete("/apps/\(server.app.id)").status == .noContent)
             #expect(
-                try await api.client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get).status == .badRequest
+                try await api.client.execute(uri: "/v27.0/me?access_token=\(token)", method: .get).status == .badRequest
             )
             #expect(try await server.services.storage.users.find(id: tester.id) == nil)
             #expect(try await server.services.storage.users.find(id: server.alice.id) != nil)

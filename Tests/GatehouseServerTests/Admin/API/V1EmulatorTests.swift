@@ -49,7 +49,7 @@ import Testing
             #expect(added.status == .created)
             let id = added.json["id"]?.stringValue ?? ""
             #expect(try await api.get("/injections").json["data"]?.arrayValue?.count == 1)
-            let me = try await api.client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get)
+            let me = try await api.client.execute(uri: "/v27.0/me?access_token=\(token)", method: .get)
             #expect(me.json["error"]?["error_subcode"]?.intValue == 460)
             let unknown = try await api.post(
                 "/injections", #"{"target":"user","id":"\#(server.alice.id)","error":"999"}"#)
@@ -84,11 +84,11 @@ import Testing
     @Test func journalListsAndShowsEntries() async throws {
         let server = try await TestServer.make()
         try await server.v1 { api in
-            _ = try await api.client.execute(uri: "/v21.0/me?access_token=nonsense", method: .get)
+            _ = try await api.client.execute(uri: "/v27.0/me?access_token=nonsense", method: .get)
             let listed = try await api.get("/journal?status=4xx")
             #expect(listed.status == .ok)
             let seq = listed.json["data"]?[0]?["seq"]?.intValue ?? -1
-            #expect(listed.json["data"]?[0]?["route"] == "/v21.0/me")
+            #expect(listed.json["data"]?[0]?["route"] == "/v27.0/me")
             let entry = try await api.get("/journal/\(seq)")
             #expect(entry.json["seq"] == .int(seq))
             #expect(entry.json["parts"] == [])

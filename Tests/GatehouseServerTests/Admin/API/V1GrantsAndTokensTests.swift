@@ -31,7 +31,7 @@ import Testing
                 "/tokens", #"{"app_id":"\#(server.app.id)","person_id":"\#(server.alice.id)"}"#)
             let token = minted.json["access_token"]?.stringValue ?? ""
             let permissions = try await api.client.execute(
-                uri: "/v21.0/me/permissions?access_token=\(token)", method: .get)
+                uri: "/v27.0/me/permissions?access_token=\(token)", method: .get)
             #expect(
                 permissions.text
                     == #"{"data":[{"permission":"public_profile","status":"granted"},{"permission":"email","#
@@ -41,7 +41,7 @@ import Testing
 
             #expect(try await api.delete(path).status == .noContent)
             #expect(server.notifier.removed.map(\.appID) == [server.app.id])
-            let me = try await api.client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get)
+            let me = try await api.client.execute(uri: "/v27.0/me?access_token=\(token)", method: .get)
             #expect(me.json["error"]?["code"]?.intValue == 190)
             #expect(try await api.delete(path).status == .notFound)
         }
@@ -87,7 +87,7 @@ import Testing
                     + #""revoked":false,"access_token":"\#(token)","token_type":"bearer","expires_in":3600}"#
             )
             let me = try await api.client.execute(
-                uri: "/v21.0/me?fields=id,name,email&access_token=\(token)", method: .get)
+                uri: "/v27.0/me?fields=id,name,email&access_token=\(token)", method: .get)
             #expect(me.status == .ok)
             #expect(me.json["email"] == "alice@example.com")
 
@@ -97,7 +97,7 @@ import Testing
             #expect(!listed.text.contains(token))
 
             #expect(try await api.delete("/tokens/\(id)").status == .noContent)
-            let after = try await api.client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get)
+            let after = try await api.client.execute(uri: "/v27.0/me?access_token=\(token)", method: .get)
             #expect(after.status == .badRequest)
             #expect(after.json["error"]?["code"]?.intValue == 190)
             #expect(try await api.delete("/tokens/\(id)").text == V1Problem.notFound("there is no live token \(id)"))
@@ -123,13 +123,13 @@ import Testing
             #expect(byPerson.text == #"{"revoked":2}"#)
             for token in [aliceHere, aliceThere] {
                 #expect(
-                    try await api.client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get).status
+                    try await api.client.execute(uri: "/v27.0/me?access_token=\(token)", method: .get).status
                         == .badRequest)
             }
-            #expect(try await api.client.execute(uri: "/v21.0/me?access_token=\(bobHere)", method: .get).status == .ok)
+            #expect(try await api.client.execute(uri: "/v27.0/me?access_token=\(bobHere)", method: .get).status == .ok)
             #expect(try await api.post("/tokens/revoke", #"{"app_id":"\#(server.app.id)"}"#).text == #"{"revoked":1}"#)
             #expect(
-                try await api.client.execute(uri: "/v21.0/me?access_token=\(bobHere)", method: .get).status
+                try await api.client.execute(uri: "/v27.0/me?access_token=\(bobHere)", method: .get).status
                     == .badRequest)
         }
     }
@@ -176,14 +176,14 @@ import Testing
                 ("client_id", server.app.id), ("client_secret", server.app.secret),
                 ("redirect_uri", TestServer.redirectURI), ("code", code),
             ])
-            let exchanged = try await api.client.execute(uri: "/v21.0/oauth/access_token?" + query, method: .get)
+            let exchanged = try await api.client.execute(uri: "/v27.0/oauth/access_token?" + query, method: .get)
             #expect(exchanged.status == .ok)
             let token = exchanged.json["access_token"]?.stringValue ?? ""
-            let me = try await api.client.execute(uri: "/v21.0/me?fields=email&access_token=\(token)", method: .get)
+            let me = try await api.client.execute(uri: "/v27.0/me?fields=email&access_token=\(token)", method: .get)
             #expect(me.json["email"] == "alice@example.com")
             // A code is good once.
             #expect(
-                try await api.client.execute(uri: "/v21.0/oauth/access_token?" + query, method: .get).status
+                try await api.client.execute(uri: "/v27.0/oauth/access_token?" + query, method: .get).status
                     == .badRequest)
         }
     }

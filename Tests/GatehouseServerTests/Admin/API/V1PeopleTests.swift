@@ -160,7 +160,7 @@ import Testing
         try await server.v1 { api in
             let changed = try await api.patch("/people/\(server.alice.id)", #"{"password":"a-new-password"}"#)
             #expect(changed.status == .ok)
-            let me = try await api.client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get)
+            let me = try await api.client.execute(uri: "/v27.0/me?access_token=\(token)", method: .get)
             #expect(me.json["error"]?["code"]?.intValue == 190)
         }
     }

@@ -38,7 +38,7 @@ import Testing
             #expect(try await api.get("/apps").text == #"{"data":[],"next_cursor":null}"#)
             #expect(try await api.get("/people").text == #"{"data":[],"next_cursor":null}"#)
             #expect(server.clock.currentOffset == 0)
-            let me = try await api.client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get)
+            let me = try await api.client.execute(uri: "/v27.0/me?access_token=\(token)", method: .get)
             #expect(me.json["error"]?["code"]?.intValue == 190)
             // Signing keys survive, so the JWKS a client cached still verifies new id_tokens.
             #expect(try await server.services.storage.signingKeys.all().map(\.kid) == keys)
@@ -68,7 +68,7 @@ import Testing
                     ["key": "dara", "id": "100000000000901", "email": "dara@example.com"]
                 ])
             let me = try await api.client.execute(
-                uri: "/v21.0/me?fields=email&access_token=EAAGsmallDaraToken0000000000000000001", method: .get)
+                uri: "/v27.0/me?fields=email&access_token=EAAGsmallDaraToken0000000000000000001", method: .get)
             #expect(me.json["email"] == "dara@example.com")
         }
     }
@@ -105,7 +105,7 @@ import Testing
             let imported = try await api.put("/state", exported.text)
             #expect(imported.status == .ok)
             #expect(imported.text == #"{"apps":1,"people":2,"tokens":1}"#)
-            #expect(try await api.client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get).status == .ok)
+            #expect(try await api.client.execute(uri: "/v27.0/me?access_token=\(token)", method: .get).status == .ok)
             let refused = try await api.put("/state", #"{"format":"something-else"}"#)
             #expect(refused.status == .badRequest)
             #expect(refused.json["field"] == "body")

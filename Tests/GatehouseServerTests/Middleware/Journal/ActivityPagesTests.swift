@@ -15,7 +15,7 @@ import Testing
     static func traffic(_ client: any TestClientProtocol, _ server: TestServer, token: String) async throws {
         _ = try await client.execute(
             uri: "/dialog/oauth?client_id=\(server.app.id)&redirect_uri=http://localhost:3000/cb", method: .get)
-        _ = try await client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get)
+        _ = try await client.execute(uri: "/v27.0/me?access_token=\(token)", method: .get)
     }
 
     @Test func listShowsRequestsWithTheirReasonAndFilters() async throws {
@@ -26,7 +26,7 @@ import Testing
             let page = try await client.execute(uri: "/console/activity", method: .get)
             #expect(page.status == .ok)
             #expect(page.text.contains("redirect_uri `http://localhost:3000/cb` is not registered for app Test App"))
-            #expect(page.text.contains("GET /v21.0/me"))
+            #expect(page.text.contains("GET /v27.0/me"))
             #expect(page.text.contains(#"<script src="/static/activity.js" defer></script>"#))
             // Only this page may run the same-origin script and open the event stream; no inline script anywhere.
             let csp = try #require(page.headers[.contentSecurityPolicy])
@@ -35,15 +35,15 @@ import Testing
                     && !csp.contains("unsafe-inline"))
             #expect(!page.text.contains("<script>"))
             let errors = try await client.execute(uri: "/console/activity?errors=1", method: .get)
-            #expect(errors.text.contains("is not registered") && !errors.text.contains("GET /v21.0/me"))
+            #expect(errors.text.contains("is not registered") && !errors.text.contains("GET /v27.0/me"))
             let byApp = try await client.execute(uri: "/console/activity?app=999", method: .get)
             #expect(byApp.text.contains("No requests recorded that match these filters yet."))
             let byPerson = try await client.execute(uri: "/console/activity?person=alice", method: .get)
-            #expect(byPerson.text.contains("GET /v21.0/me") && !byPerson.text.contains("is not registered"))
+            #expect(byPerson.text.contains("GET /v27.0/me") && !byPerson.text.contains("is not registered"))
             let byToken = try await client.execute(
                 uri: "/console/activity?token=\(JournalRedaction.tokenHashPrefix(token))", method: .get)
             #expect(
-                byToken.text.contains("GET /v21.0/me") && byToken.text.contains("Requests that presented the token"))
+                byToken.text.contains("GET /v27.0/me") && byToken.text.contains("Requests that presented the token"))
             let script = try await client.execute(uri: "/static/activity.js", method: .get)
             #expect(
                 script.status == .ok && script.headers[.contentType] == "text/javascript; charset=utf-8"
@@ -84,7 +84,7 @@ import Testing
             let data = try #require(all.json["data"]?.arrayValue)
             #expect(data.count == 2)
             #expect(
-                data[0]["route"]?.stringValue == "/v21.0/me" && data[0]["person_name"]?.stringValue == "Alice Anders")
+                data[0]["route"]?.stringValue == "/v27.0/me" && data[0]["person_name"]?.stringValue == "Alice Anders")
             #expect(data[1]["explanation"]?.stringValue?.contains("is not registered") == true)
             let errors = try await client.execute(
                 uri: "/admin/api/v1/journal?errors=1&app=\(server.app.id)", method: .get)
@@ -107,7 +107,7 @@ import Testing
             #expect(stream.text.hasPrefix("retry: 1000\n\n"))
             #expect(stream.text.contains("event: entry\ndata: {\"seq\":1,"))
             #expect(stream.text.contains("is not registered"))
-            #expect(!stream.text.contains("/v21.0/me"))
+            #expect(!stream.text.contains("/v27.0/me"))
         }
     }
 

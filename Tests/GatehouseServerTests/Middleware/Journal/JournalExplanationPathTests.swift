@@ -64,43 +64,43 @@ import Testing
         _ = revoked
         try await server.run { client in
             Self.expectRefusal(
-                try await Self.send(client, server, "/v21.0/me"), code: 2500, "needs a user access token")
+                try await Self.send(client, server, "/v27.0/me"), code: 2500, "needs a user access token")
             Self.expectRefusal(
-                try await Self.send(client, server, "/v21.0/\(server.app.id)/accounts"), code: 104,
+                try await Self.send(client, server, "/v27.0/\(server.app.id)/accounts"), code: 104,
                 "no access token was sent")
             Self.expectRefusal(
-                try await Self.send(client, server, "/v21.0/me?access_token=EAAGnothing"), code: 190,
+                try await Self.send(client, server, "/v27.0/me?access_token=EAAGnothing"), code: 190,
                 "not one this server issued")
             Self.expectRefusal(
-                try await Self.send(client, server, "/v21.0/me?access_token=\(bobText)"), code: 190, subcode: 467,
+                try await Self.send(client, server, "/v27.0/me?access_token=\(bobText)"), code: 190, subcode: 467,
                 "the token was revoked at ")
             Self.expectRefusal(
-                try await Self.send(client, server, "/v21.0/me?access_token=\(alice)&appsecret_proof=0000"), code: 100,
+                try await Self.send(client, server, "/v27.0/me?access_token=\(alice)&appsecret_proof=0000"), code: 100,
                 "appsecret_proof does not match: it was computed with a different secret or token")
             Self.expectRefusal(
-                try await Self.send(client, server, "/v21.0/me/friends?access_token=\(alice)"), code: 200,
+                try await Self.send(client, server, "/v27.0/me/friends?access_token=\(alice)"), code: 200,
                 "user_friends was declined by Alice Anders at 08:00")
             Self.expectRefusal(
-                try await Self.send(client, server, "/v21.0/me?fields=nope&access_token=\(alice)"), code: 100,
+                try await Self.send(client, server, "/v27.0/me?fields=nope&access_token=\(alice)"), code: 100,
                 "a parameter is invalid: Tried accessing nonexisting field (nope)")
             Self.expectRefusal(
-                try await Self.send(client, server, "/v21.0/123456789/feed?access_token=\(alice)"), code: 100,
+                try await Self.send(client, server, "/v27.0/123456789/feed?access_token=\(alice)"), code: 100,
                 subcode: 33, "does not exist")
             Self.expectRefusal(
-                try await Self.send(client, server, "/v21.0/fql?q=SELECT%20x%20FROM&access_token=\(alice)"), code: 601,
+                try await Self.send(client, server, "/v27.0/fql?q=SELECT%20x%20FROM&access_token=\(alice)"), code: 601,
                 "FQL query could not be parsed")
             Self.expectRefusal(
                 try await Self.send(
-                    client, server, "/v21.0/\(server.app.id)/accounts/test-users?access_token=\(alice)"), code: 15,
+                    client, server, "/v27.0/\(server.app.id)/accounts/test-users?access_token=\(alice)"), code: 15,
                 "app access token")
             Self.expectRefusal(
                 try await Self.send(
                     client, server,
-                    "/v21.0/device/login_status?code=nope&access_token=\(server.app.id)|\(server.app.clientToken)",
+                    "/v27.0/device/login_status?code=nope&access_token=\(server.app.id)|\(server.app.clientToken)",
                     method: .post), code: 100, "Invalid device login code")
 
             // A field left out is noted on the successful call too.
-            let (ok, read) = try await Self.send(client, server, "/v21.0/me?fields=id,email&access_token=\(alice)")
+            let (ok, read) = try await Self.send(client, server, "/v27.0/me?fields=id,email&access_token=\(alice)")
             #expect(ok.status == .ok)
             #expect(read.explanation == "email was declined by Alice Anders at 08:00, so email was left out")
             #expect(read.personName == "Alice Anders" && read.appName == "Test App" && read.personID != nil)
@@ -147,15 +147,15 @@ import Testing
         try await server.run { client in
             server.clock.advance(by: 61 * 86_400)
             Self.expectRefusal(
-                try await Self.send(client, server, "/v21.0/me?access_token=\(short)"), code: 190, subcode: 463,
+                try await Self.send(client, server, "/v27.0/me?access_token=\(short)"), code: 190, subcode: 463,
                 "token expired 60 days ago (clock moved +61d)")
             server.clock.advance(by: -61 * 86_400)
             Self.expectRefusal(
-                try await Self.send(client, server, "/v21.0/me?access_token=\(long)"), code: 190, subcode: 460,
+                try await Self.send(client, server, "/v27.0/me?access_token=\(long)"), code: 190, subcode: 460,
                 "injected error 190/460 (rule #1, 2 left)")
             try await server.services.storage.grants.delete(appID: server.app.id, userID: server.bob.id)
             Self.expectRefusal(
-                try await Self.send(client, server, "/v21.0/me?access_token=\(long)"), code: 190, subcode: 458,
+                try await Self.send(client, server, "/v27.0/me?access_token=\(long)"), code: 190, subcode: 458,
                 "Bob Brown has no grant for Test App")
         }
     }
@@ -178,17 +178,17 @@ import Testing
         try await code("old-code", age: 900)
         let app = server.app
         let base =
-            "/v21.0/oauth/access_token?client_id=\(app.id)&client_secret=\(app.secret)&redirect_uri=\(TestServer.redirectURI)"
+            "/v27.0/oauth/access_token?client_id=\(app.id)&client_secret=\(app.secret)&redirect_uri=\(TestServer.redirectURI)"
         try await server.run { client in
             Self.expectRefusal(
-                try await Self.send(client, server, "/v21.0/oauth/access_token?code=x"), code: 101, "has no client_id")
+                try await Self.send(client, server, "/v27.0/oauth/access_token?code=x"), code: 101, "has no client_id")
             Self.expectRefusal(
-                try await Self.send(client, server, "/v21.0/oauth/access_token?client_id=999&code=x"), code: 101,
+                try await Self.send(client, server, "/v27.0/oauth/access_token?client_id=999&code=x"), code: 101,
                 "no app has the client_id `999`")
             Self.expectRefusal(
                 try await Self.send(
                     client, server,
-                    "/v21.0/oauth/access_token?client_id=\(app.id)&client_secret=wrong-secret-abcd&code=x"), code: 1,
+                    "/v27.0/oauth/access_token?client_id=\(app.id)&client_secret=wrong-secret-abcd&code=x"), code: 1,
                 "client_secret …abcd does not match Test App's secret …\(app.secret.suffix(4))")
             Self.expectRefusal(
                 try await Self.send(client, server, base + "&code=never-issued"), code: 100,
@@ -200,7 +200,7 @@ import Testing
                 try await Self.send(client, server, base + "&code=old-code"), code: 100, subcode: 36007,
                 "5 minutes ago (codes live 10 minutes)")
             let wrongRedirect =
-                "/v21.0/oauth/access_token?client_id=\(app.id)&client_secret=\(app.secret)&redirect_uri=https://app.example.com/cb&code=fresh-code"
+                "/v27.0/oauth/access_token?client_id=\(app.id)&client_secret=\(app.secret)&redirect_uri=https://app.example.com/cb&code=fresh-code"
             Self.expectRefusal(
                 try await Self.send(client, server, wrongRedirect), code: 100, subcode: 36008,
                 "redirect_uri `https://app.example.com/cb` differs from the dialog's "
@@ -216,7 +216,7 @@ import Testing
             #expect(params["code"] == "#" + JournalRedaction.tokenHashPrefix("used-code"))
             #expect(!entry.json.serialized().contains(app.secret))
             Self.expectRefusal(
-                try await Self.send(client, server, "/v21.0/debug_token?access_token=\(app.id)|\(app.secret)"),
+                try await Self.send(client, server, "/v27.0/debug_token?access_token=\(app.id)|\(app.secret)"),
                 code: 100, "input_token is required")
         }
     }
@@ -235,7 +235,7 @@ import Testing
             #expect(entry.kind == .dialog && entry.appName == "Test App")
             #expect(!page.text.contains("differs after"))
             Self.expectRefusal(
-                try await Self.send(client, server, "/v21.0/dialog/oauth?client_id=4242&redirect_uri=x"), code: nil,
+                try await Self.send(client, server, "/v27.0/dialog/oauth?client_id=4242&redirect_uri=x"), code: nil,
                 "no app has the client_id `4242`")
             Self.expectRefusal(
                 try await Self.send(client, server, "/dialog/oauth?redirect_uri=x"), code: nil,
@@ -261,7 +261,7 @@ import Testing
                 "access_token=\(alice)&batch="
                 + (batch.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
             let response = try await client.execute(
-                uri: "/v21.0/", method: .post, headers: Self.form, body: ByteBuffer(string: body))
+                uri: "/v27.0/", method: .post, headers: Self.form, body: ByteBuffer(string: body))
             #expect(response.status == .ok)
             let entry = try #require(Self.last(server))
             let parts = server.services.journal.parts(ofBatch: entry.sequence)
@@ -273,7 +273,7 @@ import Testing
             let tooMany =
                 "[" + Array(repeating: #"{"method":"GET","relative_url":"me"}"#, count: 51).joined(separator: ",") + "]"
             let refused = try await client.execute(
-                uri: "/v21.0/", method: .post, headers: Self.form,
+                uri: "/v27.0/", method: .post, headers: Self.form,
                 body: ByteBuffer(
                     string: "access_token=\(alice)&batch="
                         + (tooMany.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")))
@@ -309,24 +309,24 @@ import Testing
         let app = server.app
         let appToken = "\(app.id)|\(app.secret)"
         let gets = [
-            "/", "/v21.0/me", "/v21.0/me?access_token=", "/v21.0/me?access_token=\(String(repeating: "x", count: 600))",
-            "/v21.0/me?access_token=\(app.id)|wrong", "/v21.0/me?access_token=\(appToken)",
-            "/v21.0/me?fields=a{b{c{d{e{f{g{h{i{j}}}}}}}}}&access_token=\(alice)",
-            "/v21.0/me/nothing/here/at/all/x?access_token=\(alice)", "/v21.0/me/feed?access_token=\(alice)",
-            "/v21.0/me/permissions/email?access_token=\(alice)",
-            "/v21.0/999/picture?access_token=\(alice)", "/v21.0/?ids=1,2&access_token=\(alice)",
-            "/v21.0/fql?q=SELECT%20name%20FROM%20user&access_token=\(alice)",
-            "/v21.0/fql?q=SELECT%20nope%20FROM%20user%20WHERE%20uid=me()&access_token=\(alice)",
-            "/v21.0/fql?q=SELECT%20a%20FROM%20nope&access_token=\(alice)",
-            "/v21.0/oauth/access_token", "/v21.0/oauth/access_token?client_id=\(app.id)",
-            "/v21.0/oauth/access_token?client_id=\(app.id)&grant_type=bogus",
-            "/v21.0/oauth/access_token?client_id=\(app.id)&client_secret=\(app.secret)&grant_type=fb_exchange_token",
-            "/v21.0/oauth/access_token?client_id=\(app.id)&grant_type=fb_exchange_nonce&fb_exchange_nonce=nope",
-            "/v21.0/oauth/access_token?grant_type=fb_extend_sso_token&access_token=\(alice)",
-            "/v21.0/oauth/access_token_info?access_token=\(alice)&client_id=42",
-            "/v21.0/debug_token", "/v21.0/debug_token?access_token=\(app.id)|\(app.clientToken)&input_token=x",
-            "/v21.0/\(app.id)/accounts/test-users?access_token=\(alice)",
-            "/v21.0/\(app.id)/accounts/bogus?access_token=\(appToken)",
+            "/", "/v27.0/me", "/v27.0/me?access_token=", "/v27.0/me?access_token=\(String(repeating: "x", count: 600))",
+            "/v27.0/me?access_token=\(app.id)|wrong", "/v27.0/me?access_token=\(appToken)",
+            "/v27.0/me?fields=a{b{c{d{e{f{g{h{i{j}}}}}}}}}&access_token=\(alice)",
+            "/v27.0/me/nothing/here/at/all/x?access_token=\(alice)", "/v27.0/me/feed?access_token=\(alice)",
+            "/v27.0/me/permissions/email?access_token=\(alice)",
+            "/v27.0/999/picture?access_token=\(alice)", "/v27.0/?ids=1,2&access_token=\(alice)",
+            "/v27.0/fql?q=SELECT%20name%20FROM%20user&access_token=\(alice)",
+            "/v27.0/fql?q=SELECT%20nope%20FROM%20user%20WHERE%20uid=me()&access_token=\(alice)",
+            "/v27.0/fql?q=SELECT%20a%20FROM%20nope&access_token=\(alice)",
+            "/v27.0/oauth/access_token", "/v27.0/oauth/access_token?client_id=\(app.id)",
+            "/v27.0/oauth/access_token?client_id=\(app.id)&grant_type=bogus",
+            "/v27.0/oauth/access_token?client_id=\(app.id)&client_secret=\(app.secret)&grant_type=fb_exchange_token",
+            "/v27.0/oauth/access_token?client_id=\(app.id)&grant_type=fb_exchange_nonce&fb_exchange_nonce=nope",
+            "/v27.0/oauth/access_token?grant_type=fb_extend_sso_token&access_token=\(alice)",
+            "/v27.0/oauth/access_token_info?access_token=\(alice)&client_id=42",
+            "/v27.0/debug_token", "/v27.0/debug_token?access_token=\(app.id)|\(app.clientToken)&input_token=x",
+            "/v27.0/\(app.id)/accounts/test-users?access_token=\(alice)",
+            "/v27.0/\(app.id)/accounts/bogus?access_token=\(appToken)",
             "/dialog/oauth", "/dialog/oauth?client_id=\(app.id)",
             "/dialog/oauth?client_id=\(app.id)&redirect_uri=\(TestServer.redirectURI)&scope=nonsense_scope",
             "/dialog/oauth?client_id=\(app.id)&redirect_uri=\(TestServer.redirectURI)&code_challenge=short",
@@ -336,13 +336,13 @@ import Testing
         try await server.run { client in
             for uri in gets { _ = try await client.execute(uri: uri, method: .get) }
             for uri in [
-                "/v21.0/me/feed?access_token=\(alice)", "/v21.0/device/login?access_token=\(alice)",
-                "/dialog/oauth/consent", "/v21.0/",
+                "/v27.0/me/feed?access_token=\(alice)", "/v27.0/device/login?access_token=\(alice)",
+                "/dialog/oauth/consent", "/v27.0/",
             ] {
                 _ = try await client.execute(
                     uri: uri, method: .post, headers: Self.form, body: ByteBuffer(string: "batch=nope"))
             }
-            _ = try await client.execute(uri: "/v21.0/me", method: .put)
+            _ = try await client.execute(uri: "/v27.0/me", method: .put)
         }
         let refused = server.services.journal.entries(matching: JournalFilter(errorsOnly: true), limit: 1000)
         #expect(refused.count >= 35)
@@ -356,7 +356,7 @@ import Testing
     @Test func offRecordsNothingAndAddsNoMiddleware() async throws {
         let server = try await TestServer.make(configure: { $0.journal = false })
         try await server.run { client in
-            _ = try await client.execute(uri: "/v21.0/me", method: .get)
+            _ = try await client.execute(uri: "/v27.0/me", method: .get)
             #expect(server.services.journal.entries().isEmpty)
             let api = try await client.execute(uri: "/admin/api/v1/journal", method: .get)
             #expect(api.json["enabled"]?.boolValue == false)

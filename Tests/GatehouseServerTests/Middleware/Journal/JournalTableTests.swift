@@ -47,7 +47,7 @@ import HTTPTypes
             })
         let writer = try #require(server.services.journalTableWriter)
         try await server.run { client in
-            _ = try await client.execute(uri: "/v21.0/me?access_token=EAAGnothing", method: .get)
+            _ = try await client.execute(uri: "/v27.0/me?access_token=EAAGnothing", method: .get)
             await writer.flush()
             let stored = try await server.services.storage.journal!.recent(limit: 10)
             #expect(stored.count == 1)

@@ -156,7 +156,7 @@ import Testing
     @Test func theLogInLinkGoesToTheDialogItselfOrToLoginWithNext() {
         #expect(AccountFlowPages.loginHref(nil) == "/login")
         #expect(AccountFlowPages.loginHref("/dialog/oauth?client_id=1") == "/dialog/oauth?client_id=1")
-        #expect(AccountFlowPages.loginHref("/v21.0/dialog/oauth?client_id=1") == "/v21.0/dialog/oauth?client_id=1")
+        #expect(AccountFlowPages.loginHref("/v27.0/dialog/oauth?client_id=1") == "/v27.0/dialog/oauth?client_id=1")
         #expect(AccountFlowPages.loginHref("/device?user_code=ABCD2345") == "/device?user_code=ABCD2345")
         #expect(AccountFlowPages.loginHref("/settings/security") == "/login?next=%2Fsettings%2Fsecurity")
         #expect(AccountFlowPages.next("https://evil.example/") == nil)

@@ -40,26 +40,26 @@ import Testing
         let token = try await server.token(for: server.alice)
         let other = try await server.token(for: server.bob)
         try await server.run { client in
-            #expect(try await client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get).status == .ok)
+            #expect(try await client.execute(uri: "/v27.0/me?access_token=\(token)", method: .get).status == .ok)
             let set = try await Self.setState(client, server.alice, state.rawValue)
             #expect(set.status == .ok, "\(set.text)")
             #expect(set.json["account_state"]?.stringValue == state.rawValue)
             // Persistent: every call, not one.
             for _ in 0..<3 {
-                let refused = try await client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get)
+                let refused = try await client.execute(uri: "/v27.0/me?access_token=\(token)", method: .get)
                 #expect(refused.status == .badRequest)
                 #expect(refused.text == Self.bodies[state])
             }
             // debug_token says the token is not valid, with the same code and subcode.
             let debug = try await client.execute(
-                uri: "/v21.0/debug_token?input_token=\(token)&access_token=\(server.appToken)", method: .get)
+                uri: "/v27.0/debug_token?input_token=\(token)&access_token=\(server.appToken)", method: .get)
             #expect(debug.json["data"]?["is_valid"]?.boolValue == false)
             #expect(debug.json["data"]?["error"]?["subcode"]?.intValue.map(Int.init) == state.graphError?.errorSubcode)
             // Nobody else is touched.
-            #expect(try await client.execute(uri: "/v21.0/me?access_token=\(other)", method: .get).status == .ok)
+            #expect(try await client.execute(uri: "/v27.0/me?access_token=\(other)", method: .get).status == .ok)
             #expect(
                 try await Self.setState(client, server.alice, "active").json["account_state"]?.stringValue == "active")
-            let after = try await client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get)
+            let after = try await client.execute(uri: "/v27.0/me?access_token=\(token)", method: .get)
             if state == .loggedOut {
                 // Logged out everywhere: the tokens were revoked and stay dead once the person is active again.
                 #expect(after.text == Self.bodies[.loggedOut])
@@ -103,7 +103,7 @@ import Testing
             #expect(!checkpoint.text.contains("<script"))
             // Until it is passed: the token still answers 459, and the dialog does not count the session.
             #expect(
-                try await client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get).text
+                try await client.execute(uri: "/v27.0/me?access_token=\(token)", method: .get).text
                     == Self.bodies[.checkpointed])
             #expect(try await browser.get("/dialog/oauth?" + query).text.contains(#"action="/dialog/oauth/login""#))
             let csrf = try #require(Browser.hiddenValue("csrf_token", in: checkpoint.text))
@@ -137,7 +137,7 @@ import Testing
             let consent = try await browser.get(try #require(passed.location))
             #expect(consent.text.contains(#"action="/dialog/oauth/consent""#))
             #expect(try await server.services.storage.users.find(id: server.alice.id)?.accountState == .active)
-            #expect(try await client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get).status == .ok)
+            #expect(try await client.execute(uri: "/v27.0/me?access_token=\(token)", method: .get).status == .ok)
         }
     }
 
@@ -202,13 +202,13 @@ import Testing
             #expect(try await Self.setState(client, server.alice, "logged-out").status == .ok)
             #expect(try await browser.get("/dialog/oauth?" + query).text.contains(#"action="/dialog/oauth/login""#))
             #expect(
-                try await client.execute(uri: "/v21.0/me?access_token=\(old)", method: .get).text
+                try await client.execute(uri: "/v27.0/me?access_token=\(old)", method: .get).text
                     == Self.bodies[.loggedOut])
             let back = try await browser.logIn(query: query, email: "alice@example.com", password: "alice-password")
             #expect(back.hasPrefix(TestServer.redirectURI))
             #expect(try await server.services.storage.users.find(id: server.alice.id)?.accountState == .active)
             #expect(
-                try await client.execute(uri: "/v21.0/me?access_token=\(old)", method: .get).text
+                try await client.execute(uri: "/v27.0/me?access_token=\(old)", method: .get).text
                     == Self.bodies[.loggedOut])
         }
     }

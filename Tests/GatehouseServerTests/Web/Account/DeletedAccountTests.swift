@@ -22,7 +22,7 @@ import Testing
         let token = try await server.token(for: server.alice)
         try await server.run { client in
             // Seen once, so a cached caller must not outlive the deletion either.
-            #expect(try await client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get).status == .ok)
+            #expect(try await client.execute(uri: "/v27.0/me?access_token=\(token)", method: .get).status == .ok)
             let browser = Browser(client)
             let page = try await TwoFactorLoginTests.logInToSettings(browser)
             let deleted = try await browser.post(
@@ -35,17 +35,17 @@ import Testing
             #expect(try await server.services.storage.users.find(id: server.alice.id) == nil)
 
             let (me, entry) = try await JournalExplanationPathTests.send(
-                client, server, "/v21.0/me?access_token=\(token)")
+                client, server, "/v27.0/me?access_token=\(token)")
             #expect(me.status == .badRequest)
             #expect(me.text == Self.body458(server.app.id))
             JournalExplanationPathTests.expectRefusal(
                 (me, entry), code: 190, subcode: 458, "belongs to an account that was deleted on ")
             // Every call, not once.
             #expect(
-                try await client.execute(uri: "/v21.0/me/friends?access_token=\(token)", method: .get).text
+                try await client.execute(uri: "/v27.0/me/friends?access_token=\(token)", method: .get).text
                     == Self.body458(server.app.id))
             let debug = try await client.execute(
-                uri: "/v21.0/debug_token?input_token=\(token)&access_token=\(server.appToken)", method: .get)
+                uri: "/v27.0/debug_token?input_token=\(token)&access_token=\(server.appToken)", method: .get)
             #expect(debug.json["data"]?["is_valid"]?.boolValue == false)
             #expect(debug.json["data"]?["error"]?["code"]?.intValue == 190)
             #expect(debug.json["data"]?["error"]?["subcode"]?.intValue == 458)
@@ -98,11 +98,11 @@ import Testing
             #expect(
                 try await client.execute(uri: "/admin/api/v1/people/\(server.bob.id)", method: .delete).status
                     == .notFound)
-            let me = try await client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get)
+            let me = try await client.execute(uri: "/v27.0/me?access_token=\(token)", method: .get)
             #expect(me.status == .badRequest)
             #expect(me.text == Self.body458(server.app.id))
             // A token that never existed still answers as garbage does.
-            let never = try await client.execute(uri: "/v21.0/me?access_token=EAAGnothing", method: .get)
+            let never = try await client.execute(uri: "/v27.0/me?access_token=EAAGnothing", method: .get)
             #expect(never.json["error"]?["error_subcode"] == nil)
             #expect(
                 never.json["error"]?["message"]?.stringValue == "Invalid OAuth access token - Cannot parse access token"
@@ -115,16 +115,16 @@ import Testing
         let server = try await TestServer.make()
         try await server.run { client in
             let made = try await client.execute(
-                uri: "/v21.0/\(server.app.id)/accounts/test-users?installed=true&access_token=\(server.appToken)",
+                uri: "/v27.0/\(server.app.id)/accounts/test-users?installed=true&access_token=\(server.appToken)",
                 method: .post)
             #expect(made.status == .ok)
             let id = try #require(made.json["id"]?.stringValue)
             let token = try #require(made.json["access_token"]?.stringValue)
-            #expect(try await client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get).status == .ok)
+            #expect(try await client.execute(uri: "/v27.0/me?access_token=\(token)", method: .get).status == .ok)
             let gone = try await client.execute(
-                uri: "/v21.0/\(id)?access_token=\(server.appToken)", method: .delete)
+                uri: "/v27.0/\(id)?access_token=\(server.appToken)", method: .delete)
             #expect(gone.text == #"{"success":true}"#)
-            let me = try await client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get)
+            let me = try await client.execute(uri: "/v27.0/me?access_token=\(token)", method: .get)
             #expect(me.status == .badRequest)
             #expect(me.text == Self.body458(server.app.id))
         }

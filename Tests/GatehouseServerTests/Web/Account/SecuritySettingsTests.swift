@@ -117,7 +117,7 @@ import Testing
             #expect(
                 try await browser.get("/settings/security?notice=password").text.contains("Your password was changed."))
             #expect(try await elsewhere.get("/settings/security").status == .seeOther)
-            let me = try await client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get)
+            let me = try await client.execute(uri: "/v27.0/me?access_token=\(token)", method: .get)
             #expect(me.status == .badRequest)
             #expect(me.json["error"]?["code"]?.intValue == 190)
         }

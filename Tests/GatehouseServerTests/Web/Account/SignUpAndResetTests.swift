@@ -43,7 +43,7 @@ import Testing
             #expect(carol.birthday == "03/07/1992")
             // Its tokens answer 190/464 while unconfirmed.
             let early = try await server.token(for: carol)
-            let refused = try await client.execute(uri: "/v21.0/me?access_token=\(early)", method: .get)
+            let refused = try await client.execute(uri: "/v27.0/me?access_token=\(early)", method: .get)
             #expect(refused.json["error"]?["error_subcode"]?.intValue == 464)
 
             // Only the hash of the mailed code is stored.
@@ -70,7 +70,7 @@ import Testing
             let redirect = try await browser.logIn(query: query, email: "carol@example.com", password: "Carol-pass-1")
             #expect(redirect.hasPrefix(TestServer.redirectURI))
             let token = try await server.token(for: carol)
-            #expect(try await client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get).status == .ok)
+            #expect(try await client.execute(uri: "/v27.0/me?access_token=\(token)", method: .get).status == .ok)
 
             // Forgotten password: the same answer for a known and an unknown address.
             let recover = try await browser.get("/account/recover")
@@ -110,7 +110,7 @@ import Testing
             #expect(changed.status == .ok)
             #expect(changed.text.contains("Your password has been changed"))
             #expect(try await server.services.storage.users.find(id: carol.id)?.passwordChangedAt != nil)
-            let old = try await client.execute(uri: "/v21.0/me?access_token=\(token)", method: .get)
+            let old = try await client.execute(uri: "/v27.0/me?access_token=\(token)", method: .get)
             #expect(old.json["error"]?["error_subcode"]?.intValue == 460)
             // The link is single-use.
             let reused = try await browser.post(

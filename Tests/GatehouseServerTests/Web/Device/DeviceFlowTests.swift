@@ -25,7 +25,7 @@ import Testing
         let appToken = clientToken(server)
         try await server.run { client in
             let start = try await Self.post(
-                client, "/v21.0/device/login", [("access_token", appToken), ("scope", "email,user_friends")])
+                client, "/v27.0/device/login", [("access_token", appToken), ("scope", "email,user_friends")])
             #expect(start.status == .ok)
             let keys = start.json.objectValue?.pairs.map(\.0)
             #expect(keys == ["code", "user_code", "verification_uri", "expires_in", "interval"])
@@ -48,7 +48,7 @@ import Testing
             // Again at once: too fast.
             server.clock.advance(by: 2)
             let fast = try await Self.post(
-                client, "/v21.0/device/login_status", [("access_token", appToken), ("code", code)])
+                client, "/v27.0/device/login_status", [("access_token", appToken), ("code", code)])
             #expect(
                 fast.text
                     == #"{"error":{"message":"User request limit reached","type":"OAuthException","code":17,"#

@@ -7,7 +7,7 @@ import Testing
 @Suite struct AccountGateNextTests {
     @Test func theDialogsOwnAddressIsAcceptedLongAndVersioned() {
         let long =
-            "/v21.0/dialog/oauth?client_id=1&redirect_uri=fb1%3A%2F%2Fauthorize%2F&state="
+            "/v27.0/dialog/oauth?client_id=1&redirect_uri=fb1%3A%2F%2Fauthorize%2F&state="
             + String(repeating: "a", count: 900)
         #expect(AccountGate.safeNext(long) == long)
         #expect(AccountGate.safeNext("/dialog/oauth?client_id=1") == "/dialog/oauth?client_id=1")
@@ -17,9 +17,9 @@ import Testing
 
     @Test func anythingElseIsRefused() {
         for next in [
-            "https://evil.example/dialog/oauth", "//evil.example/dialog/oauth", "/v21.0/console", "/vX/dialog/oauth",
-            "/v21.0//evil.example/dialog/", "/console", "/dialog/oauth?" + String(repeating: "a", count: 9000), "",
-            "/v21.0/dialog/oauth\u{0000}", "/\\evil.example",
+            "https://evil.example/dialog/oauth", "//evil.example/dialog/oauth", "/v27.0/console", "/vX/dialog/oauth",
+            "/v27.0//evil.example/dialog/", "/console", "/dialog/oauth?" + String(repeating: "a", count: 9000), "",
+            "/v27.0/dialog/oauth\u{0000}", "/\\evil.example",
         ] {
             #expect(AccountGate.safeNext(next) == nil, "\(next.prefix(60))")
         }

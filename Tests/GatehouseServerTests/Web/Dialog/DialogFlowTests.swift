@@ -271,7 +271,7 @@ import Testing
             let uri = "fb\(server.app.id)://authorize/"
             let verifier = String(repeating: "v", count: 96)
             let again = try await browser.get(
-                "/v21.0/dialog/oauth?"
+                "/v27.0/dialog/oauth?"
                     + Self.query(
                         server,
                         [
