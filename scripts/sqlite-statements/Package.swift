@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
-// A measurement, not part of Gatehouse: the caller-miss statement through sqlite-nio (Gatehouse's driver, which
-// prepares every statement anew) and through GRDB (which keeps statements per connection). Run by ./run.
+// A measurement, not part of Gatehouse: the caller-miss statement through SQLKit over SQLiteKit (today's path),
+// through sqlite-nio's own SQLite copy with a kept statement, and through GRDB (which keeps statements per
+// connection). Run by ./run.
 import PackageDescription
 
 let package = Package(
@@ -9,6 +10,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/vapor/sqlite-nio", exact: "1.13.2"),
+        .package(url: "https://github.com/vapor/sqlite-kit", exact: "4.5.2"),
+        .package(url: "https://github.com/vapor/sql-kit", exact: "3.36.0"),
     ],
     targets: [
         .executableTarget(
@@ -16,6 +19,10 @@ let package = Package(
             dependencies: [
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
-            ])
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "SQLKit", package: "sql-kit"),
+            ],
+            // Gatehouse's kept-statement reader and row, compiled here from the server's own files (symlinks).
+            swiftSettings: [.swiftLanguageMode(.v5)])
     ]
 )

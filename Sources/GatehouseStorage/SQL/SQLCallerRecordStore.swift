@@ -25,6 +25,10 @@ package struct SQLCallerRecordStore: CallerRecordStore {
 
     package func callerRecords(tokenHash: String) async throws -> CallerRecords? {
         try await context.run {
+            // SQLite: the kept statement on this thread (``SQLImmediateReads``); else, or when it declines, as usual.
+            if let now = (context.db as? any SQLImmediateReads)?.rowsNow(Self.query, [tokenHash]) {
+                return try now.first.map(Self.decode)
+            }
             let rows = try await context.db.rows(Self.query.on(context.db, [tokenHash]))
             return try rows.first.map(Self.decode)
         }

@@ -35,8 +35,11 @@ package enum SQLStorage {
             try? await connection.close()
             throw error
         }
-        let closer = SQLiteConnectionCloser(readers + [connection])
-        let db = SQLiteReadRouting(writer: writer, readers: readers.map { $0.sql(queryLogLevel: nil) }, closer: closer)
+        // Kept statements on the caller's thread for the hot reads (issue 43 item 2); as many as the readers.
+        let kept = readers.isEmpty ? nil : SQLiteKeptReads(path: path, capacity: SQLiteDatabaseFactory.readerCount)
+        let closer = SQLiteConnectionCloser(readers + [connection], kept: kept)
+        let db = SQLiteReadRouting(
+            writer: writer, readers: readers.map { $0.sql(queryLogLevel: nil) }, closer: closer, kept: kept)
         // Off until the watcher runs (``Storage/invalidationFeed``): only it can vouch for them.
         let caches = NodeCacheSet(clock: clock)
         var storage = make(

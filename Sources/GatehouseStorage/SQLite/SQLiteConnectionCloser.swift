@@ -10,16 +10,21 @@ import SQLiteNIO
 /// stop the whole process with its "was not closed before deinitializing" assertion.
 package final class SQLiteConnectionCloser: Sendable {
     private let connections: [SQLiteConnection]
+    private let kept: SQLiteKeptReads?
     private let closed = NIOLockedValueBox(false)
 
-    /// - Parameter connections: the readers, then the writer (closed in that order).
-    package init(_ connections: [SQLiteConnection]) {
+    /// - Parameters:
+    ///   - connections: the readers, then the writer (closed in that order).
+    ///   - kept: the kept-statement readers, closed first.
+    package init(_ connections: [SQLiteConnection], kept: SQLiteKeptReads? = nil) {
         self.connections = connections
+        self.kept = kept
     }
 
     /// Closes every connection, once; later calls do nothing.
     package func close() async throws {
         guard claim() else { return }
+        kept?.close()
         var failure: (any Error)?
         for connection in connections {
             do { try await connection.close() } catch { failure = failure ?? error }
@@ -36,6 +41,7 @@ package final class SQLiteConnectionCloser: Sendable {
 
     deinit {
         guard claim() else { return }
+        kept?.close()
         // The close runs on sqlite-nio's thread pool and keeps its connection alive until the handle is closed.
         for connection in connections { _ = connection.close() }
     }

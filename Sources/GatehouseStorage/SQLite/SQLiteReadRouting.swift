@@ -29,11 +29,17 @@ package struct SQLiteReadRouting: SQLDatabase {
     package let group: GroupCommit
     /// Closes the connections behind `writer` and `readers` (nil: the caller owns them).
     package let closer: SQLiteConnectionCloser?
+    /// Reads with kept statements on the caller's thread (``SQLImmediateReads``); nil: every read is routed.
+    package let kept: SQLiteKeptReads?
 
-    package init(writer: any SQLDatabase, readers: [any SQLDatabase], closer: SQLiteConnectionCloser? = nil) {
+    package init(
+        writer: any SQLDatabase, readers: [any SQLDatabase], closer: SQLiteConnectionCloser? = nil,
+        kept: SQLiteKeptReads? = nil
+    ) {
         self.writer = writer
         self.readers = readers
         self.closer = closer
+        self.kept = kept
         let gate = WriterGate()
         self.gate = gate
         self.group = GroupCommit(writer: writer, gate: gate)
@@ -111,6 +117,14 @@ package struct SQLiteReadRouting: SQLDatabase {
         let sql = serializer.sql.drop { $0.isWhitespace }
         guard sql.prefix(6).uppercased() == "SELECT" else { return false }
         return sql.range(of: "RETURNING", options: .caseInsensitive) == nil
+    }
+}
+
+extension SQLiteReadRouting: SQLImmediateReads {
+    package func rowsNow(_ statement: SQLStatementText, _ binds: [String]) -> [any SQLRow]? {
+        guard let kept else { return nil }
+        let text = statement.on(writer, binds).text
+        return kept.rows(text, binds: binds)
     }
 }
 

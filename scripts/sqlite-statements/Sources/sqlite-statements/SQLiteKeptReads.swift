@@ -1,0 +1,1 @@
+../../../../Sources/GatehouseStorage/SQLite/SQLiteKeptReads.swift

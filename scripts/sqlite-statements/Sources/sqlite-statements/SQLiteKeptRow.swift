@@ -1,0 +1,1 @@
+../../../../Sources/GatehouseStorage/SQLite/SQLiteKeptRow.swift
