@@ -13,6 +13,11 @@ func withServices<T>(_ data: DataOptions, _ body: (GatehouseServices) async thro
     configuration.masterKeyFile = ProcessInfo.processInfo.environment["GATEHOUSE_MASTER_KEY_FILE"]
     let services: GatehouseServices
     do {
+        // The database may be a production server's, so a password set here (`admin create`, `users create`) is
+        // hashed at production's cost unless GATEHOUSE_PASSWORD_COST says otherwise: never weaker than production.
+        let cost = ProcessInfo.processInfo.environment.filter { $0.key == "GATEHOUSE_PASSWORD_COST" }
+        configuration.passwordCost =
+            try ConfigurationLoader(environment: cost).load().configuration.passwordCost ?? PasswordCost.production
         services = try await GatehouseServerRunner.services(configuration: configuration, logger: logger)
     } catch StorageError.unavailable(let message) {
         throw fail(message)

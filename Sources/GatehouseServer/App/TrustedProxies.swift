@@ -1,6 +1,11 @@
 import GatehouseCore
 import Foundation
 import NIOCore
+// `sin_addr` and `sin6_addr` below: a release build (`-c release`) refuses them without this import
+// (MemberImportVisibility); a debug build finds them through NIOCore.
+#if canImport(CNIOLinux)
+import CNIOLinux
+#endif
 
 /// An IPv4 or IPv6 address range written as `203.0.113.7`, `10.0.0.0/8` or `fd00::/8`.
 package struct IPRange: Sendable, Equatable {
