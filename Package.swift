@@ -215,16 +215,18 @@ let package = Package(
             path: "Tests/ChildProcesses",
             swiftSettings: languageFeatures
         ),
-        // What the tests share: `ServedGatehouse` (the one launcher of a `gatehouse serve` child), record
-        // fixtures, the SQLite and PostgreSQL backends the storage contract runs against (a migrated SQLite template
-        // copied per test, a database of its own on the cluster `scripts/test` starts), polling, a free port, and
-        // scratch folders removed when done (or at exit). Only test targets depend on it.
+        // What the tests share: `ServedGatehouse` (the one launcher of a `gatehouse serve` child), `TestServer` (the
+        // server's services in-process, over a fresh SQLite file and a fixed clock), record fixtures, the SQLite and
+        // PostgreSQL backends the storage contract runs against (a migrated SQLite template copied per test, a database
+        // of its own on the cluster `scripts/test` starts), polling, a free port, and scratch folders removed when done
+        // (or at exit). Only test targets depend on it.
         .target(
             name: "GatehouseTestSupport",
             dependencies: [
                 "GatehouseCore",
                 "GatehouseStorage",
                 "GatehouseProtocol",
+                "GatehouseServer",
                 "ChildProcesses",
                 .product(name: "PostgresKit", package: "postgres-kit"),
                 .product(name: "Logging", package: "swift-log"),
@@ -299,11 +301,8 @@ let package = Package(
         .testTarget(
             name: "GatehouseKitTests",
             dependencies: [
-                "GatehouseKit", "GatehouseKitLoopback", "GatehouseProtocol", "GatehouseServer", "GatehouseCore",
-                "GatehouseStorage", "ChildProcesses",
-                "GatehouseTestSupport", "GatehouseKitTestSupport",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // In-process only: no server, no child process (those suites are in GatehouseIntegrationTests/Kit).
+                "GatehouseKit", "GatehouseProtocol", "GatehouseCore", "GatehouseKitTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: languageFeatures
@@ -333,7 +332,7 @@ let package = Package(
         //   CLI/         the `gatehouse` binary as people and scripts run it, and outside clients (Interop/, AnyLanguage/)
         //   Operations/  crashes, signals, restarts, migrations and two nodes on one PostgreSQL
         //   Kit/         GatehouseKit against a real `gatehouse serve`, in Chromium, and its Apple-only code under swiftc
-        //   Server/      the avatar PNGs, checked by python's zlib
+        //   Server/      the avatar PNGs, checked by python's zlib; mail through msmtp to a python SMTP server
         //   Support/     the checks of `ServedGatehouse`, the one launcher of `gatehouse serve`
         .testTarget(
             name: "GatehouseIntegrationTests",
