@@ -122,13 +122,10 @@ struct SettingsPages: Sendable {
     }
 
     func remove(_ request: Request) async throws -> Response {
-        let form: FormBody
-        switch await PageForms(services: services, pages: pages).requireCSRF(request, ifUnreadable: .expired) {
-        case .refused(let page): return page
-        case .accepted(let body): form = body
-        }
-        guard let (_, user) = try await sessions.current(request) else {
-            return PageRenderer.seeOther(PagePath.login(next: PagePath.Settings.apps))
+        let (form, user): (FormBody, UserRecord)
+        switch try await appsForm(request) {
+        case .answer(let response): return response
+        case .proceed(let fields, let person): (form, user) = (fields, person)
         }
         guard let appID = form["app_id"], appID.count <= 20,
             try await services.storage.grants.find(appID: appID, userID: user.id) != nil
@@ -142,13 +139,10 @@ struct SettingsPages: Sendable {
 
     /// Removes the app and asks it to delete the person's data (its data-deletion callback, through the outbox).
     func deleteData(_ request: Request) async throws -> Response {
-        let form: FormBody
-        switch await PageForms(services: services, pages: pages).requireCSRF(request, ifUnreadable: .expired) {
-        case .refused(let page): return page
-        case .accepted(let body): form = body
-        }
-        guard let (_, user) = try await sessions.current(request) else {
-            return PageRenderer.seeOther(PagePath.login(next: PagePath.Settings.apps))
+        let (form, user): (FormBody, UserRecord)
+        switch try await appsForm(request) {
+        case .answer(let response): return response
+        case .proceed(let fields, let person): (form, user) = (fields, person)
         }
         guard let appID = form["app_id"], appID.count <= 20, let app = try await services.storage.apps.find(id: appID),
             try await services.storage.grants.find(appID: appID, userID: user.id) != nil
@@ -158,13 +152,10 @@ struct SettingsPages: Sendable {
     }
 
     func revoke(_ request: Request) async throws -> Response {
-        let form: FormBody
-        switch await PageForms(services: services, pages: pages).requireCSRF(request, ifUnreadable: .expired) {
-        case .refused(let page): return page
-        case .accepted(let body): form = body
-        }
-        guard let (_, user) = try await sessions.current(request) else {
-            return PageRenderer.seeOther(PagePath.login(next: PagePath.Settings.apps))
+        let (form, user): (FormBody, UserRecord)
+        switch try await appsForm(request) {
+        case .answer(let response): return response
+        case .proceed(let fields, let person): (form, user) = (fields, person)
         }
         guard let appID = form["app_id"], appID.count <= 20, let permission = form["permission"],
             Permission.isKnown(permission)
@@ -174,6 +165,25 @@ struct SettingsPages: Sendable {
         if permission == Permission.publicProfile { return try await remove(request) }
         _ = try await AppRemoval(services: services).revoke(permission, appID: appID, userID: user.id)
         return PageRenderer.seeOther(PagePath.notice(PagePath.Settings.apps, "revoked"))
+    }
+
+    /// Where a form posted from the apps page stands once checked: answered already, or its fields and person.
+    private enum AppsForm {
+        case answer(Response)
+        case proceed(FormBody, UserRecord)
+    }
+
+    /// Checks a form posted from the apps page: an expired or forged one gets the expired-form page, one without a
+    /// session the login page, which comes back to the apps page.
+    private func appsForm(_ request: Request) async throws -> AppsForm {
+        switch await PageForms(services: services, pages: pages).requireCSRF(request, ifUnreadable: .expired) {
+        case .refused(let page): return .answer(page)
+        case .accepted(let form):
+            guard let (_, user) = try await sessions.current(request) else {
+                return .answer(PageRenderer.seeOther(PagePath.login(next: PagePath.Settings.apps)))
+            }
+            return .proceed(form, user)
+        }
     }
 
     static let notices = [
