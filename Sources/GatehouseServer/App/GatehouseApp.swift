@@ -91,6 +91,7 @@ package enum GatehouseApp {
         ConsoleActivity(console: console).register(on: router)
         ConsoleAdminTokens(console: console).register(on: router)
         ConsoleMail(console: console).register(on: router)
+        ConsoleWebhooks(console: console).register(on: router)
 
         // Every path above answers a method it lacks with 405 and `Allow`; the Graph API's paths below keep
         // Facebook's answers. Keep this after the last page or admin route.

@@ -51,6 +51,7 @@ struct ConsoleController: Sendable {
         "clock": "The clock moved.", "imported": "Imported. Everything was replaced with the file's contents.",
         "accepted": "Accepted. The request stays in /me/apprequests until the app deletes it, as on Facebook.",
         "invited": "The invitation is sent: its link lets that address sign up for 14 days, once.",
+        "resent": "Queued again: the notification leaves within a second.",
     ]
 
     /// Renders a console page, or the refusal when the visitor may not use the console.

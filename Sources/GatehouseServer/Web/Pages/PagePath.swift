@@ -29,6 +29,10 @@ enum PagePath {
         static let app = "/console/apps/:id"
         static let appResetSecret = "/console/apps/:id/reset-secret"
         static let appRoles = "/console/apps/:id/roles"
+        static let appWebhooks = "/console/apps/:id/webhooks"
+        static let appSubscribe = "/console/apps/:id/webhooks/subscribe"
+        static let appUnsubscribe = "/console/apps/:id/webhooks/unsubscribe"
+        static let appWebhookResend = "/console/apps/:id/webhooks/:webhook/resend"
         static let users = "/console/users"
         static let user = "/console/users/:id"
         static let userPicturePNG = "/console/users/:id/picture.png"
@@ -64,6 +68,11 @@ enum PagePath {
 
         /// One app's page, with a notice.
         static func app(_ id: String, notice: String) -> String { PagePath.notice(apps + "/" + id, notice) }
+
+        /// One app's Webhooks page, with a notice.
+        static func appWebhooks(_ id: String, notice: String) -> String {
+            PagePath.notice(apps + "/" + id + "/webhooks", notice)
+        }
 
         /// One person's page, with a notice.
         static func user(_ id: String, notice: String) -> String { PagePath.notice(users + "/" + id, notice) }
