@@ -47,9 +47,9 @@ struct V1State: Sendable {
         ]
     }
 
-    /// `POST /state/reset {"to": "empty"|"seed"}` or `{"scenario": {"yaml": …, "file"?: …, "files"?: {…}}}`. The
-    /// scenario is parsed before anything is erased, so a bad one leaves the state as it was. Signing keys are kept,
-    /// so id_tokens stay verifiable; the clock returns to real time.
+    /// `POST /state/reset {"to": "empty"|"seed"}` (`{}` is empty) or `{"scenario": {"yaml": …, "file"?: …,
+    /// "files"?: {…}}}`. The scenario is parsed before anything is erased, so a bad one leaves the state as it was.
+    /// Signing keys are kept, so id_tokens stay verifiable; the clock returns to real time.
     func reset(_ call: V1Call) async throws -> Response {
         try StateReplacement.check(services)
         var body = try call.body()
@@ -62,7 +62,7 @@ struct V1State: Sendable {
         }
         try body.finish()
         switch (target, scenario) {
-        case ("empty", nil), ("seed", nil), (nil, .some): break
+        case (nil, nil), ("empty", nil), ("seed", nil), (nil, .some): break
         case (.some, .some): throw Problem.validation("to", "give either to or scenario, not both")
         default: throw Problem.validation("to", "to must be empty or seed (or give a scenario)")
         }
