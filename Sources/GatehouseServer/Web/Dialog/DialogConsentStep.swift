@@ -14,8 +14,6 @@ extension DialogController {
         case .proceed(let value): step = value
         }
         let (form, dialog, app, user) = (step.form, step.dialog, step.app, step.current.user)
-        JournalNote.current?.identify(appID: app.id, appName: app.name)
-        JournalNote.current?.identify(personID: nil, personName: user.fullName)
         if form["action"] == "cancel" {
             JournalNote.current?.explain(
                 "\(user.fullName) pressed Cancel on the consent page; the app gets error=access_denied")
@@ -54,8 +52,6 @@ extension DialogController {
         case .proceed(let value): step = value
         }
         let (form, dialog, app, user) = (step.form, step.dialog, step.app, step.current.user)
-        JournalNote.current?.identify(appID: app.id, appName: app.name)
-        JournalNote.current?.identify(personID: nil, personName: user.fullName)
         let facts = facts(dialog, app, step.current, justAuthenticated: true)
         let plan = LoginAttempt.consentPlan(facts)
         let read = form.all("read")
@@ -90,7 +86,8 @@ extension DialogController {
         case proceed(ConsentStep)
     }
 
-    /// The checks both consent steps share: a readable form, the CSRF token, a still-valid dialog, a session.
+    /// The checks both consent steps share: a readable form, the CSRF token, a still-valid dialog, a session; the
+    /// journal then knows the app and the person.
     private func consentStep(_ request: Request, _ context: GatehouseRequestContext) async throws -> ConsentStepOutcome
     {
         let form: FormBody
@@ -106,6 +103,8 @@ extension DialogController {
         guard let current = try await sessions.current(request, forApp: app.id) else {
             return .answer(PageRenderer.seeOther(back.url))
         }
+        JournalNote.current?.identify(appID: app.id, appName: app.name)
+        JournalNote.current?.identify(personID: nil, personName: current.user.fullName)
         return .proceed(ConsentStep(form: form, back: back, dialog: dialog, app: app, current: current))
     }
 }
