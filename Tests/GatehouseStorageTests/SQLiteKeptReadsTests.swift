@@ -108,6 +108,20 @@ import GatehouseTestSupport
         try await rig.close()
     }
 
+    @Test func anOpenedSQLiteStorageReadsItsCallersThroughKeptStatementsUntilShutdown() async throws {
+        let backend = StorageBackends.sqlite(fromTemplate: true)
+        let storage = try await backend.openWithoutFeed()
+        let store = try #require(storage.callerRecords as? SQLCallerRecordStore)
+        let routing = try #require(store.context.db as? SQLiteReadRouting)
+        let statement = SQLStatementText(binds: 1) { _ in
+            SQLQueryString("SELECT COUNT(*) AS n FROM tokens WHERE token_hash <> \(bind: "")")
+        }
+        #expect(try routing.rowsNow(statement, ["x"])?.first?.decode(column: "n", as: Int.self) == 0)
+        try await storage.shutdown()
+        #expect(routing.rowsNow(statement, ["x"]) == nil, "shut down: the kept connections are closed")
+        try await backend.cleanup()
+    }
+
     @Test func theRoutingReadsNowWithoutAStatementOnItsReaders() async throws {
         let rig = try await Rig.make()
         let readerConnections = try await SQLiteDatabaseFactory.openReaders(
