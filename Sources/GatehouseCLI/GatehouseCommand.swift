@@ -19,7 +19,7 @@ public struct GatehouseCommand: AsyncParsableCommand {
             ClockCommand.self, InjectCommand.self, ExportCommand.self, ImportCommand.self, ScenarioCommand.self,
             SignedRequestCommand.self, TokenCacheCommand.self, DialogCommand.self, BenchReferenceCommand.self,
             BenchCommand.self,
-            LogsCommand.self,
+            LogsCommand.self, EventsCommand.self,
         ]
     )
     public init() {}

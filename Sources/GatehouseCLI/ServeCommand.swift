@@ -97,6 +97,13 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
             "Scenario file to load into the empty database instead of the dev seed (env GATEHOUSE_SCENARIO; see docs/scenarios)."
     )
     var scenario: String?
+    @Option(
+        name: .customLong("event-sinks"),
+        help: ArgumentHelp(
+            "HTTP endpoints that receive events, as JSON: [{\"url\":…,\"secret\" or \"secret_file\":…,\"types\":[…]}] "
+                + "(env GATEHOUSE_EVENTS_SINKS; file key events.sinks; see docs/OPERATIONS.md).")
+    )
+    var eventSinks: String?
     @Flag(name: .customLong("print-config"), help: "Print the effective configuration (secrets masked) and exit.")
     var printConfig = false
 
@@ -121,6 +128,7 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
         values["journal"] = journal
         values["journal_size"] = journalSize
         if journalTable { values["journal_table"] = "true" }
+        values["events.sinks"] = eventSinks
         return values
     }
 

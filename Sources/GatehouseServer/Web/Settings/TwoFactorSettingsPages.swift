@@ -111,6 +111,7 @@ struct TwoFactorSettingsPages: Sendable {
         JournalNote.current?.explain(
             "\(user.fullName) turned on two-factor login; ten recovery codes were shown once (stored hashed)")
         services.logger.info("two-factor login on", metadata: ["user": "\(user.id)"])
+        await services.events.record(.twoFactorEnrolled, personID: user.id, ["method": "totp"])
         let html = pages.render("settings-two-factor", ["showCodes": true, "recoveryCodes": codes])
         return PageRenderer.htmlResponse(status: .ok, html: html, secureCookies: secure)
     }
@@ -129,6 +130,7 @@ struct TwoFactorSettingsPages: Sendable {
         JournalNote.current?.explain(
             "\(user.fullName) turned off two-factor login; the secret and recovery codes are deleted")
         services.logger.info("two-factor login off", metadata: ["user": "\(user.id)"])
+        await services.events.record(.twoFactorDisabled, personID: user.id)
         return PageRenderer.seeOther(PagePath.notice(SecuritySettingsPages.home, "two-factor-off"))
     }
 
