@@ -10,8 +10,10 @@ import Testing
 /// object, only with what the app may see, delivered and retried by the outbox.
 @Suite struct WebhookNotificationTests {
     /// A server whose app subscribed to `user` email and name and to `permissions`.
-    static func subscribed(_ receiver: RecordingWebhookTransport) async throws -> TestServer {
-        let server = try await TestServer.make(webhookTransport: receiver)
+    static func subscribed(_ receiver: RecordingWebhookTransport, mode: ServerMode = .development) async throws
+        -> TestServer
+    {
+        let server = try await TestServer.make(mode: mode, webhookTransport: receiver)
         let subscriptions = try WebhookSubscriptions(services: server.services)
         try await subscriptions.subscribe(
             appID: server.app.id, object: .user, callbackURL: "https://hooks.example/fb", verifyToken: "t",
@@ -27,9 +29,10 @@ import Testing
         return await try #require(server.services.webhookOutbox).delivering.deliverDue()
     }
 
-    @Test func anEmailChangeIsPostedSignedInFacebooksShape() async throws {
+    @Test(arguments: [ServerMode.development, .production])
+    func anEmailChangeIsPostedSignedInFacebooksShape(mode: ServerMode) async throws {
         let receiver = RecordingWebhookTransport()
-        let server = try await Self.subscribed(receiver)
+        let server = try await Self.subscribed(receiver, mode: mode)
         _ = try await server.token(for: server.alice, granted: ["public_profile", "email"])
         _ = try await Self.deliver(server)  // the first login's permissions notification
         let before = receiver.posts.count
@@ -153,6 +156,23 @@ import Testing
         #expect(retried.deliveredAt != nil)
         #expect(receiver.posts.count == 2)
         #expect(receiver.posts[0].body == receiver.posts[1].body)
+        try await server.close()
+    }
+
+    /// Production mode's callback rules hold for webhooks: an http (or internal) callback fails verification.
+    @Test func productionRefusesAPlainHTTPCallback() async throws {
+        let server = try await TestServer.make(mode: .production)
+        let subscriptions = try WebhookSubscriptions(services: server.services)
+        let refused = await #expect(throws: WebhookSubscriptionError.self) {
+            try await subscriptions.subscribe(
+                appID: server.app.id, object: .user, callbackURL: "http://127.0.0.1:9/webhook", verifyToken: "t",
+                fields: ["email"], version: "v21.0")
+        }
+        #expect(refused?.code == 2200)
+        #expect(
+            refused?.message
+                == "(#2200) callback verification failed: callback URLs must be https:// in production mode")
+        #expect(try await subscriptions.list(appID: server.app.id).isEmpty)
         try await server.close()
     }
 }
