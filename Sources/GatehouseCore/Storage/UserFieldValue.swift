@@ -161,7 +161,7 @@ extension UserFieldValue {
     private static let quotesRule = length(1000)
     /// The lengths the admin API's document (admin-v1.yaml) states for the field.
     private static func length(_ limit: Int) -> Rule {
-        Rule(accepts: { $0.count <= limit }, message: "may be at most \(limit) characters")
+        Rule(accepts: { $0.unicodeScalars.count <= limit }, message: "may be at most \(limit) characters")
     }
     /// The locale Facebook answers for a person who never set one.
     package static let defaultLocale = "en_US"
@@ -217,7 +217,7 @@ extension UserFieldValue {
     package static func isValidBirthday(_ text: String) -> Bool {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         func num(_ s: String, _ len: Int, _ range: ClosedRange<Int>) -> Bool {
-            s.count == len && Int(s).map(range.contains) == true
+            s.count == len && s.utf8.allSatisfy { (48...57).contains($0) } && Int(s).map(range.contains) == true
         }
         switch parts.count {
         case 1: return num(parts[0], 4, 1900...2100)

@@ -97,7 +97,7 @@ package struct V1People: Sendable {
             throw Problem.validation("password", "password needs at least 6 characters")
         }
         if let testUserOf, try await services.storage.apps.find(id: testUserOf) == nil {
-            throw Problem.validation("test_user_of", "test_user_of must name an existing app")
+            throw Problem.unknownReference("test_user_of", "test_user_of must name an existing app")
         }
         if let id, let existing = try await services.storage.users.find(id: id) {
             // Production never compares a password for an answer: 200 against 409 would tell a token holder
@@ -203,8 +203,10 @@ package struct V1People: Sendable {
         return (person, other)
     }
 
+    /// A boolean query parameter: `true`/`false`, or `1`/`0` as links and older scripts write it (the document's
+    /// `Flag`); anything else is refused.
     static func flag(_ text: String?, field: String) throws -> Bool {
-        switch text?.lowercased() {
+        switch text {
         case nil, "false", "0": return false
         case "true", "1": return true
         default: throw Problem.validation(field, "\(field) must be true or false")

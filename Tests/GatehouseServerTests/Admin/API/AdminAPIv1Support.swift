@@ -43,6 +43,10 @@ enum V1Problem {
         text("validation", 400, "The request is not valid", detail, field: field)
     }
     static func notFound(_ detail: String) -> String { text("not-found", 404, "No such resource", detail) }
+    /// A body field naming an app or person that does not exist (issue 41 item 6: 404, as a path naming one).
+    static func unknownReference(_ field: String, _ detail: String) -> String {
+        text("not-found", 404, "No such resource", detail, field: field)
+    }
     static func conflict(_ detail: String, field: String? = nil) -> String {
         text("conflict", 409, "The request conflicts with the current state", detail, field: field)
     }

@@ -122,10 +122,14 @@ import Testing
             let before = try await api.get("/apps/\(server.app.id)").text
             let badRole = try await api.patch(
                 "/apps/\(server.app.id)", #"{"name":"Renamed","roles":[{"person_id":"999","role":"admin"}]}"#)
-            #expect(badRole.status == .badRequest)
+            #expect(badRole.status == .notFound)
             #expect(
                 badRole.text
-                    == V1Problem.validation("roles[0].person_id", "roles[0].person_id must name an existing person"))
+                    == V1Problem.unknownReference(
+                        "roles[0].person_id", "roles[0].person_id must name an existing person"))
+            let extraRoleField = try await api.patch(
+                "/apps/\(server.app.id)", #"{"roles":[{"person_id":"\#(server.alice.id)","role":"admin","x":1}]}"#)
+            #expect(extraRoleField.text == V1Problem.validation("roles[0].x", "unknown field roles[0].x"))
             let badURI = try await api.patch(
                 "/apps/\(server.app.id)", #"{"name":"Renamed","redirect_uris":["https://x.example/#frag"]}"#)
             #expect(badURI.json["field"] == "redirect_uris")

@@ -147,7 +147,8 @@ import Testing
             #expect(try await api.get("/people/\(server.alice.id)").text == before)
             let badApp = try await api.post(
                 "/people", #"{"email":"x@example.com","first_name":"X","last_name":"Y","test_user_of":"42"}"#)
-            #expect(badApp.text == V1Problem.validation("test_user_of", "test_user_of must name an existing app"))
+            #expect(
+                badApp.text == V1Problem.unknownReference("test_user_of", "test_user_of must name an existing app"))
             let missingName = try await api.post("/people", #"{"email":"x@example.com","first_name":"X"}"#)
             #expect(missingName.text == V1Problem.validation("last_name", "last_name is required"))
             #expect(try await server.services.storage.users.list().count == 2)
