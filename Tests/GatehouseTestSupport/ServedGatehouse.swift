@@ -150,7 +150,8 @@ package final class ServedGatehouse: Sendable {
         }
         let bound: Int
         do {
-            bound = try await waitUntilReady(process, port: port, deadline: deadline)
+            bound = try await waitUntilReady(
+                process, port: port, tls: arguments.contains("--tls-cert"), deadline: deadline)
         } catch let failure as Unready {
             throw await fail(failure.reason, failure.lastSeen)
         } catch {
@@ -182,7 +183,9 @@ package final class ServedGatehouse: Sendable {
     }
 
     /// Polls until the banner is out and `/healthz` answers 200; the port it answers on.
-    private static func waitUntilReady(_ process: ChildProcess, port: Int, deadline: Duration) async throws -> Int {
+    private static func waitUntilReady(_ process: ChildProcess, port: Int, tls: Bool, deadline: Duration) async throws
+        -> Int
+    {
         let clock = ContinuousClock()
         let end = clock.now.advanced(by: deadline)
         var lastSeen = "no banner yet"
@@ -198,8 +201,8 @@ package final class ServedGatehouse: Sendable {
                         reason: "its banner names no port; pass `port:` when the banner shows a public URL",
                         lastSeen: "the banner's URL \(announced)")
                 }
-                // A server started with `--tls-cert` answers HTTPS only; its certificate is the test's to check.
-                let tls = announced.hasPrefix("https://")
+                // A server started with `--tls-cert` answers HTTPS only; its certificate is the test's to check. An
+                // https public URL alone is a TLS-terminating proxy's: the server itself answers plain HTTP.
                 do {
                     let response = try await (tls ? tlsProbe : HTTPClient.shared).execute(
                         HTTPClientRequest(url: "\(tls ? "https" : "http")://127.0.0.1:\(bound)/healthz"),
