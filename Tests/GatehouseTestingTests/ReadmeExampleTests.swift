@@ -13,7 +13,7 @@ import FoundationNetworking
     let login = try await gatehouse.logIn(alice, permissions: ["email"])
 
     // What your app does after a login: ask the Graph API who this is (point it at gatehouse.baseURL).
-    var me = URLComponents(url: gatehouse.baseURL.appendingPathComponent("v21.0/me"), resolvingAgainstBaseURL: false)!
+    var me = URLComponents(url: gatehouse.baseURL.appendingPathComponent("v27.0/me"), resolvingAgainstBaseURL: false)!
     me.queryItems = [
         URLQueryItem(name: "fields", value: "id,name,email"),
         URLQueryItem(name: "access_token", value: login.accessToken),

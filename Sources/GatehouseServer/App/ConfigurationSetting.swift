@@ -152,6 +152,15 @@ package struct ConfigurationSetting: Sendable {
         optionalText("mail.sendmail_command", \.mail.sendmailCommand),
         optionalText("mail.templates_dir", \.mail.templatesDirectory),
         int("mail.retention_days", \.mail.retentionDays, range: 1...3660),
+        ConfigurationSetting(
+            key: "events.sinks", isSecret: true,
+            apply: { value, c in c.eventSinks = try EventSinkConfiguration.parseList(value) },
+            show: { c in
+                c.eventSinks.isEmpty
+                    ? "" : JSONValue.array(c.eventSinks.map(\.maskedJSON)).serialized()
+            }),
+        int("events.retention_days", \.eventsRetentionDays, range: 1...3660),
+        int("events.max_rows", \.eventsMaxRows, range: 1000...1_000_000_000),
         int("limits.login_attempts_per_account", \.limits.loginAttemptsPerAccount, range: 0...1_000_000),
         int("limits.login_attempts_per_ip", \.limits.loginAttemptsPerIP, range: 0...1_000_000),
         int("limits.login_window_seconds", \.limits.loginWindowSeconds, range: 1...86_400 * 30),
@@ -175,15 +184,6 @@ package struct ConfigurationSetting: Sendable {
         int("limits.test_users_per_app", \.limits.testUsersPerApp, range: 0...1_000_000),
         int("limits.test_user_creations_per_app", \.limits.testUserCreationsPerApp, range: 0...1_000_000_000),
         int("limits.test_user_tokens_per_app", \.limits.testUserTokensPerApp, range: 0...1_000_000_000),
-        ConfigurationSetting(
-            key: "events.sinks", isSecret: true,
-            apply: { value, c in c.eventSinks = try EventSinkConfiguration.parseList(value) },
-            show: { c in
-                c.eventSinks.isEmpty
-                    ? "" : JSONValue.array(c.eventSinks.map(\.maskedJSON)).serialized()
-            }),
-        int("events.retention_days", \.eventsRetentionDays, range: 1...3660),
-        int("events.max_rows", \.eventsMaxRows, range: 1000...1_000_000_000),
         int("limits.test_user_window_seconds", \.limits.testUserWindowSeconds, range: 1...86_400 * 30),
         int("limits.batch_substitution_bytes", \.limits.batchSubstitutionBytes, range: 1024...(1 << 30)),
         int("limits.batch_answer_bytes", \.limits.batchAnswerBytes, range: 1024...(1 << 30)),

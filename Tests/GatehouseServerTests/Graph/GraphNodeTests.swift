@@ -15,7 +15,7 @@ import Testing
         let scoped = try await server.scopedID(server.alice)
         try await server.run { client in
             for (uri, version) in [
-                ("/me?access_token=\(token)", "v21.0"), ("/v19.0/me?access_token=\(token)", "v19.0"),
+                ("/me?access_token=\(token)", GraphAPIVersion.current), ("/v19.0/me?access_token=\(token)", "v19.0"),
                 ("/v2.8/me?access_token=\(token)", "v2.8"),
             ] {
                 let r = try await client.execute(uri: uri, method: .get)
