@@ -48,7 +48,7 @@ package struct GraphHTTPAdapter: Sendable {
             ? Array(segments.dropFirst()) : segments
         if path.count < segments.count, !GraphAPIVersion.isReleased(version) {
             // A version Facebook never released is no version to Facebook: answered at the default version.
-            let error = GraphError.unknownVersion(version, rest: path, method: request.method.rawValue)
+            let error = GraphError.unknownVersion(version, rest: path, method: context.method(of: request).rawValue)
             counted(error)
             return Self.response(.error(error), version: services.configuration.defaultGraphVersion)
         }

@@ -31,6 +31,8 @@ struct V1Webhooks: Sendable {
             },
             V1Route(method: .get, path: "/apps/{id}/webhooks") { try await list($0) },
             V1Route(method: .post, path: "/apps/{id}/webhooks/{webhook_id}/resend") { call in
+                // The document's body is an empty object: a field it does not name is refused, not ignored.
+                try call.body().finish()
                 let app = try await V1Apps(services: services).find(call.parameter("id"))
                 let (store, outbox) = try Self.outbox(services)
                 guard let sent = try await store.find(id: call.parameter("webhook_id")), sent.appID == app.id else {

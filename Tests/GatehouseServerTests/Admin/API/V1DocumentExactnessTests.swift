@@ -70,6 +70,7 @@ import Testing
             let refusals = [
                 ("/apps/\(server.app.id)/reset-secret", #"{"x":1}"#, "x"),
                 ("/clock/reset", #"{"x":1}"#, "x"),
+                ("/apps/\(server.app.id)/webhooks/w1/resend", #"{"x":1}"#, "x"),
                 ("/clock/advance", #"{"by":"1d","x":1}"#, "x"),
                 ("/injections", #"{"target":"user","id":"1","error":"4","x":1}"#, "x"),
                 (
