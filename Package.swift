@@ -47,6 +47,9 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        // Traces over OTLP/HTTP only (`--otlp-endpoint`); the gRPC exporter's trait would add gRPC to every build.
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.0"),
     ],
     targets: [
         // Wire vocabulary shared by server and SDK. No I/O.
@@ -84,6 +87,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                // Database spans (a no-op unless the server bootstraps a tracer: `--otlp-endpoint`).
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: serverSettings
         ),
@@ -95,6 +100,8 @@ let package = Package(
                 "GatehouseStorage",
                 "GatehouseProtocol",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
