@@ -39,15 +39,21 @@ extension DatabaseLocation {
     ///   - clock: the services' clock, for the times the stores stamp themselves.
     ///   - pool: the connection pool from ``makeConnectionPool(logger:)`` that the caller runs (the server's
     ///     service group); nil lets the storage run its own until it shuts down.
+    ///   - tracesStatements: every statement run inside a trace gets a client span (``DatabaseSpans``), sent
+    ///     wherever the process's tracer sends spans; false, the default, makes none and costs nothing.
     package func open(
         logger: Logger, random: any RandomSource = SystemRandomSource(), clock: any GatehouseClock = SystemClock(),
-        pool: DatabaseConnectionPool? = nil
+        pool: DatabaseConnectionPool? = nil, tracesStatements: Bool = false
     ) async throws -> Storage {
         switch self {
         case .sqlite(let path):
-            try await SQLStorage.openSQLite(path: path, logger: logger, random: random, clock: clock)
+            try await SQLStorage.openSQLite(
+                path: path, logger: logger, random: random, clock: clock,
+                spans: tracesStatements ? DatabaseSpans(system: "sqlite") : nil)
         case .postgres(let url):
-            try await PostgresStorage.open(url: url, logger: logger, random: random, clock: clock, client: pool?.client)
+            try await PostgresStorage.open(
+                url: url, logger: logger, random: random, clock: clock, client: pool?.client,
+                spans: tracesStatements ? DatabaseSpans(system: "postgresql") : nil)
         }
     }
 

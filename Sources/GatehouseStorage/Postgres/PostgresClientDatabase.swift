@@ -23,11 +23,14 @@ package struct PostgresClientDatabase: PostgresPreparing {
     package let logger: Logger
     /// How long a statement waits for a free connection.
     package let leaseTimeout: Duration
+    /// Every statement's span, its sessions' too (the wait for a connection included); nil: tracing is off.
+    package var spans: DatabaseSpans?
 
-    package init(client: PostgresClient, logger: Logger, leaseTimeout: Duration) {
+    package init(client: PostgresClient, logger: Logger, leaseTimeout: Duration, spans: DatabaseSpans? = nil) {
         self.client = client
         self.logger = logger
         self.leaseTimeout = leaseTimeout
+        self.spans = spans
     }
 
     package var eventLoop: any EventLoop { MultiThreadedEventLoopGroup.singleton.any() }
@@ -43,6 +46,11 @@ package struct PostgresClientDatabase: PostgresPreparing {
     }
 
     package func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        guard let spans else { return try await run(query, onRow) }
+        try await spans.around(query, on: self) { try await run(query, onRow) }
+    }
+
+    private func run(_ query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
         if let pinned = Pinned.current, pinned.client == ObjectIdentifier(client) {
             // Inside ``pinnedTransaction(_:finish:)``: the statement belongs to its transaction.
             return try await pinned.connection.sql(queryLogLevel: nil, logger: logger).execute(sql: query, onRow)
@@ -53,6 +61,11 @@ package struct PostgresClientDatabase: PostgresPreparing {
     }
 
     package func preparedRows(_ statement: SQLTextStatement) async throws -> [any SQLRow] {
+        guard let spans else { return try await runPrepared(statement) }
+        return try await spans.around(statement, on: self) { try await runPrepared(statement) }
+    }
+
+    private func runPrepared(_ statement: SQLTextStatement) async throws -> [any SQLRow] {
         if let pinned = Pinned.current, pinned.client == ObjectIdentifier(client) {
             return try await pinned.connection.preparedRows(statement, logger: logger)
         }
@@ -65,7 +78,8 @@ package struct PostgresClientDatabase: PostgresPreparing {
         async throws -> R
     {
         let box = try await leased { connection in
-            UncheckedResult(try await closure(PostgresSessionDatabase(connection: connection, logger: logger)))
+            UncheckedResult(
+                try await closure(PostgresSessionDatabase(connection: connection, logger: logger, spans: spans)))
         }
         return box.value
     }
@@ -99,7 +113,7 @@ package struct PostgresClientDatabase: PostgresPreparing {
             defer { end.finish() }
             var lease = leases.makeAsyncIterator()
             guard let connection = try await lease.next() else { throw CancellationError() }
-            let session = PostgresSessionDatabase(connection: connection, logger: logger)
+            let session = PostgresSessionDatabase(connection: connection, logger: logger, spans: spans)
             // The transaction's own statements fail as every store's do; `body`'s errors come out unchanged.
             let own = SQLStoreContext(db: session, errors: .postgres)
             try await own.run { try await session.raw("BEGIN").run() }

@@ -46,10 +46,10 @@ extension PostgresConnection {
         -> [any SQLRow]
     {
         var rows: [any SQLRow] = []
-        // The rows go through PostgresKit's adapter, so every column decodes as it does for an unprepared
-        // statement (the stores' decoders read names; the adapter finds them by position in the row).
+        // Read by name, the rows go through PostgresKit's adapter, so every column decodes as it does for an
+        // unprepared statement; read by position (the caller's row), through postgres-nio (PostgresPreparedRow).
         for try await row in try await execute(PostgresPrepared<Key>(bindings: bindings), logger: logger) {
-            rows.append(row.sql())
+            rows.append(PostgresPreparedRow(row))
         }
         return rows
     }
@@ -95,11 +95,14 @@ package struct PostgresSessionDatabase: PostgresPreparing {
     package let connection: PostgresConnection
     package let logger: Logger
     private let base: any SQLDatabase
+    /// Every statement's span (``DatabaseSpans``); nil: tracing is off.
+    private let spans: DatabaseSpans?
 
-    package init(connection: PostgresConnection, logger: Logger) {
+    package init(connection: PostgresConnection, logger: Logger, spans: DatabaseSpans? = nil) {
         self.connection = connection
         self.logger = logger
         self.base = connection.sql(queryLogLevel: nil, logger: logger)
+        self.spans = spans
     }
 
     package var eventLoop: any EventLoop { base.eventLoop }
@@ -113,10 +116,14 @@ package struct PostgresSessionDatabase: PostgresPreparing {
     }
 
     package func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
-        try await base.execute(sql: query, onRow)
+        guard let spans else { return try await base.execute(sql: query, onRow) }
+        try await spans.around(query, on: base) { try await base.execute(sql: query, onRow) }
     }
 
     package func preparedRows(_ statement: SQLTextStatement) async throws -> [any SQLRow] {
-        try await connection.preparedRows(statement, logger: logger)
+        guard let spans else { return try await connection.preparedRows(statement, logger: logger) }
+        return try await spans.around(statement, on: base) {
+            try await connection.preparedRows(statement, logger: logger)
+        }
     }
 }

@@ -67,14 +67,16 @@ package enum PostgresStorage {
     /// applies pending migrations on a connection of their own. The invalidation listener is the storage's
     /// `invalidationFeed`, run by whoever owns the node (the server's service group).
     ///
-    /// - Parameter client: a pool from ``makeClient(url:logger:options:)`` that the caller runs; nil makes one
-    ///   that this storage runs until ``Storage/shutdown``.
+    /// - Parameters:
+    ///   - client: a pool from ``makeClient(url:logger:options:)`` that the caller runs; nil makes one that this
+    ///     storage runs until ``Storage/shutdown``.
+    ///   - spans: every statement's span once migrated (``DatabaseSpans``); nil, the default: none.
     /// - Throws: `StorageError.unavailable` when the URL is invalid or the database cannot be reached or
     ///   migrated; the message never contains the password.
     package static func open(
         url: String, logger: Logger, random: any RandomSource = SystemRandomSource(),
         clock: any GatehouseClock = SystemClock(),
-        options: Options = Options(), client: PostgresClient? = nil
+        options: Options = Options(), client: PostgresClient? = nil, spans: DatabaseSpans? = nil
     ) async throws -> Storage {
         let configuration = try configuration(url: url)
         try await migrate(url: url, logger: logger)
@@ -87,7 +89,8 @@ package enum PostgresStorage {
             pool = try makeClient(url: url, logger: logger, options: options)
             owned = OwnedClientRun(client: pool)
         }
-        let db = PostgresClientDatabase(client: pool, logger: logger, leaseTimeout: options.connectionWaitTimeout)
+        let db = PostgresClientDatabase(
+            client: pool, logger: logger, leaseTimeout: options.connectionWaitTimeout, spans: spans)
         let publisher = PostgresNotifyPublisher(db: db, channel: options.notificationChannel, logger: logger)
         let caches = NodeCacheSet(clock: clock)
         var storage = SQLStorage.make(

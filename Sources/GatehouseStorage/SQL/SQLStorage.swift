@@ -19,10 +19,11 @@ package enum SQLStorage {
     /// ``Storage/invalidationFeed`` (a ``SQLiteChangeWatcher``, which drops the caches when another process writes
     /// to the file) runs. `Storage.shutdown` closes the connections; stop the feed first.
     ///
+    /// - Parameter spans: every statement's span once migrated (``DatabaseSpans``); nil, the default: none.
     /// - Throws: `StorageError.unavailable` when the file cannot be created, opened or migrated.
     package static func openSQLite(
         path: String, logger: Logger, random: any RandomSource = SystemRandomSource(),
-        clock: any GatehouseClock = SystemClock()
+        clock: any GatehouseClock = SystemClock(), spans: DatabaseSpans? = nil
     ) async throws -> Storage {
         let connection = try await SQLiteDatabaseFactory.open(path: path, logger: logger)
         let writer = connection.sql(queryLogLevel: nil)
@@ -38,8 +39,12 @@ package enum SQLStorage {
         // Kept statements on the caller's thread for the hot reads (issue 43 item 2); as many as the readers.
         let kept = readers.isEmpty ? nil : SQLiteKeptReads(path: path, capacity: SQLiteDatabaseFactory.readerCount)
         let closer = SQLiteConnectionCloser(readers + [connection], kept: kept)
+        // Traced beneath the router, so it and the stores see the connections' own types as they test for them.
+        let traced = { (db: any SQLDatabase) -> any SQLDatabase in spans.map { TracedSQLDatabase(db, spans: $0) } ?? db
+        }
         let db = SQLiteReadRouting(
-            writer: writer, readers: readers.map { $0.sql(queryLogLevel: nil) }, closer: closer, kept: kept)
+            writer: traced(writer), readers: readers.map { traced($0.sql(queryLogLevel: nil)) }, closer: closer,
+            kept: kept, spans: spans)
         // Off until the watcher runs (``Storage/invalidationFeed``): only it can vouch for them.
         let caches = NodeCacheSet(clock: clock)
         var storage = make(

@@ -4,6 +4,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import SQLKit
+import Tracing
 
 /// One SQLite writer and a few read-only connections on the same file, seen by the stores as one database.
 ///
@@ -31,15 +32,19 @@ package struct SQLiteReadRouting: SQLDatabase {
     package let closer: SQLiteConnectionCloser?
     /// Reads with kept statements on the caller's thread (``SQLImmediateReads``); nil: every read is routed.
     package let kept: SQLiteKeptReads?
+    /// The kept reads' spans, and whether a write carries its caller's trace into the group that commits it
+    /// (``TracedSQLDatabase`` makes the other statements' spans); nil: tracing is off.
+    package let spans: DatabaseSpans?
 
     package init(
         writer: any SQLDatabase, readers: [any SQLDatabase], closer: SQLiteConnectionCloser? = nil,
-        kept: SQLiteKeptReads? = nil
+        kept: SQLiteKeptReads? = nil, spans: DatabaseSpans? = nil
     ) {
         self.writer = writer
         self.readers = readers
         self.closer = closer
         self.kept = kept
+        self.spans = spans
         let gate = WriterGate()
         self.gate = gate
         self.group = GroupCommit(writer: writer, gate: gate)
@@ -49,7 +54,7 @@ package struct SQLiteReadRouting: SQLDatabase {
     package func transaction<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws
         -> R
     {
-        try await group.write(body)
+        try await group.write(inCallersTrace(body))
     }
 
     package var logger: Logger { writer.logger }
@@ -81,11 +86,21 @@ package struct SQLiteReadRouting: SQLDatabase {
 
     private func onWriter(_ query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
         if Self.isRowWrite(query) {
-            try await group.write(isSingleStatement: true) { db in try await db.execute(sql: query, onRow) }
+            try await group.write(
+                isSingleStatement: true, inCallersTrace { db in try await db.execute(sql: query, onRow) })
             return
         }
         let writer = self.writer
         try await gate.exclusively { try await writer.execute(sql: query, onRow) }
+    }
+
+    /// `work` as the group's leader runs it: in the trace of the caller who queued it, when tracing is on (the
+    /// leader's own task is in its own request's trace).
+    private func inCallersTrace<R>(_ work: @escaping @Sendable (any SQLDatabase) async throws -> R)
+        -> @Sendable (any SQLDatabase) async throws -> R
+    {
+        guard spans != nil, let context = ServiceContext.current else { return work }
+        return { db in try await ServiceContext.withValue(context) { try await work(db) } }
     }
 
     /// Whether `query` is one `INSERT`, `UPDATE` or `DELETE`, which may share a group's commit; raw SQL and
@@ -124,7 +139,8 @@ extension SQLiteReadRouting: SQLImmediateReads {
     package func rowsNow(_ statement: SQLStatementText, _ binds: [String]) -> [any SQLRow]? {
         guard let kept else { return nil }
         let text = statement.on(writer, binds).text
-        return kept.rows(text, binds: binds)
+        guard let spans else { return kept.rows(text, binds: binds) }
+        return spans.answered(text) { kept.rows(text, binds: binds) }
     }
 }
 
