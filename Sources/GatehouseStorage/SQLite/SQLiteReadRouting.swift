@@ -94,13 +94,16 @@ package struct SQLiteReadRouting: SQLDatabase {
         try await gate.exclusively { try await writer.execute(sql: query, onRow) }
     }
 
-    /// `work` as the group's leader runs it: in the trace of the caller who queued it, when tracing is on (the
-    /// leader's own task is in its own request's trace).
+    /// `work` as the group's leader runs it: in the trace, and with the tracer, of the caller who queued it, when
+    /// tracing is on (the leader's own task is in its own request's trace).
     private func inCallersTrace<R>(_ work: @escaping @Sendable (any SQLDatabase) async throws -> R)
         -> @Sendable (any SQLDatabase) async throws -> R
     {
         guard spans != nil, let context = ServiceContext.current else { return work }
-        return { db in try await ServiceContext.withValue(context) { try await work(db) } }
+        let tracer = InstrumentationSystem.tracer
+        return { db in
+            try await withTracer(tracer) { try await ServiceContext.withValue(context) { try await work(db) } }
+        }
     }
 
     /// Whether `query` is one `INSERT`, `UPDATE` or `DELETE`, which may share a group's commit; raw SQL and

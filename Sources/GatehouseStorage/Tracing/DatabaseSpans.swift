@@ -17,13 +17,14 @@ import Tracing
 package struct DatabaseSpans: Sendable {
     /// `db.system.name`: `sqlite` or `postgresql`.
     package let system: String
-    /// Where the spans go; nil: the process's tracer (`InstrumentationSystem`), as the request spans'.
+    /// Where the spans go; nil: the task's tracer, as the request's span binds it (`withTracer`), else the one
+    /// the process bootstrapped (`InstrumentationSystem.tracer` answers both).
     private let tracer: (any Tracer)?
     private let summaries = StatementSummaries()
 
     /// - Parameters:
     ///   - system: `db.system.name` of the database the statements run on.
-    ///   - tracer: where the spans go (tests); nil, the default: the tracer the process bootstrapped.
+    ///   - tracer: where the spans go (tests); nil, the default: the task's tracer or the process's.
     package init(system: String, tracer: (any Tracer)? = nil) {
         self.system = system
         self.tracer = tracer
