@@ -104,6 +104,14 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
                 + "(env GATEHOUSE_EVENTS_SINKS; file key events.sinks; see docs/OPERATIONS.md).")
     )
     var eventSinks: String?
+    @Option(
+        name: .customLong("otlp-endpoint"),
+        help: ArgumentHelp(
+            "Send traces over OTLP/HTTP to this collector, e.g. http://127.0.0.1:4318 (env GATEHOUSE_OTLP_ENDPOINT, "
+                + "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT; default off; "
+                + "see docs/OPERATIONS.md).")
+    )
+    var otlpEndpoint: String?
     @Flag(name: .customLong("print-config"), help: "Print the effective configuration (secrets masked) and exit.")
     var printConfig = false
 
@@ -129,6 +137,7 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
         values["journal_size"] = journalSize
         if journalTable { values["journal_table"] = "true" }
         values["events.sinks"] = eventSinks
+        values["otlp_endpoint"] = otlpEndpoint
         return values
     }
 

@@ -114,11 +114,7 @@ package final class JournalNote: Sendable {
         time: Date, kind: JournalEntry.Kind, method: String, route: String, status: Int, durationMilliseconds: Double
     ) -> (JournalEntry, parts: [JournalEntry]) {
         let state = state.withLockedValue { $0 }
-        var explanation = state.explanation
-        if explanation == nil, status >= 400 || state.error != nil {
-            explanation =
-                state.error.map(JournalExplanation.of) ?? JournalExplanation.forStatus(status, route: route)
-        }
+        let explanation = Self.explanation(state, status: status, route: route)
         let entry = JournalEntry(
             time: time, kind: state.kind ?? kind, method: method, route: route, status: status,
             durationMilliseconds: durationMilliseconds,
@@ -126,6 +122,20 @@ package final class JournalNote: Sendable {
             errorCode: state.error?.code, errorSubcode: state.error?.errorSubcode, errorMessage: state.error?.message,
             explanation: explanation, tokenHashPrefix: state.tokenHashPrefix, parameters: state.parameters)
         return (entry, state.parts)
+    }
+
+    /// What a request's span says of it (the server's request tracing): the app, and why the request was refused
+    /// in the words its journal entry uses (nil when it was not refused).
+    package func traceFacts(status: Int, route: String) -> (appID: String?, reason: String?) {
+        let state = state.withLockedValue { $0 }
+        return (state.appID, Self.explanation(state, status: status, route: route))
+    }
+
+    /// A refusal that no handler explained gets the generic explanation of its error, or else of its status.
+    private static func explanation(_ state: State, status: Int, route: String) -> String? {
+        if let explanation = state.explanation { return explanation }
+        guard status >= 400 || state.error != nil else { return nil }
+        return state.error.map(JournalExplanation.of) ?? JournalExplanation.forStatus(status, route: route)
     }
 
     /// The explanation so far (tests).

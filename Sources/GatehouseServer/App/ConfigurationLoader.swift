@@ -26,7 +26,8 @@ package struct ConfigurationLoader: Sendable {
 
     /// Flag values by setting key (`public_url`), only for flags actually given.
     package var flags: [String: String]
-    /// The process environment (only `GATEHOUSE_*` names are read).
+    /// The process environment (only `GATEHOUSE_*` names are read, and the few standard names a setting lists in
+    /// ``ConfigurationSetting/standardEnvironment``, such as `OTEL_EXPORTER_OTLP_ENDPOINT`).
     package var environment: [String: String]
     /// Path of the YAML file; nil reads none.
     package var filePath: String?
@@ -44,7 +45,13 @@ package struct ConfigurationLoader: Sendable {
         if let filePath { layers.append((.file, try Self.readFile(filePath))) }
         var env: [String: String] = [:]
         for setting in ConfigurationSetting.all {
-            if let value = environment[setting.environmentName], !value.isEmpty { env[setting.key] = value }
+            if let value = environment[setting.environmentName], !value.isEmpty {
+                env[setting.key] = value
+            } else if let found = setting.standardEnvironment.lazy.compactMap({ standard in
+                environment[standard.name].flatMap { $0.isEmpty ? nil : standard.value($0) }
+            }).first {
+                env[setting.key] = found
+            }
         }
         layers.append((.environment, env))
         for key in flags.keys where ConfigurationSetting.named(key) == nil {

@@ -11,6 +11,15 @@ package struct ConfigurationSetting: Sendable {
     package let isSecret: Bool
     let apply: @Sendable (String, inout GatehouseConfiguration) throws -> Void
     let show: @Sendable (GatehouseConfiguration) -> String?
+    /// Standard variables read when ``environmentName`` is not set, the first one set winning (OpenTelemetry's
+    /// `OTEL_*` for traces), each with how its value becomes this setting's.
+    var standardEnvironment: [StandardVariable] = []
+
+    /// A variable other programs also read, and how its value becomes the setting's.
+    struct StandardVariable: Sendable {
+        let name: String
+        var value: @Sendable (String) -> String = { $0 }
+    }
 
     /// `GATEHOUSE_` + the key in upper snake case (dots become underscores); the database is `GATEHOUSE_DATABASE_URL`.
     package var environmentName: String {
@@ -27,7 +36,7 @@ package struct ConfigurationSetting: Sendable {
         switch source {
         case .default: "default \(key)"
         case .file: "\(key) in the config file"
-        case .environment: environmentName
+        case .environment: ([environmentName] + standardEnvironment.map(\.name)).joined(separator: " or ")
         case .flag: flagName
         }
     }
@@ -107,6 +116,24 @@ package struct ConfigurationSetting: Sendable {
                 }
                 c.logLevel = value.lowercased()
             }, show: { $0.logLevel }),
+        ConfigurationSetting(
+            key: "otlp_endpoint", isSecret: false,
+            apply: { value, c in
+                try TracingConfiguration.validate(endpoint: value)
+                c.tracing.otlpEndpoint = value
+            }, show: { $0.tracing.otlpEndpoint.map(SecretMask.url) },
+            standardEnvironment: [
+                StandardVariable(name: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
+                StandardVariable(name: "OTEL_EXPORTER_OTLP_ENDPOINT", value: TracingConfiguration.endpoint(fromBase:)),
+            ]),
+        ConfigurationSetting(
+            key: "otlp_service_name", isSecret: false,
+            apply: { value, c in
+                guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
+                    throw ConfigurationError("must not be empty")
+                }
+                c.tracing.serviceName = value
+            }, show: { $0.tracing.serviceName }, standardEnvironment: [StandardVariable(name: "OTEL_SERVICE_NAME")]),
         int("device_poll_interval", \.devicePollInterval, range: 1...60),
         bool("dev_allow_remote", \.devAllowRemote),
         bool("allow_state_replace", \.allowStateReplace),

@@ -23,10 +23,18 @@ package enum GatehouseApp {
         if ForwardedHeadersMiddleware.isNeeded(configuration) {
             router.add(middleware: ForwardedHeadersMiddleware(configuration: configuration))
         }
-        router.add(middleware: RequestObservabilityMiddleware(metrics: services.metrics, logger: services.logger))
+        let observability = RequestObservabilityMiddleware(metrics: services.metrics, logger: services.logger)
+        router.add(middleware: observability)
         // Outside the error pages, so an entry has the status the client got.
         if configuration.journalEnabled {
             router.add(middleware: JournalMiddleware(journal: services.journal, clock: services.clock))
+        }
+        // Traces (only with a tracer): inside the journal, whose note gives the span its app and reason, and
+        // outside the error pages; the route labels are the metrics'.
+        if let tracer = services.tracer {
+            router.add(
+                middleware: RequestTracingMiddleware(
+                    tracer: tracer, configuration: configuration, routes: observability.handles))
         }
         router.add(middleware: PageErrorMiddleware(pages: pages, logger: services.logger))
         // Development mode leaves the console open, so the gate would only pass requests through.

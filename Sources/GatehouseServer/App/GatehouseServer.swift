@@ -42,12 +42,13 @@ package enum GatehouseServerRunner {
             options.clockControl ?? (configuration.mode == .development ? AdjustableClock(base: productionClock) : nil)
         let clock: any GatehouseClock = control ?? productionClock
         let storage = try await configuration.databaseLocation.open(
-            logger: logger, random: options.random, clock: clock, pool: pool
+            logger: logger, random: options.random, clock: clock, pool: pool, tracesStatements: options.tracing != nil
         )
         .sealingSecrets(with: sealer)
         let services = GatehouseServices(
             configuration: configuration, storage: storage, clock: clock, random: options.random,
-            passwords: options.passwords ?? BcryptPasswordHasher(configuration), logger: logger, clockControl: control)
+            passwords: options.passwords ?? BcryptPasswordHasher(configuration), logger: logger, clockControl: control,
+            tracer: options.tracing?.tracer)
         do {
             try await ClockControl(services: services).restore()
         } catch {
@@ -83,6 +84,9 @@ package enum GatehouseServerRunner {
         var options = ServerStartup.Options(configuration: configuration, logger: logger)
         options.stopsOnSignals = stopsOnSignals
         options.scenario = scenario
+        // swift-otel's tracer is process-wide (`InstrumentationSystem`): set up here, on `serve`'s path, only.
+        options.tracing = try ServerTracing.bootstrapOTLP(
+            configuration.tracing, environment: ProcessInfo.processInfo.environment, logger: logger)
         let prepared = try await ServerStartup.prepare(options)
         // SIGTERM or SIGINT: stop accepting connections, let in-flight requests finish (at most `drainTimeout`),
         // then close the database.

@@ -31,6 +31,9 @@ package enum ServerStartup {
         package var random: any RandomSource = SystemRandomSource()
         /// nil: bcrypt at the configuration's cost (``GatehouseConfiguration/effectivePasswordCost``).
         package var passwords: (any PasswordHasher)?
+        /// Traces (issue 42): `serve` bootstraps swift-otel's exporter when `otlp_endpoint` is set; an in-process
+        /// server passes its own tracer, or none (the default: no spans, no tracing middleware).
+        package var tracing: ServerTracing?
 
         package init(configuration: GatehouseConfiguration, logger: Logger) {
             self.configuration = configuration
@@ -78,9 +81,11 @@ package enum ServerStartup {
             onServerRunning: { channel in bound.fulfil(.success(channel.localAddress?.port ?? configuration.port)) },
             logger: logger)
         let pool = try configuration.databaseLocation.makeConnectionPool(logger: logger)
-        // Services stop in reverse order: the pool closes only after the last request has drained.
+        // Services stop in reverse order: the pool closes only after the last request has drained, and the span
+        // exporter, first of all, flushes after the last request's and outbox attempt's spans have ended.
         var groupConfiguration = ServiceGroupConfiguration(
-            services: (pool.map { [.init(service: $0)] } ?? []) + [.init(service: app)],
+            services: (options.tracing?.exporter.map { [.init(service: $0)] } ?? [])
+                + (pool.map { [.init(service: $0)] } ?? []) + [.init(service: app)],
             gracefulShutdownSignals: options.stopsOnSignals ? [.sigterm, .sigint] : [], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = GatehouseServerRunner.drainTimeout
         return Prepared(
@@ -118,15 +123,16 @@ package enum ServerStartup {
         prepared.gate.open(with: GatehouseApp.router(services: services, pages: prepared.pages).buildResponder())
         // Delivers due app callbacks (deauthorize, data deletion), including retries left by an earlier run;
         // it stops with the group, before the database closes.
-        await group.addServiceUnlessShutdown(services.outboxWorker)
+        let tracer = services.tracer
+        await group.addServiceUnlessShutdown(services.outboxWorker.traced(by: tracer))
         // Sends the mail outbox's messages (issue 32) when a sendmail command is configured; otherwise they are
         // only kept, for /console/mail and the admin API.
-        if let mailWorker = services.mailWorker { await group.addServiceUnlessShutdown(mailWorker) }
+        if let mailWorker = services.mailWorker { await group.addServiceUnlessShutdown(mailWorker.traced(by: tracer)) }
         if let writer = services.journalTableWriter { await group.addServiceUnlessShutdown(writer) }
         // Sends Webhooks notifications as their batching windows end, retries included (issue 42).
-        if let worker = services.webhookWorker { await group.addServiceUnlessShutdown(worker) }
+        if let worker = services.webhookWorker { await group.addServiceUnlessShutdown(worker.traced(by: tracer)) }
         // Events (issue 42): POSTed to the configured sinks, expired tokens swept, old events pruned.
-        if let worker = services.eventSinkWorker { await group.addServiceUnlessShutdown(worker) }
+        if let worker = services.eventSinkWorker { await group.addServiceUnlessShutdown(worker.traced(by: tracer)) }
         if let events = services.storage.events {
             await group.addServiceUnlessShutdown(EventHousekeeping(services: services, store: events))
         }

@@ -1,6 +1,7 @@
 import Foundation
 import GatehouseCore
 import Logging
+import Tracing
 
 /// What differs between outboxes: how one item reaches the outside (mail: a sendmail command; app callbacks: an
 /// HTTP POST), and how an attempt is logged and journaled.
@@ -50,6 +51,8 @@ package struct Outbox<Delivery: OutboxDelivery>: Sendable {
     package let policy: OutboxPolicy
     let clock: any GatehouseClock
     let logger: Logger
+    /// Makes a span of each attempt (`outbox.attempt <kind>`, ``OutboxAttemptSpan``); nil makes none.
+    package var tracer: (any Tracer)?
 
     /// Generic in the store so that an `any MailOutboxStore` is opened here: the compiler does not convert it
     /// to `any OutboxStore<MailMessageRecord>` by itself.
@@ -81,6 +84,14 @@ package struct Outbox<Delivery: OutboxDelivery>: Sendable {
             (try? await store.claim(
                 id: item.id, expectedNextAttemptAt: due, leaseUntil: now.addingTimeInterval(policy.lease))) == true
         else { return nil }
+        guard let tracer else { return await settle(item, claimedAt: now).item }
+        return await OutboxAttemptSpan.around(kind: Delivery.traceName, tracer: tracer) {
+            await settle(item, claimedAt: now)
+        }
+    }
+
+    /// One attempt at a claimed item: delivered, its outcome stored, then reported.
+    private func settle(_ item: Item, claimedAt now: Date) async -> (item: Item, attempt: OutboxAttempt) {
         var next = item
         next.attempts += 1
         let started = ContinuousClock.now
@@ -99,6 +110,6 @@ package struct Outbox<Delivery: OutboxDelivery>: Sendable {
             OutboxReport(
                 attempt: attempt, sequel: policy.sequel(of: next), startedAt: now,
                 elapsed: ContinuousClock.now - started))
-        return next
+        return (next, attempt)
     }
 }

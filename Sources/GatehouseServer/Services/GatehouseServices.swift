@@ -1,6 +1,7 @@
 import GatehouseCore
 import Foundation
 import Logging
+import Tracing
 
 /// Everything request handlers depend on, injected once when the application is built.
 ///
@@ -45,6 +46,9 @@ package final class GatehouseServices: Sendable {
     package let eventDoorbell: OutboxDoorbell
     /// How events reach the sinks.
     package let eventSinkTransport: any EventSinkTransport
+    /// The tracer of requests' and outbox attempts' spans (issue 42, ``ServerTracing``); nil: traces are off and
+    /// no request pays for them.
+    package let tracer: (any Tracer)?
 
     package init(
         configuration: GatehouseConfiguration, storage: Storage, clock: any GatehouseClock = SystemClock(),
@@ -56,8 +60,10 @@ package final class GatehouseServices: Sendable {
         journalSink: (any JournalSink)? = nil,
         events: (any EventRecorder)? = nil,
         eventSinkTransport: (any EventSinkTransport)? = nil,
-        webhookTransport: (any WebhookTransport)? = nil
+        webhookTransport: (any WebhookTransport)? = nil,
+        tracer: (any Tracer)? = nil
     ) {
+        self.tracer = tracer
         let doorbell = OutboxDoorbell()
         let eventDoorbell = OutboxDoorbell()
         self.eventDoorbell = eventDoorbell
