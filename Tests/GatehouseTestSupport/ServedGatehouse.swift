@@ -17,6 +17,9 @@ import NIOSSL
 /// nobody stopped is killed when the last reference goes (`ChildProcess`'s `deinit`).
 package final class ServedGatehouse: Sendable {
     /// `<data-dir>/dev-seed.json`: the demo app and test users development mode creates.
+    ///
+    /// Read as any outside test suite reads the documented file, with its own keys, not through the server's
+    /// `DevSeed`: a key renamed in the server then fails here instead of changing both sides together.
     package struct Seed: Decodable, Sendable, Equatable {
         package struct App: Decodable, Sendable, Equatable {
             package let id: String

@@ -6,24 +6,18 @@ package enum Migration07CallbackOutbox {
     package static let migration = SQLMigration(version: 7, name: "app callback outbox") { db in
         let cascadeApp = SQLColumnConstraintAlgorithm.references("apps", "id", onDelete: .cascade)
         try await db.create(table: "app_callbacks").ifNotExists()
-            .column("seq", type: .bigint, .primaryKey(autoIncrement: true))
-            .column("id", type: .text, .notNull, .unique)
+            .outboxKey()
             .column("app_id", type: .text, .notNull, cascadeApp)
             .column("kind", type: .text, .notNull)
             // No foreign key: a deletion request outlives the person's account on purpose.
             .column("user_id", type: .text, .notNull)
             .column("url", type: .text, .notNull)
             .column("body", type: .text, .notNull)
-            .column("attempts", type: .bigint, .notNull)
-            .column("next_attempt_at", type: .bigint)
-            .column("created_at", type: .bigint, .notNull)
-            .column("delivered_at", type: .bigint)
-            .column("gave_up_at", type: .bigint)
-            .column("last_error", type: .text)
+            .outboxDeliveryState()
             .column("confirmation_code", type: .text)
             .column("status_url", type: .text)
             .run()
-        try await SQLSchemaTypes.createIndex(db, "app_callbacks_due_idx", on: "app_callbacks", ["next_attempt_at"])
+        try await SQLSchemaTypes.createOutboxDueIndex(db, table: "app_callbacks")
         try await SQLSchemaTypes.createIndex(db, "app_callbacks_user_idx", on: "app_callbacks", ["user_id", "kind"])
     }
 }

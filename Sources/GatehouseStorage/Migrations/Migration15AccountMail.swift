@@ -5,8 +5,7 @@ import SQLKit
 package enum Migration15AccountMail {
     package static let migration = SQLMigration(version: 15, name: "mail outbox and account codes") { db in
         try await db.create(table: "mail_messages").ifNotExists()
-            .column("seq", type: .bigint, .primaryKey(autoIncrement: true))
-            .column("id", type: .text, .notNull, .unique)
+            .outboxKey()
             .column("kind", type: .text, .notNull)
             // No foreign key: the outbox keeps a record of what was sent after the account is gone.
             .column("user_id", type: .text)
@@ -14,14 +13,9 @@ package enum Migration15AccountMail {
             .column("subject", type: .text, .notNull)
             .column("text_body", type: .text, .notNull)
             .column("html_body", type: .text, .notNull)
-            .column("created_at", type: .bigint, .notNull)
-            .column("attempts", type: .bigint, .notNull)
-            .column("next_attempt_at", type: .bigint)
-            .column("delivered_at", type: .bigint)
-            .column("gave_up_at", type: .bigint)
-            .column("last_error", type: .text)
+            .outboxDeliveryState()
             .run()
-        try await SQLSchemaTypes.createIndex(db, "mail_messages_due_idx", on: "mail_messages", ["next_attempt_at"])
+        try await SQLSchemaTypes.createOutboxDueIndex(db, table: "mail_messages")
         try await db.create(table: "account_codes").ifNotExists()
             // SHA-256 of the code, hex: the code itself is only ever in the mail.
             .column("code_hash", type: .text, .primaryKey(autoIncrement: false), .notNull)

@@ -17,20 +17,13 @@ package enum Migration19Events {
             .run()
         try await SQLSchemaTypes.createIndex(db, "events_time_idx", on: "events", ["time"])
         try await db.create(table: "event_deliveries").ifNotExists()
-            .column("seq", type: .bigint, .primaryKey(autoIncrement: true))
-            .column("id", type: .text, .notNull, .unique)
+            .outboxKey()
             .column("event_id", type: .text, .notNull)
             .column("sink", type: .text, .notNull)
             .column("body", type: .text, .notNull)
-            .column("attempts", type: .bigint, .notNull)
-            .column("next_attempt_at", type: .bigint)
-            .column("created_at", type: .bigint, .notNull)
-            .column("delivered_at", type: .bigint)
-            .column("gave_up_at", type: .bigint)
-            .column("last_error", type: .text)
+            .outboxDeliveryState()
             .run()
-        try await SQLSchemaTypes.createIndex(
-            db, "event_deliveries_due_idx", on: "event_deliveries", ["next_attempt_at"])
+        try await SQLSchemaTypes.createOutboxDueIndex(db, table: "event_deliveries")
         try await SQLSchemaTypes.createIndex(db, "event_deliveries_event_idx", on: "event_deliveries", ["event_id"])
     }
 }

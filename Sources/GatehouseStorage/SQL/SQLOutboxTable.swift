@@ -3,7 +3,8 @@ import GatehouseCore
 import SQLKit
 
 /// An outbox kept in one SQL table: the table's name and its row codec are all a store states; insert, find,
-/// due, claim and update are written once here for every outbox (mail, app callbacks).
+/// due, claim and update are written once here for every outbox (mail, app callbacks, event and webhook
+/// deliveries), whose shared columns the migrations make with `outboxKey()` and `outboxDeliveryState()`.
 ///
 /// The table has an `id` primary key, a `next_attempt_at` column of unix seconds (NULL once delivered or given
 /// up) and an increasing `seq`, which orders rows due in the same second by when they were queued.
