@@ -83,6 +83,8 @@ package struct GatehouseConfiguration: Sendable {
     /// How long the `events` table keeps events, and the most rows it keeps.
     package var eventsRetentionDays: Int = 30
     package var eventsMaxRows: Int = 1_000_000
+    /// What callbacks, webhooks and event sinks may reach and trust (`outbound.*`, ``OutboundConfiguration``).
+    package var outbound = OutboundConfiguration()
     /// Traces over OTLP (issue 42, ``TracingConfiguration``); off unless an endpoint is configured.
     package var tracing = TracingConfiguration()
 

@@ -188,6 +188,18 @@ package struct ConfigurationSetting: Sendable {
             }),
         int("events.retention_days", \.eventsRetentionDays, range: 1...3660),
         int("events.max_rows", \.eventsMaxRows, range: 1000...1_000_000_000),
+        ConfigurationSetting(
+            key: "outbound.allowed_networks", isSecret: false,
+            apply: { value, c in
+                let entries = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+                    !$0.isEmpty
+                }
+                for entry in entries where IPRange(entry) == nil {
+                    throw ConfigurationError("\(entry) is not an IP address or CIDR range")
+                }
+                c.outbound.allowedNetworks = entries
+            }, show: { $0.outbound.allowedNetworks.joined(separator: ",") }),
+        optionalText("outbound.ca_file", \.outbound.caFile) { _ = try OutboundTrust.certificates(inFile: $0) },
         int("limits.login_attempts_per_account", \.limits.loginAttemptsPerAccount, range: 0...1_000_000),
         int("limits.login_attempts_per_ip", \.limits.loginAttemptsPerIP, range: 0...1_000_000),
         int("limits.login_window_seconds", \.limits.loginWindowSeconds, range: 1...86_400 * 30),

@@ -5,6 +5,7 @@ import GatehouseCore
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 /// POSTs one event to a sink. Injected so tests can count calls; the default uses AsyncHTTPClient.
 package protocol EventSinkTransport: Sendable {
@@ -15,11 +16,17 @@ package protocol EventSinkTransport: Sendable {
 /// The default transport: AsyncHTTPClient, no redirects. Sinks are chosen by the operator in the configuration,
 /// not by whoever edits an app, so loopback and internal addresses are allowed (a collector beside the server).
 package struct HTTPEventSinkTransport: EventSinkTransport {
-    package init() {}
+    /// Trust for `https://` sinks (``OutboundTrust``: the system's roots and `outbound.ca_file`); nil: the system's.
+    package var tlsConfiguration: TLSConfiguration?
+
+    package init(tlsConfiguration: TLSConfiguration? = nil) {
+        self.tlsConfiguration = tlsConfiguration
+    }
 
     package func post(url: String, body: String, headers: [(String, String)], timeout: Duration) async throws -> Int {
-        let client = HTTPClient(
-            eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        if let tlsConfiguration { configuration.tlsConfiguration = tlsConfiguration }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
             var request = HTTPClientRequest(url: url)
             request.method = .POST

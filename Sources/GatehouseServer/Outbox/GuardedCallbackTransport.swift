@@ -6,18 +6,22 @@ import NIOPosix
 import NIOSSL
 import NIOHTTP1
 
-/// Where app callbacks (deauthorize, data deletion) may go. An app's URL is chosen by whoever edits the app, so
-/// without rules the server could be made to POST to itself, to the cloud metadata service or to the internal
-/// network (server-side request forgery).
+/// Where app callbacks (deauthorize, data deletion, Webhooks) may go. An app's URL is chosen by whoever edits the
+/// app, so without rules the server could be made to POST to itself, to the cloud metadata service or to the
+/// internal network (server-side request forgery).
 package struct CallbackDestinationRules: Sendable {
     /// Only `https://` URLs.
     package var requireHTTPS: Bool
     /// Refuse loopback, link-local, private, unique-local, carrier-grade NAT, multicast and unspecified addresses.
     package var refuseInternalAddresses: Bool
+    /// Internal ranges the operator lets through all the same (`outbound.allowed_networks`): where their own
+    /// receivers run. They do not lift ``requireHTTPS``.
+    package var allowedNetworks: [IPRange]
 
-    package init(requireHTTPS: Bool, refuseInternalAddresses: Bool) {
+    package init(requireHTTPS: Bool, refuseInternalAddresses: Bool, allowedNetworks: [IPRange] = []) {
         self.requireHTTPS = requireHTTPS
         self.refuseInternalAddresses = refuseInternalAddresses
+        self.allowedNetworks = allowedNetworks
     }
 
     /// Production mode: https only, public addresses only.
@@ -25,9 +29,21 @@ package struct CallbackDestinationRules: Sendable {
     /// Development mode: loopback callbacks are how people test them.
     package static let development = CallbackDestinationRules(requireHTTPS: false, refuseInternalAddresses: false)
 
-    /// The rules for a configuration's mode.
+    /// The rules for a configuration's mode, with its `outbound.allowed_networks`.
     package static func forMode(_ configuration: GatehouseConfiguration) -> CallbackDestinationRules {
-        configuration.isProduction ? .production : .development
+        var rules: CallbackDestinationRules = configuration.isProduction ? .production : .development
+        rules.allowedNetworks = configuration.outbound.allowedNetworks.compactMap { IPRange($0) }
+        return rules
+    }
+
+    /// Why a request to `address` (already resolved) is refused, or nil when it may go.
+    func refusal(of address: String) -> CallbackRefused? {
+        guard refuseInternalAddresses, Self.isInternal(address),
+            !allowedNetworks.contains(where: { $0.contains(address) })
+        else { return nil }
+        return CallbackRefused(
+            description: "the callback host resolves to an internal address, which production mode refuses "
+                + "unless outbound.allowed_networks includes it")
     }
 
     /// Ranges no production callback may reach (IPv4, IPv6, and IPv4 written inside IPv6).
@@ -58,7 +74,8 @@ package struct CallbackRefused: Error, CustomStringConvertible, Sendable {
 package struct GuardedCallbackTransport: CallbackTransport, WebhookTransport {
     package var rules: CallbackDestinationRules
     package var timeout: TimeAmount
-    /// Trust roots and verification; nil means the system's defaults (tests pass a self-signed root).
+    /// Trust roots and verification; nil means the system's defaults (``OutboundTrust``: the system's roots and
+    /// `outbound.ca_file`; tests pass a self-signed root).
     package var tlsConfiguration: TLSConfiguration?
 
     package init(
@@ -90,9 +107,7 @@ package struct GuardedCallbackTransport: CallbackTransport, WebhookTransport {
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let port = parts.port ?? (scheme == "https" ? 443 : 80)
         let address = try await Self.resolve(host, port: port)
-        if rules.refuseInternalAddresses, CallbackDestinationRules.isInternal(address) {
-            throw CallbackRefused(description: "the callback host resolves to an internal address")
-        }
+        if let refused = rules.refusal(of: address) { throw refused }
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         if let tlsConfiguration { configuration.tlsConfiguration = tlsConfiguration }
         configuration.dnsOverride = [host: address]
@@ -109,7 +124,7 @@ package struct GuardedCallbackTransport: CallbackTransport, WebhookTransport {
             return (Int(response.status.code), body.readBytes(length: body.readableBytes) ?? [])
         } catch {
             try? await client.shutdown()
-            throw error
+            throw OutboundTrust.refusal(error) ?? error
         }
     }
 

@@ -1,6 +1,7 @@
 import GatehouseCore
 import Foundation
 import Logging
+import NIOSSL
 import Tracing
 
 /// Everything request handlers depend on, injected once when the application is built.
@@ -67,7 +68,16 @@ package final class GatehouseServices: Sendable {
         let doorbell = OutboxDoorbell()
         let eventDoorbell = OutboxDoorbell()
         self.eventDoorbell = eventDoorbell
-        self.eventSinkTransport = eventSinkTransport ?? HTTPEventSinkTransport()
+        // `outbound.*`, once for every outbound request: the CA file was checked when the configuration was loaded;
+        // one that cannot be read now trusts only the system's roots (its receivers fail, nothing else is trusted).
+        var outboundTLS: TLSConfiguration?
+        do {
+            outboundTLS = try OutboundTrust.tlsConfiguration(configuration.outbound)
+        } catch {
+            logger.error("outbound.ca_file not used", metadata: ["error": "\(error)"])
+        }
+        let outboundRules = CallbackDestinationRules.forMode(configuration)
+        self.eventSinkTransport = eventSinkTransport ?? HTTPEventSinkTransport(tlsConfiguration: outboundTLS)
         self.events =
             events
             ?? EventLog(
@@ -82,7 +92,8 @@ package final class GatehouseServices: Sendable {
             capacity: configuration.journalSize, enabled: configuration.journalEnabled, sink: journalSink ?? buffer)
         self.journal = journal
         // Production callbacks: https only, public addresses only, no redirects (``GuardedCallbackTransport``).
-        let callbackTransport = callbackTransport ?? GuardedCallbackTransport(rules: .forMode(configuration))
+        let callbackTransport =
+            callbackTransport ?? GuardedCallbackTransport(rules: outboundRules, tlsConfiguration: outboundTLS)
         var outbox = CallbackOutbox(
             storage: storage, clock: clock, random: random, transport: callbackTransport, logger: logger)
         outbox.journal = journal
@@ -90,7 +101,7 @@ package final class GatehouseServices: Sendable {
         // Webhooks go where callbacks go, by the same address rules.
         let webhookTransport =
             webhookTransport ?? (callbackTransport as? any WebhookTransport)
-            ?? GuardedCallbackTransport(rules: .forMode(configuration))
+            ?? GuardedCallbackTransport(rules: outboundRules, tlsConfiguration: outboundTLS)
         self.webhookTransport = webhookTransport
         var webhookOutbox: WebhookOutbox?
         if let store = storage.webhooks {

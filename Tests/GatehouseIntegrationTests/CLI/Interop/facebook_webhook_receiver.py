@@ -1,9 +1,10 @@
 """A Webhooks receiver written to Facebook's documentation (developers.facebook.com/docs/graph-api/webhooks/
 getting-started), as an app would write one, for WebhookReceiverTests.
 
-Usage: python3 facebook_webhook_receiver.py APP_SECRET VERIFY_TOKEN OUT_FILE
+Usage: python3 facebook_webhook_receiver.py APP_SECRET VERIFY_TOKEN OUT_FILE [CERT_FILE KEY_FILE]
 
-Listens on 127.0.0.1 (a free port, printed as "listening on PORT"). A GET is the verification request: it answers
+Listens on 127.0.0.1 (a free port, printed as "listening on PORT"), over HTTPS with CERT_FILE and KEY_FILE (PEM)
+when they are given, as a receiver on an internal network whose certificate a private CA issued. A GET is the verification request: it answers
 hub.challenge when hub.mode is "subscribe" and hub.verify_token is ours, else 403. A POST is a notification: both
 signatures (X-Hub-Signature-256 and X-Hub-Signature, HMACs of the raw body keyed by the app secret) are checked,
 the JSON is parsed, and one line per entry is appended to OUT_FILE: the object, the checks and the entry. A bad
@@ -12,6 +13,7 @@ signature answers 403 and is recorded too, so the test sees it.
 import hashlib
 import hmac
 import json
+import ssl
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
@@ -53,5 +55,9 @@ class Receiver(BaseHTTPRequestHandler):
 
 
 server = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+if len(sys.argv) > 5:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(sys.argv[4], sys.argv[5])
+    server.socket = context.wrap_socket(server.socket, server_side=True)
 print("listening on", server.server_address[1], flush=True)
 server.serve_forever()

@@ -1,0 +1,221 @@
+import ChildProcesses
+import Foundation
+import GatehouseTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Issue 42, production mode with a real receiver: `gatehouse serve --mode production` refuses callbacks to internal
+/// addresses and plain http, so an operator whose receivers run on an internal network names it in
+/// `outbound.allowed_networks` and gives the private CA that issued their certificates in `outbound.ca_file`. The
+/// receiver written to Facebook's documentation serves HTTPS here with a certificate from a CA made by the test.
+@Suite(.serialized, .tags(.process)) struct WebhookProductionTests {
+    /// A production server whose config file holds `outbound` (nothing when `outbound` is empty), and an app made
+    /// through the admin API with its token.
+    struct Production {
+        let production: RemoteCLITests.Production
+        let appID: String
+        let secret = "hooks-secret-1"
+        var appToken: String { "\(appID)|\(secret)" }
+        var subscriptions: String { "\(production.base)/v27.0/\(appID)/subscriptions" }
+        var admin: String { production.base + "/admin/api/v1" }
+
+        static func start(outbound: String) async throws -> Production {
+            let config = try ScratchDirectory.create("outbound")
+            defer { config.remove() }
+            let file = config.path + "/gatehouse.yaml"
+            try outbound.write(toFile: file, atomically: true, encoding: .utf8)
+            // The config file is read once, at start.
+            let production = try await RemoteCLITests.startProduction(serveOptions: ["--config", file])
+            let made = try await call(
+                "POST", production.base + "/admin/api/v1/apps", token: production.token,
+                json: #"{"name":"Hooks","secret":"hooks-secret-1","redirect_uris":["https://hooks.example/cb"]}"#)
+            #expect(made.0 == 201)
+            let appID = try #require((made.1 as? [String: Any])?["id"] as? String)
+            return Production(production: production, appID: appID)
+        }
+
+        func stop() {
+            production.server.stop()
+            try? FileManager.default.removeItem(atPath: production.dir)
+        }
+
+        /// `POST /{app-id}/subscriptions` with the app token.
+        func subscribe(_ object: String, _ fields: String, callback: String, verifyToken: String = "meatyhamhock")
+            async throws -> (Int, Any?)
+        {
+            try await call(
+                "POST", subscriptions,
+                form: [
+                    ("object", object), ("callback_url", callback), ("fields", fields), ("verify_token", verifyToken),
+                    ("access_token", appToken),
+                ])
+        }
+
+        /// An admin API call with the server's read-write token.
+        func admin(_ method: String, _ path: String, json: String? = nil) async throws -> (Int, Any?) {
+            try await call(method, admin + path, token: production.token, json: json)
+        }
+    }
+
+    /// One HTTP call: (status, body as JSON or nil).
+    static func call(
+        _ method: String, _ url: String, token: String? = nil, json: String? = nil, form: [(String, String)]? = nil
+    ) async throws -> (Int, Any?) {
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = method
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let json {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data(json.utf8)
+        }
+        if let form {
+            request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+            var parts = URLComponents()
+            parts.queryItems = form.map { URLQueryItem(name: $0.0, value: $0.1) }
+            request.httpBody = Data((parts.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B").utf8)
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, try? JSONSerialization.jsonObject(with: data))
+    }
+
+    static func message(_ answer: (Int, Any?)) -> String? {
+        ((answer.1 as? [String: Any])?["error"] as? [String: Any])?["message"] as? String
+    }
+
+    /// The Facebook-documented receiver over HTTPS with the private CA's leaf for 127.0.0.1; its callback URL.
+    static func startHTTPSReceiver(secret: String, out: String, certificates: CLITrustTests.Certificates)
+        async throws -> (ChildProcess, String)
+    {
+        let receiver = try await ChildProcess.start(
+            "python3",
+            arguments: [
+                WebhookReceiverTests.receiverScript, secret, "meatyhamhock", out, certificates.leafPath,
+                certificates.leafKeyPath,
+            ])
+        let banner = try #require(await receiver.waitForOutput(containing: "listening on", timeout: .seconds(30)))
+        let port = try #require(banner.split(separator: " ").last).trimmingCharacters(in: .whitespacesAndNewlines)
+        return (receiver, "https://127.0.0.1:\(port)/webhook")
+    }
+
+    @Test func anAllowedNetworksReceiverWithAPrivateCAGetsEveryChangeSignedInProduction() async throws {
+        let certificates = try CLITrustTests.Certificates.make()
+        defer { certificates.scratch.remove() }
+        let server = try await Production.start(
+            outbound: "outbound:\n  allowed_networks: [127.0.0.1/32]\n  ca_file: \(certificates.caPath)\n")
+        defer { server.stop() }
+        let out = certificates.scratch.path + "/received.jsonl"
+        let (receiver, callback) = try await Self.startHTTPSReceiver(
+            secret: server.secret, out: out, certificates: certificates)
+        defer { receiver.terminate() }
+
+        // The verification request reaches the receiver, which refuses a wrong verify token.
+        let wrong = try await server.subscribe("user", "email", callback: callback, verifyToken: "wrong")
+        #expect(wrong.0 == 400)
+        #expect(Self.message(wrong) == "(#2200) callback verification failed: Received HTTP code: 403")
+        // Production mode still wants https on an allowed network.
+        let plain = try await server.subscribe(
+            "user", "email", callback: callback.replacingOccurrences(of: "https:", with: "http:"))
+        #expect(plain.0 == 400)
+        #expect(
+            Self.message(plain)
+                == "(#2200) callback verification failed: callback URLs must be https:// in production mode")
+        for (object, fields) in [("user", "email,name"), ("permissions", "email,connected")] {
+            let made = try await server.subscribe(object, fields, callback: callback)
+            #expect(made.0 == 200)
+            #expect((made.1 as? [String: Any])?["success"] as? Bool == true)
+        }
+        let listed = try await Self.call("GET", server.subscriptions + "?access_token=\(server.appToken)")
+        let objects = ((listed.1 as? [String: Any])?["data"] as? [[String: Any]] ?? []).compactMap {
+            $0["callback_url"] as? String == callback ? $0["object"] as? String : nil
+        }
+        #expect(objects.sorted() == ["permissions", "user"])
+
+        let created = try await server.admin(
+            "POST", "/people",
+            json:
+                #"{"email":"prod.hooked@example.com","password":"hooked-password","first_name":"Prod","last_name":"Hook"}"#
+        )
+        #expect(created.0 == 201)
+        let person = try #require((created.1 as? [String: Any])?["id"] as? String)
+        let grant = "/apps/\(server.appID)/grants/\(person)"
+        func step(_ expectedLines: Int, _ change: () async throws -> Int) async throws {
+            #expect(try await change() < 300)
+            try await waitUntil(seconds: 60) { WebhookReceiverTests.received(out).count >= expectedLines }
+        }
+        try await step(1) { try await server.admin("PUT", grant, json: #"{"granted":[],"declined":["email"]}"#).0 }
+        try await step(2) { try await server.admin("PUT", grant, json: #"{"granted":["email"],"declined":[]}"#).0 }
+        try await step(3) {
+            try await server.admin("PATCH", "/people/\(person)", json: #"{"email":"prod.hooked.new@example.com"}"#).0
+        }
+        try await step(4) { try await server.admin("DELETE", grant).0 }
+        // Past the batching window and another pass: nothing more arrives.
+        try await Task.sleep(for: .seconds(3))
+
+        let lines = WebhookReceiverTests.received(out)
+        #expect(lines.count == 4)
+        #expect(lines.allSatisfy { $0["sha256_ok"] as? Bool == true && $0["sha1_ok"] as? Bool == true })
+        let entries = lines.compactMap { $0["entry"] as? [String: Any] }
+        let scoped = try #require(entries.first?["id"] as? String)
+        #expect(!scoped.isEmpty && scoped != person)
+        #expect(
+            entries.allSatisfy { $0["id"] as? String == scoped && $0["uid"] as? String == scoped && $0["time"] is Int })
+        func changes(_ entry: [String: Any]) -> [String] {
+            (entry["changes"] as? [[String: Any]] ?? []).map {
+                "\($0["field"] ?? "") \(($0["value"] as? [String: Any])?["verb"] ?? "")"
+            }
+        }
+        #expect(lines.map { $0["object"] as? String } == ["permissions", "permissions", "user", "permissions"])
+        #expect(entries.count == 4)
+        guard entries.count == 4 else { return }
+        #expect(changes(entries[0]) == ["connected connected"])
+        #expect(changes(entries[1]) == ["email granted"])
+        #expect(entries[2]["changed_fields"] as? [String] == ["email"])
+        #expect(changes(entries[3]) == ["email revoked", "connected disconnected"])
+
+        let sent = try await server.admin("GET", "/apps/\(server.appID)/webhooks")
+        let items = (sent.1 as? [String: Any])?["data"] as? [[String: Any]] ?? []
+        #expect(items.count == 4)
+        #expect(items.allSatisfy { $0["status"] as? String == "delivered" && $0["response_status"] as? Int == 200 })
+    }
+
+    @Test func withoutAllowedNetworksProductionRefusesAnInternalReceiverAndNamesTheSetting() async throws {
+        let certificates = try CLITrustTests.Certificates.make()
+        defer { certificates.scratch.remove() }
+        let out = certificates.scratch.path + "/received.jsonl"
+        let server = try await Production.start(outbound: "")
+        defer { server.stop() }
+        let (receiver, callback) = try await Self.startHTTPSReceiver(
+            secret: server.secret, out: out, certificates: certificates)
+        defer { receiver.terminate() }
+        let refused = try await server.subscribe("user", "email", callback: callback)
+        #expect(refused.0 == 400)
+        #expect(
+            Self.message(refused)
+                == "(#2200) callback verification failed: the callback host resolves to an internal address, "
+                + "which production mode refuses unless outbound.allowed_networks includes it")
+        let listed = try await Self.call("GET", server.subscriptions + "?access_token=\(server.appToken)")
+        #expect(((listed.1 as? [String: Any])?["data"] as? [Any])?.isEmpty == true)
+        #expect(WebhookReceiverTests.received(out).isEmpty)
+    }
+
+    @Test func anAllowedNetworkWithoutTheCAFileRefusesAPrivateCAsReceiverAndNamesTheSetting() async throws {
+        let certificates = try CLITrustTests.Certificates.make()
+        defer { certificates.scratch.remove() }
+        let out = certificates.scratch.path + "/received.jsonl"
+        let server = try await Production.start(outbound: "outbound:\n  allowed_networks: 127.0.0.0/8\n")
+        defer { server.stop() }
+        let (receiver, callback) = try await Self.startHTTPSReceiver(
+            secret: server.secret, out: out, certificates: certificates)
+        defer { receiver.terminate() }
+        let refused = try await server.subscribe("permissions", "connected", callback: callback)
+        #expect(refused.0 == 400)
+        #expect(
+            Self.message(refused)
+                == "(#2200) callback verification failed: the callback's TLS certificate is not trusted (a receiver "
+                + "whose certificate a private CA issued needs that CA in outbound.ca_file)")
+        #expect(WebhookReceiverTests.received(out).isEmpty)
+    }
+}
