@@ -40,7 +40,52 @@ struct BenchReferenceCommand: AsyncParsableCommand, ExecutableCommand {
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Benchmark probes for scripts/bench.",
-        subcommands: [CommitRate.self, Pipeline.self, Emulator.self])
+        subcommands: [CommitRate.self, Pipeline.self, Emulator.self, CallerRow.self])
+
+    /// `gatehouse bench caller-row`: the cold `/me`'s caller row, by position and by name (``CallerRowProbe``).
+    struct CallerRow: AsyncParsableCommand, ExecutableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "caller-row",
+            abstract:
+                "Time the cold /me's database read (token, app, person, grant, app-scoped id) through the server's "
+                + "store, decoded by position and by name. Use a throwaway database: the probe seeds people into it. "
+                + "Prints one line a row: CPU µs, wall µs, reads, name."
+        )
+
+        @Option(
+            help: "postgres://… URL or a SQLite file path; a SQLite file must not exist yet and is deleted afterwards.")
+        var database: String
+        @Option(help: "People (and tokens) seeded.") var callers = 1000
+        @Option(help: "Reads of each variant.") var iterations = 20000
+
+        func execute() async throws {
+            let location: DatabaseLocation
+            do {
+                location = try DatabaseLocation(parsing: database)
+            } catch StorageError.unavailable(let message) {
+                throw fail(message)
+            }
+            if case .sqlite(let path) = location, FileManager.default.fileExists(atPath: path) {
+                throw fail("\(path) exists: the caller-row probe wants a throwaway SQLite file")
+            }
+            var logger = Logger(label: "gatehouse.bench")
+            logger.logLevel = .warning
+            let probe = CallerRowProbe(location: location, callers: callers, iterations: iterations, logger: logger)
+            let rows: [CallerRowProbe.Row]
+            do {
+                rows = try await probe.run()
+            } catch StorageError.unavailable(let message) {
+                throw fail(message)
+            }
+            if case .sqlite(let path) = location {
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            }
+            for row in rows {
+                print(
+                    String(format: "%8.2f %8.2f %d %@", row.cpuMicroseconds, row.wallMicroseconds, row.reads, row.name))
+            }
+        }
+    }
 
     /// `gatehouse bench commit-rate`: one-row commits per second through the server's storage settings.
     struct CommitRate: AsyncParsableCommand, ExecutableCommand {

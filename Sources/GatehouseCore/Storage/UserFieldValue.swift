@@ -105,12 +105,13 @@ package final class UserFieldValue: Sendable {
         }
     }
 
-    /// Sets the field from its stored column values (`column` looks one up by name).
+    /// Sets the field from its stored column values (`column` reads one by name, each once, in `columns`' order).
     package func load(into user: inout UserRecord, _ column: (String) throws -> String?) rethrows {
         switch kind {
         case .text(let path, let c, _): user[keyPath: path] = try column(c)
         case .place(let path, let id, let name):
-            user[keyPath: path] = try column(id).map { Place(id: $0, name: try column(name) ?? "") }
+            let placeID = try column(id), placeName = try column(name)
+            user[keyPath: path] = placeID.map { Place(id: $0, name: placeName ?? "") }
         case .derived, .edge: break
         }
     }

@@ -112,19 +112,24 @@ package struct SQLAppStore: AppStore {
     }
 
     package static func decode(_ row: any SQLRow) throws -> AppRecord {
-        let r = RowReader(row)
+        var r = SQLColumnLayout(columns).cursor(SQLNamedCells(row, names: columns))
+        return try decode(&r)
+    }
+
+    /// Reads `columns` in their order (``SQLRowCursor`` checks each name against the list).
+    package static func decode(_ r: inout SQLRowCursor<some SQLRowCells>) throws -> AppRecord {
+        let id = try r.string("id"), secret = try r.string("secret"), clientToken = try r.string("client_token")
+        let name = try r.string("name"), redirectURIs = try r.list("redirect_uris")
+        let requireAppSecret = try r.bool("require_app_secret")
+        let approvedPermissions = try r.list("approved_permissions")
+        let deauthorizeCallbackURL = try r.optionalString("deauthorize_callback_url")
+        let dataDeletionCallbackURL = try r.optionalString("data_deletion_callback_url")
+        let createdAt = try r.date("created_at")
         return AppRecord(
-            id: try r.string("id"),
-            secret: try r.string("secret"),
-            clientToken: try r.string("client_token"),
-            name: try r.string("name"),
-            redirectURIs: try r.list("redirect_uris"),
-            requireAppSecret: try r.bool("require_app_secret"),
-            requirePKCE: try r.bool("require_pkce"),
-            approvedPermissions: try r.list("approved_permissions"),
-            deauthorizeCallbackURL: try r.optionalString("deauthorize_callback_url"),
-            dataDeletionCallbackURL: try r.optionalString("data_deletion_callback_url"),
-            createdAt: try r.date("created_at"),
+            id: id, secret: secret, clientToken: clientToken, name: name, redirectURIs: redirectURIs,
+            requireAppSecret: requireAppSecret, requirePKCE: try r.bool("require_pkce"),
+            approvedPermissions: approvedPermissions, deauthorizeCallbackURL: deauthorizeCallbackURL,
+            dataDeletionCallbackURL: dataDeletionCallbackURL, createdAt: createdAt,
             jsSDKDomains: try r.list("js_sdk_domains")
         )
     }

@@ -11,17 +11,26 @@ package struct SQLCallerRecordStore: CallerRecordStore {
         self.context = SQLStoreContext(db: database, errors: errors)
     }
 
-    /// The select list, every column aliased with its table's prefix (`t_`, `a_`, `u_`, `g_`, `s_`). The
-    /// picture's bytes are not read: `u_picture` is NULL and `u_has_picture` says whether there is one.
-    package static let selectList: String = {
-        var columns = SQLTokenStore.columns.map { "t.\($0) AS t_\($0)" }
-        columns += SQLAppStore.columns.map { "a.\($0) AS a_\($0)" }
-        columns += SQLUserStore.columns.map { $0 == "picture" ? "NULL AS u_picture" : "u.\($0) AS u_\($0)" }
-        columns.append("CASE WHEN u.picture IS NULL THEN 0 ELSE 1 END AS u_has_picture")
-        columns += SQLGrantStore.columns.map { "g.\($0) AS g_\($0)" }
-        columns.append("s.scoped_id AS s_scoped_id")
-        return columns.joined(separator: ", ")
+    /// The row's columns in SELECT order, each store's list in turn, every column aliased with its table's
+    /// prefix (`t_`, `a_`, `u_`, `g_`, `s_`). The picture's bytes are not read: `u_picture` is NULL and
+    /// `u_has_picture` says whether there is one. The select list and the layout the decoders read are both
+    /// built from it, so a column added to a store's list is selected and read at the same position.
+    private static let selected: [(expression: String, alias: String, name: String)] = {
+        func table(_ prefix: String, _ columns: [String]) -> [(expression: String, alias: String, name: String)] {
+            columns.map { ("\(prefix).\($0)", "\(prefix)_\($0)", $0) }
+        }
+        var columns = table("t", SQLTokenStore.columns) + table("a", SQLAppStore.columns)
+        columns += table("u", SQLUserStore.columns).map { $0.name == "picture" ? ("NULL", $0.alias, $0.name) : $0 }
+        columns.append(("CASE WHEN u.picture IS NULL THEN 0 ELSE 1 END", "u_has_picture", "has_picture"))
+        columns += table("g", SQLGrantStore.columns)
+        columns.append(("s.scoped_id", "s_scoped_id", "scoped_id"))
+        return columns
     }()
+
+    package static let selectList = selected.map { "\($0.expression) AS \($0.alias)" }.joined(separator: ", ")
+
+    /// What the row calls each column and what the decoders read there (``SQLRowCursor``).
+    package static let layout = SQLColumnLayout(selected: selected.map(\.alias), names: selected.map(\.name))
 
     package func callerRecords(tokenHash: String) async throws -> CallerRecords? {
         try await context.run {
@@ -36,7 +45,7 @@ package struct SQLCallerRecordStore: CallerRecordStore {
 
     /// Every cache miss runs it, so its text is kept (``SQLStatementText``): no serializing, and the SQLite
     /// router reads its kind instead of searching the text.
-    fileprivate static let query = SQLStatementText(binds: 1, preparedAs: Query.self) { _ in
+    package static let query = SQLStatementText(binds: 1, preparedAs: Query.self) { _ in
         let query: SQLQueryString = """
             SELECT \(unsafeRaw: selectList) FROM tokens t \
             LEFT JOIN apps a ON a.id = t.app_id \
@@ -48,13 +57,24 @@ package struct SQLCallerRecordStore: CallerRecordStore {
         return query
     }
 
+    /// Reads the row by position where the driver offers it (SQLite's kept statement, PostgreSQL's prepared
+    /// one), else by the layout's names; one decoder either way.
     package static func decode(_ row: any SQLRow) throws -> CallerRecords {
-        let token = try SQLTokenStore.decode(PrefixedRow(row, "t_"))
-        let app = try row.decodeNil(column: "a_id") ? nil : try SQLAppStore.decode(PrefixedRow(row, "a_"))
-        var user = try row.decodeNil(column: "u_id") ? nil : try SQLUserStore.decode(PrefixedRow(row, "u_"))
-        if user != nil, try row.decode(column: "u_has_picture", as: Int.self) != 0 { user?.picture = Data() }
-        let grant = try row.decodeNil(column: "g_app_id") ? nil : try SQLGrantStore.decode(PrefixedRow(row, "g_"))
-        let scopedID = try row.decode(column: "s_scoped_id", as: String?.self)
+        try decode(cells: row.cells(layout))
+    }
+
+    /// Throws ``SQLColumnOrderError`` when the row's columns are not the layout's, in its order, or a store's
+    /// decoder reads its columns in another order than its list.
+    package static func decode(cells: some SQLRowCells) throws -> CallerRecords {
+        try layout.check(cells)
+        var r = layout.cursor(cells)
+        let token = try SQLTokenStore.decode(&r)
+        let app = try r.skipMissing(SQLAppStore.columns) ? nil : try SQLAppStore.decode(&r)
+        var user = try r.skipMissing(SQLUserStore.columns) ? nil : try SQLUserStore.decode(&r)
+        if try r.integer("has_picture") != 0 { user?.picture = Data() }
+        let grant = try r.skipMissing(SQLGrantStore.columns) ? nil : try SQLGrantStore.decode(&r)
+        let scopedID = try r.optionalString("scoped_id")
+        try r.finish()
         return CallerRecords(token: token, app: app, user: user, grant: grant, scopedID: scopedID)
     }
 }

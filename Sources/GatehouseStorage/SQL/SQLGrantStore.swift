@@ -114,8 +114,13 @@ package struct SQLGrantStore: GrantStore {
     }
 
     package static func decode(_ row: any SQLRow) throws -> GrantRecord {
-        let r = RowReader(row)
-        return GrantRecord(
+        var r = SQLColumnLayout(columns).cursor(SQLNamedCells(row, names: columns))
+        return try decode(&r)
+    }
+
+    /// Reads `columns` in their order (``SQLRowCursor`` checks each name against the list).
+    package static func decode(_ r: inout SQLRowCursor<some SQLRowCells>) throws -> GrantRecord {
+        GrantRecord(
             appID: try r.string("app_id"),
             userID: try r.string("user_id"),
             granted: try r.list("granted"),

@@ -53,19 +53,19 @@ package struct SQLTokenStore: TokenStore {
     }
 
     /// Idempotent: an already revoked token keeps its first revocation time; unknown ids are ignored.
-    package func revoke(id: String, at: Date) async throws {
+    package func revoke(id: String, at: Date) async throws -> [TokenRecord] {
         try await revoke(at: at) { $0.where("id", .equal, id) }
     }
 
-    package func revokeAll(appID: String, userID: String, at: Date) async throws {
+    package func revokeAll(appID: String, userID: String, at: Date) async throws -> [TokenRecord] {
         try await revoke(at: at) { $0.where("app_id", .equal, appID).where("user_id", .equal, userID) }
     }
 
-    package func revokeAll(userID: String, at: Date) async throws {
+    package func revokeAll(userID: String, at: Date) async throws -> [TokenRecord] {
         try await revoke(at: at) { $0.where("user_id", .equal, userID) }
     }
 
-    package func revokeAll(codeID: String, at: Date) async throws {
+    package func revokeAll(codeID: String, at: Date) async throws -> [TokenRecord] {
         try await revoke(at: at) { $0.where("code_id", .equal, codeID) }
     }
 
@@ -88,12 +88,13 @@ package struct SQLTokenStore: TokenStore {
         }
     }
 
-    private func revoke(at: Date, _ filter: (SQLUpdateBuilder) -> SQLUpdateBuilder) async throws {
+    /// Returns the rows it revoked (`RETURNING`, SQLite 3.35 and PostgreSQL alike), as they are now.
+    private func revoke(at: Date, _ filter: (SQLUpdateBuilder) -> SQLUpdateBuilder) async throws -> [TokenRecord] {
         try await context.run {
             let update = db.update("tokens")
                 .set("revoked_at", to: SQLCodec.seconds(at))
                 .where("revoked_at", .is, SQLLiteral.null)
-            try await filter(update).run()
+            return try await filter(update).returning(Self.columns.map { SQLColumn($0) }).all().map(Self.decode)
         }
     }
 
@@ -106,15 +107,16 @@ package struct SQLTokenStore: TokenStore {
     }
 
     package static func decode(_ row: any SQLRow) throws -> TokenRecord {
-        let r = RowReader(row)
-        let rawKind = try r.string("kind")
-        guard let kind = TokenKind(rawValue: rawKind) else {
-            throw StorageError.unavailable("stored token has an unknown kind")
-        }
-        return TokenRecord(
+        var r = SQLColumnLayout(columns).cursor(SQLNamedCells(row, names: columns))
+        return try decode(&r)
+    }
+
+    /// Reads `columns` in their order (``SQLRowCursor`` checks each name against the list).
+    package static func decode(_ r: inout SQLRowCursor<some SQLRowCells>) throws -> TokenRecord {
+        TokenRecord(
             id: try r.string("id"),
             tokenHash: try r.string("token_hash"),
-            kind: kind,
+            kind: try kind(r.string("kind")),
             appID: try r.string("app_id"),
             userID: try r.optionalString("user_id"),
             issuedAt: try r.date("issued_at"),
@@ -125,6 +127,13 @@ package struct SQLTokenStore: TokenStore {
             authNonce: try r.optionalString("auth_nonce"),
             origin: try r.optionalString("origin")
         )
+    }
+
+    private static func kind(_ raw: String) throws -> TokenKind {
+        guard let kind = TokenKind(rawValue: raw) else {
+            throw StorageError.unavailable("stored token has an unknown kind")
+        }
+        return kind
     }
 }
 

@@ -218,10 +218,18 @@ package struct SQLUserStore: UserStore {
     }
 
     package static func decode(_ row: any SQLRow) throws -> UserRecord {
-        let r = RowReader(row)
+        var r = SQLColumnLayout(columns).cursor(SQLNamedCells(row, names: columns))
+        return try decode(&r)
+    }
+
+    /// Reads `columns` in their order (``SQLRowCursor`` checks each name against the list); `email_key` is
+    /// selected with them but only compared in SQL.
+    package static func decode(_ r: inout SQLRowCursor<some SQLRowCells>) throws -> UserRecord {
+        let id = try r.string("id"), email = try r.string("email")
+        try r.skip("email_key")
         var user = UserRecord(
-            id: try r.string("id"),
-            email: try r.string("email"),
+            id: id,
+            email: email,
             passwordHash: try r.string("password_hash"),
             firstName: try r.string("first_name"),
             lastName: try r.string("last_name"),
@@ -232,7 +240,7 @@ package struct SQLUserStore: UserStore {
             // A value this build does not know (written by a newer one) reads as the strictest state it knows.
             accountState: AccountState(rawValue: try r.string("account_state")) ?? .disabled
         )
-        for field in UserFieldValue.all { try field.load(into: &user, r.optionalString) }
+        for field in UserFieldValue.all { try field.load(into: &user) { try r.optionalString($0) } }
         return user
     }
 }

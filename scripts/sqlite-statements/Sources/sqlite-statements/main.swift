@@ -157,6 +157,27 @@ let keptReads = SQLiteKeptReads(path: path, capacity: 1)
 try await report("Gatehouse SQLiteKeptReads + SQLiteKeptRow, decoded by name (the server's new path)") {
     consume(try keptReads.rows(sql, binds: [nextKey()])?.first.map(decodeByName) ?? [])
 }
+// 3c. Issue 43 items 2-3: the same kept rows read by position (what SQLiteKeptRow's SQLRowCells conformance does
+//     for the caller store's cursor), each value typed from its case instead of found by name and cast.
+func decodeKeptByPosition(_ row: SQLiteKeptRow) -> [Value] {
+    var values: [Value] = []
+    values.reserveCapacity(types.count)
+    for (value, type) in zip(row.values, types) {
+        switch (type, value) {
+        case (_, .null): values.append(type == "T" ? .text(nil) : type == "I" ? .integer(nil) : .real(nil))
+        case ("T", .text(let s)): values.append(.text(s))
+        case ("I", .integer(let n)): values.append(.integer(n))
+        case ("R", .real(let d)): values.append(.real(d))
+        case ("R", .integer(let n)): values.append(.real(Double(n)))
+        case ("B", .blob(let b)): values.append(.blob([UInt8](b)))
+        default: preconditionFailure("column of type \(type) holds \(value)")
+        }
+    }
+    return values
+}
+try await report("Gatehouse SQLiteKeptReads + SQLiteKeptRow, decoded by position (issue 43 items 2-3)") {
+    consume(keptReads.rows(sql, binds: [nextKey()])?.first.map(decodeKeptByPosition) ?? [])
+}
 keptReads.close()
 
 // 4. GRDB: a DatabasePool, the statement kept per connection (cachedStatement), decoded by position.

@@ -1,0 +1,39 @@
+import Foundation
+import PostgresKit
+import SQLKit
+
+/// A prepared statement's row: read by name exactly as PostgresKit's rows are, and by position through
+/// postgres-nio's own decoding (``SQLPositionalRow``), which skips `Decodable` and the lookups by name.
+struct PostgresPreparedRow: SQLPositionalRow {
+    let row: PostgresRow
+    private let named: any SQLRow
+
+    init(_ row: PostgresRow) {
+        self.row = row
+        self.named = row.sql()
+    }
+
+    var cells: any SQLRowCells { PostgresCells(row.makeRandomAccess()) }
+
+    var allColumns: [String] { named.allColumns }
+    func contains(column: String) -> Bool { named.contains(column: column) }
+    func decodeNil(column: String) throws -> Bool { try named.decodeNil(column: column) }
+    func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
+        try named.decode(column: column, as: type)
+    }
+}
+
+/// A row's cells by index, each decoded by postgres-nio's `PostgresDecodable` for the column's own type.
+struct PostgresCells: SQLRowCells {
+    let row: PostgresRandomAccessRow
+
+    init(_ row: PostgresRandomAccessRow) { self.row = row }
+
+    var columnCount: Int { row.count }
+    func columnName(_ index: Int) -> String { row[index].columnName }
+    func isNull(_ index: Int) throws -> Bool { row[index].bytes == nil }
+    func string(_ index: Int) throws -> String? { try row[index].decode(String?.self) }
+    func integer(_ index: Int) throws -> Int64? { try row[index].decode(Int64?.self) }
+    func bool(_ index: Int) throws -> Bool? { try row[index].decode(Bool?.self) }
+    func data(_ index: Int) throws -> Data? { try row[index].decode(Data?.self) }
+}
