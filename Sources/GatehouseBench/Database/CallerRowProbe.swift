@@ -4,6 +4,11 @@ import Foundation
 import Logging
 import SQLKit
 
+// timespec's members come through CoreFoundation in a release build (MemberImportVisibility).
+#if canImport(CoreFoundation)
+import CoreFoundation
+#endif
+
 /// The cold `/me`'s database read, on the server's own storage: the caller's row (token, app, person, grant and
 /// app-scoped id, 58 columns) read through `SQLCallerRecordStore` for tokens no cache has seen (issue 43 items
 /// 2-3), and the same rows decoded by position (the server's path) against by name (SQLKit's `SQLRow`), in one
