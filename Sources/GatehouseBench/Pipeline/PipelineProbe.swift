@@ -120,6 +120,12 @@ package struct PipelineProbe: Sendable {
                 "RequestObservabilityMiddleware",
                 RequestObservabilityMiddleware(metrics: metrics, logger: services.logger)
             ),
+            (
+                "RequestTracingMiddleware with a no-op tracer (left out without --otlp-endpoint)",
+                RequestTracingMiddleware(
+                    tracer: ServerTracing.noOp.tracer, configuration: configuration,
+                    routes: RouteMetricHandles(metrics: metrics))
+            ),
             ("PageErrorMiddleware", PageErrorMiddleware(pages: pages, logger: services.logger)),
             ("AdminGate (left out in development mode)", AdminGate(services: services)),
             ("AuditMiddleware", AuditMiddleware(services: services)),

@@ -20,6 +20,9 @@ package struct ServerTracing: Sendable {
         self.exporter = exporter
     }
 
+    /// A tracer that records nothing: what the request middleware costs by itself (`gatehouse bench pipeline`).
+    package static let noOp = ServerTracing(tracer: NoOpTracer())
+
     /// swift-otel's OTLP/HTTP (protobuf) exporter behind a batch span processor, to
     /// ``TracingConfiguration/tracesURL``, with `service.name` ``TracingConfiguration/serviceName``.
     ///
