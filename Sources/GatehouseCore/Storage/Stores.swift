@@ -90,13 +90,19 @@ package protocol TokenStore: Sendable {
     func insert(_ token: TokenRecord) async throws
     func find(tokenHash: String) async throws -> TokenRecord?
     func setExpiry(id: String, expiresAt: Date?) async throws
-    func revoke(id: String, at: Date) async throws
+    /// The revocations return the tokens they revoked (not those already revoked), so the `token.revoked` events
+    /// name only tokens whose state really changed.
+    @discardableResult
+    func revoke(id: String, at: Date) async throws -> [TokenRecord]
     /// Revokes every live token of one person for one app (app removal).
-    func revokeAll(appID: String, userID: String, at: Date) async throws
+    @discardableResult
+    func revokeAll(appID: String, userID: String, at: Date) async throws -> [TokenRecord]
     /// Revokes every token of a person (password change, account deletion).
-    func revokeAll(userID: String, at: Date) async throws
+    @discardableResult
+    func revokeAll(userID: String, at: Date) async throws -> [TokenRecord]
     /// Revokes every token minted from one authorization code (code replay).
-    func revokeAll(codeID: String, at: Date) async throws
+    @discardableResult
+    func revokeAll(codeID: String, at: Date) async throws -> [TokenRecord]
     /// Live (unrevoked, unexpired at `now`) tokens, newest first; filters are optional.
     func live(appID: String?, userID: String?, now: Date) async throws -> [TokenRecord]
 }

@@ -21,6 +21,16 @@ enum TokenEvents {
         if let expires = token.expiresAt { details["expires_at"] = GatehouseEvent.timeText(expires) }
         await events.record(.tokenIssued, appID: token.appID, personID: token.userID, details)
     }
+
+    /// `token.revoked` for each token in `tokens`; `details` say which revocation (`scope`) ended them.
+    static func revoked(_ tokens: [TokenRecord], to events: any EventRecorder, _ details: [String: String]) async {
+        for token in tokens {
+            var details = details
+            details["token_id"] = token.id
+            details["kind"] = token.kind.rawValue
+            await events.record(.tokenRevoked, appID: token.appID, personID: token.userID, details)
+        }
+    }
 }
 
 /// Announces each token write after it is stored.
@@ -34,21 +44,26 @@ struct EventTokenStore: TokenStore {
     }
     func find(tokenHash: String) async throws -> TokenRecord? { try await base.find(tokenHash: tokenHash) }
     func setExpiry(id: String, expiresAt: Date?) async throws { try await base.setExpiry(id: id, expiresAt: expiresAt) }
-    func revoke(id: String, at: Date) async throws {
-        try await base.revoke(id: id, at: at)
-        await events.record(.tokenRevoked, ["token_id": id, "scope": "token"])
+    func revoke(id: String, at: Date) async throws -> [TokenRecord] {
+        try await announced(try await base.revoke(id: id, at: at), at: at, ["scope": "token"])
     }
-    func revokeAll(appID: String, userID: String, at: Date) async throws {
-        try await base.revokeAll(appID: appID, userID: userID, at: at)
-        await events.record(.tokenRevoked, appID: appID, personID: userID, ["scope": "app_and_person"])
+    func revokeAll(appID: String, userID: String, at: Date) async throws -> [TokenRecord] {
+        try await announced(
+            try await base.revokeAll(appID: appID, userID: userID, at: at), at: at, ["scope": "app_and_person"])
     }
-    func revokeAll(userID: String, at: Date) async throws {
-        try await base.revokeAll(userID: userID, at: at)
-        await events.record(.tokenRevoked, personID: userID, ["scope": "person"])
+    func revokeAll(userID: String, at: Date) async throws -> [TokenRecord] {
+        try await announced(try await base.revokeAll(userID: userID, at: at), at: at, ["scope": "person"])
     }
-    func revokeAll(codeID: String, at: Date) async throws {
-        try await base.revokeAll(codeID: codeID, at: at)
-        await events.record(.tokenRevoked, ["scope": "code_family", "code_id": codeID])
+    func revokeAll(codeID: String, at: Date) async throws -> [TokenRecord] {
+        try await announced(
+            try await base.revokeAll(codeID: codeID, at: at), at: at, ["scope": "code_family", "code_id": codeID])
+    }
+
+    /// One `token.revoked` per token this revocation ended: none when nothing was live (a person with no token, a
+    /// token already revoked); a token whose expiry had passed was already announced by `token.expired`.
+    private func announced(_ revoked: [TokenRecord], at: Date, _ details: [String: String]) async -> [TokenRecord] {
+        await TokenEvents.revoked(revoked.filter { $0.expiresAt.map { $0 > at } ?? true }, to: events, details)
+        return revoked
     }
     func live(appID: String?, userID: String?, now: Date) async throws -> [TokenRecord] {
         try await base.live(appID: appID, userID: userID, now: now)
@@ -95,12 +110,16 @@ private struct StoredTokens: TokenStore {
     }
     func find(tokenHash: String) async throws -> TokenRecord? { try await base.find(tokenHash: tokenHash) }
     func setExpiry(id: String, expiresAt: Date?) async throws { try await base.setExpiry(id: id, expiresAt: expiresAt) }
-    func revoke(id: String, at: Date) async throws { try await base.revoke(id: id, at: at) }
-    func revokeAll(appID: String, userID: String, at: Date) async throws {
+    func revoke(id: String, at: Date) async throws -> [TokenRecord] { try await base.revoke(id: id, at: at) }
+    func revokeAll(appID: String, userID: String, at: Date) async throws -> [TokenRecord] {
         try await base.revokeAll(appID: appID, userID: userID, at: at)
     }
-    func revokeAll(userID: String, at: Date) async throws { try await base.revokeAll(userID: userID, at: at) }
-    func revokeAll(codeID: String, at: Date) async throws { try await base.revokeAll(codeID: codeID, at: at) }
+    func revokeAll(userID: String, at: Date) async throws -> [TokenRecord] {
+        try await base.revokeAll(userID: userID, at: at)
+    }
+    func revokeAll(codeID: String, at: Date) async throws -> [TokenRecord] {
+        try await base.revokeAll(codeID: codeID, at: at)
+    }
     func live(appID: String?, userID: String?, now: Date) async throws -> [TokenRecord] {
         try await base.live(appID: appID, userID: userID, now: now)
     }

@@ -14,19 +14,43 @@ package struct SQLEventStore: EventStore {
     private var db: any SQLDatabase { context.db }
     static let columns = ["seq", "id", "type", "time", "app_id", "person_id", "node", "details"]
 
+    /// PostgreSQL advisory lock that event inserts take in turn ("GHEVENTS"; any constant does).
+    package static let appendLockKey: Int64 = 0x4748_4556_454E_5453
+
+    /// The sequence number is taken and committed in turn, so a reader that sees an event sees every event with a
+    /// lower number, and a follower's cursor never passes one that commits late.
+    ///
+    /// On PostgreSQL the insert takes a transaction-scoped advisory lock before `seq`'s `nextval`, in the same
+    /// statement: a second insert waits until the first has committed (PostgreSQL makes a commit visible before it
+    /// releases its locks), so numbers become visible in their order. Without it, an insert that drew 41 could
+    /// commit after one that drew 42, and a reader that had seen 42 would never list 41. The lock is held for one
+    /// single-row insert and its commit; it is per database (other databases on the cluster do not wait).
+    /// SQLite needs no lock: it has one writer at a time, so a number is committed before the next is drawn.
     package func append(_ event: GatehouseEvent, deliveries: [EventDeliveryRecord]) async throws -> GatehouseEvent? {
         let details = String(decoding: try JSONEncoder.sorted.encode(event.details), as: UTF8.self)
         return try await context.run {
             // A second event with the same id (two nodes sweeping the same expired token) is dropped here.
-            guard
-                let row = try await db.insert(into: "events")
+            let inserted: (any SQLRow)?
+            if db.dialect.name == "postgresql" {
+                inserted = try await db.raw(
+                    """
+                    WITH turn AS (SELECT pg_advisory_xact_lock(\(bind: Self.appendLockKey))) \
+                    INSERT INTO events (id, type, time, app_id, person_id, node, details) \
+                    SELECT \(bind: event.id), \(bind: event.type.rawValue), \(bind: SQLCodec.seconds(event.time)), \
+                    \(bind: event.appID), \(bind: event.personID), \(bind: event.node), \(bind: details) FROM turn \
+                    ON CONFLICT (id) DO NOTHING RETURNING seq
+                    """
+                ).first()
+            } else {
+                inserted = try await db.insert(into: "events")
                     .columns("id", "type", "time", "app_id", "person_id", "node", "details")
                     .values(
                         event.id, event.type.rawValue, SQLCodec.seconds(event.time), event.appID, event.personID,
                         event.node, details
                     )
                     .ignoringConflicts(with: ["id"]).returning("seq").first()
-            else { return nil }
+            }
+            guard let row = inserted else { return nil }
             var stored = event
             stored.sequence = try row.decode(column: "seq", as: Int64.self)
             if !deliveries.isEmpty {

@@ -15,10 +15,10 @@ import HTTPTypes
         func insert(_ token: TokenRecord) async throws { throw fail() }
         func find(tokenHash: String) async throws -> TokenRecord? { throw fail() }
         func setExpiry(id: String, expiresAt: Date?) async throws { throw fail() }
-        func revoke(id: String, at: Date) async throws { throw fail() }
-        func revokeAll(appID: String, userID: String, at: Date) async throws { throw fail() }
-        func revokeAll(userID: String, at: Date) async throws { throw fail() }
-        func revokeAll(codeID: String, at: Date) async throws { throw fail() }
+        func revoke(id: String, at: Date) async throws -> [TokenRecord] { throw fail() }
+        func revokeAll(appID: String, userID: String, at: Date) async throws -> [TokenRecord] { throw fail() }
+        func revokeAll(userID: String, at: Date) async throws -> [TokenRecord] { throw fail() }
+        func revokeAll(codeID: String, at: Date) async throws -> [TokenRecord] { throw fail() }
         func live(appID: String?, userID: String?, now: Date) async throws -> [TokenRecord] { throw fail() }
     }
 

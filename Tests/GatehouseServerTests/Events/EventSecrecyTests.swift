@@ -87,7 +87,10 @@ import Testing
             }
             let failed = try #require(events.first { $0.type == .loginFailed })
             #expect(failed.personID == server.alice.id)
-            #expect(failed.details == ["reason": "the email or password was wrong", "step": "password"])
+            #expect(
+                failed.details == [
+                    "account": "person", "reason": "the email or password was wrong", "step": "password",
+                ])
             #expect(events.first { $0.type == .twoFactorUsed }?.details == ["method": "login_code"])
             #expect(events.first { $0.type == .consentGranted }?.details["granted"]?.contains("email") == true)
             #expect(events.first { $0.type == .codeReplayed }?.appID == server.app.id)

@@ -67,22 +67,22 @@ package struct CachingTokenStore: TokenStore {
         try await changing(.token(id: id)) { try await base.setExpiry(id: id, expiresAt: expiresAt) }
     }
 
-    package func revoke(id: String, at: Date) async throws {
-        try await changing(.token(id: id)) { try await base.revoke(id: id, at: at) }
+    package func revoke(id: String, at: Date) async throws -> [TokenRecord] {
+        try await revoking(.token(id: id)) { try await base.revoke(id: id, at: at) }
     }
 
-    package func revokeAll(appID: String, userID: String, at: Date) async throws {
-        try await changing(.appUser(appID: appID, userID: userID)) {
+    package func revokeAll(appID: String, userID: String, at: Date) async throws -> [TokenRecord] {
+        try await revoking(.appUser(appID: appID, userID: userID)) {
             try await base.revokeAll(appID: appID, userID: userID, at: at)
         }
     }
 
-    package func revokeAll(userID: String, at: Date) async throws {
-        try await changing(.user(id: userID)) { try await base.revokeAll(userID: userID, at: at) }
+    package func revokeAll(userID: String, at: Date) async throws -> [TokenRecord] {
+        try await revoking(.user(id: userID)) { try await base.revokeAll(userID: userID, at: at) }
     }
 
-    package func revokeAll(codeID: String, at: Date) async throws {
-        try await changing(.code(id: codeID)) { try await base.revokeAll(codeID: codeID, at: at) }
+    package func revokeAll(codeID: String, at: Date) async throws -> [TokenRecord] {
+        try await revoking(.code(id: codeID)) { try await base.revokeAll(codeID: codeID, at: at) }
     }
 
     package func live(appID: String?, userID: String?, now: Date) async throws -> [TokenRecord] {
@@ -91,5 +91,13 @@ package struct CachingTokenStore: TokenStore {
 
     private func changing(_ event: TokenInvalidation, _ write: () async throws -> Void) async throws {
         try await invalidating(event, local: NodeCaches([cache, others]), publisher: publisher, write)
+    }
+
+    private func revoking(
+        _ event: TokenInvalidation, _ write: () async throws -> [TokenRecord]
+    ) async throws -> [TokenRecord] {
+        var revoked: [TokenRecord] = []
+        try await changing(event) { revoked = try await write() }
+        return revoked
     }
 }

@@ -57,6 +57,7 @@ struct AdminLoginController: Sendable {
             admin = account
         }
         let cookie = try await admins.startSession(adminID: admin.id)
+        await services.loginEvents.succeeded(.admin, id: admin.id)
         services.logger.notice("console login", metadata: ["admin": "\(admin.id)"])
         services.metrics.login(.success, console: true)
         return PageRenderer.seeOther(next, cookies: [cookie])

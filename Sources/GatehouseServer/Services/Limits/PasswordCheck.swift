@@ -63,24 +63,38 @@ struct PasswordCheck: Sendable {
             reason = JournalExplanation.loginToDeletedAccount(at: gone.deletedAt)
             JournalNote.current?.explain(reason)
         }
-        switch outcome {
-        case .accepted: break
-        case .refused:
-            // The account the address names, if any: an operator watches for one person's failures.
-            let person = email.isEmpty ? nil : try? await services.storage.users.find(email: email)
-            await services.events.record(.loginFailed, personID: person?.id, ["reason": reason, "step": "password"])
-        case .throttled(let seconds, _):
-            await services.events.record(
-                .loginFailed,
-                ["reason": "too many failed password attempts; retry after \(seconds) s", "step": "password"])
+        // The account the address names, if any: an operator watches for one person's failures.
+        await announce(outcome, as: .person, refusedBecause: reason) {
+            email.isEmpty ? nil : try? await services.storage.users.find(email: email)?.id
         }
         return outcome
     }
 
     /// Checks a console administrator's email and password.
     func admin(email: String, password: String, ip: String?) async throws -> Outcome<AdminAccountRecord> {
-        try await authenticate(
+        let outcome = try await authenticate(
             email: email, password: password, ip: ip, find: services.storage.admins.find(email:), hash: \.passwordHash)
+        await announce(outcome, as: .admin, refusedBecause: "the email or password was wrong") {
+            email.isEmpty ? nil : try? await services.storage.admins.find(email: email)?.id
+        }
+        return outcome
+    }
+
+    /// A refused or throttled password is a `login.failed` at step `password` (``LoginEvents``); an accepted one
+    /// is announced when its session starts.
+    private func announce<Account>(
+        _ outcome: Outcome<Account>, as account: LoginEvents.Account, refusedBecause reason: String,
+        named: () async -> String?
+    ) async {
+        switch outcome {
+        case .accepted: break
+        case .refused:
+            await services.loginEvents.failed(account, id: await named(), step: "password", reason: reason)
+        case .throttled(let seconds, _):
+            await services.loginEvents.failed(
+                account, id: nil, step: "password",
+                reason: "too many failed password attempts; retry after \(seconds) s")
+        }
     }
 
     private func authenticate<Account: Sendable>(

@@ -56,7 +56,7 @@ struct AccountGate: Sendable {
             let reason = "\(user.fullName)'s account is disabled: the login is refused (tokens answer 190/465)"
             JournalNote.current?.explain(reason)
             services.metrics.login(.failure)
-            await services.events.record(.loginFailed, personID: user.id, ["reason": reason, "step": "account_state"])
+            await services.loginEvents.failed(.person, id: user.id, step: "account_state", reason: reason)
             return .page(page(for: user, next: next, request: request, cookies: []))
         case .checkpointed, .unconfirmed:
             JournalNote.current?.explain(
@@ -219,7 +219,7 @@ struct AccountGate: Sendable {
             try await services.storage.sessions.delete(id: old.0.id)
         }
         let (session, cookie) = try await sessions.start(userID: user.id)
-        await services.events.record(.loginSucceeded, personID: user.id)
+        await services.loginEvents.succeeded(.person, id: user.id)
         return PageRenderer.seeOther(DialogReturn.afterLogin(next, session: session), cookies: [cookie] + cookies)
     }
 

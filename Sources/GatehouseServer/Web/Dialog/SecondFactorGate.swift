@@ -103,9 +103,8 @@ struct SecondFactorGate: Sendable {
             JournalNote.current?.explain("login code refused: \(refusal.explanation)")
             services.logger.info("login code refused", metadata: ["user": "\(user.id)", "reason": "\(refusal)"])
             services.metrics.login(refusal == .throttled ? .limited : .failure)
-            await services.events.record(
-                .loginFailed, personID: user.id,
-                ["reason": "login code refused: \(refusal.explanation)", "step": "login_code"])
+            await services.loginEvents.failed(
+                .person, id: user.id, step: "login_code", reason: "login code refused: \(refusal.explanation)")
             var response = page(
                 user: user, record: record, next: next, error: refusal.message, request: request, cookies: [],
                 status: refusal == .throttled ? .tooManyRequests : .unauthorized)
