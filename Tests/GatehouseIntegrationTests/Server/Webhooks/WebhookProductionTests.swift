@@ -12,34 +12,52 @@ import FoundationNetworking
 /// `outbound.allowed_networks` and gives the private CA that issued their certificates in `outbound.ca_file`. The
 /// receiver written to Facebook's documentation serves HTTPS here with a certificate from a CA made by the test.
 @Suite(.serialized, .tags(.process)) struct WebhookProductionTests {
-    /// A production server whose config file holds `outbound` (nothing when `outbound` is empty), and an app made
-    /// through the admin API with its token.
+    /// `gatehouse serve --mode production` whose config file holds `outbound` (nothing when `outbound` is empty),
+    /// on SQLite in its data folder or on `database`, with an admin token, and an app made through the admin API.
     struct Production {
-        let production: RemoteCLITests.Production
+        let dir: String
+        let server: ServedGatehouse
+        let token: String
         let appID: String
         let secret = "hooks-secret-1"
         var appToken: String { "\(appID)|\(secret)" }
-        var subscriptions: String { "\(production.base)/v27.0/\(appID)/subscriptions" }
-        var admin: String { production.base + "/admin/api/v1" }
+        var subscriptions: String { "\(server.baseURL)/v27.0/\(appID)/subscriptions" }
+        var admin: String { server.baseURL + "/admin/api/v1" }
 
-        static func start(outbound: String) async throws -> Production {
-            let config = try ScratchDirectory.create("outbound")
-            defer { config.remove() }
-            let file = config.path + "/gatehouse.yaml"
+        static func start(outbound: String, database: String? = nil) async throws -> Production {
+            let dir = try CLIProcess.temporaryDirectory()
+            let file = dir + "/gatehouse.yaml"
             try outbound.write(toFile: file, atomically: true, encoding: .utf8)
-            // The config file is read once, at start.
-            let production = try await RemoteCLITests.startProduction(serveOptions: ["--config", file])
-            let made = try await call(
-                "POST", production.base + "/admin/api/v1/apps", token: production.token,
+            let storage = database.map { ["--database", $0] } ?? []
+            let made = try await CLIProcess.run(
+                ["admin", "token", "create", "--name", "hooks", "--json", "--data-dir", dir] + storage)
+            #expect(made.status == 0, "\(made.stderr)")
+            let token = try #require((made.json as? [String: Any])?["token"] as? String)
+            // As RemoteCLITests.startProduction: the banner names the public URL, so the port is picked here.
+            let server = try await ServedGatehouse.start(
+                [
+                    "--mode", "production", "--public-url", "https://login.example.com", "--trusted-proxy",
+                    "127.0.0.1", "--config", file,
+                ] + storage, dataDirectory: .given(dir), port: try FreeTCPPort.find(),
+                environment: ["GATEHOUSE_DATABASE_URL": nil])
+            let app = try await call(
+                "POST", server.baseURL + "/admin/api/v1/apps", token: token,
                 json: #"{"name":"Hooks","secret":"hooks-secret-1","redirect_uris":["https://hooks.example/cb"]}"#)
-            #expect(made.0 == 201)
-            let appID = try #require((made.1 as? [String: Any])?["id"] as? String)
-            return Production(production: production, appID: appID)
+            #expect(app.0 == 201)
+            let appID = try #require((app.1 as? [String: Any])?["id"] as? String)
+            return Production(dir: dir, server: server, token: token, appID: appID)
         }
 
-        func stop() {
-            production.server.stop()
-            try? FileManager.default.removeItem(atPath: production.dir)
+        /// Stops the server and waits for it (its database connections close), then removes its folder.
+        func stop() async {
+            _ = await server.stopAndWait()
+            try? FileManager.default.removeItem(atPath: dir)
+        }
+
+        /// For a `defer` on SQLite, where nothing waits for the server to go.
+        func stopWithoutWaiting() {
+            server.stop()
+            try? FileManager.default.removeItem(atPath: dir)
         }
 
         /// `POST /{app-id}/subscriptions` with the app token.
@@ -56,7 +74,7 @@ import FoundationNetworking
 
         /// An admin API call with the server's read-write token.
         func admin(_ method: String, _ path: String, json: String? = nil) async throws -> (Int, Any?) {
-            try await call(method, admin + path, token: production.token, json: json)
+            try await call(method, admin + path, token: token, json: json)
         }
     }
 
@@ -100,12 +118,34 @@ import FoundationNetworking
         return (receiver, "https://127.0.0.1:\(port)/webhook")
     }
 
-    @Test func anAllowedNetworksReceiverWithAPrivateCAGetsEveryChangeSignedInProduction() async throws {
+    /// On SQLite, and on PostgreSQL (where production mode is the default).
+    @Test(arguments: [false, true])
+    func anAllowedNetworksReceiverWithAPrivateCAGetsEveryChangeSignedInProduction(onPostgreSQL: Bool) async throws {
         let certificates = try CLITrustTests.Certificates.make()
         defer { certificates.scratch.remove() }
-        let server = try await Production.start(
-            outbound: "outbound:\n  allowed_networks: [127.0.0.1/32]\n  ca_file: \(certificates.caPath)\n")
-        defer { server.stop() }
+        let database = onPostgreSQL ? try await PostgresTestDatabase.create() : nil
+        let outbound = "outbound:\n  allowed_networks: [127.0.0.1/32]\n  ca_file: \(certificates.caPath)\n"
+        do {
+            let server = try await Production.start(outbound: outbound, database: database)
+            do {
+                try await Self.everyChangeArrivesSigned(server, certificates: certificates)
+            } catch {
+                await server.stop()
+                throw error
+            }
+            await server.stop()
+        } catch {
+            if let database { try? await PostgresTestDatabase.drop(database) }
+            throw error
+        }
+        if let database { try? await PostgresTestDatabase.drop(database) }
+    }
+
+    /// Subscribes `user` and `permissions` to the HTTPS receiver, makes a person decline then grant email, change
+    /// their address and remove the app through the admin API, and checks what the receiver got.
+    static func everyChangeArrivesSigned(_ server: Production, certificates: CLITrustTests.Certificates)
+        async throws
+    {
         let out = certificates.scratch.path + "/received.jsonl"
         let (receiver, callback) = try await Self.startHTTPSReceiver(
             secret: server.secret, out: out, certificates: certificates)
@@ -186,7 +226,7 @@ import FoundationNetworking
         defer { certificates.scratch.remove() }
         let out = certificates.scratch.path + "/received.jsonl"
         let server = try await Production.start(outbound: "")
-        defer { server.stop() }
+        defer { server.stopWithoutWaiting() }
         let (receiver, callback) = try await Self.startHTTPSReceiver(
             secret: server.secret, out: out, certificates: certificates)
         defer { receiver.terminate() }
@@ -206,7 +246,7 @@ import FoundationNetworking
         defer { certificates.scratch.remove() }
         let out = certificates.scratch.path + "/received.jsonl"
         let server = try await Production.start(outbound: "outbound:\n  allowed_networks: 127.0.0.0/8\n")
-        defer { server.stop() }
+        defer { server.stopWithoutWaiting() }
         let (receiver, callback) = try await Self.startHTTPSReceiver(
             secret: server.secret, out: out, certificates: certificates)
         defer { receiver.terminate() }
