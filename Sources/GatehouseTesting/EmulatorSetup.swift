@@ -15,8 +15,27 @@ extension GatehouseEmulator {
     /// After `.seed`, ``app`` and ``users`` are the new seed's; after `.empty`, they name nothing until the next
     /// `.seed` reset.
     public func reset(to target: ResetTarget = .seed) async throws {
-        try await admin.send("POST", "/state/reset", body: ["to": .string(target.rawValue)])
-        if target == .seed { seed.value = try await Self.findSeed(admin) }
+        let reply = try await admin.send("POST", "/state/reset", body: ["to": .string(target.rawValue)])
+        guard target == .seed else { return }
+        // The answer names the new seed; a server from before it did is asked through the API.
+        if let named = try Self.seed(in: reply?["seed"]) {
+            seed.value = named
+        } else {
+            seed.value = try await Self.findSeed(admin)
+        }
+    }
+
+    /// The development seed as `POST /state/reset {"to":"seed"}` answers it; nil when the answer has none.
+    static func seed(in json: JSONValue?) throws -> (app: TestApp, users: [TestUser])? {
+        guard let json, let users = json["users"]?.arrayValue, json["app"]?["id"] != nil else { return nil }
+        return (
+            try TestApp(json["app"]),
+            users.map {
+                TestUser(
+                    id: $0["id"]?.stringValue ?? "", name: $0["name"]?.stringValue ?? "",
+                    email: $0["email"]?.stringValue ?? "", password: $0["password"]?.stringValue ?? "")
+            }
+        )
     }
 
     /// Wipes the server's state and loads a scenario file instead (see ``applyScenario(_:file:pictures:checkOnly:)``

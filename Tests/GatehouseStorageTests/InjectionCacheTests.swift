@@ -45,7 +45,8 @@ struct InjectionCacheTests {
         func deleteAllInjections() async throws { lock.withLock { rows.removeAll() } }
         func setting(_ name: String) async throws -> String? { nil }
         func setSetting(_ name: String, _ value: String?) async throws {}
-        func eraseAll() async throws { lock.withLock { rows.removeAll() } }
+        func replaceAll(with state: StoredState) async throws { lock.withLock { rows = state.injections } }
+        func insertAll(_ state: StoredState) async throws { lock.withLock { rows += state.injections } }
     }
 
     static func injection(_ id: String, app: String = "A", times: Int? = 1, at offset: TimeInterval = 0)

@@ -247,7 +247,19 @@ package protocol EmulatorStore: Sendable {
     func setting(_ name: String) async throws -> String?
     /// Stores a setting; nil removes it.
     func setSetting(_ name: String, _ value: String?) async throws
+    /// Deletes every app, person, injection and setting (and, by cascade, everything that hangs off them), and the
+    /// signing keys unless `state` keeps them, then writes `state`: one transaction, so the database commits once
+    /// and a reader sees the old state or the new one. Used by the resets and `import`.
+    func replaceAll(with state: StoredState) async throws
+    /// Writes `state` beside what is there, in one transaction (the development seed on a first start).
+    func insertAll(_ state: StoredState) async throws
+}
+
+extension EmulatorStore {
     /// Deletes every app, person, key, injection and setting (and, by cascade, everything that hangs off them).
-    /// Used by `import` to replace the emulator's state.
-    func eraseAll() async throws
+    package func eraseAll() async throws {
+        var nothing = StoredState(createdAt: Date(timeIntervalSince1970: 0))
+        nothing.signingKeys = []
+        try await replaceAll(with: nothing)
+    }
 }

@@ -67,8 +67,13 @@ package struct ClockControl: Sendable {
 
     /// Applies the persisted offset (none stored means real time); called at start-up and after an import.
     package func restore() async throws {
+        restore(offset: try await services.storage.emulator.setting(Self.offsetSetting))
+    }
+
+    /// Applies `offset`, the setting's value as stored (nil: real time), without reading it.
+    package func restore(offset: String?) {
         guard let clock = services.clockControl else { return }
-        let offset = try await services.storage.emulator.setting(Self.offsetSetting).flatMap(Double.init) ?? 0
+        let offset = offset.flatMap(Double.init) ?? 0
         clock.advance(by: offset - clock.currentOffset)
     }
 

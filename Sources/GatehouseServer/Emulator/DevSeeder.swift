@@ -54,16 +54,28 @@ package struct DevSeeder: Sendable {
             seed.server = services.configuration.baseURL
             return seed
         }
+        let (seed, rows) = try await make()
+        try await services.storage.emulator.insertAll(rows)
+        return seed
+    }
+
+    /// Replaces the whole state with a new seed (`POST /admin/api/v1/state/reset {"to":"seed"}`): one transaction.
+    package func reseed() async throws -> DevSeed {
+        let (seed, rows) = try await make()
+        try await StateTransfer(services: services).replace(with: rows)
+        return seed
+    }
+
+    /// A new seed and its rows, written by neither: the app, the people and their friendships go to the database
+    /// together.
+    func make() async throws -> (DevSeed, StoredState) {
         let accounts = services.accounts
         let base = services.configuration.baseURL
-        let created = try await accounts.createApp(
+        var app = try accounts.newApp(
             name: "Gatehouse Demo", redirectURIs: [base + "/dev/callback", "http://127.0.0.1/callback"])
         // The demo app opts in to plain tokens at its URL scheme, so SDK experiments with response_type=token work.
-        var optedIn = created
-        optedIn.redirectURIs.append("fb\(created.id)://authorize/")
-        try await services.storage.apps.update(optedIn)
-        let app = optedIn
-        // bcrypt is slow, so the passwords are hashed side by side; the people are then created one by one, in
+        app.redirectURIs.append("fb\(app.id)://authorize/")
+        // bcrypt is slow, so the passwords are hashed side by side; the people are then made one by one, in
         // order, so ids and rows come out the same on every run with a seeded random source.
         let passwords = Self.people.map { "\($0.first.lowercased())-gatehouse" }
         let hashes = try await withThrowingTaskGroup(of: (Int, String).self) { group in
@@ -74,6 +86,8 @@ package struct DevSeeder: Sendable {
             for try await (i, hash) in group { made[i] = hash }
             return made
         }
+        var rows = StoredState(createdAt: services.clock.now())
+        rows.apps = [app]
         var users: [DevSeed.User] = []
         for (i, p) in Self.people.enumerated() {
             var new = NewUser(
@@ -81,21 +95,19 @@ package struct DevSeeder: Sendable {
                 lastName: p.last,
                 birthday: p.birthday, gender: p.gender, testUserOfAppID: app.id)
             new.passwordHash = hashes[i]
-            let user = try await accounts.createUser(new)
+            let user = try await accounts.newUser(new, knownApps: [app.id])
+            rows.users.append(user)
             users.append(DevSeed.User(id: user.id, name: user.fullName, email: user.email, password: passwords[i]))
         }
-        let now = services.clock.now()
         for i in users.indices {
-            for j in users.indices where j > i {
-                try await services.storage.friendships.befriend(users[i].id, users[j].id, at: now)
-            }
+            for j in users.indices where j > i { rows.friendships.append((users[i].id, users[j].id)) }
         }
         let seed = DevSeed(
             app: .init(
                 id: app.id, name: app.name, secret: app.secret, clientToken: app.clientToken,
                 redirectURIs: app.redirectURIs),
             users: users, dialogURL: dialogURL(appID: app.id), server: base)
-        return seed
+        return (seed, rows)
     }
 
     /// Writes `seed` to `dev-seed.json` (owner-only), replacing any earlier file in one step, so a reader never

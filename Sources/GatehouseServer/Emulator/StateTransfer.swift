@@ -27,8 +27,8 @@ package struct EmulatorState: Codable, Sendable {
     package var posts: [PostRecord]?
     package var appRequests: [AppRequestRecord]?
 
-    package struct Role: Codable, Sendable, Equatable { public var appID, userID: String; public var role: AppRole }
-    package struct ScopedID: Codable, Sendable, Equatable { public var appID, userID, scopedID: String }
+    package typealias Role = StoredState.Role
+    package typealias ScopedID = StoredState.ScopedID
 
     /// Keys as the records name them (camelCase), dates as unix seconds, binary data (pictures) as base64.
     /// Key conversion is deliberately off: `.convertToSnakeCase` does not round-trip names like `redirectURIs`.
@@ -116,37 +116,18 @@ package struct StateTransfer: Sendable {
         return state
     }
 
-    /// Replaces everything with `state`. Restart-free: the running server uses the new data at once.
+    /// Replaces everything with `state`, in one transaction. Restart-free: the running server uses the new data at
+    /// once.
     package func replace(with state: EmulatorState) async throws {
-        let storage = services.storage
-        // Keys without a private half (the default export) cannot sign: keep this server's own keys instead.
-        let importedKeys = state.signingKeys.filter { !$0.privateKeyPEM.isEmpty }
-        let keptKeys = importedKeys.isEmpty ? try await storage.signingKeys.all() : []
-        try await storage.emulator.eraseAll()
-        for app in state.apps { try await storage.apps.create(app) }
-        for user in state.users { try await storage.users.create(user) }
-        for role in state.roles {
-            try await storage.apps.setRole(appID: role.appID, userID: role.userID, role: role.role)
-        }
-        for id in state.scopedIDs {
-            try await storage.users.assignScopedID(appID: id.appID, userID: id.userID, scopedID: id.scopedID)
-        }
-        for pair in state.friendships where pair.count == 2 {
-            try await storage.friendships.befriend(pair[0], pair[1], at: state.exportedAt)
-        }
-        for grant in state.grants { try await storage.grants.save(grant) }
-        for var token in state.tokens {
-            token.codeID = nil  // codes are not exported
-            try await storage.tokens.insert(token)
-        }
-        for key in importedKeys + keptKeys { try await storage.signingKeys.insert(key) }
-        for injection in state.injectedErrors { try await storage.emulator.insertInjection(injection) }
-        for post in state.posts ?? [] { try await storage.posts.insert(post) }
-        for request in state.appRequests ?? [] { try await storage.requests.insert([request]) }
-        try await storage.emulator.setSetting(ClockControl.offsetSetting, state.clockOffsetSeconds.map(String.init))
-        try await ClockControl(services: services).restore()
+        try await replace(with: state.stored(at: services.clock.now()))
         services.logger.info(
             "state imported", metadata: ["apps": "\(state.apps.count)", "users": "\(state.users.count)"])
+    }
+
+    /// Replaces everything with `stored` (one transaction), then sets the clock to its offset.
+    package func replace(with stored: StoredState) async throws {
+        try await services.storage.emulator.replaceAll(with: stored)
+        ClockControl(services: services).restore(offset: stored.settings[ClockControl.offsetSetting])
     }
 
     private static func describe(_ error: DecodingError) -> String {
@@ -160,5 +141,31 @@ package struct StateTransfer: Sendable {
                 ? "not valid JSON" : "bad value at \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\""
         @unknown default: "unreadable"
         }
+    }
+}
+
+extension EmulatorState {
+    /// The rows to write for this export. Keys without a private half (the default export) cannot sign, so then
+    /// the server keeps its own; codes are not exported, so no token points at one.
+    func stored(at now: Date) -> StoredState {
+        var stored = StoredState(createdAt: now)
+        stored.apps = apps
+        stored.users = users
+        stored.roles = roles
+        stored.scopedIDs = scopedIDs
+        stored.friendships = friendships.filter { $0.count == 2 }.map { ($0[0], $0[1]) }
+        stored.grants = grants
+        stored.tokens = tokens.map { token in
+            var token = token
+            token.codeID = nil
+            return token
+        }
+        let importedKeys = signingKeys.filter { !$0.privateKeyPEM.isEmpty }
+        stored.signingKeys = importedKeys.isEmpty ? nil : importedKeys
+        stored.injections = injectedErrors
+        stored.posts = posts ?? []
+        stored.appRequests = appRequests ?? []
+        if let clockOffsetSeconds { stored.settings[ClockControl.offsetSetting] = String(clockOffsetSeconds) }
+        return stored
     }
 }

@@ -68,6 +68,24 @@ package struct AccountService: Sendable {
         secret: String? = nil,
         jsSDKDomains: [String] = []
     ) async throws -> AppRecord {
+        let app = try newApp(
+            name: name, redirectURIs: redirectURIs, requireAppSecret: requireAppSecret, requirePKCE: requirePKCE,
+            approvedPermissions: approvedPermissions, deauthorizeCallbackURL: deauthorizeCallbackURL,
+            dataDeletionCallbackURL: dataDeletionCallbackURL, id: id, secret: secret, jsSDKDomains: jsSDKDomains)
+        try await services.storage.apps.create(app)
+        return app
+    }
+
+    /// The app ``createApp(name:redirectURIs:requireAppSecret:requirePKCE:approvedPermissions:deauthorizeCallbackURL:dataDeletionCallbackURL:id:secret:jsSDKDomains:)``
+    /// would store, checked and with its id and secrets drawn, but not stored (the development seed writes its
+    /// rows together).
+    package func newApp(
+        name: String, redirectURIs: [String], requireAppSecret: Bool = false, requirePKCE: Bool = false,
+        approvedPermissions: [String] = [],
+        deauthorizeCallbackURL: String? = nil, dataDeletionCallbackURL: String? = nil, id: String? = nil,
+        secret: String? = nil,
+        jsSDKDomains: [String] = []
+    ) throws -> AppRecord {
         let name = name.trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty else { throw AccountError("an app needs a name") }
         for uri in redirectURIs where !RedirectURIPolicy.isAcceptableRegistration(uri) {
@@ -83,12 +101,24 @@ package struct AccountService: Sendable {
             requireAppSecret: requireAppSecret, requirePKCE: requirePKCE, approvedPermissions: approvedPermissions,
             deauthorizeCallbackURL: deauthorizeCallbackURL, dataDeletionCallbackURL: dataDeletionCallbackURL,
             createdAt: services.clock.now(), jsSDKDomains: jsSDKDomains)
-        try await services.storage.apps.create(app)
         return app
     }
 
     /// Creates a person with a bcrypt-hashed password.
     package func createUser(_ new: NewUser) async throws -> UserRecord {
+        let user = try await newUser(new)
+        do {
+            try await services.storage.users.create(user)
+        } catch StorageError.conflict {
+            throw AccountError("a user with email \(user.email) already exists")
+        }
+        return user
+    }
+
+    /// The person ``createUser(_:)`` would store, checked, hashed and with an id, but not stored (the development
+    /// seed writes its rows together).
+    /// - Parameter knownApps: the apps a test user may belong to; nil: those in storage.
+    package func newUser(_ new: NewUser, knownApps: Set<String>? = nil) async throws -> UserRecord {
         let email = new.email.trimmingCharacters(in: .whitespaces)
         guard email.contains("@"), email.count <= 254 else {
             throw AccountError("\"\(new.email)\" is not an email address")
@@ -120,18 +150,17 @@ package struct AccountService: Sendable {
             }
             guard picture.count <= 2 << 20 else { throw AccountError("the picture must be at most 2 MiB") }
         }
-        if let appID = new.testUserOfAppID, try await services.storage.apps.find(id: appID) == nil {
-            throw AccountError("no app with id \(appID)")
+        if let appID = new.testUserOfAppID {
+            let known =
+                if let knownApps { knownApps.contains(appID) } else {
+                    try await services.storage.apps.find(id: appID) != nil
+                }
+            guard known else { throw AccountError("no app with id \(appID)") }
         }
         let hash: String
         if let given = new.passwordHash { hash = given } else { hash = try await services.passwords.hash(new.password) }
         user.id = new.id ?? services.random.numericID(digits: 15)
         user.passwordHash = hash
-        do {
-            try await services.storage.users.create(user)
-        } catch StorageError.conflict {
-            throw AccountError("a user with email \(email) already exists")
-        }
         return user
     }
 

@@ -17,14 +17,16 @@ package struct SQLEmulatorStore: EmulatorStore {
 
     package func insertInjection(_ injection: InjectedErrorRecord) async throws {
         try await context.run {
-            try await db.insert(into: "injected_errors").columns(Self.columns)
-                .values(
-                    injection.id, injection.targetKind.rawValue, injection.targetID, Int64(injection.code),
-                    injection.subcode.map(Int64.init), injection.remaining.map(Int64.init),
-                    SQLCodec.seconds(injection.createdAt)
-                )
-                .run()
+            try await db.insert(into: "injected_errors").columns(Self.columns).values(Self.values(injection)).run()
         }
+    }
+
+    package static func values(_ injection: InjectedErrorRecord) -> [any Encodable & Sendable] {
+        [
+            injection.id, injection.targetKind.rawValue, injection.targetID, Int64(injection.code),
+            injection.subcode.map(Int64.init), injection.remaining.map(Int64.init),
+            SQLCodec.seconds(injection.createdAt),
+        ]
     }
 
     package func injections() async throws -> [InjectedErrorRecord] {
@@ -97,15 +99,6 @@ package struct SQLEmulatorStore: EmulatorStore {
             try await db.insert(into: "emulator_settings").columns("name", "value").values(name, value)
                 .onConflict(with: ["name"]) { $0.set(excludedValueOf: "value") }
                 .run()
-        }
-    }
-
-    /// Apps and users cascade to roles, scoped ids, friendships, grants, codes, tokens and sessions.
-    package func eraseAll() async throws {
-        try await context.run {
-            for table in ["injected_errors", "emulator_settings", "signing_keys", "apps", "users"] {
-                try await db.delete(from: table).run()
-            }
         }
     }
 

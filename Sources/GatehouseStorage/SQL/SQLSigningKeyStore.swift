@@ -17,13 +17,15 @@ package struct SQLSigningKeyStore: SigningKeyStore {
 
     package func insert(_ key: SigningKeyRecord) async throws {
         try await context.run(uniqueConflict: { _ in "kid" }) {
-            try await db.insert(into: "signing_keys").columns(Self.columns)
-                .values(
-                    key.kid, key.privateKeyPEM, key.certificatePEM, SQLCodec.seconds(key.createdAt),
-                    SQLCodec.seconds(key.retiredAt), SQLCodec.seconds(key.publishUntil)
-                )
-                .run()
+            try await db.insert(into: "signing_keys").columns(Self.columns).values(Self.values(key)).run()
         }
+    }
+
+    package static func values(_ key: SigningKeyRecord) -> [any Encodable & Sendable] {
+        [
+            key.kid, key.privateKeyPEM, key.certificatePEM, SQLCodec.seconds(key.createdAt),
+            SQLCodec.seconds(key.retiredAt), SQLCodec.seconds(key.publishUntil),
+        ]
     }
 
     package func all() async throws -> [SigningKeyRecord] {

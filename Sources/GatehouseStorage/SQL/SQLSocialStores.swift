@@ -20,14 +20,15 @@ package struct SQLPostStore: PostStore {
 
     package func insert(_ post: PostRecord) async throws {
         try await context.run(uniqueConflict: { _ in "post id" }) {
-            try await db.insert(into: "posts").columns(Self.columns)
-                .values(
-                    post.id, post.appID, post.authorID, post.message, post.link, post.name, post.caption,
-                    post.description,
-                    post.picture, post.audience.rawValue, SQLCodec.seconds(post.createdAt)
-                )
-                .run()
+            try await db.insert(into: "posts").columns(Self.columns).values(Self.values(post)).run()
         }
+    }
+
+    package static func values(_ post: PostRecord) -> [any Encodable & Sendable] {
+        [
+            post.id, post.appID, post.authorID, post.message, post.link, post.name, post.caption, post.description,
+            post.picture, post.audience.rawValue, SQLCodec.seconds(post.createdAt),
+        ]
     }
 
     package func find(id: String) async throws -> PostRecord? {
@@ -89,14 +90,16 @@ package struct SQLAppRequestStore: AppRequestStore {
         guard !requests.isEmpty else { return }
         try await context.run(uniqueConflict: { _ in "request recipient" }) {
             var insert = db.insert(into: "app_requests").columns(Self.columns)
-            for r in requests {
-                insert = insert.values(
-                    r.requestID, r.appID, r.senderID, r.recipientID, r.message, r.data, r.title,
-                    SQLCodec.seconds(r.createdAt),
-                    r.notificationText, SQLCodec.seconds(r.acceptedAt))
-            }
+            for r in requests { insert = insert.values(Self.values(r)) }
             try await insert.run()
         }
+    }
+
+    package static func values(_ r: AppRequestRecord) -> [any Encodable & Sendable] {
+        [
+            r.requestID, r.appID, r.senderID, r.recipientID, r.message, r.data, r.title, SQLCodec.seconds(r.createdAt),
+            r.notificationText, SQLCodec.seconds(r.acceptedAt),
+        ]
     }
 
     package func find(requestID: String, recipientID: String) async throws -> AppRequestRecord? {

@@ -4,8 +4,9 @@ import Foundation
 /// current through the emulator's writes:
 /// - adding, using up, deleting or clearing an injection drops the injection cache here and, through the
 ///   publisher, on every other node;
-/// - `eraseAll()` (used by `import`) drops every cache of the node and of the other nodes: it deletes apps,
-///   people (and by cascade their tokens) and signing keys behind the other decorators' backs.
+/// - `replaceAll(with:)` (the resets and `import`) drops every cache of the node and of the other nodes: it
+///   deletes and writes apps, people (and by cascade their tokens) and signing keys behind the other decorators'
+///   backs.
 ///
 /// Settings pass straight through.
 package struct CachingEmulatorStore: EmulatorStore {
@@ -74,7 +75,12 @@ package struct CachingEmulatorStore: EmulatorStore {
     package func setting(_ name: String) async throws -> String? { try await base.setting(name) }
     package func setSetting(_ name: String, _ value: String?) async throws { try await base.setSetting(name, value) }
 
-    package func eraseAll() async throws {
-        try await invalidating(.all, local: caches, publisher: publisher) { try await base.eraseAll() }
+    package func replaceAll(with state: StoredState) async throws {
+        try await invalidating(.all, local: caches, publisher: publisher) { try await base.replaceAll(with: state) }
+    }
+
+    /// Drops every cache too: `state` may hold signing keys or injections, which are cached whole.
+    package func insertAll(_ state: StoredState) async throws {
+        try await invalidating(.all, local: caches, publisher: publisher) { try await base.insertAll(state) }
     }
 }

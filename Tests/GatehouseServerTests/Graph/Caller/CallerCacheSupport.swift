@@ -150,5 +150,24 @@ struct CallerWrite: Sendable {
         CallerWrite(
             name: "state imported (everything erased)", write: { s, _, _ in try await s.emulator.eraseAll() },
             seen: { r, _ in r.error == .invalidTokenFormat }),
+        CallerWrite(
+            name: "state reset to the same ids with other facts (one transaction)",
+            write: { s, c, now in
+                // The same app, person, grant and token as rows, in one replacement; only the name differs.
+                var state = StoredState(createdAt: now)
+                var user = c.user
+                user.firstName = "Replaced"
+                state.apps = [c.app]
+                state.users = [user]
+                state.grants = [try #require(try await s.grants.find(appID: c.app.id, userID: c.user.id))]
+                state.scopedIDs = try await s.users.scopedIDs(userID: c.user.id).map {
+                    .init(appID: $0.appID, userID: c.user.id, scopedID: $0.scopedID)
+                }
+                var token = c.token
+                token.codeID = nil
+                state.tokens = [token]
+                try await s.emulator.replaceAll(with: state)
+            },
+            seen: { r, _ in r.user?.user.firstName == "Replaced" }),
     ]
 }
