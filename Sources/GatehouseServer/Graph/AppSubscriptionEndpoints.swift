@@ -9,12 +9,7 @@ struct AppSubscriptionEndpoints: Sendable {
     let services: GatehouseServices
 
     func handle(_ call: GraphCall, appID: String, caller: Caller) async throws -> GraphReply {
-        guard case .app(let app) = caller, app.id == appID else {
-            throw GraphFailure(
-                GraphError(
-                    message: "(#15) This method must be called with an app access_token.", type: "OAuthException",
-                    code: 15, explanation: "/{app-id}/subscriptions takes the app's own app token"))
-        }
+        guard case .app(let app) = caller, app.id == appID else { throw GraphFailure(.appTokenRequired) }
         do {
             let subscriptions = try WebhookSubscriptions(services: services)
             switch call.method {

@@ -117,6 +117,7 @@ import Testing
             name: "Other App", redirectURIs: ["https://other.example/cb"])
         let cases: [(uri: String, error: GraphError)] = [
             ("/v21.0/\(server.app.id)/accounts/test-users?access_token=\(alice)", .appTokenRequired),
+            ("/v21.0/\(server.app.id)/subscriptions?access_token=\(alice)", .appTokenRequired),
             (
                 "/v21.0/debug_token?input_token=\(alice)&access_token=\(other.id)%7C\(other.secret)",
                 .inputTokenOfAnotherApp
