@@ -25,6 +25,12 @@ import Testing
         (.post, "123/accounts/test-users", .testUsers(appID: "123")),
         (.get, "123/accounts/test-users/9", .testUsersUnknown),
         (.get, "123/accounts", .object(id: "123", rest: ["accounts"])),
+        (.get, "123/subscriptions", .appSubscriptions(appID: "123")),
+        (.post, "123/subscriptions", .appSubscriptions(appID: "123")),
+        (.delete, "123/subscriptions", .appSubscriptions(appID: "123")),
+        (.get, "me/subscriptions", .appSubscriptions(appID: "me")),
+        (.get, "123/subscriptions/user", .object(id: "123", rest: ["subscriptions", "user"])),
+        (.get, "subscriptions", .object(id: "subscriptions", rest: [])),
         (.get, "me", .object(id: "me", rest: [])),
         (.get, "me/permissions/email", .object(id: "me", rest: ["permissions", "email"])),
         (.get, "1_2", .object(id: "1_2", rest: [])),
@@ -57,7 +63,7 @@ import Testing
         ]
         let guarded: [GraphRoute] = [
             .fql, .fqlREST, .deviceLogin, .deviceLoginStatus, .testUsers(appID: "1"), .testUsersUnknown,
-            .object(id: "me", rest: []),
+            .appSubscriptions(appID: "1"), .object(id: "me", rest: []),
         ]
         #expect(open.allSatisfy { $0.isPublic })
         #expect(!guarded.contains { $0.isPublic })
