@@ -59,6 +59,26 @@ package struct WebhookSubscriptions: Sendable {
         return object
     }
 
+    /// Facebook's error for the first of `fields` that `object` does not have (scenario files check theirs here too).
+    package static func check(fields: [String], of object: WebhookObject) throws {
+        if let bad = fields.first(where: { !object.accepts(field: $0) }) {
+            throw WebhookSubscriptionError.parameter(
+                "\"\(GraphError.echo(bad))\" is not a valid field for object \"\(object.rawValue)\"",
+                "\(bad) is not a field of the \(object.rawValue) object Gatehouse notifies about")
+        }
+    }
+
+    /// Facebook's error for a `callback_url` that is not an http(s) URL with a host. Where it may point (https and
+    /// public addresses in production) is the transport's rule, applied when it is verified.
+    package static func check(callbackURL url: String) throws {
+        guard let parts = URLComponents(string: url), ["http", "https"].contains(parts.scheme?.lowercased() ?? ""),
+            parts.host?.isEmpty == false
+        else {
+            throw WebhookSubscriptionError.parameter(
+                "Param callback_url must be a valid URL", "the callback_url is not an http(s) URL")
+        }
+    }
+
     /// Splits `fields` as Facebook reads it: comma-separated, or a JSON array of names.
     package static func fieldNames(_ text: String?) -> [String] {
         guard let text, !text.isEmpty else { return [] }
@@ -88,17 +108,8 @@ package struct WebhookSubscriptions: Sendable {
             throw WebhookSubscriptionError.parameter(
                 "The parameter fields is required", "a subscription names the fields it wants")
         }
-        if let bad = fields.first(where: { !object.accepts(field: $0) }) {
-            throw WebhookSubscriptionError.parameter(
-                "\"\(GraphError.echo(bad))\" is not a valid field for object \"\(object.rawValue)\"",
-                "\(bad) is not a field of the \(object.rawValue) object Gatehouse notifies about")
-        }
-        guard let parts = URLComponents(string: url), ["http", "https"].contains(parts.scheme?.lowercased() ?? ""),
-            parts.host?.isEmpty == false
-        else {
-            throw WebhookSubscriptionError.parameter(
-                "Param callback_url must be a valid URL", "the callback_url is not an http(s) URL")
-        }
+        try Self.check(fields: fields, of: object)
+        try Self.check(callbackURL: url)
         if existing == nil || existing?.callbackURL != url || existing?.verifyToken != token {
             try await verify(url: url, token: token)
         }

@@ -56,6 +56,8 @@ package struct Scenario: Sendable, Equatable {
         package var roles: [(person: String, role: AppRole)] = []
         package var deauthorizeCallbackURL: String?
         package var dataDeletionCallbackURL: String?
+        /// Webhooks subscriptions, one per object.
+        package var subscriptions: [Subscription] = []
 
         package static func == (a: App, b: App) -> Bool {
             a.key == b.key && a.at == b.at && a.id == b.id && a.name == b.name && a.secret == b.secret
@@ -65,8 +67,22 @@ package struct Scenario: Sendable, Equatable {
                 && a.requireAppSecret == b.requireAppSecret && a.requirePKCE == b.requirePKCE
                 && a.roles.map(\.person) == b.roles.map(\.person) && a.roles.map(\.role) == b.roles.map(\.role)
                 && a.deauthorizeCallbackURL == b.deauthorizeCallbackURL
-                && a.dataDeletionCallbackURL == b.dataDeletionCallbackURL
+                && a.dataDeletionCallbackURL == b.dataDeletionCallbackURL && a.subscriptions == b.subscriptions
         }
+    }
+
+    /// An app's subscription to one Webhooks object, as `POST /{app-id}/subscriptions` would make it.
+    package struct Subscription: Sendable, Equatable {
+        /// Position in the app's list, for `apps.<key>.subscriptions[i]`.
+        package var index: Int
+        package var at: ScenarioLocation
+        package var object: WebhookObject
+        package var callbackURL: String
+        /// The file's field list: the subscription's fields are exactly these.
+        package var fields: [String]
+        package var verifyToken: String
+        /// false: kept without the verification request (development mode only; see docs/WEBHOOKS.md).
+        package var verify = true
     }
 
     /// A person who can log in.

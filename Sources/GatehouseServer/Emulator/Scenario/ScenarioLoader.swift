@@ -40,6 +40,7 @@ package struct ScenarioLoader: Sendable {
             scenario, try await ScenarioSnapshot.read(scenario, services: services), file: file, now: now)
         guard plan.problems.isEmpty else { throw ScenarioErrors(plan.problems) }
         if !dryRun, !plan.changes.isEmpty {
+            try await verifyCallbacks(plan.changes, file: file)
             try await perform(plan.changes, now: now)
             services.logger.info("scenario applied", metadata: ["file": "\(file)", "changes": "\(plan.changes.count)"])
         }
@@ -67,6 +68,7 @@ package struct ScenarioLoader: Sendable {
                     "the database already holds data that differs from \(file) (\(plan.changes.count) difference(s), e.g. \(plan.changes[0])); "
                     + "start with an empty --data-dir, or use `gatehouse scenario apply` against the running server")
         }
+        try await verifyCallbacks(plan.changes, file: file)
         try await perform(plan.changes, now: now)
         services.logger.info("scenario loaded", metadata: ["file": "\(file)", "changes": "\(plan.changes.count)"])
     }
@@ -77,6 +79,27 @@ package struct ScenarioLoader: Sendable {
         let now = services.clock.now()
         guard let offset = scenario.clockOffsetSeconds, let clock = services.clockControl else { return now }
         return now.addingTimeInterval(Double(offset) - clock.currentOffset)
+    }
+
+    /// Sends the verification request of each subscription that needs one (``ScenarioChange/Verification``),
+    /// before anything is written: a callback that does not echo the challenge is a problem at the file's line,
+    /// and the file changes nothing, as for every other problem. A check (`dryRun`) calls no callback.
+    private func verifyCallbacks(_ changes: [ScenarioChange], file: String) async throws {
+        var problems: [ScenarioError] = []
+        for change in changes {
+            guard case .subscribe(let record, let verification?) = change.action else { continue }
+            do {
+                try await WebhookSubscriptions(services: services).verify(
+                    url: record.callbackURL, token: record.verifyToken)
+            } catch let refused as WebhookSubscriptionError {
+                problems.append(
+                    ScenarioError(
+                        file: file, location: verification.at, path: verification.path,
+                        message: ScenarioParser.refusal(refused)
+                            + " (verify: false keeps it unverified, in development mode)"))
+            }
+        }
+        guard problems.isEmpty else { throw ScenarioErrors(problems) }
     }
 
     private func makePlan(_ scenario: Scenario, _ snapshot: ScenarioSnapshot, file: String, now: Date) -> ScenarioPlan {
@@ -133,6 +156,7 @@ package struct ScenarioLoader: Sendable {
             case .putInjection(let injection):
                 _ = try await storage.emulator.deleteInjection(id: injection.id)
                 try await storage.emulator.insertInjection(injection)
+            case .subscribe(let subscription, _): try await storage.webhooks?.saveSubscription(subscription)
             }
         }
     }

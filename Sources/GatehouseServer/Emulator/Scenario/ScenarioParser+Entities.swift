@@ -67,6 +67,7 @@ extension ScenarioParser {
                         app.jsSDKDomains.append(domain)
                     }
                 case "approved_permissions": app.approvedPermissions = permissions(v, at, &reader)
+                case "subscriptions": app.subscriptions = subscriptions(v, at, &reader)
                 case "require_app_secret": app.requireAppSecret = reader.bool(v, at) ?? false
                 case "require_pkce": app.requirePKCE = reader.bool(v, at) ?? false
                 case "roles":

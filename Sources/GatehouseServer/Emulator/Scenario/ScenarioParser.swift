@@ -31,7 +31,7 @@ package struct ScenarioParser {
     static let appKeys: Set<String> = [
         "id", "name", "secret", "client_token", "redirect_uris", "approved_permissions", "require_app_secret",
         "require_pkce",
-        "roles", "callbacks", "js_sdk_domains",
+        "roles", "callbacks", "js_sdk_domains", "subscriptions",
     ]
     static let personKeys = Set<String>([
         "id", "email", "password", "first_name", "last_name", "picture", "test_user_of", "scoped_ids",

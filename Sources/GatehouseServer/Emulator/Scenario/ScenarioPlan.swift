@@ -22,6 +22,15 @@ package struct ScenarioChange: Sendable, Equatable, CustomStringConvertible {
         case setTwoFactor(userID: String, secret: String)
         /// Replaces any injection with the same id.
         case putInjection(InjectedErrorRecord)
+        /// Inserts or replaces the app's subscription to its object; with a `verification`, only once the callback
+        /// answered the verification request (the loader sends every one before writing anything).
+        case subscribe(WebhookSubscriptionRecord, verification: Verification?)
+    }
+
+    /// Where a subscription whose callback must be verified is stated, so a refusal points at the file's line.
+    package struct Verification: Sendable, Equatable {
+        package var at: ScenarioLocation
+        package var path: String
     }
 
     package var action: Action
@@ -76,6 +85,7 @@ package struct ScenarioPlan: Sendable {
         }
         plan.planGrantsAndTokens()
         plan.planInjections()
+        plan.planSubscriptions()
         return ScenarioPlan(changes: plan.changes, problems: plan.problems)
     }
 

@@ -30,6 +30,10 @@ package struct ScenarioSnapshot: Sendable {
     package var tokens: [String: TokenRecord] = [:]
     /// Injections by id.
     package var injections: [String: InjectedErrorRecord] = [:]
+    /// App id → its Webhooks subscriptions, for the apps whose subscriptions the file states.
+    package var subscriptions: [String: [WebhookSubscriptionRecord]] = [:]
+    /// Whether the database keeps Webhooks subscriptions at all.
+    package var keepsWebhooks = true
     package var clockOffsetSeconds: Int64 = 0
     /// Whether the clock can be moved and errors injected (development mode).
     package var emulatorControls = true
@@ -98,6 +102,10 @@ package struct ScenarioSnapshot: Sendable {
             if let record = try await storage.tokens.find(tokenHash: hash) { snapshot.tokens[hash] = record }
         }
         for injection in try await storage.emulator.injections() { snapshot.injections[injection.id] = injection }
+        snapshot.keepsWebhooks = storage.webhooks != nil
+        for app in scenario.apps where !app.subscriptions.isEmpty && snapshot.apps[app.id] != nil {
+            snapshot.subscriptions[app.id] = try await storage.webhooks?.subscriptions(appID: app.id)
+        }
         return snapshot
     }
 }

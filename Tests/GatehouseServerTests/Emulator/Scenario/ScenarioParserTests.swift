@@ -63,7 +63,8 @@ import Testing
         #expect(
             errors == [
                 "test.yaml:4:5: apps.shop.redirect_uri: unknown key; expected one of approved_permissions, "
-                    + "callbacks, client_token, id, js_sdk_domains, name, redirect_uris, require_app_secret, require_pkce, roles, secret"
+                    + "callbacks, client_token, id, js_sdk_domains, name, redirect_uris, require_app_secret, "
+                    + "require_pkce, roles, secret, subscriptions"
             ])
     }
 
