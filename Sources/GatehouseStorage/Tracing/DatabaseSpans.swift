@@ -14,7 +14,9 @@ import Tracing
 /// The query text is the statement's parameterised text (`?` or `$1` where values are bound), never a bound
 /// value. A statement outside any trace (the change watcher's polls, housekeeping between requests) makes no
 /// span: a database span is only ever a child, of the request or outbox attempt that ran it.
-package struct DatabaseSpans: Sendable {
+///
+/// A class, so the hot paths' test for nil is one pointer's (measured: a struct's several words cost 0.5 ns a read).
+package final class DatabaseSpans: Sendable {
     /// `db.system.name`: `sqlite` or `postgresql`.
     package let system: String
     /// Where the spans go; nil: the task's tracer, as the request's span binds it (`withTracer`), else the one
