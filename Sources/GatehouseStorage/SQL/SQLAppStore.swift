@@ -117,7 +117,7 @@ package struct SQLAppStore: AppStore {
     }
 
     /// Reads `columns` in their order (``SQLRowCursor`` checks each name against the list).
-    package static func decode(_ r: inout SQLRowCursor<some SQLRowCells>) throws -> AppRecord {
+    package static func decode(_ r: inout SQLRowCursor) throws -> AppRecord {
         let id = try r.string("id"), secret = try r.string("secret"), clientToken = try r.string("client_token")
         let name = try r.string("name"), redirectURIs = try r.list("redirect_uris")
         let requireAppSecret = try r.bool("require_app_secret")

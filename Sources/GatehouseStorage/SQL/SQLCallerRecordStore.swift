@@ -65,7 +65,7 @@ package struct SQLCallerRecordStore: CallerRecordStore {
 
     /// Throws ``SQLColumnOrderError`` when the row's columns are not the layout's, in its order, or a store's
     /// decoder reads its columns in another order than its list.
-    package static func decode(cells: some SQLRowCells) throws -> CallerRecords {
+    package static func decode(cells: any SQLRowCells) throws -> CallerRecords {
         try layout.check(cells)
         var r = layout.cursor(cells)
         let token = try SQLTokenStore.decode(&r)

@@ -119,7 +119,7 @@ package struct SQLGrantStore: GrantStore {
     }
 
     /// Reads `columns` in their order (``SQLRowCursor`` checks each name against the list).
-    package static func decode(_ r: inout SQLRowCursor<some SQLRowCells>) throws -> GrantRecord {
+    package static func decode(_ r: inout SQLRowCursor) throws -> GrantRecord {
         GrantRecord(
             appID: try r.string("app_id"),
             userID: try r.string("user_id"),

@@ -112,7 +112,7 @@ package struct SQLTokenStore: TokenStore {
     }
 
     /// Reads `columns` in their order (``SQLRowCursor`` checks each name against the list).
-    package static func decode(_ r: inout SQLRowCursor<some SQLRowCells>) throws -> TokenRecord {
+    package static func decode(_ r: inout SQLRowCursor) throws -> TokenRecord {
         TokenRecord(
             id: try r.string("id"),
             tokenHash: try r.string("token_hash"),

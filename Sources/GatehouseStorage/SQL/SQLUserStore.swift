@@ -224,7 +224,7 @@ package struct SQLUserStore: UserStore {
 
     /// Reads `columns` in their order (``SQLRowCursor`` checks each name against the list); `email_key` is
     /// selected with them but only compared in SQL.
-    package static func decode(_ r: inout SQLRowCursor<some SQLRowCells>) throws -> UserRecord {
+    package static func decode(_ r: inout SQLRowCursor) throws -> UserRecord {
         let id = try r.string("id"), email = try r.string("email")
         try r.skip("email_key")
         var user = UserRecord(
