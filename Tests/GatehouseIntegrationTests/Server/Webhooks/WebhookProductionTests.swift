@@ -33,19 +33,29 @@ import FoundationNetworking
                 ["admin", "token", "create", "--name", "hooks", "--json", "--data-dir", dir] + storage)
             #expect(made.status == 0, "\(made.stderr)")
             let token = try #require((made.json as? [String: Any])?["token"] as? String)
-            // As RemoteCLITests.startProduction: the banner names the public URL, so the port is picked here.
-            let server = try await ServedGatehouse.start(
-                [
-                    "--mode", "production", "--public-url", "https://login.example.com", "--trusted-proxy",
-                    "127.0.0.1", "--config", file,
-                ] + storage, dataDirectory: .given(dir), port: try FreeTCPPort.find(),
-                environment: ["GATEHOUSE_DATABASE_URL": nil])
+            let server = try await serve(dir: dir, storage: storage)
             let app = try await call(
                 "POST", server.baseURL + "/admin/api/v1/apps", token: token,
                 json: #"{"name":"Hooks","secret":"hooks-secret-1","redirect_uris":["https://hooks.example/cb"]}"#)
             #expect(app.0 == 201)
             let appID = try #require((app.1 as? [String: Any])?["id"] as? String)
             return Production(dir: dir, server: server, token: token, appID: appID)
+        }
+
+        /// `gatehouse serve --mode production --config DIR/gatehouse.yaml` on `storage` (`--database URL` or none).
+        static func serve(dir: String, storage: [String]) async throws -> ServedGatehouse {
+            // As RemoteCLITests.startProduction: the banner names the public URL, so the port is picked here.
+            try await ServedGatehouse.start(
+                [
+                    "--mode", "production", "--public-url", "https://login.example.com", "--trusted-proxy",
+                    "127.0.0.1", "--config", dir + "/gatehouse.yaml",
+                ] + storage, dataDirectory: .given(dir), port: try FreeTCPPort.find(),
+                environment: ["GATEHOUSE_DATABASE_URL": nil])
+        }
+
+        /// A second node on the same PostgreSQL database and config file.
+        func anotherNode(database: String) async throws -> ServedGatehouse {
+            try await Self.serve(dir: dir, storage: ["--database", database])
         }
 
         /// Stops the server and waits for it (its database connections close), then removes its folder.
@@ -257,5 +267,100 @@ import FoundationNetworking
                 == "(#2200) callback verification failed: the callback's TLS certificate is not trusted (a receiver "
                 + "whose certificate a private CA issued needs that CA in outbound.ca_file)")
         #expect(WebhookReceiverTests.received(out).isEmpty)
+    }
+
+    /// Two production nodes on one PostgreSQL database, the receiver allowed and its CA trusted: changes made through
+    /// both nodes at once each reach it exactly once, signed, whichever node's worker sends them.
+    @Test func twoProductionNodesOnOnePostgreSQLSendEachChangeOnceToAnAllowedReceiver() async throws {
+        let certificates = try CLITrustTests.Certificates.make()
+        defer { certificates.scratch.remove() }
+        let database = try await PostgresTestDatabase.create()
+        let outbound = "outbound:\n  allowed_networks: [127.0.0.1/32]\n  ca_file: \(certificates.caPath)\n"
+        var first: Production?
+        var second: ServedGatehouse?
+        func cleanUp() async {
+            if let second { _ = await second.stopAndWait() }
+            await first?.stop()
+            try? await PostgresTestDatabase.drop(database)
+        }
+        do {
+            let a = try await Production.start(outbound: outbound, database: database)
+            first = a
+            let b = try await a.anotherNode(database: database)
+            second = b
+            try await Self.eachChangeOnceAcrossNodes(a, b, certificates: certificates)
+        } catch {
+            await cleanUp()
+            throw error
+        }
+        await cleanUp()
+    }
+
+    static func eachChangeOnceAcrossNodes(
+        _ a: Production, _ b: ServedGatehouse, certificates: CLITrustTests.Certificates
+    ) async throws {
+        let out = certificates.scratch.path + "/received.jsonl"
+        let (receiver, callback) = try await Self.startHTTPSReceiver(
+            secret: a.secret, out: out, certificates: certificates)
+        defer { receiver.terminate() }
+        for (object, fields) in [("user", "email"), ("permissions", "email,connected")] {
+            #expect(try await a.subscribe(object, fields, callback: callback).0 == 200)
+        }
+        let bases = [a.server.baseURL, b.baseURL]
+        func admin(_ node: Int, _ method: String, _ path: String, _ json: String) async throws -> Int {
+            try await call(method, bases[node % 2] + "/admin/api/v1" + path, token: a.token, json: json).0
+        }
+        var people: [String] = []
+        for i in 0..<4 {
+            let made = try await call(
+                "POST", bases[i % 2] + "/admin/api/v1/people", token: a.token,
+                json:
+                    #"{"email":"node\#(i)@example.com","password":"hooked-password","first_name":"N","last_name":"\#(i)"}"#
+            )
+            people.append(try #require((made.1 as? [String: Any])?["id"] as? String, "\(made)"))
+        }
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for (i, id) in people.enumerated() {
+                group.addTask {
+                    try await admin(
+                        i + 1, "PUT", "/apps/\(a.appID)/grants/\(id)", #"{"granted":["email"],"declined":[]}"#)
+                }
+            }
+            for try await status in group { #expect(status < 300) }
+        }
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for (i, id) in people.enumerated() {
+                group.addTask {
+                    try await admin(i, "PATCH", "/people/\(id)", #"{"email":"node\#(i).new@example.com"}"#)
+                }
+            }
+            for try await status in group { #expect(status < 300) }
+        }
+        func changes() -> [String: [String]] {
+            var changes: [String: [String]] = [:]
+            for line in WebhookReceiverTests.received(out) {
+                guard let entry = line["entry"] as? [String: Any], let id = entry["id"] as? String else { continue }
+                changes[id, default: []] +=
+                    (entry["changes"] as? [[String: Any]] ?? []).map {
+                        "\($0["field"] ?? "") \(($0["value"] as? [String: Any])?["verb"] ?? "")"
+                    } + (entry["changed_fields"] as? [String] ?? []).map { "user \($0)" }
+            }
+            return changes
+        }
+        try await waitUntil(seconds: 60) { changes().values.reduce(0) { $0 + $1.count } >= 12 }
+        // Past the batching window and several passes of both workers: nothing more arrives.
+        try await Task.sleep(for: .seconds(4))
+        let received = changes()
+        #expect(received.count == 4)
+        #expect(
+            received.values.allSatisfy { $0.sorted() == ["connected connected", "email granted", "user email"] },
+            "\(received)")
+        let lines = WebhookReceiverTests.received(out)
+        #expect(lines.allSatisfy { $0["sha256_ok"] as? Bool == true && $0["sha1_ok"] as? Bool == true })
+        let sent = try await call("GET", bases[1] + "/admin/api/v1/apps/\(a.appID)/webhooks", token: a.token)
+        let items = (sent.1 as? [String: Any])?["data"] as? [[String: Any]] ?? []
+        #expect(items.allSatisfy { $0["status"] as? String == "delivered" && $0["attempts"] as? Int == 1 }, "\(items)")
+        let entries = items.map { (($0["payload"] as? [String: Any])?["entry"] as? [Any])?.count ?? 0 }
+        #expect(entries.reduce(0, +) == lines.count)
     }
 }
