@@ -111,19 +111,23 @@ package struct DevSeeder: Sendable {
     }
 
     /// Writes `seed` to `dev-seed.json` (owner-only), replacing any earlier file in one step, so a reader never
-    /// sees half a file or a port from an earlier run.
+    /// sees half a file or a port from an earlier run. Not synced to disk: the file is rewritten at every start and
+    /// reset to the seed, and `FileManager.createFile`'s fsync cost each reset as much as its whole transaction.
     package func write(_ seed: DevSeed) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(seed)
         let path = services.configuration.devSeedPath
         try FileManager.default.createDirectory(
             atPath: services.configuration.dataDirectory, withIntermediateDirectories: true)
         let partial = path + ".partial"
-        guard
-            FileManager.default.createFile(
-                atPath: partial, contents: try encoder.encode(seed), attributes: [.posixPermissions: 0o600]),
-            rename(partial, path) == 0
-        else { throw CocoaError(.fileWriteUnknown) }
+        unlink(partial)
+        let descriptor = open(partial, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown) }
+        let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        try file.write(contentsOf: data)
+        try file.close()
+        guard rename(partial, path) == 0 else { throw CocoaError(.fileWriteUnknown) }
     }
 
     func dialogURL(appID: String) -> String {
