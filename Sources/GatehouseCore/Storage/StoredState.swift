@@ -41,6 +41,8 @@ package struct StoredState: Sendable {
     package var injections: [InjectedErrorRecord] = []
     package var posts: [PostRecord] = []
     package var appRequests: [AppRequestRecord] = []
+    /// Apps' Webhooks subscriptions, written as they are (no verification request).
+    package var webhookSubscriptions: [WebhookSubscriptionRecord] = []
     /// The emulator's settings (``EmulatorStore/setting(_:)``) by name.
     package var settings: [String: String] = [:]
     /// When the friendships and app-scoped ids were made.

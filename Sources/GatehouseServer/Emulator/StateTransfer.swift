@@ -7,6 +7,9 @@ import Logging
 /// Ids, secrets, app-scoped ids and token hashes are kept as they are, so tokens and ids in a
 /// fixture stay valid after import. Authorization codes and browser sessions are short-lived and
 /// left out.
+///
+/// The format grows by optional keys (`posts`, `webhookSubscriptions`): an older export imports with none of
+/// what it lacks, so ``version`` stays 1, to change only when an existing key changes meaning.
 package struct EmulatorState: Codable, Sendable {
     package static let formatName = "gatehouse-state"
 
@@ -26,6 +29,9 @@ package struct EmulatorState: Codable, Sendable {
     /// Timeline posts and app requests, oldest first (absent in exports from before migration 5).
     package var posts: [PostRecord]?
     package var appRequests: [AppRequestRecord]?
+    /// Apps' Webhooks subscriptions with their verify tokens, in app then object order (absent in exports from
+    /// before migration 21). Imported as they are, without a verification request: each was verified when made.
+    package var webhookSubscriptions: [WebhookSubscriptionRecord]?
 
     package typealias Role = StoredState.Role
     package typealias ScopedID = StoredState.ScopedID
@@ -82,9 +88,11 @@ package struct StateTransfer: Sendable {
             }
         }
         var posts: [PostRecord] = [], requests: [AppRequestRecord] = []
+        var subscriptions: [WebhookSubscriptionRecord]? = storage.webhooks == nil ? nil : []
         for app in apps {
             posts += try await storage.posts.posts(appID: app.id, limit: 1_000_000).reversed()
             requests += try await storage.requests.requests(appID: app.id, limit: 1_000_000).reversed()
+            if let webhooks = storage.webhooks { subscriptions? += try await webhooks.subscriptions(appID: app.id) }
         }
         let offset = try await storage.emulator.setting(ClockControl.offsetSetting).flatMap { Int64($0) }
         return EmulatorState(
@@ -96,7 +104,7 @@ package struct StateTransfer: Sendable {
                 if !includePrivateKeys { shown.privateKeyPEM = "" }
                 return shown
             }, injectedErrors: try await storage.emulator.injections(),
-            posts: posts, appRequests: requests)
+            posts: posts, appRequests: requests, webhookSubscriptions: subscriptions)
     }
 
     /// Decodes an export, refusing anything that is not one.
@@ -112,6 +120,11 @@ package struct StateTransfer: Sendable {
         }
         guard state.version == 1 else {
             throw ImportError(description: "export version \(state.version) is newer than this Gatehouse understands")
+        }
+        let appIDs = Set(state.apps.map(\.id))
+        if let orphan = state.webhookSubscriptions?.first(where: { !appIDs.contains($0.appID) }) {
+            throw ImportError(
+                description: "webhookSubscriptions names app \(orphan.appID), which the export does not have")
         }
         return state
     }
@@ -165,6 +178,7 @@ extension EmulatorState {
         stored.injections = injectedErrors
         stored.posts = posts ?? []
         stored.appRequests = appRequests ?? []
+        stored.webhookSubscriptions = webhookSubscriptions ?? []
         if let clockOffsetSeconds { stored.settings[ClockControl.offsetSetting] = String(clockOffsetSeconds) }
         return stored
     }

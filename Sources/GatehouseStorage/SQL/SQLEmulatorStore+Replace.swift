@@ -63,6 +63,10 @@ extension SQLEmulatorStore {
         try await insert(into: "posts", SQLPostStore.columns, state.posts.map(SQLPostStore.values), on: db)
         try await insert(
             into: "app_requests", SQLAppRequestStore.columns, state.appRequests.map(SQLAppRequestStore.values), on: db)
+        let subscriptions = lastOfEach(state.webhookSubscriptions) { [$0.appID, $0.object.rawValue] }
+        try await insert(
+            into: "webhook_subscriptions", SQLWebhookStore.subscriptionColumns,
+            try subscriptions.map(SQLWebhookStore.subscriptionValues), on: db)
         try await insert(
             into: "emulator_settings", ["name", "value"], state.settings.sorted { $0.key < $1.key }.map { [$0, $1] },
             on: db)

@@ -30,12 +30,17 @@ package struct SQLWebhookStore: WebhookStore, SQLOutboxTable {
         }
     }
 
-    package func saveSubscription(_ s: WebhookSubscriptionRecord) async throws {
+    /// A subscription's row, in ``subscriptionColumns`` order (also written by a state import).
+    static func subscriptionValues(_ s: WebhookSubscriptionRecord) throws -> [any Encodable & Sendable] {
         let fields = String(decoding: try JSONEncoder().encode(s.fields), as: UTF8.self)
-        let values: [any Encodable & Sendable] = [
+        return [
             s.appID, s.object.rawValue, s.callbackURL, s.verifyToken, fields, Int64(s.active ? 1 : 0),
             SQLCodec.seconds(s.createdAt), SQLCodec.seconds(s.updatedAt),
         ]
+    }
+
+    package func saveSubscription(_ s: WebhookSubscriptionRecord) async throws {
+        let values = try Self.subscriptionValues(s)
         try await context.run {
             try await db.insert(into: "webhook_subscriptions").columns(Self.subscriptionColumns).values(values)
                 .onConflict(with: ["app_id", "object"]) { update in
