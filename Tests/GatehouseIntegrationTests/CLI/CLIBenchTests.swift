@@ -62,6 +62,34 @@ import Testing
         #expect(refused.stderr.contains("throwaway"))
     }
 
+    /// The caller-row probe (issue 43 items 2-3) prints its four variants, CPU and wall µs a read each, and leaves
+    /// no file; an existing file is refused.
+    @Test func callerRowProbeTimesEachVariantAndCleansUp() async throws {
+        let dir = try CLIProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = (dir as NSString).appendingPathComponent("callers.sqlite")
+        let probed = try await CLIProcess.run([
+            "bench", "caller-row", "--database", path, "--callers", "10", "--iterations", "20",
+        ])
+        #expect(probed.status == 0, "\(probed.stderr)")
+        // "CPU µs, wall µs, reads, name", the numbers padded to a column.
+        let lines = probed.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        #expect(
+            lines.map { $0.dropFirst(3).joined(separator: " ") } == [
+                "read + decode by position (the store)", "read + decode by name", "decode only, by position",
+                "decode only, by name",
+            ])
+        for line in lines {
+            #expect(line.count > 3 && (Double(line[0]) ?? 0) > 0 && (Double(line[1]) ?? 0) > 0 && line[2] == "20")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
+
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+        let refused = try await CLIProcess.run(["bench", "caller-row", "--database", path])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("throwaway"))
+    }
+
     /// The seeded browser sessions and CSRF pair make consent POSTs the server accepts (the bench's consent row
     /// measured 403s before the form token was bound to the session like the dialog's own), one person each
     /// (`--sessions`: the consent row over many people).

@@ -151,10 +151,10 @@ try await report("  (the same kept statement: bind, step and reset only, no colu
 sqlite_nio_sqlite3_finalize(kept)
 sqlite_nio_sqlite3_close(handle)
 
-// 3b. What the server now does: Gatehouse's SQLiteKeptReads (the same kept statement on the caller's thread,
+// 3b. What the server did after item 2: Gatehouse's SQLiteKeptReads (the same kept statement on the caller's thread,
 //     values by position) with every column then found by name through SQLiteKeptRow, as the stores decode.
 let keptReads = SQLiteKeptReads(path: path, capacity: 1)
-try await report("Gatehouse SQLiteKeptReads + SQLiteKeptRow, decoded by name (the server's new path)") {
+try await report("Gatehouse SQLiteKeptReads + SQLiteKeptRow, decoded by name (the server's path before 43 items 2-3)") {
     consume(try keptReads.rows(sql, binds: [nextKey()])?.first.map(decodeByName) ?? [])
 }
 // 3c. Issue 43 items 2-3: the same kept rows read by position (what SQLiteKeptRow's SQLRowCells conformance does
@@ -175,7 +175,7 @@ func decodeKeptByPosition(_ row: SQLiteKeptRow) -> [Value] {
     }
     return values
 }
-try await report("Gatehouse SQLiteKeptReads + SQLiteKeptRow, decoded by position (issue 43 items 2-3)") {
+try await report("Gatehouse SQLiteKeptReads + SQLiteKeptRow, decoded by position (the server's path now)") {
     consume(keptReads.rows(sql, binds: [nextKey()])?.first.map(decodeKeptByPosition) ?? [])
 }
 keptReads.close()
