@@ -4,7 +4,8 @@ import GatehouseProtocol
 /// What an operator's event says happened: the one catalogue of event types, written once. The raw values are the
 /// wire names (`GET /admin/api/v1/events?type=`, `gatehouse events --type`, the sinks' `types`).
 package enum EventType: String, CaseIterable, Sendable, Codable {
-    /// A person passed the password (and login code) and a session started; `details.method` says how.
+    /// A person or a console administrator signed in and a session started; `details.account` says whose (see
+    /// `LoginEvents`).
     case loginSucceeded = "login.succeeded"
     /// A login was refused; `details.reason` is the journal's explanation.
     case loginFailed = "login.failed"
