@@ -16,7 +16,9 @@ extension TwoNodeTests {
             let out = scratch.path + "/received.jsonl"
             let (receiver, callback) = try await WebhookReceiverTests.startReceiver(secret: secret, out: out)
             defer { receiver.terminate() }
-            let call = WebhookReceiverTests.call
+            @Sendable func call(_ method: String, _ url: String, _ json: String?, _ form: [(String, String)]?)
+                async throws -> (Int, Any?)
+            { try await WebhookReceiverTests.call(method, url, json: json, form: form) }
             // Subscribed on node A.
             for (object, fields) in [("user", "email,name"), ("permissions", "email,connected")] {
                 let made = try await call(

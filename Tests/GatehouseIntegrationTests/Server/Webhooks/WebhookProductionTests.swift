@@ -92,21 +92,7 @@ import FoundationNetworking
     static func call(
         _ method: String, _ url: String, token: String? = nil, json: String? = nil, form: [(String, String)]? = nil
     ) async throws -> (Int, Any?) {
-        var request = URLRequest(url: URL(string: url)!)
-        request.httpMethod = method
-        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        if let json {
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = Data(json.utf8)
-        }
-        if let form {
-            request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-            var parts = URLComponents()
-            parts.queryItems = form.map { URLQueryItem(name: $0.0, value: $0.1) }
-            request.httpBody = Data((parts.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B").utf8)
-        }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, try? JSONSerialization.jsonObject(with: data))
+        try await WebhookReceiverTests.call(method, url, token: token, json: json, form: form)
     }
 
     static func message(_ answer: (Int, Any?)) -> String? {

@@ -20,11 +20,12 @@ import FoundationNetworking
     }
 
     /// One HTTP call: (status, body as JSON or nil).
-    static func call(_ method: String, _ url: String, json: String? = nil, form: [(String, String)]? = nil)
-        async throws -> (Int, Any?)
-    {
+    static func call(
+        _ method: String, _ url: String, token: String? = nil, json: String? = nil, form: [(String, String)]? = nil
+    ) async throws -> (Int, Any?) {
         var request = URLRequest(url: URL(string: url)!)
         request.httpMethod = method
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let json {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.httpBody = Data(json.utf8)
