@@ -28,7 +28,7 @@ extension TwoNodeTests {
                         ("object", object), ("callback_url", callback), ("fields", fields),
                         ("verify_token", "meatyhamhock"), ("access_token", "\(appID)|\(secret)"),
                     ])
-                #expect(made.0 == 200)
+                #expect(made.0 == 200, "\(made.1 ?? "no body")")
             }
             // Node B sees the subscriptions A made (the same table).
             let listed = try await call(
