@@ -155,6 +155,29 @@ public final class ChildProcess: @unchecked Sendable {
         return nil
     }
 
+    /// Waits for a whole line "`marker` PORT" (e.g. a receiver's "listening on 41234") and returns PORT; nil at the
+    /// deadline or when the child exits without printing it. Only an ended line is read: an unbuffered child writes
+    /// "listening on" and its port in separate writes, and the text between them is not a port.
+    public func waitForPort(after marker: String, timeout: Duration) async -> Int? {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while clock.now < deadline {
+            if let port = Self.port(after: marker, in: output) { return port }
+            if !isRunning { return Self.port(after: marker, in: output) }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
+    }
+
+    /// The number after `marker` on the first ended line that has it.
+    static func port(after marker: String, in text: String) -> Int? {
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+            guard let range = line.range(of: marker) else { continue }
+            return Int(line[range.upperBound...].trimmingCharacters(in: .whitespaces))
+        }
+        return nil
+    }
+
     deinit {
         // A test that forgot to stop its child must not leave it running after the suite.
         signals.yield(SIGKILL)

@@ -68,9 +68,8 @@ import FoundationNetworking
         let secret = "sink-secret-0123456789"
         let receiver = try await ChildProcess.start("python3", arguments: ["-u", "-c", Self.receiver, secret, out])
         defer { receiver.terminate() }
-        let banner = try #require(await receiver.waitForOutput(containing: "listening on", timeout: .seconds(30)))
         let port = try #require(
-            banner.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+            await receiver.waitForPort(after: "listening on", timeout: .seconds(30)), "\(receiver.output)")
         let sinks =
             #"[{"name":"ops","url":"http://127.0.0.1:\#(port)/events","secret":"\#(secret)","#
             + #""types":["admin.write","token.issued"],"timeout_seconds":2}]"#

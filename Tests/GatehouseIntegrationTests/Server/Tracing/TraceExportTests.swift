@@ -43,9 +43,8 @@ import FoundationNetworking
             let out = scratch.url.appendingPathComponent("spans.jsonl").path
             let process = try await ChildProcess.start("python3", arguments: [TraceExportTests.receiverScript, out])
             // A missing opentelemetry-proto fails here (scripts/test installs it), never skips.
-            let banner = await process.waitForOutput(containing: "listening on", timeout: .seconds(30))
-            let port = try #require(banner?.split(separator: " ").last, "receiver: \(process.output)")
-                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let port = try #require(
+                await process.waitForPort(after: "listening on", timeout: .seconds(30)), "receiver: \(process.output)")
             return Receiver(process: process, out: out, endpoint: "http://127.0.0.1:\(port)")
         }
 

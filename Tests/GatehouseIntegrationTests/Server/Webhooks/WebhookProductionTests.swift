@@ -109,8 +109,8 @@ import FoundationNetworking
                 WebhookReceiverTests.receiverScript, secret, "meatyhamhock", out, certificates.leafPath,
                 certificates.leafKeyPath,
             ])
-        let banner = try #require(await receiver.waitForOutput(containing: "listening on", timeout: .seconds(30)))
-        let port = try #require(banner.split(separator: " ").last).trimmingCharacters(in: .whitespacesAndNewlines)
+        let port = try #require(
+            await receiver.waitForPort(after: "listening on", timeout: .seconds(30)), "\(receiver.output)")
         return (receiver, "https://127.0.0.1:\(port)/webhook")
     }
 

@@ -58,9 +58,8 @@ import FoundationNetworking
         let receiver = try await ChildProcess.start(
             "python3", arguments: [Self.receiverScript, seed.app.secret, "meatyhamhock", out])
         defer { receiver.terminate() }
-        let banner = try #require(await receiver.waitForOutput(containing: "listening on", timeout: .seconds(30)))
         let port = try #require(
-            banner.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+            await receiver.waitForPort(after: "listening on", timeout: .seconds(30)), "\(receiver.output)")
         let callback = "http://127.0.0.1:\(port)/webhook"
         let base = server.baseURL, admin = server.baseURL + "/admin/api/v1"
         let appToken = "\(seed.app.id)|\(seed.app.secret)"
@@ -138,8 +137,8 @@ import FoundationNetworking
     static func startReceiver(secret: String, out: String) async throws -> (ChildProcess, String) {
         let receiver = try await ChildProcess.start(
             "python3", arguments: [Self.receiverScript, secret, "meatyhamhock", out])
-        let banner = try #require(await receiver.waitForOutput(containing: "listening on", timeout: .seconds(30)))
-        let port = try #require(banner.split(separator: " ").last).trimmingCharacters(in: .whitespacesAndNewlines)
+        let port = try #require(
+            await receiver.waitForPort(after: "listening on", timeout: .seconds(30)), "\(receiver.output)")
         return (receiver, "http://127.0.0.1:\(port)/webhook")
     }
 
