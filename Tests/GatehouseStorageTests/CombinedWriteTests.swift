@@ -5,9 +5,9 @@ import GatehouseStorage
 import GatehouseTestSupport
 import GatehouseProtocol
 
-/// The code exchange's and the consent's writes (``WriteTransactions/consumeCode(id:at:storing:)`` and
-/// ``WriteTransactions/saveGrant(_:storing:)``): one statement on PostgreSQL, a transaction of two on SQLite, and
-/// on both what the two statements in a transaction did: all or nothing, with the same errors.
+/// The code exchange's and the consent's writes (a ``Storage/transaction(_:)`` that consumes the code and stores
+/// the token, and ``WriteTransactions/saveGrant(_:storing:)``, one statement on PostgreSQL and a transaction of two
+/// on SQLite): on both backends all or nothing, with the same errors.
 @Suite("Combined writes: code exchange and consent", .timeLimit(.minutes(10)))
 struct CombinedWriteTests {
     static let app = "100000000000001"
@@ -23,23 +23,33 @@ struct CombinedWriteTests {
             updatedAt: TestTime.at(second), lastLoginAt: TestTime.at(second), defaultAudience: .friends)
     }
 
+    /// The token endpoint's code exchange: consume the code, store the token, in one transaction.
+    func consumeCode(_ storage: Storage, id: String, at: Date, storing token: TokenRecord) async throws -> Bool {
+        try await storage.transaction { tx in
+            guard try await tx.codes.consume(id: id, at: at) else { return false }
+            try await tx.tokens.insert(token)
+            return true
+        }
+    }
+
     @Test func theCodeExchangeConsumesTheCodeAndStoresTheTokenOnceAndAtomically() async throws {
         try await withEachBackend { storage in
             try await seed(storage)
             try await storage.codes.insert(Fixture.code("c1", app: Self.app, user: "1"))
             var token = Fixture.token("t1", app: Self.app, user: "1", codeID: "c1")
             token.authType = "rerequest"
-            #expect(try await storage.consumeCode(id: "c1", at: TestTime.at(5), storing: token))
+            #expect(try await consumeCode(storage, id: "c1", at: TestTime.at(5), storing: token))
             #expect(try await storage.tokens.find(tokenHash: "hash-t1") == token)
             #expect(try await storage.codes.find(codeHash: "codehash-c1")?.usedAt == TestTime.at(5))
 
             // A used code, and an unknown one: false, and the token is not stored.
             #expect(
-                try await !storage.consumeCode(
-                    id: "c1", at: TestTime.at(6), storing: Fixture.token("t2", app: Self.app, user: "1", codeID: "c1")))
+                try await !consumeCode(
+                    storage, id: "c1", at: TestTime.at(6),
+                    storing: Fixture.token("t2", app: Self.app, user: "1", codeID: "c1")))
             #expect(
-                try await !storage.consumeCode(
-                    id: "nope", at: TestTime.at(6), storing: Fixture.token("t3", app: Self.app, user: "1")))
+                try await !consumeCode(
+                    storage, id: "nope", at: TestTime.at(6), storing: Fixture.token("t3", app: Self.app, user: "1")))
             #expect(try await storage.tokens.find(tokenHash: "hash-t2") == nil)
             #expect(try await storage.tokens.find(tokenHash: "hash-t3") == nil)
             #expect(try await storage.codes.find(codeHash: "codehash-c1")?.usedAt == TestTime.at(5))
@@ -49,12 +59,13 @@ struct CombinedWriteTests {
             var clash = Fixture.token("t4", app: Self.app, user: "1", codeID: "c2")
             clash.tokenHash = "hash-t1"
             await #expect(throws: StorageError.conflict("token_hash")) {
-                try await storage.consumeCode(id: "c2", at: TestTime.at(7), storing: clash)
+                try await consumeCode(storage, id: "c2", at: TestTime.at(7), storing: clash)
             }
             #expect(try await storage.codes.find(codeHash: "codehash-c2")?.usedAt == nil)
             #expect(
-                try await storage.consumeCode(
-                    id: "c2", at: TestTime.at(8), storing: Fixture.token("t5", app: Self.app, user: "1", codeID: "c2")))
+                try await consumeCode(
+                    storage, id: "c2", at: TestTime.at(8),
+                    storing: Fixture.token("t5", app: Self.app, user: "1", codeID: "c2")))
         }
     }
 

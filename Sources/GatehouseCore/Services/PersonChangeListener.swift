@@ -132,10 +132,6 @@ struct AnnouncingWriteTransactions: WriteTransactions {
         return result
     }
 
-    func consumeCode(id: String, at: Date, storing token: TokenRecord) async throws -> Bool {
-        try await base.consumeCode(id: id, at: at, storing: token)
-    }
-
     func saveGrant(_ grant: GrantRecord, storing code: AuthCodeRecord) async throws {
         guard await listener.watchesGrants(appID: grant.appID) else {
             return try await base.saveGrant(grant, storing: code)

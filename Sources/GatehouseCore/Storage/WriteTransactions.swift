@@ -6,11 +6,21 @@ package struct TransactionStores: Sendable {
     package var tokens: any TokenStore
     /// Grant changes are announced to the caches (here and on other nodes) once the transaction has committed.
     package var grants: any GrantStore
+    /// Records the events the body's writes cause, in the transaction (the server's event log installs it; until
+    /// then nothing is recorded).
+    package var events: any TransactionEventRecorder
+    /// The event table on the transaction's own connection, for the recorder above; nil when the backend cannot
+    /// write events in the transaction.
+    package var eventTable: (any EventStore)?
 
-    package init(codes: any AuthCodeStore, tokens: any TokenStore, grants: any GrantStore) {
+    package init(
+        codes: any AuthCodeStore, tokens: any TokenStore, grants: any GrantStore, eventTable: (any EventStore)? = nil
+    ) {
         self.codes = codes
         self.tokens = tokens
         self.grants = grants
+        self.events = UnrecordedEvents()
+        self.eventTable = eventTable
     }
 }
 
@@ -18,9 +28,9 @@ package struct TransactionStores: Sendable {
 ///
 /// SQLite with `synchronous=FULL` pays one fsync per commit, which is the floor for an answered write that
 /// survives `kill -9`; a route that consumes a code and mints a token in two autocommitted statements pays
-/// two. The stores it hands out are the ones whose writes are safe to group: codes, new tokens, and grants,
-/// whose cache invalidations are held back until the commit (announced before it, another node could cache
-/// what the transaction is about to change).
+/// two, and three more if each of its events committed by itself. The stores it hands out are the ones whose
+/// writes are safe to group: codes, new tokens, grants, whose cache invalidations are held back until the commit
+/// (announced before it, another node could cache what the transaction is about to change), and events.
 ///
 /// The body must write only through the stores it is handed: on SQLite the writer is held for the whole
 /// transaction, and a write through the shared stores would wait for it forever.
@@ -31,27 +41,12 @@ package protocol WriteTransactions: Sendable {
     /// half-way), so it must write only through its stores and do nothing else that cannot be repeated.
     func write<R: Sendable>(_ body: @escaping @Sendable (TransactionStores) async throws -> R) async throws -> R
 
-    /// The code exchange's writes: consumes the code `id` at `at` and stores `token`, committed together.
-    /// False, with nothing written, when the code is unknown or already used.
-    ///
-    /// The default is a ``write(_:)`` of the two statements; a backend may send them as one (PostgreSQL: one
-    /// statement, one round trip).
-    func consumeCode(id: String, at: Date, storing token: TokenRecord) async throws -> Bool
-
     /// The consent's writes when it answers with a code: saves `grant` (announced as every grant change is) and
     /// stores `code`, committed together. The default is a ``write(_:)``; a backend may send them as one.
     func saveGrant(_ grant: GrantRecord, storing code: AuthCodeRecord) async throws
 }
 
 extension WriteTransactions {
-    package func consumeCode(id: String, at: Date, storing token: TokenRecord) async throws -> Bool {
-        try await write { tx in
-            guard try await tx.codes.consume(id: id, at: at) else { return false }
-            try await tx.tokens.insert(token)
-            return true
-        }
-    }
-
     package func saveGrant(_ grant: GrantRecord, storing code: AuthCodeRecord) async throws {
         try await write { tx in
             try await tx.grants.save(grant)
@@ -67,15 +62,6 @@ extension Storage {
     {
         if let writes { return try await writes.write(body) }
         return try await body(TransactionStores(codes: codes, tokens: tokens, grants: grants))
-    }
-
-    /// ``WriteTransactions/consumeCode(id:at:storing:)`` when the backend offers transactions, else on the plain
-    /// stores.
-    package func consumeCode(id: String, at: Date, storing token: TokenRecord) async throws -> Bool {
-        if let writes { return try await writes.consumeCode(id: id, at: at, storing: token) }
-        guard try await codes.consume(id: id, at: at) else { return false }
-        try await tokens.insert(token)
-        return true
     }
 
     /// ``WriteTransactions/saveGrant(_:storing:)`` when the backend offers transactions, else on the plain stores.

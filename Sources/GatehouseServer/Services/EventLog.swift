@@ -41,15 +41,7 @@ package struct EventLog: EventRecorder {
         _ type: EventType, id: String, appID: String?, personID: String?, details: [String: String]
     ) async -> GatehouseEvent? {
         guard let store else { return nil }
-        // Whole seconds, as stored, so a sink's copy and the listing's agree.
-        let time = Date(timeIntervalSince1970: clock.now().timeIntervalSince1970.rounded(.down))
-        let event = GatehouseEvent(
-            id: id, type: type, time: time, appID: appID, personID: personID, node: node,
-            details: details.mapValues { String($0.prefix(Self.detailCharacters)) })
-        let body = event.json.serialized()
-        let deliveries = sinks.filter { $0.receives(type) }.map {
-            EventDeliveryRecord(eventID: id, sink: $0.name, body: body, nextAttemptAt: time, createdAt: time)
-        }
+        let (event, deliveries) = draft(type, id: id, appID: appID, personID: personID, details: details)
         do {
             let stored = try await store.append(event, deliveries: deliveries)
             if stored != nil, !deliveries.isEmpty { doorbell.ring() }
@@ -58,6 +50,24 @@ package struct EventLog: EventRecorder {
             logger.error("event not stored", metadata: ["type": "\(type.rawValue)", "error": "\(error)"])
             return nil
         }
+    }
+
+    /// The event as it is stored, and a delivery for each sink that receives its type.
+    func draft(
+        _ type: EventType, id: String, appID: String?, personID: String?, details: [String: String]
+    ) -> (GatehouseEvent, [EventDeliveryRecord]) {
+        // Whole seconds, as stored, so a sink's copy and the listing's agree.
+        let time = Date(timeIntervalSince1970: clock.now().timeIntervalSince1970.rounded(.down))
+        let event = GatehouseEvent(
+            id: id, type: type, time: time, appID: appID, personID: personID, node: node,
+            details: details.mapValues { String($0.prefix(Self.detailCharacters)) })
+        let receivers = sinks.filter { $0.receives(type) }
+        // The body is serialized only for a sink that will be sent it.
+        let body = receivers.isEmpty ? "" : event.json.serialized()
+        let deliveries = receivers.map {
+            EventDeliveryRecord(eventID: id, sink: $0.name, body: body, nextAttemptAt: time, createdAt: time)
+        }
+        return (event, deliveries)
     }
 
     /// The longest detail value kept (a journal explanation, a route).

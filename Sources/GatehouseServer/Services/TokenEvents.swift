@@ -5,21 +5,25 @@ extension Storage {
     /// These stores with every token written or revoked announced as an event (`token.issued`, `token.revoked`),
     /// whichever path wrote it: the token endpoint, the dialog, the JavaScript SDK, the admin API, the console,
     /// password and state changes, app removal. A token stored in a transaction is announced once it commits.
+    ///
+    /// A token issued is announced in the transaction that stores it (one commit for both); a revocation is
+    /// announced after it.
     package func announcingTokenEvents(to events: any EventRecorder) -> Storage {
         var storage = self
-        storage.tokens = EventTokenStore(base: tokens, events: events)
-        if let writes { storage.writes = EventWriteTransactions(base: writes, events: events) }
+        let writes = EventWriteTransactions(base: writes ?? PlainWrites(storage: self), events: events)
+        storage.tokens = EventTokenStore(base: tokens, events: events, writes: writes)
+        storage.writes = writes
         return storage
     }
 }
 
 /// The event a stored token is announced with; never the token itself (only its record's id).
 enum TokenEvents {
-    static func issued(_ token: TokenRecord, to events: any EventRecorder) async {
+    static func issued(_ token: TokenRecord, to events: any TransactionEventRecorder) async throws {
         var details = ["token_id": token.id, "kind": token.kind.rawValue]
         if let origin = token.origin { details["origin"] = origin }
         if let expires = token.expiresAt { details["expires_at"] = GatehouseEvent.timeText(expires) }
-        await events.record(.tokenIssued, appID: token.appID, personID: token.userID, details)
+        try await events.record(.tokenIssued, appID: token.appID, personID: token.userID, details)
     }
 
     /// `token.revoked` for each token in `tokens`; `details` say which revocation (`scope`) ended them.
@@ -33,14 +37,15 @@ enum TokenEvents {
     }
 }
 
-/// Announces each token write after it is stored.
+/// Announces each token stored in the transaction that stores it, and each revocation after it.
 struct EventTokenStore: TokenStore {
     let base: any TokenStore
     let events: any EventRecorder
+    /// Stores a token and its `token.issued` in one transaction.
+    let writes: EventWriteTransactions
 
     func insert(_ token: TokenRecord) async throws {
-        try await base.insert(token)
-        await TokenEvents.issued(token, to: events)
+        try await writes.write { tx in try await tx.tokens.insert(token) }
     }
     func find(tokenHash: String) async throws -> TokenRecord? { try await base.find(tokenHash: tokenHash) }
     func setExpiry(id: String, expiresAt: Date?) async throws { try await base.setExpiry(id: id, expiresAt: expiresAt) }
@@ -70,32 +75,87 @@ struct EventTokenStore: TokenStore {
     }
 }
 
-/// Tokens stored in a transaction are gathered and announced once it commits (a rolled-back one is not).
+/// Gives each transaction's body an event recorder that writes in the transaction, and announces every token the
+/// body stores there too: the write and its events commit together (a rolled-back write has none).
 struct EventWriteTransactions: WriteTransactions {
     let base: any WriteTransactions
     let events: any EventRecorder
 
     func write<R: Sendable>(_ body: @escaping @Sendable (TransactionStores) async throws -> R) async throws -> R {
-        let (result, stored) = try await base.write { tx in
-            // A fresh gatherer per run: a group commit may run the body again.
+        let events = self.events
+        let (result, recorded) = try await base.write { tx in
+            // Fresh for each run: a group commit may run the body again.
+            let recorder = EventsInTransaction(log: events as? EventLog, table: tx.eventTable)
             let gatherer = StoredTokens(base: tx.tokens)
             var stores = tx
             stores.tokens = gatherer
+            stores.events = recorder
             let result = try await body(stores)
-            return (result, gatherer.stored.withLockedValue { $0 })
+            for token in gatherer.stored.withLockedValue({ $0 }) { try await TokenEvents.issued(token, to: recorder) }
+            return (result, recorder)
         }
-        for token in stored { await TokenEvents.issued(token, to: events) }
+        await recorded.committed(announcingTo: events)
         return result
-    }
-
-    func consumeCode(id: String, at: Date, storing token: TokenRecord) async throws -> Bool {
-        guard try await base.consumeCode(id: id, at: at, storing: token) else { return false }
-        await TokenEvents.issued(token, to: events)
-        return true
     }
 
     func saveGrant(_ grant: GrantRecord, storing code: AuthCodeRecord) async throws {
         try await base.saveGrant(grant, storing: code)
+    }
+}
+
+/// A transaction's events: the server's ``EventLog`` stores them on the transaction's connection; any other
+/// recorder (a test's), or a backend without an event table in the transaction, hears them after the commit.
+private final class EventsInTransaction: TransactionEventRecorder, Sendable {
+    private struct Pending: Sendable {
+        var type: EventType
+        var id: String?
+        var appID: String?
+        var personID: String?
+        var details: [String: String]
+    }
+
+    private let log: EventLog?
+    private let table: (any EventStore)?
+    /// Events for after the commit, and whether a sink delivery was queued (the sink worker is woken then).
+    private let state = LockedValue<(later: [Pending], queued: Bool)>(([], false))
+
+    init(log: EventLog?, table: (any EventStore)?) {
+        self.log = log
+        self.table = table
+    }
+
+    func record(
+        _ type: EventType, id: String?, appID: String?, personID: String?, details: [String: String]
+    ) async throws {
+        guard let log, let table else {
+            let pending = Pending(type: type, id: id, appID: appID, personID: personID, details: details)
+            state.withLockedValue { $0.later.append(pending) }
+            return
+        }
+        guard log.store != nil else { return }  // this server keeps no events
+        let (event, deliveries) = log.draft(
+            type, id: id ?? log.random.uuidString(), appID: appID, personID: personID, details: details)
+        _ = try await table.append(event, deliveries: deliveries)
+        if !deliveries.isEmpty { state.withLockedValue { $0.queued = true } }
+    }
+
+    /// After the commit: wakes the sink worker for deliveries queued, records what waited for the commit.
+    func committed(announcingTo events: any EventRecorder) async {
+        let (later, queued) = state.withLockedValue { $0 }
+        if queued { log?.doorbell.ring() }
+        for event in later {
+            await events.record(
+                event.type, id: event.id, appID: event.appID, personID: event.personID, details: event.details)
+        }
+    }
+}
+
+/// A backend without transactions: the body runs on the plain stores, each write committing by itself.
+private struct PlainWrites: WriteTransactions {
+    let storage: Storage
+
+    func write<R: Sendable>(_ body: @escaping @Sendable (TransactionStores) async throws -> R) async throws -> R {
+        try await body(TransactionStores(codes: storage.codes, tokens: storage.tokens, grants: storage.grants))
     }
 }
 

@@ -19,8 +19,8 @@ package struct TokenService: Sendable {
         return (text, record)
     }
 
-    /// A user token's text and record, not yet stored: for a write that stores it with others in one statement
-    /// (the code exchange, ``Storage/consumeCode(id:at:storing:)``), which counts it once stored.
+    /// A user token's text and record, not yet stored: for a transaction that stores it with other writes (the code
+    /// exchange), which counts it once stored.
     package func newUserToken(
         app: AppRecord, userID: String, lifetime: TimeInterval, codeID: String? = nil,
         authType: String? = nil, authNonce: String? = nil, origin: String

@@ -80,22 +80,25 @@ struct TokenEndpoint: Sendable {
             let (text, token) = services.tokens.newUserToken(
                 app: app, userID: record.userID, lifetime: lifetime, codeID: record.id, authType: record.authType,
                 authNonce: record.authNonce, origin: confidential ? "code" : "pkce")
-            // Consuming the code and storing the token commit together: one fsync, never a used code without its
-            // token, and on PostgreSQL one statement.
-            let minted = try await storage.consumeCode(id: record.id, at: now, storing: token) ? text : nil
-            if minted != nil { services.metrics.tokenIssued("user") }
-            guard let token = minted else {
+            // Consuming the code, storing the token and their events commit together: one fsync, never a used
+            // code without its token.
+            let exchanged = ["code_id": record.id, "grant_type": "code", "client": confidential ? "secret" : "pkce"]
+            let minted = try await storage.transaction { tx in
+                guard try await tx.codes.consume(id: record.id, at: now) else { return false }
+                try await tx.tokens.insert(token)
+                try await tx.events.record(.codeExchanged, appID: app.id, personID: record.userID, exchanged)
+                return true
+            }
+            guard minted else {
                 try await storage.tokens.revokeAll(codeID: record.id, at: now)
                 await services.events.record(
                     .codeReplayed, appID: app.id, personID: record.userID, ["code_id": record.id, "grant_type": "code"])
                 throw GraphFailure(.codeUsed)
             }
-            await services.events.record(
-                .codeExchanged, appID: app.id, personID: record.userID,
-                ["code_id": record.id, "grant_type": "code", "client": confidential ? "secret" : "pkce"])
+            services.metrics.tokenIssued("user")
             return .encodable(
                 AccessTokenResponse(
-                    accessToken: token, tokenType: "bearer", expiresIn: Int(lifetime),
+                    accessToken: text, tokenType: "bearer", expiresIn: Int(lifetime),
                     idToken: try await idToken(for: record, app: app)))
         }
     }
@@ -152,17 +155,17 @@ struct TokenEndpoint: Sendable {
             throw GraphFailure(.codeChallengeRequired)
         }
         let tokens = services.tokens
+        let exchanged = ["code_id": record.id, "grant_type": "nonce", "client": "nonce"]
         let minted = try await storage.transaction { tx -> String? in
             guard try await tx.codes.consume(id: record.id, at: now) else { return nil }
-            return try await tokens.mintUserToken(
+            let token = try await tokens.mintUserToken(
                 app: app, userID: record.userID, lifetime: Lifetimes.shortLivedToken, codeID: record.id,
                 authType: record.authType, authNonce: record.authNonce, origin: "nonce", into: tx.tokens
             ).0
+            try await tx.events.record(.codeExchanged, appID: app.id, personID: record.userID, exchanged)
+            return token
         }
         guard let token = minted else { throw GraphFailure(.codeUsed) }
-        await services.events.record(
-            .codeExchanged, appID: app.id, personID: record.userID,
-            ["code_id": record.id, "grant_type": "nonce", "client": "nonce"])
         return .encodable(
             AccessTokenResponse(
                 accessToken: token, tokenType: "bearer", expiresIn: Int(Lifetimes.shortLivedToken),

@@ -79,20 +79,6 @@ package struct SQLWriteTransactions: WriteTransactions {
 }
 
 extension SQLWriteTransactions {
-    /// On PostgreSQL one statement in one round trip (``SQLAuthCodeStore/consume(id:at:storing:)``); elsewhere
-    /// the two statements in a ``write(_:)``.
-    package func consumeCode(id: String, at: Date, storing token: TokenRecord) async throws -> Bool {
-        if database is any PostgresPreparing {
-            return try await SQLAuthCodeStore(database: database, errors: errors).consume(
-                id: id, at: at, storing: token)
-        }
-        return try await write { tx in
-            guard try await tx.codes.consume(id: id, at: at) else { return false }
-            try await tx.tokens.insert(token)
-            return true
-        }
-    }
-
     /// On PostgreSQL, with its notifications, one statement in one round trip
     /// (``SQLGrantStore/save(_:storing:notifying:of:)``), this node's caches dropped before and after it as
     /// ``InvalidatingGrantStore`` drops them; elsewhere the two statements in a ``write(_:)``.
@@ -127,7 +113,7 @@ extension SQLWriteTransactions {
         return TransactionStores(
             codes: SQLAuthCodeStore(database: session, errors: errors),
             tokens: SQLTokenStore(database: session, errors: errors),
-            grants: grants)
+            grants: grants, eventTable: SQLEventStore(database: session, errors: errors))
     }
 }
 
