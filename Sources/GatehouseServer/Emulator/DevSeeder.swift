@@ -36,7 +36,13 @@ package struct DevSeed: Codable, Sendable, Equatable {
 /// Seeds a demo app and three befriended test users into an empty database.
 package struct DevSeeder: Sendable {
     let services: GatehouseServices
-    package init(services: GatehouseServices) { self.services = services }
+    /// Where the seed's password hashes are kept between seeds (the process's, unless a test brings its own).
+    let passwordHashes: SeedPasswordHashes
+
+    package init(services: GatehouseServices, passwordHashes: SeedPasswordHashes = .process) {
+        self.services = services
+        self.passwordHashes = passwordHashes
+    }
 
     static let people: [(first: String, last: String, birthday: String, gender: String)] = [
         ("Alice", "Anders", "04/12/1990", "female"), ("Bob", "Brown", "11/03/1985", "male"),
@@ -75,12 +81,13 @@ package struct DevSeeder: Sendable {
             name: "Gatehouse Demo", redirectURIs: [base + "/dev/callback", "http://127.0.0.1/callback"])
         // The demo app opts in to plain tokens at its URL scheme, so SDK experiments with response_type=token work.
         app.redirectURIs.append("fb\(app.id)://authorize/")
-        // bcrypt is slow, so the passwords are hashed side by side; the people are then made one by one, in
-        // order, so ids and rows come out the same on every run with a seeded random source.
+        // bcrypt is slow, so the passwords are hashed once per process (the same three every time) and side by
+        // side; the people are then made one by one, in order, so ids and rows come out the same on every run
+        // with a seeded random source.
         let passwords = Self.people.map { "\($0.first.lowercased())-gatehouse" }
         let hashes = try await withThrowingTaskGroup(of: (Int, String).self) { group in
             for (i, password) in passwords.enumerated() {
-                group.addTask { (i, try await services.passwords.hash(password)) }
+                group.addTask { (i, try await passwordHashes.hash(password, with: services.passwords)) }
             }
             var made = [String](repeating: "", count: passwords.count)
             for try await (i, hash) in group { made[i] = hash }

@@ -13,6 +13,9 @@ package protocol PasswordHasher: Sendable {
     /// Whether a password that just verified against `hash` should be hashed again and stored: its hash was made
     /// at a lower cost than this hasher's (a development-mode or older hash on a production server).
     func needsRehash(_ hash: String) -> Bool
+    /// Hashers with the same key make interchangeable hashes (bcrypt: its cost), so a hash of a password everyone
+    /// knows, the development seed's, is made once per process and reused (``SeedPasswordHashes``). nil: never.
+    var reuseKey: String? { get }
 }
 
 extension PasswordHasher {
@@ -25,6 +28,9 @@ extension PasswordHasher {
 
     /// Never: a hasher without a cost keeps every hash it verified.
     package func needsRehash(_ hash: String) -> Bool { false }
+
+    /// None: a hasher that says nothing of its hashes hashes every time.
+    package var reuseKey: String? { nil }
 }
 
 /// bcrypt on the NIO thread pool, so a hash (tens of milliseconds at cost 10+) never blocks an event loop.
@@ -49,6 +55,9 @@ package struct BcryptPasswordHasher: PasswordHasher {
     }
 
     package func needsRehash(_ hash: String) -> Bool { PasswordCost.isBelow(hash, cost: Int(cost)) }
+
+    /// Any two bcrypt hashers of one cost: a hash either makes verifies the same, and costs the same to check.
+    package var reuseKey: String? { "bcrypt-\(cost)" }
 
     /// Computed once per hasher (copies share it), with a random password that is then forgotten.
     package func dummyHash() async throws -> String {
