@@ -11,7 +11,9 @@ extension GatehouseEmulator {
     }
 
     /// Wipes the server's state between tests (`POST /admin/api/v1/state/reset`): apps, people, grants, tokens and
-    /// injected errors go, and the clock returns to real time; the signing keys stay, so id_tokens still verify.
+    /// injected errors go, and with them what the last test left to see (events, the journal, mail, callbacks,
+    /// Webhooks deliveries, rate-limit counters); the clock returns to real time; the signing keys stay, so
+    /// id_tokens still verify.
     /// After `.seed`, ``app`` and ``users`` are the new seed's; after `.empty`, they name nothing until the next
     /// `.seed` reset.
     public func reset(to target: ResetTarget = .seed) async throws {

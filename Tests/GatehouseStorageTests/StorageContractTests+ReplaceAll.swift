@@ -56,6 +56,76 @@ import GatehouseTestSupport
         }
     }
 
+    /// What the old state did goes with it (a test suite resets before each test and expects none of the last
+    /// one's events, journal, mail, callbacks, notifications or counters), in the same transaction; the audit log
+    /// stays, and event positions keep counting, so a follower's cursor still works after a reset.
+    @Test func theOldStatesHistoryGoesButTheAuditLogStays() async throws {
+        try await withEachBackend { storage in
+            let events = try #require(storage.events)
+            let deliveries = try #require(storage.eventDeliveries)
+            let journal = try #require(storage.journal)
+            let mail = try #require(storage.mail)
+            let codes = try #require(storage.accountCodes)
+            let webhooks = try #require(storage.webhooks)
+            try await storage.apps.create(Fixture.app("A"))
+            let old = try #require(
+                try await events.append(
+                    GatehouseEvent(id: "e1", type: .adminWrite, time: TestTime.at(1), node: "n"),
+                    deliveries: [
+                        EventDeliveryRecord(
+                            eventID: "e1", sink: "siem", body: "{}", nextAttemptAt: TestTime.at(1),
+                            createdAt: TestTime.at(1))
+                    ]))
+            try await journal.append(
+                [
+                    JournalEntry(
+                        sequence: 1, time: TestTime.at(1), kind: .graph, method: "GET", route: "/me", status: 200,
+                        durationMilliseconds: 1)
+                ], node: "n")
+            try await mail.insert(
+                MailMessageRecord(
+                    id: "m1", kind: "invitation", userID: nil, to: "ann@example.com", subject: "Join", text: "t",
+                    html: "h", createdAt: TestTime.at(1), nextAttemptAt: nil))
+            try await codes.insert(
+                AccountCodeRecord(
+                    codeHash: "h1", purpose: .invitation, userID: nil, email: "ann@example.com",
+                    createdAt: TestTime.at(1), expiresAt: TestTime.at(100)))
+            try await storage.appCallbacks.insert(
+                AppCallbackRecord(
+                    id: "c1", appID: "A", kind: .deauthorize, userID: "u1", url: "http://x/cb", body: "b",
+                    nextAttemptAt: TestTime.at(1), createdAt: TestTime.at(1)))
+            try await webhooks.insert(
+                WebhookDeliveryRecord(
+                    id: "d1", appID: "A", object: .user, url: "https://a.example/hook", body: "{}",
+                    batchUntil: TestTime.at(10), nextAttemptAt: TestTime.at(10), createdAt: TestTime.at(1)))
+            _ = try await storage.rateLimits.increment(
+                key: "login:ann", windowStart: 0, amount: 3, expiresAt: TestTime.at(1000))
+            try await storage.admins.appendAudit(
+                AuditEntryRecord(
+                    time: TestTime.at(1), actorKind: "development", actorID: nil, actorName: nil, method: "POST",
+                    route: "/admin/api/v1/apps", target: nil, status: 201))
+
+            var state = StoredState(createdAt: TestTime.at(2))
+            state.apps = [Fixture.app("A")]
+            try await storage.emulator.replaceAll(with: state)
+            #expect(try await events.list(EventQuery(types: [], limit: 100)).isEmpty)
+            #expect(try await deliveries.deliveries(eventID: "e1").isEmpty)
+            #expect(try await journal.recent(limit: 10).isEmpty)
+            #expect(try await mail.list(to: nil, limit: 10).isEmpty)
+            #expect(try await codes.find(codeHash: "h1") == nil)
+            #expect(try await storage.appCallbacks.due(now: TestTime.at(100), limit: 10).isEmpty)
+            #expect(try await webhooks.deliveries(appID: "A", limit: 10).isEmpty)
+            #expect(try await storage.rateLimits.count(key: "login:ann", windowStart: 0) == 0)
+            #expect(try await storage.admins.audit(before: nil, limit: 10).map(\.route) == ["/admin/api/v1/apps"])
+
+            let next = try #require(
+                try await events.append(
+                    GatehouseEvent(id: "e2", type: .adminWrite, time: TestTime.at(3), node: "n"), deliveries: []))
+            #expect(next.sequence > old.sequence)
+            #expect(try await events.list(EventQuery(types: [], limit: 100)).map(\.id) == ["e2"])
+        }
+    }
+
     /// A row the database refuses rolls the whole replacement back: the erase too, so nothing is half-imported.
     @Test func aRefusedRowLeavesTheStateAsItWas() async throws {
         try await withEachBackend { storage in

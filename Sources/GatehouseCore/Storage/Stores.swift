@@ -247,9 +247,11 @@ package protocol EmulatorStore: Sendable {
     func setting(_ name: String) async throws -> String?
     /// Stores a setting; nil removes it.
     func setSetting(_ name: String, _ value: String?) async throws
-    /// Deletes every app, person, injection and setting (and, by cascade, everything that hangs off them), and the
-    /// signing keys unless `state` keeps them, then writes `state`: one transaction, so the database commits once
-    /// and a reader sees the old state or the new one. Used by the resets and `import`.
+    /// Deletes every app, person, injection and setting (and, by cascade, everything that hangs off them), what
+    /// the old state left behind (events and their deliveries, the durable journal, mail and account codes, app
+    /// callbacks, Webhooks deliveries, rate-limit counters; not the audit log), and the signing keys unless
+    /// `state` keeps them, then writes `state`: one transaction, so the database commits once and a reader sees
+    /// the old state or the new one. Used by the resets and `import`.
     func replaceAll(with state: StoredState) async throws
     /// Writes `state` beside what is there, in one transaction (the development seed on a first start).
     func insertAll(_ state: StoredState) async throws

@@ -137,9 +137,19 @@ package struct StateTransfer: Sendable {
             "state imported", metadata: ["apps": "\(state.apps.count)", "users": "\(state.users.count)"])
     }
 
-    /// Replaces everything with `stored` (one transaction), then sets the clock to its offset.
+    /// Replaces everything with `stored` (one transaction, which also clears the old state's events, durable
+    /// journal, outboxes and rate limits: ``EmulatorStore/replaceAll(with:)``), then empties this node's journal
+    /// and sets the clock to its offset. Entries still waiting for the journal table are dropped first, so none
+    /// from before lands after; a failed replacement puts them back.
     package func replace(with stored: StoredState) async throws {
-        try await services.storage.emulator.replaceAll(with: stored)
+        let waiting = services.journalBuffer?.drain().entries ?? []
+        do {
+            try await services.storage.emulator.replaceAll(with: stored)
+        } catch {
+            for entry in waiting { services.journalBuffer?.accept(entry) }
+            throw error
+        }
+        services.journal.clear()
         ClockControl(services: services).restore(offset: stored.settings[ClockControl.offsetSetting])
     }
 

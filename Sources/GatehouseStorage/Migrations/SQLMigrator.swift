@@ -37,7 +37,7 @@ package enum SQLMigrator {
         Migration14AppRequestNotifications.migration, Migration15AccountMail.migration, Migration16TwoFactor.migration,
         Migration17ProfileLocale.migration, Migration18DeletedAccounts.migration,
         Migration19Events.migration, Migration20TestUserApps.migration,
-        Migration21Webhooks.migration,
+        Migration21Webhooks.migration, Migration22EventPositions.migration,
     ]
 
     package static let table = "gatehouse_migrations"

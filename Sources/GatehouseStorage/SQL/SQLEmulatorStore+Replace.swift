@@ -6,12 +6,23 @@ extension SQLEmulatorStore {
     /// The tables a replacement empties, children before parents. Apps and people cascade to roles, scoped ids,
     /// friendships, grants, codes, tokens, sessions, posts, requests, callbacks and webhooks; what is left of
     /// deleted accounts goes too, so no earlier person's token or address answers as deleted after a reset.
-    static let replacedTables = ["injected_errors", "emulator_settings", "deleted_accounts", "apps", "users"]
+    static let replacedTables =
+        historyTables + ["injected_errors", "emulator_settings", "deleted_accounts", "apps", "users"]
+
+    /// What the old state did, which a test could still see after a reset: events and their deliveries, the
+    /// durable request journal, the outboxes (mail and the codes it carries, app callbacks, Webhooks
+    /// notifications) and the rate limits' counters. The audit log stays: it is the operators' record of who
+    /// changed what, the replacement itself included, and a log its own subject could erase would record nothing.
+    static let historyTables = [
+        "event_deliveries", "events", "request_journal", "mail_messages", "account_codes", "app_callbacks",
+        "webhook_deliveries", "rate_limits",
+    ]
 
     /// At most this many bound values in one statement (SQLite allows 32,766, PostgreSQL 65,535).
     static let bindsPerStatement = 8_000
 
-    /// One transaction: a `DELETE` per table in ``replacedTables`` (and `signing_keys` when `state` replaces them),
+    /// One transaction: a `DELETE` per table in ``replacedTables`` (and `signing_keys` when `state` replaces them;
+    /// `admin_audit`, the admin accounts, tokens and sessions and the server's own keys stay),
     /// then one multi-row `INSERT` per table that `state` has rows for (more only past ``bindsPerStatement``).
     /// A failure anywhere rolls the whole of it back, so a bad import leaves the state as it was.
     package func replaceAll(with state: StoredState) async throws {
