@@ -146,6 +146,49 @@ struct CallerRowLayoutTests {
         try await backend.cleanup()
     }
 
+    /// A layout checks a statement's columns once where its text fixes them (a PostgreSQL prepared statement) and
+    /// trusts its later rows; a statement selecting the same columns in another order never passes, so it is
+    /// refused on every read, before and after the store's own statement has passed. On SQLite every kept row is
+    /// checked.
+    @Test func aStatementSelectingTheColumnsInAnotherOrderIsRefusedOnEveryRead() async throws {
+        try await withEachBackend { storage in
+            let every = EveryColumn()
+            try await every.write(to: storage)
+            let store = try #require(storage.callerRecords as? SQLCallerRecordStore)
+            let db = store.context.db
+            /// The first row of `statement` as the store reads its own: kept on SQLite, prepared on PostgreSQL.
+            func row(_ statement: SQLStatementText) async throws -> any SQLRow {
+                if let now = (db as? any SQLImmediateReads)?.rowsNow(statement, [every.token.tokenHash]) {
+                    return try #require(now.first)
+                }
+                return try #require(try await db.rows(statement.on(db, [every.token.tokenHash])).first)
+            }
+            let selected = SQLCallerRecordStore.layout.selected
+            let refusal = "column 1 is \(selected[2]) where the layout lists \(selected[1])"
+            for _ in 0..<2 {
+                let moved = try await row(SwappedCallerQuery.statement)
+                let error = #expect(throws: SQLColumnOrderError.self) { try SQLCallerRecordStore.decode(moved) }
+                #expect(error?.description == refusal)
+            }
+            for _ in 0..<2 {
+                #expect(try SQLCallerRecordStore.decode(try await row(SQLCallerRecordStore.query)).token == every.token)
+            }
+            let moved = try await row(SwappedCallerQuery.statement)
+            let error = #expect(throws: SQLColumnOrderError.self) { try SQLCallerRecordStore.decode(moved) }
+            #expect(error?.description == refusal, "the store's statement passing does not pass another")
+
+            // What the layout remembers: PostgreSQL's prepared rows name their statement, SQLite's kept rows none.
+            let own = try #require(try await row(SQLCallerRecordStore.query) as? any SQLPositionalRow)
+            let other = try #require(moved as? any SQLPositionalRow)
+            if db is any SQLImmediateReads {
+                #expect(own.cells.columnsFixedBy == nil && other.cells.columnsFixedBy == nil)
+            } else {
+                #expect(own.cells.columnsFixedBy != nil && other.cells.columnsFixedBy != nil)
+                #expect(own.cells.columnsFixedBy != other.cells.columnsFixedBy)
+            }
+        }
+    }
+
     /// A value as SQLite stores what a store binds.
     static func stored(_ value: any Encodable & Sendable) -> SQLiteKeptValue {
         switch value {
@@ -171,5 +214,23 @@ struct CallerRowLayoutTests {
             if mirror.displayStyle == .optional, mirror.children.isEmpty { nils.append(child.label ?? "?") }
         }
         return nils
+    }
+}
+
+/// The caller's statement with its second and third columns (`t_token_hash` and `t_kind`, both text) swapped:
+/// only the names tell them apart. Prepared on PostgreSQL under a name of its own, as a store's statement is.
+private enum SwappedCallerQuery: SQLPreparedKey {
+    static let name = "gh_test_caller_swapped"
+    static let statement = SQLStatementText(binds: 1, preparedAs: SwappedCallerQuery.self) { _ in
+        var columns = SQLCallerRecordStore.selectList.components(separatedBy: ", ")
+        columns.swapAt(1, 2)
+        return SQLQueryString(
+            """
+            SELECT \(unsafeRaw: columns.joined(separator: ", ")) FROM tokens t \
+            LEFT JOIN apps a ON a.id = t.app_id LEFT JOIN users u ON u.id = t.user_id \
+            LEFT JOIN grants g ON g.app_id = t.app_id AND g.user_id = t.user_id \
+            LEFT JOIN app_scoped_ids s ON s.app_id = t.app_id AND s.user_id = t.user_id \
+            WHERE t.token_hash = \(bind: "")
+            """)
     }
 }

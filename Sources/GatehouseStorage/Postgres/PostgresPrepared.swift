@@ -49,7 +49,7 @@ extension PostgresConnection {
         // Read by name, the rows go through PostgresKit's adapter, so every column decodes as it does for an
         // unprepared statement; read by position (the caller's row), through postgres-nio (PostgresPreparedRow).
         for try await row in try await execute(PostgresPrepared<Key>(bindings: bindings), logger: logger) {
-            rows.append(PostgresPreparedRow(row))
+            rows.append(PostgresPreparedRow(row, statement: ObjectIdentifier(Key.self)))
         }
         return rows
     }

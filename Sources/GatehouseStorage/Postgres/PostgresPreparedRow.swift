@@ -6,14 +6,17 @@ import SQLKit
 /// postgres-nio's own decoding (``SQLPositionalRow``), which skips `Decodable` and the lookups by name.
 struct PostgresPreparedRow: SQLPositionalRow {
     let row: PostgresRow
+    /// The prepared statement's key (``SQLRowCells/columnsFixedBy``).
+    let statement: ObjectIdentifier
     private let named: any SQLRow
 
-    init(_ row: PostgresRow) {
+    init(_ row: PostgresRow, statement: ObjectIdentifier) {
         self.row = row
+        self.statement = statement
         self.named = row.sql()
     }
 
-    var cells: any SQLRowCells { PostgresCells(row.makeRandomAccess()) }
+    var cells: any SQLRowCells { PostgresCells(row.makeRandomAccess(), statement: statement) }
 
     var allColumns: [String] { named.allColumns }
     func contains(column: String) -> Bool { named.contains(column: column) }
@@ -26,8 +29,12 @@ struct PostgresPreparedRow: SQLPositionalRow {
 /// A row's cells by index, each decoded by postgres-nio's `PostgresDecodable` for the column's own type.
 struct PostgresCells: SQLRowCells {
     let row: PostgresRandomAccessRow
+    let columnsFixedBy: ObjectIdentifier?
 
-    init(_ row: PostgresRandomAccessRow) { self.row = row }
+    init(_ row: PostgresRandomAccessRow, statement: ObjectIdentifier?) {
+        self.row = row
+        self.columnsFixedBy = statement
+    }
 
     var columnCount: Int { row.count }
     func columnName(_ index: Int) -> String { row[index].columnName }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import SQLKit
 
 /// A row's cells by position, typed as the stores read them; NULL reads as nil.
@@ -6,6 +7,9 @@ import SQLKit
 /// SQLite's kept rows (``SQLiteKeptRow``) and PostgreSQL's prepared rows (`PostgresPreparedRow`) are cells;
 /// any other row is read through ``SQLNamedCells``, by the name its layout gives each position.
 package protocol SQLRowCells {
+    /// The statement whose text fixes every row's column names and order (a PostgreSQL prepared statement's
+    /// ``SQLPreparedKey``), so ``SQLColumnLayout/check(_:)`` checks one of its rows, not each; nil: check each.
+    var columnsFixedBy: ObjectIdentifier? { get }
     var columnCount: Int { get }
     func columnName(_ index: Int) -> String
     func isNull(_ index: Int) throws -> Bool
@@ -13,6 +17,10 @@ package protocol SQLRowCells {
     func integer(_ index: Int) throws -> Int64?
     func bool(_ index: Int) throws -> Bool?
     func data(_ index: Int) throws -> Data?
+}
+
+extension SQLRowCells {
+    package var columnsFixedBy: ObjectIdentifier? { nil }
 }
 
 /// A row that can also be read by position (issue 43: the caller's row skips the lookups by name).
@@ -53,6 +61,8 @@ package struct SQLColumnLayout: Sendable {
     package let selected: [String]
     /// What the decoders call each column, position for position with `selected`.
     package let names: [String]
+    /// The statements (``SQLRowCells/columnsFixedBy``) a row of which has passed ``check(_:)``.
+    private let checkedStatements = NIOLockedValueBox<Set<ObjectIdentifier>>([])
 
     package init(selected: [String], names: [String]) {
         precondition(selected.count == names.count, "a layout names each selected column once")
@@ -66,7 +76,16 @@ package struct SQLColumnLayout: Sendable {
     }
 
     /// Throws ``SQLColumnOrderError`` unless `cells` has exactly these columns in this order.
+    ///
+    /// Once per statement where the cells name one (``SQLRowCells/columnsFixedBy``): on PostgreSQL, reading
+    /// each name built a cell per column on every read. The statement's text, not the connection it was
+    /// prepared on, decides the names and their order: the statement names each column it selects (no `*`), so
+    /// a table's own column order never reaches the row; PostgreSQL refuses to run a prepared statement whose
+    /// result changed shape ("cached plan must not change result type"); and a cell of another type fails its
+    /// own decode. A statement whose columns are not the layout's never passes, so each of its rows is refused.
     package func check(_ cells: any SQLRowCells) throws {
+        let statement = cells.columnsFixedBy
+        if let statement, checkedStatements.withLockedValue({ $0.contains(statement) }) { return }
         guard cells.columnCount == selected.count else {
             throw SQLColumnOrderError(
                 description: "the row has \(cells.columnCount) columns where the layout lists \(selected.count)")
@@ -75,6 +94,7 @@ package struct SQLColumnLayout: Sendable {
             throw SQLColumnOrderError(
                 description: "column \(index) is \(cells.columnName(index)) where the layout lists \(name)")
         }
+        if let statement { checkedStatements.withLockedValue { _ = $0.insert(statement) } }
     }
 
     /// A cursor at the layout's first column.
