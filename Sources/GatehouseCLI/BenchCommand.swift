@@ -52,33 +52,14 @@ struct BenchCommand: AsyncParsableCommand {
                 + "Prints one line a row: CPU µs, wall µs, reads, name."
         )
 
-        @Option(
-            help: "postgres://… URL or a SQLite file path; a SQLite file must not exist yet and is deleted afterwards.")
-        var database: String
+        @OptionGroup var throwaway: ThrowawayDatabase
         @Option(help: "People (and tokens) seeded.") var callers = 1000
         @Option(help: "Reads of each variant.") var iterations = 20000
 
         func execute() async throws {
-            let location: DatabaseLocation
-            do {
-                location = try DatabaseLocation(parsing: database)
-            } catch StorageError.unavailable(let message) {
-                throw fail(message)
-            }
-            if case .sqlite(let path) = location, FileManager.default.fileExists(atPath: path) {
-                throw fail("\(path) exists: the caller-row probe wants a throwaway SQLite file")
-            }
-            var logger = Logger(label: "gatehouse.bench")
-            logger.logLevel = .warning
-            let probe = CallerRowProbe(location: location, callers: callers, iterations: iterations, logger: logger)
-            let rows: [CallerRowProbe.Row]
-            do {
-                rows = try await probe.run()
-            } catch StorageError.unavailable(let message) {
-                throw fail(message)
-            }
-            if case .sqlite(let path) = location {
-                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            let rows = try await throwaway.run(probe: "caller-row") { location, logger in
+                try await CallerRowProbe(location: location, callers: callers, iterations: iterations, logger: logger)
+                    .run()
             }
             for row in rows {
                 print(
@@ -96,34 +77,15 @@ struct BenchCommand: AsyncParsableCommand {
                 + "synchronous=FULL on SQLite). Use a throwaway database: the probe creates and drops a table."
         )
 
-        @Option(
-            help: "postgres://… URL or a SQLite file path; a SQLite file must not exist yet and is deleted afterwards.")
-        var database: String
+        @OptionGroup var throwaway: ThrowawayDatabase
         @Option(help: "Seconds to measure for.") var seconds = 5.0
         @Flag(help: "Print the result as JSON.") var json = false
 
         func execute() async throws {
-            let location: DatabaseLocation
-            do {
-                location = try DatabaseLocation(parsing: database)
-            } catch StorageError.unavailable(let message) {
-                throw fail(message)
-            }
-            if case .sqlite(let path) = location, FileManager.default.fileExists(atPath: path) {
-                throw fail("\(path) exists: the commit-rate probe wants a throwaway SQLite file")
-            }
-            var logger = Logger(label: "gatehouse.bench")
-            logger.logLevel = .warning
-            let result: CommitRateProbe.Result
-            do {
-                result = try await CommitRateProbe(
+            let result = try await throwaway.run(probe: "commit-rate") { location, logger in
+                try await CommitRateProbe(
                     location: location, duration: .milliseconds(Int(seconds * 1000)), logger: logger
                 ).run()
-            } catch StorageError.unavailable(let message) {
-                throw fail(message)
-            }
-            if case .sqlite(let path) = location {
-                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
             }
             if json {
                 let encoder = JSONEncoder()
@@ -178,5 +140,38 @@ struct BenchCommand: AsyncParsableCommand {
                 print(String(format: "%8.0f ns  %@", row.nanosecondsPerRequest, row.name))
             }
         }
+    }
+}
+
+/// `--database` of the probes that seed a database or create tables in it, which must be a throwaway one.
+struct ThrowawayDatabase: ParsableArguments {
+    @Option(
+        help: "postgres://… URL or a SQLite file path; a SQLite file must not exist yet and is deleted afterwards.")
+    var database: String
+
+    /// Runs `probe`'s `body` on the database with the probes' logger, refusing a SQLite file that exists and
+    /// deleting the one the probe made when it succeeds; a storage error is the command's message.
+    func run<Output>(probe: String, _ body: (DatabaseLocation, Logger) async throws -> Output) async throws -> Output {
+        let location: DatabaseLocation
+        do {
+            location = try DatabaseLocation(parsing: database)
+        } catch StorageError.unavailable(let message) {
+            throw fail(message)
+        }
+        if case .sqlite(let path) = location, FileManager.default.fileExists(atPath: path) {
+            throw fail("\(path) exists: the \(probe) probe wants a throwaway SQLite file")
+        }
+        var logger = Logger(label: "gatehouse.bench")
+        logger.logLevel = .warning
+        let output: Output
+        do {
+            output = try await body(location, logger)
+        } catch StorageError.unavailable(let message) {
+            throw fail(message)
+        }
+        if case .sqlite(let path) = location {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        return output
     }
 }

@@ -4,11 +4,6 @@ import Foundation
 import Logging
 import SQLKit
 
-// timespec's members come through CoreFoundation in a release build (MemberImportVisibility).
-#if canImport(CoreFoundation)
-import CoreFoundation
-#endif
-
 /// The cold `/me`'s database read, on the server's own storage: the caller's row (token, app, person, grant and
 /// app-scoped id, 58 columns) read through `SQLCallerRecordStore` for tokens no cache has seen (issue 43 items
 /// 2-3), and the same rows decoded by position (the server's path) against by name (SQLKit's `SQLRow`), in one
@@ -103,21 +98,14 @@ package struct CallerRowProbe: Sendable {
     private func time(_ name: String, _ body: () async throws -> Void) async throws -> Row {
         for _ in 0..<min(500, iterations) { try await body() }
         let clock = ContinuousClock()
-        let (cpuStart, wallStart) = (Self.cpuNanoseconds(), clock.now)
+        let (cpuStart, wallStart) = (ProcessCPUClock.nanoseconds(), clock.now)
         for _ in 0..<iterations { try await body() }
         let wall = clock.now - wallStart
-        let cpu = Self.cpuNanoseconds() - cpuStart
+        let cpu = Double(ProcessCPUClock.nanoseconds() - cpuStart)
         let wallNanoseconds = Double(wall.components.seconds) * 1e9 + Double(wall.components.attoseconds) / 1e9
         return Row(
             name: name, cpuMicroseconds: cpu / Double(iterations) / 1000,
             wallMicroseconds: wallNanoseconds / Double(iterations) / 1000, reads: iterations)
-    }
-
-    /// CPU time of the whole process (every thread: PostgreSQL's event loop too).
-    private static func cpuNanoseconds() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
-        return Double(t.tv_sec) * 1e9 + Double(t.tv_nsec)
     }
 
     /// `callers` people of one app, each with a grant, an app-scoped id and a token; the tokens' hashes.

@@ -8,11 +8,6 @@ import NIOCore
 import NIOEmbedded
 import CoreMetrics
 
-// timespec's members come through CoreFoundation in a release build (MemberImportVisibility).
-#if canImport(CoreFoundation)
-import CoreFoundation
-#endif
-
 /// CPU time per request of each piece of the request pipeline on `/bench/hello`, and of the Graph hot path
 /// (`/me`, `debug_token`), measured in-process.
 ///
@@ -156,15 +151,9 @@ package struct PipelineProbe: Sendable {
     /// This thread's CPU nanoseconds per call of `body`, after a warm-up of a tenth as many calls.
     private func measure(_ body: () async throws -> Void) async throws -> Double {
         for _ in 0..<max(iterations / 10, 1) { try await body() }
-        let start = Self.cpuNanoseconds()
+        // The process's CPU time: the loop runs on one executor thread, and the process is otherwise idle.
+        let start = ProcessCPUClock.nanoseconds()
         for _ in 0..<iterations { try await body() }
-        return Double(Self.cpuNanoseconds() - start) / Double(iterations)
-    }
-
-    /// The process's CPU time: the loop runs on one executor thread, and the process is otherwise idle.
-    private static func cpuNanoseconds() -> UInt64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
-        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+        return Double(ProcessCPUClock.nanoseconds() - start) / Double(iterations)
     }
 }
