@@ -292,6 +292,10 @@ package struct TokenRecord: Sendable, Codable, Equatable {
         self.authNonce = authNonce
         self.origin = origin
     }
+
+    /// Whether the token's expiry has passed at `now` (an app token's never does): the line the stores' `live`
+    /// and a caller's check draw, so a revocation can tell the live tokens it ended from already expired ones.
+    package func hasExpired(at now: Date) -> Bool { expiresAt.map { now >= $0 } ?? false }
 }
 
 /// A logged-in browser. The cookie carries a random secret; only its hash is stored.

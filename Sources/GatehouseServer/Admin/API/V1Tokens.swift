@@ -75,7 +75,8 @@ package struct V1Tokens: Sendable {
     }
 
     /// `POST /tokens/revoke {person_id?, app_id?}`: every live token of the person, of the app, or of the person for
-    /// the app. Answers `{"revoked": count}`.
+    /// the app. Answers `{"revoked": count}`: the live tokens this call ended (one `token.revoked` each), not those
+    /// it read, since another revocation may end some of them first.
     package func revokeAll(_ fields: JSONObject) async throws -> JSONValue {
         var body = try RequestBody(.object(fields))
         let appID = try body.string("app_id", max: 20), personID = try body.string("person_id", max: 20)
@@ -90,15 +91,19 @@ package struct V1Tokens: Sendable {
             throw Problem.unknownReference("person_id", "person_id must name an existing person")
         }
         let now = services.clock.now()
-        let live = try await live(appID: appID, personID: personID)
+        let tokens = services.storage.tokens
         // Through the shared store (not a transaction's), so every node's cached callers are dropped.
+        var revoked: [TokenRecord] = []
         switch (appID, personID) {
-        case let (appID?, personID?):
-            try await services.storage.tokens.revokeAll(appID: appID, userID: personID, at: now)
-        case let (nil, personID?): try await services.storage.tokens.revokeAll(userID: personID, at: now)
-        default: for token in live { try await services.storage.tokens.revoke(id: token.id, at: now) }
+        case let (appID?, personID?): revoked = try await tokens.revokeAll(appID: appID, userID: personID, at: now)
+        case let (nil, personID?): revoked = try await tokens.revokeAll(userID: personID, at: now)
+        default:
+            for token in try await live(appID: appID, personID: nil) {
+                revoked += try await tokens.revoke(id: token.id, at: now)
+            }
         }
-        return ["revoked": .int(Int64(live.count))]
+        // A person's revocation also marks their expired tokens revoked; those had already ended.
+        return ["revoked": .int(Int64(revoked.filter { !$0.hasExpired(at: now) }.count))]
     }
 
     private func live(appID: String?, personID: String?) async throws -> [TokenRecord] {
