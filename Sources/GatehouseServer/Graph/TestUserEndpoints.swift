@@ -143,9 +143,11 @@ struct TestUserEndpoints: Sendable {
         guard case .app(let app) = caller, try await Self.holds(app.id, node.user, services: services) else {
             throw GraphFailure(.cannotDeleteTestAccount)
         }
-        // Its old tokens then answer as every deleted person's do (190/458), whichever way the person went.
-        try await AccountDeletion(services: services).rememberDeleted(node.user)
-        try await services.storage.users.delete(id: node.user.id)
+        // Its old tokens then answer as every deleted person's do (190/458), whichever way the person went, and
+        // each live one is announced revoked as theirs are.
+        let deletion = AccountDeletion(services: services)
+        try await deletion.rememberDeleted(node.user)
+        try await deletion.erase(node.user)
         // No app is told (Facebook tells none when an app deletes its test user); operators still hear of it.
         await services.events.record(
             .accountDeleted, appID: app.id, personID: node.user.id, ["apps_told": "0", "by": "app"])
