@@ -12,13 +12,18 @@ package struct TransactionStores: Sendable {
     /// The event table on the transaction's own connection, for the recorder above; nil when the backend cannot
     /// write events in the transaction.
     package var eventTable: (any EventStore)?
+    /// For the audit log (``AdminStore/appendAudit(_:)``): an admin change's audit row and its `admin.write` event
+    /// commit together.
+    package var admins: any AdminStore
 
     package init(
-        codes: any AuthCodeStore, tokens: any TokenStore, grants: any GrantStore, eventTable: (any EventStore)? = nil
+        codes: any AuthCodeStore, tokens: any TokenStore, grants: any GrantStore, admins: any AdminStore,
+        eventTable: (any EventStore)? = nil
     ) {
         self.codes = codes
         self.tokens = tokens
         self.grants = grants
+        self.admins = admins
         self.events = UnrecordedEvents()
         self.eventTable = eventTable
     }
@@ -61,7 +66,7 @@ extension Storage {
         async throws -> R
     {
         if let writes { return try await writes.write(body) }
-        return try await body(TransactionStores(codes: codes, tokens: tokens, grants: grants))
+        return try await body(TransactionStores(codes: codes, tokens: tokens, grants: grants, admins: admins))
     }
 
     /// ``WriteTransactions/saveGrant(_:storing:)`` when the backend offers transactions, else on the plain stores.

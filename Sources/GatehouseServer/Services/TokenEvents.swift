@@ -155,7 +155,9 @@ private struct PlainWrites: WriteTransactions {
     let storage: Storage
 
     func write<R: Sendable>(_ body: @escaping @Sendable (TransactionStores) async throws -> R) async throws -> R {
-        try await body(TransactionStores(codes: storage.codes, tokens: storage.tokens, grants: storage.grants))
+        try await body(
+            TransactionStores(
+                codes: storage.codes, tokens: storage.tokens, grants: storage.grants, admins: storage.admins))
     }
 }
 

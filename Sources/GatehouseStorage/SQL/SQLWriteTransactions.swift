@@ -113,7 +113,8 @@ extension SQLWriteTransactions {
         return TransactionStores(
             codes: SQLAuthCodeStore(database: session, errors: errors),
             tokens: SQLTokenStore(database: session, errors: errors),
-            grants: grants, eventTable: SQLEventStore(database: session, errors: errors))
+            grants: grants, admins: SQLAdminStore(database: session, errors: errors),
+            eventTable: SQLEventStore(database: session, errors: errors))
     }
 }
 

@@ -114,4 +114,31 @@ import Testing
             #expect(issued.first?.details == ["token_id": stored.id, "kind": "app", "origin": "client_credentials"])
         }
     }
+
+    /// An admin change's audit row and its `admin.write` event are one commit: when the event cannot be stored,
+    /// neither is the row, and the change itself stands (the audit log never undoes what it describes).
+    @Test func anAuditRowIsStoredWithItsAdminWriteEventOrNotAtAll() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            let api = V1Client(client: client)
+            let audit = server.services.storage.admins
+            try await Self.refuse(.adminWrite, server)
+            let refused = try await api.post("/apps", #"{"name":"Unaudited"}"#)
+            #expect(refused.status == .created)
+            #expect(try await audit.audit(before: nil, limit: 10).isEmpty)
+            #expect(try await server.services.storage.apps.list().contains { $0.name == "Unaudited" })
+
+            try await Self.allow(server)
+            let created = try await api.post("/apps", #"{"name":"Audited"}"#)
+            #expect(created.status == .created)
+            let id = try #require(created.json["id"]?.stringValue)
+            let rows = try await audit.audit(before: nil, limit: 10)
+            #expect(rows.map(\.route) == ["/admin/api/v1/apps"])
+            let events = try await Self.events(server, [.adminWrite])
+            #expect(events.count == 1)
+            #expect(events.first?.details["route"] == "/admin/api/v1/apps")
+            #expect(events.first?.details["status"] == "201")
+            #expect(try await server.services.storage.apps.find(id: id)?.name == "Audited")
+        }
+    }
 }
