@@ -38,7 +38,8 @@ package enum GraphRoute: Equatable, Sendable {
     /// `/device/login` and `/device/login_status`.
     case deviceLogin
     case deviceLoginStatus
-    /// `/{app}/accounts/test-users`.
+    /// `/{app}/accounts/test-users`, and `/{app}/accounts?type=test-users` (the edge as Facebook's reference
+    /// documents it and its generated Business SDKs call it).
     case testUsers(appID: String)
     /// `/{app}/accounts/test-users/{anything}`: Facebook has no such node.
     case testUsersUnknown
@@ -47,8 +48,10 @@ package enum GraphRoute: Equatable, Sendable {
     /// `/{id}` and whatever follows it (`rest`: the edge and its arguments).
     case object(id: String, rest: [String])
 
-    /// Reads a call: `path` is the segments after the version; `batch` and `ids` are those parameters.
-    package static func parse(method: GraphMethod, path p: [String], batch: Bool, ids: String?) -> GraphRoute {
+    /// Reads a call: `path` is the segments after the version; `batch`, `ids` and `type` are those parameters.
+    package static func parse(
+        method: GraphMethod, path p: [String], batch: Bool, ids: String?, type: String? = nil
+    ) -> GraphRoute {
         guard p.count <= 8, p.allSatisfy({ $0.utf8.count <= 128 }) else { return .tooLong }
         guard let first = p.first else {
             if method == .post, batch { return .batch }
@@ -66,6 +69,7 @@ package enum GraphRoute: Equatable, Sendable {
         case ("device", 2) where p[1] == "login_status": return .deviceLoginStatus
         case (_, 3) where p[1] == "accounts" && p[2] == "test-users": return .testUsers(appID: first)
         case (_, 4) where p[1] == "accounts" && p[2] == "test-users": return .testUsersUnknown
+        case (_, 2) where p[1] == "accounts" && type == "test-users": return .testUsers(appID: first)
         case (_, 2) where p[1] == "subscriptions": return .appSubscriptions(appID: first)
         default:
             return .object(id: first, rest: Array(p.dropFirst()))

@@ -28,7 +28,8 @@ package struct GraphDispatcher: Sendable {
 
     private func route(_ call: GraphCall) async throws -> GraphReply {
         let route = GraphRoute.parse(
-            method: call.method, path: call.path, batch: call.params["batch"] != nil, ids: call.params["ids"])
+            method: call.method, path: call.path, batch: call.params["batch"] != nil, ids: call.params["ids"],
+            type: call.params["type"])
         if route.isPublic { return try await answerPublic(route, call) }
         let caller = try await authenticate(call, forMe: call.path.first == "me")
         try await GraphRateLimits(services: services).check(caller)

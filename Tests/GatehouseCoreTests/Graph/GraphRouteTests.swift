@@ -49,6 +49,19 @@ import Testing
             "\(method.rawValue) /\(path)")
     }
 
+    @Test func theAccountsEdgeOfTypeTestUsersIsTheTestUsersEdge() {
+        func parse(_ method: GraphMethod, _ path: [String], type: String?) -> GraphRoute {
+            GraphRoute.parse(method: method, path: path, batch: false, ids: nil, type: type)
+        }
+        for method in [GraphMethod.get, .post, .delete] {
+            #expect(parse(method, ["123", "accounts"], type: "test-users") == .testUsers(appID: "123"))
+        }
+        #expect(parse(.get, ["123", "accounts"], type: "pages") == .object(id: "123", rest: ["accounts"]))
+        #expect(parse(.get, ["123", "accounts", "test-users"], type: "test-users") == .testUsers(appID: "123"))
+        #expect(parse(.get, ["123"], type: "test-users") == .object(id: "123", rest: []))
+        #expect(parse(.get, ["123", "friends"], type: "test-users") == .object(id: "123", rest: ["friends"]))
+    }
+
     @Test func theRootIsABatchOrAMultipleIDRead() {
         #expect(GraphRoute.parse(method: .post, path: [], batch: true, ids: nil) == .batch)
         #expect(GraphRoute.parse(method: .get, path: [], batch: true, ids: nil) == .rootUnsupported(.get))
