@@ -14,7 +14,8 @@ package protocol PersonChangeListener: Sendable {
     func grantChanged(from old: GrantRecord?, to new: GrantRecord?) async
 }
 
-/// Several listeners as one, each told in turn.
+/// Several listeners as one, each told in turn. ``watchesGrants(appID:)`` stops at the first that watches: list
+/// the listeners that answer without a read first.
 package struct PersonChangeListeners: PersonChangeListener {
     package var members: [any PersonChangeListener]
 

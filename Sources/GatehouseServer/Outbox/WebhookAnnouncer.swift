@@ -48,13 +48,16 @@ package struct WebhookAnnouncer: PersonChangeListener {
 
     package func grantChanged(from old: GrantRecord?, to new: GrantRecord?) async {
         guard let grant = new ?? old else { return }
+        // A consent that changes no permission (every login after the first) reads no subscription.
+        let changed = Self.changes(from: old, to: new)
+        guard !changed.isEmpty else { return }
         do {
             guard
                 let subscription = try await store.subscriptions(appID: grant.appID).first(where: {
                     $0.object == .permissions && $0.active
                 })
             else { return }
-            let changes = Self.changes(from: old, to: new).filter { subscription.covers($0.field) }
+            let changes = changed.filter { subscription.covers($0.field) }
             guard !changes.isEmpty else { return }
             let now = outbox.clock.now()
             let scoped = try await storage.users.scopedID(appID: grant.appID, userID: grant.userID)

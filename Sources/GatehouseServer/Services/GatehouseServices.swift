@@ -113,10 +113,12 @@ package final class GatehouseServices: Sendable {
         self.outboxDoorbell = doorbell
         self.configuration = configuration
         self.baseURL = configuration.baseURL
+        // Consent events (issue 42) hear grant changes through the same announcement as the webhooks. They watch
+        // every app's grants, so listed first they answer `watchesGrants` before the webhooks ask the database.
+        var listeners: [any PersonChangeListener] =
+            storage.events != nil || events != nil ? [ConsentEvents(events: self.events)] : []
         // Every profile and grant write, whichever path makes it, is heard by the webhooks (issue 42).
-        var listeners: [any PersonChangeListener] = webhookOutbox.map { [WebhookAnnouncer(outbox: $0)] } ?? []
-        // Consent events (issue 42) hear grant changes through the same announcement as the webhooks.
-        if storage.events != nil || events != nil { listeners.append(ConsentEvents(events: self.events)) }
+        if let webhookOutbox { listeners.append(WebhookAnnouncer(outbox: webhookOutbox)) }
         let announced = listeners.isEmpty ? storage : storage.announcingChanges(to: PersonChangeListeners(listeners))
         // Every token stored or revoked, whichever path does it, is an event (issue 42).
         self.storage = announced.announcingTokenEvents(to: self.events)
