@@ -56,7 +56,7 @@ extension AppsCommand {
             ) { client in
                 try await client.v1("DELETE", "/apps/" + AdminClient.escape(id)) ?? .null
             } local: { s in
-                guard try await s.storage.deleteApp(id: id) else { throw CLIError("no app \(id)") }
+                guard try await AppDeletion(services: s).delete(appID: id) else { throw CLIError("no app \(id)") }
                 return .null
             }
             print(json ? prettyJSON(["id": .string(id), "deleted": true]) : "deleted app \(id)")

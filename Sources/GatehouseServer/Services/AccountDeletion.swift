@@ -37,7 +37,8 @@ package struct AccountDeletion: Sendable {
     }
 
     /// The person and what hangs off them, however they went (their settings, the admin API and CLI, an app
-    /// deleting its test user), after ``rememberDeleted(_:)``. Foreign keys would cascade the rest, but a cascade
+    /// deleting its test user, ``AppDeletion``), after ``rememberDeleted(_:)`` where the old tokens are to answer
+    /// as a deleted person's. Foreign keys would cascade the rest, but a cascade
     /// announces nothing: the tokens are revoked first, so each live one is a `token.revoked` event (`scope:
     /// person`; the `account.deleted` that follows says why) and every node drops its cached callers; the
     /// sessions likewise; the mail is deleted here, since the outbox has no foreign key.

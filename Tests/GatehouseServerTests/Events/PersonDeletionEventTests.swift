@@ -85,4 +85,38 @@ import Testing
             #expect(bobs.map(\.type) == [.accountDeleted])
         }
     }
+
+    @Test func deletingAnAppDeletesItsTestUsersAsPeopleAndAnnouncesEveryTokenItEnds() async throws {
+        let server = try await TestServer.make()
+        let otherID = try await TestUserAPITests.secondApp(server).0.id
+        try await server.v1 { api in
+            let (scoped, _) = try await FriendshipForgeryTests.testUser(server, api.client)
+            let storage = server.services.storage
+            let tester = try #require(try await storage.users.userID(appID: server.app.id, scopedID: scoped))
+            let testers = try await storage.tokens.live(appID: nil, userID: tester, now: server.clock.now())
+            _ = try await server.token(for: server.alice)
+            let alices = try await storage.tokens.live(
+                appID: server.app.id, userID: server.alice.id, now: server.clock.now())
+            let there = try await api.post("/tokens", #"{"app_id":"\#(otherID)","person_id":"\#(server.alice.id)"}"#)
+            #expect(there.status == .created)
+            #expect(testers.count == 1 && alices.count == 1)
+
+            let deleted = try await api.delete("/apps/\(server.app.id)")
+            #expect(deleted.status == .noContent)
+            let events = try await Self.deletionEvents(server)
+            #expect(events.map(\.type) == [.tokenRevoked, .accountDeleted, .tokenRevoked])
+            #expect(events.map(\.personID) == [tester, tester, server.alice.id])
+            #expect(events.allSatisfy { $0.appID == server.app.id })
+            #expect(
+                events.map(\.details) == [
+                    ["kind": "user", "scope": "person", "token_id": testers[0].id],
+                    ["apps_told": "0", "by": "app_deleted"],
+                    ["kind": "user", "scope": "app_and_person", "token_id": alices[0].id],
+                ])
+            #expect(try await storage.users.find(id: tester) == nil)
+            // Alice's token for the other app lives on.
+            let left = try await storage.tokens.live(appID: nil, userID: server.alice.id, now: server.clock.now())
+            #expect(left.map(\.appID) == [otherID])
+        }
+    }
 }

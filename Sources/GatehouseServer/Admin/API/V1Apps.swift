@@ -19,7 +19,7 @@ struct V1Apps: Sendable {
             },
             V1Route(method: .patch, path: "/apps/{id}") { try await update($0) },
             V1Route(method: .delete, path: "/apps/{id}") { call in
-                guard try await services.storage.deleteApp(id: call.parameter("id")) else {
+                guard try await AppDeletion(services: services).delete(appID: call.parameter("id")) else {
                     throw Self.missing(call.parameter("id"))
                 }
                 services.logger.info("app deleted through the admin API", metadata: ["app": "\(call.parameter("id"))"])
