@@ -100,18 +100,24 @@ import Testing
             let there = try await api.post("/tokens", #"{"app_id":"\#(otherID)","person_id":"\#(server.alice.id)"}"#)
             #expect(there.status == .created)
             #expect(testers.count == 1 && alices.count == 1)
+            _ = try await server.services.tokens.mintAppToken(app: server.app)
+            let appToken = try #require(
+                try await storage.tokens.live(appID: server.app.id, userID: nil, now: server.clock.now()).first {
+                    $0.kind == .app
+                })
 
             let deleted = try await api.delete("/apps/\(server.app.id)")
             #expect(deleted.status == .noContent)
             let events = try await Self.deletionEvents(server)
-            #expect(events.map(\.type) == [.tokenRevoked, .accountDeleted, .tokenRevoked])
-            #expect(events.map(\.personID) == [tester, tester, server.alice.id])
+            #expect(events.map(\.type) == [.tokenRevoked, .accountDeleted, .tokenRevoked, .tokenRevoked])
+            #expect(events.map(\.personID) == [tester, tester, server.alice.id, nil])
             #expect(events.allSatisfy { $0.appID == server.app.id })
             #expect(
                 events.map(\.details) == [
                     ["kind": "user", "scope": "person", "token_id": testers[0].id],
                     ["apps_told": "0", "by": "app_deleted"],
                     ["kind": "user", "scope": "app_and_person", "token_id": alices[0].id],
+                    ["kind": "app", "scope": "token", "token_id": appToken.id],
                 ])
             #expect(try await storage.users.find(id: tester) == nil)
             // Alice's token for the other app lives on.
