@@ -1,3 +1,4 @@
+import Atomics
 import Foundation
 import PostgresKit
 import SQLKit
@@ -8,15 +9,23 @@ struct PostgresPreparedRow: SQLPositionalRow {
     let row: PostgresRow
     /// The prepared statement's key (``SQLRowCells/columnsFixedBy``).
     let statement: ObjectIdentifier
-    private let named: any SQLRow
+    /// PostgresKit's row, built by the first read by name and kept for the next. Each view (this one and
+    /// ``cells``) copies the row into postgres-nio's random-access row; built eagerly, the caller's row, read
+    /// by position only, made that copy twice (issue 43). A lazy reference rather than a lock, because every
+    /// read by name (one a column) loads it.
+    private let namedView = ManagedAtomicLazyReference<NamedView>()
 
     init(_ row: PostgresRow, statement: ObjectIdentifier) {
         self.row = row
         self.statement = statement
-        self.named = row.sql()
     }
 
     var cells: any SQLRowCells { PostgresCells(row.makeRandomAccess(), statement: statement) }
+
+    private var named: any SQLRow {
+        if let view = namedView.load() { return view.row }
+        return namedView.storeIfNilThenLoad(NamedView(row.sql())).row
+    }
 
     var allColumns: [String] { named.allColumns }
     func contains(column: String) -> Bool { named.contains(column: column) }
@@ -24,6 +33,13 @@ struct PostgresPreparedRow: SQLPositionalRow {
     func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
         try named.decode(column: column, as: type)
     }
+}
+
+/// PostgresKit's row as an object, for ``PostgresPreparedRow``'s lazy reference.
+private final class NamedView: Sendable {
+    let row: any SQLRow
+
+    init(_ row: any SQLRow) { self.row = row }
 }
 
 /// A row's cells by index, each decoded by postgres-nio's `PostgresDecodable` for the column's own type.
