@@ -70,6 +70,34 @@ struct StorageEventContractTests {
         }
     }
 
+    /// A transaction's events in one call: stored in order with their deliveries; one already stored is skipped,
+    /// and so are its deliveries, without failing the rest.
+    @Test func severalEventsAreStoredInOrderAndAStoredOneIsSkipped() async throws {
+        try await withEachBackend { storage in
+            let store = try #require(storage.events)
+            let outbox = try #require(storage.eventDeliveries)
+            func delivery(_ id: String, _ body: String) -> EventDeliveryRecord {
+                EventDeliveryRecord(
+                    eventID: id, sink: "siem", body: body, nextAttemptAt: TestTime.at(50), createdAt: TestTime.at(50))
+            }
+            let first = try #require(try await store.append(Self.event("b1", .loginFailed, at: 40), deliveries: []))
+            try await store.append(contentsOf: [])
+            try await store.append(contentsOf: [
+                (Self.event("b2", .codeExchanged, at: 50, app: "app1", person: "p1"), [delivery("b2", "two")]),
+                (Self.event("b1", .adminWrite, at: 50), [delivery("b1", "again")]),
+                (Self.event("b3", .tokenIssued, at: 50, app: "app1", person: "p1"), []),
+            ])
+            let listed = try await store.list(EventQuery(after: first.sequence, limit: 10))
+            #expect(listed.map(\.id) == ["b2", "b3"])
+            #expect(listed.map(\.type) == [.codeExchanged, .tokenIssued])
+            #expect(listed[0].sequence < listed[1].sequence)
+            #expect(listed[0].details == ["reason": "wrong password", "step": "password"])
+            #expect(try await store.list(EventQuery(limit: 10)).first?.type == .loginFailed)
+            #expect(try await outbox.deliveries(eventID: "b2") == [delivery("b2", "two")])
+            #expect(try await outbox.deliveries(eventID: "b1").isEmpty)
+        }
+    }
+
     @Test func pruningDropsOldEventsThenTheOldestOverTheCount() async throws {
         try await withEachBackend { storage in
             let store = try #require(storage.events)

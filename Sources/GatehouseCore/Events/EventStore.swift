@@ -40,6 +40,9 @@ package protocol EventStore: Sendable {
     /// Stores `event` and its sink deliveries; returns it with its sequence number, or nil when an event with the
     /// same id is already stored (the expiry sweep of two nodes finds the same token: one event).
     func append(_ event: GatehouseEvent, deliveries: [EventDeliveryRecord]) async throws -> GatehouseEvent?
+    /// Stores several events and their deliveries, in this order, as few statements as the backend allows (a
+    /// transaction's events: each statement is a trip to the database). An event whose id is stored is skipped.
+    func append(contentsOf events: [(event: GatehouseEvent, deliveries: [EventDeliveryRecord])]) async throws
     /// Matching events after `query.after`, oldest first, at most `query.limit`.
     func list(_ query: EventQuery) async throws -> [GatehouseEvent]
     /// The newest sequence number stored (0 when none).

@@ -92,6 +92,7 @@ struct EventWriteTransactions: WriteTransactions {
             stores.events = recorder
             let result = try await body(stores)
             for token in gatherer.stored.withLockedValue({ $0 }) { try await TokenEvents.issued(token, to: recorder) }
+            try await recorder.store()
             return (result, recorder)
         }
         await recorded.committed(announcingTo: events)
@@ -103,7 +104,8 @@ struct EventWriteTransactions: WriteTransactions {
     }
 }
 
-/// A transaction's events: the server's ``EventLog`` stores them on the transaction's connection; any other
+/// A transaction's events: the server's ``EventLog`` stores them on the transaction's connection, all in one
+/// statement at the end of the body (``store()``; each statement is a trip to the database's thread); any other
 /// recorder (a test's), or a backend without an event table in the transaction, hears them after the commit.
 private final class EventsInTransaction: TransactionEventRecorder, Sendable {
     private struct Pending: Sendable {
@@ -116,8 +118,7 @@ private final class EventsInTransaction: TransactionEventRecorder, Sendable {
 
     private let log: EventLog?
     private let table: (any EventStore)?
-    /// Events for after the commit, and whether a sink delivery was queued (the sink worker is woken then).
-    private let state = LockedValue<(later: [Pending], queued: Bool)>(([], false))
+    private let state = LockedValue<(pending: [Pending], queued: Bool)>(([], false))
 
     init(log: EventLog?, table: (any EventStore)?) {
         self.log = log
@@ -127,19 +128,28 @@ private final class EventsInTransaction: TransactionEventRecorder, Sendable {
     func record(
         _ type: EventType, id: String?, appID: String?, personID: String?, details: [String: String]
     ) async throws {
-        guard let log, let table else {
-            let pending = Pending(type: type, id: id, appID: appID, personID: personID, details: details)
-            state.withLockedValue { $0.later.append(pending) }
-            return
-        }
-        guard log.store != nil else { return }  // this server keeps no events
-        let (event, deliveries) = log.draft(
-            type, id: id ?? log.random.uuidString(), appID: appID, personID: personID, details: details)
-        _ = try await table.append(event, deliveries: deliveries)
-        if !deliveries.isEmpty { state.withLockedValue { $0.queued = true } }
+        let pending = Pending(type: type, id: id, appID: appID, personID: personID, details: details)
+        state.withLockedValue { $0.pending.append(pending) }
     }
 
-    /// After the commit: wakes the sink worker for deliveries queued, records what waited for the commit.
+    /// Stores the events recorded so far in the transaction, when the event log can.
+    func store() async throws {
+        guard let log, let table else { return }
+        let pending = state.withLockedValue { state in
+            defer { state.pending = [] }
+            return state.pending
+        }
+        guard log.store != nil, !pending.isEmpty else { return }  // this server keeps no events
+        let drafts = pending.map {
+            log.draft(
+                $0.type, id: $0.id ?? log.random.uuidString(), appID: $0.appID, personID: $0.personID,
+                details: $0.details)
+        }
+        try await table.append(contentsOf: drafts.map { (event: $0.0, deliveries: $0.1) })
+        if drafts.contains(where: { !$0.1.isEmpty }) { state.withLockedValue { $0.queued = true } }
+    }
+
+    /// After the commit: wakes the sink worker for deliveries queued; hands what was not stored to `events`.
     func committed(announcingTo events: any EventRecorder) async {
         let (later, queued) = state.withLockedValue { $0 }
         if queued { log?.doorbell.ring() }

@@ -26,8 +26,52 @@ package struct SQLEventStore: EventStore {
     /// commit after one that drew 42, and a reader that had seen 42 would never list 41. The lock is held for one
     /// single-row insert and its commit; it is per database (other databases on the cluster do not wait).
     /// SQLite needs no lock: it has one writer at a time, so a number is committed before the next is drawn.
+    /// On SQLite one multi-row insert for the events and one for their deliveries; on PostgreSQL each event as
+    /// ``append(_:deliveries:)`` stores it (its turn under the advisory lock; the transaction keeps the lock once
+    /// taken, so the events after the first do not wait).
+    package func append(
+        contentsOf events: [(event: GatehouseEvent, deliveries: [EventDeliveryRecord])]
+    ) async throws {
+        guard !events.isEmpty else { return }
+        if db.dialect.name == "postgresql" {
+            for (event, deliveries) in events { _ = try await append(event, deliveries: deliveries) }
+            return
+        }
+        let rows = try events.map { event, _ in
+            [
+                event.id, event.type.rawValue, SQLCodec.seconds(event.time), event.appID, event.personID, event.node,
+                try Self.detailsText(event),
+            ] as [any Encodable & Sendable]
+        }
+        try await context.run {
+            var insert = db.insert(into: "events").columns(Self.insertedColumns)
+            for row in rows { insert = insert.values(row) }
+            insert = insert.ignoringConflicts(with: ["id"])
+            let deliveries = events.flatMap(\.deliveries)
+            guard !deliveries.isEmpty else { return try await insert.run() }
+            // Only the events stored now get their deliveries (a skipped one's are stored already, or never were).
+            let stored = Set(try await insert.returning("id").all(decodingColumn: "id", as: String.self))
+            try await insertDeliveries(deliveries.filter { stored.contains($0.eventID) })
+        }
+    }
+
+    private func insertDeliveries(_ deliveries: [EventDeliveryRecord]) async throws {
+        guard !deliveries.isEmpty else { return }
+        var insert = db.insert(into: SQLEventDeliveryStore.table).columns(SQLEventDeliveryStore.columns)
+        for delivery in deliveries { insert = insert.values(SQLEventDeliveryStore.values(delivery)) }
+        try await insert.run()
+    }
+
+    /// The columns an insert names (`seq` is the database's).
+    static let insertedColumns = ["id", "type", "time", "app_id", "person_id", "node", "details"]
+
+    /// The details as stored: JSON, keys sorted, so the same details are the same text.
+    static func detailsText(_ event: GatehouseEvent) throws -> String {
+        String(decoding: try JSONEncoder.sorted.encode(event.details), as: UTF8.self)
+    }
+
     package func append(_ event: GatehouseEvent, deliveries: [EventDeliveryRecord]) async throws -> GatehouseEvent? {
-        let details = String(decoding: try JSONEncoder.sorted.encode(event.details), as: UTF8.self)
+        let details = try Self.detailsText(event)
         return try await context.run {
             // A second event with the same id (two nodes sweeping the same expired token) is dropped here.
             let inserted: (any SQLRow)?
@@ -42,8 +86,7 @@ package struct SQLEventStore: EventStore {
                     """
                 ).first()
             } else {
-                inserted = try await db.insert(into: "events")
-                    .columns("id", "type", "time", "app_id", "person_id", "node", "details")
+                inserted = try await db.insert(into: "events").columns(Self.insertedColumns)
                     .values(
                         event.id, event.type.rawValue, SQLCodec.seconds(event.time), event.appID, event.personID,
                         event.node, details
@@ -53,11 +96,7 @@ package struct SQLEventStore: EventStore {
             guard let row = inserted else { return nil }
             var stored = event
             stored.sequence = try row.decode(column: "seq", as: Int64.self)
-            if !deliveries.isEmpty {
-                var insert = db.insert(into: SQLEventDeliveryStore.table).columns(SQLEventDeliveryStore.columns)
-                for delivery in deliveries { insert = insert.values(SQLEventDeliveryStore.values(delivery)) }
-                try await insert.run()
-            }
+            try await insertDeliveries(deliveries)
             return stored
         }
     }
