@@ -123,4 +123,38 @@ struct PostgresPreparedStatementTests {
             #expect(runs["gh_code_consume"] == 2)
         }
     }
+
+    /// A prepared row's two views, its cells by position (the caller's row) and PostgresKit's row by name (every
+    /// other reader; built by the row's first read by name, then kept), read the same, in either order, on every
+    /// read and from several tasks at once.
+    @Test func aPreparedRowReadsTheSameByPositionAndByNameInEitherOrder() async throws {
+        try await withOneConnection { storage, db in
+            let c = try await CallerScenario.make(1, on: storage, now: Self.now)
+            let expected = try #require(try await storage.callerRecords.callerRecords(tokenHash: c.token.tokenHash))
+            let layout = SQLCallerRecordStore.layout
+            func row() async throws -> any SQLRow {
+                try #require(try await db.rows(SQLCallerRecordStore.query.on(db, [c.token.tokenHash])).first)
+            }
+            @Sendable func byName(_ row: any SQLRow) throws -> CallerRecords {
+                try SQLCallerRecordStore.decode(cells: SQLNamedCells(row, names: layout.selected))
+            }
+            let positionFirst = try await row()
+            #expect(positionFirst is any SQLPositionalRow)
+            var reads = [try SQLCallerRecordStore.decode(positionFirst), try byName(positionFirst)]
+            reads.append(try byName(positionFirst))
+            #expect(positionFirst.allColumns == layout.selected)
+            let nameFirst = try await row()
+            reads += [try byName(nameFirst), try SQLCallerRecordStore.decode(nameFirst), try byName(nameFirst)]
+            let shared = try await row()
+            reads += try await withThrowingTaskGroup(of: CallerRecords.self) { group in
+                for _ in 0..<8 { group.addTask { try byName(shared) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(reads.count == 14)
+            for read in reads {
+                #expect(read.token == expected.token && read.app == expected.app && read.user == expected.user)
+                #expect(read.grant == expected.grant && read.scopedID == expected.scopedID)
+            }
+        }
+    }
 }
