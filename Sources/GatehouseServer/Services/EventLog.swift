@@ -32,8 +32,12 @@ package struct EventLog: EventRecorder {
     package func record(
         _ type: EventType, id: String?, appID: String?, personID: String?, details: [String: String]
     ) async {
-        await store(type, id: id ?? random.uuidString(), appID: appID, personID: personID, details: details)
+        await store(type, id: id ?? newID(), appID: appID, personID: personID, details: details)
     }
+
+    /// A new event's id: time-ordered, so the `events` id index grows at its end (see
+    /// ``RandomSource/timeOrderedUUIDString(at:)``).
+    func newID() -> String { random.timeOrderedUUIDString(at: clock.now()) }
 
     /// Stores the event and its deliveries; nil when it was not stored (already there, or the store failed).
     @discardableResult

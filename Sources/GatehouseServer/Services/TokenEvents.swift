@@ -50,17 +50,17 @@ struct EventTokenStore: TokenStore {
     func find(tokenHash: String) async throws -> TokenRecord? { try await base.find(tokenHash: tokenHash) }
     func setExpiry(id: String, expiresAt: Date?) async throws { try await base.setExpiry(id: id, expiresAt: expiresAt) }
     func revoke(id: String, at: Date) async throws -> [TokenRecord] {
-        try await announced(try await base.revoke(id: id, at: at), at: at, ["scope": "token"])
+        await announced(try await base.revoke(id: id, at: at), at: at, ["scope": "token"])
     }
     func revokeAll(appID: String, userID: String, at: Date) async throws -> [TokenRecord] {
-        try await announced(
+        await announced(
             try await base.revokeAll(appID: appID, userID: userID, at: at), at: at, ["scope": "app_and_person"])
     }
     func revokeAll(userID: String, at: Date) async throws -> [TokenRecord] {
-        try await announced(try await base.revokeAll(userID: userID, at: at), at: at, ["scope": "person"])
+        await announced(try await base.revokeAll(userID: userID, at: at), at: at, ["scope": "person"])
     }
     func revokeAll(codeID: String, at: Date) async throws -> [TokenRecord] {
-        try await announced(
+        await announced(
             try await base.revokeAll(codeID: codeID, at: at), at: at, ["scope": "code_family", "code_id": codeID])
     }
 
@@ -142,7 +142,7 @@ private final class EventsInTransaction: TransactionEventRecorder, Sendable {
         guard log.store != nil, !pending.isEmpty else { return }  // this server keeps no events
         let drafts = pending.map {
             log.draft(
-                $0.type, id: $0.id ?? log.random.uuidString(), appID: $0.appID, personID: $0.personID,
+                $0.type, id: $0.id ?? log.newID(), appID: $0.appID, personID: $0.personID,
                 details: $0.details)
         }
         try await table.append(contentsOf: drafts.map { (event: $0.0, deliveries: $0.1) })

@@ -1,3 +1,4 @@
+import Foundation
 import GatehouseCore
 import Testing
 
@@ -33,6 +34,18 @@ import Testing
     @Test func uuidStringIsVersionFour() {
         let id = ScriptedBytes([0xFF]).uuidString()
         #expect(id == "FFFFFFFF-FFFF-4FFF-BFFF-FFFFFFFFFFFF")
+    }
+
+    @Test func timeOrderedUUIDsAreVersionSevenAndSortByTime() {
+        let id = ScriptedBytes([0xFF]).timeOrderedUUIDString(at: Date(timeIntervalSince1970: 1_800_000_000.1234))
+        // 1,800,000,000,123 ms is 0x01A3185C507B.
+        #expect(id == "01A3185C-507B-7FFF-BFFF-FFFFFFFFFFFF")
+        let random = SystemRandomSource()
+        let times = (0..<50).map { Date(timeIntervalSince1970: 1_800_000_000 + Double($0) * 0.001) }
+        let ids = times.map { random.timeOrderedUUIDString(at: $0) }
+        #expect(ids == ids.sorted())
+        #expect(
+            ScriptedBytes([0]).timeOrderedUUIDString(at: Date(timeIntervalSince1970: -5)).hasPrefix("00000000-0000-7"))
     }
 
     @Test(arguments: [0, 1, 7, 8, 9, 16, 33, 66])
