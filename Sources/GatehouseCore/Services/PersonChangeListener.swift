@@ -133,6 +133,8 @@ struct AnnouncingWriteTransactions: WriteTransactions {
         return result
     }
 
+    var storesEventsInTransaction: Bool { base.storesEventsInTransaction }
+
     func saveGrant(_ grant: GrantRecord, storing code: AuthCodeRecord) async throws {
         guard await listener.watchesGrants(appID: grant.appID) else {
             return try await base.saveGrant(grant, storing: code)

@@ -9,8 +9,8 @@ package struct TransactionStores: Sendable {
     /// Records the events the body's writes cause, in the transaction (the server's event log installs it; until
     /// then nothing is recorded).
     package var events: any TransactionEventRecorder
-    /// The event table on the transaction's own connection, for the recorder above; nil when the backend cannot
-    /// write events in the transaction.
+    /// The event table on the transaction's own connection, for the recorder above; nil when the backend does not
+    /// write events in the transaction (PostgreSQL: they are recorded once it commits).
     package var eventTable: (any EventStore)?
     /// For the audit log (``AdminStore/appendAudit(_:)``): an admin change's audit row and its `admin.write` event
     /// commit together.
@@ -46,12 +46,18 @@ package protocol WriteTransactions: Sendable {
     /// half-way), so it must write only through its stores and do nothing else that cannot be repeated.
     func write<R: Sendable>(_ body: @escaping @Sendable (TransactionStores) async throws -> R) async throws -> R
 
+    /// Whether a body's events are stored in its transaction (``TransactionStores/eventTable``): then a write of
+    /// one row is worth a transaction for its event's sake; otherwise it is cheaper alone.
+    var storesEventsInTransaction: Bool { get }
+
     /// The consent's writes when it answers with a code: saves `grant` (announced as every grant change is) and
     /// stores `code`, committed together. The default is a ``write(_:)``; a backend may send them as one.
     func saveGrant(_ grant: GrantRecord, storing code: AuthCodeRecord) async throws
 }
 
 extension WriteTransactions {
+    package var storesEventsInTransaction: Bool { false }
+
     package func saveGrant(_ grant: GrantRecord, storing code: AuthCodeRecord) async throws {
         try await write { tx in
             try await tx.grants.save(grant)

@@ -45,6 +45,10 @@ struct EventTokenStore: TokenStore {
     let writes: EventWriteTransactions
 
     func insert(_ token: TokenRecord) async throws {
+        guard writes.storesEventsInTransaction else {
+            try await base.insert(token)
+            return try await TokenEvents.issued(token, to: AfterTheWrite(events: events))
+        }
         try await writes.write { tx in try await tx.tokens.insert(token) }
     }
     func find(tokenHash: String) async throws -> TokenRecord? { try await base.find(tokenHash: tokenHash) }
@@ -99,8 +103,21 @@ struct EventWriteTransactions: WriteTransactions {
         return result
     }
 
+    var storesEventsInTransaction: Bool { base.storesEventsInTransaction }
+
     func saveGrant(_ grant: GrantRecord, storing code: AuthCodeRecord) async throws {
         try await base.saveGrant(grant, storing: code)
+    }
+}
+
+/// Records each event at once, as a commit of its own (a backend that stores no events in transactions).
+private struct AfterTheWrite: TransactionEventRecorder {
+    let events: any EventRecorder
+
+    func record(
+        _ type: EventType, id: String?, appID: String?, personID: String?, details: [String: String]
+    ) async throws {
+        await events.record(type, id: id, appID: appID, personID: personID, details: details)
     }
 }
 

@@ -27,7 +27,13 @@ package struct AuditLog: Sendable {
             event = details
         }
         do {
-            try await services.storage.transaction { [event] tx in
+            let storage = services.storage
+            guard storage.writes?.storesEventsInTransaction == true else {
+                // Each its own commit: cheaper on PostgreSQL than a transaction (see `storesEventsInTransaction`).
+                if let event { await services.events.record(.adminWrite, event) }
+                return try await storage.admins.appendAudit(entry)
+            }
+            try await storage.transaction { [event] tx in
                 if let event { try await tx.events.record(.adminWrite, event) }
                 try await tx.admins.appendAudit(entry)
             }
