@@ -5,9 +5,9 @@ import GatehouseStorage
 import GatehouseTestSupport
 import GatehouseProtocol
 
-/// The code exchange's and the consent's writes (a ``Storage/transaction(_:)`` that consumes the code and stores
-/// the token, and ``WriteTransactions/saveGrant(_:storing:)``, one statement on PostgreSQL and a transaction of two
-/// on SQLite): on both backends all or nothing, with the same errors.
+/// The code exchange's and the consent's writes (``WriteTransactions/consumeCode(id:at:storing:recording:)`` and
+/// ``WriteTransactions/saveGrant(_:storing:)``): one statement each on PostgreSQL and a transaction of two on
+/// SQLite, and on both all or nothing, with the same errors.
 @Suite("Combined writes: code exchange and consent", .timeLimit(.minutes(10)))
 struct CombinedWriteTests {
     static let app = "100000000000001"
@@ -23,13 +23,15 @@ struct CombinedWriteTests {
             updatedAt: TestTime.at(second), lastLoginAt: TestTime.at(second), defaultAudience: .friends)
     }
 
-    /// The token endpoint's code exchange: consume the code, store the token, in one transaction.
+    /// The token endpoint's code exchange (``Storage/consumeCode(id:at:storing:recording:)``), which must ask for
+    /// its events exactly when it stored the token.
     func consumeCode(_ storage: Storage, id: String, at: Date, storing token: TokenRecord) async throws -> Bool {
-        try await storage.transaction { tx in
-            guard try await tx.codes.consume(id: id, at: at) else { return false }
-            try await tx.tokens.insert(token)
-            return true
+        let asked = LockedValue(0)
+        let consumed = try await storage.consumeCode(id: id, at: at, storing: token) { _ in
+            asked.withLockedValue { $0 += 1 }
         }
+        #expect(asked.withLockedValue { $0 } == (consumed ? 1 : 0))
+        return consumed
     }
 
     @Test func theCodeExchangeConsumesTheCodeAndStoresTheTokenOnceAndAtomically() async throws {

@@ -45,9 +45,13 @@ import GatehouseTestSupport
     /// Holds the lead with a first writer (it inserts row `firstID`, 'first') until `queued` more writers wait,
     /// then lets them commit as one group. Returns how many statements the writer connection had run when the
     /// first writer was let go.
+    ///
+    /// `start` starts the writers; it awaits `inQueue(n)` after starting the n-th so they queue in the order it
+    /// starts them (tasks started together may reach the queue in any order).
     @discardableResult
     static func queueBehindAFirstWriter(
-        _ routing: SQLiteReadRouting, _ rig: Rig, firstID: Int = 100, queued: Int, _ start: () -> Void
+        _ routing: SQLiteReadRouting, _ rig: Rig, firstID: Int = 100, queued: Int,
+        _ start: (_ inQueue: (Int) async throws -> Void) async throws -> Void
     ) async throws -> Int {
         let latch = Latch()
         let entered = NIOLockedValueBox(false)
@@ -59,7 +63,7 @@ import GatehouseTestSupport
             }
         }
         try await waitUntil { entered.withLockedValue { $0 } }
-        start()
+        try await start { count in try await waitUntil { routing.group.waitingCount == count } }
         try await waitUntil { routing.group.waitingCount == queued }
         let statements = rig.writer.statements
         latch.open()
@@ -75,18 +79,20 @@ import GatehouseTestSupport
         var kept: Task<Void, any Error>?
         var clash: Task<Void, any Error>?
         // While the first group waits, three more writers queue up.
-        try await Self.queueBehindAFirstWriter(routing, rig, firstID: 1, queued: 3) {
+        try await Self.queueBehindAFirstWriter(routing, rig, firstID: 1, queued: 3) { inQueue in
             refused = Task {
                 try await routing.transaction { db -> Void in
                     try await db.raw("INSERT INTO notes (id, body) VALUES (2, 'refused')").run()
                     throw Refused()
                 }
             }
+            try await inQueue(1)
             kept = Task {
                 try await routing.transaction { db in
                     try await db.raw("INSERT INTO notes (id, body) VALUES (3, 'kept')").run()
                 }
             }
+            try await inQueue(2)
             clash = Task { try await routing.insert(into: "notes").columns("id", "body").values(4, "clash").run() }
         }
         let (refusedWriter, keptWriter, clashWriter) = (refused!, kept!, clash!)
@@ -137,7 +143,7 @@ import GatehouseTestSupport
         let rig = try await Rig.make()
         let routing = rig.routing
         var writers: [Task<Void, any Error>] = []
-        let before = try await Self.queueBehindAFirstWriter(routing, rig, queued: 3) {
+        let before = try await Self.queueBehindAFirstWriter(routing, rig, queued: 3) { _ in
             for id in 1...3 {
                 writers.append(
                     Task {
@@ -165,7 +171,7 @@ import GatehouseTestSupport
         @Sendable func ran(_ name: String) { runs.withLockedValue { $0[name, default: 0] += 1 } }
         var kept: [Task<Int, any Error>] = []
         var refused: Task<Void, any Error>?
-        try await Self.queueBehindAFirstWriter(routing, rig, queued: 3) {
+        try await Self.queueBehindAFirstWriter(routing, rig, queued: 3) { inQueue in
             kept.append(
                 Task {
                     try await routing.transaction { db -> Int in
@@ -174,6 +180,7 @@ import GatehouseTestSupport
                         return runs.withLockedValue { $0["before"]! }
                     }
                 })
+            try await inQueue(1)
             refused = Task {
                 try await routing.transaction { db -> Void in
                     ran("refused")
@@ -181,6 +188,7 @@ import GatehouseTestSupport
                     throw Refused()
                 }
             }
+            try await inQueue(2)
             kept.append(
                 Task {
                     try await routing.transaction { db -> Int in

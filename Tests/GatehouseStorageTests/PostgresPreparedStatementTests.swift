@@ -80,9 +80,9 @@ struct PostgresPreparedStatementTests {
         }
     }
 
-    /// A consent with a code is one prepared statement, not the statements of a transaction (``CombinedWriteTests``
-    /// checks what it writes, on both backends).
-    @Test func theConsentIsOneStatement() async throws {
+    /// The code exchange and a consent with a code are one prepared statement each, not the statements of a
+    /// transaction (``CombinedWriteTests`` checks what they write, on both backends).
+    @Test func theCodeExchangeAndTheConsentAreOneStatementEach() async throws {
         try await withOneConnection { storage, db in
             try await storage.apps.create(Fixture.app("1"))
             try await storage.users.create(Fixture.user("u1"))
@@ -91,10 +91,19 @@ struct PostgresPreparedStatementTests {
                 updatedAt: TestTime.at(1), lastLoginAt: TestTime.at(1))
             for n in 1...3 {
                 try await storage.saveGrant(grant, storing: Fixture.code("c\(n)", app: "1", user: "u1"))
+                #expect(
+                    try await storage.consumeCode(
+                        id: "c\(n)", at: TestTime.at(2),
+                        storing: Fixture.token("t\(n)", app: "1", user: "u1", codeID: "c\(n)"), recording: { _ in }))
             }
+            #expect(
+                try await !storage.consumeCode(
+                    id: "c1", at: TestTime.at(3), storing: Fixture.token("t9", app: "1", user: "u1"), recording: { _ in }))
             let runs = try await preparedRuns(db)
             #expect(runs["gh_consent"] == 3)
+            #expect(runs["gh_code_exchange"] == 4)
             #expect(runs["gh_grant_upsert"] == nil && runs["gh_code_insert"] == nil)
+            #expect(runs["gh_code_consume"] == nil && runs["gh_token_insert"] == nil)
         }
     }
 

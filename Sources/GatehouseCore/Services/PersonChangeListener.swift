@@ -135,6 +135,14 @@ struct AnnouncingWriteTransactions: WriteTransactions {
 
     var storesEventsInTransaction: Bool { base.storesEventsInTransaction }
 
+    /// No grant changes here: the backend's own (one statement on PostgreSQL).
+    func consumeCode(
+        id: String, at: Date, storing token: TokenRecord,
+        recording record: @escaping @Sendable (any TransactionEventRecorder) async throws -> Void
+    ) async throws -> Bool {
+        try await base.consumeCode(id: id, at: at, storing: token, recording: record)
+    }
+
     func saveGrant(_ grant: GrantRecord, storing code: AuthCodeRecord) async throws {
         guard await listener.watchesGrants(appID: grant.appID) else {
             return try await base.saveGrant(grant, storing: code)

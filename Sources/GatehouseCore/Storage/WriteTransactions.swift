@@ -50,6 +50,17 @@ package protocol WriteTransactions: Sendable {
     /// one row is worth a transaction for its event's sake; otherwise it is cheaper alone.
     var storesEventsInTransaction: Bool { get }
 
+    /// The code exchange's writes: consumes the code `id` at `at`, stores `token`, and records what `record` records
+    /// through the transaction's event recorder, all committed together. False, with nothing written or recorded,
+    /// when the code is unknown or already used.
+    ///
+    /// The default is a ``write(_:)`` of the two statements; a backend may send them as one (PostgreSQL: one
+    /// statement, one round trip, its events after the commit as ``storesEventsInTransaction`` says).
+    func consumeCode(
+        id: String, at: Date, storing token: TokenRecord,
+        recording record: @escaping @Sendable (any TransactionEventRecorder) async throws -> Void
+    ) async throws -> Bool
+
     /// The consent's writes when it answers with a code: saves `grant` (announced as every grant change is) and
     /// stores `code`, committed together. The default is a ``write(_:)``; a backend may send them as one.
     func saveGrant(_ grant: GrantRecord, storing code: AuthCodeRecord) async throws
@@ -57,6 +68,27 @@ package protocol WriteTransactions: Sendable {
 
 extension WriteTransactions {
     package var storesEventsInTransaction: Bool { false }
+
+    package func consumeCode(
+        id: String, at: Date, storing token: TokenRecord,
+        recording record: @escaping @Sendable (any TransactionEventRecorder) async throws -> Void
+    ) async throws -> Bool {
+        try await consumeCodeInWrite(id: id, at: at, storing: token, recording: record)
+    }
+
+    /// The code exchange as a ``write(_:)`` of its two statements and its events: the default, and what a backend
+    /// that sends it another way falls back to.
+    package func consumeCodeInWrite(
+        id: String, at: Date, storing token: TokenRecord,
+        recording record: @escaping @Sendable (any TransactionEventRecorder) async throws -> Void
+    ) async throws -> Bool {
+        try await write { tx in
+            guard try await tx.codes.consume(id: id, at: at) else { return false }
+            try await tx.tokens.insert(token)
+            try await record(tx.events)
+            return true
+        }
+    }
 
     package func saveGrant(_ grant: GrantRecord, storing code: AuthCodeRecord) async throws {
         try await write { tx in
@@ -73,6 +105,18 @@ extension Storage {
     {
         if let writes { return try await writes.write(body) }
         return try await body(TransactionStores(codes: codes, tokens: tokens, grants: grants, admins: admins))
+    }
+
+    /// ``WriteTransactions/consumeCode(id:at:storing:recording:)`` when the backend offers transactions, else on the
+    /// plain stores (whose writes record no events).
+    package func consumeCode(
+        id: String, at: Date, storing token: TokenRecord,
+        recording record: @escaping @Sendable (any TransactionEventRecorder) async throws -> Void
+    ) async throws -> Bool {
+        if let writes { return try await writes.consumeCode(id: id, at: at, storing: token, recording: record) }
+        guard try await codes.consume(id: id, at: at) else { return false }
+        try await tokens.insert(token)
+        return true
     }
 
     /// ``WriteTransactions/saveGrant(_:storing:)`` when the backend offers transactions, else on the plain stores.

@@ -105,6 +105,22 @@ struct EventWriteTransactions: WriteTransactions {
 
     var storesEventsInTransaction: Bool { base.storesEventsInTransaction }
 
+    /// In the transaction where events are stored there (SQLite); elsewhere the backend's own exchange (on
+    /// PostgreSQL one statement), the token and the body's events announced once it has committed.
+    func consumeCode(
+        id: String, at: Date, storing token: TokenRecord,
+        recording record: @escaping @Sendable (any TransactionEventRecorder) async throws -> Void
+    ) async throws -> Bool {
+        guard !storesEventsInTransaction else {
+            return try await consumeCodeInWrite(id: id, at: at, storing: token, recording: record)
+        }
+        guard try await base.consumeCode(id: id, at: at, storing: token, recording: { _ in }) else { return false }
+        let after = AfterTheWrite(events: events)
+        try await record(after)
+        try await TokenEvents.issued(token, to: after)
+        return true
+    }
+
     func saveGrant(_ grant: GrantRecord, storing code: AuthCodeRecord) async throws {
         try await base.saveGrant(grant, storing: code)
     }

@@ -81,13 +81,10 @@ struct TokenEndpoint: Sendable {
                 app: app, userID: record.userID, lifetime: lifetime, codeID: record.id, authType: record.authType,
                 authNonce: record.authNonce, origin: confidential ? "code" : "pkce")
             // Consuming the code, storing the token and their events commit together: one fsync, never a used
-            // code without its token.
+            // code without its token (on PostgreSQL one statement, its events after it).
             let exchanged = ["code_id": record.id, "grant_type": "code", "client": confidential ? "secret" : "pkce"]
-            let minted = try await storage.transaction { tx in
-                guard try await tx.codes.consume(id: record.id, at: now) else { return false }
-                try await tx.tokens.insert(token)
-                try await tx.events.record(.codeExchanged, appID: app.id, personID: record.userID, exchanged)
-                return true
+            let minted = try await storage.consumeCode(id: record.id, at: now, storing: token) { events in
+                try await events.record(.codeExchanged, appID: app.id, personID: record.userID, exchanged)
             }
             guard minted else {
                 try await storage.tokens.revokeAll(codeID: record.id, at: now)

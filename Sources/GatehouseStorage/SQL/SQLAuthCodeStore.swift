@@ -41,6 +41,16 @@ package struct SQLAuthCodeStore: AuthCodeStore {
         }
     }
 
+    /// PostgreSQL only: consumes the code and stores `token` in one statement (``exchangeStatement``), committed
+    /// before it returns; false, with nothing stored, when the code is unknown or used. Throws `.conflict` as
+    /// ``SQLTokenStore/insert(_:)`` does.
+    package func consume(id: String, at: Date, storing token: TokenRecord) async throws -> Bool {
+        try await context.run(uniqueConflict: { $0.contains("token_hash") ? "token_hash" : "id" }) {
+            try await !db.rows(Self.exchangeStatement.on(db, [SQLCodec.seconds(at), id] + SQLTokenStore.values(token)))
+                .isEmpty
+        }
+    }
+
     package func expireAll(userID: String, at: Date) async throws {
         try await context.run {
             let now = SQLCodec.seconds(at)
@@ -64,6 +74,20 @@ package struct SQLAuthCodeStore: AuthCodeStore {
     fileprivate static let consumeStatement = SQLStatementText(binds: 2, preparedAs: Consume.self) { db in
         db.update("auth_codes").set("used_at", to: 0).where("id", .equal, 0).where("used_at", .is, SQLLiteral.null)
             .returning("id").query
+    }
+
+    /// ``consumeStatement`` and ``SQLTokenStore``'s insert as one statement, for PostgreSQL (SQLite has no `UPDATE`
+    /// inside `WITH`): the code exchange commits in one round trip instead of `BEGIN`, two statements and `COMMIT`.
+    /// The token is inserted only when the update returned the code; binds: `used_at`, the code's id, the token's.
+    fileprivate static let exchangeStatement = SQLStatementText(
+        binds: 2 + SQLTokenStore.columns.count, preparedAs: Exchange.self
+    ) { _ in
+        let query: SQLQueryString = """
+            WITH used AS (UPDATE auth_codes SET used_at = \(bind: 0) WHERE id = \(bind: "") AND used_at IS NULL RETURNING id) \
+            INSERT INTO tokens (\(unsafeRaw: SQLTokenStore.columns.joined(separator: ", "))) \
+            SELECT \(binds: SQLStatementText.placeholders(SQLTokenStore.columns.count)) FROM used RETURNING tokens.id
+            """
+        return query
     }
 
     package static func values(_ code: AuthCodeRecord) throws -> [any Encodable & Sendable] {
@@ -108,5 +132,9 @@ extension SQLAuthCodeStore {
     fileprivate enum Consume: SQLPreparedKey {
         static let name = "gh_code_consume"
         static var statement: SQLStatementText { SQLAuthCodeStore.consumeStatement }
+    }
+    fileprivate enum Exchange: SQLPreparedKey {
+        static let name = "gh_code_exchange"
+        static var statement: SQLStatementText { SQLAuthCodeStore.exchangeStatement }
     }
 }

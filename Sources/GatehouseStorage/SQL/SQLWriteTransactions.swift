@@ -82,6 +82,22 @@ extension SQLWriteTransactions {
     /// SQLite only (see ``stores(_:errors:announce:held:)``).
     package var storesEventsInTransaction: Bool { database.dialect.name == "sqlite" }
 
+    /// On PostgreSQL one statement in one round trip (``SQLAuthCodeStore/consume(id:at:storing:)``; a new token
+    /// invalidates no cache, and the events follow the commit there anyway); elsewhere the two statements in a
+    /// ``write(_:)``, with the events.
+    package func consumeCode(
+        id: String, at: Date, storing token: TokenRecord,
+        recording record: @escaping @Sendable (any TransactionEventRecorder) async throws -> Void
+    ) async throws -> Bool {
+        guard database is any PostgresPreparing else {
+            return try await consumeCodeInWrite(id: id, at: at, storing: token, recording: record)
+        }
+        guard try await SQLAuthCodeStore(database: database, errors: errors).consume(id: id, at: at, storing: token)
+        else { return false }
+        try await record(UnrecordedEvents())
+        return true
+    }
+
     /// On PostgreSQL, with its notifications, one statement in one round trip
     /// (``SQLGrantStore/save(_:storing:notifying:of:)``), this node's caches dropped before and after it as
     /// ``InvalidatingGrantStore`` drops them; elsewhere the two statements in a ``write(_:)``.
