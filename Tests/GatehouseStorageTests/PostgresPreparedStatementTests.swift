@@ -98,7 +98,8 @@ struct PostgresPreparedStatementTests {
             }
             #expect(
                 try await !storage.consumeCode(
-                    id: "c1", at: TestTime.at(3), storing: Fixture.token("t9", app: "1", user: "u1"), recording: { _ in }))
+                    id: "c1", at: TestTime.at(3), storing: Fixture.token("t9", app: "1", user: "u1"),
+                    recording: { _ in }))
             let runs = try await preparedRuns(db)
             #expect(runs["gh_consent"] == 3)
             #expect(runs["gh_code_exchange"] == 4)
