@@ -186,8 +186,10 @@ import GatehouseTestSupport
                         inside.withLockedValue { $0 -= 1 }
                     }
                 })
-            // Each waiter is queued before the next one asks.
-            while await gate.waiters < others.count { await Task.yield() }
+            // Each waiter is queued before the next one asks. Polled with sleeps, not `Task.yield()`: a task that
+            // yields in a loop can keep a two-thread pool from ever running the task it waits for.
+            let queued = others.count
+            try await waitUntil { await gate.waiters >= queued }
         }
         #expect(log.withLockedValue { $0 }.isEmpty)
         release.yield()
