@@ -56,6 +56,23 @@ package struct EventLog: EventRecorder {
         }
     }
 
+    /// Stores `events` in order, in one append (on PostgreSQL one statement, one turn under the events' lock), with
+    /// their deliveries. A failure is logged and loses these events only, as ``store(_:id:appID:personID:details:)``'s.
+    func store(_ events: [PendingEvent]) async {
+        guard let store, !events.isEmpty else { return }
+        let drafts = events.map {
+            draft($0.type, id: $0.id ?? newID(), appID: $0.appID, personID: $0.personID, details: $0.details)
+        }
+        do {
+            try await store.append(contentsOf: drafts.map { (event: $0.0, deliveries: $0.1) })
+            if drafts.contains(where: { !$0.1.isEmpty }) { doorbell.ring() }
+        } catch {
+            logger.error(
+                "events not stored",
+                metadata: ["types": "\(events.map(\.type.rawValue).joined(separator: ","))", "error": "\(error)"])
+        }
+    }
+
     /// The event as it is stored, and a delivery for each sink that receives its type.
     func draft(
         _ type: EventType, id: String, appID: String?, personID: String?, details: [String: String]
@@ -81,4 +98,13 @@ package struct EventLog: EventRecorder {
     package static func nodeName(_ configuration: GatehouseConfiguration) -> String {
         ProcessInfo.processInfo.hostName + ":\(configuration.port)"
     }
+}
+
+/// An event recorded but not yet stored (a transaction's, until it commits); `id` nil gets a new one.
+struct PendingEvent: Sendable {
+    var type: EventType
+    var id: String?
+    var appID: String?
+    var personID: String?
+    var details: [String: String]
 }

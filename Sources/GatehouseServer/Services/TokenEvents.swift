@@ -115,9 +115,11 @@ struct EventWriteTransactions: WriteTransactions {
             return try await consumeCodeInWrite(id: id, at: at, storing: token, recording: record)
         }
         guard try await base.consumeCode(id: id, at: at, storing: token, recording: { _ in }) else { return false }
-        let after = AfterTheWrite(events: events)
+        // Both events in one append once the exchange has committed (there is no event table in it).
+        let after = EventsInTransaction(log: events as? EventLog, table: nil)
         try await record(after)
         try await TokenEvents.issued(token, to: after)
+        await after.committed(announcingTo: events)
         return true
     }
 
@@ -141,17 +143,9 @@ private struct AfterTheWrite: TransactionEventRecorder {
 /// statement at the end of the body (``store()``; each statement is a trip to the database's thread); any other
 /// recorder (a test's), or a backend without an event table in the transaction, hears them after the commit.
 private final class EventsInTransaction: TransactionEventRecorder, Sendable {
-    private struct Pending: Sendable {
-        var type: EventType
-        var id: String?
-        var appID: String?
-        var personID: String?
-        var details: [String: String]
-    }
-
     private let log: EventLog?
     private let table: (any EventStore)?
-    private let state = LockedValue<(pending: [Pending], queued: Bool)>(([], false))
+    private let state = LockedValue<(pending: [PendingEvent], queued: Bool)>(([], false))
 
     init(log: EventLog?, table: (any EventStore)?) {
         self.log = log
@@ -161,7 +155,7 @@ private final class EventsInTransaction: TransactionEventRecorder, Sendable {
     func record(
         _ type: EventType, id: String?, appID: String?, personID: String?, details: [String: String]
     ) async throws {
-        let pending = Pending(type: type, id: id, appID: appID, personID: personID, details: details)
+        let pending = PendingEvent(type: type, id: id, appID: appID, personID: personID, details: details)
         state.withLockedValue { $0.pending.append(pending) }
     }
 
@@ -182,10 +176,12 @@ private final class EventsInTransaction: TransactionEventRecorder, Sendable {
         if drafts.contains(where: { !$0.1.isEmpty }) { state.withLockedValue { $0.queued = true } }
     }
 
-    /// After the commit: wakes the sink worker for deliveries queued; hands what was not stored to `events`.
+    /// After the commit: wakes the sink worker for deliveries queued; hands what was not stored to the event log,
+    /// in one append, or to any other recorder one by one.
     func committed(announcingTo events: any EventRecorder) async {
         let (later, queued) = state.withLockedValue { $0 }
         if queued { log?.doorbell.ring() }
+        if let log { return await log.store(later) }
         for event in later {
             await events.record(
                 event.type, id: event.id, appID: event.appID, personID: event.personID, details: event.details)

@@ -27,16 +27,18 @@ package struct SQLEventStore: EventStore {
     /// commit after one that drew 42, and a reader that had seen 42 would never list 41. The lock is held for one
     /// single-row insert and its commit; it is per database (other databases on the cluster do not wait).
     /// SQLite needs no lock: it has one writer at a time, so a number is committed before the next is drawn.
-    /// On SQLite one multi-row insert for the events and one for their deliveries; on PostgreSQL each event as
-    /// ``append(_:deliveries:)`` stores it (its turn under the advisory lock; the transaction keeps the lock once
-    /// taken, so the events after the first do not wait).
+    /// On SQLite one multi-row insert for the events and one for their deliveries; on PostgreSQL one statement too,
+    /// one turn under the advisory lock for them all.
     package func append(
         contentsOf events: [(event: GatehouseEvent, deliveries: [EventDeliveryRecord])]
     ) async throws {
         guard !events.isEmpty else { return }
         if db.dialect.name == "postgresql" {
-            for (event, deliveries) in events { _ = try await append(event, deliveries: deliveries) }
-            return
+            if events.count == 1 {
+                _ = try await append(events[0].event, deliveries: events[0].deliveries)
+                return
+            }
+            return try await appendUnderTheLock(events)
         }
         let rows = events.map { event, _ in
             [
@@ -53,6 +55,36 @@ package struct SQLEventStore: EventStore {
             // Only the events stored now get their deliveries (a skipped one's are stored already, or never were).
             let stored = Set(try await insert.returning("id").all(decodingColumn: "id", as: String.self))
             try await insertDeliveries(deliveries.filter { stored.contains($0.eventID) })
+        }
+    }
+
+    /// PostgreSQL: the events in one statement, one turn under the advisory lock; their numbers follow their order
+    /// (`WITH ORDINALITY`). Then the deliveries of those stored.
+    private func appendUnderTheLock(_ events: [(event: GatehouseEvent, deliveries: [EventDeliveryRecord])])
+        async throws
+    {
+        var rows: [SQLQueryString] = []
+        for (index, item) in events.enumerated() {
+            let event = item.event
+            rows.append(
+                """
+                (\(bind: index), \(bind: event.id), \(bind: event.type.rawValue), \(bind: SQLCodec.seconds(event.time)), \
+                \(bind: event.appID), \(bind: event.personID), \(bind: event.node), \(bind: Self.detailsText(event)))
+                """)
+        }
+        let values = SQLList(rows, separator: SQLRaw(", "))
+        try await context.run {
+            let stored = try await db.raw(
+                """
+                WITH turn AS (SELECT pg_advisory_xact_lock(\(bind: Self.appendLockKey))) \
+                INSERT INTO events (id, type, time, app_id, person_id, node, details) \
+                SELECT v.id, v.type, v.time, v.app_id, v.person_id, v.node, v.details \
+                FROM turn, (VALUES \(values)) AS v(n, id, type, time, app_id, person_id, node, details) ORDER BY v.n \
+                ON CONFLICT (id) DO NOTHING RETURNING id
+                """
+            ).all(decodingColumn: "id", as: String.self)
+            let kept = Set(stored)
+            try await insertDeliveries(events.flatMap(\.deliveries).filter { kept.contains($0.eventID) })
         }
     }
 
