@@ -129,7 +129,6 @@ public final class GatehouseEmulator: Sendable {
         try await local.running.value
         try await local.services.storage.shutdown()
         try? FileManager.default.removeItem(at: local.directory)
-        admin.session.finishTasksAndInvalidate()
     }
 }
 
