@@ -55,6 +55,28 @@ import Testing
         #expect(after.dropFirst(100).count <= 1)  // what room is left holds at most one of the large ones
         journal.clear()
         #expect(journal.bytes == 0)
+        #expect(journal.entries(limit: 1000).isEmpty)
+    }
+
+    /// `clear()` empties only the filled slots: after the ring has wrapped, after the byte bound dropped the oldest,
+    /// and on an empty journal; what comes after it is kept as before, and sequences keep counting.
+    @Test func clearingForgetsEveryEntryWhereverTheRingStands() {
+        let journal = RequestJournal(capacity: 8, maximumBytes: 1_000_000)
+        func record(_ route: String) {
+            journal.record(
+                JournalEntry(time: t0, kind: .graph, method: "GET", route: route, status: 200, durationMilliseconds: 1))
+        }
+        journal.clear()
+        #expect(journal.entries().isEmpty)
+        for i in 1...13 { record("/\(i)") }  // wrapped: slots 5...7 and 0...4 hold /6 ... /13
+        journal.clear()
+        #expect(journal.entries(limit: 100).isEmpty && journal.bytes == 0)
+        #expect(journal.entry(sequence: 13) == nil)
+        for route in ["/a", "/b", "/c"] { record(route) }
+        #expect(journal.entries(limit: 100).map(\.route) == ["/c", "/b", "/a"])
+        #expect(journal.lastSequence == 16)
+        #expect(journal.entry(sequence: 14)?.route == "/a")
+        #expect(journal.bytes == journal.entries(limit: 100).reduce(0) { $0 + $1.approximateBytes })
     }
 
     @Test func oneEntryLargerThanTheBoundIsStillKept() {
