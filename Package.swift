@@ -322,7 +322,10 @@ let package = Package(
             swiftSettings: languageFeatures
         ),
         .testTarget(
-            name: "GatehouseTestingTests", dependencies: ["GatehouseTesting", "GatehouseProtocol", "GatehouseKit"],
+            name: "GatehouseTestingTests",
+            dependencies: [
+                "GatehouseTesting", "GatehouseProtocol", "GatehouseKit", "GatehouseCore", "GatehouseServer",
+            ],
             swiftSettings: languageFeatures),
         .testTarget(
             name: "GatehouseKitLoopbackTests", dependencies: ["GatehouseKitLoopback", "GatehouseKit"],

@@ -41,15 +41,17 @@ extension DatabaseLocation {
     ///     service group); nil lets the storage run its own until it shuts down.
     ///   - tracesStatements: every statement run inside a trace gets a client span (``DatabaseSpans``), sent
     ///     wherever the process's tracer sends spans; false, the default, makes none and costs nothing.
+    ///   - durability: what a SQLite commit survives (PostgreSQL's are its server's business).
     package func open(
         logger: Logger, random: any RandomSource = SystemRandomSource(), clock: any GatehouseClock = SystemClock(),
-        pool: DatabaseConnectionPool? = nil, tracesStatements: Bool = false
+        pool: DatabaseConnectionPool? = nil, tracesStatements: Bool = false,
+        durability: CommitDurability = .powerLoss
     ) async throws -> Storage {
         switch self {
         case .sqlite(let path):
             try await SQLStorage.openSQLite(
                 path: path, logger: logger, random: random, clock: clock,
-                spans: tracesStatements ? DatabaseSpans(system: "sqlite") : nil)
+                spans: tracesStatements ? DatabaseSpans(system: "sqlite") : nil, durability: durability)
         case .postgres(let url):
             try await PostgresStorage.open(
                 url: url, logger: logger, random: random, clock: clock, client: pool?.client,

@@ -58,10 +58,11 @@ public final class GatehouseEmulator: Sendable {
         logger.logLevel = options.logLevel
         // The server's own start-up, with a fixed clock and optionally seeded ids; development mode's password
         // cost (bcrypt's minimum) keeps its people, seed and resets quick.
-        var startup = ServerStartup.Options(
-            configuration: GatehouseConfiguration(
-                host: "127.0.0.1", port: 0, dataDirectory: directory.path, mode: .development),
-            logger: logger)
+        var configuration = GatehouseConfiguration(
+            host: "127.0.0.1", port: 0, dataDirectory: directory.path, mode: .development)
+        // The database is deleted at stop: its commits need not wait for the disk (a reset took a third less).
+        configuration.commitDurability = .processCrash
+        var startup = ServerStartup.Options(configuration: configuration, logger: logger)
         startup.stopsOnSignals = false
         let clock = AdjustableClock(fixed: options.startDate)
         startup.clockControl = clock

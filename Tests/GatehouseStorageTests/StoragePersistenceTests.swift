@@ -110,6 +110,12 @@ struct StoragePersistenceTests {
         #expect(try await pragma("synchronous", as: Int.self) == 2)  // FULL
         #expect(try await pragma("foreign_keys", as: Int.self) == 1)
         #expect(try await db.raw("PRAGMA busy_timeout").first(decodingColumn: "timeout", as: Int.self) == 5000)
+        // A throwaway database (the in-process emulator's) asks for commits that survive the process only.
+        let throwaway = try await SQLiteDatabaseFactory.open(
+            path: path + "-throwaway", logger: StorageBackends.logger, durability: .processCrash)
+        #expect(
+            try await throwaway.sql().raw("PRAGMA synchronous").first(decodingColumn: "synchronous", as: Int.self) == 1)
+        try await throwaway.close()
 
         try await SQLStorage.migrate(db)
         try await SQLStorage.migrate(db)

@@ -60,6 +60,9 @@ package struct GatehouseConfiguration: Sendable {
     /// console's import): each wipes every person and app. Off unless the operator turns it on;
     /// development mode always allows it.
     package var allowStateReplace: Bool = false
+    /// What a commit survives on SQLite: a power cut (the server's, always) or only a crash of the process (an
+    /// in-process emulator's database, deleted when it stops). Not a flag or config key: only code sets it.
+    package var commitDurability: CommitDurability = .powerLoss
     /// The request journal (`/console/activity`, `gatehouse logs`); nil follows the mode: on in development,
     /// off in production unless configured.
     package var journal: Bool?

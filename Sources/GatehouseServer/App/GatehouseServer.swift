@@ -42,7 +42,8 @@ package enum GatehouseServerRunner {
             options.clockControl ?? (configuration.mode == .development ? AdjustableClock(base: productionClock) : nil)
         let clock: any GatehouseClock = control ?? productionClock
         let storage = try await configuration.databaseLocation.open(
-            logger: logger, random: options.random, clock: clock, pool: pool, tracesStatements: options.tracing != nil
+            logger: logger, random: options.random, clock: clock, pool: pool, tracesStatements: options.tracing != nil,
+            durability: configuration.commitDurability
         )
         .sealingSecrets(with: sealer)
         let services = GatehouseServices(

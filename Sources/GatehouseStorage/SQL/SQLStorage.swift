@@ -13,19 +13,22 @@ package enum SQLStorage {
     /// Opens (creating if needed) the SQLite database at `path`, configures it and applies migrations.
     ///
     /// Parent folders are created and a new file is made readable by its owner only (it holds app secrets).
-    /// The connection uses `journal_mode=WAL`, `synchronous=FULL` (a committed write survives a crash),
+    /// The connection uses `journal_mode=WAL`, `synchronous=FULL` (a committed write survives a power cut),
     /// `busy_timeout=5000` (the CLI may write while the server runs) and `foreign_keys=ON`.
     /// Token lookups, resolved callers, apps, signing keys and injected errors are cached while the storage's
     /// ``Storage/invalidationFeed`` (a ``SQLiteChangeWatcher``, which drops the caches when another process writes
     /// to the file) runs. `Storage.shutdown` closes the connections; stop the feed first.
     ///
-    /// - Parameter spans: every statement's span once migrated (``DatabaseSpans``); nil, the default: none.
+    /// - Parameters:
+    ///   - spans: every statement's span once migrated (``DatabaseSpans``); nil, the default: none.
+    ///   - durability: what a commit survives (`synchronous=FULL` unless a throwaway database asks for less).
     /// - Throws: `StorageError.unavailable` when the file cannot be created, opened or migrated.
     package static func openSQLite(
         path: String, logger: Logger, random: any RandomSource = SystemRandomSource(),
-        clock: any GatehouseClock = SystemClock(), spans: DatabaseSpans? = nil
+        clock: any GatehouseClock = SystemClock(), spans: DatabaseSpans? = nil,
+        durability: CommitDurability = .powerLoss
     ) async throws -> Storage {
-        let connection = try await SQLiteDatabaseFactory.open(path: path, logger: logger)
+        let connection = try await SQLiteDatabaseFactory.open(path: path, logger: logger, durability: durability)
         let writer = connection.sql(queryLogLevel: nil)
         let readers: [SQLiteConnection]
         do {

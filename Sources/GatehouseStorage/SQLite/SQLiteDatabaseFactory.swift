@@ -20,19 +20,18 @@ package enum SQLiteDatabaseFactory {
         "PRAGMA busy_timeout=5000",
     ]
 
-    /// Pragmas applied to every new connection, in order.
-    package static let pragmas = [
-        "PRAGMA journal_mode=WAL",
-        "PRAGMA synchronous=FULL",
-        "PRAGMA busy_timeout=5000",
-        "PRAGMA foreign_keys=ON",
-    ]
+    /// Pragmas applied to every new writer connection, in order; `synchronous` as `durability` asks.
+    package static func pragmas(_ durability: CommitDurability = .powerLoss) -> [String] {
+        ["PRAGMA journal_mode=WAL", durability.pragma, "PRAGMA busy_timeout=5000", "PRAGMA foreign_keys=ON"]
+    }
 
-    /// Creates parent folders (and a new file with mode 0600), opens the connection and applies ``pragmas``.
+    /// Creates parent folders (and a new file with mode 0600), opens the connection and applies ``pragmas(_:)``.
     /// - Throws: `StorageError.unavailable` when any step fails; the message names the path, never contents.
-    package static func open(path: String, logger: Logger) async throws -> SQLiteConnection {
+    package static func open(
+        path: String, logger: Logger, durability: CommitDurability = .powerLoss
+    ) async throws -> SQLiteConnection {
         try prepareFile(at: path)
-        return try await open(path: path, pragmas: pragmas, logger: logger)
+        return try await open(path: path, pragmas: pragmas(durability), logger: logger)
     }
 
     /// Opens ``readerCount`` read-only connections on a database the writer has already created and migrated.
