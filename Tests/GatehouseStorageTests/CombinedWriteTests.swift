@@ -4,6 +4,7 @@ import GatehouseCore
 import GatehouseStorage
 import GatehouseTestSupport
 import GatehouseProtocol
+import SQLKit
 
 /// The code exchange's and the consent's writes (``WriteTransactions/consumeCode(id:at:storing:recording:)`` and
 /// ``WriteTransactions/saveGrant(_:storing:)``): one statement each on PostgreSQL and a transaction of two on
@@ -32,6 +33,57 @@ struct CombinedWriteTests {
         }
         #expect(asked.withLockedValue { $0 } == (consumed ? 1 : 0))
         return consumed
+    }
+
+    /// PostgreSQL sends the code exchange and its events as one statement
+    /// (``WriteTransactions/consumeCode(id:at:storing:storingEvents:)``): the events are stored with the exchange,
+    /// numbered in their order, and neither a replay nor a failed insert stores any. SQLite answers nil, writing
+    /// nothing: its events go in the exchange's transaction instead.
+    @Test func onPostgreSQLTheExchangeAndItsEventsAreOneStatement() async throws {
+        try await withEachBackend { storage in
+            try await seed(storage)
+            try await storage.codes.insert(Fixture.code("c1", app: Self.app, user: "1"))
+            try await storage.codes.insert(Fixture.code("c2", app: Self.app, user: "1"))
+            let writes = try #require(storage.writes)
+            let events = try #require(storage.events)
+            func exchanged(_ id: String) -> [GatehouseEvent] {
+                [
+                    StorageEventContractTests.event("\(id)-x", .codeExchanged, at: 5, app: Self.app, person: "1"),
+                    StorageEventContractTests.event("\(id)-i", .tokenIssued, at: 5, app: Self.app, person: "1"),
+                ]
+            }
+            let token = Fixture.token("t1", app: Self.app, user: "1", codeID: "c1")
+            let consumed = try await writes.consumeCode(
+                id: "c1", at: TestTime.at(5), storing: token, storingEvents: exchanged("e1"))
+            guard (writes as? SQLWriteTransactions)?.database.dialect.name == "postgresql" else {
+                #expect(consumed == nil)
+                #expect(try await storage.codes.find(codeHash: "codehash-c1")?.usedAt == nil)
+                #expect(try await storage.tokens.find(tokenHash: "hash-t1") == nil)
+                return
+            }
+            #expect(consumed == true)
+            #expect(try await storage.tokens.find(tokenHash: "hash-t1") == token)
+            let stored = try await events.list(EventQuery(limit: 10))
+            #expect(stored.map(\.id) == ["e1-x", "e1-i"])
+            #expect(stored[0].sequence < stored[1].sequence)
+            #expect(stored[0].details == ["reason": "wrong password", "step": "password"])
+
+            // A replay stores neither a token nor events.
+            #expect(
+                try await writes.consumeCode(
+                    id: "c1", at: TestTime.at(6), storing: Fixture.token("t2", app: Self.app, user: "1"),
+                    storingEvents: exchanged("e2")) == false)
+            // A token that cannot be stored takes its code's use and its events with it.
+            var clash = Fixture.token("t3", app: Self.app, user: "1", codeID: "c2")
+            clash.tokenHash = "hash-t1"
+            await #expect(throws: StorageError.conflict("token_hash")) {
+                try await writes.consumeCode(
+                    id: "c2", at: TestTime.at(7), storing: clash, storingEvents: exchanged("e3"))
+            }
+            #expect(try await storage.codes.find(codeHash: "codehash-c2")?.usedAt == nil)
+            #expect(try await storage.tokens.find(tokenHash: "hash-t2") == nil)
+            #expect(try await events.list(EventQuery(limit: 10)).map(\.id) == ["e1-x", "e1-i"])
+        }
     }
 
     @Test func theCodeExchangeConsumesTheCodeAndStoresTheTokenOnceAndAtomically() async throws {

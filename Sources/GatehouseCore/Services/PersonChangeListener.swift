@@ -143,6 +143,12 @@ struct AnnouncingWriteTransactions: WriteTransactions {
         try await base.consumeCode(id: id, at: at, storing: token, recording: record)
     }
 
+    func consumeCode(
+        id: String, at: Date, storing token: TokenRecord, storingEvents events: [GatehouseEvent]
+    ) async throws -> Bool? {
+        try await base.consumeCode(id: id, at: at, storing: token, storingEvents: events)
+    }
+
     func saveGrant(_ grant: GrantRecord, storing code: AuthCodeRecord) async throws {
         guard await listener.watchesGrants(appID: grant.appID) else {
             return try await base.saveGrant(grant, storing: code)

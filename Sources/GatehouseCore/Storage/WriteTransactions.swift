@@ -61,6 +61,12 @@ package protocol WriteTransactions: Sendable {
         recording record: @escaping @Sendable (any TransactionEventRecorder) async throws -> Void
     ) async throws -> Bool
 
+    /// The code exchange and `events` in one statement, where the backend can send them so (PostgreSQL, whose
+    /// events otherwise follow the commit); nil, with nothing written, where it cannot, and the caller then uses
+    /// ``consumeCode(id:at:storing:recording:)``. False when the code is unknown or used: nothing is written.
+    func consumeCode(id: String, at: Date, storing token: TokenRecord, storingEvents events: [GatehouseEvent])
+        async throws -> Bool?
+
     /// The consent's writes when it answers with a code: saves `grant` (announced as every grant change is) and
     /// stores `code`, committed together. The default is a ``write(_:)``; a backend may send them as one.
     func saveGrant(_ grant: GrantRecord, storing code: AuthCodeRecord) async throws
@@ -75,6 +81,10 @@ extension WriteTransactions {
     ) async throws -> Bool {
         try await consumeCodeInWrite(id: id, at: at, storing: token, recording: record)
     }
+
+    package func consumeCode(
+        id: String, at: Date, storing token: TokenRecord, storingEvents events: [GatehouseEvent]
+    ) async throws -> Bool? { nil }
 
     /// The code exchange as a ``write(_:)`` of its two statements and its events: the default, and what a backend
     /// that sends it another way falls back to.

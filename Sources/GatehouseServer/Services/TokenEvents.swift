@@ -114,11 +114,18 @@ struct EventWriteTransactions: WriteTransactions {
         guard !storesEventsInTransaction else {
             return try await consumeCodeInWrite(id: id, at: at, storing: token, recording: record)
         }
-        guard try await base.consumeCode(id: id, at: at, storing: token, recording: { _ in }) else { return false }
-        // Both events in one append once the exchange has committed (there is no event table in it).
         let after = EventsInTransaction(log: events as? EventLog, table: nil)
         try await record(after)
         try await TokenEvents.issued(token, to: after)
+        // PostgreSQL: the events in the exchange's own statement, when no sink waits for them.
+        if let drafted = after.drafted(), drafted.allSatisfy(\.deliveries.isEmpty),
+            let consumed = try await base.consumeCode(
+                id: id, at: at, storing: token, storingEvents: drafted.map(\.event))
+        {
+            return consumed
+        }
+        guard try await base.consumeCode(id: id, at: at, storing: token, recording: { _ in }) else { return false }
+        // Both events in one append once the exchange has committed (there is no event table in it).
         await after.committed(announcingTo: events)
         return true
     }
@@ -174,6 +181,16 @@ private final class EventsInTransaction: TransactionEventRecorder, Sendable {
         }
         try await table.append(contentsOf: drafts.map { (event: $0.0, deliveries: $0.1) })
         if drafts.contains(where: { !$0.1.isEmpty }) { state.withLockedValue { $0.queued = true } }
+    }
+
+    /// The events recorded so far as the event log stores them; nil without an event log that stores events.
+    func drafted() -> [(event: GatehouseEvent, deliveries: [EventDeliveryRecord])]? {
+        guard let log, log.store != nil else { return nil }
+        return state.withLockedValue { $0.pending }.map {
+            let (event, deliveries) = log.draft(
+                $0.type, id: $0.id ?? log.newID(), appID: $0.appID, personID: $0.personID, details: $0.details)
+            return (event, deliveries)
+        }
     }
 
     /// After the commit: wakes the sink worker for deliveries queued; hands what was not stored to the event log,

@@ -51,6 +51,28 @@ package struct SQLAuthCodeStore: AuthCodeStore {
         }
     }
 
+    /// PostgreSQL only: ``consume(id:at:storing:)`` and `events` in one statement, so the exchange is never
+    /// stored without its events nor they without it (they take their numbers under the events' lock, as
+    /// ``SQLEventStore``'s appends do). Events with sink deliveries are not for this statement.
+    package func consume(id: String, at: Date, storing token: TokenRecord, events: [GatehouseEvent]) async throws
+        -> Bool
+    {
+        guard !events.isEmpty else { return try await consume(id: id, at: at, storing: token) }
+        let tokenValues = SQLTokenStore.values(token).map { SQLBind($0) as any SQLExpression }
+        let statement: SQLQueryString = """
+            WITH used AS (UPDATE auth_codes SET used_at = \(bind: SQLCodec.seconds(at)) WHERE id = \(bind: id) \
+            AND used_at IS NULL RETURNING id), \
+            issued AS (INSERT INTO tokens (\(unsafeRaw: SQLTokenStore.columns.joined(separator: ", "))) \
+            SELECT \(SQLList(tokenValues)) FROM used RETURNING tokens.id), \
+            turn AS (\(SQLEventStore.takeTheLock) FROM issued), \
+            announced AS (\(SQLEventStore.insertUnderTheLock(events, after: "turn"))) \
+            SELECT id FROM issued
+            """
+        return try await context.run(uniqueConflict: { $0.contains("token_hash") ? "token_hash" : "id" }) {
+            try await !db.raw(statement).all().isEmpty
+        }
+    }
+
     package func expireAll(userID: String, at: Date) async throws {
         try await context.run {
             let now = SQLCodec.seconds(at)

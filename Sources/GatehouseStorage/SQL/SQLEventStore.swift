@@ -63,29 +63,38 @@ package struct SQLEventStore: EventStore {
     private func appendUnderTheLock(_ events: [(event: GatehouseEvent, deliveries: [EventDeliveryRecord])])
         async throws
     {
+        try await context.run {
+            let stored = try await db.raw(
+                """
+                WITH turn AS (\(Self.takeTheLock)) \(Self.insertUnderTheLock(events.map(\.event), after: "turn"))
+                """
+            ).all(decodingColumn: "id", as: String.self)
+            let kept = Set(stored)
+            try await insertDeliveries(events.flatMap(\.deliveries).filter { kept.contains($0.eventID) })
+        }
+    }
+
+    /// PostgreSQL: the statement that takes the events' advisory lock (until the transaction ends).
+    package static var takeTheLock: SQLQueryString { "SELECT pg_advisory_xact_lock(\(bind: appendLockKey))" }
+
+    /// PostgreSQL: `INSERT INTO events … RETURNING id` for `events`, in their order, reading a row of `source` (a
+    /// `WITH` name whose query took ``takeTheLock``) before any draws its number. No row in `source`: no events.
+    package static func insertUnderTheLock(_ events: [GatehouseEvent], after source: String) -> SQLQueryString {
         var rows: [SQLQueryString] = []
-        for (index, item) in events.enumerated() {
-            let event = item.event
+        for (index, event) in events.enumerated() {
             rows.append(
                 """
                 (\(bind: index), \(bind: event.id), \(bind: event.type.rawValue), \(bind: SQLCodec.seconds(event.time)), \
                 \(bind: event.appID), \(bind: event.personID), \(bind: event.node), \(bind: Self.detailsText(event)))
                 """)
         }
-        let values = SQLList(rows, separator: SQLRaw(", "))
-        try await context.run {
-            let stored = try await db.raw(
-                """
-                WITH turn AS (SELECT pg_advisory_xact_lock(\(bind: Self.appendLockKey))) \
-                INSERT INTO events (id, type, time, app_id, person_id, node, details) \
-                SELECT v.id, v.type, v.time, v.app_id, v.person_id, v.node, v.details \
-                FROM turn, (VALUES \(values)) AS v(n, id, type, time, app_id, person_id, node, details) ORDER BY v.n \
-                ON CONFLICT (id) DO NOTHING RETURNING id
-                """
-            ).all(decodingColumn: "id", as: String.self)
-            let kept = Set(stored)
-            try await insertDeliveries(events.flatMap(\.deliveries).filter { kept.contains($0.eventID) })
-        }
+        return """
+            INSERT INTO events (id, type, time, app_id, person_id, node, details) \
+            SELECT v.id, v.type, v.time, v.app_id, v.person_id, v.node, v.details \
+            FROM \(ident: source), (VALUES \(SQLList(rows, separator: SQLRaw(", ")))) \
+            AS v(n, id, type, time, app_id, person_id, node, details) ORDER BY v.n \
+            ON CONFLICT (id) DO NOTHING RETURNING id
+            """
     }
 
     private func insertDeliveries(_ deliveries: [EventDeliveryRecord]) async throws {

@@ -98,6 +98,15 @@ extension SQLWriteTransactions {
         return true
     }
 
+    /// PostgreSQL: the exchange and its events in one statement (``SQLAuthCodeStore/consume(id:at:storing:events:)``).
+    package func consumeCode(
+        id: String, at: Date, storing token: TokenRecord, storingEvents events: [GatehouseEvent]
+    ) async throws -> Bool? {
+        guard database is any PostgresPreparing else { return nil }
+        return try await SQLAuthCodeStore(database: database, errors: errors)
+            .consume(id: id, at: at, storing: token, events: events)
+    }
+
     /// On PostgreSQL, with its notifications, one statement in one round trip
     /// (``SQLGrantStore/save(_:storing:notifying:of:)``), this node's caches dropped before and after it as
     /// ``InvalidatingGrantStore`` drops them; elsewhere the two statements in a ``write(_:)``.

@@ -42,4 +42,40 @@ struct CodeExchangeEventsTests {
             #expect(try await plain.tokens.find(tokenHash: replay.tokenHash) == nil)
         }
     }
+
+    /// With the server's event log: both events are stored with the exchange (SQLite: in its transaction;
+    /// PostgreSQL: in its one statement, or after it when a sink waits for them, deliveries included), and a
+    /// replay stores none.
+    @Test func theEventLogStoresBothEventsWithTheExchangeOnEachBackend() async throws {
+        for sinks in [[], [EventSinkConfiguration(name: "siem", url: "https://siem.example/in", secret: "s")]] {
+            try await withEachBackend { plain in
+                try await plain.apps.create(Fixture.app("1"))
+                try await plain.users.create(Fixture.user("u1"))
+                try await plain.codes.insert(Fixture.code("c1", app: "1", user: "u1"))
+                let log = EventLog(
+                    store: plain.events, sinks: sinks, clock: AdjustableClock(fixed: TestTime.at(5)),
+                    random: SystemRandomSource(),
+                    node: "node-a:8080", logger: StorageBackends.logger, doorbell: OutboxDoorbell())
+                let storage = plain.announcingTokenEvents(to: log)
+                let token = Fixture.token("t1", app: "1", user: "u1", codeID: "c1")
+                let exchange: @Sendable (any TransactionEventRecorder) async throws -> Void = {
+                    try await $0.record(.codeExchanged, appID: "1", personID: "u1", ["code_id": "c1"])
+                }
+                #expect(
+                    try await storage.consumeCode(id: "c1", at: TestTime.at(5), storing: token, recording: exchange))
+                let events = try #require(plain.events)
+                let stored = try await events.list(EventQuery(limit: 10))
+                #expect(stored.map(\.type) == [.codeExchanged, .tokenIssued])
+                #expect(stored.map(\.details["code_id"]) == ["c1", nil])
+                #expect(stored.map(\.details["token_id"]) == [nil, token.id])
+                let deliveries = try await plain.eventDeliveries?.deliveries(eventID: stored[0].id) ?? []
+                #expect(deliveries.map(\.sink) == sinks.map(\.name))
+
+                let replay = Fixture.token("t2", app: "1", user: "u1", codeID: "c1")
+                #expect(
+                    try await !storage.consumeCode(id: "c1", at: TestTime.at(6), storing: replay, recording: exchange))
+                #expect(try await events.list(EventQuery(limit: 10)).count == 2)
+            }
+        }
+    }
 }
