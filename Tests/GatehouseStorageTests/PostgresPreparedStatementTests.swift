@@ -100,9 +100,25 @@ struct PostgresPreparedStatementTests {
                 try await !storage.consumeCode(
                     id: "c1", at: TestTime.at(3), storing: Fixture.token("t9", app: "1", user: "u1"),
                     recording: { _ in }))
+            // With the token endpoint's two events (app and person NULL in one, set in the other): prepared too.
+            try await storage.saveGrant(grant, storing: Fixture.code("c4", app: "1", user: "u1"))
+            let events = [
+                GatehouseEvent(
+                    id: "e1", type: .codeExchanged, time: TestTime.at(2), appID: "1", personID: "u1", node: "n",
+                    details: ["code_id": "c4"]),
+                GatehouseEvent(
+                    id: "e2", type: .tokenIssued, time: TestTime.at(2), appID: nil, personID: nil, node: "n",
+                    details: [:]),
+            ]
+            #expect(
+                try await storage.writes?.consumeCode(
+                    id: "c4", at: TestTime.at(2), storing: Fixture.token("t4", app: "1", user: "u1", codeID: "c4"),
+                    storingEvents: events) == true)
+            #expect(try await storage.events?.list(EventQuery(limit: 5)).map(\.id) == ["e1", "e2"])
             let runs = try await preparedRuns(db)
-            #expect(runs["gh_consent"] == 3)
+            #expect(runs["gh_consent"] == 4)
             #expect(runs["gh_code_exchange"] == 4)
+            #expect(runs["gh_code_exchange_announced"] == 1)
             #expect(runs["gh_grant_upsert"] == nil && runs["gh_code_insert"] == nil)
             #expect(runs["gh_code_consume"] == nil && runs["gh_token_insert"] == nil)
         }

@@ -53,25 +53,46 @@ package struct SQLAuthCodeStore: AuthCodeStore {
 
     /// PostgreSQL only: ``consume(id:at:storing:)`` and `events` in one statement, so the exchange is never
     /// stored without its events nor they without it (they take their numbers under the events' lock, as
-    /// ``SQLEventStore``'s appends do). Events with sink deliveries are not for this statement.
+    /// ``SQLEventStore``'s appends do). Events with sink deliveries are not for this statement. The token
+    /// endpoint's two events (`code.exchanged`, `token.issued`) go as a prepared statement.
     package func consume(id: String, at: Date, storing token: TokenRecord, events: [GatehouseEvent]) async throws
         -> Bool
     {
         guard !events.isEmpty else { return try await consume(id: id, at: at, storing: token) }
-        let tokenValues = SQLTokenStore.values(token).map { SQLBind($0) as any SQLExpression }
-        let statement: SQLQueryString = """
-            WITH used AS (UPDATE auth_codes SET used_at = \(bind: SQLCodec.seconds(at)) WHERE id = \(bind: id) \
-            AND used_at IS NULL RETURNING id), \
-            issued AS (INSERT INTO tokens (\(unsafeRaw: SQLTokenStore.columns.joined(separator: ", "))) \
-            SELECT \(SQLList(tokenValues)) FROM used RETURNING tokens.id), \
-            turn AS (\(SQLEventStore.takeTheLock) FROM issued), \
-            announced AS (\(SQLEventStore.insertUnderTheLock(events, after: "turn"))) \
-            SELECT id FROM issued
-            """
+        let values: [any Encodable & Sendable] =
+            [SQLCodec.seconds(at), id] + SQLTokenStore.values(token) + [SQLEventStore.appendLockKey]
+            + SQLEventStore.lockedInsertValues(events)
+        let statement =
+            events.count == 2
+            ? Self.exchangeAnnouncedStatement.on(db, values)
+            : Self.exchangeAnnounced(events: events.count).on(db, values)
         return try await context.run(uniqueConflict: { $0.contains("token_hash") ? "token_hash" : "id" }) {
-            try await !db.raw(statement).all().isEmpty
+            try await !db.rows(statement).isEmpty
         }
     }
+
+    /// ``exchangeStatement`` with `events` events: after the token's insert, the events' lock, then their insert.
+    /// Binds: `used_at`, the code's id, the token's, the lock's key, the events' (``SQLEventStore``).
+    fileprivate static func exchangeAnnounced(events: Int) -> SQLStatementText {
+        SQLStatementText(
+            binds: 3 + SQLTokenStore.columns.count + events * SQLEventStore.lockedInsertColumns,
+            preparedAs: events == 2 ? ExchangeAnnounced.self : nil
+        ) { _ in
+            let query: SQLQueryString = """
+                WITH used AS (UPDATE auth_codes SET used_at = \(bind: 0) WHERE id = \(bind: "") AND used_at IS NULL \
+                RETURNING id), \
+                issued AS (INSERT INTO tokens (\(unsafeRaw: SQLTokenStore.columns.joined(separator: ", "))) \
+                SELECT \(binds: SQLStatementText.placeholders(SQLTokenStore.columns.count)) FROM used \
+                RETURNING tokens.id), \
+                turn AS (SELECT pg_advisory_xact_lock(\(bind: 0)) FROM issued), \
+                announced AS (\(SQLEventStore.insertUnderTheLock(
+                    SQLStatementText.placeholders(events * SQLEventStore.lockedInsertColumns), after: "turn"))) \
+                SELECT id FROM issued
+                """
+            return query
+        }
+    }
+    fileprivate static let exchangeAnnouncedStatement = exchangeAnnounced(events: 2)
 
     package func expireAll(userID: String, at: Date) async throws {
         try await context.run {
@@ -154,6 +175,10 @@ extension SQLAuthCodeStore {
     fileprivate enum Consume: SQLPreparedKey {
         static let name = "gh_code_consume"
         static var statement: SQLStatementText { SQLAuthCodeStore.consumeStatement }
+    }
+    fileprivate enum ExchangeAnnounced: SQLPreparedKey {
+        static let name = "gh_code_exchange_announced"
+        static var statement: SQLStatementText { SQLAuthCodeStore.exchangeAnnouncedStatement }
     }
     fileprivate enum Exchange: SQLPreparedKey {
         static let name = "gh_code_exchange"

@@ -66,7 +66,8 @@ package struct SQLEventStore: EventStore {
         try await context.run {
             let stored = try await db.raw(
                 """
-                WITH turn AS (\(Self.takeTheLock)) \(Self.insertUnderTheLock(events.map(\.event), after: "turn"))
+                WITH turn AS (\(Self.takeTheLock)) \
+                \(Self.insertUnderTheLock(Self.lockedInsertValues(events.map(\.event)), after: "turn"))
                 """
             ).all(decodingColumn: "id", as: String.self)
             let kept = Set(stored)
@@ -77,15 +78,21 @@ package struct SQLEventStore: EventStore {
     /// PostgreSQL: the statement that takes the events' advisory lock (until the transaction ends).
     package static var takeTheLock: SQLQueryString { "SELECT pg_advisory_xact_lock(\(bind: appendLockKey))" }
 
-    /// PostgreSQL: `INSERT INTO events … RETURNING id` for `events`, in their order, reading a row of `source` (a
-    /// `WITH` name whose query took ``takeTheLock``) before any draws its number. No row in `source`: no events.
-    package static func insertUnderTheLock(_ events: [GatehouseEvent], after source: String) -> SQLQueryString {
+    /// PostgreSQL: `INSERT INTO events … RETURNING id` for the events whose ``lockedInsertValues(_:)`` are
+    /// `values`, in their order, reading a row of `source` (a `WITH` name whose query took ``takeTheLock``) before
+    /// any draws its number. No row in `source`: no events. Each value is cast to its column's type, so the text
+    /// can also be prepared (PostgreSQL would read an untyped value in `VALUES` as text).
+    package static func insertUnderTheLock(_ values: [any Encodable & Sendable], after source: String)
+        -> SQLQueryString
+    {
         var rows: [SQLQueryString] = []
-        for (index, event) in events.enumerated() {
+        for start in stride(from: 0, to: values.count, by: lockedInsertColumns) {
+            let v = values[start..<start + lockedInsertColumns].map { $0 }
             rows.append(
                 """
-                (\(bind: index), \(bind: event.id), \(bind: event.type.rawValue), \(bind: SQLCodec.seconds(event.time)), \
-                \(bind: event.appID), \(bind: event.personID), \(bind: event.node), \(bind: Self.detailsText(event)))
+                (CAST(\(bind: v[0]) AS BIGINT), CAST(\(bind: v[1]) AS TEXT), CAST(\(bind: v[2]) AS TEXT), \
+                CAST(\(bind: v[3]) AS BIGINT), CAST(\(bind: v[4]) AS TEXT), CAST(\(bind: v[5]) AS TEXT), \
+                CAST(\(bind: v[6]) AS TEXT), CAST(\(bind: v[7]) AS TEXT))
                 """)
         }
         return """
@@ -95,6 +102,19 @@ package struct SQLEventStore: EventStore {
             AS v(n, id, type, time, app_id, person_id, node, details) ORDER BY v.n \
             ON CONFLICT (id) DO NOTHING RETURNING id
             """
+    }
+
+    /// Values per event in ``insertUnderTheLock(_:after:)``: its place, then the inserted columns.
+    package static let lockedInsertColumns = 8
+
+    /// The events' values for ``insertUnderTheLock(_:after:)``, in order.
+    package static func lockedInsertValues(_ events: [GatehouseEvent]) -> [any Encodable & Sendable] {
+        events.enumerated().flatMap { index, event -> [any Encodable & Sendable] in
+            [
+                Int64(index), event.id, event.type.rawValue, SQLCodec.seconds(event.time), event.appID, event.personID,
+                event.node, detailsText(event),
+            ]
+        }
     }
 
     private func insertDeliveries(_ deliveries: [EventDeliveryRecord]) async throws {
