@@ -141,9 +141,16 @@ package struct SQLAuthCodeStore: AuthCodeStore {
         ]
     }
 
+    /// ``columns`` as a row of ``findByHash`` has them.
+    package static let layout = SQLColumnLayout(columns)
+
+    /// Reads the row by position where the driver offers it (PostgreSQL's prepared statement: every code exchange
+    /// reads one, and by name each column went through PostgresKit's `Decodable` path), else by name.
     package static func decode(_ row: any SQLRow) throws -> AuthCodeRecord {
-        let r = RowReader(row)
-        return AuthCodeRecord(
+        let cells = row.cells(layout)
+        try layout.check(cells)
+        var r = layout.cursor(cells)
+        let code = AuthCodeRecord(
             id: try r.string("id"),
             codeHash: try r.string("code_hash"),
             appID: try r.string("app_id"),
@@ -159,6 +166,8 @@ package struct SQLAuthCodeStore: AuthCodeStore {
             expiresAt: try r.date("expires_at"),
             usedAt: try r.optionalDate("used_at")
         )
+        try r.finish()
+        return code
     }
 }
 
