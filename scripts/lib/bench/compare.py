@@ -4,6 +4,7 @@ the same load, and CPU per request barely moves when other work shares the machi
 
   scripts/bench --compare BASE    BASE: a commit, branch or tag; the other side is the working tree
                                   (scripts/bench-compare BASE is the same)
+  BENCH_NEW_BIN=PATH              the new side is that release binary instead of a build of the working tree
 
 Builds each side once (release; BASE in a git worktree under /tmp with its own build folder, kept for the next
 run), then runs `scripts/bench` BENCH_COMPARE_ROUNDS times per side (default 3), alternating which goes first,
@@ -39,8 +40,14 @@ def main(base_ref):
     new_desc = f"working tree at {tool.output(['git', 'rev-parse', '--short', 'HEAD'])}" + (" + changes" if changed else "")
     out = Path(tempfile.mkdtemp(prefix="gatehouse-compare.", dir="/tmp"))
 
-    tool.say("building the working tree (release)…")
-    shutil.copy(release_binary(tool, "."), out / "gatehouse-new")
+    prebuilt = os.environ.get("BENCH_NEW_BIN")
+    if prebuilt:
+        # A release binary built elsewhere (another worktree's warm build folder) stands for the working tree.
+        new_desc = f"{prebuilt} (BENCH_NEW_BIN)"
+        shutil.copy(prebuilt, out / "gatehouse-new")
+    else:
+        tool.say("building the working tree (release)…")
+        shutil.copy(release_binary(tool, "."), out / "gatehouse-new")
     tree = f"/tmp/gatehouse-compare-{base_sha[:12]}"
     if not os.path.isdir(tree):
         tool.run(["git", "worktree", "add", "--detach", tree, base_sha], stdout=sys.stderr)
