@@ -41,9 +41,18 @@ extension SQLEmulatorStore {
         }
     }
 
+    /// A `DELETE` for each of the tables that has rows, in ``replacedTables``' order. One `SELECT` first tells which:
+    /// between a suite's tests most tables are empty, and each `DELETE` is compiled anew (those on `apps` and `users`
+    /// generate their cascades), which under perf was a third of a reset's CPU.
     private static func delete(keepingKeys: Bool, on db: any SQLDatabase) async throws {
-        for table in (keepingKeys ? [] : ["signing_keys"]) + replacedTables {
-            try await db.delete(from: table).run()
+        let tables = (keepingKeys ? [] : ["signing_keys"]) + replacedTables
+        let probes = tables.map { table -> SQLQueryString in
+            "(SELECT 1 FROM \(ident: table) LIMIT 1) AS \(ident: table)"
+        }
+        let row = try await db.raw("SELECT \(SQLList(probes))").first()
+        for table in tables {
+            let empty = try row?.decodeNil(column: table) ?? false
+            if !empty { try await db.delete(from: table).run() }
         }
     }
 
