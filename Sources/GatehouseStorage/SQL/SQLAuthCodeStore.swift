@@ -65,34 +65,49 @@ package struct SQLAuthCodeStore: AuthCodeStore {
         let statement =
             events.count == 2
             ? Self.exchangeAnnouncedStatement.on(db, values)
-            : Self.exchangeAnnounced(events: events.count).on(db, values)
+            : Self.exchange(events: events.count).on(db, values)
         return try await context.run(uniqueConflict: { $0.contains("token_hash") ? "token_hash" : "id" }) {
             try await !db.rows(statement).isEmpty
         }
     }
 
-    /// ``exchangeStatement`` with `events` events: after the token's insert, the events' lock, then their insert.
-    /// Binds: `used_at`, the code's id, the token's, the lock's key, the events' (``SQLEventStore``).
-    fileprivate static func exchangeAnnounced(events: Int) -> SQLStatementText {
-        SQLStatementText(
-            binds: 3 + SQLTokenStore.columns.count + events * SQLEventStore.lockedInsertColumns,
-            preparedAs: events == 2 ? ExchangeAnnounced.self : nil
+    /// ``consumeStatement`` and ``SQLTokenStore``'s insert as one statement, for PostgreSQL (SQLite has no `UPDATE`
+    /// inside `WITH`): the code exchange commits in one round trip instead of `BEGIN`, two statements and `COMMIT`.
+    /// The token is inserted only when the update returned the code. With `events`, the events' lock and their
+    /// insert follow the token's, read from it, so no token means no events.
+    /// Binds: `used_at`, the code's id, the token's; with events, the lock's key and the events' (``SQLEventStore``).
+    fileprivate static func exchange(events: Int) -> SQLStatementText {
+        let key: (any SQLPreparedKey.Type)? =
+            switch events {
+            case 0: Exchange.self
+            case 2: ExchangeAnnounced.self
+            default: nil
+            }
+        return SQLStatementText(
+            binds: 2 + SQLTokenStore.columns.count + (events == 0 ? 0 : 1 + events * SQLEventStore.lockedInsertColumns),
+            preparedAs: key
         ) { _ in
+            let announced: SQLQueryString =
+                events == 0
+                ? ""
+                : """
+                , turn AS (SELECT pg_advisory_xact_lock(\(bind: 0)) FROM issued), \
+                announced AS (\(SQLEventStore.insertUnderTheLock(
+                    SQLStatementText.placeholders(events * SQLEventStore.lockedInsertColumns), after: "turn")))
+                """
             let query: SQLQueryString = """
                 WITH used AS (UPDATE auth_codes SET used_at = \(bind: 0) WHERE id = \(bind: "") AND used_at IS NULL \
                 RETURNING id), \
                 issued AS (INSERT INTO tokens (\(unsafeRaw: SQLTokenStore.columns.joined(separator: ", "))) \
                 SELECT \(binds: SQLStatementText.placeholders(SQLTokenStore.columns.count)) FROM used \
-                RETURNING tokens.id), \
-                turn AS (SELECT pg_advisory_xact_lock(\(bind: 0)) FROM issued), \
-                announced AS (\(SQLEventStore.insertUnderTheLock(
-                    SQLStatementText.placeholders(events * SQLEventStore.lockedInsertColumns), after: "turn"))) \
+                RETURNING tokens.id)\(announced) \
                 SELECT id FROM issued
                 """
             return query
         }
     }
-    fileprivate static let exchangeAnnouncedStatement = exchangeAnnounced(events: 2)
+    fileprivate static let exchangeStatement = exchange(events: 0)
+    fileprivate static let exchangeAnnouncedStatement = exchange(events: 2)
 
     package func expireAll(userID: String, at: Date) async throws {
         try await context.run {
@@ -117,20 +132,6 @@ package struct SQLAuthCodeStore: AuthCodeStore {
     fileprivate static let consumeStatement = SQLStatementText(binds: 2, preparedAs: Consume.self) { db in
         db.update("auth_codes").set("used_at", to: 0).where("id", .equal, 0).where("used_at", .is, SQLLiteral.null)
             .returning("id").query
-    }
-
-    /// ``consumeStatement`` and ``SQLTokenStore``'s insert as one statement, for PostgreSQL (SQLite has no `UPDATE`
-    /// inside `WITH`): the code exchange commits in one round trip instead of `BEGIN`, two statements and `COMMIT`.
-    /// The token is inserted only when the update returned the code; binds: `used_at`, the code's id, the token's.
-    fileprivate static let exchangeStatement = SQLStatementText(
-        binds: 2 + SQLTokenStore.columns.count, preparedAs: Exchange.self
-    ) { _ in
-        let query: SQLQueryString = """
-            WITH used AS (UPDATE auth_codes SET used_at = \(bind: 0) WHERE id = \(bind: "") AND used_at IS NULL RETURNING id) \
-            INSERT INTO tokens (\(unsafeRaw: SQLTokenStore.columns.joined(separator: ", "))) \
-            SELECT \(binds: SQLStatementText.placeholders(SQLTokenStore.columns.count)) FROM used RETURNING tokens.id
-            """
-        return query
     }
 
     package static func values(_ code: AuthCodeRecord) throws -> [any Encodable & Sendable] {
